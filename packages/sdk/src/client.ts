@@ -1,0 +1,194 @@
+import { DEFAULT_MAX_IMAGE_BYTES, readImage, type ImageInput } from './image-body.js';
+import { createTransport } from './http-transport.js';
+import type {
+  Me,
+  Quota,
+  QuotaHeaders,
+  QuotaSnapshot,
+  TransactionFilters,
+  TransactionPage,
+  TransactionRecord,
+  VerifyResult,
+} from './types.js';
+
+export interface SlipcheckClientOptions {
+  /** `sk_live_...` or `sk_test_...`. */
+  apiKey: string;
+  /** Includes the version prefix, e.g. `https://api.example.com/api/v1`. */
+  baseUrl: string;
+  /** Defaults to the global `fetch` of Node 20. */
+  fetch?: typeof fetch;
+  /** Retries after the first attempt (see README for which calls are retried). Default 3. */
+  maxRetries?: number;
+  /** Per attempt, including reading the answer. Default 60 000 ms. */
+  timeoutMs?: number;
+  /** A `Retry-After` longer than this is not waited for; the 429 is thrown instead. Default 60 000 ms. */
+  maxRetryDelayMs?: number;
+  /** Streams given to verify are buffered up to this size. Default 20 MiB. */
+  maxImageBytes?: number;
+  /** How to wait between retries; tests replace it to avoid real delays. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+}
+
+export interface VerifyOptions extends RequestOptions {
+  /** Amount the slip must meet (the condition behind `AMOUNT_MISMATCH`). */
+  amount?: number;
+  /** Your own reference (order id); lets you find the result again with `listTransactions({ clientRef })`. */
+  clientRef?: string;
+}
+
+export interface SlipcheckClient {
+  /** Quota headers of the most recent answer from any call (null before the first answer). */
+  readonly lastQuota: QuotaHeaders | null;
+  /** POST /api/v1/verify with the raw image bytes. */
+  verify(image: ImageInput, opts?: VerifyOptions): Promise<VerifyResult>;
+  /** GET /api/v1/quota (costs no quota). */
+  quota(opts?: RequestOptions): Promise<Quota>;
+  /** GET /api/v1/me (costs no quota). */
+  me(opts?: RequestOptions): Promise<Me>;
+  /** GET /api/v1/transactions: one page. */
+  listTransactions(filters?: TransactionFilters, opts?: RequestOptions): Promise<TransactionPage>;
+  /** Every item across all cursor pages, newest first, fetched page by page as you iterate. */
+  transactions(filters?: Omit<TransactionFilters, 'cursor'>, opts?: RequestOptions): AsyncIterableIterator<TransactionRecord>;
+  /** GET /api/v1/transactions/:id; 404 for an unknown id or another shop's record. */
+  getTransaction(id: string, opts?: RequestOptions): Promise<TransactionRecord>;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createSlipcheckClient(options: SlipcheckClientOptions): SlipcheckClient {
+  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {
+    throw new TypeError('apiKey is required');
+  }
+  let parsedBase: URL;
+  try {
+    parsedBase = new URL(options.baseUrl);
+  } catch {
+    throw new TypeError('baseUrl must be an absolute URL such as https://host/api/v1');
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') throw new TypeError('no fetch implementation available');
+  const maxRetries = options.maxRetries ?? 3;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError('maxRetries must be an integer >= 0');
+  const maxImageBytes = options.maxImageBytes ?? DEFAULT_MAX_IMAGE_BYTES;
+
+  let lastQuota: QuotaHeaders | null = null;
+  const transport = createTransport({
+    apiKey: options.apiKey,
+    baseUrl: parsedBase.toString(),
+    fetch: fetchImpl,
+    maxRetries,
+    timeoutMs: options.timeoutMs ?? 60_000,
+    maxRetryDelayMs: options.maxRetryDelayMs ?? 60_000,
+    sleep: options.sleep ?? defaultSleep,
+    onQuotaHeaders: (headers) => {
+      lastQuota = headers;
+    },
+  });
+
+  async function get<T>(path: string, opts: RequestOptions = {}, query?: Record<string, string | undefined>) {
+    return transport.request<T>({ method: 'GET', path, query, retry: 'idempotent', ...opts });
+  }
+
+  async function listTransactions(filters: TransactionFilters = {}, opts?: RequestOptions): Promise<TransactionPage> {
+    const { envelope, quotaHeaders } = await get<{ items: TransactionRecord[]; nextCursor: string | null }>(
+      '/transactions',
+      opts,
+      transactionQuery(filters),
+    );
+    return { items: envelope.data.items ?? [], nextCursor: envelope.data.nextCursor ?? null, quotaHeaders };
+  }
+
+  return {
+    get lastQuota() {
+      return lastQuota;
+    },
+
+    async verify(image, opts = {}) {
+      if (opts.amount !== undefined && (!Number.isFinite(opts.amount) || opts.amount < 0)) {
+        throw new RangeError('amount must be a finite number >= 0');
+      }
+      const body = await readImage(image, maxImageBytes);
+      const { envelope, quotaHeaders } = await transport.request<TransactionRecord>({
+        method: 'POST',
+        path: '/verify',
+        query: {
+          amount: opts.amount === undefined ? undefined : String(opts.amount),
+          clientRef: opts.clientRef,
+        },
+        body,
+        contentType: 'application/octet-stream',
+        retry: 'verify',
+        signal: opts.signal,
+        timeoutMs: opts.timeoutMs,
+      });
+      const record = envelope.data;
+      return {
+        ...record,
+        quota: record.quota ?? quotaFromHeaders(quotaHeaders),
+        meta: envelope.meta ?? { requestId: '', timestamp: '' },
+        quotaHeaders,
+      } as VerifyResult;
+    },
+
+    async quota(opts) {
+      return (await get<Quota>('/quota', opts)).envelope.data;
+    },
+
+    async me(opts) {
+      return (await get<Me>('/me', opts)).envelope.data;
+    },
+
+    listTransactions,
+
+    async *transactions(filters = {}, opts) {
+      const seen = new Set<string>();
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await listTransactions({ ...filters, cursor }, opts);
+        yield* page.items;
+        if (!page.nextCursor) return;
+        // A cursor that comes back twice would loop forever; stop loudly instead.
+        if (seen.has(page.nextCursor)) throw new Error(`transactions: cursor ${page.nextCursor} repeated`);
+        seen.add(page.nextCursor);
+        cursor = page.nextCursor;
+      }
+    },
+
+    async getTransaction(id, opts) {
+      if (typeof id !== 'string' || id === '') throw new TypeError('id is required');
+      return (await get<TransactionRecord>(`/transactions/${encodeURIComponent(id)}`, opts)).envelope.data;
+    },
+  };
+}
+
+function transactionQuery(filters: TransactionFilters): Record<string, string | undefined> {
+  if (filters.limit !== undefined && (!Number.isInteger(filters.limit) || filters.limit < 1 || filters.limit > 100)) {
+    throw new RangeError('limit must be an integer from 1 to 100');
+  }
+  return {
+    status: filters.status,
+    source: filters.source,
+    transRef: filters.transRef,
+    clientRef: filters.clientRef,
+    from: isoOf(filters.from),
+    to: isoOf(filters.to),
+    cursor: filters.cursor,
+    limit: filters.limit === undefined ? undefined : String(filters.limit),
+  };
+}
+
+function isoOf(value: string | Date | undefined): string | undefined {
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+function quotaFromHeaders(headers: QuotaHeaders | null): QuotaSnapshot | undefined {
+  if (!headers || headers.used === null || headers.limit === null || headers.remaining === null) return undefined;
+  return { used: headers.used, limit: headers.limit, remaining: headers.remaining };
+}

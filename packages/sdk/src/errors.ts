@@ -1,0 +1,92 @@
+import type { QuotaHeaders, QuotaSnapshot } from './types.js';
+
+// Used when the error body carries no `code` (the spec only defines codes for 402 and some 403s),
+// so callers can always switch on `err.code`.
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_ENTITY',
+  429: 'RATE_LIMITED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+export function codeForStatus(status: number): string {
+  return CODE_BY_STATUS[status] ?? (status >= 500 ? 'SERVER_ERROR' : `HTTP_${status}`);
+}
+
+export interface SlipcheckApiErrorInit {
+  statusCode: number;
+  code: string;
+  message: string;
+  requestId: string | null;
+  quota: QuotaSnapshot | null;
+  quotaHeaders: QuotaHeaders | null;
+  retryAfterSeconds: number | null;
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+/** The service answered with a non-2xx status (after any retries the client made). */
+export class SlipcheckApiError extends Error {
+  override readonly name = 'SlipcheckApiError';
+  readonly statusCode: number;
+  /** From the body (`QUOTA_EXCEEDED`, `TEST_QUOTA_EXCEEDED`, `PLAN_API_ACCESS_REQUIRED`, ...) or derived from the status. */
+  readonly code: string;
+  readonly requestId: string | null;
+  /** The 402 body's quota (used, limit, remaining); null otherwise. */
+  readonly quota: QuotaSnapshot | null;
+  readonly quotaHeaders: QuotaHeaders | null;
+  /** Seconds from `Retry-After`, when the answer carried it (429). */
+  readonly retryAfterSeconds: number | null;
+  readonly method: string;
+  readonly path: string;
+  /** The parsed error body (or its text when it was not JSON). */
+  readonly body: unknown;
+
+  constructor(init: SlipcheckApiErrorInit) {
+    super(init.message);
+    this.statusCode = init.statusCode;
+    this.code = init.code;
+    this.requestId = init.requestId;
+    this.quota = init.quota;
+    this.quotaHeaders = init.quotaHeaders;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.method = init.method;
+    this.path = init.path;
+    this.body = init.body;
+  }
+}
+
+export type SlipcheckConnectionErrorCode = 'TIMEOUT' | 'NETWORK_ERROR';
+
+/**
+ * No HTTP answer was received (timeout, connection reset, DNS ...). For verify the slip may or may
+ * not have been checked: `advice` says how to find out safely.
+ */
+export class SlipcheckConnectionError extends Error {
+  override readonly name = 'SlipcheckConnectionError';
+  constructor(
+    readonly code: SlipcheckConnectionErrorCode,
+    message: string,
+    readonly method: string,
+    readonly path: string,
+    /** True when the request may have reached the service (anything but a refused connection). */
+    readonly mayHaveBeenProcessed: boolean,
+    readonly advice: string | null,
+    options?: { cause?: unknown },
+  ) {
+    super(advice ? `${message} ${advice}` : message, options);
+  }
+}
+
+export const VERIFY_LOST_ANSWER_ADVICE =
+  'The slip may or may not have been checked. Re-sending the same image is safe: within 24 h the service returns ' +
+  'the earlier record (cached: true) without using quota. Or look it up without re-sending: ' +
+  'listTransactions({ clientRef }) when you passed a clientRef.';

@@ -1,0 +1,31 @@
+export { createSlipcheckClient } from './client.js';
+export type { SlipcheckClient, SlipcheckClientOptions, RequestOptions, VerifyOptions } from './client.js';
+export {
+  SlipcheckApiError,
+  SlipcheckConnectionError,
+  VERIFY_LOST_ANSWER_ADVICE,
+  codeForStatus,
+} from './errors.js';
+export type { SlipcheckApiErrorInit, SlipcheckConnectionErrorCode } from './errors.js';
+export { DEFAULT_MAX_IMAGE_BYTES, readImage } from './image-body.js';
+export type { ImageInput } from './image-body.js';
+export { SDK_VERSION, parseQuotaHeaders, parseRetryAfter } from './http-transport.js';
+export type { RetryPolicy } from './http-transport.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  SIGNATURE_HEADER,
+  WebhookSignatureError,
+  buildTestSignatureHeader,
+  computeWebhookSignature,
+  signWebhookPayload,
+  verifyWebhookSignature,
+} from './webhook-signature.js';
+export type {
+  RawBody,
+  VerifyWebhookOptions,
+  WebhookEvent,
+  WebhookEventData,
+  WebhookEventKind,
+  WebhookSignatureErrorCode,
+} from './webhook-signature.js';
+export type * from './types.js';

@@ -1,0 +1,31 @@
+import { parseArgs } from 'node:util';
+
+export class UsageError extends Error {}
+
+/** Flags of one sub-command; unknown flags are a usage error, never silently ignored. */
+export function flags(argv: string[], spec: Record<string, 'string' | 'boolean'>) {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type, multiple: false }])),
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as Record<string, string | boolean | undefined>, positionals };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+export function required(values: Record<string, unknown>, name: string): string {
+  const v = values[name];
+  if (typeof v !== 'string' || !v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+export function optionalInt(values: Record<string, unknown>, name: string): number | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a non-negative integer`);
+  return Number(v);
+}

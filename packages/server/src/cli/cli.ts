@@ -1,0 +1,133 @@
+import { loadConfig, ConfigError } from '../config.js';
+import { createContainer, type Container } from '../container.js';
+import { AppError } from '../errors.js';
+import { flags, optionalInt, required, UsageError } from './cli-args.js';
+
+const OPERATOR = 'operator:cli';
+
+const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads the same environment as the service.
+
+  shop create --name N [--plan CODE] [--state trial|active]
+  shop set-plan --shop ID --plan CODE        (record that payment happened)
+  shop set-state --shop ID --state trial|active|past_due|suspended
+  shop show --shop ID
+  plan list
+  payee add --shop ID --bank 004 --account 1234567890 --holder NAME [--kind BANK|PROMPTPAY] [--proxy-type PHONE|NATID|EWALLET] [--primary]
+  payee list --shop ID
+  key create --shop ID --env live|test [--scopes verify,read] [--name N]
+  key revoke --key-id ID | key rotate --key-id ID | key list --shop ID
+  quota show --shop ID
+  quota adjust --shop ID [--used N] [--test-used N]
+  audit list --shop ID
+  migrate
+  decode FILE...                             (decode slip QR codes with the service's decoder)
+`;
+
+type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
+type Handler = (c: Container, argv: string[]) => Promise<unknown>;
+
+const commands: Record<string, Handler> = {
+  'shop create': async (c, argv) => {
+    const { values } = flags(argv, { name: 'string', plan: 'string', state: 'string' });
+    return c.shops.create({ name: required(values, 'name'), planCode: values.plan as string | undefined, state: values.state as never }, OPERATOR);
+  },
+  'shop set-plan': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', plan: 'string' });
+    return c.shops.setPlan(required(values, 'shop'), required(values, 'plan'), OPERATOR);
+  },
+  'shop set-state': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', state: 'string' });
+    return c.shops.setState(required(values, 'shop'), required(values, 'state') as never, OPERATOR);
+  },
+  'shop show': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string' });
+    const shop = await c.shops.get(required(values, 'shop'));
+    const plan = await c.plans.get(shop.planCode);
+    return { ...shop, plan, quota: await c.quota.snapshot(shop, plan), testQuota: await c.quota.testSnapshot(shop.id), payeeAccounts: await c.payees.list(shop.id) };
+  },
+  'plan list': async (c) => c.plans.list(),
+  'payee add': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', bank: 'string', account: 'string', holder: 'string', kind: 'string', 'proxy-type': 'string', primary: 'boolean' });
+    const shopId = required(values, 'shop');
+    await c.shops.get(shopId);
+    return c.payees.add(shopId, {
+      bankCode: (values.bank as string) ?? '', accountNumber: required(values, 'account'), holder: required(values, 'holder'),
+      kind: values.kind as string | undefined, proxyType: values['proxy-type'] as string | undefined, isPrimary: !!values.primary,
+    }, OPERATOR);
+  },
+  'payee list': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string' });
+    return c.payees.list(required(values, 'shop'));
+  },
+  'key create': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', env: 'string', scopes: 'string', name: 'string' });
+    const { key, view } = await c.apiKeys.create(required(values, 'shop'), { environment: required(values, 'env') as never, scopes: values.scopes as string | undefined, name: values.name as string | undefined }, OPERATOR);
+    return { ...view, key, notice: 'The full key is shown only this once; store it now.' };
+  },
+  'key revoke': async (c, argv) => {
+    const { values } = flags(argv, { 'key-id': 'string' });
+    return c.apiKeys.revoke(required(values, 'key-id'), OPERATOR);
+  },
+  'key rotate': async (c, argv) => {
+    const { values } = flags(argv, { 'key-id': 'string' });
+    const { key, view } = await c.apiKeys.rotate(required(values, 'key-id'), OPERATOR);
+    return { ...view, key, notice: 'The old key no longer works. The full new key is shown only this once.' };
+  },
+  'key list': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string' });
+    return c.apiKeys.list(required(values, 'shop'));
+  },
+  'quota show': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string' });
+    const shop = await c.shops.get(required(values, 'shop'));
+    const plan = await c.plans.get(shop.planCode);
+    return { quota: await c.quota.snapshot(shop, plan), testQuota: await c.quota.testSnapshot(shop.id) };
+  },
+  'quota adjust': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', used: 'string', 'test-used': 'string' });
+    const shopId = required(values, 'shop');
+    const used = optionalInt(values, 'used');
+    const testUsed = optionalInt(values, 'test-used');
+    if (used === undefined && testUsed === undefined) throw new UsageError('give --used and/or --test-used');
+    const shop = await c.shops.get(shopId);
+    await c.quota.adjust(shopId, { used, testUsed }, OPERATOR);
+    const plan = await c.plans.get(shop.planCode);
+    return { quota: await c.quota.snapshot(shop, plan), testQuota: await c.quota.testSnapshot(shop.id) };
+  },
+  'audit list': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string' });
+    return c.audit.list(required(values, 'shop'));
+  },
+  migrate: async () => ({ migrated: true }),
+};
+
+/** Extra commands registered by modules (decode, worker, webhook, line, mail...). */
+export const extraCommands: Record<string, (argv: string[], out: Out, env: Record<string, string | undefined>) => Promise<number>> = {};
+
+export async function runCli(argv: string[], out: Out = { stdout: (s) => process.stdout.write(s + '\n'), stderr: (s) => process.stderr.write(s + '\n') }, env = process.env): Promise<number> {
+  if (!argv.length || argv[0] === 'help' || argv[0] === '--help') { out.stdout(USAGE); return argv.length ? 0 : 2; }
+  const two = argv.slice(0, 2).join(' ');
+  const name = commands[two] ? two : commands[argv[0]] ? argv[0] : null;
+  if (!name) {
+    const extra = extraCommands[two] ? two : extraCommands[argv[0]] ? argv[0] : null;
+    if (extra) return extraCommands[extra](argv.slice(extra.split(' ').length), out, env);
+    out.stderr(`Unknown command "${argv.join(' ')}".\n\n${USAGE}`);
+    return 2;
+  }
+  let c: Container | undefined;
+  try {
+    const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+    c = await createContainer(config);
+    const result = await commands[name](c, argv.slice(name.split(' ').length));
+    out.stdout(JSON.stringify(result, null, 2));
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) { out.stderr(`Usage error: ${e.message}\n\n${USAGE}`); return 2; }
+    if (e instanceof ConfigError) { out.stderr(e.message); return 78; }
+    if (e instanceof AppError) { out.stderr(`Error ${e.code}: ${e.message}`); return 1; }
+    out.stderr(`Failed: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    await c?.close();
+  }
+}

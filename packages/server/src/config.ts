@@ -1,0 +1,108 @@
+import path from 'node:path';
+
+/**
+ * One configuration schema, parsed once at start (and by the CLI, from the same variables, so
+ * `DATA_DIR=/x npx slipcheck ...` works on the database of a service started with `DATA_DIR=/x`).
+ * A wrong value stops the start with a message naming the variable.
+ */
+type Parser<T> = (raw: string) => T;
+
+const str: Parser<string> = (s) => s;
+const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (s) => {
+  if (!/^-?\d+$/.test(s.trim())) throw new Error(`must be an integer`);
+  const n = Number(s);
+  if (n < min || n > max) throw new Error(`must be between ${min} and ${max}`);
+  return n;
+};
+const bool: Parser<boolean> = (s) => {
+  if (/^(1|true|yes|on)$/i.test(s)) return true;
+  if (/^(0|false|no|off)$/i.test(s)) return false;
+  throw new Error('must be true or false');
+};
+const oneOf = <T extends string>(...values: T[]): Parser<T> => (s) => {
+  if (!values.includes(s as T)) throw new Error(`must be one of ${values.join(', ')}`);
+  return s as T;
+};
+const url = (...protocols: string[]): Parser<string> => (s) => {
+  let u: URL;
+  try { u = new URL(s); } catch { throw new Error('must be a URL'); }
+  if (protocols.length && !protocols.includes(u.protocol)) throw new Error(`must be a ${protocols.join(' or ')} URL`);
+  return s;
+};
+const intList: Parser<number[]> = (s) => s.split(',').map((x) => int(0)(x.trim()));
+const timeZone: Parser<string> = (s) => {
+  try { new Intl.DateTimeFormat('en', { timeZone: s }); } catch { throw new Error('must be an IANA time zone'); }
+  return s;
+};
+
+const spec = {
+  NODE_ENV: { parse: oneOf('development', 'production', 'test'), def: 'development', doc: 'production turns on the production safety checks' },
+  PORT: { parse: int(0, 65535), def: '3000', doc: 'HTTP port of the service' },
+  HOST: { parse: str, def: '127.0.0.1', doc: 'interface to listen on (0.0.0.0 behind a proxy or in a container)' },
+  DATA_DIR: { parse: str, def: './data', doc: 'folder of the SQLite database and the development secrets' },
+  DATABASE_URL: { parse: url('postgres:', 'postgresql:'), def: '', doc: 'PostgreSQL URL; empty = embedded SQLite file in DATA_DIR' },
+  REDIS_URL: { parse: url('redis:', 'rediss:'), def: '', doc: 'Redis URL for shared rate limits, test-usage counter and the results bus; empty = in process' },
+  LOG_LEVEL: { parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), def: 'info', doc: 'log level' },
+  PUBLIC_URL: { parse: url('http:', 'https:'), def: '', doc: 'public base URL (links in e-mails, LINE webhook URLs); default http://HOST:PORT' },
+  TIME_ZONE: { parse: timeZone, def: 'Asia/Bangkok', doc: 'time zone of the monthly quota period' },
+  PLANS_FILE: { parse: str, def: '', doc: 'JSON plan catalogue replacing the built-in one (see README)' },
+  SECRET_KEY: { parse: str, def: '', doc: 'master secret (>= 32 chars) for session tokens and encryption at rest; generated into DATA_DIR when empty (development only)' },
+  TRUST_PROXY: { parse: bool, def: 'false', doc: 'trust X-Forwarded-* from a reverse proxy that terminates TLS' },
+  MAX_IMAGE_BYTES: { parse: int(1024, 50 * 1024 * 1024), def: String(10 * 1024 * 1024), doc: 'largest accepted slip image (413 above)' },
+  SLIP_STALE_MODE: { parse: oneOf('off', 'alert', 'reject'), def: 'alert', doc: 'stale-slip detection mode' },
+  SLIP_STALE_MAX_AGE_HOURS: { parse: int(1, 24 * 365), def: '24', doc: 'slips older than this are stale' },
+  CHECKER: { parse: str, def: 'sandbox', doc: 'checker adapter, or a comma list tried in order (failover): sandbox, easyslip' },
+  CHECKER_URL: { parse: str, def: '', doc: 'checker base URL(s), comma list matching CHECKER; default the sandbox bank' },
+  CHECKER_KEY: { parse: str, def: '', doc: 'checker credential(s), comma list matching CHECKER' },
+  CHECKER_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one checker attempt' },
+  CHECKER_DEADLINE_MS: { parse: int(100, 300_000), def: '15000', doc: 'overall deadline of a check including retries' },
+  SANDBOX_PORT: { parse: int(0, 65535), def: '3900', doc: 'port of the sandbox bank started beside the service in development' },
+  SANDBOX_AUTOSTART: { parse: bool, def: 'true', doc: 'start the sandbox bank with `npm start` when CHECKER=sandbox (never in production)' },
+  DECODE_THREADS: { parse: int(0, 64), def: '0', doc: 'QR decoder worker threads; 0 = one per core' },
+  RATE_LIMIT_PER_KEY: { parse: int(1), def: '120', doc: 'requests per minute per API key' },
+  RATE_LIMIT_VERIFY_PER_SHOP: { parse: int(1), def: '240', doc: 'verify requests per minute per shop' },
+  RATE_LIMIT_DASHBOARD: { parse: int(1), def: '120', doc: 'dashboard requests per minute per client' },
+  RATE_LIMIT_LOGIN: { parse: int(1), def: '5', doc: 'login attempts per minute per account and per address' },
+  TEST_QUOTA_LIMIT: { parse: int(0), def: '200', doc: 'calls per month for sk_test_ keys per shop' },
+  IMAGE_CACHE_HOURS: { parse: int(1, 24 * 30), def: '24', doc: 'same-image replay window' },
+  WEBHOOK_RETRY_SCHEDULE: { parse: intList, def: '60,300,1800,7200,28800', doc: 'seconds before each webhook retry (5 retries)' },
+  WEBHOOK_TIMEOUT_MS: { parse: int(100, 60_000), def: '10000', doc: 'webhook delivery timeout' },
+  WEBHOOK_ALLOW_PRIVATE: { parse: bool, def: 'false', doc: 'development only: allow http and private/loopback webhook targets' },
+  WORKER_MODE: { parse: oneOf('inline', 'off'), def: 'inline', doc: 'inline = the outbox worker runs inside the service; off = run `slipcheck worker` separately' },
+  SMTP_URL: { parse: url('smtp:', 'smtps:'), def: '', doc: 'SMTP server for e-mail; empty = development mail sink (`slipcheck mail list`)' },
+  MAIL_FROM: { parse: str, def: 'slipcheck <no-reply@slipcheck.local>', doc: 'sender of e-mails' },
+  LINE_API_BASE_URL: { parse: url('http:', 'https:'), def: 'https://api.line.me', doc: 'LINE Messaging API base URL' },
+  LINE_DATA_API_BASE_URL: { parse: url('http:', 'https:'), def: 'https://api-data.line.me', doc: 'LINE content API base URL' },
+  PDPA_RETENTION_MONTHS: { parse: int(1, 120), def: '12', doc: 'default months before transaction data is anonymised for shops with auto-delete' },
+} as const;
+
+type Spec = typeof spec;
+export type Config = { -readonly [K in keyof Spec]: ReturnType<Spec[K]['parse']> } & { databaseKind: 'sqlite' | 'postgres' };
+export const CONFIG_DOC = spec;
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, item] of Object.entries(spec)) {
+    const raw = env[name];
+    const value = raw === undefined || raw === '' ? item.def : raw;
+    if (value === '' ) { out[name] = ''; continue; }
+    try {
+      out[name] = (item.parse as Parser<unknown>)(value);
+    } catch (e) {
+      problems.push(`${name}=${JSON.stringify(raw)}: ${(e as Error).message}`);
+    }
+  }
+  const cfg = out as Config;
+  if (!problems.length && cfg.NODE_ENV === 'production') {
+    if (!cfg.SECRET_KEY) problems.push('SECRET_KEY: required in production');
+    if (cfg.WEBHOOK_ALLOW_PRIVATE) problems.push('WEBHOOK_ALLOW_PRIVATE: must be false in production');
+  }
+  if (cfg.SECRET_KEY && cfg.SECRET_KEY.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
+  if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  cfg.DATA_DIR = path.resolve(cfg.DATA_DIR);
+  cfg.databaseKind = cfg.DATABASE_URL ? 'postgres' : 'sqlite';
+  return cfg;
+}

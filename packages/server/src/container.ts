@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { openDatabase, type DbHandle } from './db/db.js';
+import { migrateToLatest } from './db/migrate.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
+import { createApiKeyService } from './modules/api-keys/api-key-service.js';
+import { createAuditService } from './modules/audit/audit-service.js';
+import { createPayeeService } from './modules/payees/payee-service.js';
+import { createPlanService, loadCatalogue } from './modules/plans/plan-service.js';
+import { createQuotaService } from './modules/quota/quota-service.js';
+import { createDbTestUsageCounter, createRedisTestUsageCounter } from './modules/quota/test-usage-counter.js';
+import { createShopService } from './modules/shops/shop-service.js';
+import { createTransactionService } from './modules/transactions/transaction-service.js';
+
+export interface ContainerOverrides {
+  clock?: Clock;
+  rateLimiter?: RateLimiter;
+  /** Tests run many containers in one process: they pass a handle instead of opening one. */
+  dbHandle?: DbHandle;
+}
+
+/**
+ * The development master secret lives in DATA_DIR so restarts keep sessions and encrypted secrets
+ * readable; production must set SECRET_KEY (config refuses to start without it).
+ */
+function masterSecret(config: Config): string {
+  if (config.SECRET_KEY) return config.SECRET_KEY;
+  const file = path.join(config.DATA_DIR, 'dev-secret.key');
+  fs.mkdirSync(config.DATA_DIR, { recursive: true });
+  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+/** Composition root: one place builds the graph, so the HTTP app, the worker and the CLI share it. */
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
+  const clock = overrides.clock ?? systemClock;
+  const handle = overrides.dbHandle ?? openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const { db } = handle;
+  await migrateToLatest(db);
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true }) : null;
+  redis?.on('error', () => undefined); // reported by /health; every Redis use has a fallback
+
+  const audit = createAuditService({ db, clock });
+  const plans = createPlanService({ db, clock });
+  await plans.sync(loadCatalogue(config.PLANS_FILE || undefined));
+  const shops = createShopService({ db, clock, audit, plans });
+  const payees = createPayeeService({ db, clock, audit });
+  const apiKeys = createApiKeyService({ db, clock, audit });
+  const testCounter = redis ? createRedisTestUsageCounter(redis) : createDbTestUsageCounter(db, clock);
+  const quota = createQuotaService({ db, clock, audit, testCounter, timeZone: config.TIME_ZONE, testQuotaLimit: config.TEST_QUOTA_LIMIT });
+  const transactions = createTransactionService({ db });
+  const rateLimiter = overrides.rateLimiter ?? (redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter());
+
+  const closers: Array<() => Promise<void>> = [];
+  const container = {
+    config, clock, db, caps: handle.caps, redis, secret: masterSecret(config),
+    audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter,
+    startedAt: new Date(),
+    onClose(fn: () => Promise<void>) { closers.push(fn); },
+    async close() {
+      for (const fn of closers.reverse()) await fn().catch(() => undefined);
+      await apiKeys.close();
+      redis?.disconnect();
+      if (!overrides.dbHandle) await handle.close();
+    },
+  };
+  return container;
+}
+export type Container = Awaited<ReturnType<typeof createContainer>>;

@@ -1,0 +1,149 @@
+/**
+ * Table types for Kysely. Portable column choices (both SQLite and PostgreSQL):
+ * timestamps are ISO 8601 UTC text (they sort as text), booleans are 0/1 integers,
+ * money is integer satang (exact), JSON is text.
+ */
+export interface PlansTable {
+  code: string;
+  name: string;
+  monthly_limit: number;
+  trial_days: number;
+  api_access: number;
+  webhooks: number;
+  seats: number;
+  groups: number;
+  messaging_accounts: number;
+  allow_overage: number;
+  free_buffer: number;
+  monthly_cap: number;
+  hard_block_multiple: number;
+  price_thb: number;
+  overage_price_satang: number;
+  updated_at: string;
+}
+
+export interface ShopsTable {
+  id: string;
+  name: string;
+  state: string; // trial | active | past_due | suspended
+  plan_code: string;
+  chosen_plan_code: string | null; // the plan card chosen at sign-up; entitlements start after payment
+  trial_ends_at: string | null;
+  language: string; // th | en
+  settings: string; // JSON: notification preferences etc.
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface PayeeAccountsTable {
+  id: string;
+  shop_id: string;
+  bank_code: string;
+  kind: string; // BANK | PROMPTPAY
+  account_number: string; // full number (or PromptPay proxy value); only last 4 leave the service
+  proxy_type: string | null; // PHONE | NATID | EWALLET for PROMPTPAY
+  holder: string;
+  is_primary: number;
+  status: string; // ACTIVE | DISABLED
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  shop_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  environment: string; // live | test
+  scopes: string; // comma separated
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  replaced_by: string | null;
+}
+
+export interface TransactionsTable {
+  id: string;
+  shop_id: string;
+  source: string; // API | LINE | DASHBOARD
+  environment: string;
+  status: string;
+  trans_ref: string | null;
+  amount_satang: number | null;
+  expected_amount_satang: number | null;
+  bank_code: string | null;
+  bank_name: string | null;
+  sender_name: string | null;
+  sender_account: string | null;
+  receiver_name: string | null;
+  receiver_account: string | null;
+  trans_date: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  duplicate: number;
+  stale: number;
+  charged: number;
+  latency_ms: number;
+  client_ref: string | null;
+  image_hash: string | null;
+  api_key_id: string | null;
+  /** trans_ref copied only on SUCCESS rows: a unique index on (shop_id, success_ref) allows one SUCCESS per transRef. */
+  success_ref: string | null;
+  anonymized_at: string | null;
+  created_at: string;
+}
+
+/** Same-image replay claims: one row per (shop, environment, image hash) inside the cache window. */
+export interface ImageClaimsTable {
+  shop_id: string;
+  scope: string; // environment
+  image_hash: string;
+  transaction_id: string | null; // null while the first check is in flight
+  claimed_at: string;
+}
+
+export interface QuotaUsageTable {
+  shop_id: string;
+  period: string; // YYYY-MM
+  used: number;
+  test_used: number;
+  updated_at: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  shop_id: string | null;
+  actor: string; // operator:cli | user:<id> | api_key:<id> | system
+  action: string;
+  target: string | null;
+  detail: string; // JSON
+  ip: string | null;
+  created_at: string;
+}
+
+export interface OutboxTable {
+  id: string;
+  kind: string;
+  shop_id: string | null;
+  payload: string; // JSON, never an image
+  status: string; // pending | done | failed
+  attempts: number;
+  run_at: string;
+  locked_by: string | null;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  plans: PlansTable;
+  shops: ShopsTable;
+  payee_accounts: PayeeAccountsTable;
+  api_keys: ApiKeysTable;
+  transactions: TransactionsTable;
+  image_claims: ImageClaimsTable;
+  quota_usage: QuotaUsageTable;
+  audit_log: AuditLogTable;
+  outbox: OutboxTable;
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Container } from '../container.js';
+import { healthRoutes } from '../modules/health/health-routes.js';
+import { quotaRoutes } from '../modules/quota/quota-routes.js';
+import { transactionRoutes } from '../modules/transactions/transaction-routes.js';
+import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
+import { ErrorEnvelope } from './common-schemas.js';
+import { registerEnvelope } from './envelope.js';
+
+export const VERSION = '0.1.0';
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** Builds the HTTP app; never listens (main.ts does), so tests use inject() or listen on port 0. */
+export async function buildApp(c: Container, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: c.config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-line-signature"]'] },
+    trustProxy: c.config.TRUST_PROXY,
+    bodyLimit: 1024 * 1024,
+    // A client-supplied X-Request-Id is kept when it looks sane, so integrators can trace a call end to end.
+    genReqId: (req) => {
+      const h = req.headers['x-request-id'];
+      return typeof h === 'string' && REQUEST_ID.test(h) ? h : `req_${randomBytes(12).toString('hex')}`;
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorEnvelope);
+  registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
+  app.addHook('onRequest', async (req, reply) => { reply.header('X-Request-Id', req.id); });
+  app.addHook('onSend', async (req, reply) => quotaHeadersHook(c, req, reply));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'slipcheck API', version: VERSION, description: 'Checks Thai bank-transfer slips for shops. See the README for the full contract.' },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_... or sk_test_...' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const auth: ApiAuthDeps = {
+    apiKeys: c.apiKeys, quota: c.quota, rateLimiter: c.rateLimiter,
+    perKeyPerMinute: c.config.RATE_LIMIT_PER_KEY, verifyPerMinute: c.config.RATE_LIMIT_VERIFY_PER_SHOP,
+  };
+  await app.register(healthRoutes, {
+    db: c.db, startedAt: c.startedAt, version: VERSION,
+    pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
+  });
+  await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });
+  await app.register(transactionRoutes, { auth, transactions: c.transactions });
+  return app;
+}

@@ -1,0 +1,66 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+
+/** ISO 8601 with the offset of the service's time zone, e.g. 2026-11-21T20:25:59.123+07:00. */
+export function isoWithOffset(date: Date, timeZone: string): string {
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+  });
+  const p = Object.fromEntries(fmt.formatToParts(date).map((x) => [x.type, x.value]));
+  const local = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
+  const offMin = Math.round((local - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
+  const sign = offMin >= 0 ? '+' : '-';
+  const abs = Math.abs(offMin);
+  const ms = String(date.getUTCMilliseconds()).padStart(3, '0');
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}.${ms}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+export function errorBody(req: FastifyRequest, statusCode: number, message: string, code: string, extra: Record<string, unknown>, timeZone: string, now: Date) {
+  return {
+    success: false as const,
+    error: STATUS_CODES[statusCode] ?? 'Error',
+    message,
+    statusCode,
+    code,
+    path: req.url.split('?')[0],
+    requestId: req.id,
+    timestamp: isoWithOffset(now, timeZone),
+    ...extra,
+  };
+}
+
+/** Maps every failure to the spec's envelope; a 5xx never shows an internal message. */
+export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string; now: () => Date }) {
+  const send = (req: FastifyRequest, reply: FastifyReply, status: number, message: string, code: string, extra: Record<string, unknown> = {}) =>
+    reply.status(status).type('application/json; charset=utf-8').send(errorBody(req, status, message, code, extra, opts.timeZone, opts.now()));
+
+  app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
+    if (err instanceof AppError) {
+      if (err.statusCode >= 500) req.log.error({ err }, 'app error');
+      return send(req, reply, err.statusCode, err.statusCode >= 500 ? 'Internal server error' : err.message, err.code, err.extra);
+    }
+    const fe = err as FastifyError;
+    if (fe.validation) {
+      const first = fe.validation[0];
+      const where = fe.validationContext ?? 'request';
+      const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : (first?.params as { missingProperty?: string })?.missingProperty ?? '';
+      return send(req, reply, 400, `Invalid ${where}${field ? ` field "${field}"` : ''}: ${first?.message ?? 'bad value'}`, 'VALIDATION_ERROR');
+    }
+    const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
+    if (status >= 500) {
+      req.log.error({ err }, 'unhandled error');
+      return send(req, reply, 500, 'Internal server error', 'INTERNAL_ERROR');
+    }
+    const known: Record<string, [string, string]> = {
+      FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'Request body is too large'],
+      FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type'],
+      FST_ERR_CTP_EMPTY_JSON_BODY: ['BAD_REQUEST', 'Body is empty'],
+      FST_ERR_CTP_INVALID_JSON_BODY: ['BAD_REQUEST', 'Body is not valid JSON'],
+    };
+    const [code, message] = known[fe.code] ?? ['BAD_REQUEST', status === 429 ? 'Too many requests' : 'Bad request'];
+    return send(req, reply, status, message, status === 429 ? 'RATE_LIMITED' : code);
+  });
+
+  app.setNotFoundHandler((req, reply) => send(req, reply, 404, `No route ${req.method} ${req.url.split('?')[0]}`, 'NOT_FOUND'));
+}

@@ -1,0 +1,35 @@
+/**
+ * Monthly quota periods in the shop's business time zone (Asia/Bangkok by default). Counters are
+ * keyed by period, so a new month starts at zero by itself: no reset job that could be missed.
+ */
+export interface Period {
+  periodMonth: string; // YYYY-MM
+  daysUntilReset: number;
+  resetsAt: Date;
+}
+
+function zonedParts(date: Date, timeZone: string) {
+  const fmt = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  const parts = Object.fromEntries(fmt.formatToParts(date).map((p) => [p.type, p.value]));
+  return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day) };
+}
+
+/** Offset (ms) of `timeZone` at `date`, e.g. +7h for Asia/Bangkok. */
+function offsetMs(date: Date, timeZone: string): number {
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+  });
+  const p = Object.fromEntries(fmt.formatToParts(date).map((x) => [x.type, x.value]));
+  const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
+  return asUtc - Math.floor(date.getTime() / 1000) * 1000;
+}
+
+export function periodOf(date: Date, timeZone: string): Period {
+  const { year, month } = zonedParts(date, timeZone);
+  const nextYear = month === 12 ? year + 1 : year;
+  const nextMonth = month === 12 ? 1 : month + 1;
+  const localMidnight = Date.UTC(nextYear, nextMonth - 1, 1);
+  const resetsAt = new Date(localMidnight - offsetMs(new Date(localMidnight), timeZone));
+  const daysUntilReset = Math.max(0, Math.ceil((resetsAt.getTime() - date.getTime()) / 86_400_000));
+  return { periodMonth: `${year}-${String(month).padStart(2, '0')}`, daysUntilReset, resetsAt };
+}

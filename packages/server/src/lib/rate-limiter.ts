@@ -1,0 +1,52 @@
+import type { Redis } from 'ioredis';
+
+export interface RateDecision {
+  allowed: boolean;
+  retryAfterSec: number;
+  remaining: number;
+}
+
+/**
+ * Fixed one-minute windows keyed by name. In process by default; Redis (`REDIS_URL`) makes every node
+ * share one count. A Redis outage fails open: a limiter must not take the product down with it.
+ */
+export interface RateLimiter {
+  hit(key: string, limit: number, windowMs?: number): Promise<RateDecision>;
+}
+
+export function createMemoryRateLimiter(now: () => number = Date.now): RateLimiter {
+  const windows = new Map<string, { start: number; count: number }>();
+  let sweepAt = 0;
+  return {
+    async hit(key, limit, windowMs = 60_000) {
+      const t = now();
+      const start = t - (t % windowMs);
+      if (t > sweepAt) { // drop old windows so the map stays small
+        for (const [k, w] of windows) if (w.start < start - windowMs) windows.delete(k);
+        sweepAt = t + windowMs;
+      }
+      let w = windows.get(key);
+      if (!w || w.start !== start) { w = { start, count: 0 }; windows.set(key, w); }
+      w.count++;
+      const retryAfterSec = Math.max(1, Math.ceil((start + windowMs - t) / 1000));
+      return { allowed: w.count <= limit, retryAfterSec, remaining: Math.max(0, limit - w.count) };
+    },
+  };
+}
+
+export function createRedisRateLimiter(redis: Redis, now: () => number = Date.now): RateLimiter {
+  return {
+    async hit(key, limit, windowMs = 60_000) {
+      const t = now();
+      const start = t - (t % windowMs);
+      const k = `slipcheck:rl:${key}:${start}`;
+      try {
+        const res = await redis.multi().incr(k).pexpire(k, windowMs + 1000).exec();
+        const count = Number(res?.[0]?.[1] ?? 0);
+        return { allowed: count <= limit, retryAfterSec: Math.max(1, Math.ceil((start + windowMs - t) / 1000)), remaining: Math.max(0, limit - count) };
+      } catch {
+        return { allowed: true, retryAfterSec: 0, remaining: limit };
+      }
+    },
+  };
+}

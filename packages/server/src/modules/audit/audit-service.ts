@@ -1,0 +1,41 @@
+import type { Db } from '../../db/db.js';
+import { newId } from '../../lib/ids.js';
+import type { Clock } from '../../lib/clock.js';
+
+export interface AuditEntry {
+  shopId?: string | null;
+  actor: string;
+  action: string;
+  target?: string | null;
+  detail?: Record<string, unknown>;
+  ip?: string | null;
+}
+
+export const AUDIT_RETENTION_DAYS = 90;
+
+/**
+ * Append-only security log. The service has no update or delete path for entries other than the
+ * retention prune, and details must never hold secrets (callers pass ids and prefixes only).
+ */
+export function createAuditService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  return {
+    async record(e: AuditEntry, trx: Db = db): Promise<void> {
+      await trx.insertInto('audit_log').values({
+        id: newId('aud'), shop_id: e.shopId ?? null, actor: e.actor, action: e.action, target: e.target ?? null,
+        detail: JSON.stringify(e.detail ?? {}), ip: e.ip ?? null, created_at: clock.now().toISOString(),
+      }).execute();
+    },
+    async list(shopId: string, limit = 100) {
+      const rows = await db.selectFrom('audit_log').selectAll().where('shop_id', '=', shopId)
+        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map((r) => ({ id: r.id, actor: r.actor, action: r.action, target: r.target, detail: JSON.parse(r.detail), ip: r.ip, createdAt: r.created_at }));
+    },
+    async prune(): Promise<number> {
+      const cutoff = new Date(clock.now().getTime() - AUDIT_RETENTION_DAYS * 86_400_000).toISOString();
+      const r = await db.deleteFrom('audit_log').where('created_at', '<', cutoff).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+}
+export type AuditService = ReturnType<typeof createAuditService>;

@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Db } from '../../db/db.js';
+import type { PlansTable } from '../../db/db-schema.js';
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+
+export interface Plan {
+  code: string;
+  name: string;
+  monthlyLimit: number;
+  trialDays: number;
+  apiAccess: boolean;
+  webhooks: boolean;
+  seats: number;
+  groups: number;
+  messagingAccounts: number;
+  allowOverage: boolean;
+  freeBuffer: number;
+  monthlyCap: number;
+  hardBlockMultiple: number;
+  priceThb: number;
+  overagePriceSatang: number;
+}
+
+export const TRIAL_PLAN = 'TRIAL';
+const DEFAULT_FILE = fileURLToPath(new URL('../../../config/plans.json', import.meta.url));
+
+/** The catalogue is configuration (config/plans.json or PLANS_FILE), synced into the table on start. */
+export function loadCatalogue(file?: string): Plan[] {
+  const raw = JSON.parse(fs.readFileSync(file || DEFAULT_FILE, 'utf8')) as { plans: Plan[] };
+  const plans = raw.plans;
+  if (!Array.isArray(plans) || !plans.some((p) => p.code === TRIAL_PLAN)) {
+    throw new Error(`plan catalogue ${file || DEFAULT_FILE} must list a ${TRIAL_PLAN} plan`);
+  }
+  for (const p of plans) {
+    if (!/^[A-Z][A-Z0-9_]{1,31}$/.test(p.code)) throw new Error(`plan code ${JSON.stringify(p.code)} must be upper-case letters/digits`);
+    if (!Number.isInteger(p.monthlyLimit) || p.monthlyLimit < 0) throw new Error(`plan ${p.code}: monthlyLimit must be a non-negative integer`);
+  }
+  return plans;
+}
+
+export const planFromRow = (r: PlansTable): Plan => ({
+  code: r.code,
+  name: r.name,
+  monthlyLimit: r.monthly_limit,
+  trialDays: r.trial_days,
+  apiAccess: !!r.api_access,
+  webhooks: !!r.webhooks,
+  seats: r.seats,
+  groups: r.groups,
+  messagingAccounts: r.messaging_accounts,
+  allowOverage: !!r.allow_overage,
+  freeBuffer: r.free_buffer,
+  monthlyCap: r.monthly_cap,
+  hardBlockMultiple: r.hard_block_multiple,
+  priceThb: r.price_thb,
+  overagePriceSatang: r.overage_price_satang,
+});
+
+/**
+ * The most a shop may use in a period. Without overage: the limit plus the free buffer (grace that is
+ * never billed). With overage: billed units up to the monthly cap, and never past the hard block at a
+ * multiple of the limit.
+ */
+export function hardLimitOf(plan: Plan): number {
+  const base = plan.monthlyLimit + plan.freeBuffer;
+  if (!plan.allowOverage) return base;
+  return Math.min(base + plan.monthlyCap, plan.monthlyLimit * Math.max(1, plan.hardBlockMultiple));
+}
+
+export function overageOf(plan: Plan, used: number): number {
+  return Math.max(0, used - plan.monthlyLimit - plan.freeBuffer);
+}
+
+export function createPlanService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  return {
+    async sync(catalogue: Plan[]): Promise<void> {
+      const now = clock.now().toISOString();
+      for (const p of catalogue) {
+        const row: PlansTable = {
+          code: p.code, name: p.name, monthly_limit: p.monthlyLimit, trial_days: p.trialDays ?? 0,
+          api_access: p.apiAccess ? 1 : 0, webhooks: p.webhooks ? 1 : 0, seats: p.seats, groups: p.groups,
+          messaging_accounts: p.messagingAccounts, allow_overage: p.allowOverage ? 1 : 0, free_buffer: p.freeBuffer ?? 0,
+          monthly_cap: p.monthlyCap ?? 0, hard_block_multiple: p.hardBlockMultiple ?? 1, price_thb: p.priceThb ?? 0,
+          overage_price_satang: p.overagePriceSatang ?? 0, updated_at: now,
+        };
+        const { code, ...rest } = row;
+        await db.insertInto('plans').values(row).onConflict((oc) => oc.column('code').doUpdateSet(rest)).execute();
+      }
+    },
+    async list(): Promise<Plan[]> {
+      return (await db.selectFrom('plans').selectAll().orderBy('monthly_limit').execute()).map(planFromRow);
+    },
+    async get(code: string): Promise<Plan> {
+      const row = await db.selectFrom('plans').selectAll().where('code', '=', code).executeTakeFirst();
+      if (!row) throw new AppError('UNKNOWN_PLAN', 400, `Unknown plan ${code}`);
+      return planFromRow(row);
+    },
+  };
+}
+export type PlanService = ReturnType<typeof createPlanService>;

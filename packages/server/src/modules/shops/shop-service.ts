@@ -1,0 +1,99 @@
+import type { Db } from '../../db/db.js';
+import type { ShopsTable } from '../../db/db-schema.js';
+import { AppError, notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
+
+export const SHOP_STATES = ['trial', 'active', 'past_due', 'suspended'] as const;
+export type ShopState = (typeof SHOP_STATES)[number];
+
+export interface Shop {
+  id: string;
+  name: string;
+  state: ShopState;
+  planCode: string;
+  chosenPlanCode: string | null;
+  trialEndsAt: string | null;
+  language: 'th' | 'en';
+  settings: Record<string, unknown>;
+  createdAt: string;
+}
+
+export const shopFromRow = (r: ShopsTable): Shop => ({
+  id: r.id, name: r.name, state: r.state as ShopState, planCode: r.plan_code, chosenPlanCode: r.chosen_plan_code,
+  trialEndsAt: r.trial_ends_at, language: r.language === 'en' ? 'en' : 'th', settings: JSON.parse(r.settings || '{}'), createdAt: r.created_at,
+});
+
+export function validateShopName(name: unknown): string {
+  const n = typeof name === 'string' ? name.trim() : '';
+  if (!n || n.length > 120) throw new AppError('VALIDATION_ERROR', 400, 'Shop name must be 1 to 120 characters');
+  return n;
+}
+
+export function createShopService(deps: { db: Db; clock: Clock; audit: AuditService; plans: PlanService }) {
+  const { db, clock, audit, plans } = deps;
+
+  async function get(id: string): Promise<Shop> {
+    const row = await db.selectFrom('shops').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!row) throw notFound('Shop');
+    return shopFromRow(row);
+  }
+
+  return {
+    get,
+    /**
+     * A shop without a paid plan starts on TRIAL (7 days); a chosen plan card is remembered but
+     * entitlements start only when the operator records the payment with set-plan.
+     */
+    async create(input: { name: string; planCode?: string; state?: ShopState; chosenPlanCode?: string; language?: 'th' | 'en' }, actor: string, trx: Db = db): Promise<Shop> {
+      const name = validateShopName(input.name);
+      const planCode = input.planCode ?? TRIAL_PLAN;
+      const plan = await plans.get(planCode);
+      if (input.chosenPlanCode) await plans.get(input.chosenPlanCode);
+      const now = clock.now();
+      const isTrial = plan.code === TRIAL_PLAN;
+      const state: ShopState = input.state ?? (isTrial ? 'trial' : 'active');
+      if (!SHOP_STATES.includes(state)) throw new AppError('VALIDATION_ERROR', 400, `state must be one of ${SHOP_STATES.join(', ')}`);
+      const row: ShopsTable = {
+        id: newId('shop'), name, state, plan_code: plan.code, chosen_plan_code: input.chosenPlanCode ?? null,
+        trial_ends_at: isTrial ? new Date(now.getTime() + (plan.trialDays || 7) * 86_400_000).toISOString() : null,
+        language: input.language ?? 'th', settings: '{}', created_at: now.toISOString(), deleted_at: null,
+      };
+      await trx.insertInto('shops').values(row).execute();
+      await audit.record({ shopId: row.id, actor, action: 'shop.create', target: row.id, detail: { plan: plan.code, state } }, trx);
+      return shopFromRow(row);
+    },
+    async setPlan(id: string, planCode: string, actor: string): Promise<Shop> {
+      const before = await get(id);
+      const plan = await plans.get(planCode);
+      const isTrial = plan.code === TRIAL_PLAN;
+      await db.updateTable('shops').set({
+        plan_code: plan.code,
+        state: isTrial ? 'trial' : before.state === 'trial' ? 'active' : before.state,
+        trial_ends_at: isTrial ? before.trialEndsAt : null,
+      }).where('id', '=', id).execute();
+      await audit.record({ shopId: id, actor, action: 'plan.change', target: id, detail: { from: before.planCode, to: plan.code } });
+      return get(id);
+    },
+    async setState(id: string, state: ShopState, actor: string): Promise<Shop> {
+      if (!SHOP_STATES.includes(state)) throw new AppError('VALIDATION_ERROR', 400, `state must be one of ${SHOP_STATES.join(', ')}`);
+      const before = await get(id);
+      await db.updateTable('shops').set({ state }).where('id', '=', id).execute();
+      await audit.record({ shopId: id, actor, action: 'shop.state', target: id, detail: { from: before.state, to: state } });
+      return get(id);
+    },
+    async update(id: string, patch: { name?: string; language?: 'th' | 'en'; settings?: Record<string, unknown> }, actor: string): Promise<Shop> {
+      const before = await get(id);
+      const set: Partial<ShopsTable> = {};
+      if (patch.name !== undefined) set.name = validateShopName(patch.name);
+      if (patch.language !== undefined) set.language = patch.language === 'en' ? 'en' : 'th';
+      if (patch.settings !== undefined) set.settings = JSON.stringify({ ...before.settings, ...patch.settings });
+      if (Object.keys(set).length) await db.updateTable('shops').set(set).where('id', '=', id).execute();
+      await audit.record({ shopId: id, actor, action: 'shop.update', target: id, detail: { fields: Object.keys(set) } });
+      return get(id);
+    },
+  };
+}
+export type ShopService = ReturnType<typeof createShopService>;

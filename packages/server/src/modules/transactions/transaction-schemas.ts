@@ -1,0 +1,43 @@
+import { Type } from 'typebox';
+import { Nullable, QuotaSmall } from '../../http/common-schemas.js';
+import { SOURCES, STATUSES } from './transaction-record.js';
+
+const fields = {
+  id: Type.String(),
+  status: Type.Enum(STATUSES),
+  verified: Type.Boolean({ description: 'true only when status is SUCCESS' }),
+  transRef: Nullable(Type.String()),
+  amount: Nullable(Type.Number()),
+  bankCode: Nullable(Type.String({ description: 'sender bank code' })),
+  bankName: Nullable(Type.String()),
+  senderName: Nullable(Type.String()),
+  senderAccount: Nullable(Type.String({ description: 'masked' })),
+  receiverName: Nullable(Type.String()),
+  receiverAccount: Nullable(Type.String({ description: 'masked' })),
+  transDate: Nullable(Type.String({ description: 'ISO 8601 UTC bank time on the slip' })),
+  errorCode: Nullable(Type.String()),
+  errorMessage: Nullable(Type.String()),
+  createdAt: Type.String(),
+  duplicate: Type.Boolean(),
+  cached: Type.Boolean(),
+  latencyMs: Type.Integer(),
+  environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  source: Type.Enum(SOURCES, { description: 'channel the slip came through' }),
+  clientRef: Nullable(Type.String({ description: 'the integrator order id given as ?clientRef= on verify' })),
+  stale: Type.Boolean({ description: 'bank time older than SLIP_STALE_MAX_AGE_HOURS (alert mode keeps SUCCESS and marks this)' }),
+};
+
+export const TransactionRecordSchema = Type.Object(fields, { $id: 'TransactionRecord' });
+export const VerifyRecordSchema = Type.Object({ ...fields, quota: QuotaSmall }, { $id: 'VerifyRecord' });
+
+export const ListQuery = Type.Object({
+  status: Type.Optional(Type.String({ pattern: `^(${STATUSES.join('|')})(,(${STATUSES.join('|')}))*$`, description: 'one status or a comma list' })),
+  source: Type.Optional(Type.String({ pattern: `^(${SOURCES.join('|')})(,(${SOURCES.join('|')}))*$`, description: 'API, LINE or DASHBOARD (comma list allowed)' })),
+  transRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+  from: Type.Optional(Type.String({ format: 'date-time' })),
+  to: Type.Optional(Type.String({ format: 'date-time' })),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+}, { additionalProperties: false });

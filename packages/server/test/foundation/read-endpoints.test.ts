@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { newId } from '../../src/lib/ids.js';
+
+async function seedTx(h: Harness, shopId: string, n: number, extra: Record<string, unknown> = {}) {
+  const base = Date.parse('2026-11-01T00:00:00Z');
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const created = new Date(base + i * 1000).toISOString();
+    const id = newId('txn', base + i * 1000);
+    ids.push(id);
+    await h.c.db.insertInto('transactions').values({
+      id, shop_id: shopId, source: i % 3 === 0 ? 'LINE' : 'API', environment: 'live', status: i % 2 ? 'SUCCESS' : 'FRAUD',
+      trans_ref: `REF${String(i).padStart(9, '0')}`, amount_satang: 12345 + i, expected_amount_satang: null, bank_code: '004', bank_name: 'KBANK',
+      sender_name: 'นาย ก', sender_account: 'xxx-x-x1234-x', receiver_name: 'ร้าน', receiver_account: 'xxx-x-x6660-x', trans_date: created,
+      error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 1, latency_ms: 42, client_ref: `order-${i}`, image_hash: null,
+      api_key_id: null, success_ref: null, anonymized_at: null, created_at: created, ...extra,
+    }).execute();
+  }
+  return ids;
+}
+
+for (const kind of DB_KINDS) {
+  describe(`read endpoints [${kind}]`, () => {
+    let h: Harness;
+    let a: Awaited<ReturnType<typeof seedShop>>;
+    let b: Awaited<ReturnType<typeof seedShop>>;
+    let ids: string[];
+    beforeAll(async () => {
+      h = await createHarness(kind);
+      a = await seedShop(h);
+      b = await seedShop(h, { name: 'Other shop' });
+      ids = await seedTx(h, a.shop.id, 7);
+      await seedTx(h, b.shop.id, 2);
+    });
+    afterAll(async () => h.close());
+
+    it('GET /api/v1/quota answers the quota resource with the four headers', async () => {
+      const r = await h.app.inject({ url: '/api/v1/quota', headers: a.auth });
+      expect(r.statusCode).toBe(200);
+      const body = r.json();
+      expect(body.success).toBe(true);
+      expect(body.data).toMatchObject({ used: 0, limit: 500, remaining: 500, percentUsed: 0, allowOverage: false, planCode: 'STARTER' });
+      expect(body.data.periodMonth).toMatch(/^\d{4}-\d{2}$/);
+      expect(r.headers['x-service-quota-limit']).toBe('500');
+      expect(r.headers['x-service-quota-used']).toBe('0');
+      expect(r.headers['x-service-quota-remaining']).toBe('500');
+      expect(Number(r.headers['x-service-quota-reset-days'])).toBe(body.data.daysUntilReset);
+      expect(r.headers['x-request-id']).toBeTruthy();
+    });
+
+    it('GET /api/v1/me shows shop, key, plan, quota, test quota, rate limits and payees (last 4 only)', async () => {
+      const r = await h.app.inject({ url: '/api/v1/me', headers: a.auth });
+      expect(r.statusCode).toBe(200);
+      const d = r.json().data;
+      expect(d.shop).toEqual({ id: a.shop.id, name: a.shop.name });
+      expect(d.apiKey).toMatchObject({ environment: 'live', scopes: ['verify', 'read'], prefix: a.key.slice(0, 12) });
+      expect(d.plan).toEqual({ code: 'STARTER', name: 'Starter' });
+      expect(d.quota).toMatchObject({ limit: 500, overage: 0 });
+      expect(d.testQuota).toEqual({ used: 0, limit: 200, remaining: 200 });
+      expect(d.rateLimit).toEqual({ perKeyPerMinute: 120, verifyPerMinute: 240 });
+      expect(d.payeeAccounts).toEqual([{ bankCode: '004', kind: 'BANK', holder: 'บจก. ร้านกาแฟ ทดสอบ', accountLast4: '6609', isPrimary: true, status: 'ACTIVE' }]);
+      expect(r.body).not.toContain('1234566609');
+      expect(r.body).not.toContain(a.key);
+    });
+
+    it('lists transactions newest first with cursor pages that neither skip nor repeat', async () => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+        const r = await h.app.inject({ url: `/api/v1/transactions?limit=3${q}`, headers: a.auth });
+        expect(r.statusCode).toBe(200);
+        const d = r.json().data;
+        seen.push(...d.items.map((i: { id: string }) => i.id));
+        cursor = d.nextCursor;
+        pages++;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect(seen).toEqual([...ids].reverse());
+    });
+
+    it('filters by status, source, transRef, clientRef and time', async () => {
+      const get = async (q: string) => (await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: a.auth })).json().data.items;
+      expect((await get('status=SUCCESS')).every((i: { status: string; verified: boolean }) => i.status === 'SUCCESS' && i.verified)).toBe(true);
+      expect((await get('status=SUCCESS')).length).toBe(3);
+      expect((await get('source=LINE')).length).toBe(3);
+      expect((await get('transRef=REF000000002')).map((i: { amount: number }) => i.amount)).toEqual([123.47]);
+      expect((await get('clientRef=order-4')).length).toBe(1);
+      expect((await get('from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:04Z')).length).toBe(2);
+    });
+
+    it.each([['limit=0'], ['limit=101'], ['limit=abc'], ['status=PAID'], ['source=FAX'], ['from=yesterday'], ['cursor=not-a-cursor'], ['bogus=1']])('rejects %s with 400 in the envelope', async (q) => {
+      const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: a.auth });
+      expect(r.statusCode).toBe(400);
+      expect(r.json()).toMatchObject({ success: false, error: 'Bad Request', statusCode: 400, path: '/api/v1/transactions' });
+      expect(r.headers['x-service-quota-limit']).toBe('500');
+    });
+
+    it('GET /transactions/:id answers 404 identically for a missing id and another shop\'s id', async () => {
+      const own = await h.app.inject({ url: `/api/v1/transactions/${ids[0]}`, headers: a.auth });
+      expect(own.statusCode).toBe(200);
+      expect(own.json().data).toMatchObject({ id: ids[0], transRef: 'REF000000000', cached: false, environment: 'live' });
+      const other = await h.app.inject({ url: `/api/v1/transactions/${ids[0]}`, headers: b.auth });
+      const missing = await h.app.inject({ url: `/api/v1/transactions/txn_doesnotexist`, headers: b.auth });
+      expect(other.statusCode).toBe(404);
+      expect(missing.statusCode).toBe(404);
+      const strip = (x: Record<string, unknown>) => ({ ...x, path: '', requestId: '', timestamp: '' });
+      expect(strip(other.json())).toEqual(strip(missing.json()));
+      expect(other.json().message).toBe(missing.json().message);
+    });
+  });
+}

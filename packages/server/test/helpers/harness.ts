@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createContainer, type Container, type ContainerOverrides } from '../../src/container.js';
+import { openDatabase } from '../../src/db/db.js';
+import { buildApp } from '../../src/http/app.js';
+
+/**
+ * Test harness: every integration test runs on a real SQLite file, and also on PostgreSQL when
+ * TEST_DATABASE_URL is set (each harness gets its own schema, dropped at the end).
+ */
+export type DbKind = 'sqlite' | 'postgres';
+
+export const DB_KINDS: DbKind[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+if (!process.env.TEST_DATABASE_URL && !process.env.__SLIPCHECK_PG_SKIP_SAID) {
+  process.env.__SLIPCHECK_PG_SKIP_SAID = '1';
+  console.warn('[slipcheck tests] TEST_DATABASE_URL not set: PostgreSQL variants SKIPPED, SQLite only');
+}
+
+export interface Harness {
+  kind: DbKind;
+  config: Config;
+  c: Container;
+  app: FastifyInstance;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function createHarness(kind: DbKind, env: Record<string, string> = {}, overrides: ContainerOverrides = {}): Promise<Harness> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-test-'));
+  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', ...env });
+  let dropSchema: (() => Promise<void>) | undefined;
+  let dbHandle = overrides.dbHandle;
+  if (kind === 'postgres' && !dbHandle) {
+    const base = process.env.TEST_DATABASE_URL!;
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const u = new URL(base);
+    u.searchParams.set('options', `-c search_path=${schema}`);
+    config.DATABASE_URL = u.toString();
+    config.databaseKind = 'postgres';
+    dbHandle = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir, poolSize: 20 });
+    dropSchema = async () => {
+      const a = new pg.Client({ connectionString: base });
+      await a.connect();
+      await a.query(`drop schema ${schema} cascade`);
+      await a.end();
+    };
+  }
+  const c = await createContainer(config, { ...overrides, dbHandle });
+  const app = await buildApp(c, { logger: false });
+  await app.ready();
+  return {
+    kind, config, c, app, dataDir,
+    async close() {
+      await app.close();
+      await c.close();
+      if (dbHandle && !overrides.dbHandle) await dbHandle.close();
+      await dropSchema?.();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A shop on a paid plan with a payee account and a live key with every scope: the common starting point. */
+export async function seedShop(h: Harness, opts: { plan?: string; scopes?: string; env?: 'live' | 'test'; payee?: boolean; name?: string } = {}) {
+  const shop = await h.c.shops.create({ name: opts.name ?? 'ร้านกาแฟ Test', planCode: opts.plan ?? 'STARTER' }, 'test');
+  let payee;
+  if (opts.payee !== false) {
+    payee = await h.c.payees.add(shop.id, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
+  }
+  let key: string | undefined;
+  let keyId: string | undefined;
+  if (opts.plan !== 'TRIAL') {
+    const created = await h.c.apiKeys.create(shop.id, { environment: opts.env ?? 'live', scopes: opts.scopes ?? 'verify,read' }, 'test');
+    key = created.key;
+    keyId = created.view.id;
+  }
+  return { shop, payee, key: key!, keyId: keyId!, auth: { authorization: `Bearer ${key}` } };
+}

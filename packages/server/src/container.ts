@@ -7,6 +7,7 @@ import { openDatabase, type DbHandle } from './db/db.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
+import { createMemoryBus, type ResultsBus } from './lib/results-bus.js';
 import { createApiKeyService } from './modules/api-keys/api-key-service.js';
 import { createAuditService } from './modules/audit/audit-service.js';
 import { createPayeeService } from './modules/payees/payee-service.js';
@@ -15,12 +16,19 @@ import { createQuotaService } from './modules/quota/quota-service.js';
 import { createDbTestUsageCounter, createRedisTestUsageCounter } from './modules/quota/test-usage-counter.js';
 import { createShopService } from './modules/shops/shop-service.js';
 import { createTransactionService } from './modules/transactions/transaction-service.js';
+import { createCheckerFromConfig } from './modules/checker/checker-factory.js';
+import type { Checker } from './modules/checker/checker-port.js';
+import { createSlipDecoderPool, type SlipDecoderPool } from './modules/slip-qr/slip-qr-pool.js';
+import { createImageClaims } from './modules/verification/image-claims.js';
+import { createVerificationService } from './modules/verification/verification-service.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
   rateLimiter?: RateLimiter;
   /** Tests run many containers in one process: they pass a handle instead of opening one. */
   dbHandle?: DbHandle;
+  bus?: ResultsBus;
+  checker?: Checker;
 }
 
 /**
@@ -54,16 +62,40 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const quota = createQuotaService({ db, clock, audit, testCounter, timeZone: config.TIME_ZONE, testQuotaLimit: config.TEST_QUOTA_LIMIT });
   const transactions = createTransactionService({ db });
   const rateLimiter = overrides.rateLimiter ?? (redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter());
+  const bus = overrides.bus ?? createMemoryBus();
 
   const closers: Array<() => Promise<void>> = [];
+  const defaultSandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
+  const configuredChecker = overrides.checker ? null : createCheckerFromConfig({
+    checker: config.CHECKER, checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? defaultSandbox : ''),
+    checkerKey: config.CHECKER_KEY, timeoutMs: config.CHECKER_TIMEOUT_MS, deadlineMs: config.CHECKER_DEADLINE_MS,
+  });
+  if (configuredChecker) closers.push(() => configuredChecker.close());
+  const checker = overrides.checker ?? configuredChecker!;
+  // Worker threads start on first use, so the CLI and the worker process never pay for them.
+  let pool: SlipDecoderPool | null = null;
+  closers.push(async () => { await pool?.close(); });
+  const decode = (image: Buffer) => {
+    pool ??= createSlipDecoderPool({ threads: config.DECODE_THREADS || undefined });
+    return pool.decode(image);
+  };
+  const claims = createImageClaims({
+    db, now: () => clock.now(), windowMs: config.IMAGE_CACHE_HOURS * 3_600_000,
+    inFlightTakeoverMs: config.CHECKER_DEADLINE_MS + 60_000, waitMs: config.CHECKER_DEADLINE_MS + 30_000,
+  });
+  const verification = createVerificationService({
+    db, clock, shops, plans, payees, quota, claims, decode, checker, bus, maxImageBytes: config.MAX_IMAGE_BYTES,
+    staleMode: config.SLIP_STALE_MODE, staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
+  });
   const container = {
     config, clock, db, caps: handle.caps, redis, secret: masterSecret(config),
-    audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter,
+    audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
     startedAt: new Date(),
     onClose(fn: () => Promise<void>) { closers.push(fn); },
     async close() {
       for (const fn of closers.reverse()) await fn().catch(() => undefined);
       await apiKeys.close();
+      await bus.close();
       redis?.disconnect();
       if (!overrides.dbHandle) await handle.close();
     },

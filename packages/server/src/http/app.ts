@@ -7,6 +7,7 @@ import type { Container } from '../container.js';
 import { healthRoutes } from '../modules/health/health-routes.js';
 import { quotaRoutes } from '../modules/quota/quota-routes.js';
 import { transactionRoutes } from '../modules/transactions/transaction-routes.js';
+import { verificationRoutes } from '../modules/verification/verification-routes.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';
 import { registerEnvelope } from './envelope.js';
@@ -55,5 +56,6 @@ export async function buildApp(c: Container, opts: { logger?: boolean | object }
   });
   await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });
   await app.register(transactionRoutes, { auth, transactions: c.transactions });
+  await app.register(verificationRoutes, { auth, verification: c.verification, maxImageBytes: c.config.MAX_IMAGE_BYTES, timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
   return app;
 }

@@ -4,7 +4,9 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { BANK_CODES } from './bank-codes.js';
+import { BANKS } from '../slip-qr/slip-qr-banks.js';
+
+const BANK_CODES = new Set(Object.keys(BANKS));
 
 export const PAYEE_KINDS = ['BANK', 'PROMPTPAY'] as const;
 export const PROXY_TYPES = ['PHONE', 'NATID', 'EWALLET'] as const;

@@ -1,0 +1,57 @@
+import { randomInt } from 'node:crypto';
+import { renderSlip, type ImageFormat, type Variant } from './slip-renderer.js';
+import { makeTransfer, type NewTransfer, type Party, type ProxyType, type Transfer } from './transfer-store.js';
+
+const SENDERS = [
+  { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE' },
+  { name: 'นางสาว สุภาพร แสงทอง', nameEn: 'MS. SUPAPORN SAENGTHONG' },
+  { name: 'นาง มาลี ศรีสุข', nameEn: 'MRS. MALEE SRISUK' },
+  { name: 'นาย ธนากร วงศ์ใหญ่', nameEn: 'MR. THANAKORN WONGYAI' },
+];
+const COMMON_BANKS = ['004', '014', '006', '002', '025', '011', '030'];
+
+function randomAccount(): string {
+  return Array.from({ length: 10 }, () => randomInt(10)).join('');
+}
+
+export interface GenerateSlipOptions {
+  bankCode?: string;
+  receivingBank?: string;
+  amount?: number;
+  transRef?: string;
+  transDate?: Date;
+  sender?: Party;
+  receiver?: Party & { proxy?: { type: ProxyType; value: string } };
+  variant?: Variant;
+  format?: ImageFormat;
+}
+
+export interface GeneratedSlip {
+  transfer: Transfer;
+  payload: string;
+  image: Buffer;
+  format: ImageFormat;
+}
+
+/**
+ * A transfer, its slip payload and a rendered image, without any server: for tests and benchmarks.
+ * The transfer is not registered anywhere; post it to a sandbox bank when the checker must know it.
+ */
+export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<GeneratedSlip> {
+  const sendingBank = opts.bankCode ?? COMMON_BANKS[randomInt(COMMON_BANKS.length)];
+  const input: NewTransfer = {
+    sendingBank,
+    amount: opts.amount ?? randomInt(100, 500_000) / 100,
+    sender: opts.sender ?? { ...SENDERS[randomInt(SENDERS.length)], account: randomAccount() },
+    receiver: {
+      ...(opts.receiver ?? { name: 'บจก. ร้านกาแฟดีดี', nameEn: 'DEEDEE COFFEE CO., LTD.', account: '1234566609' }),
+      bankCode: opts.receivingBank ?? '004',
+    },
+    transDate: opts.transDate,
+    transRef: opts.transRef,
+  };
+  const transfer = makeTransfer(input);
+  const format = opts.format ?? (opts.variant === 'jpeg70' || opts.variant === 'camera12mp' || opts.variant === 'screenphoto' ? 'jpg' : 'png');
+  const image = await renderSlip(transfer, { format, variant: opts.variant });
+  return { transfer, payload: transfer.payload, image, format };
+}

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    name: 'sandbox-bank',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});

@@ -1,0 +1,141 @@
+// Shared HTTP plumbing for checker adapters: a keep-alive fetch, a JSON POST that never
+// throws, and the small normalisers every provider mapping needs.
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { ProxyType } from './checker-port.js';
+
+export type FetchFn = typeof fetch;
+
+export interface KeepAliveOptions {
+  /** max sockets per origin; providers are few, slips are many */
+  connections?: number;
+  keepAliveTimeoutMs?: number;
+}
+
+/**
+ * fetch bound to one undici Agent with keep-alive: a TLS handshake per slip would cost more
+ * than the check itself. Returns the agent too so the owner can close it on shutdown.
+ */
+export function createKeepAliveFetch(opts: KeepAliveOptions = {}): { fetch: FetchFn; close(): Promise<void> } {
+  const agent = new Agent({
+    connections: opts.connections ?? 64,
+    keepAliveTimeout: opts.keepAliveTimeoutMs ?? 30_000,
+    keepAliveMaxTimeout: 60_000,
+    // the per-attempt timeout lives in the resilient wrapper (AbortSignal); these are backstops
+    headersTimeout: 60_000,
+    bodyTimeout: 60_000,
+  });
+  const f = ((input: unknown, init?: Record<string, unknown>) =>
+    undiciFetch(input as string, { ...(init ?? {}), dispatcher: agent } as never)) as unknown as FetchFn;
+  return { fetch: f, close: () => agent.close() };
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  /** parsed JSON body, or null when the body is empty / not JSON / too large */
+  json: unknown;
+}
+
+export type HttpOutcome = { ok: true; answer: HttpAnswer } | { ok: false; reason: string; aborted: boolean };
+
+const MAX_BODY_BYTES = 1 << 20;
+
+/** POST JSON; network failures come back as values so adapters can map them to UNAVAILABLE. */
+export async function postJson(
+  fetchFn: FetchFn,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<HttpOutcome> {
+  try {
+    const res = await fetchFn(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal,
+    });
+    const text = await readCapped(res);
+    let json: unknown = null;
+    if (text) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = null;
+      }
+    }
+    return { ok: true, answer: { status: res.status, headers: res.headers, json } };
+  } catch (err) {
+    const aborted = signal?.aborted === true || (err as Error)?.name === 'AbortError';
+    return { ok: false, aborted, reason: aborted ? 'aborted/timeout' : `network: ${(err as Error)?.message ?? String(err)}` };
+  }
+}
+
+async function readCapped(res: Response): Promise<string> {
+  const len = Number(res.headers.get('content-length') ?? '0');
+  if (len > MAX_BODY_BYTES) {
+    await res.body?.cancel().catch(() => {});
+    return '';
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      return '';
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function str(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/** Provider dates carry +07:00 (or Z); the port wants ISO 8601 UTC. null when unparseable. */
+export function toUtcIso(v: unknown): string | null {
+  const s = str(v);
+  if (!s) return null;
+  const t = Date.parse(s);
+  return Number.isFinite(t) ? new Date(t).toISOString() : null;
+}
+
+/** Bank codes are 3 digits ("4" -> "004"); anything else is passed through trimmed. */
+export function bankCode(v: unknown): string | null {
+  const s = str(v)?.trim();
+  if (!s) return null;
+  return /^\d{1,3}$/.test(s) ? s.padStart(3, '0') : s;
+}
+
+/** Map the ITMX-style proxy types providers echo (MSISDN, NATID, EWALLETID...) onto the port's. */
+export function proxyType(v: unknown): ProxyType {
+  const s = (str(v) ?? '').toUpperCase();
+  if (s === 'MSISDN' || s === 'PHONE' || s === 'MOBILE') return 'PHONE';
+  if (s === 'NATID' || s === 'NATIONAL_ID' || s === 'TAXID') return 'NATID';
+  if (s === 'EWALLETID' || s === 'EWALLET') return 'EWALLET';
+  if (s === 'EMAIL') return 'EMAIL';
+  return 'OTHER';
+}
+
+/** Retry-After in seconds (delta form only; an HTTP date falls back). */
+export function retryAfterSeconds(headers: Headers, fallback: number): number {
+  const raw = headers.get('retry-after');
+  const n = raw === null ? NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? Math.min(Math.ceil(n), 3600) : fallback;
+}
+
+export function joinUrl(base: string, path: string): string {
+  return base.replace(/\/+$/, '') + path;
+}

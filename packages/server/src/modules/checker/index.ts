@@ -1,0 +1,17 @@
+export * from './checker-port.js';
+export { createCheckerFromConfig, CHECKER_IDS, type CheckerConfig, type ConfiguredChecker } from './checker-factory.js';
+export {
+  createResilientChecker,
+  createFailoverChecker,
+  createCircuitBreaker,
+  withDeadline,
+  type ResilientChecker,
+  type ResilientOptions,
+  type BreakerOptions,
+  type BreakerState,
+  type ResilienceDeps,
+} from './resilient-checker.js';
+export { createSandboxChecker } from './sandbox-checker.js';
+export { createEasySlipChecker } from './easyslip-checker.js';
+export { createSlipOkChecker } from './slipok-checker.js';
+export { createKeepAliveFetch, type FetchFn } from './checker-http.js';

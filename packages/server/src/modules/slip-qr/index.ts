@@ -1,0 +1,17 @@
+export { BANKS, TRUEMONEY_CODE, TRUEMONEY_NAME, type BankInfo } from './slip-qr-banks.js';
+export {
+  parseSlipPayload,
+  crc16ccittFalse,
+  type SlipPayloadResult,
+  type SlipPayloadOk,
+  type SlipPayloadError,
+  type SlipPayloadErrorCode,
+} from './slip-qr-parser.js';
+export { decodeSlipImage, type DecodeResult, type DecodeErrorCode, type DecodeOptions } from './slip-qr-decoder.js';
+export {
+  createSlipDecoderPool,
+  type SlipDecoderPool,
+  type SlipDecoderPoolOptions,
+  type DecodeCallOptions,
+} from './slip-qr-pool.js';
+export { runDecodeCommand, type DecodeCommandLine } from './slip-qr-command.js';

@@ -1,0 +1,224 @@
+import sharp, { type Metadata, type Sharp } from 'sharp';
+import { parseSlipPayload, type SlipPayloadOk } from './slip-qr-parser.js';
+import { scanLuma, type LumaImage, type ScanHit, type ScanOptions } from './slip-qr-zxing.js';
+
+export type DecodeErrorCode = 'NO_QR_FOUND' | 'NOT_SLIP_QR' | 'BAD_CHECKSUM' | 'UNKNOWN_BANK' | 'UNREADABLE_IMAGE';
+
+export type DecodeResult =
+  | (Omit<SlipPayloadOk, 'ok'> & { ok: true; /** cascade pass that found the slip QR */ pass: string })
+  | { ok: false; errorCode: DecodeErrorCode; message: string };
+
+type DecodeFailure = Extract<DecodeResult, { ok: false }>;
+
+// Fast pass size: a slip's QR is ~15-25% of the slip width, so at 1000 px on the long side it still
+// has 2+ px per module, and the scan costs a few ms instead of 20+ at full resolution.
+const FAST_MAX_SIDE = 1000;
+// 12 MP photos are scanned at full size only up to this (bounds memory and time per pass).
+const FULL_MAX_SIDE = 3000;
+// Decompression-bomb guard: larger inputs are refused, not decoded.
+const MAX_INPUT_PIXELS = 50_000_000;
+
+// Higher rank wins when no pass finds a valid slip: a slip-shaped QR with a wrong CRC tells the user
+// more than "no QR at all".
+const FAILURE_RANK: Record<DecodeErrorCode, number> = {
+  UNREADABLE_IMAGE: 0,
+  NO_QR_FOUND: 1,
+  NOT_SLIP_QR: 2,
+  UNKNOWN_BANK: 3,
+  BAD_CHECKSUM: 4,
+};
+
+sharp.cache(false);
+
+/** Lazily built greyscale renditions of one input image, shared by the passes. */
+class Renditions {
+  private small?: Promise<LumaImage>;
+  private full?: Promise<LumaImage>;
+  constructor(
+    private readonly image: Buffer,
+    private readonly meta: { width: number; height: number; channels: number; hasAlpha: boolean },
+  ) {}
+
+  get longSide(): number {
+    return Math.max(this.meta.width, this.meta.height);
+  }
+
+  base(maxSide: number): Sharp {
+    let p = sharp(this.image, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'none' });
+    if (this.meta.hasAlpha) p = p.flatten({ background: '#ffffff' });
+    if (this.longSide > maxSide) p = p.resize({ width: maxSide, height: maxSide, fit: 'inside', kernel: 'linear' });
+    // One colour channel instead of greyscale(): libvips' colourspace conversion costs ~10 ms on a
+    // slip, and green carries most of the luminance of dark-on-light codes anyway.
+    const channels = this.meta.hasAlpha ? 3 : this.meta.channels;
+    return p.extractChannel(channels >= 3 ? 1 : 0);
+  }
+
+  smallLuma(): Promise<LumaImage> {
+    this.small ??= toLuma(this.base(FAST_MAX_SIDE));
+    return this.small;
+  }
+
+  fullLuma(): Promise<LumaImage> {
+    if (this.longSide <= FAST_MAX_SIDE) return this.smallLuma();
+    this.full ??= toLuma(this.base(FULL_MAX_SIDE));
+    return this.full;
+  }
+}
+
+async function toLuma(p: Sharp): Promise<LumaImage> {
+  const { data, info } = await p.raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+async function transform(img: LumaImage, f: (p: Sharp) => Sharp): Promise<LumaImage> {
+  const p = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 1 } });
+  return toLuma(f(p).extractChannel(0));
+}
+
+/** Crops a located-but-unread symbol with a quiet-zone margin and upscales it. */
+async function regionCrop(img: LumaImage, box: ScanHit['box'], scale: number): Promise<LumaImage | null> {
+  const w = box.right - box.left;
+  const h = box.bottom - box.top;
+  if (w < 8 || h < 8) return null;
+  const m = Math.max(w, h) * 0.25;
+  const left = Math.max(0, Math.floor(box.left - m));
+  const top = Math.max(0, Math.floor(box.top - m));
+  const right = Math.min(img.width, Math.ceil(box.right + m));
+  const bottom = Math.min(img.height, Math.ceil(box.bottom + m));
+  if (right - left < 8 || bottom - top < 8) return null;
+  const target = Math.min(1200, Math.round((right - left) * scale));
+  return transform(img, (p) =>
+    p
+      .extract({ left, top, width: right - left, height: bottom - top })
+      .resize({ width: target, kernel: 'lanczos3' })
+      .normalise(),
+  );
+}
+
+interface Pass {
+  name: string;
+  run: (r: Renditions, located: LocatedBoxes) => Promise<ScanHit[]>;
+}
+
+/** Symbols the detector found but could not decode, remembered per rendition for the region pass. */
+interface LocatedBoxes {
+  small: ScanHit['box'][];
+  full: ScanHit['box'][];
+}
+
+const HARD: ScanOptions = { tryHarder: true, tryRotate: true, tryInvert: true, tryDownscale: true };
+
+async function scanAndLocate(img: LumaImage, o: ScanOptions, sink: ScanHit['box'][]): Promise<ScanHit[]> {
+  const hits = await scanLuma(img, { ...o, returnErrors: true });
+  for (const h of hits) if (!h.valid) sink.push(h.box);
+  return hits.filter((h) => h.valid);
+}
+
+/** Cascade order, cheapest first; later passes run only while no valid slip payload has turned up. */
+const PASSES: Pass[] = [
+  { name: 'fast', run: async (r, l) => scanAndLocate(await r.smallLuma(), {}, l.small) },
+  { name: 'harder', run: async (r, l) => scanAndLocate(await r.smallLuma(), HARD, l.small) },
+  { name: 'full', run: async (r, l) => (r.longSide > FAST_MAX_SIDE ? scanAndLocate(await r.fullLuma(), HARD, l.full) : []) },
+  {
+    name: 'histogram',
+    run: async (r, l) => scanAndLocate(await r.fullLuma(), { ...HARD, binarizer: 'GlobalHistogram' }, l.full),
+  },
+  {
+    name: 'region',
+    run: async (r, l) => {
+      const out: ScanHit[] = [];
+      const jobs: [LumaImage, ScanHit['box'][]][] = [
+        [await r.fullLuma(), l.full],
+        [await r.smallLuma(), l.small],
+      ];
+      for (const [img, boxes] of jobs) {
+        for (const box of boxes.slice(0, 3)) {
+          const crop = await regionCrop(img, box, 2);
+          if (!crop) continue;
+          out.push(...(await scanLuma(crop, HARD)));
+          out.push(...(await scanLuma(crop, { ...HARD, binarizer: 'GlobalHistogram' })));
+        }
+      }
+      return out;
+    },
+  },
+  {
+    name: 'enhance',
+    run: async (r) => {
+      // Contrast stretch + light denoise: washed-out screenshots and noisy photos.
+      const img = await transform(await r.smallLuma(), (p) => p.median(3).normalise());
+      return scanLuma(img, HARD);
+    },
+  },
+  {
+    name: 'rot180',
+    run: async (r) => scanLuma(await transform(await r.smallLuma(), (p) => p.rotate(180)), HARD),
+  },
+  {
+    name: 'rot90',
+    run: async (r) => scanLuma(await transform(await r.smallLuma(), (p) => p.rotate(90)), HARD),
+  },
+  {
+    name: 'upscale',
+    run: async (r) => {
+      // Small images (thumbnails, w540 screenshots): 2x so each module spans enough pixels.
+      if (r.longSide > 1200) return [];
+      const img = await r.fullLuma();
+      return scanLuma(await transform(img, (p) => p.resize({ width: img.width * 2, kernel: 'lanczos3' })), HARD);
+    },
+  },
+];
+
+export interface DecodeOptions {
+  /** Restrict the cascade to these pass names (benchmarks and tests). */
+  passes?: string[];
+}
+
+/**
+ * Finds the slip QR in an image with a cascade of increasingly expensive passes. In-thread: the
+ * service calls it through the worker pool; the benchmark and the worker itself call it directly.
+ */
+export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOptions = {}): Promise<DecodeResult> {
+  const buf = Buffer.isBuffer(image) ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+  let meta: Metadata;
+  try {
+    meta = await sharp(buf, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
+  } catch {
+    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image could not be read' };
+  }
+  const { width, height } = meta;
+  if (!width || !height) return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image has no size' };
+  if (width * height > MAX_INPUT_PIXELS) {
+    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image is too large' };
+  }
+  const r = new Renditions(buf, { width, height, channels: meta.channels ?? 3, hasAlpha: meta.hasAlpha ?? false });
+  const located: LocatedBoxes = { small: [], full: [] };
+  let best: DecodeFailure = { ok: false, errorCode: 'NO_QR_FOUND', message: 'no QR code found in the image' };
+  const seen = new Set<string>();
+
+  for (const pass of PASSES) {
+    if (opts.passes && !opts.passes.includes(pass.name)) continue;
+    let hits: ScanHit[];
+    try {
+      hits = await pass.run(r, located);
+    } catch {
+      // A pass that cannot process this image (corrupt data past the header) must not end the
+      // cascade; if every pass fails the answer stays NO_QR_FOUND or the first pass' verdict.
+      if (pass.name === 'fast') return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image could not be decoded' };
+      continue;
+    }
+    for (const hit of hits) {
+      if (!hit.valid || seen.has(hit.text)) continue;
+      seen.add(hit.text);
+      const parsed = parseSlipPayload(hit.text);
+      if (parsed.ok) {
+        const { ok: _ok, ...fields } = parsed;
+        return { ok: true, ...fields, pass: pass.name };
+      }
+      if (FAILURE_RANK[parsed.errorCode] > FAILURE_RANK[best.errorCode]) {
+        best = { ok: false, errorCode: parsed.errorCode, message: parsed.message };
+      }
+    }
+  }
+  return best;
+}

@@ -1,0 +1,208 @@
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../../errors.js';
+import type { DecodeResult } from './slip-qr-decoder.js';
+import type { WorkerRequest, WorkerResponse } from './slip-qr-worker.js';
+
+export interface SlipDecoderPoolOptions {
+  /** Worker threads; default: one per core. */
+  threads?: number;
+  /** Jobs waiting for a free worker before decode() refuses with DECODER_BUSY; default 16 per thread. */
+  maxQueue?: number;
+  /** A job running longer than this kills its worker (which is replaced); default 20 s. */
+  jobTimeoutMs?: number;
+  /** Worker script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */
+  workerUrl?: URL;
+}
+
+export interface DecodeCallOptions {
+  /**
+   * By default the image's memory is transferred to the worker and the caller's Buffer is left
+   * empty (no copy of the image stays on the main thread). Set `copy` to keep it usable.
+   */
+  copy?: boolean;
+}
+
+export interface SlipDecoderPool {
+  decode(image: Buffer, options?: DecodeCallOptions): Promise<DecodeResult>;
+  close(): Promise<void>;
+  /** Resolves once every worker has loaded (the first decode then pays no start-up cost). */
+  ready(): Promise<void>;
+  /** Snapshot for health/metrics: busy workers and queued jobs. */
+  stats(): { threads: number; busy: number; queued: number };
+}
+
+interface Job {
+  id: number;
+  image: Uint8Array;
+  resolve: (r: DecodeResult) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  job?: Job;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * A .ts worker needs the tsx loader registered inside its own thread: neither the parent's loader
+ * nor vitest's transform reaches workers, and on Node 20 `execArgv: ['--import', 'tsx']` does not
+ * apply to the worker's entry module. So a tiny eval'd bootstrap registers tsx, then imports it.
+ */
+function workerSource(url: URL): { source: string | URL; evalSource: boolean } {
+  if (!url.pathname.endsWith('.ts')) return { source: url, evalSource: false };
+  // Resolved from here (not the process cwd); the ESM build, as tsx's CJS register is broken in workers.
+  const cjs = createRequire(import.meta.url).resolve('tsx/esm/api');
+  const api = pathToFileURL(cjs.replace(/\.cjs$/, '.mjs')).href;
+  const source =
+    `import(${JSON.stringify(api)}).then((m) => { (m.register ?? m.default.register)(); ` +
+    `return import(${JSON.stringify(url.href)}); });`;
+  return { source, evalSource: true };
+}
+
+/** Copies only when the bytes share an ArrayBuffer with other data (Node's small-Buffer pool). */
+function ownBytes(image: Buffer, copy: boolean): Uint8Array {
+  const whole = image.byteOffset === 0 && image.byteLength === image.buffer.byteLength;
+  if (!copy && whole && image.buffer instanceof ArrayBuffer) return new Uint8Array(image.buffer);
+  return new Uint8Array(image);
+}
+
+const closedError = () => new AppError('DECODER_CLOSED', 503, 'slip decoder is shut down');
+const unavailableError = () => new AppError('DECODER_UNAVAILABLE', 503, 'slip decoder could not start');
+
+export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): SlipDecoderPool {
+  const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
+  const maxQueue = Math.max(0, Math.floor(options.maxQueue ?? threads * 16));
+  const jobTimeoutMs = options.jobTimeoutMs ?? 20_000;
+  const workerUrl = options.workerUrl ?? new URL('./slip-qr-worker.ts', import.meta.url);
+  const { source, evalSource } = workerSource(workerUrl);
+  const queue: Job[] = [];
+  const slots: Slot[] = [];
+  let nextId = 1;
+  let closed = false;
+  // Workers that died before saying ready, in a row: a broken install must not respawn forever.
+  let startFailures = 0;
+  let broken = false;
+  let readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+
+  function settleReady(): void {
+    if (readyWaiters.length === 0) return;
+    const waiters = readyWaiters;
+    if (broken || closed) {
+      readyWaiters = [];
+      for (const w of waiters) w.reject(broken ? unavailableError() : closedError());
+    } else if (slots.every((s) => s.ready)) {
+      readyWaiters = [];
+      for (const w of waiters) w.resolve();
+    }
+  }
+
+  function spawn(): Slot {
+    const slot: Slot = { worker: new Worker(source, { eval: evalSource }), ready: false };
+    slot.worker.unref();
+    slot.worker.on('message', (msg: WorkerResponse) => {
+      if ('ready' in msg) {
+        slot.ready = true;
+        startFailures = 0;
+        settleReady();
+        return;
+      }
+      const job = slot.job;
+      if (!job || msg.id !== job.id) return;
+      finish(slot);
+      if ('result' in msg) job.resolve(msg.result);
+      else job.reject(new AppError('DECODER_FAILED', 500, 'slip decoder failed on this image'));
+      pump();
+    });
+    // 'error' is followed by 'exit'; the exit handler does the replacing.
+    slot.worker.on('error', () => undefined);
+    slot.worker.on('exit', () => {
+      const job = slot.job;
+      finish(slot);
+      const i = slots.indexOf(slot);
+      if (i >= 0) slots.splice(i, 1);
+      if (closed) {
+        job?.reject(closedError());
+        settleReady();
+        return;
+      }
+      job?.reject(new AppError('DECODER_FAILED', 500, 'slip decoder worker stopped while decoding'));
+      if (!slot.ready && ++startFailures >= 3) {
+        broken = true;
+        for (const queued of queue.splice(0)) queued.reject(unavailableError());
+        settleReady();
+        return;
+      }
+      slots.push(spawn());
+      pump();
+    });
+    return slot;
+  }
+
+  function finish(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = undefined;
+    slot.job = undefined;
+    slot.worker.unref();
+  }
+
+  function start(slot: Slot, job: Job): void {
+    slot.job = job;
+    // Keep the process alive while a caller waits on this job.
+    slot.worker.ref();
+    slot.timer = setTimeout(() => {
+      // terminate() ends in 'exit', which rejects the job and spawns a replacement.
+      void slot.worker.terminate();
+    }, jobTimeoutMs);
+    const image = job.image;
+    job.image = new Uint8Array(0);
+    const msg: WorkerRequest = { id: job.id, image };
+    slot.worker.postMessage(msg, [image.buffer as ArrayBuffer]);
+  }
+
+  function pump(): void {
+    for (const slot of slots) {
+      if (queue.length === 0) return;
+      if (!slot.job) start(slot, queue.shift()!);
+    }
+  }
+
+  for (let i = 0; i < threads; i++) slots.push(spawn());
+
+  return {
+    decode(image, callOptions = {}) {
+      if (closed) return Promise.reject(closedError());
+      if (broken) return Promise.reject(unavailableError());
+      if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
+      const free = slots.find((s) => !s.job);
+      if (!free && queue.length >= maxQueue) {
+        return Promise.reject(new AppError('DECODER_BUSY', 503, 'slip decoder is busy, retry shortly'));
+      }
+      return new Promise<DecodeResult>((resolve, reject) => {
+        const job: Job = { id: nextId++, image: ownBytes(image, callOptions.copy ?? false), resolve, reject };
+        if (free) start(free, job);
+        else queue.push(job);
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      settleReady();
+      for (const job of queue.splice(0)) job.reject(closedError());
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+    },
+    ready() {
+      return new Promise<void>((resolve, reject) => {
+        readyWaiters.push({ resolve, reject });
+        settleReady();
+      });
+    },
+    stats() {
+      return { threads: slots.length, busy: slots.filter((s) => s.job).length, queued: queue.length };
+    },
+  };
+}

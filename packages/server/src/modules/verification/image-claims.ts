@@ -1,0 +1,59 @@
+import type { Db } from '../../db/db.js';
+
+/**
+ * Same-image replay as a database claim, so N concurrent uploads of one image make one check on one
+ * node or many: the first INSERT wins, the others wait for its record and answer it with cached=true.
+ */
+export type ClaimOutcome = { kind: 'owner' } | { kind: 'cached'; transactionId: string };
+
+const POLL_MS = 25;
+
+export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: number; inFlightTakeoverMs: number; waitMs: number }) {
+  const { db, now } = deps;
+
+  async function tryInsert(shopId: string, scope: string, hash: string, at: string): Promise<boolean> {
+    const r = await db.insertInto('image_claims').values({ shop_id: shopId, scope, image_hash: hash, transaction_id: null, claimed_at: at })
+      .onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing()).executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  return {
+    async claim(shopId: string, scope: string, hash: string): Promise<ClaimOutcome> {
+      const deadline = Date.now() + deps.waitMs;
+      for (;;) {
+        const t = now();
+        if (await tryInsert(shopId, scope, hash, t.toISOString())) return { kind: 'owner' };
+        const row = await db.selectFrom('image_claims').selectAll()
+          .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash).executeTakeFirst();
+        if (!row) continue; // released between our insert and select: try again
+        const age = t.getTime() - Date.parse(row.claimed_at);
+        const expired = row.transaction_id ? age >= deps.windowMs : age >= deps.inFlightTakeoverMs;
+        if (expired) {
+          // Conditional takeover: only one of several racing callers matches the old claimed_at.
+          const u = await db.updateTable('image_claims').set({ claimed_at: t.toISOString(), transaction_id: null })
+            .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash)
+            .where('claimed_at', '=', row.claimed_at).executeTakeFirst();
+          if (Number(u.numUpdatedRows) === 1) return { kind: 'owner' };
+          continue;
+        }
+        if (row.transaction_id) return { kind: 'cached', transactionId: row.transaction_id };
+        if (Date.now() > deadline) return { kind: 'owner' }; // the first check is stuck: check again rather than hang
+        await new Promise((r) => setTimeout(r, POLL_MS));
+      }
+    },
+    async complete(trx: Db, shopId: string, scope: string, hash: string, transactionId: string) {
+      await trx.updateTable('image_claims').set({ transaction_id: transactionId })
+        .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash).execute();
+    },
+    /** Results that must not be replayed (provider errors, quota refusals) give the claim back. */
+    async release(shopId: string, scope: string, hash: string, trx: Db = db) {
+      await trx.deleteFrom('image_claims').where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash)
+        .where('transaction_id', 'is', null).execute();
+    },
+    async prune() {
+      const cutoff = new Date(now().getTime() - deps.windowMs).toISOString();
+      await db.deleteFrom('image_claims').where('claimed_at', '<', cutoff).where('transaction_id', 'is not', null).execute();
+    },
+  };
+}
+export type ImageClaims = ReturnType<typeof createImageClaims>;

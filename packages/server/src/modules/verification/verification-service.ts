@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../db/db.js';
+import type { TransactionsTable } from '../../db/db-schema.js';
+import { AppError, notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { ResultsBus } from '../../lib/results-bus.js';
+import { enqueueOutbox, OUTBOX_KINDS } from '../../outbox/outbox-repo.js';
+import type { Checker, CheckerResult } from '../checker/checker-port.js';
+import type { PayeeService } from '../payees/payee-service.js';
+import type { Plan, PlanService } from '../plans/plan-service.js';
+import type { QuotaService, Reservation } from '../quota/quota-service.js';
+import type { Shop, ShopService } from '../shops/shop-service.js';
+import { BANKS } from '../slip-qr/slip-qr-banks.js';
+import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
+import { amountToSatang, recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
+import type { ImageClaims } from './image-claims.js';
+import { judgeFoundSlip } from './slip-outcome.js';
+import type { PayeeForMatch } from './receiver-match.js';
+
+export interface VerifyInput {
+  shopId: string;
+  source: TxSource;
+  image: Buffer;
+  environment?: 'live' | 'test';
+  apiKeyId?: string | null;
+  expectedAmount?: number;
+  clientRef?: string | null;
+  /** The API has already loaded these with the key; other channels let the service load them. */
+  shop?: Shop;
+  plan?: Plan;
+}
+
+export interface VerifyOutcome {
+  record: TransactionRecord;
+  quota: { used: number; limit: number; remaining: number };
+  daysUntilReset: number;
+  isNew: boolean;
+}
+
+export interface VerificationDeps {
+  db: Db;
+  clock: Clock;
+  shops: ShopService;
+  plans: PlanService;
+  payees: PayeeService;
+  quota: QuotaService;
+  claims: ImageClaims;
+  decode: (image: Buffer) => Promise<DecodeResult>;
+  checker: Checker;
+  bus: ResultsBus;
+  maxImageBytes: number;
+  staleMode: 'off' | 'alert' | 'reject';
+  staleMaxAgeHours: number;
+  onError?: (err: unknown, where: string) => void;
+}
+
+const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const isJpegOrPng = (b: Buffer) => b.subarray(0, 3).equals(JPEG) || b.subarray(0, 8).equals(PNG);
+
+const isUniqueViolation = (e: unknown) => {
+  const err = e as { code?: string; message?: string };
+  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(err?.message ?? '');
+};
+
+const DECODE_MESSAGES: Record<string, string> = {
+  NO_QR_FOUND: 'No slip QR code was found in the image. Send the original e-slip image (not a cropped or edited one).',
+  NOT_SLIP_QR: 'The image holds a QR code, but it is not a bank slip QR (a payment QR or another code).',
+  BAD_CHECKSUM: 'The slip QR code is damaged or altered (checksum mismatch).',
+  UNREADABLE_IMAGE: 'The image could not be read.',
+};
+
+type Draft = Omit<TransactionsTable, 'id' | 'shop_id' | 'source' | 'environment' | 'latency_ms' | 'client_ref' | 'image_hash' | 'api_key_id' | 'created_at' | 'anonymized_at' | 'expected_amount_satang'>;
+
+const emptyDraft = (): Draft => ({
+  status: 'INVALID', trans_ref: null, amount_satang: null, bank_code: null, bank_name: null, sender_name: null, sender_account: null,
+  receiver_name: null, receiver_account: null, trans_date: null, error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 0, success_ref: null,
+});
+
+/**
+ * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
+ * memory: its SHA-256 is kept for replay detection, the bytes go to the decoder thread and are dropped.
+ */
+export function createVerificationService(deps: VerificationDeps) {
+  const { db, clock, quota, claims } = deps;
+
+  async function loadShop(input: VerifyInput): Promise<{ shop: Shop; plan: Plan }> {
+    const shop = input.shop ?? await deps.shops.get(input.shopId);
+    const plan = input.plan ?? await deps.plans.get(shop.planCode);
+    if (shop.state === 'suspended') throw new AppError('SHOP_SUSPENDED', 403, 'This shop is suspended; contact support');
+    return { shop, plan };
+  }
+
+  function checkImage(image: Buffer) {
+    if (!image || image.length === 0) throw new AppError('INVALID_IMAGE', 400, 'Send the slip image as the raw request body (JPEG or PNG bytes, Content-Type: application/octet-stream); the body was empty');
+    if (image.length > deps.maxImageBytes) throw new AppError('PAYLOAD_TOO_LARGE', 413, `The image is larger than ${deps.maxImageBytes} bytes`);
+    if (!isJpegOrPng(image)) throw new AppError('INVALID_IMAGE', 400, 'The body is not a JPEG or PNG image. Send the raw image bytes (not JSON, multipart or base64) with Content-Type: application/octet-stream');
+  }
+
+  async function quotaAfter(shop: Shop, plan: Plan, environment: 'live' | 'test') {
+    const q = await quota.snapshot(shop, plan);
+    if (environment === 'test') {
+      const t = await quota.testSnapshot(shop.id);
+      if (t.used !== null) return { quota: { used: t.used, limit: t.limit, remaining: t.remaining }, daysUntilReset: q.daysUntilReset };
+    }
+    return { quota: quota.quotaBody(q), daysUntilReset: q.daysUntilReset };
+  }
+
+  /** Asks the checker and turns its answer into a draft record; `charged` follows the charging rule. */
+  async function judge(decoded: Extract<DecodeResult, { ok: true }>, payees: PayeeForMatch[], expectedAmount: number | undefined): Promise<Draft> {
+    const draft = emptyDraft();
+    draft.trans_ref = decoded.transRef;
+    draft.bank_code = decoded.bankCode;
+    draft.bank_name = decoded.bankName;
+    let answer: CheckerResult;
+    try {
+      answer = await deps.checker.check({ payload: decoded.payload, bankCode: decoded.bankCode, transRef: decoded.transRef });
+    } catch (err) {
+      deps.onError?.(err, 'checker');
+      answer = { kind: 'UNAVAILABLE', reason: 'checker threw' };
+    }
+    if (answer.kind === 'UNAVAILABLE') {
+      return { ...draft, status: 'PROVIDER_ERROR', error_code: 'PROVIDER_UNAVAILABLE', error_message: 'The bank data service did not answer in time. Nothing was charged; send the same slip again in a minute.' };
+    }
+    if (answer.kind === 'PENDING') {
+      const mins = Math.max(1, Math.ceil(answer.retryAfterSeconds / 60));
+      return { ...draft, status: 'PROVIDER_ERROR', error_code: 'SLIP_PENDING', error_message: `The bank has not published this transfer yet (some banks take a few minutes). Nothing was charged; try again in about ${mins} minute(s).` };
+    }
+    draft.charged = 1;
+    if (answer.kind === 'NOT_FOUND') {
+      return { ...draft, status: 'FRAUD', error_code: 'SLIP_NOT_FOUND', error_message: 'The bank has no transfer matching this slip: it may be forged or edited.' };
+    }
+    const slip = answer.slip;
+    if (slip.transRef && slip.transRef !== decoded.transRef) {
+      return { ...draft, status: 'FRAUD', error_code: 'DATA_MISMATCH', error_message: 'The bank data does not match the slip QR: it may be forged or edited.' };
+    }
+    const verdict = judgeFoundSlip(slip, payees, expectedAmount, { staleMode: deps.staleMode, staleMaxAgeHours: deps.staleMaxAgeHours, now: clock.now() });
+    const bank = BANKS[slip.sendingBankCode] ?? BANKS[decoded.bankCode];
+    return {
+      ...draft,
+      status: verdict.status, error_code: verdict.errorCode, error_message: verdict.errorMessage, stale: verdict.stale ? 1 : 0,
+      amount_satang: amountToSatang(slip.amount), bank_code: slip.sendingBankCode || decoded.bankCode, bank_name: bank?.nameEn ?? decoded.bankName,
+      sender_name: slip.sender.name || slip.sender.nameEn || null, sender_account: slip.sender.account ?? slip.sender.proxy?.value ?? null,
+      receiver_name: slip.receiver.name || slip.receiver.nameEn || null, receiver_account: slip.receiver.account ?? slip.receiver.proxy?.value ?? null,
+      trans_date: new Date(slip.transDate).toISOString(), success_ref: verdict.status === 'SUCCESS' ? decoded.transRef : null,
+    };
+  }
+
+  async function alreadySucceeded(shopId: string, transRef: string): Promise<boolean> {
+    const row = await db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('success_ref', '=', transRef).executeTakeFirst();
+    return !!row;
+  }
+
+  const duplicateOf = (d: Draft): Draft => ({
+    ...d, status: 'DUPLICATE', duplicate: 1, success_ref: null, error_code: 'DUPLICATE',
+    error_message: 'This transfer was already verified successfully for this shop: the slip is being re-used.',
+  });
+
+  /** Writes the record, completes or releases the image claim and enqueues follow-ups in one transaction. */
+  async function persist(row: TransactionsTable, cacheable: boolean, hash: string): Promise<TransactionsTable> {
+    const write = async (r: TransactionsTable) => db.transaction().execute(async (trx) => {
+      await trx.insertInto('transactions').values(r).execute();
+      if (cacheable) await claims.complete(trx, r.shop_id, r.environment, hash, r.id);
+      else await claims.release(r.shop_id, r.environment, hash, trx);
+      const now = clock.now();
+      await enqueueOutbox(trx, { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } }, now);
+      if (r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
+        await enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: r.shop_id, payload: { type: 'STALE_SLIP', shopId: r.shop_id, transactionId: r.id } }, now);
+      }
+      return r;
+    });
+    try {
+      return await write(row);
+    } catch (err) {
+      // Another image of the same transfer committed SUCCESS first: the database keeps only one.
+      if (row.success_ref && isUniqueViolation(err)) return write({ ...row, ...duplicateOf(row) });
+      throw err;
+    }
+  }
+
+  return {
+    async verifySlip(input: VerifyInput): Promise<VerifyOutcome> {
+      const started = performance.now();
+      const environment = input.environment ?? 'live';
+      checkImage(input.image);
+      const { shop, plan } = await loadShop(input);
+      const hash = createHash('sha256').update(input.image).digest('hex');
+
+      const claim = await claims.claim(shop.id, environment, hash);
+      if (claim.kind === 'cached') {
+        const row = await db.selectFrom('transactions').selectAll().where('shop_id', '=', shop.id).where('id', '=', claim.transactionId).executeTakeFirst();
+        if (!row) throw notFound('Transaction');
+        return { record: recordFromRow(row, true), ...await quotaAfter(shop, plan, environment), isNew: false };
+      }
+
+      let reservation: Reservation | null = null;
+      try {
+        const payees = await deps.payees.activeForMatching(shop.id);
+        if (!payees.length) {
+          throw new AppError('NO_PAYEE_CONFIGURED', 422, 'This shop has no active payee account, so the receiver on a slip cannot be checked. Add the bank account or PromptPay id customers pay into, then send the slip again.');
+        }
+        reservation = await quota.reserve(shop, plan, environment);
+        const decoded = await deps.decode(input.image);
+        let draft: Draft;
+        if (!decoded.ok) {
+          draft = { ...emptyDraft(), status: 'INVALID', error_code: decoded.errorCode, error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message };
+        } else if (await alreadySucceeded(shop.id, decoded.transRef)) {
+          draft = duplicateOf({ ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName });
+        } else {
+          draft = await judge(decoded, payees.map((p) => ({ bankCode: p.bank_code, kind: p.kind as 'BANK' | 'PROMPTPAY', accountNumber: p.account_number, proxyType: p.proxy_type, holder: p.holder, status: p.status })), input.expectedAmount);
+        }
+        if (!draft.charged) {
+          await quota.release(reservation);
+          reservation = null;
+        }
+        const now = clock.now();
+        const row: TransactionsTable = {
+          ...draft, id: newId('txn', now.getTime()), shop_id: shop.id, source: input.source, environment,
+          expected_amount_satang: input.expectedAmount === undefined ? null : amountToSatang(input.expectedAmount),
+          latency_ms: Math.round(performance.now() - started), client_ref: input.clientRef ?? null, image_hash: hash,
+          api_key_id: input.apiKeyId ?? null, anonymized_at: null, created_at: now.toISOString(),
+        };
+        // A provider failure must really be retried next time, so it is never replayed from the cache.
+        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', hash);
+        reservation = null; // charged and recorded together
+        const record = recordFromRow(saved);
+        void deps.bus.publish({ shopId: shop.id, type: 'transaction.created', data: record }).catch((e) => deps.onError?.(e, 'bus'));
+        return { record, ...await quotaAfter(shop, plan, environment), isNew: true };
+      } catch (err) {
+        if (reservation) await quota.release(reservation).catch((e) => deps.onError?.(e, 'quota release'));
+        await claims.release(shop.id, environment, hash).catch((e) => deps.onError?.(e, 'claim release'));
+        throw err;
+      }
+    },
+  };
+}
+export type VerificationService = ReturnType<typeof createVerificationService>;

@@ -1,0 +1,119 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createEasySlipChecker } from '../../src/modules/checker/easyslip-checker.js';
+import { createKeepAliveFetch } from '../../src/modules/checker/checker-http.js';
+import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
+
+const q = { payload: '0041000600000101030040220014242082547BPM049885102TH9104E3A5', bankCode: '004', transRef: '014242082547BPM04988' };
+
+// shaped like the documented v2 answer: {success, data:{isDuplicate, matchedAccount, amountInSlip, rawSlip}}
+const success = {
+  success: true,
+  message: 'Operation completed successfully',
+  data: {
+    isDuplicate: false,
+    matchedAccount: null,
+    amountInSlip: 1000,
+    rawSlip: {
+      payload: q.payload,
+      transRef: '014242082547BPM04988',
+      date: '2026-01-01T23:30:00+07:00',
+      countryCode: 'TH',
+      amount: { amount: 1000, local: { amount: 0, currency: '' } },
+      fee: 0,
+      sender: {
+        bank: { id: '004', name: 'กสิกรไทย', short: 'KBANK' },
+        account: { name: { th: 'นาย อีซี่ ส', en: 'MR. EASY S' }, bank: { type: 'BANKAC', account: 'xxx-x-x1234-x' } },
+      },
+      receiver: {
+        bank: { id: '030', name: 'ธนาคารออมสิน', short: 'GSB' },
+        account: {
+          name: { th: 'นาย ร้านค้า ด', en: 'MR. RANKHA D' },
+          bank: { type: 'BANKAC', account: '0200xxxx5678' },
+          proxy: { type: 'MSISDN', account: '081-xxx-5678' },
+        },
+      },
+    },
+  },
+};
+const err = (status: number, code: string, headers?: Record<string, string>): Reply => ({
+  status,
+  headers,
+  body: { success: false, error: { code, message: 'x' } },
+});
+
+let reply: Reply = { status: 200, body: success };
+let up: FakeUpstream;
+const http = createKeepAliveFetch();
+beforeAll(async () => {
+  up = await startFakeUpstream(() => reply);
+});
+afterAll(async () => {
+  await up.close();
+  await http.close();
+});
+afterEach(() => {
+  up.requests.length = 0;
+});
+const checker = () => createEasySlipChecker({ url: up.url, key: 'es_key', fetch: http.fetch });
+
+describe('EasySlip v2 adapter', () => {
+  it('posts {payload} to /v2/verify/bank with the bearer key and maps rawSlip', async () => {
+    reply = { status: 200, body: success };
+    const r = await checker().check(q);
+    expect(up.requests[0]).toMatchObject({ method: 'POST', url: '/v2/verify/bank', body: { payload: q.payload } });
+    expect(up.requests[0].headers.authorization).toBe('Bearer es_key');
+    expect(r).toEqual({
+      kind: 'FOUND',
+      slip: {
+        transRef: '014242082547BPM04988',
+        amount: 1000,
+        transDate: '2026-01-01T16:30:00.000Z',
+        sendingBankCode: '004',
+        receivingBankCode: '030',
+        sender: { name: 'นาย อีซี่ ส', nameEn: 'MR. EASY S', account: 'xxx-x-x1234-x', proxy: null, bankCode: '004' },
+        receiver: {
+          name: 'นาย ร้านค้า ด',
+          nameEn: 'MR. RANKHA D',
+          account: '0200xxxx5678',
+          proxy: { type: 'PHONE', value: '081-xxx-5678' },
+          bankCode: '030',
+        },
+      },
+    });
+  });
+
+  it('a PromptPay receiver without a bank account keeps only the proxy', async () => {
+    const body = structuredClone(success);
+    body.data.rawSlip.receiver.account = { name: { th: 'ร้าน', en: '' }, proxy: { type: 'EWALLETID', account: 'xxxxxxxxxxx4567' } } as never;
+    reply = { status: 200, body };
+    const r = await checker().check(q);
+    expect(r.kind === 'FOUND' && r.slip.receiver).toMatchObject({ account: null, proxy: { type: 'EWALLET', value: 'xxxxxxxxxxx4567' } });
+  });
+
+  it('404 SLIP_NOT_FOUND -> NOT_FOUND', async () => {
+    reply = err(404, 'SLIP_NOT_FOUND');
+    expect(await checker().check(q)).toEqual({ kind: 'NOT_FOUND' });
+  });
+
+  it('SLIP_PENDING -> PENDING, honouring Retry-After', async () => {
+    reply = err(404, 'SLIP_PENDING', { 'retry-after': '120' });
+    expect(await checker().check(q)).toEqual({ kind: 'PENDING', retryAfterSeconds: 120 });
+    reply = err(404, 'SLIP_PENDING');
+    expect(await checker().check(q)).toEqual({ kind: 'PENDING', retryAfterSeconds: 60 });
+  });
+
+  it.each<[string, Reply, boolean]>([
+    ['403 QUOTA_EXCEEDED', err(403, 'QUOTA_EXCEEDED'), false],
+    ['401 INVALID_API_KEY', err(401, 'INVALID_API_KEY'), false],
+    ['429 rate limited', err(429, 'RATE_LIMITED', { 'retry-after': '5' }), false],
+    ['400 VALIDATION_ERROR', err(400, 'VALIDATION_ERROR'), false],
+    ['404 NOT_FOUND (wrong endpoint) is not fraud', err(404, 'NOT_FOUND'), false],
+    ['500 API_SERVER_ERROR', err(500, 'API_SERVER_ERROR'), true],
+    ['502 from a proxy, no JSON', { status: 502, body: 'Bad Gateway' }, true],
+    ['200 without rawSlip', { status: 200, body: { success: true, data: {} } }, false],
+  ])('%s -> UNAVAILABLE (retryable=%s)', async (_l, r, retryable) => {
+    reply = r;
+    const res = await checker().check(q);
+    expect(res).toMatchObject({ kind: 'UNAVAILABLE', retryable });
+  });
+});

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
+import { bankPayload, slipImage } from './qr-images.js';
+
+const FAKE = new URL('./fixtures/fake-decoder-worker.mjs', import.meta.url);
+const BROKEN = new URL('./fixtures/broken-worker.mjs', import.meta.url);
+
+/** A standalone image buffer whose first byte tells the fake worker what to do. */
+function cmd(n: number, size = 64): Buffer {
+  const b = Buffer.from(new ArrayBuffer(size));
+  b[0] = n;
+  return b;
+}
+
+let pool: SlipDecoderPool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+describe('slip decoder pool with the real worker', () => {
+  it('decodes concurrently in worker threads and keeps the event loop free', async () => {
+    pool = createSlipDecoderPool({ threads: 2 });
+    const refs = ['AAAAAAAAAAAA0001', 'BBBBBBBBBBBB0002', 'CCCCCCCCCCCC0003', 'DDDDDDDDDDDD0004'];
+    const images = await Promise.all(
+      refs.map((ref) => slipImage([{ text: bankPayload('014', ref), size: 260, left: 780, top: 1500 }])),
+    );
+    // Event-loop lag while four decodes run: the decoding must not happen on this thread.
+    let last = performance.now();
+    let maxLag = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      maxLag = Math.max(maxLag, now - last);
+      last = now;
+    }, 5);
+    const results = await Promise.all(images.map((img) => pool!.decode(img)));
+    clearInterval(timer);
+    expect(results.map((r) => (r.ok ? r.transRef : r.errorCode))).toEqual(refs);
+    expect(maxLag).toBeLessThan(250);
+  });
+
+  it('transfers the image to the worker unless asked to copy', async () => {
+    pool = createSlipDecoderPool({ threads: 1 });
+    const payload = bankPayload('004', 'TRANSFER0000001');
+    const a = Buffer.from(await slipImage([{ text: payload, size: 260, left: 780, top: 1500 }]));
+    const b = Buffer.from(a);
+    const size = a.length;
+    const pending = pool.decode(a);
+    expect(a.length).toBe(0); // detached: no copy of the image stays on this thread
+    expect(await pending).toMatchObject({ ok: true, payload });
+    expect(await pool.decode(b, { copy: true })).toMatchObject({ ok: true, payload });
+    expect(b.length).toBe(size);
+  });
+
+  it('handles small pooled Buffers (which must not be transferred) and returns typed failures', async () => {
+    pool = createSlipDecoderPool({ threads: 1 });
+    const small = Buffer.from('not an image');
+    const other = Buffer.from('neighbour in the same pool');
+    expect(await pool.decode(small)).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
+    expect(other.toString()).toBe('neighbour in the same pool');
+  });
+});
+
+describe('slip decoder pool failure handling', () => {
+  it('rejects the job of a crashed worker and replaces the worker', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE });
+    await expect(pool.decode(cmd(1))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
+    await expect(pool.decode(cmd(3))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
+    expect(await pool.decode(cmd(0))).toMatchObject({ ok: false, errorCode: 'NO_QR_FOUND' });
+    expect(pool.stats().threads).toBe(1);
+  });
+
+  it('rejects a job the worker reports as failed, without losing the worker', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE });
+    await expect(pool.decode(cmd(4))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
+    expect(await pool.decode(cmd(0, 10))).toMatchObject({ message: expect.stringContaining('bytes=10') });
+  });
+
+  it('kills a hung worker after the job timeout, then keeps serving', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE, jobTimeoutMs: 300 });
+    const t0 = performance.now();
+    await expect(pool.decode(cmd(2))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(await pool.decode(cmd(0))).toMatchObject({ ok: false });
+  });
+
+  it('bounds the queue and rejects the overflow with DECODER_BUSY', async () => {
+    pool = createSlipDecoderPool({ threads: 1, maxQueue: 2, workerUrl: FAKE, jobTimeoutMs: 60_000 });
+    const outcome = (p: Promise<unknown>) => p.then(() => 'resolved', (e: { code?: string }) => e.code);
+    const running = outcome(pool.decode(cmd(2)));
+    const queued = [outcome(pool.decode(cmd(0))), outcome(pool.decode(cmd(0)))];
+    await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_BUSY', statusCode: 503 });
+    expect(pool.stats()).toEqual({ threads: 1, busy: 1, queued: 2 });
+    await pool.close();
+    expect(await Promise.all([running, ...queued])).toEqual(['DECODER_CLOSED', 'DECODER_CLOSED', 'DECODER_CLOSED']);
+    await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_CLOSED' });
+  });
+
+  it('stops respawning a worker that cannot start and says DECODER_UNAVAILABLE', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: BROKEN });
+    await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: expect.stringMatching(/DECODER_(FAILED|UNAVAILABLE)/) });
+    await vi.waitFor(async () => {
+      await expect(pool!.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_UNAVAILABLE' });
+    }, { timeout: 5000 });
+    expect(pool.stats().threads).toBe(0);
+  });
+});

@@ -8,6 +8,9 @@ import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
 import { createMemoryBus, type ResultsBus } from './lib/results-bus.js';
+import { createRedisBus } from './lib/results-bus-redis.js';
+import { createOutboxWorker, type OutboxHandler } from './outbox/outbox-worker.js';
+import { createWebhookModule } from './modules/webhooks/webhook-module.js';
 import { createApiKeyService } from './modules/api-keys/api-key-service.js';
 import { createAuditService } from './modules/audit/audit-service.js';
 import { createPayeeService } from './modules/payees/payee-service.js';
@@ -21,6 +24,9 @@ import type { Checker } from './modules/checker/checker-port.js';
 import { createSlipDecoderPool, type SlipDecoderPool } from './modules/slip-qr/slip-qr-pool.js';
 import { createImageClaims } from './modules/verification/image-claims.js';
 import { createVerificationService } from './modules/verification/verification-service.js';
+import { createLineModule } from './modules/line/line-module.js';
+import { createMailService } from './modules/mail/mail-service.js';
+import { createAccountsModule } from './modules/accounts/accounts-module.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -29,6 +35,8 @@ export interface ContainerOverrides {
   dbHandle?: DbHandle;
   bus?: ResultsBus;
   checker?: Checker;
+  /** PostgreSQL schema of the migration bookkeeping (tests give each run its own schema). */
+  migrationSchema?: string;
 }
 
 /**
@@ -48,7 +56,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const clock = overrides.clock ?? systemClock;
   const handle = overrides.dbHandle ?? openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const { db } = handle;
-  await migrateToLatest(db);
+  await migrateToLatest(db, overrides.migrationSchema);
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true }) : null;
   redis?.on('error', () => undefined); // reported by /health; every Redis use has a fallback
 

@@ -1,6 +1,9 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './db.js';
 import * as m0001 from './migrations/0001-foundation.js';
+import * as m0002 from './migrations/0002-webhooks.js';
+import * as m0003 from './migrations/0003-accounts.js';
+import * as m0004 from './migrations/0004-line.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -8,12 +11,16 @@ import * as m0001 from './migrations/0001-foundation.js';
  */
 const migrations: Record<string, Migration> = {
   '0001-foundation': m0001,
+  '0002-webhooks': m0002,
+  '0003-accounts': m0003,
+  '0004-line': m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+/** `schema` pins Kysely's bookkeeping tables (PostgreSQL), so databases holding several schemas never mix them up. */
+export async function migrateToLatest(db: Db, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

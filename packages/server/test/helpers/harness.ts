@@ -35,6 +35,7 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
   const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', ...env });
   let dropSchema: (() => Promise<void>) | undefined;
   let dbHandle = overrides.dbHandle;
+  let migrationSchema = overrides.migrationSchema;
   if (kind === 'postgres' && !dbHandle) {
     const base = process.env.TEST_DATABASE_URL!;
     const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -47,6 +48,7 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
     config.DATABASE_URL = u.toString();
     config.databaseKind = 'postgres';
     dbHandle = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir, poolSize: 20 });
+    migrationSchema = schema;
     dropSchema = async () => {
       const a = new pg.Client({ connectionString: base });
       await a.connect();
@@ -54,7 +56,7 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
       await a.end();
     };
   }
-  const c = await createContainer(config, { ...overrides, dbHandle });
+  const c = await createContainer(config, { ...overrides, dbHandle, migrationSchema });
   const app = await buildApp(c, { logger: false });
   await app.ready();
   return {

@@ -1,0 +1,76 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { startSandbox } from '../helpers/sandbox.js';
+
+// The three exactly-once rules of DESIGN.md, with truly concurrent requests over real HTTP.
+const N = 24;
+
+for (const kind of DB_KINDS) {
+  describe(`exactly-once under concurrency [${kind}]`, () => {
+    let h: Harness;
+    let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let base: string;
+    const post = (auth: Record<string, string>, image: Buffer) =>
+      fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: image })
+        .then(async (r) => ({ status: r.status, body: await r.json() }));
+    const usedOf = async (shopId: string) => (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
+
+    beforeAll(async () => {
+      bank = await startSandbox();
+      h = await createHarness(kind, { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '10000', RATE_LIMIT_VERIFY_PER_SHOP: '10000', DECODE_THREADS: '2' });
+      await h.app.listen({ port: 0, host: '127.0.0.1' });
+      base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => { await h.close(); await bank.close(); });
+
+    it(`${N} concurrent uploads of one image: one check, one quota unit, one record, one id`, async () => {
+      const s = await seedShop(h);
+      const t = await bank.register();
+      const img = await bank.slip(t.transRef);
+      const calls = (await bank.stats()).checkerCalls;
+      const answers = await Promise.all(Array.from({ length: N }, () => post(s.auth, img)));
+      expect(answers.every((a) => a.status === 200)).toBe(true);
+      const ids = new Set(answers.map((a) => a.body.data.id));
+      expect(ids.size).toBe(1);
+      expect(answers.filter((a) => a.body.data.cached === false)).toHaveLength(1);
+      expect(answers.every((a) => a.body.data.status === 'SUCCESS')).toBe(true);
+      expect((await bank.stats()).checkerCalls - calls).toBe(1);
+      expect(await usedOf(s.shop.id)).toBe(1);
+      const rows = await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute();
+      expect(rows).toHaveLength(1);
+    });
+
+    it(`${N} concurrent different images of one transRef: exactly one SUCCESS, the rest DUPLICATE`, async () => {
+      const s = await seedShop(h);
+      const t = await bank.register();
+      const variants = ['clean', 'jpeg70', 'w540', 'lowcontrast', 'rot7', 'rotm7'];
+      const images: Buffer[] = [];
+      for (let i = 0; i < N; i++) {
+        const img = await bank.slip(t.transRef, variants[i % variants.length], i % 2 ? 'jpg' : 'png');
+        // Make every upload a different file (a trailing byte after the image end changes the hash, not the picture).
+        images.push(Buffer.concat([img, Buffer.from([i])]));
+      }
+      const answers = await Promise.all(images.map((img) => post(s.auth, img)));
+      const statuses = answers.map((a) => a.body.data?.status);
+      expect(statuses.filter((x) => x === 'SUCCESS')).toHaveLength(1);
+      expect(statuses.filter((x) => x === 'DUPLICATE')).toHaveLength(N - 1);
+      expect(answers.filter((a) => a.body.data.duplicate)).toHaveLength(N - 1);
+      const success = await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).where('status', '=', 'SUCCESS').execute();
+      expect(success).toHaveLength(1);
+    });
+
+    it(`${N} concurrent verifies with remaining = 5: exactly 5 pass, the rest get 402`, async () => {
+      const s = await seedShop(h);
+      await h.c.quota.adjust(s.shop.id, { used: 505 }, 'test'); // STARTER hard limit 510
+      const images: Buffer[] = [];
+      for (let i = 0; i < N; i++) images.push(await bank.slip((await bank.register()).transRef));
+      const answers = await Promise.all(images.map((img) => post(s.auth, img)));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
+      const refused = answers.filter((a) => a.status === 402);
+      expect(refused).toHaveLength(N - 5);
+      expect(refused.every((a) => a.body.code === 'QUOTA_EXCEEDED')).toBe(true);
+      expect(await usedOf(s.shop.id)).toBe(510);
+    });
+  });
+}

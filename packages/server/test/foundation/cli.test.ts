@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../../bin/slipcheck.js');
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-cli-'));
+
+async function cli(...args: string[]) {
+  try {
+    const r = await run(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' } });
+    return { code: 0, json: JSON.parse(r.stdout), stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, json: null, stderr: err.stderr };
+  }
+}
+
+describe('operator CLI end to end (same DATA_DIR as the service)', () => {
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('provisions a shop from trial to a paid plan with payee and keys, all audited', async () => {
+    const shop = (await cli('shop', 'create', '--name', 'ร้านข้าวมันไก่')).json;
+    expect(shop).toMatchObject({ state: 'trial', planCode: 'TRIAL' });
+    expect(Date.parse(shop.trialEndsAt) - Date.parse(shop.createdAt)).toBe(7 * 86_400_000);
+
+    const refused = await cli('key', 'create', '--shop', shop.id, '--env', 'live');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('PLAN_API_ACCESS_REQUIRED');
+
+    const trialQuota = (await cli('quota', 'show', '--shop', shop.id)).json;
+    expect(trialQuota.quota).toMatchObject({ planCode: 'TRIAL', limit: 50 });
+
+    expect((await cli('shop', 'set-plan', '--shop', shop.id, '--plan', 'GROWTH')).json).toMatchObject({ planCode: 'GROWTH', state: 'active', trialEndsAt: null });
+    const payee = (await cli('payee', 'add', '--shop', shop.id, '--bank', '004', '--account', '123-4-56660-9', '--holder', 'นาย สมชาย ใจดี', '--primary')).json;
+    expect(payee).toMatchObject({ bankCode: '004', accountLast4: '6609', isPrimary: true, kind: 'BANK' });
+    expect(JSON.stringify(payee)).not.toContain('1234566609');
+
+    const key = (await cli('key', 'create', '--shop', shop.id, '--env', 'test', '--scopes', 'verify,read', '--name', 'POS')).json;
+    expect(key.key).toMatch(/^sk_test_[0-9A-Za-z]{32}$/);
+    expect(key).toMatchObject({ environment: 'test', scopes: ['verify', 'read'], name: 'POS', prefix: key.key.slice(0, 12) });
+    const listed = (await cli('key', 'list', '--shop', shop.id)).json;
+    expect(listed).toHaveLength(1);
+    expect(JSON.stringify(listed)).not.toContain(key.key);
+
+    const rotated = (await cli('key', 'rotate', '--key-id', key.id)).json;
+    expect(rotated.key).not.toBe(key.key);
+    expect((await cli('key', 'revoke', '--key-id', rotated.id)).json.revokedAt).toBeTruthy();
+
+    const adjusted = (await cli('quota', 'adjust', '--shop', shop.id, '--used', '12', '--test-used', '3')).json;
+    expect(adjusted.quota).toMatchObject({ used: 12, limit: 2000 });
+    expect(adjusted.testQuota).toMatchObject({ used: 3, limit: 200, remaining: 197 });
+
+    const audit = (await cli('audit', 'list', '--shop', shop.id)).json.map((a: { action: string }) => a.action);
+    for (const a of ['shop.create', 'plan.change', 'payee.add', 'api_key.create', 'api_key.rotate', 'api_key.revoke', 'quota.adjust']) expect(audit).toContain(a);
+  }, 60_000);
+
+  it('fails clearly: unknown command, missing flag, unknown shop, bad state, bad config', async () => {
+    expect((await cli('frobnicate')).code).toBe(2);
+    const missing = await cli('shop', 'create');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--name is required');
+    const unknown = await cli('shop', 'show', '--shop', 'shop_nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/not found/i);
+    expect((await cli('shop', 'create', '--name', 'x', '--plan', 'GOLD')).stderr).toContain('Unknown plan');
+    const bad = await run(process.execPath, [BIN, 'plan', 'list'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' } }).catch((e) => e);
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).toContain('PORT');
+  }, 60_000);
+});

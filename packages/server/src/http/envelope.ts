@@ -1,19 +1,15 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { offsetMs } from '../lib/period.js';
 
 /** ISO 8601 with the offset of the service's time zone, e.g. 2026-11-21T20:25:59.123+07:00. */
 export function isoWithOffset(date: Date, timeZone: string): string {
-  const fmt = new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  });
-  const p = Object.fromEntries(fmt.formatToParts(date).map((x) => [x.type, x.value]));
-  const local = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
-  const offMin = Math.round((local - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
+  const offMin = Math.round(offsetMs(date, timeZone) / 60_000);
+  const local = new Date(date.getTime() + offMin * 60_000).toISOString().slice(0, 23);
   const sign = offMin >= 0 ? '+' : '-';
   const abs = Math.abs(offMin);
-  const ms = String(date.getUTCMilliseconds()).padStart(3, '0');
-  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}.${ms}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 export function errorBody(req: FastifyRequest, statusCode: number, message: string, code: string, extra: Record<string, unknown>, timeZone: string, now: Date) {

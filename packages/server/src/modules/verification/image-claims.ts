@@ -22,10 +22,13 @@ export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: num
       const deadline = Date.now() + deps.waitMs;
       for (;;) {
         const t = now();
-        if (await tryInsert(shopId, scope, hash, t.toISOString())) return { kind: 'owner' };
+        // Read first: a replay (the common repeat) then costs no write at all.
         const row = await db.selectFrom('image_claims').selectAll()
           .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash).executeTakeFirst();
-        if (!row) continue; // released between our insert and select: try again
+        if (!row) {
+          if (await tryInsert(shopId, scope, hash, t.toISOString())) return { kind: 'owner' };
+          continue; // someone else claimed it between our read and insert: read their claim
+        }
         const age = t.getTime() - Date.parse(row.claimed_at);
         const expired = row.transaction_id ? age >= deps.windowMs : age >= deps.inFlightTakeoverMs;
         if (expired) {

@@ -1,0 +1,24 @@
+// `npm run bench`: every benchmark, one after the other, printing markdown for docs/benchmarks.md.
+import os from 'node:os';
+import { formatBenchTable, runDecodeBench } from './decode-bench.js';
+import { formatE2e, runE2eBench } from './e2e-bench.js';
+
+const only = process.argv[2];
+console.log(`# slipcheck benchmarks\n\nMachine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. Command: \`npm run bench\`.\n`);
+if (!only || only === 'decode') {
+  console.log('## Decoding (one thread)\n');
+  console.log(formatBenchTable(await runDecodeBench()));
+}
+if (!only || only === 'e2e') {
+  console.log('\n## End to end: POST /api/v1/verify against the sandbox bank (zero latency)\n');
+  console.log(formatE2e(await runE2eBench()));
+}
+if (!only || only === 'webhooks') {
+  const mod = await import('./webhook-bench.js').catch(() => null);
+  if (mod?.runWebhookBench) {
+    console.log('\n## Webhook delivery\n');
+    const r = await mod.runWebhookBench();
+    console.log(typeof mod.formatWebhookBench === 'function' ? mod.formatWebhookBench(r) : typeof r === 'string' ? r : JSON.stringify(r, null, 2));
+  }
+}
+process.exit(0);

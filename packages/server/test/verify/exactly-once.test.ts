@@ -12,7 +12,7 @@ for (const kind of DB_KINDS) {
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;
     const post = (auth: Record<string, string>, image: Buffer) =>
-      fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: image })
+      fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(image) })
         .then(async (r) => ({ status: r.status, body: await r.json() }));
     const usedOf = async (shopId: string) => (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
 

@@ -6,6 +6,5 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
-    maxWorkers: 2,
   },
 });

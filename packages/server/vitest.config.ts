@@ -6,7 +6,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    fileParallelism: true,
-    maxWorkers: 2,
   },
 });

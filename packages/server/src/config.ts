@@ -69,10 +69,21 @@ const spec = {
   WEBHOOK_TIMEOUT_MS: { parse: int(100, 60_000), def: '10000', doc: 'webhook delivery timeout' },
   WEBHOOK_ALLOW_PRIVATE: { parse: bool, def: 'false', doc: 'development only: allow http and private/loopback webhook targets' },
   WORKER_MODE: { parse: oneOf('inline', 'off'), def: 'inline', doc: 'inline = the outbox worker runs inside the service; off = run `slipcheck worker` separately' },
+  WEBHOOK_SECRET_OVERLAP_HOURS: { parse: int(0, 24 * 30), def: '24', doc: 'after a webhook secret rotation the old secret also signs (second v1=) for this long' },
+  WEBHOOK_RETENTION_DAYS: { parse: int(1, 3650), def: '30', doc: 'webhook deliveries and their attempts older than this are pruned' },
+  WORKER_CONCURRENCY: { parse: int(1, 1000), def: '32', doc: 'outbox jobs (webhook sends) one worker runs at the same time' },
+  WORKER_POLL_MS: { parse: int(50, 60_000), def: '1000', doc: 'outbox poll interval; jobs enqueued in the same process wake the worker at once' },
+  WORKER_LEASE_MS: { parse: int(1000, 3_600_000), def: '60000', doc: 'a claimed outbox job whose worker died is taken back after this (keep above WEBHOOK_TIMEOUT_MS)' },
   SMTP_URL: { parse: url('smtp:', 'smtps:'), def: '', doc: 'SMTP server for e-mail; empty = development mail sink (`slipcheck mail list`)' },
+  COOKIE_SECURE: { parse: bool, def: 'true', doc: 'Secure flag of the dashboard refresh cookie; false is allowed only outside production (plain-http development on a LAN address)' },
   MAIL_FROM: { parse: str, def: 'slipcheck <no-reply@slipcheck.local>', doc: 'sender of e-mails' },
   LINE_API_BASE_URL: { parse: url('http:', 'https:'), def: 'https://api.line.me', doc: 'LINE Messaging API base URL' },
   LINE_DATA_API_BASE_URL: { parse: url('http:', 'https:'), def: 'https://api-data.line.me', doc: 'LINE content API base URL' },
+  LINE_GROUP_SILENT_NON_SLIP: { parse: bool, def: 'true', doc: 'in LINE group chats, say nothing about images without a slip QR (each group can override)' },
+  LINE_LINK_CODE_TTL_MINUTES: { parse: int(1, 24 * 60), def: '30', doc: 'lifetime of a one-time LINE link code' },
+  LINE_HTTP_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one call to the LINE platform (content download, reply, push)' },
+  LINE_HTTP_RETRIES: { parse: int(0, 10), def: '2', doc: 'retries of a LINE call after a 5xx, 429 or network error' },
+  LINE_REPLY_TOKEN_TTL_SECONDS: { parse: int(1, 3600), def: '50', doc: 'after this age an event is answered by push instead of its reply token' },
   PDPA_RETENTION_MONTHS: { parse: int(1, 120), def: '12', doc: 'default months before transaction data is anonymised for shops with auto-delete' },
 } as const;
 
@@ -99,6 +110,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!problems.length && cfg.NODE_ENV === 'production') {
     if (!cfg.SECRET_KEY) problems.push('SECRET_KEY: required in production');
     if (cfg.WEBHOOK_ALLOW_PRIVATE) problems.push('WEBHOOK_ALLOW_PRIVATE: must be false in production');
+    if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
   }
   if (cfg.SECRET_KEY && cfg.SECRET_KEY.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);

@@ -24,9 +24,11 @@ import type { Checker } from './modules/checker/checker-port.js';
 import { createSlipDecoderPool, type SlipDecoderPool } from './modules/slip-qr/slip-qr-pool.js';
 import { createImageClaims } from './modules/verification/image-claims.js';
 import { createVerificationService } from './modules/verification/verification-service.js';
-import { createLineModule } from './modules/line/line-module.js';
+import { composeHandlers, createLineModule } from './modules/line/line-module.js';
+import { OUTBOX_KINDS } from './outbox/outbox-repo.js';
 import { createMailService } from './modules/mail/mail-service.js';
-import { createAccountsModule } from './modules/accounts/accounts-module.js';
+import { createAccountsModule, publicUrlOf } from './modules/accounts/accounts-module.js';
+import { createMailOwnerAlertHandler } from './modules/mail/mail-owner-alerts.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -57,8 +59,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const handle = overrides.dbHandle ?? openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const { db } = handle;
   await migrateToLatest(db, overrides.migrationSchema);
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true }) : null;
-  redis?.on('error', () => undefined); // reported by /health; every Redis use has a fallback
+  // Redis is an accelerator, never a single point of failure: while it is down, commands fail fast
+  // (no offline queue, a short command timeout) and every caller falls back (limits fail open, the
+  // test counter reads as null, the bus stays local).
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000, connectTimeout: 2000 }) : null;
+  redis?.on('error', () => undefined); // reported by /health
+  if (redis) await new Promise<void>((resolve) => { redis.once('ready', resolve); setTimeout(resolve, 2000).unref(); });
 
   const audit = createAuditService({ db, clock });
   const plans = createPlanService({ db, clock });
@@ -70,7 +76,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const quota = createQuotaService({ db, clock, audit, testCounter, timeZone: config.TIME_ZONE, testQuotaLimit: config.TEST_QUOTA_LIMIT });
   const transactions = createTransactionService({ db });
   const rateLimiter = overrides.rateLimiter ?? (redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter());
-  const bus = overrides.bus ?? createMemoryBus();
+  const bus = overrides.bus ?? (redis ? createRedisBus(redis) : createMemoryBus());
 
   const closers: Array<() => Promise<void>> = [];
   const defaultSandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
@@ -95,9 +101,28 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     db, clock, shops, plans, payees, quota, claims, decode, checker, bus, maxImageBytes: config.MAX_IMAGE_BYTES,
     staleMode: config.SLIP_STALE_MODE, staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
   });
+  const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
+  closers.push(() => mail.close());
+  const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret: masterSecret(config), config });
+  const line = createLineModule({ config, db, clock, audit, plans, shops, secret: masterSecret(config), verifySlip: () => verification.verifySlip, decode });
+  const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: masterSecret(config), config });
+  closers.push(() => webhookModule.close());
+  // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
+  const outboxHandlers: Record<string, OutboxHandler> = { ...line.outboxHandlers, ...webhookModule.handlers };
+  // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
+  outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
+    createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }));
+  const worker = createOutboxWorker({
+    db, caps: handle.caps, clock, handlers: outboxHandlers, leaseMs: config.WORKER_LEASE_MS, pollMs: config.WORKER_POLL_MS,
+    concurrency: config.WORKER_CONCURRENCY, batch: Math.min(50, config.WORKER_CONCURRENCY),
+    maintenance: [{ everyMs: 3_600_000, run: () => webhookModule.service.prune() }, { everyMs: 3_600_000, run: () => line.service.pruneEvents() }],
+  });
+  closers.push(() => worker.stop({ timeoutMs: 5000 }));
   const container = {
     config, clock, db, caps: handle.caps, redis, secret: masterSecret(config),
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
+    mail, accounts, sessions, dashboardTokens, line,
+    webhooks: webhookModule.service, outboxHandlers, worker,
     startedAt: new Date(),
     onClose(fn: () => Promise<void>) { closers.push(fn); },
     async close() {

@@ -23,6 +23,8 @@ async function main() {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   app.addHook('onClose', async () => undefined);
   await app.listen({ port: config.PORT, host: config.HOST });
+  // Outbox jobs (webhooks, alerts) run here unless a separate `slipcheck worker` does it (WORKER_MODE=off).
+  if (config.WORKER_MODE === 'inline') container.worker.start();
 }
 
 void main();

@@ -2,6 +2,10 @@ import { loadConfig, ConfigError } from '../config.js';
 import { createContainer, type Container } from '../container.js';
 import { AppError } from '../errors.js';
 import { flags, optionalInt, required, UsageError } from './cli-args.js';
+import { runDecodeCommand } from '../modules/slip-qr/slip-qr-command.js';
+import { lineCommands } from '../modules/line/line-cli.js';
+import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
+import { mailCommands, MAIL_USAGE } from '../modules/mail/mail-cli.js';
 
 const OPERATOR = 'operator:cli';
 
@@ -19,6 +23,9 @@ const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads
   quota show --shop ID
   quota adjust --shop ID [--used N] [--test-used N]
   audit list --shop ID
+  line link|unlink|list|link-code|unlink-group|verify-webhook ...   (slipcheck line: details)
+${WEBHOOK_USAGE}
+${MAIL_USAGE}
   migrate
   decode FILE...                             (decode slip QR codes with the service's decoder)
 `;
@@ -103,6 +110,14 @@ const commands: Record<string, Handler> = {
 
 /** Extra commands registered by modules (decode, worker, webhook, line, mail...). */
 export const extraCommands: Record<string, (argv: string[], out: Out, env: Record<string, string | undefined>) => Promise<number>> = {};
+// Decoding needs no database: it is the support tool for "why did this slip not read?".
+extraCommands.decode = async (argv, out) => {
+  if (!argv.length) { out.stderr('Usage: slipcheck decode FILE...'); return 2; }
+  return runDecodeCommand(argv, out.stdout);
+};
+Object.assign(extraCommands, lineCommands);
+Object.assign(extraCommands, webhookCommands);
+Object.assign(extraCommands, mailCommands);
 
 export async function runCli(argv: string[], out: Out = { stdout: (s) => process.stdout.write(s + '\n'), stderr: (s) => process.stderr.write(s + '\n') }, env = process.env): Promise<number> {
   if (!argv.length || argv[0] === 'help' || argv[0] === '--help') { out.stdout(USAGE); return argv.length ? 0 : 2; }

@@ -1,3 +1,6 @@
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../modules/webhooks/webhook-tables.js';
+import type { LineChannelsTable, LineEventsTable, LineGroupsTable, LineLinkCodesTable, LineNoticesTable, LineOwnersTable } from '../modules/line/line-tables.js';
+
 /**
  * Table types for Kysely. Portable column choices (both SQLite and PostgreSQL):
  * timestamps are ISO 8601 UTC text (they sort as text), booleans are 0/1 integers,
@@ -136,6 +139,64 @@ export interface OutboxTable {
   updated_at: string;
 }
 
+/** Dashboard owner accounts (module accounts). */
+export interface UsersTable {
+  id: string;
+  shop_id: string;
+  email: string; // lower-cased
+  password_hash: string; // argon2id PHC string
+  role: string; // owner
+  language: string;
+  created_at: string;
+  password_changed_at: string | null;
+  disabled_at: string | null;
+  deleted_at: string | null;
+}
+
+/** A login = one refresh-token family. */
+export interface UserSessionsTable {
+  id: string;
+  user_id: string;
+  shop_id: string;
+  user_agent: string | null;
+  ip: string | null;
+  fingerprint: string; // sha256(user-agent | ip): new-device notice
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoke_reason: string | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string; // sha256 of the random token; the token itself is never stored
+  session_id: string;
+  created_at: string;
+  expires_at: string;
+  rotated_at: string | null;
+}
+
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface MailMessagesTable {
+  id: string;
+  to_addr: string;
+  subject: string;
+  template: string;
+  body_text: string | null; // development sink only
+  transport: string; // sink | smtp
+  status: string; // stored | sent | failed
+  error: string | null;
+  shop_id: string | null;
+  created_at: string;
+}
+
 export interface Database {
   plans: PlansTable;
   shops: ShopsTable;
@@ -146,4 +207,18 @@ export interface Database {
   quota_usage: QuotaUsageTable;
   audit_log: AuditLogTable;
   outbox: OutboxTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  users: UsersTable;
+  user_sessions: UserSessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  password_resets: PasswordResetsTable;
+  mail_messages: MailMessagesTable;
+  line_channels: LineChannelsTable;
+  line_groups: LineGroupsTable;
+  line_link_codes: LineLinkCodesTable;
+  line_owners: LineOwnersTable;
+  line_events: LineEventsTable;
+  line_notices: LineNoticesTable;
 }

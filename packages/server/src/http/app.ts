@@ -8,9 +8,12 @@ import { healthRoutes } from '../modules/health/health-routes.js';
 import { quotaRoutes } from '../modules/quota/quota-routes.js';
 import { transactionRoutes } from '../modules/transactions/transaction-routes.js';
 import { verificationRoutes } from '../modules/verification/verification-routes.js';
+import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
+import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';
 import { registerEnvelope } from './envelope.js';
+import { registerWebApp } from './web-static.js';
 
 export const VERSION = '0.1.0';
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -57,5 +60,9 @@ export async function buildApp(c: Container, opts: { logger?: boolean | object }
   await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });
   await app.register(transactionRoutes, { auth, transactions: c.transactions });
   await app.register(verificationRoutes, { auth, verification: c.verification, maxImageBytes: c.config.MAX_IMAGE_BYTES, timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
+  await app.register(lineWebhookRoutes, { line: c.line.service, db: c.db, clock: c.clock });
+  await app.register(dashboardRoutes, { c });
+  // Last, so every API route above stays more specific than the dashboard's SPA fallback.
+  await registerWebApp(app);
   return app;
 }

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../db/db.js';
+import type { UsersTable } from '../../db/db-schema.js';
+import { AppError, notFound } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { MailService } from '../mail/mail-service.js';
+import { mailTemplates } from '../mail/mail-templates.js';
+import type { PlanService } from '../plans/plan-service.js';
+import type { Shop, ShopService } from '../shops/shop-service.js';
+import { normaliseEmail, validatePassword, type PasswordHasher } from './password-hasher.js';
+import { sha256, type ClientInfo, type SessionService, type SessionView } from './session-service.js';
+
+export const RESET_TTL_MIN = 60;
+
+export interface User {
+  id: string;
+  shopId: string;
+  email: string;
+  language: 'th' | 'en';
+  createdAt: string;
+}
+
+const userFromRow = (r: UsersTable): User => ({ id: r.id, shopId: r.shop_id, email: r.email, language: r.language === 'en' ? 'en' : 'th', createdAt: r.created_at });
+
+export interface LoginResult {
+  user: User;
+  shop: Shop;
+  session: SessionView;
+  refreshToken: string;
+}
+
+export interface AccountDeps {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  shops: ShopService;
+  plans: PlanService;
+  sessions: SessionService;
+  mail: MailService;
+  hasher: PasswordHasher;
+  publicUrl: string;
+  timeZone: string;
+}
+
+const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 401, 'E-mail or password is wrong');
+
+export function createAccountService(deps: AccountDeps) {
+  const { db, clock, audit, shops, plans, sessions, mail, hasher } = deps;
+  const base = deps.publicUrl.replace(/\/+$/, '');
+  const actorOf = (userId: string) => `user:${userId}`;
+
+  async function activeUserByEmail(email: string) {
+    return db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst();
+  }
+
+  async function getUser(id: string): Promise<User> {
+    const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!row) throw notFound('User');
+    return userFromRow(row);
+  }
+
+  return {
+    getUser,
+
+    /** The shop starts on TRIAL whatever card was chosen; the card is remembered as chosenPlanCode. */
+    async signup(input: { email: string; password: string; shopName: string; planCode: string; language?: 'th' | 'en' }, client: ClientInfo): Promise<LoginResult> {
+      const email = normaliseEmail(input.email);
+      const password = validatePassword(input.password);
+      const chosen = await plans.get(input.planCode); // 400 UNKNOWN_PLAN before any work
+      if (await activeUserByEmail(email)) throw new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists; sign in or reset the password');
+      const passwordHash = await hasher.hash(password);
+      const userId = newId('usr');
+      const now = clock.now().toISOString();
+      const language = input.language ?? 'th';
+      // shops.create reads plans through the main handle, which would wait forever for the one SQLite
+      // connection held by a transaction; so the shop is created first and an orphan (lost race for the
+      // address) is soft-deleted.
+      const shop = await shops.create({ name: input.shopName, chosenPlanCode: chosen.code, language }, actorOf(userId));
+      let out: { shop: Shop; session: SessionView; refreshToken: string };
+      try {
+        out = await db.transaction().execute(async (trx) => {
+          await trx.insertInto('users').values({
+            id: userId, shop_id: shop.id, email, password_hash: passwordHash, role: 'owner', language, created_at: now,
+            password_changed_at: null, disabled_at: null, deleted_at: null,
+          }).execute();
+          await audit.record({ shopId: shop.id, actor: actorOf(userId), action: 'user.signup', target: userId, ip: client.ip, detail: { chosenPlan: chosen.code } }, trx);
+          const s = await sessions.start({ id: userId, shopId: shop.id }, client, trx);
+          return { shop, ...s };
+        });
+      } catch (e) {
+        await db.updateTable('shops').set({ deleted_at: now }).where('id', '=', shop.id).execute();
+        // Two sign-ups racing for one address: the unique index decides.
+        if (/unique|duplicate/i.test(String((e as Error).message))) throw new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists; sign in or reset the password');
+        throw e;
+      }
+      const trialPlan = await plans.get(out.shop.planCode);
+      await mail.send(email, mailTemplates.welcome({
+        shopName: out.shop.name, trialEndsAt: out.shop.trialEndsAt, chosenPlanName: chosen.code !== trialPlan.code ? chosen.name : null,
+        dashboardUrl: base, timeZone: deps.timeZone,
+      }), out.shop.id);
+      const user = await getUser(userId);
+      return { user, shop: out.shop, session: out.session, refreshToken: out.refreshToken };
+    },
+
+    async login(input: { email: string; password: string }, client: ClientInfo): Promise<LoginResult> {
+      let email: string;
+      try { email = normaliseEmail(input.email); } catch { await hasher.burn(String(input.password)); throw invalidCredentials(); }
+      const row = await activeUserByEmail(email);
+      if (!row) {
+        await hasher.burn(String(input.password));
+        await audit.record({ shopId: null, actor: 'anonymous', action: 'auth.login_failed', ip: client.ip, detail: { reason: 'unknown_account' } });
+        throw invalidCredentials();
+      }
+      if (!(await hasher.verify(row.password_hash, String(input.password)))) {
+        await audit.record({ shopId: row.shop_id, actor: 'anonymous', action: 'auth.login_failed', target: row.id, ip: client.ip, detail: { reason: 'wrong_password', userAgent: client.userAgent?.slice(0, 200) ?? null } });
+        throw invalidCredentials();
+      }
+      if (row.disabled_at) throw new AppError('ACCOUNT_DISABLED', 403, 'This account is disabled; contact support');
+      const shop = await shops.get(row.shop_id);
+      const newDevice = await sessions.isNewDevice(row.id, client);
+      const s = await sessions.start({ id: row.id, shopId: row.shop_id }, client);
+      await audit.record({ shopId: row.shop_id, actor: actorOf(row.id), action: 'auth.login', target: s.session.id, ip: client.ip, detail: { newDevice, userAgent: client.userAgent?.slice(0, 200) ?? null } });
+      if (newDevice) {
+        await mail.send(row.email, mailTemplates.newDeviceLogin({
+          at: clock.now(), userAgent: client.userAgent?.slice(0, 200) || 'unknown', ip: client.ip ?? 'unknown', securityUrl: `${base}/security`, timeZone: deps.timeZone,
+        }), row.shop_id);
+      }
+      return { user: userFromRow(row), shop, session: s.session, refreshToken: s.refreshToken };
+    },
+
+    /** Keeps the current session; signs out every other one. */
+    async changePassword(userId: string, sessionId: string, currentPassword: string, newPassword: string, client: ClientInfo) {
+      const row = await db.selectFrom('users').selectAll().where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+      if (!row) throw notFound('User');
+      if (!(await hasher.verify(row.password_hash, currentPassword))) {
+        await audit.record({ shopId: row.shop_id, actor: actorOf(userId), action: 'auth.password_change_failed', target: userId, ip: client.ip });
+        throw new AppError('WRONG_PASSWORD', 400, 'The current password is wrong');
+      }
+      const hash = await hasher.hash(validatePassword(newPassword));
+      const now = clock.now();
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ password_hash: hash, password_changed_at: now.toISOString() }).where('id', '=', userId).execute();
+        await audit.record({ shopId: row.shop_id, actor: actorOf(userId), action: 'auth.password_change', target: userId, ip: client.ip }, trx);
+        await sessions.revokeAll(userId, { actor: actorOf(userId), shopId: row.shop_id, ip: client.ip, reason: 'password_change', exceptSessionId: sessionId }, trx);
+      });
+      await mail.send(row.email, mailTemplates.passwordChanged({ at: now, timeZone: deps.timeZone, securityUrl: `${base}/login` }), row.shop_id);
+    },
+
+    /** Same answer whether or not the address has an account (no account discovery). */
+    async requestPasswordReset(emailInput: string, client: ClientInfo): Promise<void> {
+      let email: string;
+      try { email = normaliseEmail(emailInput); } catch { return; }
+      const row = await activeUserByEmail(email);
+      if (!row) return;
+      const token = `pr_${randomBytes(32).toString('base64url')}`;
+      const now = clock.now();
+      await db.insertInto('password_resets').values({
+        token_hash: sha256(token), user_id: row.id, created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + RESET_TTL_MIN * 60_000).toISOString(), used_at: null,
+      }).execute();
+      await audit.record({ shopId: row.shop_id, actor: 'anonymous', action: 'auth.password_reset_request', target: row.id, ip: client.ip });
+      await mail.send(row.email, mailTemplates.passwordReset({ link: `${base}/reset-password?token=${token}`, minutes: RESET_TTL_MIN }), row.shop_id);
+    },
+
+    /** Single use: the conditional update lets exactly one confirm through; every session is signed out. */
+    async confirmPasswordReset(token: string, newPassword: string, client: ClientInfo): Promise<void> {
+      const bad = () => new AppError('RESET_TOKEN_INVALID', 400, 'This reset link is invalid, used or expired; ask for a new one');
+      if (!/^pr_[A-Za-z0-9_-]{40,60}$/.test(token)) throw bad();
+      const password = validatePassword(newPassword);
+      const now = clock.now().toISOString();
+      const rec = await db.selectFrom('password_resets').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirst();
+      if (!rec || rec.used_at || rec.expires_at <= now) throw bad();
+      const user = await db.selectFrom('users').selectAll().where('id', '=', rec.user_id).where('deleted_at', 'is', null).executeTakeFirst();
+      if (!user) throw bad();
+      const hash = await hasher.hash(password);
+      await db.transaction().execute(async (trx) => {
+        const upd = await trx.updateTable('password_resets').set({ used_at: now }).where('token_hash', '=', rec.token_hash).where('used_at', 'is', null).executeTakeFirst();
+        if (Number(upd.numUpdatedRows) !== 1) throw bad();
+        // Other outstanding links for the account die with this one.
+        await trx.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', user.id).where('used_at', 'is', null).execute();
+        await trx.updateTable('users').set({ password_hash: hash, password_changed_at: now }).where('id', '=', user.id).execute();
+        await audit.record({ shopId: user.shop_id, actor: actorOf(user.id), action: 'auth.password_reset', target: user.id, ip: client.ip }, trx);
+        await sessions.revokeAll(user.id, { actor: actorOf(user.id), shopId: user.shop_id, ip: client.ip, reason: 'password_reset' }, trx);
+      });
+      await mail.send(user.email, mailTemplates.passwordChanged({ at: clock.now(), timeZone: deps.timeZone, securityUrl: `${base}/login` }), user.shop_id);
+    },
+
+    async verifyPassword(userId: string, password: string): Promise<boolean> {
+      const row = await db.selectFrom('users').select('password_hash').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+      return !!row && hasher.verify(row.password_hash, password);
+    },
+  };
+}
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,32 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Container } from '../../container.js';
+import { publicUrlOf } from '../accounts/accounts-module.js';
+import { accountRoutes } from '../accounts/account-routes.js';
+import type { DashboardAuthDeps } from '../accounts/session-auth.js';
+import { eventsRoutes } from './events-routes.js';
+import { createOverviewService } from './overview-service.js';
+import { overviewRoutes } from './overview-routes.js';
+import { securityRoutes } from './security-routes.js';
+import { shopRoutes } from './shop-routes.js';
+import { webhookDashboardRoutes } from './webhook-routes.js';
+import { privacyRoutes } from '../privacy/privacy-routes.js';
+import { lineDashboardRoutes } from '../line/line-dashboard-routes.js';
+
+/** Everything under /api/dashboard (see docs/dashboard-api.md). One registration in app.ts. */
+export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: number }> = async (app, { c, heartbeatMs }) => {
+  const auth: DashboardAuthDeps = {
+    tokens: c.dashboardTokens, sessions: c.sessions, rateLimiter: c.rateLimiter, perMinute: c.config.RATE_LIMIT_DASHBOARD,
+    publicUrl: publicUrlOf(c.config), cookieSecure: c.config.COOKIE_SECURE,
+  };
+  const overview = createOverviewService({ db: c.db, clock: c.clock, timeZone: c.config.TIME_ZONE });
+  await app.register(accountRoutes, {
+    auth, accounts: c.accounts, sessions: c.sessions, tokens: c.dashboardTokens, shops: c.shops, plans: c.plans, audit: c.audit, loginPerMinute: c.config.RATE_LIMIT_LOGIN,
+  });
+  await app.register(overviewRoutes, { c, auth, overview });
+  await app.register(eventsRoutes, { c, auth, heartbeatMs });
+  await app.register(shopRoutes, { c, auth, overview });
+  await app.register(securityRoutes, { c, auth });
+  await app.register(webhookDashboardRoutes, { c, auth });
+  await app.register(privacyRoutes, { c, auth });
+  await app.register(lineDashboardRoutes, { c, auth });
+};

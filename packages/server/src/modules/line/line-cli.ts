@@ -1,0 +1,78 @@
+import { loadConfig, ConfigError } from '../../config.js';
+import { createContainer, type Container } from '../../container.js';
+import { AppError } from '../../errors.js';
+import { flags, required, UsageError } from '../../cli/cli-args.js';
+
+const OPERATOR = 'operator:cli';
+
+export const LINE_USAGE = `slipcheck line: LINE official accounts and group chats of a shop
+
+  line link --shop ID --channel-id C --channel-secret S --access-token T   (prints the channel's webhook URL; secrets are never shown again)
+  line unlink --shop ID --channel LCH_ID
+  line list --shop ID                         (channels, linked groups, owner LINE users; never secrets)
+  line link-code --shop ID                    (one-time code: type it in a group to link the group, or in 1:1 chat to get owner alerts)
+  line unlink-group --shop ID --group LGR_ID
+  line verify-webhook --shop ID --channel LCH_ID
+`;
+
+type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
+type Cmd = (c: Container, argv: string[]) => Promise<unknown>;
+
+const lineOf = (c: Container) => c.line.service;
+
+const commands: Record<string, Cmd> = {
+  link: async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', 'channel-id': 'string', 'channel-secret': 'string', 'access-token': 'string' });
+    const view = await lineOf(c).linkChannel(required(values, 'shop'), {
+      channelId: required(values, 'channel-id'), channelSecret: required(values, 'channel-secret'), accessToken: required(values, 'access-token'),
+    }, OPERATOR);
+    return { ...view, notice: 'Paste webhookUrl into the LINE Developers console (Messaging API > Webhook URL) and turn "Use webhook" on.' };
+  },
+  unlink: async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', channel: 'string' });
+    return lineOf(c).unlinkChannel(required(values, 'shop'), required(values, 'channel'), OPERATOR);
+  },
+  list: async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string' });
+    const shopId = required(values, 'shop');
+    await c.shops.get(shopId);
+    return lineOf(c).list(shopId);
+  },
+  'link-code': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string' });
+    const r = await lineOf(c).createLinkCode(required(values, 'shop'), OPERATOR);
+    return { ...r, notice: 'Type this code in the LINE group (after adding the bot) or in a 1:1 chat with the official account. It works once.' };
+  },
+  'unlink-group': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', group: 'string' });
+    await lineOf(c).unlinkGroup(required(values, 'shop'), required(values, 'group'), OPERATOR);
+    return { unlinked: true };
+  },
+  'verify-webhook': async (c, argv) => {
+    const { values } = flags(argv, { shop: 'string', channel: 'string' });
+    return lineOf(c).verifyWebhook(required(values, 'shop'), required(values, 'channel'));
+  },
+};
+
+/** `slipcheck line <sub> ...`: registered in cli.ts extraCommands under 'line'. */
+export async function runLineCli(argv: string[], out: Out, env: Record<string, string | undefined>): Promise<number> {
+  const sub = argv[0];
+  if (!sub || !commands[sub]) { out.stderr(sub ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : LINE_USAGE); return 2; }
+  let c: Container | undefined;
+  try {
+    const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+    c = await createContainer(config);
+    out.stdout(JSON.stringify(await commands[sub](c, argv.slice(1)), null, 2));
+    return 0;
+  } catch (e) {
+    if (e instanceof UsageError) { out.stderr(`Usage error: ${e.message}\n\n${LINE_USAGE}`); return 2; }
+    if (e instanceof ConfigError) { out.stderr(e.message); return 78; }
+    if (e instanceof AppError) { out.stderr(`Error ${e.code}: ${e.message}`); return 1; }
+    out.stderr(`Failed: ${(e as Error).message}`);
+    return 1;
+  } finally {
+    await c?.close();
+  }
+}
+
+export const lineCommands = { line: runLineCli };

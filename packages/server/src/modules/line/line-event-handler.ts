@@ -1,0 +1,206 @@
+import type { Db } from '../../db/db.js';
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { periodOf } from '../../lib/period.js';
+import { enqueueOutbox, OUTBOX_KINDS, type OwnerAlertPayload } from '../../outbox/outbox-repo.js';
+import { TRIAL_PLAN } from '../plans/plan-service.js';
+import type { Shop, ShopService } from '../shops/shop-service.js';
+import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
+import type { TransactionRecord } from '../transactions/transaction-record.js';
+import { LineApiError, LineContentGoneError, LineContentTooLargeError, retryKeyFor, type LineClient, type LineMessage } from './line-client.js';
+import { chatIdOf, isGroupChat, type LineEvent } from './line-event-types.js';
+import { msg, resultMessage, type Lang } from './line-messages.js';
+import { LINK_CODE_PATTERN, type LineService } from './line-service.js';
+import type { LineChannelsTable } from './line-tables.js';
+import type { LineEventJobPayload } from './line-webhook-routes.js';
+
+/** Decoder answers meaning "this picture holds no slip QR": a group chat hears nothing about it. */
+const NOT_A_SLIP = new Set(['NO_QR_FOUND', 'NOT_SLIP_QR', 'UNREADABLE_IMAGE']);
+/**
+ * Any 8-letter word ("THANKYOU") matches the code shape. An unknown code gets the "invalid code"
+ * answer only when written as shown in the dashboard (with the dash); otherwise it was just a word.
+ */
+const looksTyped = (t: string) => /^[A-Za-z0-9]{4}-[A-Za-z0-9]{4}$/.test(t);
+const UNLINK_COMMAND = /^\s*(unlink|ยกเลิก|ยกเลิกการเชื่อมต่อ)\s*$/i;
+
+export interface LineEventHandlerDeps {
+  db: Db;
+  clock: Clock;
+  line: LineService;
+  client: LineClient;
+  shops: ShopService;
+  /** The shared pipeline (c.verification.verifySlip); a getter so the handler can be built before it. */
+  verifySlip: () => ((input: { shopId: string; source: 'LINE'; image: Buffer }) => Promise<{ record: TransactionRecord; isNew: boolean }>) | undefined;
+  /** Optional pre-check in groups: a non-slip picture then costs no record and no quota interaction. */
+  decode?: (image: Buffer) => Promise<DecodeResult>;
+  timeZone: string;
+  replyTokenTtlSeconds: number;
+  log?: { warn(obj: unknown, msg?: string): void };
+}
+
+/**
+ * Processes one LINE webhook event (an outbox job of kind `line.event`). Safe to run again after a
+ * crash: verifySlip replays the same image from its cache, and pushes carry a retry key derived
+ * from the event id, so LINE drops a second copy.
+ */
+export function createLineEventHandler(deps: LineEventHandlerDeps) {
+  const { line, client, shops, clock } = deps;
+
+  /** Reply while the token is fresh; a used/expired token (400) or an old event falls back to push. */
+  async function answer(token: string, event: LineEvent, messages: LineMessage[], purpose = 'answer'): Promise<'reply' | 'push' | 'none'> {
+    if (!messages.length) return 'none';
+    const age = clock.now().getTime() - Number(event.timestamp || 0);
+    if (event.replyToken && age < deps.replyTokenTtlSeconds * 1000) {
+      try {
+        await client.reply(token, event.replyToken, messages);
+        return 'reply';
+      } catch (e) {
+        if (!(e instanceof LineApiError && e.status === 400)) throw e;
+      }
+    }
+    const to = chatIdOf(event.source);
+    if (!to) return 'none';
+    await client.push(token, to, messages, retryKeyFor(`${event.webhookEventId}:${purpose}`));
+    return 'push';
+  }
+
+  async function onText(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent): Promise<void> {
+    const textIn = (event.message?.text ?? '').trim();
+    const src = event.source;
+    if (!src) return;
+    if (isGroupChat(src)) {
+      const groupId = chatIdOf(src)!;
+      if (LINK_CODE_PATTERN.test(textIn)) {
+        const r = await line.redeemCode(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null });
+        if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
+        await answer(token, event, r.ok ? msg.groupLinked(lang, r.shopName) : codeFailure(lang, r.reason, r.limit));
+        return;
+      }
+      if (UNLINK_COMMAND.test(textIn)) {
+        const r = await line.unlinkGroupByCommand(ch.id, groupId, src.userId ?? null);
+        if (r === 'UNLINKED') await answer(token, event, msg.groupUnlinked(lang));
+        else if (r === 'NOT_LINKER') await answer(token, event, msg.notLinker(lang));
+      }
+      return; // ordinary chatter in a group: never answered
+    }
+    if (!src.userId) return;
+    if (LINK_CODE_PATTERN.test(textIn)) {
+      const r = await line.redeemCode(ch, textIn, { kind: 'owner', userId: src.userId });
+      if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
+      await answer(token, event, r.ok ? msg.ownerLinked(lang, r.shopName) : r.reason === 'ALREADY_LINKED' ? msg.ownerAlreadyLinked(lang) : codeFailure(lang, r.reason, r.limit));
+      return;
+    }
+    if (UNLINK_COMMAND.test(textIn) && await line.unlinkOwnerByCommand(ch.id, src.userId)) {
+      await answer(token, event, msg.ownerUnlinked(lang));
+    }
+    // Other 1:1 text belongs to the official account's own chat (auto-replies, staff): not ours.
+  }
+
+  function codeFailure(lang: Lang, reason: string, limit?: number): LineMessage[] {
+    switch (reason) {
+      case 'EXPIRED': return msg.codeExpired(lang);
+      case 'USED': return msg.codeUsed(lang);
+      case 'GROUP_LIMIT': return msg.groupLimit(lang, limit ?? 0);
+      case 'ALREADY_LINKED': return msg.groupAlreadyLinked(lang);
+      default: return msg.codeInvalid(lang);
+    }
+  }
+
+  async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent, shop: Shop): Promise<void> {
+    const src = event.source;
+    const messageId = event.message?.id;
+    if (!src || !messageId || event.message?.contentProvider?.type === 'external') return;
+    let silentNonSlip = false;
+    if (isGroupChat(src)) {
+      const group = await line.activeGroup(ch.id, chatIdOf(src)!);
+      if (!group) return; // not linked: the join prompt already said how to link
+      silentNonSlip = group.silentNonSlip;
+    }
+
+    let image: Buffer;
+    try {
+      image = await client.getContent(token, messageId);
+    } catch (e) {
+      if (e instanceof LineContentGoneError) { await answer(token, event, msg.contentGone(lang)); return; }
+      if (e instanceof LineContentTooLargeError) { if (!silentNonSlip) await answer(token, event, msg.tooLarge(lang)); return; }
+      deps.log?.warn({ err: (e as Error).message, lineChannelId: ch.id }, 'LINE content download failed');
+      await answer(token, event, msg.contentFailed(lang));
+      return;
+    }
+
+    if (silentNonSlip && deps.decode) {
+      // The decoder pool takes ownership of the buffer it is given: hand it a copy, the pipeline needs the original.
+      const copy = Buffer.alloc(image.length);
+      image.copy(copy);
+      const pre = await deps.decode(copy).catch(() => null);
+      if (pre && !pre.ok && NOT_A_SLIP.has(pre.errorCode)) return;
+    }
+
+    const verify = deps.verifySlip();
+    if (!verify) throw new Error('verification pipeline is not available yet');
+    let record: TransactionRecord;
+    try {
+      ({ record } = await verify({ shopId: ch.shop_id, source: 'LINE', image }));
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      if (e.statusCode === 402) {
+        const trialOver = shop.planCode === TRIAL_PLAN && !!shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now();
+        await answer(token, event, trialOver ? msg.trialEnded(lang) : msg.quotaExhausted(lang));
+        if (!trialOver) await alertQuotaExhausted(ch.shop_id);
+        return;
+      }
+      if (e.code === 'NO_PAYEE_CONFIGURED') { await answer(token, event, msg.noPayee(lang)); return; }
+      if (e.code === 'INVALID_IMAGE') { if (!silentNonSlip) await answer(token, event, msg.badImage(lang)); return; }
+      if (e.code === 'PAYLOAD_TOO_LARGE') { if (!silentNonSlip) await answer(token, event, msg.tooLarge(lang)); return; }
+      if (e.statusCode < 500) return; // e.g. a suspended shop: nothing useful to say in a chat
+      throw e;
+    }
+    if (silentNonSlip && record.status === 'INVALID' && record.errorCode && NOT_A_SLIP.has(record.errorCode)) return;
+    await answer(token, event, [resultMessage(record, lang, deps.timeZone)]);
+  }
+
+  /** The owner hears once per period that LINE slips hit the quota wall (the owner.alert handler dedupes too). */
+  async function alertQuotaExhausted(shopId: string): Promise<void> {
+    const period = periodOf(clock.now(), deps.timeZone).periodMonth;
+    await deps.db.transaction().execute(async (trx) => {
+      if (!(await line.markNotice(shopId, 'LINE_QUOTA_EXHAUSTED', period, trx))) return;
+      const payload: OwnerAlertPayload = { type: 'QUOTA_100', shopId, detail: { via: 'LINE', reason: 'QUOTA_EXCEEDED' } };
+      await enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload }, clock.now());
+    });
+  }
+
+  return {
+    answer,
+    async handle(payload: LineEventJobPayload): Promise<void> {
+      const event = payload?.event;
+      if (!event || typeof event !== 'object') return;
+      if (event.mode === 'standby') return; // another module owns the chat
+      const creds = await line.credentials(payload.lineChannelId);
+      if (!creds) return; // unlinked since: drop quietly
+      const shop = await shops.get(creds.row.shop_id).catch(() => null);
+      if (!shop) return;
+      const lang: Lang = shop.language === 'en' ? 'en' : 'th';
+      const { row: ch, token } = creds;
+      const src = event.source;
+
+      switch (event.type) {
+        case 'join': {
+          if (!isGroupChat(src)) return;
+          const linked = await line.activeGroup(ch.id, chatIdOf(src)!);
+          await answer(token, event, linked ? msg.groupAlreadyLinked(lang) : msg.joinPrompt(lang));
+          return;
+        }
+        case 'leave':
+          if (isGroupChat(src)) await line.groupLeft(ch.id, chatIdOf(src)!);
+          return;
+        case 'message':
+          if (event.message?.type === 'text') return onText(ch, token, lang, event);
+          if (event.message?.type === 'image') return onImage(ch, token, lang, event, shop);
+          return;
+        default:
+          return;
+      }
+    },
+  };
+}
+export type LineEventHandler = ReturnType<typeof createLineEventHandler>;

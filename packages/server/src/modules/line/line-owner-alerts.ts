@@ -1,0 +1,55 @@
+import type { Db } from '../../db/db.js';
+import type { Clock } from '../../lib/clock.js';
+import { periodOf } from '../../lib/period.js';
+import type { OwnerAlertPayload } from '../../outbox/outbox-repo.js';
+import type { ShopService } from '../shops/shop-service.js';
+import { retryKeyFor, type LineClient } from './line-client.js';
+import { formatAmount, formatTime, ownerAlertMessage, type Lang } from './line-messages.js';
+import type { LineService } from './line-service.js';
+
+/**
+ * Pushes `owner.alert` outbox jobs to every LINE user linked as the shop's owner. Period alerts
+ * (quota 80/100 %, trial ending) go out once per period however many jobs ask for them; a stale-slip
+ * alert once per transaction. The mark is written after a successful push, so a failed push is retried
+ * by the outbox, and the push retry key makes LINE drop a second copy of a push it already took.
+ */
+export function createLineOwnerAlerts(deps: { db: Db; clock: Clock; line: LineService; client: LineClient; shops: ShopService; timeZone: string }) {
+  const { db, clock, line, client, shops } = deps;
+
+  return {
+    async handle(p: OwnerAlertPayload): Promise<{ sent: number }> {
+      if (!p?.shopId || !p.type) return { sent: 0 };
+      const targets = await line.ownerTargets(p.shopId);
+      if (!targets.length) return { sent: 0 };
+      const shop = await shops.get(p.shopId).catch(() => null);
+      if (!shop) return { sent: 0 };
+      const lang: Lang = shop.language === 'en' ? 'en' : 'th';
+
+      const once = p.type === 'STALE_SLIP'
+        ? { notice: `STALE_SLIP:${p.transactionId ?? 'none'}`, period: 'once' }
+        : { notice: `ALERT_${p.type}`, period: p.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : periodOf(clock.now(), deps.timeZone).periodMonth };
+      if (await line.hasNotice(p.shopId, once.notice, once.period)) return { sent: 0 };
+
+      const ctx: Parameters<typeof ownerAlertMessage>[2] = { shopName: shop.name };
+      if (p.transactionId) {
+        const tx = await db.selectFrom('transactions').select(['amount_satang']).where('id', '=', p.transactionId).where('shop_id', '=', p.shopId).executeTakeFirst();
+        if (tx?.amount_satang != null) ctx.amount = formatAmount(Number(tx.amount_satang) / 100, lang);
+      }
+      if (p.type === 'TRIAL_ENDING' && shop.trialEndsAt) ctx.trialEndsAt = formatTime(shop.trialEndsAt, lang, deps.timeZone);
+      const d = p.detail ?? {};
+      if (typeof d.used === 'number') ctx.used = d.used;
+      if (typeof d.limit === 'number') ctx.limit = d.limit;
+      const messages = ownerAlertMessage(p.type, lang, ctx);
+      if (!messages.length) return { sent: 0 };
+
+      let sent = 0;
+      for (const t of targets) {
+        await client.push(t.token, t.to, messages, retryKeyFor(`owner-alert:${p.shopId}:${once.notice}:${once.period}:${t.to}`));
+        sent++;
+      }
+      await line.markNotice(p.shopId, once.notice, once.period);
+      return { sent };
+    },
+  };
+}
+export type LineOwnerAlerts = ReturnType<typeof createLineOwnerAlerts>;

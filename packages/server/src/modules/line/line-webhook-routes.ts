@@ -1,0 +1,70 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Type } from 'typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Db } from '../../db/db.js';
+import { AppError } from '../../errors.js';
+import { errorResponses, success } from '../../http/common-schemas.js';
+import type { Clock } from '../../lib/clock.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import type { LineService } from './line-service.js';
+import type { LineEvent } from './line-event-types.js';
+
+export const LINE_EVENT_JOB = 'line.event';
+export interface LineEventJobPayload { lineChannelId: string; event: LineEvent }
+
+/** base64(HMAC-SHA256(channelSecret, rawBody)), compared in constant time. */
+export function verifyLineSignature(secret: string, rawBody: Buffer, header: unknown): boolean {
+  if (typeof header !== 'string' || !header || header.length > 100) return false;
+  const given = Buffer.from(header, 'base64');
+  const expected = createHmac('sha256', secret).update(rawBody).digest();
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * Stores each new event (deduplicated by webhookEventId: LINE redelivers) and enqueues one outbox job
+ * per event in the same transaction; the answer goes back before any slow work starts.
+ */
+export async function ingestLineEvents(db: Db, clock: Clock, channel: { id: string; shop_id: string }, events: LineEvent[]): Promise<number> {
+  let fresh = 0;
+  const now = clock.now();
+  await db.transaction().execute(async (trx) => {
+    for (const event of events) {
+      const eventId = typeof event?.webhookEventId === 'string' ? event.webhookEventId : null;
+      if (!eventId || eventId.length > 100) continue;
+      const r = await trx.insertInto('line_events').values({ webhook_event_id: eventId, line_channel_id: channel.id, received_at: now.toISOString() })
+        .onConflict((oc) => oc.column('webhook_event_id').doNothing()).executeTakeFirst();
+      if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) continue;
+      const payload: LineEventJobPayload = { lineChannelId: channel.id, event };
+      await enqueueOutbox(trx, { kind: LINE_EVENT_JOB, shopId: channel.shop_id, payload }, now);
+      fresh++;
+    }
+  });
+  return fresh;
+}
+
+export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; db: Db; clock: Clock }> = async (app, { line, db, clock }) => {
+  // The signature covers the exact bytes LINE sent: keep them raw (scoped to this plugin only).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
+
+  app.post('/api/line/webhook/:channelKey', {
+    schema: {
+      tags: ['line'], summary: 'LINE Messaging API webhook of one linked official account (signed by LINE with the channel secret)',
+      params: Type.Object({ channelKey: Type.String({ maxLength: 100 }) }),
+      response: { 200: success(Type.Object({ received: Type.Integer() })), ...errorResponses(400, 401, 404) },
+    },
+  }, async (req) => {
+    const found = await line.byWebhookKey(req.params.channelKey);
+    if (!found) throw new AppError('NOT_FOUND', 404, 'Unknown LINE webhook');
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (!verifyLineSignature(found.secret, raw, req.headers['x-line-signature'])) {
+      throw new AppError('UNAUTHORIZED', 401, 'Missing or invalid LINE signature');
+    }
+    let body: { destination?: unknown; events?: unknown };
+    try { body = JSON.parse(raw.toString('utf8')); } catch { throw new AppError('BAD_REQUEST', 400, 'Body is not valid JSON'); }
+    const events = Array.isArray(body?.events) ? (body.events as LineEvent[]) : [];
+    if (typeof body.destination === 'string' && !found.row.bot_user_id) await line.recordBotUserId(found.row.id, body.destination);
+    const received = await ingestLineEvents(db, clock, found.row, events);
+    return { success: true as const, data: { received } };
+  });
+};

@@ -1,0 +1,34 @@
+import type { Db } from '../../db/db.js';
+import type { OutboxHandler } from '../../outbox/outbox-worker.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { MailService } from './mail-service.js';
+import { mailTemplates } from './mail-templates.js';
+
+interface OwnerAlertPayload {
+  type: string;
+  shopId: string;
+  transactionId?: string;
+  detail?: unknown;
+}
+
+/**
+ * The e-mail side of outbox `owner.alert`: one message per owner, honouring the shop's notification
+ * preferences (e-mail on/off; stale-slip alerts on/off). Idempotent per job, so a retry after the LINE
+ * side failed does not mail twice.
+ */
+export function createMailOwnerAlertHandler(deps: { db: Db; shops: ShopService; mail: MailService; dashboardUrl: string }): OutboxHandler {
+  return async (job) => {
+    const p = job.payload as OwnerAlertPayload;
+    const shopId = p.shopId ?? job.shopId;
+    if (!shopId) return;
+    const shop = await deps.shops.get(shopId).catch(() => null);
+    if (!shop) return;
+    const prefs = (shop.settings.notifications ?? {}) as { email?: boolean; staleSlipAlerts?: boolean };
+    if (prefs.email === false) return;
+    if (p.type === 'STALE_SLIP' && prefs.staleSlipAlerts === false) return;
+    const owners = await deps.db.selectFrom('users').select(['email']).where('shop_id', '=', shopId).where('deleted_at', 'is', null).where('disabled_at', 'is', null).execute();
+    for (const o of owners) {
+      await deps.mail.send(o.email, mailTemplates.ownerAlert({ type: p.type, shopName: shop.name, transactionId: p.transactionId, detail: p.detail, dashboardUrl: deps.dashboardUrl }), shopId, { dedupeKey: `${job.id}:${o.email}` });
+    }
+  };
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import type { Db } from '../../db/db.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { MailContent } from './mail-templates.js';
+
+export interface SentMail {
+  id: string;
+  to: string;
+  subject: string;
+  template: string;
+  text: string | null;
+  transport: 'sink' | 'smtp';
+  status: string;
+  error: string | null;
+  createdAt: string;
+}
+
+export interface MailLogger {
+  warn(obj: unknown, msg?: string): void;
+}
+
+/**
+ * One port, two adapters: SMTP (nodemailer) when SMTP_URL is set, else a development sink in the
+ * database that the operator reads with `slipcheck mail list`. With SMTP the body is not stored
+ * (it can hold a reset link); the row keeps only the outcome. Sending never blocks a request on the
+ * SMTP server: `send` records the row and delivers in the background (close() waits for it).
+ */
+export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string; from: string; log?: MailLogger }) {
+  const { db, clock } = deps;
+  const transport = deps.smtpUrl ? nodemailer.createTransport(deps.smtpUrl) : null;
+  const pending = new Set<Promise<void>>();
+
+  return {
+    kind: (transport ? 'smtp' : 'sink') as 'smtp' | 'sink',
+    /**
+     * Records and sends one message. With `dedupeKey` (e.g. an outbox job id plus the address) a retry
+     * of the same job sends nothing: the row id is derived from the key and the insert is idempotent.
+     * Answers null when the message was already sent.
+     */
+    async send(to: string, content: MailContent, shopId: string | null = null, opts: { dedupeKey?: string } = {}): Promise<string | null> {
+      const id = opts.dedupeKey ? `mail_${createHash('sha256').update(opts.dedupeKey).digest('hex').slice(0, 26)}` : newId('mail');
+      const ins = await db.insertInto('mail_messages').values({
+        id, to_addr: to.toLowerCase(), subject: content.subject, template: content.template,
+        body_text: transport ? null : content.text, transport: transport ? 'smtp' : 'sink',
+        status: transport ? 'sending' : 'stored', error: null, shop_id: shopId, created_at: clock.now().toISOString(),
+      }).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+      if (opts.dedupeKey && Number(ins.numInsertedOrUpdatedRows ?? 1n) === 0) return null;
+      if (transport) {
+        const p = transport.sendMail({ from: deps.from, to, subject: content.subject, text: content.text })
+          .then(() => db.updateTable('mail_messages').set({ status: 'sent' }).where('id', '=', id).execute())
+          .catch((err: Error) => {
+            deps.log?.warn({ mailId: id, err: err.message }, 'mail delivery failed');
+            return db.updateTable('mail_messages').set({ status: 'failed', error: err.message.slice(0, 500) }).where('id', '=', id).execute();
+          })
+          .then(() => undefined, () => undefined);
+        pending.add(p);
+        void p.finally(() => pending.delete(p));
+      }
+      return id;
+    },
+    async list(opts: { to?: string; limit?: number } = {}): Promise<SentMail[]> {
+      let q = db.selectFrom('mail_messages').selectAll();
+      if (opts.to) q = q.where('to_addr', '=', opts.to.toLowerCase());
+      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 50).execute();
+      return rows.map((r) => ({
+        id: r.id, to: r.to_addr, subject: r.subject, template: r.template, text: r.body_text,
+        transport: r.transport as 'sink' | 'smtp', status: r.status, error: r.error, createdAt: r.created_at,
+      }));
+    },
+    async close() {
+      await Promise.allSettled([...pending]);
+      transport?.close();
+    },
+  };
+}
+export type MailService = ReturnType<typeof createMailService>;

@@ -1,0 +1,76 @@
+/**
+ * E-mail texts. Every message carries Thai first, then English, in one body: owners read Thai first,
+ * and a shop's staff or accountant may not. Plain text only (no tracking, renders everywhere).
+ */
+export interface MailContent {
+  template: string;
+  subject: string;
+  text: string;
+}
+
+const RULE = '\n\n------------------------------\n\n';
+const SIGN_TH = '— ทีมงาน slipcheck';
+const SIGN_EN = '— the slipcheck team';
+
+function when(d: Date, timeZone: string) {
+  const th = new Intl.DateTimeFormat('th-TH', { dateStyle: 'long', timeStyle: 'short', timeZone }).format(d);
+  const en = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone }).format(d);
+  return { th, en };
+}
+
+export const mailTemplates = {
+  welcome(p: { shopName: string; trialEndsAt: string | null; chosenPlanName: string | null; dashboardUrl: string; timeZone: string }): MailContent {
+    const end = p.trialEndsAt ? when(new Date(p.trialEndsAt), p.timeZone) : null;
+    const th = [
+      `ยินดีต้อนรับสู่ slipcheck ร้าน "${p.shopName}" พร้อมใช้งานแล้ว`,
+      end ? `ร้านของคุณอยู่ในช่วงทดลองใช้ฟรี 7 วัน (ตรวจสลิปได้ 50 ใบ) ถึง ${end.th}` : '',
+      p.chosenPlanName ? `แพ็กเกจที่คุณเลือก: ${p.chosenPlanName} จะเริ่มใช้งานเมื่อชำระเงินแล้ว ระหว่างทดลองใช้ยังไม่สามารถสร้าง API key หรือ webhook ได้` : '',
+      `ขั้นตอนต่อไป: เพิ่มบัญชีรับเงินของร้าน แล้วลองอัปโหลดสลิปที่ ${p.dashboardUrl}`,
+      SIGN_TH,
+    ].filter(Boolean).join('\n\n');
+    const en = [
+      `Welcome to slipcheck. Your shop "${p.shopName}" is ready.`,
+      end ? `You are on the free 7-day trial (50 slips) until ${end.en}.` : '',
+      p.chosenPlanName ? `The plan you chose, ${p.chosenPlanName}, starts once payment is received. During the trial, API keys and webhooks are not available.` : '',
+      `Next: add the shop's receiving account, then check a slip at ${p.dashboardUrl}`,
+      SIGN_EN,
+    ].filter(Boolean).join('\n\n');
+    return { template: 'welcome', subject: 'ยินดีต้อนรับสู่ slipcheck / Welcome to slipcheck', text: th + RULE + en };
+  },
+
+  passwordReset(p: { link: string; minutes: number }): MailContent {
+    const th = `มีคำขอตั้งรหัสผ่านใหม่สำหรับบัญชี slipcheck ของคุณ\n\nเปิดลิงก์นี้ภายใน ${p.minutes} นาที (ใช้ได้ครั้งเดียว):\n${p.link}\n\nหากคุณไม่ได้ขอ ไม่ต้องทำอะไร รหัสผ่านเดิมยังใช้ได้\n\n${SIGN_TH}`;
+    const en = `Someone asked to reset the password of your slipcheck account.\n\nOpen this link within ${p.minutes} minutes (it works once):\n${p.link}\n\nIf it was not you, ignore this e-mail; your password stays the same.\n\n${SIGN_EN}`;
+    return { template: 'password_reset', subject: 'ตั้งรหัสผ่านใหม่ / Reset your password', text: th + RULE + en };
+  },
+
+  newDeviceLogin(p: { at: Date; userAgent: string; ip: string; securityUrl: string; timeZone: string }): MailContent {
+    const t = when(p.at, p.timeZone);
+    const th = `มีการเข้าสู่ระบบบัญชี slipcheck ของคุณจากอุปกรณ์ใหม่\n\nเวลา: ${t.th}\nอุปกรณ์: ${p.userAgent}\nที่อยู่ IP: ${p.ip}\n\nหากไม่ใช่คุณ ให้เปลี่ยนรหัสผ่านทันทีและออกจากระบบทุกอุปกรณ์ที่ ${p.securityUrl}\n\n${SIGN_TH}`;
+    const en = `Your slipcheck account was signed in from a new device.\n\nTime: ${t.en}\nDevice: ${p.userAgent}\nIP address: ${p.ip}\n\nIf this was not you, change your password now and sign out all sessions at ${p.securityUrl}\n\n${SIGN_EN}`;
+    return { template: 'new_device_login', subject: 'เข้าสู่ระบบจากอุปกรณ์ใหม่ / New sign-in to your account', text: th + RULE + en };
+  },
+
+  passwordChanged(p: { at: Date; timeZone: string; securityUrl: string }): MailContent {
+    const t = when(p.at, p.timeZone);
+    const th = `รหัสผ่านบัญชี slipcheck ของคุณถูกเปลี่ยนเมื่อ ${t.th} และอุปกรณ์อื่นถูกออกจากระบบแล้ว\n\nหากไม่ใช่คุณ ให้ตั้งรหัสผ่านใหม่ทันทีผ่าน "ลืมรหัสผ่าน" ที่ ${p.securityUrl}\n\n${SIGN_TH}`;
+    const en = `The password of your slipcheck account was changed on ${t.en}; other devices were signed out.\n\nIf this was not you, reset your password now with "Forgot password" at ${p.securityUrl}\n\n${SIGN_EN}`;
+    return { template: 'password_changed', subject: 'รหัสผ่านถูกเปลี่ยน / Your password was changed', text: th + RULE + en };
+  },
+
+  ownerAlert(p: { type: string; shopName: string; transactionId?: string; detail?: unknown; dashboardUrl: string }): MailContent {
+    const what: Record<string, [string, string]> = {
+      STALE_SLIP: ['ได้รับสลิปที่เก่ากว่ากำหนด (อาจเป็นสลิปที่เคยใช้แล้ว) โปรดตรวจสอบก่อนส่งสินค้า', 'A slip older than the allowed age was received (it may be re-used). Check it before you ship.'],
+      QUOTA_80: ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', '80% of this month\'s slip quota is used.'],
+      QUOTA_100: ['โควตาตรวจสลิปเดือนนี้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ', 'This month\'s slip quota is used up; new slips are refused until next month or a larger plan.'],
+      TRIAL_ENDING: ['ช่วงทดลองใช้ของร้านใกล้หมดแล้ว เลือกแพ็กเกจเพื่อใช้งานต่อ', 'Your shop\'s trial ends soon; choose a plan to keep checking slips.'],
+    };
+    const [th, en] = what[p.type] ?? ['มีการแจ้งเตือนจากระบบ', 'There is a new alert.'];
+    const ref = p.transactionId ? `\n\n${p.dashboardUrl}/transactions/${p.transactionId}` : `\n\n${p.dashboardUrl}`;
+    return {
+      template: `owner_alert_${p.type.toLowerCase()}`,
+      subject: `[${p.shopName}] แจ้งเตือน / Alert: ${p.type}`,
+      text: `ร้าน ${p.shopName}: ${th}${ref}\n\n${SIGN_TH}` + RULE + `Shop ${p.shopName}: ${en}${ref}\n\n${SIGN_EN}`,
+    };
+  },
+};

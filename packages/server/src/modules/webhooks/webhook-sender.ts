@@ -1,0 +1,88 @@
+import { Agent, request } from 'undici';
+import { assertLiteralHostAllowed, guardedLookup } from './webhook-url-guard.js';
+
+/**
+ * One HTTP attempt of one delivery. Any 2xx is delivered; redirects are never followed (a 3xx is a
+ * failure: the receiver must give its final URL); 410 Gone is reported so the caller can disable
+ * the endpoint. The response body is drained (bounded) and never stored.
+ */
+export const WEBHOOK_USER_AGENT = 'SlipWebhooks/1.0';
+
+export interface SendInput {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface SendResult {
+  ok: boolean;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** From a Retry-After answer header, in ms (capped to a day). */
+  retryAfterMs: number | null;
+  gone: boolean;
+}
+
+export interface WebhookSender {
+  send(input: SendInput): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+export function parseRetryAfterMs(value: string | string[] | undefined, nowMs: number): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  let ms: number | null = null;
+  if (/^\d+$/.test(v.trim())) ms = Number(v.trim()) * 1000;
+  else {
+    const t = Date.parse(v);
+    if (!Number.isNaN(t)) ms = Math.max(0, t - nowMs);
+  }
+  return ms === null ? null : Math.min(ms, 86_400_000);
+}
+
+export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boolean }): WebhookSender {
+  // One pooled agent: keep-alive for throughput. Every new socket resolves through guardedLookup.
+  const agent = new Agent({
+    connect: { timeout: opts.timeoutMs, ...(opts.allowPrivate ? {} : { lookup: guardedLookup as never }) },
+    keepAliveTimeout: 10_000,
+    connections: 64,
+  });
+
+  return {
+    async send(input) {
+      const started = performance.now();
+      const timeout = AbortSignal.timeout(opts.timeoutMs);
+      const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout;
+      const done = (r: Partial<SendResult>): SendResult => ({
+        ok: false, statusCode: null, error: null, retryAfterMs: null, gone: false, ...r, durationMs: Math.round(performance.now() - started),
+      });
+      try {
+        assertLiteralHostAllowed(new URL(input.url), opts.allowPrivate);
+        const res = await request(input.url, {
+          method: 'POST', body: input.body, dispatcher: agent, signal,
+          headers: { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT, ...input.headers },
+          headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs,
+        });
+        await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        const code = res.statusCode;
+        if (code >= 200 && code < 300) return done({ ok: true, statusCode: code });
+        const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], Date.now());
+        if (code >= 300 && code < 400) {
+          const loc = String(res.headers.location ?? '').slice(0, 200);
+          return done({ statusCode: code, retryAfterMs, error: `HTTP ${code}: redirect not followed${loc ? ` (Location: ${loc})` : ''}` });
+        }
+        return done({ statusCode: code, retryAfterMs, gone: code === 410, error: `HTTP ${code}` });
+      } catch (e) {
+        if (input.signal?.aborted) return done({ error: 'aborted: worker stopped' });
+        if (timeout.aborted) return done({ error: `timeout after ${opts.timeoutMs} ms` });
+        const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+        const code = err.code ?? err.cause?.code;
+        const msg = err.cause?.message ?? err.message;
+        return done({ error: `${code ? `${code}: ` : ''}${msg}`.slice(0, 500) });
+      }
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,334 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { sql } from 'kysely';
+import type { Db, DbCapabilities } from '../db/db.js';
+import type { Clock } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { outboxSignal, type OutboxJob } from './outbox-repo.js';
+
+/**
+ * The generic outbox worker: claims due rows, runs the handler registered for their kind, and
+ * retries failures with backoff.
+ *
+ * Claim: one UPDATE ... WHERE id IN (SELECT due rows LIMIT n) RETURNING, which sets a lease
+ * (`locked_by` = a fresh claim token, `locked_until`). PostgreSQL adds FOR UPDATE SKIP LOCKED so
+ * concurrent workers skip each other's rows instead of queueing on them; SQLite runs the same
+ * statement atomically under its single writer. A row whose lease ran out (its worker died) is due
+ * again, so the next claim takes it back. Every completion is fenced on the claim token: a worker
+ * that lost its lease cannot mark a job done that another worker now owns.
+ *
+ * Latency: `enqueueOutbox` signals workers in the same process, which claim at once and re-check a
+ * few times shortly after (the signal usually fires before the producer commits). Otherwise the
+ * worker polls every `pollMs`, so an idle worker costs one cheap indexed query per poll.
+ */
+export interface OutboxJobRow {
+  id: string;
+  kind: string;
+  shopId: string | null;
+  payload: unknown;
+  /** Claims so far including this one (a takeback counts: a job that kills workers ends as failed). */
+  attempts: number;
+  runAt: string;
+  createdAt: string;
+  /** True when this claim took the job back from a worker whose lease ran out (it may have been mid-way). */
+  takenBack: boolean;
+}
+
+export interface JobContext {
+  workerId: string;
+  claimToken: string;
+  /** Aborted when the worker is stopped hard: the handler must stop and write nothing more. */
+  signal: AbortSignal;
+  now(): Date;
+  /**
+   * Marks the job done inside the handler's own transaction, so its effects and the completion
+   * commit together (a crash between them cannot run the job twice). Throws LeaseLostError when
+   * another worker took the job back meanwhile, which rolls the transaction back.
+   */
+  completeIn(trx: Db): Promise<void>;
+  /**
+   * Enqueues a follow-up job already claimed by this worker, which runs it as soon as this handler
+   * succeeds (no claim query, no wait). If the worker dies first, the lease runs out and any worker
+   * takes it back, so it is as durable as enqueueOutbox.
+   */
+  enqueueClaimed(trx: Db, job: OutboxJob): Promise<string>;
+}
+
+export type OutboxHandler = (job: OutboxJobRow, ctx: JobContext) => Promise<void>;
+
+export class LeaseLostError extends Error {
+  constructor(jobId: string) { super(`outbox job ${jobId}: lease lost to another worker`); this.name = 'LeaseLostError'; }
+}
+
+export interface OutboxWorkerOptions {
+  db: Db;
+  caps: DbCapabilities;
+  clock: Clock;
+  /** Read at every claim: kinds without a handler are left for a worker that has one. */
+  handlers: Record<string, OutboxHandler>;
+  workerId?: string;
+  leaseMs?: number;
+  pollMs?: number;
+  /** Rows claimed per query. */
+  batch?: number;
+  /** Jobs running at the same time. */
+  concurrency?: number;
+  /** Claims after which a job whose handler keeps throwing is marked failed. */
+  maxAttempts?: number;
+  /** Delay before the next try of a job whose handler threw (attempts = claims so far). */
+  retryDelayMs?: (attempts: number) => number;
+  /** Done rows are deleted after this (failed rows are kept for the operator). */
+  doneRetentionMs?: number;
+  /** Periodic housekeeping (e.g. webhook delivery retention), run by every started worker. */
+  maintenance?: Array<{ everyMs: number; run: () => Promise<unknown> }>;
+  onError?: (err: unknown, job?: OutboxJobRow) => void;
+}
+
+export interface OutboxWorker {
+  readonly workerId: string;
+  start(): void;
+  /** Graceful: stop claiming, wait for running jobs (up to timeoutMs), abort the rest. `abandon`: abort at once and write nothing (crash simulation). */
+  stop(opts?: { timeoutMs?: number; abandon?: boolean }): Promise<void>;
+  /** Claims one batch and runs it to the end; returns the number of jobs run. For tests and the CLI. */
+  runOnce(): Promise<number>;
+  /** Look for due rows now. */
+  wake(): void;
+  pruneDone(): Promise<number>;
+  readonly stats: { claimed: number; done: number; retried: number; failed: number };
+}
+
+const FOLLOW_UP_MS = [10, 40, 150, 400];
+const defaultRetryDelay = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** Math.min(attempts, 20)) * (0.8 + Math.random() * 0.4);
+
+export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
+  const { db, caps, clock, handlers } = opts;
+  const workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const leaseMs = opts.leaseMs ?? 60_000;
+  const pollMs = opts.pollMs ?? 1000;
+  const batch = opts.batch ?? 20;
+  const concurrency = Math.max(1, opts.concurrency ?? 32);
+  const maxAttempts = opts.maxAttempts ?? 10;
+  const retryDelayMs = opts.retryDelayMs ?? defaultRetryDelay;
+  const doneRetentionMs = opts.doneRetentionMs ?? 7 * 86_400_000;
+  const onError = opts.onError ?? (() => undefined);
+  const stats = { claimed: 0, done: 0, retried: 0, failed: 0 };
+
+  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  let running = false;
+  let stopping = false;
+  let killed = false;
+  let pumping = false;
+  let pumpAgain = false;
+  let moreWaiting = false;
+  let followUps = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let timerDue = 0;
+  const intervals: NodeJS.Timeout[] = [];
+
+  function schedule(ms: number) {
+    if (!running) return;
+    const due = Date.now() + ms;
+    if (timer && timerDue <= due) return;
+    if (timer) clearTimeout(timer);
+    timerDue = due;
+    timer = setTimeout(() => { timer = null; void pump(); }, ms);
+    timer.unref();
+  }
+
+  async function claim(limit: number): Promise<OutboxJobRow[]> {
+    const kinds = Object.keys(handlers);
+    if (!kinds.length || limit <= 0) return [];
+    const now = clock.now();
+    const nowIso = now.toISOString();
+    const token = `${workerId}#${randomBytes(6).toString('hex')}`;
+    const rows = await db.updateTable('outbox')
+      .set((eb) => ({
+        locked_by: token, locked_until: new Date(now.getTime() + leaseMs).toISOString(), attempts: eb('attempts', '+', 1), updated_at: nowIso,
+        // Released rows have no lease; a row still holding one was abandoned by a dead worker.
+        last_error: sql<string | null>`case when locked_until is null then last_error else ${TAKEN_BACK} end`,
+      }))
+      .where('id', 'in', (eb) => {
+        let q = eb.selectFrom('outbox').select('id')
+          .where('status', '=', 'pending').where('run_at', '<=', nowIso).where('kind', 'in', kinds)
+          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', nowIso)]))
+          .orderBy('run_at').limit(limit);
+        if (caps.skipLocked) q = q.forUpdate().skipLocked();
+        return q;
+      })
+      .returningAll()
+      .execute();
+    stats.claimed += rows.length;
+    return rows.map((r) => {
+      let payload: unknown = null;
+      try { payload = JSON.parse(r.payload); } catch { /* handled by the handler as a bad payload */ }
+      return Object.assign({ id: r.id, kind: r.kind, shopId: r.shop_id, payload, attempts: r.attempts, runAt: r.run_at, createdAt: r.created_at, takenBack: r.last_error === TAKEN_BACK }, { [TOKEN]: token });
+    });
+  }
+
+  async function finish(trx: Db, job: OutboxJobRow): Promise<boolean> {
+    const r = await trx.updateTable('outbox')
+      .set({ status: 'done', locked_by: null, locked_until: null, updated_at: clock.now().toISOString() })
+      .where('id', '=', job.id).where('locked_by', '=', tokenOf(job)).where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async function fail(job: OutboxJobRow, err: unknown) {
+    const now = clock.now();
+    const final = job.attempts >= maxAttempts;
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
+    await db.updateTable('outbox')
+      .set({
+        status: final ? 'failed' : 'pending', locked_by: null, locked_until: null, last_error: message, updated_at: now.toISOString(),
+        ...(final ? {} : { run_at: new Date(now.getTime() + retryDelayMs(job.attempts)).toISOString() }),
+      })
+      .where('id', '=', job.id).where('locked_by', '=', tokenOf(job)).where('status', '=', 'pending')
+      .execute();
+    if (final) stats.failed++; else stats.retried++;
+  }
+
+  async function release(jobs: OutboxJobRow[]) {
+    for (const j of jobs) {
+      await db.updateTable('outbox').set({ locked_by: null, locked_until: null, attempts: 0 })
+        .where('id', '=', j.id).where('locked_by', '=', tokenOf(j)).where('status', '=', 'pending').execute();
+    }
+  }
+
+  function launch(job: OutboxJobRow): Promise<void> {
+    const abort = new AbortController();
+    let completed = false;
+    const adopted: OutboxJobRow[] = [];
+    const ctx: JobContext = {
+      async enqueueClaimed(trx, j) {
+        const now = clock.now();
+        const id = newId('job', now.getTime());
+        const payload = JSON.stringify(j.payload);
+        const runAt = (j.runAt ?? now).toISOString();
+        await trx.insertInto('outbox').values({
+          id, kind: j.kind, shop_id: j.shopId ?? null, payload, status: 'pending', attempts: 1, run_at: runAt,
+          locked_by: tokenOf(job), locked_until: new Date(now.getTime() + leaseMs).toISOString(), last_error: null,
+          created_at: now.toISOString(), updated_at: now.toISOString(),
+        }).execute();
+        adopted.push(Object.assign({ id, kind: j.kind, shopId: j.shopId ?? null, payload: j.payload, attempts: 1, runAt, createdAt: now.toISOString(), takenBack: false }, { [TOKEN]: tokenOf(job) }));
+        return id;
+      },
+      workerId, claimToken: tokenOf(job), signal: abort.signal, now: () => clock.now(),
+      async completeIn(trx) {
+        if (!(await finish(trx, job))) throw new LeaseLostError(job.id);
+        completed = true;
+      },
+    };
+    const promise = (async () => {
+      try {
+        const handler = handlers[job.kind];
+        if (!handler) throw new Error(`no handler for ${job.kind}`);
+        await handler(job, ctx);
+        if (abort.signal.aborted) return;
+        if (!completed) await finish(db, job);
+        stats.done++;
+        if (!stopping) for (const a of adopted) void launch(a);
+        else if (adopted.length) await release(adopted); // stopping: let any worker take them now, not after the lease
+      } catch (e) {
+        if (abort.signal.aborted || e instanceof LeaseLostError) return;
+        onError(e, job);
+        await fail(job, e).catch((e2) => onError(e2, job));
+      }
+    })().finally(() => {
+      inFlight.delete(job.id);
+      if (moreWaiting && running) { moreWaiting = false; void pump(); }
+    });
+    inFlight.set(job.id, { promise, abort });
+    return promise;
+  }
+
+  async function pump(): Promise<void> {
+    if (!running) return;
+    if (pumping) { pumpAgain = true; return; }
+    pumping = true;
+    let sawWork = false;
+    try {
+      for (;;) {
+        pumpAgain = false;
+        const free = concurrency - inFlight.size;
+        if (free <= 0) { moreWaiting = true; break; }
+        const want = Math.min(batch, free);
+        const jobs = await claim(want);
+        if (!running) { for (const j of jobs) void launch(j); break; }
+        for (const j of jobs) void launch(j);
+        if (jobs.length) sawWork = true;
+        if (jobs.length < want && !pumpAgain) break;
+      }
+    } catch (e) {
+      onError(e);
+    } finally {
+      pumping = false;
+    }
+    if (!running) return;
+    if (sawWork) followUps = Math.max(followUps, 1); // work tends to arrive in bursts: look again soon
+    if (followUps > 0) {
+      const step = FOLLOW_UP_MS[Math.max(0, FOLLOW_UP_MS.length - followUps)];
+      followUps--;
+      schedule(step);
+    } else {
+      schedule(pollMs);
+    }
+  }
+
+  const onSignal = () => worker.wake();
+
+  const worker: OutboxWorker = {
+    workerId,
+    stats,
+    start() {
+      if (running) return;
+      running = true;
+      stopping = false;
+      killed = false;
+      outboxSignal.on('enqueued', onSignal);
+      for (const m of [{ everyMs: 3_600_000, run: () => worker.pruneDone() }, ...(opts.maintenance ?? [])]) {
+        const t = setInterval(() => { void m.run().catch((e) => onError(e)); }, m.everyMs);
+        t.unref();
+        intervals.push(t);
+      }
+      schedule(0);
+    },
+    wake() {
+      if (!running) return;
+      followUps = FOLLOW_UP_MS.length;
+      schedule(1);
+    },
+    async stop(o = {}) {
+      running = false;
+      stopping = true;
+      outboxSignal.off('enqueued', onSignal);
+      if (timer) { clearTimeout(timer); timer = null; }
+      for (const t of intervals.splice(0)) clearInterval(t);
+      if (o.abandon) {
+        killed = true;
+        for (const f of inFlight.values()) f.abort.abort(new Error('worker killed'));
+      } else {
+        const all = Promise.allSettled([...inFlight.values()].map((f) => f.promise));
+        const timeout = new Promise<void>((r) => { const t = setTimeout(r, o.timeoutMs ?? 15_000); t.unref(); });
+        await Promise.race([all, timeout]);
+        for (const f of inFlight.values()) f.abort.abort(new Error('worker stopped'));
+      }
+      await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
+      void killed;
+    },
+    async runOnce() {
+      const jobs = await claim(batch);
+      await Promise.all(jobs.map((j) => launch(j)));
+      return jobs.length;
+    },
+    async pruneDone() {
+      const cutoff = new Date(clock.now().getTime() - doneRetentionMs).toISOString();
+      const r = await db.deleteFrom('outbox').where('status', '=', 'done').where('updated_at', '<', cutoff).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+  return worker;
+}
+
+const TOKEN = Symbol('claimToken');
+const TAKEN_BACK = 'lease expired: taken back from a stopped worker';
+const tokenOf = (job: OutboxJobRow): string => (job as unknown as Record<symbol, string>)[TOKEN];

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/cli.js';
+import { enqueueOutbox, OUTBOX_KINDS } from '../../src/outbox/outbox-repo.js';
+import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createDashHarness, signup } from '../dashboard/dash-helpers.js';
+
+for (const kind of DB_KINDS) {
+  describe(`mail sink and owner alerts [${kind}]`, () => {
+    let h: Harness;
+    beforeAll(async () => { ({ h } = await createDashHarness(kind)); });
+    afterAll(async () => h.close());
+
+    it('owner.alert e-mails the owner once per job, Thai first, and honours the preferences', async () => {
+      const o = await signup(h, { shopName: 'ร้านแจ้งเตือน' });
+      const seen = new Set<string>();
+      const run = async (payload: object) => {
+        await h.c.db.transaction().execute((trx) => enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: o.shopId, payload: { shopId: o.shopId, ...payload } }, h.c.clock.now()));
+        const jobs = await h.c.db.selectFrom('outbox').selectAll().where('kind', '=', OUTBOX_KINDS.OWNER_ALERT).where('shop_id', '=', o.shopId).execute();
+        const job = jobs.find((j) => !seen.has(j.id))!;
+        seen.add(job.id);
+        const handler = h.c.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT];
+        const row = { id: job.id, kind: job.kind, shopId: job.shop_id, payload: JSON.parse(job.payload), attempts: 1 };
+        await handler(row as never, { now: () => h.c.clock.now() } as never);
+        await handler(row as never, { now: () => h.c.clock.now() } as never); // a retry sends nothing more
+      };
+      const alerts = async () => (await h.c.mail.list({ to: o.email })).filter((m) => m.template.startsWith('owner_alert'));
+      await run({ type: 'STALE_SLIP', transactionId: 'txn_x' });
+      const first = await alerts();
+      expect(first).toHaveLength(1);
+      expect(first[0].subject).toContain('ร้านแจ้งเตือน');
+      expect(first[0].text!.indexOf('สลิป')).toBeLessThan(first[0].text!.indexOf('slip'));
+      await h.c.shops.update(o.shopId, { settings: { notifications: { staleSlipAlerts: false, email: true } } }, 'test');
+      await run({ type: 'STALE_SLIP', transactionId: 'txn_y' });
+      await run({ type: 'QUOTA_80' });
+      expect((await alerts()).map((m) => m.template).sort()).toEqual(['owner_alert_quota_80', 'owner_alert_stale_slip']);
+      await h.c.shops.update(o.shopId, { settings: { notifications: { staleSlipAlerts: true, email: false } } }, 'test');
+      await run({ type: 'QUOTA_100' });
+      expect(await alerts()).toHaveLength(2);
+    });
+
+    it('`slipcheck mail list --to` shows the sink to the operator', async () => {
+      const o = await signup(h);
+      const lines: string[] = [];
+      const env = { NODE_ENV: 'test', DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL, LOG_LEVEL: 'silent', SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off' };
+      const code = await runCli(['mail', 'list', '--to', o.email.toUpperCase()], { stdout: (s) => lines.push(s), stderr: (s) => lines.push(s) }, env);
+      expect(code).toBe(0);
+      const items = JSON.parse(lines.join('\n'));
+      expect(items).toHaveLength(1);
+      expect(items[0]).toMatchObject({ to: o.email, template: 'welcome', transport: 'sink' });
+    });
+  });
+}

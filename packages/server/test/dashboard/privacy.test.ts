@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createDashHarness, signup } from './dash-helpers.js';
+
+for (const kind of DB_KINDS) {
+  describe(`privacy [${kind}]`, () => {
+    let h: Harness;
+    beforeAll(async () => { ({ h } = await createDashHarness(kind)); });
+    afterAll(async () => h.close());
+
+    it('export holds the shop\'s data and no secrets', async () => {
+      const o = await signup(h);
+      await h.app.inject({ method: 'POST', url: '/api/dashboard/payees', headers: o.auth, payload: { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' } });
+      await h.c.shops.setPlan(o.shopId, 'STARTER', 'test');
+      const key = (await h.app.inject({ method: 'POST', url: '/api/dashboard/api-keys', headers: o.auth, payload: { environment: 'live' } })).json().data.key;
+      const r = await h.app.inject({ url: '/api/dashboard/privacy/export', headers: o.auth });
+      expect(r.statusCode).toBe(200);
+      expect(r.headers['content-disposition']).toMatch(/attachment/);
+      const d = r.json().data;
+      expect(d.shop.id).toBe(o.shopId);
+      expect(d.user.email).toBe(o.email);
+      expect(d.payeeAccounts[0].accountLast4).toBe('6609');
+      expect(d.apiKeys).toHaveLength(1);
+      expect(d.auditLog.length).toBeGreaterThan(2);
+      for (const secret of ['1234566609', key, '$argon2', 'key_hash', 'password_hash', o.refresh]) expect(r.body).not.toContain(secret);
+    });
+
+    it('erase needs the password and DELETE; then the owner is signed out everywhere and the e-mail is free', async () => {
+      const o = await signup(h);
+      const wrong = await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: 'not it at all', confirm: 'DELETE' } });
+      expect(wrong.json().code).toBe('WRONG_PASSWORD');
+      expect((await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: o.password, confirm: 'yes' } })).statusCode).toBe(400);
+      const ok = await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: o.password, confirm: 'DELETE' } });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json().data.erased).toBe(true);
+      expect((await h.app.inject({ url: '/api/dashboard/me', headers: o.auth })).statusCode).toBe(401);
+      const login = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: '10.8.0.1', payload: { email: o.email, password: o.password } });
+      expect(login.statusCode).toBe(401);
+      const again = await signup(h, { email: o.email });
+      expect(again.shopId).not.toBe(o.shopId);
+    });
+  });
+}

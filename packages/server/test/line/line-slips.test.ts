@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderNonSlip } from '@slipcheck/sandbox-bank';
+import { DB_KINDS } from '../helpers/harness.js';
+import { startSandbox } from '../helpers/sandbox.js';
+import { imageMessage, lineEvent, textMessage, type Sent } from './fake-line-platform.js';
+import { startLineKit, type LineKit } from './line-test-kit.js';
+
+// End to end: LINE image message -> content download -> the shared verify pipeline (sandbox bank as
+// checker) -> Flex reply; results land in the API's transaction list with source LINE.
+const flexOf = (m: Sent | undefined) => m?.body.messages.find((x) => x.type === 'flex');
+const textOf = (m: Sent | undefined) => (m?.body.messages ?? []).map((x) => x.text ?? x.altText ?? '').join('\n');
+const flexText = (f: Record<string, any> | undefined): string => JSON.stringify(f ?? {});
+
+for (const kind of DB_KINDS) {
+  describe(`LINE slips through the pipeline [${kind}]`, () => {
+    let k: LineKit;
+    let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let msgSeq = 0;
+    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) => lineEvent(type, source, extra, k.clock.now().getTime());
+    const user = (u = 'Ucustomer01') => ({ type: 'user' as const, userId: u });
+    const grp = (g: string, u = 'Ustaff01') => ({ type: 'group' as const, groupId: g, userId: u });
+    const upload = (img: Buffer) => { const id = `m-${kind}-${++msgSeq}`; k.fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg'); return id; };
+    const replyFor = (e: { replyToken?: string }) => k.fake.replies.find((r) => r.body.replyToken === e.replyToken);
+    const linkGroup = async (s: Awaited<ReturnType<LineKit['linkedShop']>>, g: string) => {
+      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      await s.post(ev('message', grp(g, 'Ulinker'), textMessage(c.code)));
+    };
+
+    beforeAll(async () => {
+      bank = await startSandbox();
+      k = await startLineKit(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
+    });
+    afterAll(async () => { await k.close(); await bank.close(); });
+
+    it('1:1 chat: a slip gets a Thai Flex reply; the result is in GET /api/v1/transactions with source LINE and uses the shared pool', async () => {
+      const s = await k.linkedShop();
+      const t = await bank.register({ amount: 1250.5 });
+      const e = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(e);
+      const flex = flexOf(replyFor(e));
+      expect(flex).toBeTruthy();
+      expect(flex!.altText).toContain('สลิปถูกต้อง');
+      expect(flexText(flex)).toContain('1,250.50 บาท');
+      expect(flexText(flex)).toContain('สมชาย');
+      expect(flexText(flex)).toContain(t.transRef);
+      const list = await k.h.app.inject({ url: '/api/v1/transactions', headers: s.auth });
+      expect(list.statusCode).toBe(200);
+      const items = list.json().data.items ?? list.json().data;
+      expect(items).toEqual(expect.arrayContaining([expect.objectContaining({ source: 'LINE', status: 'SUCCESS', transRef: t.transRef })]));
+      const q = await k.h.app.inject({ url: '/api/v1/quota', headers: s.auth });
+      expect(q.json().data.used).toBe(1);
+      const resultJobs = await k.h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'result.created').where('shop_id', '=', s.shop.id).execute();
+      expect(resultJobs.map((j) => JSON.parse(j.payload).source)).toEqual(['LINE']);
+    });
+
+    it('English shops get English; a non-slip picture in 1:1 is always answered', async () => {
+      const s = await k.linkedShop({ language: 'en' });
+      const t = await bank.register({ amount: 99 });
+      const e1 = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(e1);
+      expect(flexOf(replyFor(e1))!.altText).toContain('Slip verified');
+      const e2 = ev('message', user(), imageMessage(upload(await renderNonSlip('photo', 'jpg'))));
+      await s.post(e2);
+      expect(flexOf(replyFor(e2))!.altText).toContain('Invalid slip');
+    });
+
+    it('groups: silent on pictures without a slip QR (no record), unless the group opts out of silence', async () => {
+      const s = await k.linkedShop();
+      await linkGroup(s, 'Cquiet');
+      const before = k.fake.replies.length + k.fake.pushes.length;
+      const e = ev('message', grp('Cquiet'), imageMessage(upload(await renderNonSlip('promptpay', 'png'))));
+      await s.post(e);
+      expect(k.fake.replies.length + k.fake.pushes.length).toBe(before);
+      expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
+      const g = (await k.h.c.line.service.list(s.shop.id)).groups[0]!;
+      await k.h.c.line.service.setGroupSilent(s.shop.id, g.id, false, 'user:test');
+      const e2 = ev('message', grp('Cquiet'), imageMessage(upload(await renderNonSlip('photo', 'png'))));
+      await s.post(e2);
+      expect(flexOf(replyFor(e2))!.altText).toContain('สลิปไม่ถูกต้อง');
+      // An unlinked group hears nothing and costs nothing.
+      const t = await bank.register();
+      const e3 = ev('message', grp('Cnot-linked'), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(e3);
+      expect(replyFor(e3)).toBeUndefined();
+    });
+
+    it('a duplicate slip posted twice in one group: the second answer warns, one record, one quota unit', async () => {
+      const s = await k.linkedShop();
+      await linkGroup(s, 'Cdup');
+      const t = await bank.register({ amount: 500 });
+      const img = await bank.slip(t.transRef);
+      const e1 = ev('message', grp('Cdup'), imageMessage(upload(img)));
+      const e2 = ev('message', grp('Cdup', 'Uother'), imageMessage(upload(img)));
+      await s.post(e1);
+      await s.post(e2);
+      expect(flexOf(replyFor(e1))!.altText).toContain('สลิปถูกต้อง');
+      expect(flexOf(replyFor(e2))!.altText).toContain('เคยส่งแล้ว');
+      // Another picture of the same transfer (a re-render) is a DUPLICATE.
+      const e3 = ev('message', grp('Cdup'), imageMessage(upload(await bank.slip(t.transRef, 'jpeg70', 'jpg'))));
+      await s.post(e3);
+      expect(flexOf(replyFor(e3))!.altText).toContain('สลิปซ้ำ');
+      const rows = await k.h.c.db.selectFrom('transactions').select(['status', 'charged']).where('shop_id', '=', s.shop.id).execute();
+      expect(rows.map((r) => r.status).sort()).toEqual(['DUPLICATE', 'SUCCESS']);
+      const q = await k.h.app.inject({ url: '/api/v1/quota', headers: s.auth });
+      expect(q.json().data.used).toBe(1);
+    });
+
+    it('reply token expired or used: falls back to push to the group; an old event goes straight to push', async () => {
+      const s = await k.linkedShop();
+      await linkGroup(s, 'Cpush');
+      const t = await bank.register();
+      const e = ev('message', grp('Cpush'), imageMessage(upload(await bank.slip(t.transRef))));
+      k.fake.expireReplyToken(e.replyToken);
+      await s.post(e);
+      const pushed = k.fake.sentTo('Cpush');
+      expect(pushed).toHaveLength(1);
+      expect(flexOf(pushed[0])!.altText).toContain('สลิปถูกต้อง');
+      expect(pushed[0]!.retryKey).toMatch(/^[0-9a-f-]{36}$/);
+
+      const replyHits = k.fake.hits.reply;
+      const t2 = await bank.register();
+      const old = lineEvent('message', grp('Cpush'), imageMessage(upload(await bank.slip(t2.transRef))), k.clock.now().getTime() - 120_000);
+      await s.post(old);
+      expect(k.fake.hits.reply).toBe(replyHits);
+      expect(k.fake.sentTo('Cpush')).toHaveLength(2);
+    });
+
+    it('content download: expired content gets a polite reply; 5xx is retried then answered; 429 honours Retry-After', async () => {
+      const s = await k.linkedShop();
+      k.fake.setContentStatus('gone-1', 410);
+      const gone = ev('message', user(), imageMessage('gone-1'));
+      await s.post(gone);
+      expect(textOf(replyFor(gone))).toContain('หมดอายุ');
+
+      const t = await bank.register();
+      const id = upload(await bank.slip(t.transRef));
+      const hits = k.fake.hits.content;
+      k.fake.fail('content', { status: 503 }, { status: 502 }, { status: 500 });
+      const failing = ev('message', user(), imageMessage(id));
+      await s.post(failing);
+      expect(k.fake.hits.content - hits).toBe(3);
+      expect(textOf(replyFor(failing))).toContain('ดาวน์โหลดรูปจาก LINE ไม่สำเร็จ');
+
+      k.fake.fail('content', { status: 429, retryAfter: '1' });
+      const started = Date.now();
+      const limited = ev('message', user(), imageMessage(id));
+      await s.post(limited);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+      expect(flexOf(replyFor(limited))!.altText).toContain('สลิปถูกต้อง');
+    });
+
+    it('quota exhausted: a polite reply each time, the owner alerted once', async () => {
+      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      await s.post(ev('message', user('Uboss'), textMessage(c.code)));
+      await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+      for (let i = 0; i < 2; i++) {
+        const t = await bank.register();
+        const e = ev('message', user('Ubuyer'), imageMessage(upload(await bank.slip(t.transRef))));
+        await s.post(e);
+        expect(textOf(replyFor(e))).toContain('ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว');
+      }
+      const alerts = k.fake.sentTo('Uboss');
+      expect(alerts).toHaveLength(1);
+      expect(textOf(alerts[0])).toContain('ครบแล้ว');
+      expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
+    });
+
+    it('a TRIAL that has ended: the customer is told so, no record', async () => {
+      const s = await k.linkedShop({ plan: 'TRIAL' });
+      await k.h.c.db.updateTable('shops').set({ trial_ends_at: new Date(k.clock.now().getTime() - 60_000).toISOString() }).where('id', '=', s.shop.id).execute();
+      const t = await bank.register();
+      const e = ev('message', user('Ulate'), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(e);
+      expect(textOf(replyFor(e))).toContain('ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว');
+      expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
+    });
+
+    it('a shop without a payee account is told so', async () => {
+      const s = await k.linkedShop({ payee: false });
+      const t = await bank.register();
+      const e = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(e);
+      expect(textOf(replyFor(e))).toContain('บัญชีรับเงิน');
+    });
+  });
+}

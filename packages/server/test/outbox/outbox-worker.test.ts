@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
+import { createOutboxWorker, type OutboxHandler } from '../../src/outbox/outbox-worker.js';
+import { until } from '../webhooks/helpers/receiver.js';
+
+for (const kind of DB_KINDS) {
+  describe(`outbox worker (${kind})`, () => {
+    let h: Harness;
+    beforeAll(async () => { h = await createHarness(kind); });
+    afterAll(async () => { await h.close(); });
+
+    const job = (id: string) => h.c.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const enqueue = (k: string, payload: unknown, runAt?: Date) => h.c.db.transaction().execute((trx) => enqueueOutbox(trx, { kind: k, payload, runAt }, new Date()));
+
+    it('runs due jobs once, leaves future ones and kinds it has no handler for', async () => {
+      const seen: unknown[] = [];
+      const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: { 't.a': async (j) => { seen.push(j.payload); } } });
+      const due = await enqueue('t.a', { n: 1 });
+      const later = await enqueue('t.a', { n: 2 }, new Date(Date.now() + 60_000));
+      const other = await enqueue('t.other', { n: 3 });
+      expect(await w.runOnce()).toBe(1);
+      expect(await w.runOnce()).toBe(0);
+      expect(seen).toEqual([{ n: 1 }]);
+      expect(await job(due)).toMatchObject({ status: 'done', attempts: 1, locked_by: null });
+      expect(await job(later)).toMatchObject({ status: 'pending', attempts: 0 });
+      expect(await job(other)).toMatchObject({ status: 'pending', attempts: 0 });
+      await h.c.db.deleteFrom('outbox').where('kind', 'in', ['t.a', 't.other']).execute();
+    });
+
+    it('retries a throwing handler with backoff, then marks it failed after maxAttempts', async () => {
+      let calls = 0;
+      const w = createOutboxWorker({
+        db: h.c.db, caps: h.c.caps, clock: h.c.clock, maxAttempts: 3, retryDelayMs: (n) => n * 1000,
+        handlers: { 't.fail': async () => { calls++; throw new Error('boom '.repeat(200)); } },
+      });
+      const id = await enqueue('t.fail', {});
+      await w.runOnce();
+      const after1 = await job(id);
+      expect(after1).toMatchObject({ status: 'pending', attempts: 1, locked_by: null });
+      expect(after1.last_error!.length).toBe(500);
+      expect(Date.parse(after1.run_at) - Date.now()).toBeGreaterThan(500);
+      for (let i = 0; i < 2; i++) {
+        await h.c.db.updateTable('outbox').set({ run_at: new Date(0).toISOString() }).where('id', '=', id).execute();
+        await w.runOnce();
+      }
+      expect(await job(id)).toMatchObject({ status: 'failed', attempts: 3 });
+      expect(calls).toBe(3);
+    });
+
+    it('takes back the claim of a dead worker after the lease, and the dead one cannot complete it', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((r) => { release = r; });
+      const ran: string[] = [];
+      const slow: OutboxHandler = async (_j, ctx) => { ran.push(ctx.workerId); if (ctx.workerId === 'dead') await gate; };
+      const dead = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, workerId: 'dead', leaseMs: 200, handlers: { 't.lease': slow } });
+      const live = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, workerId: 'live', leaseMs: 200, handlers: { 't.lease': slow } });
+      const id = await enqueue('t.lease', {});
+      const stuck = dead.runOnce();
+      await until(async () => ran.length === 1 || null);
+      expect(await live.runOnce()).toBe(0); // still leased
+      await new Promise((r) => setTimeout(r, 250));
+      expect(await live.runOnce()).toBe(1);
+      expect(await job(id)).toMatchObject({ status: 'done', attempts: 2 });
+      release();
+      await stuck; // the late finisher's completion is fenced off: no error, no change
+      expect(await job(id)).toMatchObject({ status: 'done', attempts: 2 });
+      expect(ran).toEqual(['dead', 'live']);
+    });
+
+    it('wakes on enqueue: commit to handler start is fast without a short poll', async () => {
+      const started: number[] = [];
+      const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, pollMs: 60_000, handlers: { 't.wake': async () => { started.push(Date.now()); } } });
+      w.start();
+      try {
+        const lat: number[] = [];
+        for (let i = 0; i < 10; i++) {
+          const n = started.length;
+          await enqueue('t.wake', { i });
+          const committed = Date.now();
+          await until(async () => started.length > n || null, 5000);
+          lat.push(started[n]! - committed);
+        }
+        lat.sort((a, b) => a - b);
+        expect(lat[5]).toBeLessThan(200);
+      } finally { await w.stop(); }
+    });
+  });
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhookSignature } from '@slipcheck/sdk';
+import { runCli } from '../../src/cli/cli.js';
+import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { startReceiver, type Receiver } from './helpers/receiver.js';
+
+/** The operator CLI on the harness's SQLite file (same DATA_DIR), as an operator would run it. */
+describe('slipcheck webhook CLI', () => {
+  let h: Harness;
+  let rx: Receiver;
+  beforeAll(async () => { h = await createHarness('sqlite'); rx = await startReceiver(); });
+  afterAll(async () => { await rx.close(); await h.close(); });
+
+  async function cli(args: string[], extraEnv: Record<string, string> = {}) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(args, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, {
+      NODE_ENV: 'test', DATA_DIR: h.dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off', ...extraEnv,
+    });
+    return { code, json: out.length ? JSON.parse(out.join('\n')) : null, err: err.join('\n') };
+  }
+
+  it('add, list, test, deliveries, rotate-secret, redeliver', async () => {
+    const { shop } = await seedShop(h);
+    const add = await cli(['webhook', 'add', '--shop', shop.id, '--url', rx.url('/cli'), '--events', 'slip.verified,slip.failed', '--description', 'ERP']);
+    expect(add.code).toBe(0);
+    expect(add.json).toMatchObject({ id: expect.stringMatching(/^whe_/), secret: expect.stringMatching(/^whsec_/), events: ['slip.verified', 'slip.failed'], description: 'ERP' });
+
+    const list = await cli(['webhook', 'list', '--shop', shop.id]);
+    expect(list.json).toHaveLength(1);
+    expect(JSON.stringify(list.json)).not.toContain(add.json.secret);
+
+    const test = await cli(['webhook', 'test', '--shop', shop.id, '--endpoint', add.json.id]);
+    expect(test.json).toMatchObject({ status: 'delivered', test: true, attempts: [{ round: 0, status: 'delivered', responseCode: 200 }] });
+    const got = rx.received.at(-1)!;
+    expect(verifyWebhookSignature(got.body, got.headers['x-service-signature'] as string, add.json.secret).event).toBe('slip.verified');
+
+    const deliveries = await cli(['webhook', 'deliveries', '--shop', shop.id, '--endpoint', add.json.id]);
+    expect(deliveries.json.items.map((d: { id: string }) => d.id)).toEqual([test.json.id]);
+
+    const rot = await cli(['webhook', 'rotate-secret', '--shop', shop.id, '--endpoint', add.json.id]);
+    expect(rot.json.secret).toMatch(/^whsec_/);
+    expect(rot.json.secret).not.toBe(add.json.secret);
+
+    const re = await cli(['webhook', 'redeliver', '--shop', shop.id, '--delivery', test.json.id]);
+    expect(re.code).toBe(0);
+    expect(re.json).toMatchObject({ id: test.json.id, status: 'pending' });
+
+    const missing = await cli(['webhook', 'test', '--shop', shop.id, '--endpoint', 'whe_nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/NOT_FOUND/);
+    expect((await cli(['webhook', 'add', '--shop', shop.id])).code).toBe(2);
+  });
+
+  it('refuses trial shops and, without the development flag, http and private targets', async () => {
+    const trial = await seedShop(h, { plan: 'TRIAL' });
+    const t = await cli(['webhook', 'add', '--shop', trial.shop.id, '--url', rx.url('/t')]);
+    expect(t.code).toBe(1);
+    expect(t.err).toMatch(/PLAN_API_ACCESS_REQUIRED/);
+    const { shop } = await seedShop(h);
+    const strict = { WEBHOOK_ALLOW_PRIVATE: 'false' };
+    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', rx.url('/x')], strict)).err).toMatch(/https/);
+    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://127.0.0.1/x'], strict)).err).toMatch(/public internet address/);
+    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://localhost/x'], strict)).err).toMatch(/public internet address/);
+    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://u:p@example.com/x'], strict)).err).toMatch(/credentials/);
+  });
+});

@@ -1,0 +1,64 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { api, onAuthChange, pickToken, refreshSession, setAccessToken } from './client';
+import { ROUTES } from './routes';
+import type { Me } from './types';
+
+interface AuthCtx {
+  me: Me | null;
+  loading: boolean;
+  reload: () => Promise<void>;
+  login: (email: string, password: string) => Promise<void>;
+  signup: (input: { email: string; password: string; shopName: string; planCode: string; language: string }) => Promise<void>;
+  logout: () => Promise<void>;
+}
+const Ctx = createContext<AuthCtx | null>(null);
+
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const [me, setMe] = useState<Me | null>(null);
+  const [loading, setLoading] = useState(true);
+
+  const reload = useCallback(async () => {
+    try { setMe(await api<Me>(ROUTES.me)); } catch { setMe(null); }
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    (async () => {
+      if (await refreshSession()) await reload();
+      if (live) setLoading(false);
+    })();
+    const off = onAuthChange((signedIn) => { if (!signedIn) setMe(null); });
+    return () => { live = false; off(); };
+  }, [reload]);
+
+  const value = useMemo<AuthCtx>(() => ({
+    me, loading, reload,
+    login: async (email, password) => {
+      const data = await api<Record<string, unknown>>(ROUTES.login, { method: 'POST', body: { email, password }, noAuth: true });
+      setAccessToken(pickToken(data));
+      await reload();
+    },
+    signup: async (input) => {
+      const data = await api<Record<string, unknown>>(ROUTES.signup, { method: 'POST', body: input, noAuth: true });
+      const token = pickToken(data);
+      if (token) setAccessToken(token);
+      else {
+        const login = await api<Record<string, unknown>>(ROUTES.login, { method: 'POST', body: { email: input.email, password: input.password }, noAuth: true });
+        setAccessToken(pickToken(login));
+      }
+      await reload();
+    },
+    logout: async () => {
+      try { await api(ROUTES.logout, { method: 'POST' }); } catch { /* the session ends locally either way */ }
+      setAccessToken(null);
+      setMe(null);
+    },
+  }), [me, loading, reload]);
+  return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
+}
+
+export function useAuth(): AuthCtx {
+  const v = useContext(Ctx);
+  if (!v) throw new Error('useAuth outside AuthProvider');
+  return v;
+}

@@ -1,0 +1,153 @@
+export const STATUSES = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'QUOTA_EXCEEDED', 'PROVIDER_ERROR'] as const;
+export type TxStatus = (typeof STATUSES)[number];
+export const SOURCES = ['API', 'LINE', 'DASHBOARD'] as const;
+export type TxSource = (typeof SOURCES)[number];
+
+export interface TransactionRecord {
+  id: string;
+  status: TxStatus;
+  verified: boolean;
+  transRef: string | null;
+  amount: number | null;
+  bankCode: string | null;
+  bankName: string | null;
+  senderName: string | null;
+  senderAccount: string | null;
+  receiverName: string | null;
+  receiverAccount: string | null;
+  transDate: string | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  createdAt: string;
+  duplicate: boolean;
+  cached: boolean;
+  latencyMs: number;
+  environment: 'live' | 'test';
+  source: TxSource;
+  clientRef: string | null;
+  stale: boolean;
+}
+
+export interface Plan {
+  code: string;
+  name: string;
+  monthlyLimit: number;
+  trialDays: number;
+  apiAccess: boolean;
+  webhooks: boolean;
+  priceThb: number;
+  seats?: number;
+  groups?: number;
+}
+
+export interface Shop {
+  id: string;
+  name: string;
+  state: 'trial' | 'active' | 'past_due' | 'suspended';
+  planCode: string;
+  chosenPlanCode: string | null;
+  trialEndsAt: string | null;
+  language: 'th' | 'en';
+  settings: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface Quota {
+  used: number; limit: number; remaining: number; percentUsed?: number; allowOverage?: boolean; planCode?: string;
+  periodMonth?: string; daysUntilReset?: number; overage?: number;
+}
+
+export interface Me { user: { id: string; email: string; language?: 'th' | 'en' }; shop: Shop }
+
+export interface Overview {
+  shop: Shop;
+  plan: Plan;
+  trialDaysLeft: number | null;
+  quota: Quota;
+  testQuota?: { used: number | null; limit: number; remaining: number };
+  payeeCount: number;
+  daily: { date: string; total: number; byStatus: Partial<Record<TxStatus, number>> }[];
+  recent: TransactionRecord[];
+}
+
+export interface Settings { shopName: string; language: 'th' | 'en'; notifications: { staleSlipAlerts: boolean; email: boolean }; email: string }
+
+export interface Payee {
+  id: string;
+  bankCode: string;
+  kind: string;
+  proxyType: string | null;
+  holder: string;
+  accountLast4: string;
+  isPrimary: boolean;
+  status: string;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  environment: 'live' | 'test';
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  callsThisMonth?: number;
+}
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  description?: string | null;
+  events?: string[];
+  status?: string; // enabled | disabled
+  enabled?: boolean;
+  disabledReason?: string | null;
+  secretHint?: string;
+  previousSecretExpiresAt?: string | null;
+  createdAt: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  endpointId?: string;
+  eventId?: string;
+  eventKind?: string;
+  event?: string;
+  transactionId?: string | null;
+  isTest?: boolean;
+  test?: boolean;
+  retryRound?: number;
+  status: string; // pending | retrying | delivered | failed | cancelled
+  attempts?: number;
+  round?: number;
+  lastStatusCode?: number | null;
+  lastError?: string | null;
+  nextAttemptAt?: string | null;
+  deliveredAt?: string | null;
+  createdAt: string;
+}
+
+export interface SessionView {
+  id: string;
+  userAgent: string | null;
+  ip: string | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string;
+  current: boolean;
+}
+
+export interface AuditEntry {
+  id: string;
+  action: string;
+  actor: string | null;
+  target: string | null;
+  createdAt: string;
+  detail: unknown;
+  ip: string | null;
+}
+
+export interface DailyStats { date: string; counts: Partial<Record<TxStatus, number>> }
+export interface PlanCard extends Plan { messagingAccounts?: number; allowOverage?: boolean }

@@ -1,0 +1,77 @@
+import { useEffect } from 'react';
+import { AuthProvider, useAuth } from './api/auth';
+import { AppShell } from './components/layout';
+import { Empty, Loading } from './components/ui';
+import { I18nProvider, useI18n } from './i18n/i18n';
+import { match, RouterProvider, useRouter, Link } from './lib/router';
+import { ForgotScreen, LoginScreen, ResetScreen, SignupScreen } from './screens/auth-screens';
+import { CheckScreen } from './screens/check-screen';
+import { KeysScreen } from './screens/keys-screen';
+import { LineScreen } from './screens/line-screen';
+import { OverviewScreen } from './screens/overview-screen';
+import { PayeesScreen } from './screens/payees-screen';
+import { SecurityScreen } from './screens/security-screen';
+import { SettingsScreen } from './screens/settings-screen';
+import { TransactionDetailScreen, TransactionsScreen } from './screens/transactions-screen';
+import { WebhooksScreen } from './screens/webhooks-screen';
+
+const PUBLIC: Record<string, () => React.JSX.Element> = {
+  '/login': LoginScreen,
+  '/signup': SignupScreen,
+  '/forgot-password': ForgotScreen,
+  '/reset-password': ResetScreen,
+};
+
+function Routes() {
+  const { path, navigate } = useRouter();
+  const { me, loading } = useAuth();
+  const { t, setLang } = useI18n();
+  const Public = PUBLIC[path];
+  const signedIn = !!me;
+
+  useEffect(() => {
+    if (loading) return;
+    if (!signedIn && !Public) navigate(`/login`, { replace: true });
+    if (signedIn && (path === '/login' || path === '/signup')) navigate('/', { replace: true });
+  }, [loading, signedIn, Public, path, navigate]);
+
+  // The shop's saved language wins once per sign-in; the switch still works afterwards.
+  const shopLang = me?.shop.language;
+  useEffect(() => { if (shopLang) setLang(shopLang); }, [shopLang, setLang]);
+
+  useEffect(() => {
+    const titleEl = document.getElementById('page-title');
+    document.title = titleEl?.textContent ? `${titleEl.textContent} · slipcheck` : 'slipcheck';
+  });
+
+  if (loading) return <div className="boot"><Loading /></div>;
+  if (Public && (!signedIn || path === '/reset-password' || path === '/forgot-password')) return <Public />;
+  if (!signedIn) return <div className="boot"><Loading /></div>;
+
+  const txId = match('/transactions/:id', path);
+  let screen: React.JSX.Element;
+  if (path === '/') screen = <OverviewScreen />;
+  else if (path === '/transactions') screen = <TransactionsScreen />;
+  else if (txId) screen = <TransactionDetailScreen id={txId.id} />;
+  else if (path === '/check') screen = <CheckScreen />;
+  else if (path === '/payees') screen = <PayeesScreen />;
+  else if (path === '/keys') screen = <KeysScreen />;
+  else if (path === '/line') screen = <LineScreen />;
+  else if (path === '/webhooks') screen = <WebhooksScreen />;
+  else if (path === '/settings') screen = <SettingsScreen />;
+  else if (path === '/security') screen = <SecurityScreen />;
+  else screen = <Empty title={t('common.notFound')}><Link to="/">{t('nav.overview')}</Link></Empty>;
+  return <AppShell>{screen}</AppShell>;
+}
+
+export function App() {
+  return (
+    <I18nProvider>
+      <RouterProvider>
+        <AuthProvider>
+          <Routes />
+        </AuthProvider>
+      </RouterProvider>
+    </I18nProvider>
+  );
+}

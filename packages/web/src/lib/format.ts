@@ -1,0 +1,42 @@
+import type { Lang } from '../i18n/i18n';
+
+export const TIME_ZONE = 'Asia/Bangkok';
+const money = new Intl.NumberFormat('th-TH', { style: 'currency', currency: 'THB', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const locale = (lang: Lang) => (lang === 'th' ? 'th-TH' : 'en-GB');
+
+/** THB with satang, e.g. ฿1,250.50. */
+export const formatMoney = (amount: number | null | undefined) => (amount === null || amount === undefined ? '—' : money.format(amount));
+
+export function formatDateTime(iso: string | null | undefined, lang: Lang): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(locale(lang), { timeZone: TIME_ZONE, dateStyle: 'medium', timeStyle: 'short' }).format(d);
+}
+
+export function formatDate(iso: string | null | undefined, lang: Lang): string {
+  if (!iso) return '—';
+  const d = new Date(iso.length === 10 ? `${iso}T12:00:00+07:00` : iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return new Intl.DateTimeFormat(locale(lang), { timeZone: TIME_ZONE, day: 'numeric', month: 'short' }).format(d);
+}
+
+export const formatNumber = (n: number, lang: Lang) => new Intl.NumberFormat(locale(lang)).format(n);
+
+/** The calendar day in Bangkok, YYYY-MM-DD. */
+export function bangkokDay(date: Date | string): string {
+  const d = typeof date === 'string' ? new Date(date) : date;
+  const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone: TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(d).map((x) => [x.type, x.value]));
+  return `${p.year}-${p.month}-${p.day}`;
+}
+
+/** Start of a Bangkok day (YYYY-MM-DD) as ISO with +07:00, for the from/to filters. */
+export const bangkokDayStart = (day: string) => `${day}T00:00:00+07:00`;
+export const bangkokDayEnd = (day: string) => `${day}T23:59:59.999+07:00`;
+
+export function daysLeft(iso: string | null | undefined, now = Date.now()): number | null {
+  if (!iso) return null;
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return null;
+  return Math.max(0, Math.ceil((t - now) / 86_400_000));
+}

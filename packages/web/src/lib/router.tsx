@@ -1,0 +1,65 @@
+import { createContext, useContext, useEffect, useMemo, useState, type AnchorHTMLAttributes, type ReactNode } from 'react';
+
+// A tiny History-API router: the service answers every non-/api GET with index.html, so deep links work.
+interface Loc { path: string; search: URLSearchParams }
+interface RouterCtx extends Loc { navigate: (to: string, opts?: { replace?: boolean }) => void }
+const Ctx = createContext<RouterCtx | null>(null);
+
+const read = (): Loc => ({ path: window.location.pathname.replace(/\/+$/, '') || '/', search: new URLSearchParams(window.location.search) });
+
+export function RouterProvider({ children }: { children: ReactNode }) {
+  const [loc, setLoc] = useState<Loc>(read);
+  useEffect(() => {
+    const on = () => setLoc(read());
+    window.addEventListener('popstate', on);
+    return () => window.removeEventListener('popstate', on);
+  }, []);
+  const value = useMemo<RouterCtx>(() => ({
+    ...loc,
+    navigate: (to, opts) => {
+      if (opts?.replace) window.history.replaceState(null, '', to); else window.history.pushState(null, '', to);
+      setLoc(read());
+      window.scrollTo(0, 0);
+    },
+  }), [loc]);
+  return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
+}
+
+export function useRouter(): RouterCtx {
+  const v = useContext(Ctx);
+  if (!v) throw new Error('useRouter outside RouterProvider');
+  return v;
+}
+
+/** Matches `/transactions/:id` style patterns. */
+export function match(pattern: string, path: string): Record<string, string> | null {
+  const a = pattern.split('/').filter(Boolean);
+  const b = path.split('/').filter(Boolean);
+  if (a.length !== b.length) return null;
+  const out: Record<string, string> = {};
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].startsWith(':')) out[a[i].slice(1)] = decodeURIComponent(b[i]);
+    else if (a[i] !== b[i]) return null;
+  }
+  return out;
+}
+
+export function Link({ to, children, ...rest }: { to: string; children: ReactNode } & AnchorHTMLAttributes<HTMLAnchorElement>) {
+  const { navigate, path } = useRouter();
+  const current = path === to || (to !== '/' && path.startsWith(`${to}/`));
+  return (
+    <a
+      href={to}
+      aria-current={current ? 'page' : undefined}
+      {...rest}
+      onClick={(e) => {
+        rest.onClick?.(e);
+        if (e.defaultPrevented || e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}

@@ -1,0 +1,106 @@
+import { useEffect, useRef, useState } from 'react';
+import { api, ApiError } from '../api/client';
+import { ROUTES } from '../api/routes';
+import type { TransactionRecord } from '../api/types';
+import { ResultCard } from '../components/result-card';
+import { Alert, Button, Card, ErrorText, Field, PageHeader } from '../components/ui';
+import { useI18n } from '../i18n/i18n';
+import { Link } from '../lib/router';
+
+type VerifyResult = TransactionRecord & { quota?: { used: number; limit: number; remaining: number } };
+const MAX_BYTES = 10 * 1024 * 1024;
+
+export function CheckScreen() {
+  const { t } = useI18n();
+  const [file, setFile] = useState<File | null>(null);
+  const [preview, setPreview] = useState<string | null>(null);
+  const [expected, setExpected] = useState('');
+  const [drag, setDrag] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<VerifyResult | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [localError, setLocalError] = useState<string | null>(null);
+  const pickRef = useRef<HTMLInputElement>(null);
+  const camRef = useRef<HTMLInputElement>(null);
+  const resultRef = useRef<HTMLDivElement>(null);
+
+  // On a phone the card is below the picture: bring it into view once the answer is there.
+  useEffect(() => { if (result || error) resultRef.current?.scrollIntoView({ block: 'start', behavior: 'smooth' }); }, [result, error]);
+
+  useEffect(() => () => { if (preview) URL.revokeObjectURL(preview); }, [preview]);
+
+  function choose(f: File | null | undefined) {
+    setResult(null); setError(null); setLocalError(null);
+    if (!f) return;
+    if (!/^image\//.test(f.type)) { setLocalError(t('check.notImage')); return; }
+    if (f.size > MAX_BYTES) { setLocalError(t('error.PAYLOAD_TOO_LARGE')); return; }
+    setFile(f);
+    setPreview(URL.createObjectURL(f));
+    void verify(f);
+  }
+
+  // Pasting a screenshot anywhere on this page checks it.
+  useEffect(() => {
+    const onPaste = (e: ClipboardEvent) => {
+      const item = Array.from(e.clipboardData?.items ?? []).find((i) => i.type.startsWith('image/'));
+      const f = item?.getAsFile();
+      if (f) { e.preventDefault(); choose(f); }
+    };
+    document.addEventListener('paste', onPaste);
+    return () => document.removeEventListener('paste', onPaste);
+  });
+
+  async function verify(f: File) {
+    setBusy(true); setResult(null); setError(null);
+    const amount = Number(expected.replace(/,/g, ''));
+    try {
+      const r = await api<VerifyResult>(ROUTES.verify, {
+        method: 'POST', raw: f, contentType: f.type || 'application/octet-stream',
+        query: { expectedAmount: expected && Number.isFinite(amount) && amount > 0 ? amount : undefined },
+      });
+      setResult(r);
+    } catch (e) { setError(e); } finally { setBusy(false); }
+  }
+
+  const code = error instanceof ApiError ? error.code : null;
+  return (
+    <>
+      <PageHeader title={t('check.title')} intro={t('check.intro')} />
+      <Card>
+        <div
+          className={`dropzone ${drag ? 'drag' : ''}`}
+          onDragOver={(e) => { e.preventDefault(); setDrag(true); }}
+          onDragLeave={() => setDrag(false)}
+          onDrop={(e) => { e.preventDefault(); setDrag(false); choose(e.dataTransfer.files?.[0]); }}
+        >
+          {preview ? <img src={preview} alt={t('check.previewAlt')} className="preview" /> : (
+            <svg aria-hidden="true" viewBox="0 0 48 48" width="48" height="48"><path d="M24 32V12M16 20l8-8 8 8M10 34v4h28v-4" fill="none" stroke="currentColor" strokeWidth="3" strokeLinecap="round" strokeLinejoin="round" /></svg>
+          )}
+          <p className="dropzone-text">{t('check.dropHint')}</p>
+          <div className="dropzone-actions">
+            <Button onClick={() => camRef.current?.click()} className="only-touch">{t('check.camera')}</Button>
+            <Button variant="secondary" onClick={() => pickRef.current?.click()}>{t('check.choose')}</Button>
+          </div>
+          <input ref={camRef} type="file" accept="image/*" capture="environment" className="sr-only" tabIndex={-1} aria-hidden="true" data-testid="camera-input" onChange={(e) => { choose(e.target.files?.[0]); e.target.value = ''; }} />
+          <input ref={pickRef} type="file" accept="image/png,image/jpeg,image/*" className="sr-only" tabIndex={-1} aria-label={t('check.choose')} data-testid="slip-input" onChange={(e) => { choose(e.target.files?.[0]); e.target.value = ''; }} />
+        </div>
+        <Field label={t('check.expected')} hint={t('check.expectedHint')} inputMode="decimal" value={expected} onChange={(e) => setExpected(e.target.value)} />
+        {file && !busy && (!!result || !!error) && <Button variant="secondary" onClick={() => void verify(file)}>{t('check.again')}</Button>}
+      </Card>
+      <div ref={resultRef} aria-live="polite" aria-busy={busy} className="result-region">
+        {busy && <Alert kind="info" title={t('check.checking')} />}
+        {localError && <Alert kind="error" title={localError} />}
+        {code === 'NO_PAYEE_CONFIGURED' ? (
+          <Alert kind="error" title={t('error.NO_PAYEE_CONFIGURED')}><Link to="/payees">{t('overview.addPayee')}</Link></Alert>
+        ) : <ErrorText error={error} />}
+        {result && (
+          <>
+            <ResultCard record={result} />
+            {result.quota && <p className="muted small">{t('check.quotaAfter', { used: result.quota.used, limit: result.quota.limit })}</p>}
+            <p><Link to={`/transactions/${result.id}`}>{t('check.openRecord')}</Link></p>
+          </>
+        )}
+      </div>
+    </>
+  );
+}

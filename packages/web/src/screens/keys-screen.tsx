@@ -1,0 +1,133 @@
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api/client';
+import { ROUTES } from '../api/routes';
+import type { ApiKey } from '../api/types';
+import { Alert, Button, Card, Checkbox, CopyButton, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
+import { useI18n, type MessageKey } from '../i18n/i18n';
+import { formatDateTime } from '../lib/format';
+import { useLoad } from '../lib/use-load';
+
+const SCOPES = ['verify', 'read', 'webhook'] as const;
+
+export function KeysScreen() {
+  const { t, lang } = useI18n();
+  const list = useLoad(() => api<{ apiAccess: boolean; items: ApiKey[] }>(ROUTES.keys));
+  const [creating, setCreating] = useState(false);
+  const [shown, setShown] = useState<{ key: string; apiKey: ApiKey } | null>(null);
+  const [confirm, setConfirm] = useState<{ kind: 'rotate' | 'revoke'; key: ApiKey } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const apiAccess = list.data?.apiAccess ?? true;
+  const planError = error instanceof ApiError && error.code === 'PLAN_API_ACCESS_REQUIRED';
+
+  async function run(c: { kind: 'rotate' | 'revoke'; key: ApiKey }) {
+    setBusy(true); setError(null);
+    try {
+      if (c.kind === 'rotate') setShown(await api<{ key: string; apiKey: ApiKey }>(ROUTES.keyRotate(c.key.id), { method: 'POST' }));
+      else await api(ROUTES.keyRevoke(c.key.id), { method: 'POST' });
+      setConfirm(null);
+      await list.reload();
+    } catch (e) { setError(e); setConfirm(null); } finally { setBusy(false); }
+  }
+
+  return (
+    <>
+      <PageHeader title={t('keys.title')} intro={t('keys.intro')} actions={<Button onClick={() => { setError(null); setCreating(true); }}>{t('keys.create')}</Button>} />
+      {!apiAccess && <Alert kind="warn" title={t('keys.trialTitle')}>{t('keys.trialBody')}</Alert>}
+      {planError ? <Alert kind="error" title={t('error.PLAN_API_ACCESS_REQUIRED')}><span className="mono small">403 PLAN_API_ACCESS_REQUIRED</span></Alert> : <ErrorText error={error ?? list.error} />}
+      {shown && (
+        <Card title={t('keys.newKeyTitle')} className="new-key">
+          <Alert kind="warn" title={t('keys.showOnce')} />
+          <p className="secret mono" aria-label={t('keys.fullKey')}>{shown.key}</p>
+          <div className="row-actions">
+            <CopyButton value={shown.key} />
+            <Button variant="ghost" onClick={() => setShown(null)}>{t('keys.saved')}</Button>
+          </div>
+        </Card>
+      )}
+      {list.loading && !list.data ? <Loading /> : !list.data?.items.length ? (
+        <Card><Empty title={t('keys.empty')}>{t('keys.emptyHint')}</Empty></Card>
+      ) : (
+        <ul className="cards-list">
+          {list.data.items.map((k) => (
+            <li key={k.id} className={`card key ${k.revokedAt ? 'revoked' : ''}`}>
+              <div className="key-head">
+                <p className="key-name">{k.name || t('keys.unnamed')}</p>
+                <span className={`tag ${k.environment === 'live' ? 'tag-live' : 'tag-test'}`}>{t(`keys.env.${k.environment}` as MessageKey)}</span>
+                {k.revokedAt && <span className="tag tag-revoked">{t('keys.revoked')}</span>}
+              </div>
+              <dl className="kv kv-compact">
+                <div><dt>{t('keys.prefix')}</dt><dd className="mono">{k.prefix}…</dd></div>
+                <div><dt>{t('keys.scopes')}</dt><dd>{k.scopes.map((s) => t(`keys.scope.${s}` as MessageKey)).join(', ')}</dd></div>
+                <div><dt>{t('keys.created')}</dt><dd>{formatDateTime(k.createdAt, lang)}</dd></div>
+                <div><dt>{t('keys.lastUsed')}</dt><dd>{k.lastUsedAt ? formatDateTime(k.lastUsedAt, lang) : t('keys.never')}</dd></div>
+                <div><dt>{t('keys.calls')}</dt><dd>{(k.callsThisMonth ?? 0).toLocaleString()}</dd></div>
+              </dl>
+              {!k.revokedAt && (
+                <div className="row-actions">
+                  <Button variant="secondary" onClick={() => setConfirm({ kind: 'rotate', key: k })}>{t('keys.rotate')}</Button>
+                  <Button variant="danger" onClick={() => setConfirm({ kind: 'revoke', key: k })}>{t('keys.revoke')}</Button>
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <Dialog open={creating} title={t('keys.create')} onClose={() => setCreating(false)}>
+        {!apiAccess && <Alert kind="warn" title={t('keys.trialTitle')}>{t('keys.trialBody')}</Alert>}
+        <CreateKeyForm onCreated={async (r) => { setCreating(false); setShown(r); await list.reload(); }} onError={(e) => { setCreating(false); setError(e); }} />
+      </Dialog>
+      <Dialog open={!!confirm} title={confirm?.kind === 'rotate' ? t('keys.rotateTitle') : t('keys.revokeTitle')} onClose={() => setConfirm(null)}>
+        {confirm && (
+          <>
+            <p>{confirm.kind === 'rotate' ? t('keys.rotateBody', { prefix: confirm.key.prefix }) : t('keys.revokeBody', { prefix: confirm.key.prefix })}</p>
+            <div className="dialog-actions">
+              <Button variant="secondary" onClick={() => setConfirm(null)}>{t('common.cancel')}</Button>
+              <Button variant={confirm.kind === 'revoke' ? 'danger' : 'primary'} busy={busy} onClick={() => void run(confirm)}>
+                {confirm.kind === 'rotate' ? t('keys.rotate') : t('keys.revoke')}
+              </Button>
+            </div>
+          </>
+        )}
+      </Dialog>
+    </>
+  );
+}
+
+function CreateKeyForm({ onCreated, onError }: { onCreated: (r: { key: string; apiKey: ApiKey }) => Promise<void>; onError: (e: unknown) => void }) {
+  const { t } = useI18n();
+  const [name, setName] = useState('');
+  const [environment, setEnv] = useState<'live' | 'test'>('live');
+  const [scopes, setScopes] = useState<string[]>(['verify']);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true); setError(null);
+    try {
+      await onCreated(await api<{ key: string; apiKey: ApiKey }>(ROUTES.keys, { method: 'POST', body: { name: name.trim() || undefined, environment, scopes } }));
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'PLAN_API_ACCESS_REQUIRED') onError(err); else setError(err);
+    } finally { setBusy(false); }
+  }
+  return (
+    <form onSubmit={submit}>
+      <Field label={t('keys.name')} maxLength={80} placeholder={t('keys.namePlaceholder')} value={name} onChange={(e) => setName(e.target.value)} />
+      <fieldset className="segmented">
+        <legend>{t('keys.environment')}</legend>
+        <label><input type="radio" name="env" checked={environment === 'live'} onChange={() => setEnv('live')} /> {t('keys.env.live')}</label>
+        <label><input type="radio" name="env" checked={environment === 'test'} onChange={() => setEnv('test')} /> {t('keys.env.test')}</label>
+      </fieldset>
+      <p className="field-hint">{environment === 'live' ? t('keys.liveHint') : t('keys.testHint')}</p>
+      <fieldset>
+        <legend>{t('keys.scopes')}</legend>
+        {SCOPES.map((s) => (
+          <Checkbox key={s} label={t(`keys.scope.${s}` as MessageKey)} hint={t(`keys.scopeHint.${s}` as MessageKey)} checked={scopes.includes(s)}
+            onChange={(e) => setScopes((xs) => (e.target.checked ? [...xs, s] : xs.filter((x) => x !== s)))} />
+        ))}
+      </fieldset>
+      <ErrorText error={error} />
+      <Button type="submit" busy={busy} disabled={!scopes.length} className="btn-block">{t('keys.create')}</Button>
+    </form>
+  );
+}

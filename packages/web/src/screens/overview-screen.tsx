@@ -1,0 +1,74 @@
+import { api } from '../api/client';
+import { useLiveResults } from '../api/live';
+import { ROUTES } from '../api/routes';
+import type { DailyStats, Overview } from '../api/types';
+import { DailyChart, Gauge } from '../components/chart';
+import { TxList } from '../components/tx-list';
+import { Alert, Card, Empty, ErrorText, Loading, PageHeader } from '../components/ui';
+import { useI18n, type MessageKey } from '../i18n/i18n';
+import { formatDateTime, formatMoney } from '../lib/format';
+import { Link, useRouter } from '../lib/router';
+import { useLoad } from '../lib/use-load';
+
+export function OverviewScreen() {
+  const { t, lang } = useI18n();
+  const { search } = useRouter();
+  const ov = useLoad(() => api<Overview>(ROUTES.overview));
+  // A new result changes every number on this page: reload rather than patch the aggregates by hand.
+  useLiveResults(() => void ov.reload(), !!ov.data);
+  const d = ov.data;
+  if (!d) return <>{ov.error ? <ErrorText error={ov.error} /> : <Loading />}</>;
+  const days: DailyStats[] = d.daily.map((x) => ({ date: x.date, counts: x.byStatus }));
+  const onTrial = d.shop.planCode === 'TRIAL';
+  return (
+    <>
+      <PageHeader title={t('overview.title')} intro={d.shop.name} />
+      {search.get('welcome') && (
+        <Alert kind="ok" title={t('overview.welcomeTitle')}>{t('overview.welcomeBody')}</Alert>
+      )}
+      {d.payeeCount === 0 && (
+        <Alert kind="warn" title={t('payees.emptyTitle')}>
+          {t('payees.emptyBody')} <Link to="/payees">{t('overview.addPayee')}</Link>
+        </Alert>
+      )}
+      <div className="grid-3">
+        <Card title={t('overview.plan')}>
+          <p className="big">{d.plan.name}</p>
+          <p className="muted">{t(`shopState.${d.shop.state}` as MessageKey)}</p>
+          {onTrial && d.trialDaysLeft !== null && (
+            <p className={d.trialDaysLeft <= 2 ? 'warn-text' : undefined}>
+              {d.trialDaysLeft > 0 ? t('overview.trialDaysLeft', { n: d.trialDaysLeft }) : t('overview.trialOver')}
+            </p>
+          )}
+          {onTrial && (
+            <p className="muted small">
+              {d.shop.chosenPlanCode ? t('overview.chosenPlan', { plan: d.shop.chosenPlanCode }) : t('overview.trialNext')}
+            </p>
+          )}
+          {!onTrial && d.plan.priceThb > 0 && <p className="muted small">{t('signup.perMonth', { price: formatMoney(d.plan.priceThb) })}</p>}
+        </Card>
+        <Card title={t('overview.quota')}>
+          <Gauge used={d.quota.used} limit={d.quota.limit} label={t('overview.quotaLabel', { used: d.quota.used, limit: d.quota.limit })} />
+          <p className="muted small center">
+            {t('overview.remaining', { n: d.quota.remaining.toLocaleString() })}
+            {d.quota.daysUntilReset !== undefined && <> · {t('overview.resetIn', { n: d.quota.daysUntilReset })}</>}
+          </p>
+        </Card>
+        <Card title={t('overview.quick')}>
+          <ul className="quick">
+            <li><Link to="/check" className="btn btn-primary btn-block">{t('nav.check')}</Link></li>
+            <li><Link to="/payees" className="btn btn-secondary btn-block">{t('overview.payeesCount', { n: d.payeeCount })}</Link></li>
+            <li><Link to="/keys" className="btn btn-secondary btn-block">{t('nav.keys')}</Link></li>
+          </ul>
+        </Card>
+      </div>
+      <Card title={t('overview.chartTitle')}>
+        <DailyChart days={days} />
+      </Card>
+      <Card title={t('overview.recent')} actions={<Link to="/transactions">{t('overview.seeAll')}</Link>}>
+        {d.recent.length ? <TxList items={d.recent} /> : <Empty title={t('tx.empty')}>{t('tx.emptyHint')}</Empty>}
+        <p className="muted small">{t('common.updated', { time: formatDateTime(new Date().toISOString(), lang) })}</p>
+      </Card>
+    </>
+  );
+}

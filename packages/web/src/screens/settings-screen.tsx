@@ -1,0 +1,113 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { useAuth } from '../api/auth';
+import { api } from '../api/client';
+import { ROUTES } from '../api/routes';
+import type { Settings } from '../api/types';
+import { Alert, Button, Card, Checkbox, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
+import { useI18n } from '../i18n/i18n';
+import { useLoad } from '../lib/use-load';
+
+export function SettingsScreen() {
+  const { t, setLang } = useI18n();
+  const { reload: reloadMe } = useAuth();
+  const s = useLoad(() => api<Settings>(ROUTES.settings));
+  const [form, setForm] = useState<Settings | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => { if (s.data) setForm(s.data); }, [s.data]);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    if (!form) return;
+    setBusy(true); setError(null); setSaved(false);
+    try {
+      const next = await api<Settings>(ROUTES.settings, { method: 'PATCH', body: { shopName: form.shopName.trim(), language: form.language, notifications: form.notifications } });
+      s.setData(next);
+      setLang(next.language);
+      setSaved(true);
+      await reloadMe();
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  }
+
+  return (
+    <>
+      <PageHeader title={t('settings.title')} />
+      <ErrorText error={s.error} />
+      {!form ? (!s.error && <Loading />) : (
+        <Card title={t('settings.shop')}>
+          <form onSubmit={save}>
+            <Field label={t('signup.shopName')} required maxLength={120} value={form.shopName} onChange={(e) => setForm({ ...form, shopName: e.target.value })} />
+            <Select label={t('common.language')} value={form.language} onChange={(e) => setForm({ ...form, language: e.target.value === 'en' ? 'en' : 'th' })} hint={t('settings.languageHint')}>
+              <option value="th">ไทย (Thai)</option>
+              <option value="en">English</option>
+            </Select>
+            <fieldset>
+              <legend>{t('settings.notifications')}</legend>
+              <Checkbox label={t('settings.staleAlerts')} hint={t('settings.staleAlertsHint')} checked={form.notifications.staleSlipAlerts}
+                onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, staleSlipAlerts: e.target.checked } })} />
+              <Checkbox label={t('settings.emailNotices')} hint={t('settings.emailHint', { email: form.email })} checked={form.notifications.email}
+                onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, email: e.target.checked } })} />
+            </fieldset>
+            <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
+            <ErrorText error={error} />
+            <Button type="submit" busy={busy}>{t('common.save')}</Button>
+          </form>
+        </Card>
+      )}
+      <PasswordCard />
+      <ExportCard />
+    </>
+  );
+}
+
+function PasswordCard() {
+  const { t } = useI18n();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true); setError(null); setDone(false);
+    try {
+      await api(ROUTES.changePassword, { method: 'POST', body: { currentPassword: current, newPassword: next } });
+      setDone(true); setCurrent(''); setNext('');
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  }
+  return (
+    <Card title={t('settings.password')}>
+      <form onSubmit={submit}>
+        <Field label={t('settings.currentPassword')} type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+        <Field label={t('reset.newPassword')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={next} onChange={(e) => setNext(e.target.value)} />
+        <div aria-live="polite">{done && <Alert kind="ok" title={t('settings.passwordChanged')} />}</div>
+        <ErrorText error={error} />
+        <Button type="submit" busy={busy}>{t('settings.changePassword')}</Button>
+      </form>
+    </Card>
+  );
+}
+
+function ExportCard() {
+  const { t } = useI18n();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function download() {
+    setBusy(true); setError(null);
+    try {
+      const data = await api<unknown>(ROUTES.privacyExport);
+      const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+      const a = document.createElement('a');
+      a.href = url; a.download = 'slipcheck-export.json'; a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (e) { setError(e); } finally { setBusy(false); }
+  }
+  return (
+    <Card title={t('settings.privacy')}>
+      <p>{t('settings.exportBody')}</p>
+      <ErrorText error={error} />
+      <Button variant="secondary" busy={busy} onClick={() => void download()}>{t('settings.export')}</Button>
+    </Card>
+  );
+}

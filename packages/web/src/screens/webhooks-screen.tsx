@@ -1,0 +1,128 @@
+import { useState, type FormEvent } from 'react';
+import { api, ApiError } from '../api/client';
+import { ROUTES } from '../api/routes';
+import type { WebhookDelivery, WebhookEndpoint } from '../api/types';
+import { Alert, Button, Card, Checkbox, CopyButton, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
+import { useI18n, type MessageKey } from '../i18n/i18n';
+import { formatDateTime } from '../lib/format';
+import { useLoad } from '../lib/use-load';
+
+const EVENTS = ['slip.verified', 'slip.duplicate', 'slip.failed'];
+const isEnabled = (e: WebhookEndpoint) => (e.enabled ?? e.status !== 'disabled');
+
+export function WebhooksScreen() {
+  const { t } = useI18n();
+  const list = useLoad(() => api<{ items: WebhookEndpoint[] }>(ROUTES.webhooks));
+  const [adding, setAdding] = useState(false);
+  const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
+  const planError = list.error instanceof ApiError && list.error.code === 'PLAN_WEBHOOKS_REQUIRED';
+  const missing = list.error instanceof ApiError && list.error.status === 404;
+  return (
+    <>
+      <PageHeader title={t('webhooks.title')} intro={t('webhooks.intro')} actions={!planError && !missing ? <Button onClick={() => setAdding(true)}>{t('webhooks.add')}</Button> : undefined} />
+      {planError ? <Alert kind="warn" title={t('error.PLAN_WEBHOOKS_REQUIRED')}>{t('webhooks.planBody')}</Alert>
+        : missing ? <Alert kind="info" title={t('webhooks.unavailable')} /> : <ErrorText error={list.error} />}
+      {secret && (
+        <Card title={t('webhooks.secretTitle')}>
+          <Alert kind="warn" title={t('webhooks.secretOnce')} />
+          <p className="secret mono">{secret.secret}</p>
+          <div className="row-actions"><CopyButton value={secret.secret} /><Button variant="ghost" onClick={() => setSecret(null)}>{t('common.hide')}</Button></div>
+        </Card>
+      )}
+      {list.loading && !list.data ? <Loading /> : list.data && (list.data.items.length === 0 ? (
+        <Card><Empty title={t('webhooks.empty')}>{t('webhooks.emptyHint')}</Empty></Card>
+      ) : list.data.items.map((ep) => <EndpointCard key={ep.id} ep={ep} onChanged={list.reload} onSecret={(s) => setSecret({ id: ep.id, secret: s })} />))}
+      <Dialog open={adding} title={t('webhooks.add')} onClose={() => setAdding(false)}>
+        <AddEndpoint onDone={async (s) => { setAdding(false); if (s) setSecret(s); await list.reload(); }} />
+      </Dialog>
+    </>
+  );
+}
+
+function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | null) => Promise<void> }) {
+  const { t } = useI18n();
+  const [url, setUrl] = useState('https://');
+  const [description, setDescription] = useState('');
+  const [events, setEvents] = useState<string[]>(EVENTS);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true); setError(null);
+    try {
+      const r = await api<{ endpoint: WebhookEndpoint; secret: string }>(ROUTES.webhooks, { method: 'POST', body: { url: url.trim(), events, description: description.trim() || undefined } });
+      await onDone({ id: r.endpoint.id, secret: r.secret });
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  }
+  return (
+    <form onSubmit={submit}>
+      <Field label={t('webhooks.url')} type="url" required inputMode="url" hint={t('webhooks.urlHint')} value={url} onChange={(e) => setUrl(e.target.value)} />
+      <Field label={t('webhooks.description')} maxLength={200} value={description} onChange={(e) => setDescription(e.target.value)} />
+      <fieldset>
+        <legend>{t('webhooks.events')}</legend>
+        {EVENTS.map((ev) => (
+          <Checkbox key={ev} label={ev} hint={t(`webhooks.event.${ev}` as MessageKey)} checked={events.includes(ev)}
+            onChange={(e) => setEvents((xs) => (e.target.checked ? [...xs, ev] : xs.filter((x) => x !== ev)))} />
+        ))}
+      </fieldset>
+      <ErrorText error={error} />
+      <Button type="submit" busy={busy} disabled={!events.length} className="btn-block">{t('common.save')}</Button>
+    </form>
+  );
+}
+
+function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChanged: () => Promise<void>; onSecret: (s: string) => void }) {
+  const { t, lang } = useI18n();
+  const deliveries = useLoad(() => api<{ items: WebhookDelivery[] }>(ROUTES.deliveries(ep.id), { query: { limit: 20 } }), [ep.id]);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [note, setNote] = useState('');
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  async function act(what: string, fn: () => Promise<void>) {
+    setBusy(what); setError(null); setNote('');
+    try { await fn(); } catch (e) { setError(e); } finally { setBusy(null); }
+  }
+  const enabled = isEnabled(ep);
+  return (
+    <Card title={<span className="break">{ep.url}</span>} actions={<span className={`tag ${enabled ? 'tag-primary' : ''}`}>{enabled ? t('webhooks.enabled') : t('webhooks.disabled')}</span>}>
+      {ep.description && <p className="muted">{ep.description}</p>}
+      <p className="small muted">{t('webhooks.events')}: {(ep.events ?? EVENTS).join(', ')}</p>
+      {ep.secretHint && <p className="small muted">{t('webhooks.secretHint')}: <span className="mono">{ep.secretHint}</span></p>}
+      {ep.disabledReason === 'GONE' && <Alert kind="warn" title={t('webhooks.gone')} />}
+      <div className="row-actions wrap">
+        <Button busy={busy === 'test'} onClick={() => void act('test', async () => { await api(ROUTES.webhookTest(ep.id), { method: 'POST' }); setNote(t('webhooks.testSent')); await deliveries.reload(); })}>{t('webhooks.sendTest')}</Button>
+        <Button variant="secondary" busy={busy === 'reveal'} onClick={() => void act('reveal', async () => onSecret((await api<{ secret: string }>(ROUTES.webhookReveal(ep.id), { method: 'POST' })).secret))}>{t('webhooks.reveal')}</Button>
+        <Button variant="secondary" busy={busy === 'rotate'} onClick={() => void act('rotate', async () => onSecret((await api<{ secret: string }>(ROUTES.webhookRotate(ep.id), { method: 'POST' })).secret))}>{t('webhooks.rotate')}</Button>
+        <Button variant="secondary" busy={busy === 'toggle'} onClick={() => void act('toggle', async () => { await api(ROUTES.webhook(ep.id), { method: 'PATCH', body: { enabled: !enabled } }); await onChanged(); })}>{enabled ? t('webhooks.disable') : t('webhooks.enable')}</Button>
+        <Button variant="danger" onClick={() => setConfirmDelete(true)}>{t('common.remove')}</Button>
+      </div>
+      <div aria-live="polite">{note && <Alert kind="ok" title={note} />}</div>
+      <ErrorText error={error} />
+      <h3 className="sub-title">{t('webhooks.deliveries')} <Button variant="ghost" onClick={() => void deliveries.reload()}>{t('common.refresh')}</Button></h3>
+      {deliveries.loading && !deliveries.data ? <Loading /> : !deliveries.data?.items.length ? <p className="muted">{t('webhooks.noDeliveries')}</p> : (
+        <ul className="deliveries" data-testid="deliveries">
+          {deliveries.data.items.map((d) => (
+            <li key={d.id} className="delivery">
+              <span className={`tag tag-d-${d.status}`}>{t(`webhooks.dstatus.${d.status}` as MessageKey)}</span>
+              <span className="mono small">{d.event ?? d.eventKind}{d.test ?? d.isTest ? ` (${t('webhooks.test')})` : ''}</span>
+              <span className="small muted">
+                {formatDateTime(d.createdAt, lang)} · {t('webhooks.round', { n: d.retryRound ?? d.round ?? 0 })}
+                {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''}
+                {d.nextAttemptAt && d.status !== 'delivered' ? ` · ${t('webhooks.nextAt', { time: formatDateTime(d.nextAttemptAt, lang) })}` : ''}
+              </span>
+              {d.lastError && <span className="small error-text break">{d.lastError}</span>}
+              <Button variant="ghost" busy={busy === d.id} onClick={() => void act(d.id, async () => { await api(ROUTES.redeliver(ep.id, d.id), { method: 'POST' }); await deliveries.reload(); })}>{t('webhooks.redeliver')}</Button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Dialog open={confirmDelete} title={t('webhooks.removeTitle')} onClose={() => setConfirmDelete(false)}>
+        <p className="break">{ep.url}</p>
+        <div className="dialog-actions">
+          <Button variant="secondary" onClick={() => setConfirmDelete(false)}>{t('common.cancel')}</Button>
+          <Button variant="danger" onClick={() => { setConfirmDelete(false); void act('delete', async () => { await api(ROUTES.webhook(ep.id), { method: 'DELETE' }); await onChanged(); }); }}>{t('common.remove')}</Button>
+        </div>
+      </Dialog>
+    </Card>
+  );
+}

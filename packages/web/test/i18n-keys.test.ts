@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { en } from '../src/i18n/en';
+import { th } from '../src/i18n/th';
+
+const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+describe('translation files', () => {
+  it('Thai and English have exactly the same keys', () => {
+    expect(Object.keys(en).sort()).toEqual(Object.keys(th).sort());
+  });
+  it('every message is non-empty and uses the same {placeholders} in both languages', () => {
+    for (const k of Object.keys(th) as (keyof typeof th)[]) {
+      expect(th[k].trim(), k).not.toBe('');
+      expect(en[k].trim(), k).not.toBe('');
+      expect(placeholders(en[k]), k).toEqual(placeholders(th[k]));
+    }
+  });
+});
+
+describe('keys built at run time exist', () => {
+  it('covers every status, source, outcome and shop state the screens look up', async () => {
+    const { STATUSES, SOURCES } = await import('../src/api/types');
+    const outcomes = ['genuine', 'duplicate', 'wrongAccount', 'amount', 'stale', 'fake', 'retry', 'unreadable', 'quota'];
+    const keys = [
+      ...STATUSES.map((s) => `status.${s}`),
+      ...SOURCES.map((s) => `source.${s}`),
+      ...outcomes.flatMap((o) => [`outcome.${o}.title`, `outcome.${o}.body`]),
+      ...['trial', 'active', 'past_due', 'suspended'].map((s) => `shopState.${s}`),
+      ...['connecting', 'open', 'reconnecting'].map((s) => `live.${s}`),
+      ...['live', 'test'].map((s) => `keys.env.${s}`),
+      ...['verify', 'read', 'webhook'].flatMap((s) => [`keys.scope.${s}`, `keys.scopeHint.${s}`]),
+      ...['PHONE', 'NATID', 'EWALLET'].map((s) => `payees.proxy.${s}`),
+      ...['pending', 'retrying', 'delivered', 'failed', 'cancelled'].map((s) => `webhooks.dstatus.${s}`),
+      ...['slip.verified', 'slip.duplicate', 'slip.failed'].map((s) => `webhooks.event.${s}`),
+    ];
+    for (const k of keys) expect(th, k).toHaveProperty([k]);
+  });
+});

@@ -58,5 +58,20 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
     return send(req, reply, status, message, status === 429 ? 'RATE_LIMITED' : code);
   });
 
-  app.setNotFoundHandler((req, reply) => send(req, reply, 404, `No route ${req.method} ${req.url.split('?')[0]}`, 'NOT_FOUND'));
+  // Known paths answer 405 with Allow for a method they do not serve; Fastify alone would say 404.
+  const routes: Array<{ re: RegExp; method: string }> = [];
+  app.addHook('onRoute', (r) => {
+    if (r.url.includes('*')) return;
+    const re = new RegExp(`^${r.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
+    for (const m of [r.method].flat()) if (m !== 'HEAD') routes.push({ re, method: m });
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const allow = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];
+    if (allow.length && !allow.includes(req.method)) {
+      reply.header('Allow', allow.join(', '));
+      return send(req, reply, 405, `Method ${req.method} is not allowed on ${path}; use ${allow.join(' or ')}`, 'METHOD_NOT_ALLOWED');
+    }
+    return send(req, reply, 404, `No route ${req.method} ${path}`, 'NOT_FOUND');
+  });
 }

@@ -94,8 +94,14 @@ for (const kind of DB_KINDS) {
       expect(r.json().timestamp).toMatch(/\+07:00$/);
       expect(r.headers['x-request-id']).toBe(r.json().requestId);
       const m = await h.app.inject({ method: 'DELETE', url: '/api/v1/quota' });
-      expect([404, 405]).toContain(m.statusCode);
-      expect(m.json().success).toBe(false);
+      expect(m.statusCode).toBe(405);
+      expect(m.headers.allow).toBe('GET');
+      expect(m.json()).toMatchObject({ success: false, error: 'Method Not Allowed', code: 'METHOD_NOT_ALLOWED', path: '/api/v1/quota' });
+      const g = await h.app.inject({ method: 'GET', url: '/api/v1/verify' });
+      expect(g.statusCode).toBe(405);
+      expect(g.headers.allow).toBe('POST');
+      const tx = await h.app.inject({ method: 'PUT', url: '/api/v1/transactions/txn_123' });
+      expect(tx.statusCode).toBe(405);
     });
 
     it('health answers at /health* and /v1/health* without auth', async () => {

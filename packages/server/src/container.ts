@@ -24,6 +24,7 @@ import type { Checker } from './modules/checker/checker-port.js';
 import { createSlipDecoderPool, type SlipDecoderPool } from './modules/slip-qr/slip-qr-pool.js';
 import { createImageClaims } from './modules/verification/image-claims.js';
 import { createVerificationService } from './modules/verification/verification-service.js';
+import { createHousekeeping } from './modules/housekeeping/housekeeping-service.js';
 import { composeHandlers, createLineModule } from './modules/line/line-module.js';
 import { OUTBOX_KINDS } from './outbox/outbox-repo.js';
 import { createMailService } from './modules/mail/mail-service.js';
@@ -79,6 +80,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const bus = overrides.bus ?? (redis ? createRedisBus(redis) : createMemoryBus());
 
   const closers: Array<() => Promise<void>> = [];
+  const secret = masterSecret(config);
   const defaultSandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
   const configuredChecker = overrides.checker ? null : createCheckerFromConfig({
     checker: config.CHECKER, checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? defaultSandbox : ''),
@@ -103,26 +105,31 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
-  const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret: masterSecret(config), config });
-  const line = createLineModule({ config, db, clock, audit, plans, shops, secret: masterSecret(config), verifySlip: () => verification.verifySlip, decode });
-  const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: masterSecret(config), config });
+  const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret: secret, config });
+  const line = createLineModule({ config, db, clock, audit, plans, shops, secret: secret, verifySlip: () => verification.verifySlip, decode });
+  const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: secret, config });
   closers.push(() => webhookModule.close());
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
   const outboxHandlers: Record<string, OutboxHandler> = { ...line.outboxHandlers, ...webhookModule.handlers };
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
   outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
     createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }));
+  const housekeeping = createHousekeeping({ db, clock, audit, claims, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
   const worker = createOutboxWorker({
     db, caps: handle.caps, clock, handlers: outboxHandlers, leaseMs: config.WORKER_LEASE_MS, pollMs: config.WORKER_POLL_MS,
     concurrency: config.WORKER_CONCURRENCY, batch: Math.min(50, config.WORKER_CONCURRENCY),
-    maintenance: [{ everyMs: 3_600_000, run: () => webhookModule.service.prune() }, { everyMs: 3_600_000, run: () => line.service.pruneEvents() }],
+    maintenance: [
+      { everyMs: 3_600_000, run: () => webhookModule.service.prune() },
+      { everyMs: 3_600_000, run: () => line.service.pruneEvents() },
+      { everyMs: 3_600_000, run: () => housekeeping.runAll() },
+    ],
   });
   closers.push(() => worker.stop({ timeoutMs: 5000 }));
   const container = {
-    config, clock, db, caps: handle.caps, redis, secret: masterSecret(config),
+    config, clock, db, caps: handle.caps, redis, secret,
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
     mail, accounts, sessions, dashboardTokens, line,
-    webhooks: webhookModule.service, outboxHandlers, worker,
+    webhooks: webhookModule.service, outboxHandlers, worker, housekeeping,
     startedAt: new Date(),
     onClose(fn: () => Promise<void>) { closers.push(fn); },
     async close() {

@@ -245,9 +245,12 @@ for (const kind of DB_KINDS) {
 
     it('settings: read and change name, language and notification preferences', async () => {
       const s = (await get(b, '/api/dashboard/settings')).json().data;
-      expect(s).toEqual({ shopName: 'ร้าน B', language: 'th', notifications: { staleSlipAlerts: true, email: true }, email: b.email });
-      const p = await send(b, 'PATCH', '/api/dashboard/settings', { shopName: 'ร้าน บี ใหม่', language: 'en', notifications: { email: false } });
-      expect(p.json().data).toEqual({ shopName: 'ร้าน บี ใหม่', language: 'en', notifications: { staleSlipAlerts: true, email: false }, email: b.email });
+      expect(s).toEqual({ shopName: 'ร้าน B', language: 'th', notifications: { staleSlipAlerts: true, email: true }, privacy: { autoDelete: false, retentionMonths: 12 }, email: b.email });
+      const p = await send(b, 'PATCH', '/api/dashboard/settings', { shopName: 'ร้าน บี ใหม่', language: 'en', notifications: { email: false }, privacy: { autoDelete: true } });
+      expect(p.json().data).toEqual({ shopName: 'ร้าน บี ใหม่', language: 'en', notifications: { staleSlipAlerts: true, email: false }, privacy: { autoDelete: true, retentionMonths: 12 }, email: b.email });
+      const q = await send(b, 'PATCH', '/api/dashboard/settings', { privacy: { retentionMonths: 6 } });
+      expect(q.json().data).toMatchObject({ notifications: { email: false }, privacy: { autoDelete: true, retentionMonths: 6 } });
+      expect((await send(b, 'PATCH', '/api/dashboard/settings', { privacy: { retentionMonths: 0 } })).json().code).toBe('VALIDATION_ERROR');
       expect((await send(b, 'PATCH', '/api/dashboard/settings', { language: 'fr' })).json().code).toBe('VALIDATION_ERROR');
       expect((await send(b, 'PATCH', '/api/dashboard/settings', { shopName: '' })).json().code).toBe('VALIDATION_ERROR');
       expect((await get(b, '/api/dashboard/me')).json().data.shop.name).toBe('ร้าน บี ใหม่');

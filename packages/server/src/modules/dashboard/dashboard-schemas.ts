@@ -44,13 +44,18 @@ export const ApiKeyCreateBody = Type.Object({
 export const NewKeySchema = Type.Object({ key: Type.String({ description: 'the full key: shown only in this answer' }), apiKey: ApiKeySchema });
 
 export const NotificationsSchema = Type.Object({ staleSlipAlerts: Type.Boolean(), email: Type.Boolean() });
+export const PrivacySchema = Type.Object({
+  autoDelete: Type.Boolean({ description: 'blank personal fields of results older than retentionMonths (PDPA)' }),
+  retentionMonths: Type.Integer({ minimum: 1, maximum: 120 }),
+});
 export const SettingsSchema = Type.Object({
-  shopName: Type.String(), language: Type.Union([Type.Literal('th'), Type.Literal('en')]), notifications: NotificationsSchema, email: Type.String(),
+  shopName: Type.String(), language: Type.Union([Type.Literal('th'), Type.Literal('en')]), notifications: NotificationsSchema, privacy: PrivacySchema, email: Type.String(),
 });
 export const SettingsPatchBody = Type.Object({
   shopName: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
   language: Type.Optional(Type.Union([Type.Literal('th'), Type.Literal('en')])),
   notifications: Type.Optional(Type.Object({ staleSlipAlerts: Type.Optional(Type.Boolean()), email: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
+  privacy: Type.Optional(Type.Object({ autoDelete: Type.Optional(Type.Boolean()), retentionMonths: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })) }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
 export const SessionSchema = Type.Object({

@@ -13,6 +13,11 @@ import type { OverviewService } from './overview-service.js';
 const tags = ['dashboard'];
 const E = [401, 429];
 
+export function privacyOf(shop: Shop, defaultMonths: number) {
+  const p = (shop.settings.privacy ?? {}) as { autoDelete?: unknown; retentionMonths?: unknown };
+  return { autoDelete: p.autoDelete === true, retentionMonths: typeof p.retentionMonths === 'number' ? p.retentionMonths : defaultMonths };
+}
+
 export function notificationsOf(shop: Shop) {
   const n = (shop.settings.notifications ?? {}) as { staleSlipAlerts?: unknown; email?: unknown };
   return { staleSlipAlerts: n.staleSlipAlerts !== false, email: n.email !== false };
@@ -87,7 +92,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   // ---- settings
   const settingsOf = async (shopId: string, userId: string) => {
     const [shop, user] = await Promise.all([c.shops.get(shopId), c.accounts.getUser(userId)]);
-    return { shopName: shop.name, language: shop.language, notifications: notificationsOf(shop), email: user.email };
+    return { shopName: shop.name, language: shop.language, notifications: notificationsOf(shop), privacy: privacyOf(shop, c.config.PDPA_RETENTION_MONTHS), email: user.email };
   };
 
   app.get('/api/dashboard/settings', {
@@ -100,9 +105,12 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
     const { shopId, userId } = req.dashboard!;
     const b = req.body;
     let settings: Record<string, unknown> | undefined;
-    if (b.notifications) {
+    if (b.notifications || b.privacy) {
       const shop = await c.shops.get(shopId);
-      settings = { notifications: { ...notificationsOf(shop), ...b.notifications } };
+      settings = {
+        ...(b.notifications ? { notifications: { ...notificationsOf(shop), ...b.notifications } } : {}),
+        ...(b.privacy ? { privacy: { ...privacyOf(shop, c.config.PDPA_RETENTION_MONTHS), ...b.privacy } } : {}),
+      };
     }
     await c.shops.update(shopId, { name: b.shopName, language: b.language, settings }, actor(userId));
     return { success: true as const, data: await settingsOf(shopId, userId) };

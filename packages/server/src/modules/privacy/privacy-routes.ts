@@ -5,9 +5,9 @@ import { AppError } from '../../errors.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { recordFromRow } from '../transactions/transaction-record.js';
+import { ERASE_GRACE_MS } from '../housekeeping/housekeeping-service.js';
 
 const tags = ['dashboard'];
-export const ERASE_GRACE_MS = 24 * 3_600_000;
 
 /**
  * Personal-data rights (spec Authentication 11): export of the shop's own data as JSON without

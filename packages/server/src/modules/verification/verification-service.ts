@@ -147,6 +147,16 @@ export function createVerificationService(deps: VerificationDeps) {
     };
   }
 
+  /**
+   * Owner alerts when the pool crosses 80 % and 100 %. Units are taken one at a time by a conditional
+   * update, so exactly one charged check lands on each threshold; the channels also send once per period.
+   */
+  async function quotaAlert(shopId: string, q: { used: number; limit: number }) {
+    const type = q.used === q.limit ? 'QUOTA_100' : q.used === Math.ceil(q.limit * 0.8) ? 'QUOTA_80' : null;
+    if (!type || q.limit <= 0) return;
+    await enqueueOutbox(db, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit } } }, clock.now());
+  }
+
   async function alreadySucceeded(shopId: string, transRef: string): Promise<boolean> {
     const row = await db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('success_ref', '=', transRef).executeTakeFirst();
     return !!row;
@@ -158,14 +168,14 @@ export function createVerificationService(deps: VerificationDeps) {
   });
 
   /** Writes the record, completes or releases the image claim and enqueues follow-ups in one transaction. */
-  async function persist(row: TransactionsTable, cacheable: boolean, hash: string): Promise<TransactionsTable> {
+  async function persist(row: TransactionsTable, cacheable: boolean, hash: string, alertStale: boolean): Promise<TransactionsTable> {
     const write = async (r: TransactionsTable) => db.transaction().execute(async (trx) => {
       await trx.insertInto('transactions').values(r).execute();
       if (cacheable) await claims.complete(trx, r.shop_id, r.environment, hash, r.id);
       else await claims.release(r.shop_id, r.environment, hash, trx);
       const now = clock.now();
       await enqueueOutbox(trx, { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } }, now);
-      if (r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
+      if (alertStale && r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
         await enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: r.shop_id, payload: { type: 'STALE_SLIP', shopId: r.shop_id, transactionId: r.id } }, now);
       }
       return r;
@@ -222,11 +232,14 @@ export function createVerificationService(deps: VerificationDeps) {
           api_key_id: input.apiKeyId ?? null, anonymized_at: null, created_at: now.toISOString(),
         };
         // A provider failure must really be retried next time, so it is never replayed from the cache.
-        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', hash);
+        const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;
+        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', hash, alertStale);
         reservation = null; // charged and recorded together
         const record = recordFromRow(saved);
         void deps.bus.publish({ shopId: shop.id, type: 'transaction.created', data: record }).catch((e) => deps.onError?.(e, 'bus'));
-        return { record, ...await quotaAfter(shop, plan, environment), isNew: true };
+        const after = await quotaAfter(shop, plan, environment);
+        if (saved.charged && environment === 'live') await quotaAlert(shop.id, after.quota).catch((e) => deps.onError?.(e, 'quota alert'));
+        return { record, ...after, isNew: true };
       } catch (err) {
         if (reservation) await quota.release(reservation).catch((e) => deps.onError?.(e, 'quota release'));
         await claims.release(shop.id, environment, hash).catch((e) => deps.onError?.(e, 'claim release'));

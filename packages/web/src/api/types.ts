@@ -70,7 +70,7 @@ export interface Overview {
   recent: TransactionRecord[];
 }
 
-export interface Settings { shopName: string; language: 'th' | 'en'; notifications: { staleSlipAlerts: boolean; email: boolean }; email: string }
+export interface Settings { shopName: string; language: 'th' | 'en'; notifications: { staleSlipAlerts: boolean; email: boolean }; privacy: { autoDelete: boolean; retentionMonths: number }; email: string }
 
 export interface Payee {
   id: string;

@@ -301,6 +301,10 @@ export const en: Record<MessageKey, string> = {
   'settings.changePassword': 'Change password',
   'settings.passwordChanged': 'Password changed; other devices were signed out.',
   'settings.privacy': 'Personal data',
+  'settings.retention': 'Data retention (PDPA)',
+  'settings.autoDelete': 'Automatically remove personal data from old results',
+  'settings.autoDeleteHint': 'Names and account numbers in results older than {months} months are removed; amounts and statuses stay.',
+  'settings.retentionMonths': 'Keep data for (months)',
   'settings.exportBody': 'Download all of your shop’s data as a JSON file (without secrets).',
   'settings.export': 'Download my data',
 

@@ -300,6 +300,10 @@ export const th = {
   'settings.changePassword': 'เปลี่ยนรหัสผ่าน',
   'settings.passwordChanged': 'เปลี่ยนรหัสผ่านแล้ว อุปกรณ์อื่นถูกออกจากระบบ',
   'settings.privacy': 'ข้อมูลส่วนบุคคล',
+  'settings.retention': 'การเก็บรักษาข้อมูล (PDPA)',
+  'settings.autoDelete': 'ลบข้อมูลส่วนบุคคลในผลตรวจเก่าอัตโนมัติ',
+  'settings.autoDeleteHint': 'ชื่อและเลขบัญชีในผลตรวจที่เก่ากว่า {months} เดือนจะถูกลบ ยอดเงินและสถานะยังอยู่',
+  'settings.retentionMonths': 'เก็บข้อมูลไว้ (เดือน)',
   'settings.exportBody': 'ดาวน์โหลดข้อมูลทั้งหมดของร้านเป็นไฟล์ JSON (ไม่มีรหัสลับ)',
   'settings.export': 'ดาวน์โหลดข้อมูลของฉัน',
 

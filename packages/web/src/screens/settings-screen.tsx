@@ -22,7 +22,7 @@ export function SettingsScreen() {
     if (!form) return;
     setBusy(true); setError(null); setSaved(false);
     try {
-      const next = await api<Settings>(ROUTES.settings, { method: 'PATCH', body: { shopName: form.shopName.trim(), language: form.language, notifications: form.notifications } });
+      const next = await api<Settings>(ROUTES.settings, { method: 'PATCH', body: { shopName: form.shopName.trim(), language: form.language, notifications: form.notifications, privacy: form.privacy } });
       s.setData(next);
       setLang(next.language);
       setSaved(true);
@@ -48,6 +48,13 @@ export function SettingsScreen() {
                 onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, staleSlipAlerts: e.target.checked } })} />
               <Checkbox label={t('settings.emailNotices')} hint={t('settings.emailHint', { email: form.email })} checked={form.notifications.email}
                 onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, email: e.target.checked } })} />
+            </fieldset>
+            <fieldset>
+              <legend>{t('settings.retention')}</legend>
+              <Checkbox label={t('settings.autoDelete')} hint={t('settings.autoDeleteHint', { months: String(form.privacy.retentionMonths) })} checked={form.privacy.autoDelete}
+                onChange={(e) => setForm({ ...form, privacy: { ...form.privacy, autoDelete: e.target.checked } })} />
+              <Field label={t('settings.retentionMonths')} type="number" inputMode="numeric" min={1} max={120} required value={String(form.privacy.retentionMonths)}
+                onChange={(e) => setForm({ ...form, privacy: { ...form.privacy, retentionMonths: Math.max(1, Math.min(120, Number(e.target.value) || 1)) } })} />
             </fieldset>
             <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
             <ErrorText error={error} />

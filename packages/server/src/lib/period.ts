@@ -32,7 +32,21 @@ export function offsetMs(date: Date, timeZone: string): number {
   return asUtc - Math.floor(date.getTime() / 1000) * 1000;
 }
 
+// The month only changes at resetsAt: remember the last month per zone (this runs several times a request).
+const lastMonth = new Map<string, { from: number; periodMonth: string; resetsAt: Date }>();
+
 export function periodOf(date: Date, timeZone: string): Period {
+  const t = date.getTime();
+  const hit = lastMonth.get(timeZone);
+  if (hit && t >= hit.from && t < hit.resetsAt.getTime()) {
+    return { periodMonth: hit.periodMonth, resetsAt: hit.resetsAt, daysUntilReset: Math.max(0, Math.ceil((hit.resetsAt.getTime() - t) / 86_400_000)) };
+  }
+  const computed = computePeriod(date, timeZone);
+  lastMonth.set(timeZone, { from: t, periodMonth: computed.periodMonth, resetsAt: computed.resetsAt });
+  return computed;
+}
+
+function computePeriod(date: Date, timeZone: string): Period {
   const { year, month } = zonedParts(date, timeZone);
   const nextYear = month === 12 ? year + 1 : year;
   const nextMonth = month === 12 ? 1 : month + 1;

@@ -56,11 +56,16 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
     if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= now) {
       throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
     }
-    await ensureUsageRow(db, shop.id, p, now.toISOString());
     // The conditional update is the whole exactly-k rule: the database lets k increments through.
-    const r = await db.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1), updated_at: now.toISOString() }))
-      .where('shop_id', '=', shop.id).where('period', '=', p).where('used', '<', hardLimitOf(plan)).executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) {
+    const take = async () => Number((await db.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1), updated_at: now.toISOString() }))
+      .where('shop_id', '=', shop.id).where('period', '=', p).where('used', '<', hardLimitOf(plan)).executeTakeFirst()).numUpdatedRows) === 1;
+    let taken = await take();
+    if (!taken) {
+      // First check of the period: create the counter row, then try once more (the row exists on every later call).
+      await ensureUsageRow(db, shop.id, p, now.toISOString());
+      taken = await take();
+    }
+    if (!taken) {
       throw new AppError('QUOTA_EXCEEDED', 402, 'Monthly slip quota is used up; it resets at the start of next month or with a larger plan', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
     }
     return { shopId: shop.id, period: p, pool: 'live' };

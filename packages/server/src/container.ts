@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type DbHandle } from './db/db.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -38,6 +39,7 @@ export interface ContainerOverrides {
   dbHandle?: DbHandle;
   bus?: ResultsBus;
   checker?: Checker;
+  logger?: Logger;
   /** PostgreSQL schema of the migration bookkeeping (tests give each run its own schema). */
   migrationSchema?: string;
 }
@@ -57,6 +59,10 @@ function masterSecret(config: Config): string {
 /** Composition root: one place builds the graph, so the HTTP app, the worker and the CLI share it. */
 export async function createContainer(config: Config, overrides: ContainerOverrides = {}) {
   const clock = overrides.clock ?? systemClock;
+  // One logger for HTTP, the pipeline and the worker. Secrets never reach it: headers are redacted, and
+  // failures are logged by code and step, not with request bodies or upstream answers.
+  const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-line-signature"]'] });
+  const logFailure = (where: string) => (err: unknown) => logger.warn({ where, code: (err as { code?: string })?.code, message: (err as Error)?.message?.slice(0, 200) }, 'background step failed');
   const handle = overrides.dbHandle ?? openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   const { db } = handle;
   await migrateToLatest(db, overrides.migrationSchema);
@@ -102,6 +108,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const verification = createVerificationService({
     db, clock, shops, plans, payees, quota, claims, decode, checker, bus, maxImageBytes: config.MAX_IMAGE_BYTES,
     staleMode: config.SLIP_STALE_MODE, staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
+    onError: (err, where) => logFailure(`verify:${where}`)(err),
   });
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
@@ -118,6 +125,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const worker = createOutboxWorker({
     db, caps: handle.caps, clock, handlers: outboxHandlers, leaseMs: config.WORKER_LEASE_MS, pollMs: config.WORKER_POLL_MS,
     concurrency: config.WORKER_CONCURRENCY, batch: Math.min(50, config.WORKER_CONCURRENCY),
+    onError: (err, job) => logFailure(`outbox:${job?.kind ?? 'maintenance'}`)(err),
     maintenance: [
       { everyMs: 3_600_000, run: () => webhookModule.service.prune() },
       { everyMs: 3_600_000, run: () => line.service.pruneEvents() },
@@ -126,7 +134,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   closers.push(() => worker.stop({ timeoutMs: 5000 }));
   const container = {
-    config, clock, db, caps: handle.caps, redis, secret,
+    config, clock, logger, db, caps: handle.caps, redis, secret,
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
     mail, accounts, sessions, dashboardTokens, line,
     webhooks: webhookModule.service, outboxHandlers, worker, housekeeping,

@@ -22,7 +22,8 @@ async function main() {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   app.addHook('onClose', async () => undefined);
-  await app.listen({ port: config.PORT, host: config.HOST });
+  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  app.log.info(`slipcheck is running: dashboard ${address}/ , API ${address}/api/v1 (docs ${address}/api/v1/docs), database ${config.databaseKind}`);
   // Outbox jobs (webhooks, alerts) run here unless a separate `slipcheck worker` does it (WORKER_MODE=off).
   if (config.WORKER_MODE === 'inline') container.worker.start();
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -21,7 +21,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 /** Builds the HTTP app; never listens (main.ts does), so tests use inject() or listen on port 0. */
 export async function buildApp(c: Container, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? { level: c.config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-line-signature"]'] },
+    ...(opts.logger !== undefined ? { logger: opts.logger } : { loggerInstance: c.logger as FastifyBaseLogger }),
     trustProxy: c.config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
     // A client-supplied X-Request-Id is kept when it looks sane, so integrators can trace a call end to end.

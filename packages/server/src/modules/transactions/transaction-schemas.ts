@@ -31,8 +31,8 @@ export const TransactionRecordSchema = Type.Object(fields, { $id: 'TransactionRe
 export const VerifyRecordSchema = Type.Object({ ...fields, quota: QuotaSmall }, { $id: 'VerifyRecord' });
 
 export const ListQuery = Type.Object({
-  status: Type.Optional(Type.String({ pattern: `^(${STATUSES.join('|')})(,(${STATUSES.join('|')}))*$`, description: 'one status or a comma list' })),
-  source: Type.Optional(Type.String({ pattern: `^(${SOURCES.join('|')})(,(${SOURCES.join('|')}))*$`, description: 'API, LINE or DASHBOARD (comma list allowed)' })),
+  status: Type.Optional(Type.String({ maxLength: 160, pattern: `^(${STATUSES.join('|')})(,(${STATUSES.join('|')}))*$`, description: 'one status or a comma list' })),
+  source: Type.Optional(Type.String({ maxLength: 40, pattern: `^(${SOURCES.join('|')})(,(${SOURCES.join('|')}))*$`, description: 'API, LINE or DASHBOARD (comma list allowed)' })),
   transRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),

@@ -73,7 +73,7 @@ const spec = {
   WEBHOOK_RETENTION_DAYS: { parse: int(1, 3650), def: '30', doc: 'webhook deliveries and their attempts older than this are pruned' },
   WORKER_CONCURRENCY: { parse: int(1, 1000), def: '32', doc: 'outbox jobs (webhook sends) one worker runs at the same time' },
   WORKER_POLL_MS: { parse: int(50, 60_000), def: '1000', doc: 'outbox poll interval; jobs enqueued in the same process wake the worker at once' },
-  WORKER_LEASE_MS: { parse: int(1000, 3_600_000), def: '60000', doc: 'a claimed outbox job whose worker died is taken back after this (keep above WEBHOOK_TIMEOUT_MS)' },
+  WORKER_LEASE_MS: { parse: int(1000, 3_600_000), def: '60000', doc: 'a claimed outbox job whose worker died is taken back after this; also the longest one job may run before it is abandoned for takeback (keep above WEBHOOK_TIMEOUT_MS and a LINE slip check)' },
   SMTP_URL: { parse: url('smtp:', 'smtps:'), def: '', doc: 'SMTP server for e-mail; empty = development mail sink (`slipcheck mail list`)' },
   COOKIE_SECURE: { parse: bool, def: 'true', doc: 'Secure flag of the dashboard refresh cookie; false is allowed only outside production (plain-http development on a LAN address)' },
   MAIL_FROM: { parse: str, def: 'slipcheck <no-reply@slipcheck.local>', doc: 'sender of e-mails' },

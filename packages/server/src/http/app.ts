@@ -13,6 +13,7 @@ import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';
 import { registerEnvelope } from './envelope.js';
+import { rejectControlCharacters } from './input-guard.js';
 import { registerWebApp } from './web-static.js';
 
 export const VERSION = '0.1.0';
@@ -36,6 +37,7 @@ export async function buildApp(c: Container, opts: { logger?: boolean | object }
   registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
   app.addHook('onRequest', async (req, reply) => { reply.header('X-Request-Id', req.id); });
   app.addHook('onSend', async (req, reply) => quotaHeadersHook(c, req, reply));
+  app.addHook('preValidation', rejectControlCharacters);
 
   await app.register(swagger, {
     openapi: {

@@ -198,6 +198,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     const abort = new AbortController();
     let completed = false;
     const adopted: OutboxJobRow[] = [];
+    let deadline: NodeJS.Timeout | undefined;
     const ctx: JobContext = {
       async enqueueClaimed(trx, j) {
         const now = clock.now();
@@ -220,9 +221,28 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     };
     const promise = (async () => {
       try {
+        if (job.takenBack && job.attempts > maxAttempts) {
+          // Every earlier claim died with its worker (a crash, OOM or hang on this job): running it
+          // again would only take down the next worker too. Park it as failed for the operator.
+          await fail(job, new Error(`${TAKEN_BACK} ${job.attempts - 1} times; not run again`));
+          return;
+        }
         const handler = handlers[job.kind];
         if (!handler) throw new Error(`no handler for ${job.kind}`);
-        await handler(job, ctx);
+        // The lease is also the job's deadline: once it runs out another worker may take the job
+        // back, so a handler still running here is told to stop (signal) and its slot is freed; a
+        // job that hangs every time ends parked as failed (above) instead of eating all slots.
+        const run = handler(job, ctx);
+        run.catch(() => undefined); // a late rejection after the deadline is nobody's business
+        const overrun = new Promise<void>((resolve) => {
+          deadline = setTimeout(() => {
+            onError(new Error(`outbox job ${job.id} (${job.kind}) ran past its lease; left for takeback`), job);
+            abort.abort(new Error('lease expired'));
+            resolve();
+          }, leaseMs);
+          deadline.unref();
+        });
+        await Promise.race([run, overrun]);
         if (abort.signal.aborted) return;
         if (!completed) await finish(db, job);
         stats.done++;
@@ -234,6 +254,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         await fail(job, e).catch((e2) => onError(e2, job));
       }
     })().finally(() => {
+      clearTimeout(deadline);
       inFlight.delete(job.id);
       if (moreWaiting && running) { moreWaiting = false; void pump(); }
     });

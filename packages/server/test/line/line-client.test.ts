@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLineClient, LineApiError, LineContentGoneError, LineContentTooLargeError, retryKeyFor } from '../../src/modules/line/line-client.js';
 import { startFakeLinePlatform, type FakeLinePlatform, type FakeChannel } from './fake-line-platform.js';
@@ -22,6 +24,27 @@ describe('LINE client against the fake platform', () => {
     fake.setContentStatus('gone', 410);
     await expect(client().getContent(ch.token, 'gone')).rejects.toBeInstanceOf(LineContentGoneError);
     expect(fake.hits.content - hits).toBe(1);
+  });
+
+  it('enforces the size cap while streaming: an endless chunked answer (no Content-Length) stops at the cap, not at the timeout', async () => {
+    let closed = false;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg' }); // chunked: no length to check up front
+      const t = setInterval(() => res.write(Buffer.alloc(256, 1)), 2);
+      res.on('close', () => { closed = true; clearInterval(t); });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const started = Date.now();
+      await expect(client({ dataApiBaseUrl: base, timeoutMs: 5000, retries: 0 }).getContent(ch.token, 'endless')).rejects.toBeInstanceOf(LineContentTooLargeError);
+      expect(Date.now() - started).toBeLessThan(2000);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(closed).toBe(true); // the download was cancelled, not read to the end
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('times out slow answers and retries them; honours Retry-After; gives up on a Retry-After past the limit', async () => {

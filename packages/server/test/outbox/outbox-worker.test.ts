@@ -68,6 +68,50 @@ for (const kind of DB_KINDS) {
       expect(ran).toEqual(['dead', 'live']);
     });
 
+    it('a job that keeps killing its workers is parked as failed after maxAttempts claims, and others still run', async () => {
+      const ran: string[] = [];
+      const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, maxAttempts: 3, handlers: { 't.poison': async (j) => { ran.push((j.payload as { n: string }).n); } } });
+      const poison = await enqueue('t.poison', { n: 'poison' });
+      const healthy = await enqueue('t.poison', { n: 'healthy' });
+      // Three claims so far, each by a worker that died holding the lease (crash or hang while running it).
+      await h.c.db.updateTable('outbox').set({ attempts: 3, locked_by: 'dead#1', locked_until: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', poison).execute();
+      expect(await w.runOnce()).toBe(2);
+      expect(ran).toEqual(['healthy']);
+      expect(await job(healthy)).toMatchObject({ status: 'done' });
+      const parked = await job(poison);
+      expect(parked).toMatchObject({ status: 'failed', attempts: 4, locked_by: null });
+      expect(parked.last_error).toMatch(/not run again/);
+      expect(await w.runOnce()).toBe(0);
+    });
+
+    it('a handler that never returns loses its slot when its lease runs out: other jobs still run, and it ends parked as failed', async () => {
+      const ran: string[] = [];
+      const aborted: string[] = [];
+      const errors: string[] = [];
+      const handler: OutboxHandler = async (j, ctx) => {
+        const n = (j.payload as { n: string }).n;
+        ran.push(n);
+        if (n === 'hang') await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => { aborted.push(n); setTimeout(r, 10_000).unref(); }));
+      };
+      const w = createOutboxWorker({
+        db: h.c.db, caps: h.c.caps, clock: h.c.clock, concurrency: 1, batch: 1, leaseMs: 150, pollMs: 20, maxAttempts: 2,
+        handlers: { 't.hang': handler }, onError: (e) => errors.push((e as Error).message),
+      });
+      const hang = await enqueue('t.hang', { n: 'hang' });
+      await new Promise((r) => setTimeout(r, 5));
+      const after = await enqueue('t.hang', { n: 'after' });
+      w.start();
+      try {
+        await until(async () => ((await job(hang)).status === 'failed' && (await job(after)).status === 'done') || null, 5000);
+      } finally { await w.stop({ timeoutMs: 500 }); }
+      expect(ran.filter((n) => n === 'hang')).toHaveLength(2); // maxAttempts runs, then parked without a third
+      expect(ran).toContain('after');
+      expect(aborted).toEqual(['hang', 'hang']);
+      expect((await job(hang)).last_error).toMatch(/not run again/);
+      expect(errors.some((m) => /ran past its lease/.test(m))).toBe(true);
+    });
+
     it('wakes on enqueue: commit to handler start is fast without a short poll', async () => {
       const started: number[] = [];
       const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, pollMs: 60_000, handlers: { 't.wake': async () => { started.push(Date.now()); } } });

@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 const STATUSES = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'PROVIDER_ERROR'];
 
 // Bad input gets a clear answer in the envelope and changes nothing it should not.
-describe('hostile input on the public API', () => {
+for (const kind of DB_KINDS) {
+describe(`hostile input on the public API [${kind}]`, () => {
   let h: Harness;
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let s: Awaited<ReturnType<typeof seedShop>>;
   beforeAll(async () => {
     bank = await startSandbox();
-    h = await createHarness('sqlite', { CHECKER_URL: bank.url, DECODE_THREADS: '1', RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000' });
+    h = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1', RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000' });
     s = await seedShop(h);
   });
   afterAll(async () => { await h.close(); await bank.close(); });
@@ -60,6 +61,15 @@ describe('hostile input on the public API', () => {
     expect((await h.c.db.selectFrom('transactions').select('id').execute()).length).toBeGreaterThan(0);
   });
 
+  it('control characters (NUL breaks PostgreSQL text) answer 400 on every route, on both stores', async () => {
+    for (const url of ['/api/v1/transactions?transRef=a%00b', '/api/v1/transactions?clientRef=%01x', '/api/v1/transactions/txn%00x']) {
+      const r = await h.app.inject({ url, headers: s.auth });
+      expect(r.statusCode, url).toBe(400);
+      expect(r.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+    }
+    expect((await verify(Buffer.from([0xff, 0xd8, 0xff, 0x01]), '?clientRef=a%00b')).statusCode).toBe(400);
+  });
+
   it('oversized headers and query strings get a clean error, not a crash', async () => {
     const r = await h.app.inject({ url: `/api/v1/transactions?status=${'SUCCESS,'.repeat(2000)}SUCCESS`, headers: s.auth });
     expect([400, 414]).toContain(r.statusCode);
@@ -67,3 +77,4 @@ describe('hostile input on the public API', () => {
     expect(k.statusCode).toBe(401);
   });
 });
+}

@@ -224,6 +224,31 @@ for (const kind of DB_KINDS) {
       expect(job).toMatchObject({ status: 'done', attempts: 2 });
     });
 
+    it('retention: finished deliveries older than WEBHOOK_RETENTION_DAYS go with their attempts; scheduled and recent ones stay', async () => {
+      const { shop } = await seedShop(h);
+      const { endpoint } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/prune') });
+      const now = h.c.clock.now().getTime();
+      const at = (days: number) => new Date(now - days * 86_400_000).toISOString();
+      const old = h.config.WEBHOOK_RETENTION_DAYS + 1;
+      const rows = [['whd_prune_old_delivered', 'delivered', old], ['whd_prune_old_failed', 'failed', old], ['whd_prune_old_retrying', 'retrying', old], ['whd_prune_recent', 'delivered', 1]] as const;
+      for (const [id, status, days] of rows) {
+        await h.c.db.insertInto('webhook_deliveries').values({
+          id, shop_id: shop.id, endpoint_id: endpoint.id, event_id: `evt_${id}`, event_kind: 'slip.verified', transaction_id: null, payload: '{}', is_test: 0,
+          status, attempts: 1, round: 0, last_status_code: 200, last_error: null, last_duration_ms: 5, next_attempt_at: null, delivered_at: null,
+          created_at: at(days), updated_at: at(days),
+        }).execute();
+        await h.c.db.insertInto('webhook_attempts').values({
+          id: `wha_${id}`, delivery_id: id, shop_id: shop.id, endpoint_id: endpoint.id, event_id: `evt_${id}`, round: 0, manual: 0, status: 'delivered',
+          response_code: 200, duration_ms: 5, error: null, next_attempt_at: null, worker_id: null, started_at: at(days), finished_at: at(days),
+        }).execute();
+      }
+      expect(await h.c.webhooks.prune()).toBe(2);
+      const left = await h.c.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).orderBy('id').execute();
+      expect(left.map((r) => r.id)).toEqual(['whd_prune_old_retrying', 'whd_prune_recent']);
+      const attempts = await h.c.db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpoint.id).orderBy('delivery_id').execute();
+      expect(attempts.map((r) => r.delivery_id)).toEqual(['whd_prune_old_retrying', 'whd_prune_recent']);
+    });
+
     it('is shop-scoped: another shop\'s endpoint and delivery ids answer 404', async () => {
       const a = await seedShop(h);
       const b = await seedShop(h);

@@ -12,6 +12,23 @@ describe('webhook URL safety', () => {
     for (const ip of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isBlockedAddress(ip), ip).toBe(false);
   });
 
+  it('refuses IPv4 hidden in other IPv6 forms and scoped (zone id) addresses', () => {
+    // ::127.0.0.1 as URL and getaddrinfo print it, SIIT-translated loopback, local-use NAT64 to metadata, zone ids.
+    for (const ip of ['::7f00:1', '::a9fe:a9fe', '::ffff:0:7f00:1', '::ffff:0:a00:1', '64:ff9b:1::a9fe:a9fe', 'fe80::1%eth0', '2606:4700::1%1']) {
+      expect(isBlockedAddress(ip), ip).toBe(true);
+    }
+  });
+
+  it('normalises decimal, octal, hex and short IPv4 literals before checking them', async () => {
+    const o = { allowPrivate: false, lookup: (async () => { throw new Error('literal hosts must not be resolved'); }) as never };
+    for (const raw of ['https://2130706433/h', 'https://0x7f.1/h', 'https://0177.0.0.1/h', 'https://127.1/h', 'https://0/h',
+      'https://0xa9fea9fe/latest', 'https://[::ffff:127.0.0.1]/h', 'https://[::127.0.0.1]/h', 'https://[0:0:0:0:0:ffff:a9fe:a9fe]/h']) {
+      const u = parseWebhookUrl(raw, o);
+      await expect(assertPublicTarget(u, o), raw).rejects.toThrow(/public/);
+    }
+    expect(() => parseWebhookUrl('https://[fe80::1%25eth0]/h', o)).toThrow(/valid URL/);
+  });
+
   it('checks syntax: https only, no credentials, no fragment, bounded length', () => {
     const strict = { allowPrivate: false };
     expect(parseWebhookUrl('https://example.com/hook?x=1', strict).toString()).toBe('https://example.com/hook?x=1');
@@ -51,9 +68,13 @@ describe('webhook URL safety', () => {
         const literal = await sender.send({ url: rx.url('/x'), body: '{}', headers: {} });
         expect(literal).toMatchObject({ ok: false, statusCode: null });
         expect(literal.error).toMatch(/not a public address/);
-        const named = await sender.send({ url: `http://localhost:${rx.port}/x`, body: '{}', headers: {} });
+        const named = await sender.send({ url: `https://localhost:${rx.port}/x`, body: '{}', headers: {} });
         expect(named).toMatchObject({ ok: false, statusCode: null });
         expect(named.error).toMatch(/EADDRBLOCKED|non-public/);
+        // An http:// URL saved while WEBHOOK_ALLOW_PRIVATE was on is refused once the flag is off.
+        const plain = await sender.send({ url: 'http://example.com/x', body: '{}', headers: {} });
+        expect(plain).toMatchObject({ ok: false, statusCode: null });
+        expect(plain.error).toMatch(/refused: url must use https/);
         expect(rx.received).toHaveLength(0);
       } finally { await sender.close(); }
       const dev = createWebhookSender({ timeoutMs: 2000, allowPrivate: true });

@@ -134,8 +134,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
   app.post('/api/dashboard/auth/password', {
     onRequest: requireSession(auth),
     schema: { tags, summary: 'Change the password; other sessions are signed out', body: PasswordChangeBody, response: { 200: success(Type.Object({ changed: Type.Boolean() })), ...errorResponses(400, 401, 429) } },
-  }, async (req) => {
+  }, async (req, reply) => {
     const p = req.dashboard!;
+    // The current password is checked here: a stolen access token must not buy 120 guesses a minute.
+    await enforceRate(auth.rateLimiter, reply, `pwcheck:usr:${p.userId}`, d.loginPerMinute);
     await d.accounts.changePassword(p.userId, p.sessionId, req.body.currentPassword, req.body.newPassword, clientOf(req));
     return { success: true as const, data: { changed: true } };
   });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Nullable } from '../../http/common-schemas.js';
 import type { Shop } from '../shops/shop-service.js';
+import { SINGLE_LINE_PATTERN } from '../../http/input-guard.js';
 
 export const ShopViewSchema = Type.Object({
   id: Type.String(),
@@ -36,7 +37,7 @@ const Password = Type.String({ minLength: 1, maxLength: 200 });
 export const SignupBody = Type.Object({
   email: Email,
   password: Password,
-  shopName: Type.String({ minLength: 1, maxLength: 120 }),
+  shopName: Type.String({ minLength: 1, maxLength: 120, pattern: SINGLE_LINE_PATTERN }),
   planCode: Type.String({ minLength: 1, maxLength: 32 }),
   language: Type.Optional(Type.Union([Type.Literal('th'), Type.Literal('en')])),
 }, { additionalProperties: false });

@@ -142,6 +142,8 @@ export function createAccountService(deps: AccountDeps) {
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
         await trx.updateTable('users').set({ password_hash: hash, password_changed_at: now.toISOString() }).where('id', '=', userId).execute();
+        // A reset link mailed before the change must not undo it.
+        await trx.updateTable('password_resets').set({ used_at: now.toISOString() }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
         await audit.record({ shopId: row.shop_id, actor: actorOf(userId), action: 'auth.password_change', target: userId, ip: client.ip }, trx);
         await sessions.revokeAll(userId, { actor: actorOf(userId), shopId: row.shop_id, ip: client.ip, reason: 'password_change', exceptSessionId: sessionId }, trx);
       });

@@ -38,8 +38,15 @@ export function validatePassword(pw: unknown): string {
   return pw;
 }
 
+/**
+ * One mailbox, nothing else: no spaces, control characters, or the address-list and header characters
+ * (`,;<>()[]\":`) that would let one "address" name a second recipient or break a mail header.
+ * Non-ASCII stays allowed (internationalised addresses).
+ */
+const EMAIL = /^[^\s@,;<>()[\]\\":\u0000-\u001f\u007f]+@[^\s@,;<>()[\]\\":\u0000-\u001f\u007f]+\.[^\s@,;<>()[\]\\":\u0000-\u001f\u007f]+$/;
+
 export function normaliseEmail(e: unknown): string {
   const s = typeof e === 'string' ? e.trim().toLowerCase() : '';
-  if (s.length < 3 || s.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) throw new AppError('VALIDATION_ERROR', 400, 'A valid e-mail address is required');
+  if (s.length < 3 || s.length > 254 || !EMAIL.test(s)) throw new AppError('VALIDATION_ERROR', 400, 'A valid e-mail address is required');
   return s;
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { Nullable } from '../../http/common-schemas.js';
 import { STATUSES } from '../transactions/transaction-record.js';
+import { SINGLE_LINE_PATTERN } from '../../http/input-guard.js';
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
@@ -20,13 +21,13 @@ export const PayeeSchema = Type.Object({
 export const PayeeCreateBody = Type.Object({
   bankCode: Type.Optional(Type.String({ maxLength: 16 })),
   accountNumber: Type.String({ minLength: 1, maxLength: 32 }),
-  holder: Type.String({ minLength: 1, maxLength: 120 }),
+  holder: Type.String({ minLength: 1, maxLength: 120, pattern: SINGLE_LINE_PATTERN }),
   kind: Type.Optional(Type.Union([Type.Literal('BANK'), Type.Literal('PROMPTPAY')])),
   proxyType: Type.Optional(Type.Union([Type.Literal('PHONE'), Type.Literal('NATID'), Type.Literal('EWALLET')])),
   isPrimary: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 export const PayeePatchBody = Type.Object({
-  holder: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
+  holder: Type.Optional(Type.String({ minLength: 1, maxLength: 120, pattern: SINGLE_LINE_PATTERN })),
   isPrimary: Type.Optional(Type.Literal(true)),
   status: Type.Optional(Type.Union([Type.Literal('ACTIVE'), Type.Literal('DISABLED')])),
 }, { additionalProperties: false });
@@ -37,7 +38,7 @@ export const ApiKeySchema = Type.Object({
   callsThisMonth: Type.Integer(),
 });
 export const ApiKeyCreateBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 80 })),
+  name: Type.Optional(Type.String({ maxLength: 80, pattern: SINGLE_LINE_PATTERN })),
   environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
   scopes: Type.Optional(Type.Array(Type.Union([Type.Literal('verify'), Type.Literal('read'), Type.Literal('webhook')]), { minItems: 1, maxItems: 3 })),
 }, { additionalProperties: false });
@@ -52,7 +53,7 @@ export const SettingsSchema = Type.Object({
   shopName: Type.String(), language: Type.Union([Type.Literal('th'), Type.Literal('en')]), notifications: NotificationsSchema, privacy: PrivacySchema, email: Type.String(),
 });
 export const SettingsPatchBody = Type.Object({
-  shopName: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
+  shopName: Type.Optional(Type.String({ minLength: 1, maxLength: 120, pattern: SINGLE_LINE_PATTERN })),
   language: Type.Optional(Type.Union([Type.Literal('th'), Type.Literal('en')])),
   notifications: Type.Optional(Type.Object({ staleSlipAlerts: Type.Optional(Type.Boolean()), email: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
   privacy: Type.Optional(Type.Object({ autoDelete: Type.Optional(Type.Boolean()), retentionMonths: Type.Optional(Type.Integer({ minimum: 1, maximum: 120 })) }, { additionalProperties: false })),

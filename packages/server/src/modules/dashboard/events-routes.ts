@@ -25,6 +25,8 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashb
   });
 
   app.get('/api/dashboard/events', {
+    // The ticket is in the URL and Fastify's access log writes URLs at info: below warn, nothing is logged for this route.
+    logLevel: 'warn',
     schema: {
       tags, summary: 'Server-sent events: transaction.created, owner.alert (ticket auth)',
       querystring: Type.Object({ ticket: Type.String({ minLength: 1, maxLength: 2000 }), lastEventId: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }),

@@ -8,7 +8,7 @@ import type { Shop, ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import { LineApiError, LineContentGoneError, LineContentTooLargeError, retryKeyFor, type LineClient, type LineMessage } from './line-client.js';
-import { chatIdOf, isGroupChat, type LineEvent } from './line-event-types.js';
+import { chatIdOf, isGroupChat, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 import { msg, resultMessage, type Lang } from './line-messages.js';
 import { LINK_CODE_PATTERN, type LineService } from './line-service.js';
 import type { LineChannelsTable } from './line-tables.js';
@@ -172,8 +172,9 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   return {
     answer,
     async handle(payload: LineEventJobPayload): Promise<void> {
-      const event = payload?.event;
-      if (!event || typeof event !== 'object') return;
+      // Jobs stored before ingest sanitised events (or written by hand) get the same checks here.
+      const event = sanitizeLineEvent(payload?.event);
+      if (!event || typeof payload.lineChannelId !== 'string') return;
       if (event.mode === 'standby') return; // another module owns the chat
       const creds = await line.credentials(payload.lineChannelId);
       if (!creds) return; // unlinked since: drop quietly

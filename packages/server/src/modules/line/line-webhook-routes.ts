@@ -7,7 +7,7 @@ import { errorResponses, success } from '../../http/common-schemas.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import type { LineService } from './line-service.js';
-import type { LineEvent } from './line-event-types.js';
+import { sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 
 export const LINE_EVENT_JOB = 'line.event';
 export interface LineEventJobPayload { lineChannelId: string; event: LineEvent }
@@ -24,13 +24,14 @@ export function verifyLineSignature(secret: string, rawBody: Buffer, header: unk
  * Stores each new event (deduplicated by webhookEventId: LINE redelivers) and enqueues one outbox job
  * per event in the same transaction; the answer goes back before any slow work starts.
  */
-export async function ingestLineEvents(db: Db, clock: Clock, channel: { id: string; shop_id: string }, events: LineEvent[]): Promise<number> {
+export async function ingestLineEvents(db: Db, clock: Clock, channel: { id: string; shop_id: string }, events: unknown[]): Promise<number> {
   let fresh = 0;
   const now = clock.now();
   await db.transaction().execute(async (trx) => {
-    for (const event of events) {
-      const eventId = typeof event?.webhookEventId === 'string' ? event.webhookEventId : null;
-      if (!eventId || eventId.length > 100) continue;
+    for (const rawEvent of events) {
+      const event = sanitizeLineEvent(rawEvent);
+      if (!event) continue;
+      const eventId = event.webhookEventId;
       const r = await trx.insertInto('line_events').values({ webhook_event_id: eventId, line_channel_id: channel.id, received_at: now.toISOString() })
         .onConflict((oc) => oc.column('webhook_event_id').doNothing()).executeTakeFirst();
       if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) continue;
@@ -60,10 +61,12 @@ export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; d
     if (!verifyLineSignature(found.secret, raw, req.headers['x-line-signature'])) {
       throw new AppError('UNAUTHORIZED', 401, 'Missing or invalid LINE signature');
     }
-    let body: { destination?: unknown; events?: unknown };
+    let body: { destination?: unknown; events?: unknown } | null;
     try { body = JSON.parse(raw.toString('utf8')); } catch { throw new AppError('BAD_REQUEST', 400, 'Body is not valid JSON'); }
-    const events = Array.isArray(body?.events) ? (body.events as LineEvent[]) : [];
-    if (typeof body.destination === 'string' && !found.row.bot_user_id) await line.recordBotUserId(found.row.id, body.destination);
+    // Signed but odd (null, a number, events not a list): answer cleanly, store nothing.
+    const events: unknown[] = body && typeof body === 'object' && Array.isArray(body.events) ? body.events : [];
+    const destination = body && typeof body === 'object' ? body.destination : undefined;
+    if (typeof destination === 'string' && destination.length <= 100 && !found.row.bot_user_id) await line.recordBotUserId(found.row.id, destination);
     const received = await ingestLineEvents(db, clock, found.row, events);
     return { success: true as const, data: { received } };
   });

@@ -17,6 +17,11 @@ export interface SentMail {
   createdAt: string;
 }
 
+/** Header values are one line: a CR/LF (e.g. from a shop name) must never start a new header. */
+export const headerSafe = (s: string) => s.replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
+/** Exactly one mailbox: no address-list separators, brackets, quotes, spaces or control characters. */
+const SINGLE_MAILBOX = /^[^\s@,;<>()[\]\\":\u0000-\u001f\u007f]+@[^\s@,;<>()[\]\\":\u0000-\u001f\u007f]+$/;
+
 export interface MailLogger {
   warn(obj: unknown, msg?: string): void;
 }
@@ -40,15 +45,23 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
      * Answers null when the message was already sent.
      */
     async send(to: string, content: MailContent, shopId: string | null = null, opts: { dedupeKey?: string } = {}): Promise<string | null> {
+      // Defence in depth: callers pass validated addresses, but a stored value must not become a second
+      // recipient or an injected header; such a message is recorded as failed and never handed to SMTP.
+      const badRecipient = !SINGLE_MAILBOX.test(to);
+      const subject = headerSafe(content.subject);
       const id = opts.dedupeKey ? `mail_${createHash('sha256').update(opts.dedupeKey).digest('hex').slice(0, 26)}` : newId('mail');
       const ins = await db.insertInto('mail_messages').values({
-        id, to_addr: to.toLowerCase(), subject: content.subject, template: content.template,
-        body_text: transport ? null : content.text, transport: transport ? 'smtp' : 'sink',
-        status: transport ? 'sending' : 'stored', error: null, shop_id: shopId, created_at: clock.now().toISOString(),
+        id, to_addr: badRecipient ? headerSafe(to).toLowerCase() : to.toLowerCase(), subject, template: content.template,
+        body_text: transport || badRecipient ? null : content.text, transport: transport ? 'smtp' : 'sink',
+        status: badRecipient ? 'failed' : transport ? 'sending' : 'stored', error: badRecipient ? 'invalid recipient' : null, shop_id: shopId, created_at: clock.now().toISOString(),
       }).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
       if (opts.dedupeKey && Number(ins.numInsertedOrUpdatedRows ?? 1n) === 0) return null;
+      if (badRecipient) {
+        deps.log?.warn({ mailId: id }, 'mail not sent: invalid recipient');
+        return id;
+      }
       if (transport) {
-        const p = transport.sendMail({ from: deps.from, to, subject: content.subject, text: content.text })
+        const p = transport.sendMail({ from: deps.from, to, subject, text: content.text })
           .then(() => db.updateTable('mail_messages').set({ status: 'sent' }).where('id', '=', id).execute())
           .catch((err: Error) => {
             deps.log?.warn({ mailId: id, err: err.message }, 'mail delivery failed');

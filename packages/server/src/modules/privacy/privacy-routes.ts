@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Container } from '../../container.js';
 import { AppError } from '../../errors.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
-import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import { enforceRate, requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { recordFromRow } from '../transactions/transaction-record.js';
 import { ERASE_GRACE_MS } from '../housekeeping/housekeeping-service.js';
 
@@ -33,7 +33,8 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
     return {
       success: true as const,
       data: {
-        exportedAt: c.clock.now().toISOString(), shop, user, payeeAccounts: payees, apiKeys: keys, webhookEndpoints: webhooks, sessions,
+        // secretHint is a fragment of the signing secret: not part of the owner's data.
+        exportedAt: c.clock.now().toISOString(), shop, user, payeeAccounts: payees, apiKeys: keys, webhookEndpoints: webhooks.map(({ secretHint: _hint, ...w }) => w), sessions,
         transactions: txRows.map((r) => recordFromRow(r)), auditLog: audit,
       },
     };
@@ -46,9 +47,14 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
       body: Type.Object({ password: Type.String({ minLength: 1, maxLength: 200 }), confirm: Type.Literal('DELETE') }, { additionalProperties: false }),
       response: { 200: success(Type.Object({ erased: Type.Boolean(), purgeAfter: Type.String() })), ...errorResponses(400, 401, 429) },
     },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { shopId, userId } = req.dashboard!;
-    if (!(await c.accounts.verifyPassword(userId, req.body.password))) throw new AppError('WRONG_PASSWORD', 400, 'The password is wrong');
+    // Shares the password-check budget with password change: a stolen access token must not buy 120 guesses a minute.
+    await enforceRate(auth.rateLimiter, reply, `pwcheck:usr:${userId}`, c.config.RATE_LIMIT_LOGIN);
+    if (!(await c.accounts.verifyPassword(userId, req.body.password))) {
+      await c.audit.record({ shopId, actor: `user:${userId}`, action: 'privacy.erase_failed', target: shopId, ip: req.ip, detail: { reason: 'wrong_password' } });
+      throw new AppError('WRONG_PASSWORD', 400, 'The password is wrong');
+    }
     const now = c.clock.now();
     const iso = now.toISOString();
     const actor = `user:${userId}`;

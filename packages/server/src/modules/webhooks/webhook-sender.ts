@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { assertLiteralHostAllowed, guardedLookup } from './webhook-url-guard.js';
+import { assertLiteralHostAllowed, guardedLookup, parseWebhookUrl } from './webhook-url-guard.js';
 
 /**
  * One HTTP attempt of one delivery. Any 2xx is delivered; redirects are never followed (a 3xx is a
@@ -59,7 +59,11 @@ export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boo
         ok: false, statusCode: null, error: null, retryAfterMs: null, gone: false, ...r, durationMs: Math.round(performance.now() - started),
       });
       try {
-        assertLiteralHostAllowed(new URL(input.url), opts.allowPrivate);
+        const target = new URL(input.url);
+        assertLiteralHostAllowed(target, opts.allowPrivate);
+        // The saved URL was checked under the settings of its day: an http:// target saved while the
+        // development flag was on must not be sent to once it is off (nor a URL with credentials).
+        try { parseWebhookUrl(input.url, { allowPrivate: opts.allowPrivate }); } catch (e) { throw new Error(`refused: ${(e as Error).message}`); }
         const res = await request(input.url, {
           method: 'POST', body: input.body, dispatcher: agent, signal,
           headers: { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT, ...input.headers },

@@ -17,7 +17,8 @@ for (const [addr, prefix] of [
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) blocked.addSubnet(addr, prefix, 'ipv4');
 for (const [addr, prefix] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7] /* ULA, incl. fd00:ec2::254 metadata */,
+  ['::', 96] /* unspecified, loopback and deprecated IPv4-compatible ::a.b.c.d (written in hex by URL/DNS) */,
+  ['::ffff:0:0:0', 96] /* SIIT IPv4-translated */, ['64:ff9b:1::', 48] /* local-use NAT64 */, ['100::', 64], ['2001:db8::', 32], ['fc00::', 7] /* ULA, incl. fd00:ec2::254 metadata */,
   ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001::', 32] /* Teredo */, ['2002::', 16] /* 6to4 */,
 ] as const) blocked.addSubnet(addr, prefix, 'ipv6');
 
@@ -34,6 +35,8 @@ function embeddedIpv4(ip: string): string | null {
 }
 
 export function isBlockedAddress(ip: string): boolean {
+  // A scoped address (fe80::1%eth0) is link-local by definition, and BlockList does not match zone ids.
+  if (ip.includes('%')) return true;
   const family = net.isIP(ip);
   if (family === 4) return blocked.check(ip, 'ipv4');
   if (family === 6) {

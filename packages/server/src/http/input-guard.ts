@@ -1,0 +1,42 @@
+import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import { AppError } from '../errors.js';
+
+/**
+ * C0 control characters other than tab, LF and CR, and DEL. NUL in particular: PostgreSQL text cannot
+ * hold it (the query fails, a 500) while SQLite stores it, so the two stores would disagree about the
+ * same request. No field of the API or the dashboard has a use for any of these.
+ */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/** Path of the first string holding a control character, or null; JSON-like values are walked (the query parser's objects have their own prototype; image buffers are skipped). */
+function findControl(v: unknown, path: string, depth = 0): string | null {
+  if (typeof v === 'string') return CONTROL.test(v) ? path : null;
+  if (depth > 20 || v === null || typeof v !== 'object') return null;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const hit = findControl(v[i], `${path}${path ? '.' : ''}${i}`, depth + 1);
+      if (hit !== null) return hit;
+    }
+    return null;
+  }
+  if (ArrayBuffer.isView(v)) return null; // a raw image body
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const hit = findControl(k, `${path}${path ? '.' : ''}${k}`, depth + 1) ?? findControl(x, `${path}${path ? '.' : ''}${k}`, depth + 1);
+    if (hit !== null) return hit;
+  }
+  return null;
+}
+
+/** preValidation for every route (registered once in app.ts): 400 VALIDATION_ERROR, before any handler reads or writes. */
+export const rejectControlCharacters: preValidationAsyncHookHandler = async (req: FastifyRequest) => {
+  for (const [where, value] of [['params', req.params], ['querystring', req.query], ['body', req.body]] as const) {
+    const hit = findControl(value, '');
+    if (hit !== null) throw new AppError('VALIDATION_ERROR', 400, `Invalid ${where}${hit ? ` field "${hit}"` : ''}: control characters are not allowed`);
+  }
+};
+
+/**
+ * Single-line display text (shop name, account holder, key name): also no line breaks (they would reach
+ * e-mail subjects) and no bidirectional overrides (they can make a name read as something else).
+ */
+export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F\\u202A-\\u202E\\u2066-\\u2069]*$';

@@ -1,7 +1,6 @@
-import { loadConfig, ConfigError } from '../config.js';
-import { createContainer, type Container } from '../container.js';
-import { AppError } from '../errors.js';
+import type { Container } from '../container.js';
 import { flags, optionalInt, required, UsageError } from './cli-args.js';
+import { withContainer, type CliCommand, type Out } from './cli-runner.js';
 import { runDecodeCommand } from '../modules/slip-qr/slip-qr-command.js';
 import { lineCommands } from '../modules/line/line-cli.js';
 import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
@@ -30,7 +29,6 @@ ${MAIL_USAGE}
   decode FILE...                             (decode slip QR codes with the service's decoder)
 `;
 
-type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
 type Handler = (c: Container, argv: string[]) => Promise<unknown>;
 
 const commands: Record<string, Handler> = {
@@ -109,7 +107,7 @@ const commands: Record<string, Handler> = {
 };
 
 /** Extra commands registered by modules (decode, worker, webhook, line, mail...). */
-export const extraCommands: Record<string, (argv: string[], out: Out, env: Record<string, string | undefined>) => Promise<number>> = {};
+export const extraCommands: Record<string, CliCommand> = {};
 // Decoding needs no database: it is the support tool for "why did this slip not read?".
 extraCommands.decode = async (argv, out) => {
   if (!argv.length) { out.stderr('Usage: slipcheck decode FILE...'); return 2; }
@@ -129,20 +127,5 @@ export async function runCli(argv: string[], out: Out = { stdout: (s) => process
     out.stderr(`Unknown command "${argv.join(' ')}".\n\n${USAGE}`);
     return 2;
   }
-  let c: Container | undefined;
-  try {
-    const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
-    c = await createContainer(config);
-    const result = await commands[name](c, argv.slice(name.split(' ').length));
-    out.stdout(JSON.stringify(result, null, 2));
-    return 0;
-  } catch (e) {
-    if (e instanceof UsageError) { out.stderr(`Usage error: ${e.message}\n\n${USAGE}`); return 2; }
-    if (e instanceof ConfigError) { out.stderr(e.message); return 78; }
-    if (e instanceof AppError) { out.stderr(`Error ${e.code}: ${e.message}`); return 1; }
-    out.stderr(`Failed: ${(e as Error).message}`);
-    return 1;
-  } finally {
-    await c?.close();
-  }
+  return withContainer(env, out, USAGE, (c) => commands[name](c, argv.slice(name.split(' ').length)));
 }

@@ -1,7 +1,6 @@
-import { loadConfig, ConfigError } from '../../config.js';
-import { createContainer, type Container } from '../../container.js';
-import { AppError } from '../../errors.js';
-import { flags, required, UsageError } from '../../cli/cli-args.js';
+import type { Container } from '../../container.js';
+import { withContainer, type Out } from '../../cli/cli-runner.js';
+import { flags, required } from '../../cli/cli-args.js';
 
 const OPERATOR = 'operator:cli';
 
@@ -15,7 +14,6 @@ export const LINE_USAGE = `slipcheck line: LINE official accounts and group chat
   line verify-webhook --shop ID --channel LCH_ID
 `;
 
-type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
 type Cmd = (c: Container, argv: string[]) => Promise<unknown>;
 
 const lineOf = (c: Container) => c.line.service;
@@ -58,21 +56,7 @@ const commands: Record<string, Cmd> = {
 export async function runLineCli(argv: string[], out: Out, env: Record<string, string | undefined>): Promise<number> {
   const sub = argv[0];
   if (!sub || !commands[sub]) { out.stderr(sub ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : LINE_USAGE); return 2; }
-  let c: Container | undefined;
-  try {
-    const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
-    c = await createContainer(config);
-    out.stdout(JSON.stringify(await commands[sub](c, argv.slice(1)), null, 2));
-    return 0;
-  } catch (e) {
-    if (e instanceof UsageError) { out.stderr(`Usage error: ${e.message}\n\n${LINE_USAGE}`); return 2; }
-    if (e instanceof ConfigError) { out.stderr(e.message); return 78; }
-    if (e instanceof AppError) { out.stderr(`Error ${e.code}: ${e.message}`); return 1; }
-    out.stderr(`Failed: ${(e as Error).message}`);
-    return 1;
-  } finally {
-    await c?.close();
-  }
+  return withContainer(env, out, LINE_USAGE, (c) => commands[sub](c, argv.slice(1)));
 }
 
 export const lineCommands = { line: runLineCli };

@@ -1,14 +1,11 @@
-import { flags, optionalInt, required, UsageError } from '../../cli/cli-args.js';
-import { ConfigError, loadConfig } from '../../config.js';
-import { createContainer, type Container } from '../../container.js';
-import { AppError } from '../../errors.js';
+import { flags, optionalInt, required } from '../../cli/cli-args.js';
+import type { Container } from '../../container.js';
+import { withContainer, type Env, type Out } from '../../cli/cli-runner.js';
 
 /**
  * `slipcheck webhook ...` and `slipcheck worker`. Registered into cli.ts's extraCommands (this file
  * does not import cli.ts, so there is no import cycle).
  */
-type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
-type Env = Record<string, string | undefined>;
 const OPERATOR = 'operator:cli';
 
 export const WEBHOOK_USAGE = `  webhook add --shop ID --url URL [--events slip.verified,slip.duplicate,slip.failed] [--description D]
@@ -60,23 +57,6 @@ const sub: Record<string, Cmd> = {
   },
 };
 
-async function withContainer(env: Env, out: Out, fn: (c: Container) => Promise<unknown>, print = true): Promise<number> {
-  let c: Container | undefined;
-  try {
-    c = await createContainer(loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' }));
-    const result = await fn(c);
-    if (print) out.stdout(JSON.stringify(result, null, 2));
-    return 0;
-  } catch (e) {
-    if (e instanceof UsageError) { out.stderr(`Usage error: ${e.message}\n\n${WEBHOOK_USAGE}`); return 2; }
-    if (e instanceof ConfigError) { out.stderr(e.message); return 78; }
-    if (e instanceof AppError) { out.stderr(`Error ${e.code}: ${e.message}`); return 1; }
-    out.stderr(`Failed: ${(e as Error).message}`);
-    return 1;
-  } finally {
-    await c?.close();
-  }
-}
 
 /** Runs the container's worker until `until` resolves (SIGTERM/SIGINT in the CLI), then stops gracefully. */
 export async function runWorkerUntil(c: Container, until: Promise<unknown>, log: (s: string) => void = () => undefined): Promise<void> {
@@ -95,11 +75,11 @@ export const webhookCommands: Record<string, (argv: string[], out: Out, env: Env
     const [name, ...rest] = argv;
     const cmd = name ? sub[name] : undefined;
     if (!cmd) { out.stderr(`Usage:\n${WEBHOOK_USAGE}`); return 2; }
-    return withContainer(env, out, (c) => cmd(c, rest));
+    return withContainer(env, out, `Usage:\n${WEBHOOK_USAGE}`, (c) => cmd(c, rest));
   },
   worker: async (argv, out, env) => {
     if (argv.length) { out.stderr(`Usage:\n${WEBHOOK_USAGE}`); return 2; }
-    return withContainer(env, out, async (c) => {
+    return withContainer(env, out, `Usage:\n${WEBHOOK_USAGE}`, async (c) => {
       const stop = new Promise<void>((resolve) => { process.once('SIGTERM', () => resolve()); process.once('SIGINT', () => resolve()); });
       await runWorkerUntil(c, stop, (s) => out.stderr(s));
     }, false);

@@ -18,13 +18,13 @@ describe('translation files', () => {
 });
 
 describe('keys built at run time exist', () => {
-  it('covers every status, source, outcome and shop state the screens look up', async () => {
+  it('covers every status, source, result variant and shop state the screens look up', async () => {
     const { STATUSES, SOURCES } = await import('../src/api/types');
-    const outcomes = ['genuine', 'duplicate', 'wrongAccount', 'amount', 'stale', 'fake', 'retry', 'unreadable', 'quota'];
+    const { VARIANTS } = await import('../src/lib/result-explain');
     const keys = [
       ...STATUSES.map((s) => `status.${s}`),
       ...SOURCES.map((s) => `source.${s}`),
-      ...outcomes.flatMap((o) => [`outcome.${o}.title`, `outcome.${o}.body`]),
+      ...VARIANTS.flatMap((o) => [`result.${o}.title`, `result.${o}.body`, `result.${o}.next`]),
       ...['trial', 'active', 'past_due', 'suspended'].map((s) => `shopState.${s}`),
       ...['connecting', 'open', 'reconnecting'].map((s) => `live.${s}`),
       ...['live', 'test'].map((s) => `keys.env.${s}`),

@@ -1,7 +1,7 @@
 /**
  * Browser end-to-end test of the owner dashboard: the real service (SQLite, inline outbox worker) on
  * loopback, the sandbox bank as checker, a local webhook receiver, and Debian's Chromium driven by
- * playwright-core. Screenshots of every screen at 390 and 1280 px go to test-output/screenshots/.
+ * playwright-core. Screenshots of every screen at 360, 390 and 1280 px go to test-output/screenshots/.
  */
 import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -51,12 +51,39 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   let webhookSecret = '';
 
   async function shot(name: string, p: Page = page) {
-    for (const width of [390, 1280]) {
+    for (const width of [360, 390, 1280]) {
       await p.setViewportSize({ width, height: width < 600 ? 844 : 860 });
-      await p.waitForTimeout(50); // one frame for the layout to settle after the resize
+      // Wait for the resize to reach the page (a frame), not a fixed time.
+      await p.waitForFunction((w) => window.innerWidth === w, width);
+      await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+      if (width === 360) await expectPhoneLayout(p, name);
+      // A full-page shot of a scrolled page draws the sticky bar mid-page: shoot from the top.
+      // (Re-issued on each poll: a smooth scroll still running would otherwise win.)
+      await p.waitForFunction(() => { window.scrollTo({ top: 0, behavior: 'instant' }); return window.scrollY === 0; });
       await p.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
     }
     await p.setViewportSize({ width: 1280, height: 860 });
+  }
+
+  /** At 360 px: nothing wider than the screen, and every control a thumb can hit (>= 44 px tall). */
+  async function expectPhoneLayout(p: Page, name: string) {
+    const report = await p.evaluate(() => {
+      const vw = document.documentElement.clientWidth;
+      const overflow = document.documentElement.scrollWidth - vw;
+      const small: string[] = [];
+      let checked = 0;
+      const sel = 'button, .btn, input:not([type=checkbox]):not([type=radio]):not(.sr-only), select, .nav-link, .check label, .segmented label, .alert-action';
+      for (const el of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
+        const r = el.getBoundingClientRect();
+        if (!r.width || !r.height || el.closest('dialog:not([open])')) continue;
+        checked++;
+        if (r.height < 43.5) small.push(`${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? '').trim().slice(0, 30)}" ${Math.round(r.height)}px`);
+      }
+      return { overflow, small, checked };
+    });
+    expect(report.overflow, `${name}: horizontal overflow at 360 px`).toBeLessThanOrEqual(0);
+    expect(report.small, `${name}: touch targets under 44 px`).toEqual([]);
+    expect(report.checked, `${name}: no controls measured`).toBeGreaterThan(0);
   }
 
   const heading = (p: Page, text: string | RegExp) => p.getByRole('heading', { level: 1, name: text });
@@ -89,7 +116,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
 
     const { chromium } = await import('playwright-core');
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
-    ctx = await browser.newContext({ locale: 'th-TH', timezoneId: 'Asia/Bangkok', viewport: { width: 1280, height: 860 } });
+    // Reduced motion: the app then scrolls without animation, so screenshots do not catch a scroll mid-way.
+    ctx = await browser.newContext({ locale: 'th-TH', timezoneId: 'Asia/Bangkok', viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' });
     page = await ctx.newPage();
     page.setDefaultTimeout(15_000);
   }, 120_000);
@@ -130,8 +158,19 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.goto(`${base}/keys`);
     await heading(page, 'API คีย์').waitFor();
     await page.getByText('การใช้ API ต้องใช้แพ็กเกจแบบชำระเงิน').first().waitFor();
-    await page.getByRole('button', { name: 'สร้างคีย์' }).first().click();
+    const opener = page.getByRole('button', { name: 'สร้างคีย์' }).first();
+    await opener.click();
     const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('ชื่อคีย์').waitFor();
+    // Keyboard: Tab stays inside the modal, Escape closes it and focus returns to the opener.
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => !!document.activeElement?.closest('dialog[open]')), `tab ${i} left the dialog`).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+    await opener.click();
     await dialog.getByLabel('ชื่อคีย์').fill('เว็บไซต์ร้าน');
     await dialog.getByRole('button', { name: 'สร้างคีย์' }).click();
     await page.getByText('403 PLAN_API_ACCESS_REQUIRED', { exact: false }).last().waitFor();
@@ -213,7 +252,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await shot('10-transactions-live', watcher);
     await row.getByRole('link').click();
     await heading(watcher, 'รายละเอียดผลการตรวจ').waitFor();
-    expect(await watcher.locator('main').innerText()).toContain(transRef);
+    // The heading renders before the record has loaded: wait for the data, not the frame.
+    await watcher.locator('main .result').getByText(transRef).waitFor();
     await shot('11-transaction-detail', watcher);
     await watcher.close();
   });
@@ -268,5 +308,51 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     // The same picture again within 24 h: the earlier record comes back, marked as cached.
     await page.getByRole('heading', { name: 'Genuine: the money reached your account' }).waitFor({ timeout: 30_000 });
     await shot('17-check-en');
+  });
+
+  it('explains other results and error states in plain Thai (answers simulated in the browser)', async () => {
+    await page.getByRole('button', { name: 'ไทย' }).click();
+    await page.getByRole('link', { name: 'ตรวจสลิป' }).first().click();
+    await heading(page, 'ตรวจสลิป').waitFor();
+    const base0 = {
+      id: 'txn_sim', verified: false, transRef: 'SIM0001', amount: 980.25, bankCode: '014', bankName: null, senderName: 'นาง สมหญิง รักดี',
+      senderAccount: 'XXX-X-12345-X', receiverName: 'บจก. ร้านกาแฟ ทดสอบ', receiverAccount: 'xxx-xxx660-9', transDate: '2026-11-19T02:00:00.000Z',
+      errorMessage: null, createdAt: '2026-11-21T05:00:00.000Z', duplicate: false, cached: false, latencyMs: 900, environment: 'live',
+      source: 'DASHBOARD', clientRef: null, stale: false, quota: { used: 2, limit: 2000, remaining: 1998 },
+    };
+    const cases: { name: string; rec: Record<string, unknown>; title: string }[] = [
+      { name: '18-result-stale-success', rec: { status: 'SUCCESS', verified: true, errorCode: null, stale: true }, title: 'สลิปจริง แต่เป็นการโอนเมื่อนานมาแล้ว' },
+      { name: '19-result-fraud', rec: { status: 'FRAUD', errorCode: 'SLIP_NOT_FOUND' }, title: 'สลิปปลอมหรือถูกแก้ไข' },
+      { name: '20-result-pending', rec: { status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING', amount: null }, title: 'ธนาคารยังไม่เปิดข้อมูลรายการนี้' },
+      { name: '21-result-receiver-unverified', rec: { status: 'RECEIVER_MISMATCH', errorCode: 'RECEIVER_UNVERIFIED' }, title: 'ยืนยันบัญชีผู้รับไม่ได้' },
+    ];
+    let answer: { status: number; body: unknown } = { status: 200, body: null };
+    await page.route('**/api/dashboard/verify*', (route) => route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.body) }));
+    for (const c of cases) {
+      answer = { status: 200, body: { success: true, data: { ...base0, ...c.rec, id: `txn_${c.name}` } } };
+      await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
+      await page.getByRole('heading', { name: c.title }).waitFor();
+      expect(await page.locator('.result-next').innerText()).toContain('ควรทำอะไรต่อ');
+      if (c.name === '19-result-fraud') await shot(c.name);
+    }
+    answer = { status: 402, body: { success: false, statusCode: 402, code: 'QUOTA_EXCEEDED', message: 'Quota exceeded', quota: { used: 50, limit: 50, remaining: 0 } } };
+    await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
+    await page.getByRole('link', { name: 'ดูโควตาและแพ็กเกจที่หน้าภาพรวม' }).waitFor();
+    answer = { status: 429, body: { success: false, statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests', retryAfter: 30 } };
+    await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
+    await page.getByText('ส่งคำขอถี่เกินไป', { exact: false }).first().waitFor();
+    await page.unroute('**/api/dashboard/verify*');
+
+    // Offline: the shell says so, and a check that cannot leave the phone says why.
+    await ctx.setOffline(true);
+    try {
+      await page.getByText('ออฟไลน์อยู่', { exact: false }).waitFor();
+      await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
+      await page.getByText('ไม่มีการเชื่อมต่ออินเทอร์เน็ต', { exact: false }).waitFor();
+      await shot('22-check-offline');
+    } finally {
+      await ctx.setOffline(false);
+    }
+    await page.getByText('ออฟไลน์อยู่', { exact: false }).waitFor({ state: 'hidden' });
   });
 });

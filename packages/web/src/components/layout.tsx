@@ -72,7 +72,10 @@ export function AppShell({ children }: { children: ReactNode }) {
           <button type="button" className="btn btn-ghost" onClick={() => void logout()}>{t('nav.logout')}</button>
         </div>
       </nav>
-      <main id="main" className="main" tabIndex={-1}>{children}</main>
+      <main id="main" className="main" tabIndex={-1}>
+        <OfflineNotice />
+        {children}
+      </main>
     </div>
   );
 }
@@ -83,7 +86,21 @@ export function AuthLayout({ children }: { children: ReactNode }) {
     <div className="auth-page">
       <a className="skip" href="#main">{t('common.skip')}</a>
       <header className="auth-top"><Brand /><LangSwitch /></header>
-      <main id="main" className="auth-main" tabIndex={-1}>{children}</main>
+      <main id="main" className="auth-main" tabIndex={-1}><OfflineNotice />{children}</main>
     </div>
   );
+}
+
+/** Phones drop off the network often; say so instead of letting every call fail with a vague error. */
+export function OfflineNotice() {
+  const { t } = useI18n();
+  const [online, setOnline] = useState(() => navigator.onLine !== false);
+  useEffect(() => {
+    const up = () => setOnline(true);
+    const down = () => setOnline(false);
+    window.addEventListener('online', up);
+    window.addEventListener('offline', down);
+    return () => { window.removeEventListener('online', up); window.removeEventListener('offline', down); };
+  }, []);
+  return <div role="status" className="offline-slot">{online ? null : <p className="alert alert-warn offline">{t('error.offlineBanner')}</p>}</div>;
 }

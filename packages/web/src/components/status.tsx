@@ -1,4 +1,4 @@
-import type { TransactionRecord, TxStatus } from '../api/types';
+import type { TxStatus } from '../api/types';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 
 export const STATUS_COLOR: Record<TxStatus, string> = {
@@ -21,24 +21,3 @@ export function StatusBadge({ status }: { status: TxStatus }) {
     </span>
   );
 }
-
-export type Outcome = 'genuine' | 'duplicate' | 'wrongAccount' | 'amount' | 'stale' | 'fake' | 'retry' | 'unreadable' | 'quota';
-
-/** What a result means to the owner, in one word; the stale case counts even when the record is SUCCESS (alert mode). */
-export function outcomeOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale'>): Outcome {
-  switch (r.status) {
-    case 'SUCCESS': return r.stale ? 'stale' : 'genuine';
-    case 'DUPLICATE': return 'duplicate';
-    case 'RECEIVER_MISMATCH': return 'wrongAccount';
-    case 'AMOUNT_MISMATCH': return 'amount';
-    case 'FRAUD': return 'fake';
-    case 'QUOTA_EXCEEDED': return 'quota';
-    case 'PROVIDER_ERROR': return 'retry';
-    case 'INVALID': return r.errorCode === 'STALE_SLIP' ? 'stale' : 'unreadable';
-    default: return 'retry';
-  }
-}
-
-export const OUTCOME_TONE: Record<Outcome, 'ok' | 'warn' | 'error' | 'info'> = {
-  genuine: 'ok', duplicate: 'warn', wrongAccount: 'error', amount: 'warn', stale: 'warn', fake: 'error', retry: 'info', unreadable: 'info', quota: 'error',
-};

@@ -1,5 +1,5 @@
-import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
-import { ApiError } from '../api/client';
+import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { explainError } from '../lib/error-explain';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
@@ -76,16 +76,9 @@ export function ErrorText({ error }: { error: unknown }) {
 }
 
 export function errorMessage(error: unknown, t: ReturnType<typeof useI18n>['t']): string {
-  if (error instanceof ApiError) {
-    const key = `error.${error.code}` as MessageKey;
-    const known = t(key, { message: error.message });
-    if (known !== key) return known;
-    if (error.status === 429) return t('error.RATE_LIMITED');
-    if (error.status >= 500) return t('error.server');
-    return error.message || t('error.generic');
-  }
-  if (error instanceof TypeError) return t('error.network');
-  return t('error.generic');
+  const e = explainError(error);
+  // An unknown code keeps the server's sentence (better than nothing), behind our generic one.
+  return e.fallback ? `${t(e.key)} (${e.fallback})` : t(e.key, e.vars);
 }
 
 export function Empty({ title, children }: { title: string; children?: ReactNode }) {
@@ -127,19 +120,37 @@ export function CopyButton({ value, label }: { value: string; label?: string }) 
   );
 }
 
-/** A modal built on <dialog>: focus is trapped and Escape closes it natively. */
+const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** showModal() makes the page inert, but Tab can still leave for the browser's own UI: wrap it. */
+function trapTab(e: ReactKeyboardEvent<HTMLDialogElement>) {
+  if (e.key !== 'Tab') return;
+  const els = Array.from(e.currentTarget.querySelectorAll<HTMLElement>(FOCUSABLE)).filter((el) => el.offsetParent !== null || el === document.activeElement);
+  if (!els.length) return;
+  const first = els[0], last = els[els.length - 1];
+  if (e.shiftKey && document.activeElement === first) { e.preventDefault(); last.focus(); }
+  else if (!e.shiftKey && document.activeElement === last) { e.preventDefault(); first.focus(); }
+}
+
+/** A modal built on <dialog>: Escape closes it (native cancel), Tab is kept inside, focus goes back to the opener. */
 export function Dialog({ open, title, onClose, children }: { open: boolean; title: string; onClose: () => void; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const opener = useRef<HTMLElement | null>(null);
   const id = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal?.();
+    if (open && !d.open) { opener.current = document.activeElement as HTMLElement | null; d.showModal?.(); }
     if (!open && d.open) d.close();
+    if (!open && opener.current) {
+      // Back to the control that opened it, if it is still on the page (not, e.g., a removed row).
+      if (opener.current.isConnected) opener.current.focus();
+      opener.current = null;
+    }
   }, [open]);
   const { t } = useI18n();
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby={id} onClose={onClose} onCancel={(e) => { e.preventDefault(); onClose(); }}>
+    <dialog ref={ref} className="dialog" aria-labelledby={id} onClose={onClose} onCancel={(e) => { e.preventDefault(); onClose(); }} onKeyDown={trapTab}>
       {open && (
         <div className="dialog-body">
           <header className="dialog-head">

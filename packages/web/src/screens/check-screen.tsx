@@ -6,6 +6,7 @@ import { ResultCard } from '../components/result-card';
 import { Alert, Button, Card, ErrorText, Field, PageHeader } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
 import { Link } from '../lib/router';
+import { explainResult } from '../lib/result-explain';
 
 type VerifyResult = TransactionRecord & { quota?: { used: number; limit: number; remaining: number } };
 const MAX_BYTES = 10 * 1024 * 1024;
@@ -25,7 +26,7 @@ export function CheckScreen() {
   const resultRef = useRef<HTMLDivElement>(null);
 
   // On a phone the card is below the picture: bring it into view once the answer is there.
-  useEffect(() => { if (result || error) resultRef.current?.scrollIntoView({ block: 'start', behavior: 'smooth' }); }, [result, error]);
+  useEffect(() => { if (result || error) resultRef.current?.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' }); }, [result, error]);
 
   useEffect(() => () => { if (preview) URL.revokeObjectURL(preview); }, [preview]);
 
@@ -67,6 +68,8 @@ export function CheckScreen() {
     <>
       <PageHeader title={t('check.title')} intro={t('check.intro')} />
       <Card>
+        {/* Before the picture: checking starts the moment a picture is chosen. */}
+        <Field label={t('check.expected')} hint={t('check.expectedHint')} enterKeyHint="done" inputMode="decimal" value={expected} onChange={(e) => setExpected(e.target.value)} />
         <div
           className={`dropzone ${drag ? 'drag' : ''}`}
           onDragOver={(e) => { e.preventDefault(); setDrag(true); }}
@@ -84,20 +87,25 @@ export function CheckScreen() {
           <input ref={camRef} type="file" accept="image/*" capture="environment" className="sr-only" tabIndex={-1} aria-hidden="true" data-testid="camera-input" onChange={(e) => { choose(e.target.files?.[0]); e.target.value = ''; }} />
           <input ref={pickRef} type="file" accept="image/png,image/jpeg,image/*" className="sr-only" tabIndex={-1} aria-label={t('check.choose')} data-testid="slip-input" onChange={(e) => { choose(e.target.files?.[0]); e.target.value = ''; }} />
         </div>
-        <Field label={t('check.expected')} hint={t('check.expectedHint')} inputMode="decimal" value={expected} onChange={(e) => setExpected(e.target.value)} />
         {file && !busy && (!!result || !!error) && <Button variant="secondary" onClick={() => void verify(file)}>{t('check.again')}</Button>}
       </Card>
-      <div ref={resultRef} aria-live="polite" aria-busy={busy} className="result-region">
-        {busy && <Alert kind="info" title={t('check.checking')} />}
+      {/* A short sentence for screen readers; the full card below is not read out on every change. */}
+      <p className="sr-only" role="status" aria-live="polite">
+        {busy ? t('check.checking') : result ? `${t(explainResult(result).title)}. ${t('result.nextLabel')} ${t(explainResult(result).next)}` : ''}
+      </p>
+      <div ref={resultRef} aria-busy={busy} className="result-region">
+        {busy && <Alert kind="info" title={<><span className="spinner" aria-hidden="true" /> {t('check.checking')}</>} />}
         {localError && <Alert kind="error" title={localError} />}
         {code === 'NO_PAYEE_CONFIGURED' ? (
-          <Alert kind="error" title={t('error.NO_PAYEE_CONFIGURED')}><Link to="/payees">{t('overview.addPayee')}</Link></Alert>
+          <Alert kind="error" title={t('error.NO_PAYEE_CONFIGURED')}><Link to="/payees" className="alert-action">{t('overview.addPayee')}</Link></Alert>
+        ) : code === 'QUOTA_EXCEEDED' ? (
+          <Alert kind="error" title={t('error.QUOTA_EXCEEDED')}><Link to="/" className="alert-action">{t('error.quotaNext')}</Link></Alert>
         ) : <ErrorText error={error} />}
         {result && (
           <>
             <ResultCard record={result} />
-            {result.quota && <p className="muted small">{t('check.quotaAfter', { used: result.quota.used, limit: result.quota.limit })}</p>}
-            <p><Link to={`/transactions/${result.id}`}>{t('check.openRecord')}</Link></p>
+            {result.quota && <p className="muted small">{t('check.quotaAfter', { used: result.quota.used.toLocaleString(), limit: result.quota.limit.toLocaleString() })}</p>}
+            <p><Link to={`/transactions/${result.id}`} className="btn btn-ghost">{t('check.openRecord')}</Link></p>
           </>
         )}
       </div>

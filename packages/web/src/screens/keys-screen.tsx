@@ -33,8 +33,9 @@ export function KeysScreen() {
   return (
     <>
       <PageHeader title={t('keys.title')} intro={t('keys.intro')} actions={<Button onClick={() => { setError(null); setCreating(true); }}>{t('keys.create')}</Button>} />
-      {!apiAccess && <Alert kind="warn" title={t('keys.trialTitle')}>{t('keys.trialBody')}</Alert>}
-      {planError ? <Alert kind="error" title={t('error.PLAN_API_ACCESS_REQUIRED')}><span className="mono small">403 PLAN_API_ACCESS_REQUIRED</span></Alert> : <ErrorText error={error ?? list.error} />}
+      {/* After a refused create the error below says the same thing: show one, not both. */}
+      {!apiAccess && !planError && <Alert kind="warn" title={t('keys.trialTitle')}>{t('keys.trialBody')}</Alert>}
+      {planError ? <Alert kind="error" title={t('error.PLAN_API_ACCESS_REQUIRED')}>{t('keys.trialBody')}</Alert> : <ErrorText error={error ?? list.error} />}
       {shown && (
         <Card title={t('keys.newKeyTitle')} className="new-key">
           <Alert kind="warn" title={t('keys.showOnce')} />

@@ -1,7 +1,7 @@
 import { api } from '../api/client';
 import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
-import type { DailyStats, Overview } from '../api/types';
+import type { DailyStats, Overview, PlanCard } from '../api/types';
 import { DailyChart, Gauge } from '../components/chart';
 import { TxList } from '../components/tx-list';
 import { Alert, Card, Empty, ErrorText, Loading, PageHeader } from '../components/ui';
@@ -14,6 +14,8 @@ export function OverviewScreen() {
   const { t, lang } = useI18n();
   const { search } = useRouter();
   const ov = useLoad(() => api<Overview>(ROUTES.overview));
+  // Only for the trial banner: the name and price of the plan the owner picked at sign-up.
+  const plans = useLoad(() => api<{ items: PlanCard[] }>(ROUTES.plans, { noAuth: true }).catch(() => ({ items: [] as PlanCard[] })));
   // A new result changes every number on this page: reload rather than patch the aggregates by hand.
   useLiveResults(() => void ov.reload(), !!ov.data);
   const d = ov.data;
@@ -26,9 +28,10 @@ export function OverviewScreen() {
       {search.get('welcome') && (
         <Alert kind="ok" title={t('overview.welcomeTitle')}>{t('overview.welcomeBody')}</Alert>
       )}
+      {onTrial && <TrialBanner daysLeft={d.trialDaysLeft} limit={d.plan.monthlyLimit} chosen={plans.data?.items.find((p) => p.code === d.shop.chosenPlanCode) ?? null} />}
       {d.payeeCount === 0 && (
         <Alert kind="warn" title={t('payees.emptyTitle')}>
-          {t('payees.emptyBody')} <Link to="/payees">{t('overview.addPayee')}</Link>
+          {t('payees.emptyBody')} <Link to="/payees" className="alert-action">{t('overview.addPayee')}</Link>
         </Alert>
       )}
       <div className="grid-3">
@@ -42,7 +45,7 @@ export function OverviewScreen() {
           )}
           {onTrial && (
             <p className="muted small">
-              {d.shop.chosenPlanCode ? t('overview.chosenPlan', { plan: d.shop.chosenPlanCode }) : t('overview.trialNext')}
+              {d.shop.chosenPlanCode ? t('overview.chosenPlan', { plan: plans.data?.items.find((p) => p.code === d.shop.chosenPlanCode)?.name ?? d.shop.chosenPlanCode }) : t('overview.trialNext')}
             </p>
           )}
           {!onTrial && d.plan.priceThb > 0 && <p className="muted small">{t('signup.perMonth', { price: formatMoney(d.plan.priceThb) })}</p>}
@@ -65,10 +68,28 @@ export function OverviewScreen() {
       <Card title={t('overview.chartTitle')}>
         <DailyChart days={days} />
       </Card>
-      <Card title={t('overview.recent')} actions={<Link to="/transactions">{t('overview.seeAll')}</Link>}>
+      <Card title={t('overview.recent')} actions={<Link to="/transactions" className="btn btn-ghost">{t('overview.seeAll')}</Link>}>
         {d.recent.length ? <TxList items={d.recent} /> : <Empty title={t('tx.empty')}>{t('tx.emptyHint')}</Empty>}
         <p className="muted small">{t('common.updated', { time: formatDateTime(new Date().toISOString(), lang) })}</p>
       </Card>
     </>
+  );
+}
+
+/** Days left and what happens after payment, at the top of the page where an owner on a trial looks first. */
+function TrialBanner({ daysLeft, limit, chosen }: { daysLeft: number | null; limit: number; chosen: PlanCard | null }) {
+  const { t, lang } = useI18n();
+  const over = daysLeft !== null && daysLeft <= 0;
+  const title = over ? t('overview.trialBannerOver') : daysLeft !== null ? t('overview.trialBannerTitle', { n: daysLeft }) : t('shopState.trial');
+  return (
+    <section className={`trial-banner ${over ? 'trial-over' : daysLeft !== null && daysLeft <= 2 ? 'trial-soon' : ''}`} aria-labelledby="trial-title">
+      <h2 id="trial-title" className="trial-title">{title}</h2>
+      <p>{t('overview.trialBannerBody', { limit: limit.toLocaleString(lang === 'th' ? 'th-TH' : 'en-GB') })}</p>
+      <p className="trial-next">
+        {chosen && chosen.priceThb > 0
+          ? t('overview.trialBannerNext', { plan: chosen.name, price: formatMoney(chosen.priceThb) })
+          : t('overview.trialBannerNextNoPlan')}
+      </p>
+    </section>
   );
 }

@@ -109,7 +109,7 @@ export function TransactionDetailScreen({ id }: { id: string }) {
   const r = rec.data;
   return (
     <>
-      <p><Link to="/transactions">← {t('tx.back')}</Link></p>
+      <p><Link to="/transactions" className="btn btn-ghost back-link">← {t('tx.back')}</Link></p>
       <PageHeader title={t('tx.detailTitle')} />
       <ErrorText error={rec.error} />
       {!r && !rec.error && <Loading />}

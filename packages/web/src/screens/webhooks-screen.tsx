@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { useAuth } from '../api/auth';
 import { api, ApiError } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { WebhookDelivery, WebhookEndpoint } from '../api/types';
@@ -16,10 +17,13 @@ export function WebhooksScreen() {
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
   const planError = list.error instanceof ApiError && list.error.code === 'PLAN_WEBHOOKS_REQUIRED';
+  // The list works on the trial but adding answers 403: say so before the owner fills in the form.
+  const onTrial = useAuth().me?.shop.planCode === 'TRIAL';
   const missing = list.error instanceof ApiError && list.error.status === 404;
   return (
     <>
       <PageHeader title={t('webhooks.title')} intro={t('webhooks.intro')} actions={!planError && !missing ? <Button onClick={() => setAdding(true)}>{t('webhooks.add')}</Button> : undefined} />
+      {onTrial && !planError && <Alert kind="warn" title={t('keys.trialTitle')}>{t('webhooks.planBody')}</Alert>}
       {planError ? <Alert kind="warn" title={t('error.PLAN_WEBHOOKS_REQUIRED')}>{t('webhooks.planBody')}</Alert>
         : missing ? <Alert kind="info" title={t('webhooks.unavailable')} /> : <ErrorText error={list.error} />}
       {secret && (

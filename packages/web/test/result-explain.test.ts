@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../src/api/client';
+import { STATUSES, type TxStatus } from '../src/api/types';
+import { en } from '../src/i18n/en';
+import { th } from '../src/i18n/th';
+import { explainError, SCREEN_ERROR_CODES } from '../src/lib/error-explain';
+import { explainResult, KNOWN_ERROR_CODES, VARIANTS } from '../src/lib/result-explain';
+
+const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolean; cached?: boolean } = {}) =>
+  ({ status, errorCode, stale: false, cached: false, ...extra });
+const thai = /[\u0E00-\u0E7F]/;
+
+function expectBothLanguages(key: string, label: string) {
+  const k = key as keyof typeof th;
+  expect(th[k], `${label}: th ${key}`).toMatch(thai);
+  expect(en[k], `${label}: en ${key}`).toBeTruthy();
+  expect(en[k], `${label}: en ${key} must not be Thai`).not.toMatch(thai);
+}
+
+describe('result card wording', () => {
+  const cases = STATUSES.flatMap((s) => KNOWN_ERROR_CODES[s].flatMap((code) =>
+    [false, true].flatMap((stale) => [false, true].map((cached) => ({ s, code, stale, cached })))));
+
+  it('lists error codes for every status', () => {
+    for (const s of STATUSES) expect(KNOWN_ERROR_CODES[s].length, s).toBeGreaterThan(0);
+  });
+
+  it.each(cases)('$s / $code / stale=$stale / cached=$cached has a Thai and English title, meaning and next step', ({ s, code, stale, cached }) => {
+    const ex = explainResult(rec(s, code, { stale, cached }));
+    for (const key of [ex.title, ex.body, ex.next, ...ex.notes]) expectBothLanguages(key, `${s}/${code}`);
+    if (cached) expect(ex.notes).toContain('result.cached');
+  });
+
+  it('reads each meaningful case differently', () => {
+    const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean }) => explainResult(rec(s, code, extra)).variant;
+    expect(v('SUCCESS', null)).toBe('genuine');
+    expect(v('SUCCESS', null, { stale: true })).toBe('genuineStale');
+    expect(v('RECEIVER_MISMATCH', 'RECEIVER_MISMATCH')).toBe('wrongAccount');
+    expect(v('RECEIVER_MISMATCH', 'RECEIVER_UNVERIFIED')).toBe('receiverUnverified');
+    expect(v('INVALID', 'STALE_SLIP')).toBe('staleRejected');
+    expect(v('INVALID', 'NO_QR_FOUND')).toBe('noQr');
+    expect(v('INVALID', 'NOT_SLIP_QR')).toBe('notSlipQr');
+    expect(v('INVALID', 'BAD_CHECKSUM')).toBe('badChecksum');
+    expect(v('INVALID', 'SOMETHING_NEW')).toBe('invalid');
+    expect(v('PROVIDER_ERROR', 'SLIP_PENDING')).toBe('pending');
+    expect(v('PROVIDER_ERROR', 'PROVIDER_UNAVAILABLE')).toBe('retry');
+    expect(v('FRAUD', 'SLIP_NOT_FOUND')).toBe('fake');
+    expect(new Set(VARIANTS.map((x) => th[`result.${x}.title` as keyof typeof th])).size).toBe(VARIANTS.length);
+  });
+
+  it('warns not to ship twice on a replayed genuine result, and only there', () => {
+    expect(explainResult(rec('SUCCESS', null, { cached: true })).notes).toEqual(['result.cached', 'result.cachedPaid']);
+    expect(explainResult(rec('FRAUD', null, { cached: true })).notes).toEqual(['result.cached']);
+    expect(explainResult(rec('SUCCESS', null)).notes).toEqual([]);
+  });
+
+  it('tells the owner not to ship on every result that is not a clean pass', () => {
+    for (const s of STATUSES.filter((x) => x !== 'SUCCESS' && x !== 'QUOTA_EXCEEDED')) {
+      for (const code of KNOWN_ERROR_CODES[s]) {
+        const ex = explainResult(rec(s, code));
+        expect(ex.tone, `${s}/${code}`).not.toBe('ok');
+      }
+    }
+  });
+});
+
+describe('error wording', () => {
+  it.each(SCREEN_ERROR_CODES)('%s has Thai and English wording', (code) => {
+    const e = explainError(new ApiError(400, code, 'server text'), true);
+    expect(e.key).toBe(code === 'RATE_LIMITED' ? 'error.RATE_LIMITED' : `error.${code}`);
+    expectBothLanguages(e.key, code);
+  });
+
+  it('says how long to wait after a rate limit when the server tells', () => {
+    const e = explainError(new ApiError(429, 'RATE_LIMITED', 'slow down', { retryAfter: '12' }), true);
+    expect(e).toEqual({ key: 'error.RATE_LIMITED_wait', vars: { seconds: 12 } });
+    expect(th['error.RATE_LIMITED_wait'].replace('{seconds}', '12')).toContain('12');
+  });
+
+  it('tells offline apart from a server that did not answer', () => {
+    expect(explainError(new TypeError('Failed to fetch'), false).key).toBe('error.offline');
+    expect(explainError(new TypeError('Failed to fetch'), true).key).toBe('error.network');
+    expect(explainError(new ApiError(502, 'HTTP_502', 'Bad Gateway'), true).key).toBe('error.server');
+    for (const k of ['error.offline', 'error.network', 'error.server', 'error.generic'] as const) expectBothLanguages(k, k);
+  });
+
+  it('keeps an unknown code’s server message as a detail instead of a bare code', () => {
+    expect(explainError(new ApiError(400, 'BRAND_NEW', 'Something specific'), true)).toEqual({ key: 'error.generic', fallback: 'Something specific' });
+  });
+});

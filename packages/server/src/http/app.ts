@@ -47,6 +47,8 @@ export async function buildApp(c: Container, opts: { logger?: boolean | object }
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_... or sk_test_...' } } },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
+    // The public contract only: the dashboard and LINE routes are private and documented in docs/dashboard-api.md.
+    transform: ({ schema, url }) => ({ schema: (/^\/(api\/v1|health|v1\/health)(\/|$)/.test(url) ? schema : { ...schema, hide: true }) as typeof schema, url }),
   });
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -43,7 +43,9 @@ function procStats(pid: number) {
 
 async function startServer(checkerUrl: string) {
   const entry = path.resolve(import.meta.dirname, 'bench-server.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, CHECKER_URL: checkerUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_SERVER_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', entry], { env: { ...process.env, CHECKER_URL: checkerUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bench server exited ${code}`)));

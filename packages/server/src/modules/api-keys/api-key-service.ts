@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../../db/db.js';
+import { preparedQuery, type Db } from '../../db/db.js';
 import type { ApiKeysTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -57,6 +57,25 @@ export function parseScopes(input: string | string[] | undefined): Scope[] {
   if (bad.length || !list.length) throw new AppError('VALIDATION_ERROR', 400, `scopes must be a list of ${SCOPES.join(', ')}`);
   return [...new Set(list)] as Scope[];
 }
+
+/** The key with its shop and plan, by hash: one indexed lookup, SQL built once (preparedQuery). */
+const authQuery = preparedQuery((db: Db, keyHash: string) =>
+  db.selectFrom('api_keys')
+    .innerJoin('shops', 'shops.id', 'api_keys.shop_id')
+    .innerJoin('plans', 'plans.code', 'shops.plan_code')
+    .selectAll('api_keys')
+    .select([
+      'shops.id as s_id', 'shops.name as s_name', 'shops.state as s_state', 'shops.plan_code as s_plan_code', 'shops.chosen_plan_code as s_chosen',
+      'shops.trial_ends_at as s_trial', 'shops.language as s_lang', 'shops.settings as s_settings', 'shops.created_at as s_created', 'shops.deleted_at as s_deleted',
+    ])
+    .select([
+      'plans.code as p_code', 'plans.name as p_name', 'plans.monthly_limit as p_limit', 'plans.trial_days as p_trial_days', 'plans.api_access as p_api',
+      'plans.webhooks as p_webhooks', 'plans.seats as p_seats', 'plans.groups as p_groups', 'plans.messaging_accounts as p_msg',
+      'plans.allow_overage as p_overage', 'plans.free_buffer as p_buffer', 'plans.monthly_cap as p_cap', 'plans.hard_block_multiple as p_block',
+      'plans.price_thb as p_price', 'plans.overage_price_satang as p_oprice', 'plans.updated_at as p_updated',
+    ])
+    .where('api_keys.key_hash', '=', keyHash),
+);
 
 export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditService; lastUsedFlushMs?: number }) {
   const { db, clock, audit } = deps;
@@ -135,22 +154,8 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditSe
     /** One indexed lookup by hash joining shop and plan. Unknown, malformed and revoked keys all answer null. */
     async authenticate(presented: string): Promise<AuthenticatedKey | null> {
       if (!/^sk_(live|test)_[0-9A-Za-z]{16,64}$/.test(presented)) return null;
-      const row = await db.selectFrom('api_keys')
-        .innerJoin('shops', 'shops.id', 'api_keys.shop_id')
-        .innerJoin('plans', 'plans.code', 'shops.plan_code')
-        .selectAll('api_keys')
-        .select([
-          'shops.id as s_id', 'shops.name as s_name', 'shops.state as s_state', 'shops.plan_code as s_plan_code', 'shops.chosen_plan_code as s_chosen',
-          'shops.trial_ends_at as s_trial', 'shops.language as s_lang', 'shops.settings as s_settings', 'shops.created_at as s_created', 'shops.deleted_at as s_deleted',
-        ])
-        .select([
-          'plans.code as p_code', 'plans.name as p_name', 'plans.monthly_limit as p_limit', 'plans.trial_days as p_trial_days', 'plans.api_access as p_api',
-          'plans.webhooks as p_webhooks', 'plans.seats as p_seats', 'plans.groups as p_groups', 'plans.messaging_accounts as p_msg',
-          'plans.allow_overage as p_overage', 'plans.free_buffer as p_buffer', 'plans.monthly_cap as p_cap', 'plans.hard_block_multiple as p_block',
-          'plans.price_thb as p_price', 'plans.overage_price_satang as p_oprice', 'plans.updated_at as p_updated',
-        ])
-        .where('api_keys.key_hash', '=', hashApiKey(presented))
-        .executeTakeFirst();
+      // Read on every request, never cached: a revoke must bite at once, on every node.
+      const [row] = await authQuery(db, hashApiKey(presented));
       if (!row || row.revoked_at || row.s_deleted) return null;
       const now = clock.now().toISOString();
       pendingLastUsed.set(row.id, now);

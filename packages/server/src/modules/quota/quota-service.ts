@@ -1,4 +1,4 @@
-import type { Db } from '../../db/db.js';
+import { preparedQuery, type Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
@@ -30,14 +30,26 @@ export interface Reservation {
   shopId: string;
   period: string;
   pool: 'live' | 'test';
+  /** Live pool: the counter value this reservation's own increment produced (RETURNING). */
+  used?: number;
 }
+
+// Hot statements (every verify and every authenticated answer): SQL built once, see preparedQuery.
+const usedQuery = preparedQuery((db: Db, shopId: string, p: string) =>
+  db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).where('period', '=', p));
+// The conditional update is the whole exactly-k rule: the database lets k increments through.
+// RETURNING gives the value our own increment made: the caller answers with it instead of reading
+// the counter again, and exactly one reservation sees each value (threshold alerts rely on that).
+const takeQuery = preparedQuery((db: Db, shopId: string, p: string, hardLimit: number, now: string) =>
+  db.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1), updated_at: now }))
+    .where('shop_id', '=', shopId).where('period', '=', p).where('used', '<', hardLimit).returning('used'));
 
 export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditService; testCounter: TestUsageCounter; timeZone: string; testQuotaLimit: number }) {
   const { db, clock, audit, testCounter, timeZone, testQuotaLimit } = deps;
   const period = () => periodOf(clock.now(), timeZone);
 
   async function usedIn(shopId: string, p: string, trx: Db = db): Promise<number> {
-    const r = await trx.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).where('period', '=', p).executeTakeFirst();
+    const [r] = await usedQuery(trx, shopId, p);
     return r?.used ?? 0;
   }
 
@@ -56,19 +68,17 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
     if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= now) {
       throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
     }
-    // The conditional update is the whole exactly-k rule: the database lets k increments through.
-    const take = async () => Number((await db.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1), updated_at: now.toISOString() }))
-      .where('shop_id', '=', shop.id).where('period', '=', p).where('used', '<', hardLimitOf(plan)).executeTakeFirst()).numUpdatedRows) === 1;
-    let taken = await take();
-    if (!taken) {
+    const take = async () => (await takeQuery(db, shop.id, p, hardLimitOf(plan), now.toISOString()))[0]?.used;
+    let used = await take();
+    if (used === undefined) {
       // First check of the period: create the counter row, then try once more (the row exists on every later call).
       await ensureUsageRow(db, shop.id, p, now.toISOString());
-      taken = await take();
+      used = await take();
     }
-    if (!taken) {
+    if (used === undefined) {
       throw new AppError('QUOTA_EXCEEDED', 402, 'Monthly slip quota is used up; it resets at the start of next month or with a larger plan', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
     }
-    return { shopId: shop.id, period: p, pool: 'live' };
+    return { shopId: shop.id, period: p, pool: 'live', used: Number(used) };
   }
 
   return {
@@ -82,6 +92,10 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
       return { used, limit: testQuotaLimit, remaining: used === null ? 0 : Math.max(0, testQuotaLimit - used) };
     },
     quotaBody,
+    /** A snapshot from a counter value the caller already holds (e.g. `Reservation.used`): no read. */
+    shapeOf(plan: Plan, used: number): QuotaSnapshot {
+      return shape(plan, used);
+    },
     /**
      * Takes one unit before the checker is asked; `release` gives it back when the checker did not
      * answer (charging rule: a unit is charged exactly when the checker was asked and answered).

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../../db/db.js';
+import { preparedQuery, type Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -78,6 +78,9 @@ const emptyDraft = (): Draft => ({
   receiver_name: null, receiver_account: null, trans_date: null, error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 0, success_ref: null,
 });
 
+const succeededQuery = preparedQuery((db: Db, shopId: string, transRef: string) =>
+  db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('success_ref', '=', transRef).limit(1));
+
 /**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
  * memory: its SHA-256 is kept for replay detection, the bytes go to the decoder thread and are dropped.
@@ -98,12 +101,13 @@ export function createVerificationService(deps: VerificationDeps) {
     if (!isJpegOrPng(image)) throw new AppError('INVALID_IMAGE', 400, 'The body is not a JPEG or PNG image. Send the raw image bytes (not JSON, multipart or base64) with Content-Type: application/octet-stream');
   }
 
-  async function quotaAfter(shop: Shop, plan: Plan, environment: 'live' | 'test') {
-    const q = await quota.snapshot(shop, plan);
+  /** `usedAfter`: the live counter this call's own charge produced, when known (no read needed). */
+  async function quotaAfter(shop: Shop, plan: Plan, environment: 'live' | 'test', usedAfter?: number) {
     if (environment === 'test') {
       const t = await quota.testSnapshot(shop.id);
-      if (t.used !== null) return { quota: { used: t.used, limit: t.limit, remaining: t.remaining }, daysUntilReset: q.daysUntilReset };
+      if (t.used !== null) return { quota: { used: t.used, limit: t.limit, remaining: t.remaining }, daysUntilReset: quota.period().daysUntilReset };
     }
+    const q = environment === 'live' && usedAfter !== undefined ? quota.shapeOf(plan, usedAfter) : await quota.snapshot(shop, plan);
     return { quota: quota.quotaBody(q), daysUntilReset: q.daysUntilReset };
   }
 
@@ -158,8 +162,7 @@ export function createVerificationService(deps: VerificationDeps) {
   }
 
   async function alreadySucceeded(shopId: string, transRef: string): Promise<boolean> {
-    const row = await db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('success_ref', '=', transRef).executeTakeFirst();
-    return !!row;
+    return (await succeededQuery(db, shopId, transRef)).length > 0;
   }
 
   const duplicateOf = (d: Draft): Draft => ({
@@ -199,7 +202,7 @@ export function createVerificationService(deps: VerificationDeps) {
 
       const claim = await claims.claim(shop.id, environment, hash);
       if (claim.kind === 'cached') {
-        const row = await db.selectFrom('transactions').selectAll().where('shop_id', '=', shop.id).where('id', '=', claim.transactionId).executeTakeFirst();
+        const row = claim.record ?? await db.selectFrom('transactions').selectAll().where('shop_id', '=', shop.id).where('id', '=', claim.transactionId).executeTakeFirst();
         if (!row) throw notFound('Transaction');
         return { record: recordFromRow(row, true), ...await quotaAfter(shop, plan, environment), isNew: false };
       }
@@ -220,6 +223,7 @@ export function createVerificationService(deps: VerificationDeps) {
         } else {
           draft = await judge(decoded, payees.map((p) => ({ bankCode: p.bank_code, kind: p.kind as 'BANK' | 'PROMPTPAY', accountNumber: p.account_number, proxyType: p.proxy_type, holder: p.holder, status: p.status })), input.expectedAmount);
         }
+        const usedAfter = draft.charged ? reservation.used : undefined;
         if (!draft.charged) {
           await quota.release(reservation);
           reservation = null;
@@ -237,7 +241,8 @@ export function createVerificationService(deps: VerificationDeps) {
         reservation = null; // charged and recorded together
         const record = recordFromRow(saved);
         void deps.bus.publish({ shopId: shop.id, type: 'transaction.created', data: record }).catch((e) => deps.onError?.(e, 'bus'));
-        const after = await quotaAfter(shop, plan, environment);
+        // A charge that became a DUPLICATE at persist (unique key) is still charged: usedAfter stands.
+        const after = await quotaAfter(shop, plan, environment, saved.charged ? usedAfter : undefined);
         if (saved.charged && environment === 'live') await quotaAlert(shop.id, after.quota).catch((e) => deps.onError?.(e, 'quota alert'));
         return { record, ...after, isNew: true };
       } catch (err) {

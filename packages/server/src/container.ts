@@ -112,8 +112,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
-  const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret: secret, config });
-  const line = createLineModule({ config, db, clock, audit, plans, shops, secret: secret, verifySlip: () => verification.verifySlip, decode });
+  const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
+  const line = createLineModule({ config, db, clock, audit, plans, shops, secret, verifySlip: () => verification.verifySlip, decode });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: secret, config });
   closers.push(() => webhookModule.close());
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).

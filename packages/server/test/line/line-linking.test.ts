@@ -165,6 +165,16 @@ for (const kind of DB_KINDS) {
       expect((await k.h.c.line.service.list(s.shop.id)).groups.map((g) => g.groupId)).toEqual(['Ctrial2']);
     });
 
+    it('two codes redeemed at the same instant cannot both pass the plan limit', async () => {
+      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const channel = await k.h.c.db.selectFrom('line_channels').selectAll().where('shop_id', '=', s.shop.id).executeTakeFirstOrThrow();
+      const codes = await Promise.all([1, 2, 3, 4].map(() => k.h.c.line.service.createLinkCode(s.shop.id, 'test')));
+      const results = await Promise.all(codes.map((c, i) => k.h.c.line.service.redeemCode(channel, c.code, { kind: 'group', groupId: `Crace${i}`, userId: 'Uowner' })));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      expect(results.filter((r) => !r.ok && r.reason === 'GROUP_LIMIT')).toHaveLength(3);
+      expect((await k.h.c.line.service.list(s.shop.id)).groups).toHaveLength(1);
+    });
+
     it('the bot leaving a group unlinks it', async () => {
       const s = await k.linkedShop();
       const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');

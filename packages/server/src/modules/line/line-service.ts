@@ -6,7 +6,7 @@ import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
-import type { ShopService } from '../shops/shop-service.js';
+import { lockShopRow, type ShopService } from '../shops/shop-service.js';
 import { LineApiError, type LineClient } from './line-client.js';
 import type { LineChannelsTable, LineGroupsTable } from './line-tables.js';
 
@@ -128,6 +128,15 @@ export function createLineService(deps: LineServiceDeps) {
         status: 'active', created_at: isUpdate ? existing!.created_at : ts, updated_at: ts,
       };
       await db.transaction().execute(async (trx) => {
+        if (!isUpdate) {
+          // Re-count under the shop's row lock: two links at once must not both pass the plan limit.
+          await lockShopRow(trx, shopId);
+          const n = await trx.selectFrom('line_channels').select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('shop_id', '=', shopId).where('status', '=', 'active').executeTakeFirstOrThrow();
+          if (Number(n.n) >= plan.messagingAccounts) {
+            throw new AppError('PLAN_LIMIT_MESSAGING_ACCOUNTS', 403, `Your plan allows ${plan.messagingAccounts} LINE official account(s); unlink one or upgrade the plan`, { limit: plan.messagingAccounts });
+          }
+        }
         if (existing) {
           const { id: _id, ...rest } = row;
           await trx.updateTable('line_channels').set(rest).where('id', '=', id).execute();
@@ -194,10 +203,12 @@ export function createLineService(deps: LineServiceDeps) {
         const g = await db.selectFrom('line_groups').selectAll().where('line_channel_id', '=', channel.id).where('group_id', '=', target.groupId).executeTakeFirst();
         if (g?.status === 'active') return { ok: false, reason: 'ALREADY_LINKED' };
         const plan = await plans.get(shop.planCode);
-        const active = await db.selectFrom('line_groups').select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('shop_id', '=', shop.id).where('status', '=', 'active').executeTakeFirstOrThrow();
-        if (Number(active.n) >= plan.groups) return { ok: false, reason: 'GROUP_LIMIT', limit: plan.groups };
         return db.transaction().execute(async (trx): Promise<RedeemResult> => {
+          // Count under the shop's row lock, so two codes redeemed at once cannot both pass the plan limit.
+          await lockShopRow(trx, shop.id);
+          const active = await trx.selectFrom('line_groups').select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('shop_id', '=', shop.id).where('status', '=', 'active').executeTakeFirstOrThrow();
+          if (Number(active.n) >= plan.groups) return { ok: false, reason: 'GROUP_LIMIT', limit: plan.groups };
           const used = await trx.updateTable('line_link_codes').set({ used_at: ts, used_for: `group:${target.groupId}` })
             .where('code_hash', '=', row.code_hash).where('used_at', 'is', null).where('expires_at', '>', ts).executeTakeFirst();
           if (Number(used.numUpdatedRows) !== 1) return { ok: false, reason: 'USED' };

@@ -26,6 +26,14 @@ export const shopFromRow = (r: ShopsTable): Shop => ({
   trialEndsAt: r.trial_ends_at, language: r.language === 'en' ? 'en' : 'th', settings: JSON.parse(r.settings || '{}'), createdAt: r.created_at,
 });
 
+/**
+ * Takes the shop's row lock inside a transaction with a no-op write (a row lock on PostgreSQL, the
+ * write lock on SQLite), so a count-then-insert against a plan limit cannot race another node.
+ */
+export async function lockShopRow(trx: Db, shopId: string): Promise<void> {
+  await trx.updateTable('shops').set((eb) => ({ name: eb.ref('name') })).where('id', '=', shopId).execute();
+}
+
 export function validateShopName(name: unknown): string {
   const n = typeof name === 'string' ? name.trim() : '';
   if (!n || n.length > 120) throw new AppError('VALIDATION_ERROR', 400, 'Shop name must be 1 to 120 characters');

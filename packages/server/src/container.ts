@@ -121,11 +121,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
   outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
     createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }));
+  const outboxFinalFailure = webhookModule.onFinalFailure;
   const housekeeping = createHousekeeping({ db, clock, audit, claims, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
   const worker = createOutboxWorker({
     db, caps: handle.caps, clock, handlers: outboxHandlers, leaseMs: config.WORKER_LEASE_MS, pollMs: config.WORKER_POLL_MS,
     concurrency: config.WORKER_CONCURRENCY, batch: Math.min(50, config.WORKER_CONCURRENCY),
     onError: (err, job) => logFailure(`outbox:${job?.kind ?? 'maintenance'}`)(err),
+    onFinalFailure: outboxFinalFailure,
     maintenance: [
       { everyMs: 3_600_000, run: () => webhookModule.service.prune() },
       { everyMs: 3_600_000, run: () => line.service.pruneEvents() },
@@ -137,7 +139,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config, clock, logger, db, caps: handle.caps, redis, secret,
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
     mail, accounts, sessions, dashboardTokens, line,
-    webhooks: webhookModule.service, outboxHandlers, worker, housekeeping,
+    webhooks: webhookModule.service, outboxHandlers, outboxFinalFailure, worker, housekeeping,
     startedAt: new Date(),
     onClose(fn: () => Promise<void>) { closers.push(fn); },
     async close() {

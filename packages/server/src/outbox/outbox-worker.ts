@@ -75,6 +75,8 @@ export interface OutboxWorkerOptions {
   concurrency?: number;
   /** Claims after which a job whose handler keeps throwing is marked failed. */
   maxAttempts?: number;
+  /** Per kind: told once when a job of that kind is parked as failed, so its owner can record the outcome. */
+  onFinalFailure?: Record<string, (job: OutboxJobRow, error: string) => Promise<void>>;
   /** Delay before the next try of a job whose handler threw (attempts = claims so far). */
   retryDelayMs?: (attempts: number) => number;
   /** Done rows are deleted after this (failed rows are kept for the operator). */
@@ -184,7 +186,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       })
       .where('id', '=', job.id).where('locked_by', '=', tokenOf(job)).where('status', '=', 'pending')
       .execute();
-    if (final) stats.failed++; else stats.retried++;
+    if (final) {
+      stats.failed++;
+      await opts.onFinalFailure?.[job.kind]?.(job, message).catch((e) => onError(e, job));
+    } else stats.retried++;
   }
 
   async function release(jobs: OutboxJobRow[]) {

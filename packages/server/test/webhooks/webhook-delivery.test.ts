@@ -170,6 +170,26 @@ for (const kind of DB_KINDS) {
       expect(full.attempts.at(-1)).toMatchObject({ round: 6, manual: true, status: 'delivered' });
     });
 
+    it('a delivery whose job the worker parks as failed is marked failed and can be redelivered', async () => {
+      const { shop } = await seedShop(h);
+      const { endpoint } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/parked') });
+      rx.setBehaviour((_r, _n, res) => { res.writeHead(200).end(); });
+      // A worker whose delivery handler always crashes, giving up after one claim.
+      const broken = createOutboxWorker({
+        db: h.c.db, caps: h.c.caps, clock: h.c.clock, maxAttempts: 1, onFinalFailure: h.c.outboxFinalFailure,
+        handlers: { ...h.c.outboxHandlers, 'webhook.deliver': async () => { throw new Error('handler crashed'); } },
+      });
+      await insertResult(h, shop.id);
+      for (let i = 0; i < 3; i++) await broken.runOnce();
+      const [d] = await deliveriesOf(endpoint.id);
+      expect(d).toMatchObject({ status: 'failed' });
+      expect(d!.last_error).toContain('handler crashed');
+      worker = startWorker();
+      await h.c.webhooks.redeliver(shop.id, d!.id, 'user:test');
+      await until(async () => (await delivery(d!.id)).status === 'delivered' || null);
+      expect(rx.received).toHaveLength(1);
+    });
+
     it('signs with both secrets during a rotation overlap, with one after it', async () => {
       const { shop } = await seedShop(h);
       const { endpoint, secret: oldSecret } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/rot') });

@@ -164,9 +164,18 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     await runAttempt({ delivery: d, endpoint: ep, round: p.round ?? 0, manual: !!p.manual, workerId: ctx.workerId, signal: ctx.signal, completeIn: ctx.completeIn, takenBack: job.takenBack });
   };
 
+  /** A delivery job the worker gave up on (it kept crashing or hanging): the delivery is failed, so the owner can redeliver it. */
+  const onDeliverFailed = async (job: { payload: unknown }, error: string) => {
+    const p = job.payload as DeliverPayload;
+    await db.updateTable('webhook_deliveries').set({
+      status: 'failed', last_error: `delivery could not be attempted: ${error}`.slice(0, 500), next_attempt_at: null, updated_at: clock.now().toISOString(),
+    }).where('id', '=', p?.deliveryId ?? '').where('status', 'in', ['pending', 'retrying']).execute();
+  };
+
   return {
     runAttempt,
     handlers: { [OUTBOX_KINDS.RESULT_CREATED]: onResultCreated, [OUTBOX_KINDS.WEBHOOK_DELIVER]: onDeliver } as Record<string, OutboxHandler>,
+    onFinalFailure: { [OUTBOX_KINDS.WEBHOOK_DELIVER]: onDeliverFailed },
   };
 }
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;

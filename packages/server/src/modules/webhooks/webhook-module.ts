@@ -27,5 +27,5 @@ export function createWebhookModule(deps: {
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretOverlapHours: config.WEBHOOK_SECRET_OVERLAP_HOURS, retentionDays: config.WEBHOOK_RETENTION_DAYS,
     lookup: deps.lookup,
   });
-  return { service, handlers: delivery.handlers, close: () => sender.close() };
+  return { service, handlers: delivery.handlers, onFinalFailure: delivery.onFinalFailure, close: () => sender.close() };
 }

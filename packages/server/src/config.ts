@@ -46,6 +46,7 @@ const spec = {
   PUBLIC_URL: { parse: url('http:', 'https:'), def: '', doc: 'public base URL (links in e-mails, LINE webhook URLs); default http://HOST:PORT' },
   TIME_ZONE: { parse: timeZone, def: 'Asia/Bangkok', doc: 'time zone of the monthly quota period' },
   PLANS_FILE: { parse: str, def: '', doc: 'JSON plan catalogue replacing the built-in one (see README)' },
+  SECRET_KEY_PREVIOUS: { parse: str, def: '', doc: 'comma list of earlier SECRET_KEY values during a rotation: stored secrets still decrypt, and the hourly worker (or `slipcheck secrets reencrypt`) re-seals them under SECRET_KEY' },
   SECRET_KEY: { parse: str, def: '', doc: 'master secret (>= 32 chars) for session tokens and encryption at rest; generated into DATA_DIR when empty (development only)' },
   TRUST_PROXY: { parse: bool, def: 'false', doc: 'trust X-Forwarded-* from a reverse proxy that terminates TLS' },
   MAX_IMAGE_BYTES: { parse: int(1024, 50 * 1024 * 1024), def: String(10 * 1024 * 1024), doc: 'largest accepted slip image (413 above)' },
@@ -113,6 +114,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
   }
   if (cfg.SECRET_KEY && cfg.SECRET_KEY.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
+  if (cfg.SECRET_KEY_PREVIOUS && !cfg.SECRET_KEY) problems.push('SECRET_KEY_PREVIOUS: needs SECRET_KEY (the new key)');
+  if (cfg.SECRET_KEY_PREVIOUS && cfg.SECRET_KEY_PREVIOUS.split(',').some((k) => k.trim().length < 32)) problems.push('SECRET_KEY_PREVIOUS: every key must be at least 32 characters');
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   cfg.DATA_DIR = path.resolve(cfg.DATA_DIR);
   cfg.databaseKind = cfg.DATABASE_URL ? 'postgres' : 'sqlite';

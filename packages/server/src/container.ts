@@ -87,6 +87,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
 
   const closers: Array<() => Promise<void>> = [];
   const secret = masterSecret(config);
+  // Newest first: the first master secret seals, every listed one still opens (rotation).
+  const sealingSecrets = [secret, ...config.SECRET_KEY_PREVIOUS.split(',').map((k) => k.trim()).filter(Boolean)];
   const defaultSandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
   const configuredChecker = overrides.checker ? null : createCheckerFromConfig({
     checker: config.CHECKER, checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? defaultSandbox : ''),
@@ -113,8 +115,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
   const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
-  const line = createLineModule({ config, db, clock, audit, plans, shops, secret, verifySlip: () => verification.verifySlip, decode });
-  const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: secret, config });
+  const line = createLineModule({ config, db, clock, audit, plans, shops, secret: sealingSecrets, verifySlip: () => verification.verifySlip, decode });
+  const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: sealingSecrets, config });
   closers.push(() => webhookModule.close());
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
   const outboxHandlers: Record<string, OutboxHandler> = { ...line.outboxHandlers, ...webhookModule.handlers };
@@ -122,6 +124,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
     createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }));
   const outboxFinalFailure = webhookModule.onFinalFailure;
+  const reencryptSecrets = async () => ({ webhookEndpoints: await webhookModule.service.reencryptSecrets(), lineChannels: await line.service.reencryptSecrets() });
   const housekeeping = createHousekeeping({ db, clock, audit, claims, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
   const worker = createOutboxWorker({
     db, caps: handle.caps, clock, handlers: outboxHandlers, leaseMs: config.WORKER_LEASE_MS, pollMs: config.WORKER_POLL_MS,
@@ -132,6 +135,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       { everyMs: 3_600_000, run: () => webhookModule.service.prune() },
       { everyMs: 3_600_000, run: () => line.service.pruneEvents() },
       { everyMs: 3_600_000, run: () => housekeeping.runAll() },
+      { everyMs: 3_600_000, run: () => reencryptSecrets() },
     ],
   });
   closers.push(() => worker.stop({ timeoutMs: 5000 }));
@@ -139,7 +143,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config, clock, logger, db, caps: handle.caps, redis, secret,
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
     mail, accounts, sessions, dashboardTokens, line,
-    webhooks: webhookModule.service, outboxHandlers, outboxFinalFailure, worker, housekeeping,
+    webhooks: webhookModule.service, outboxHandlers, outboxFinalFailure, worker, housekeeping, reencryptSecrets,
     startedAt: new Date(),
     onClose(fn: () => Promise<void>) { closers.push(fn); },
     async close() {

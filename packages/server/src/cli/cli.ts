@@ -25,6 +25,7 @@ const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads
   line link|unlink|list|link-code|unlink-group|verify-webhook ...   (slipcheck line: details)
 ${WEBHOOK_USAGE}
 ${MAIL_USAGE}
+  secrets reencrypt                          (after a SECRET_KEY rotation: re-seal stored secrets)
   migrate
   decode FILE...                             (decode slip QR codes with the service's decoder)
 `;
@@ -103,6 +104,7 @@ const commands: Record<string, Handler> = {
     const { values } = flags(argv, { shop: 'string' });
     return c.audit.list(required(values, 'shop'));
   },
+  'secrets reencrypt': async (c) => c.reencryptSecrets(),
   migrate: async () => ({ migrated: true }),
 };
 

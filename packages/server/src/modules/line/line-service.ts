@@ -345,6 +345,21 @@ export function createLineService(deps: LineServiceDeps) {
       await db.updateTable('line_channels').set({ bot_user_id: destination }).where('id', '=', lineChannelId).where('bot_user_id', 'is', null).execute();
     },
 
+    /** After a master-secret rotation (SECRET_KEY_PREVIOUS), re-seal channel secrets and tokens under the current key. */
+    async reencryptSecrets(): Promise<number> {
+      const rows = await db.selectFrom('line_channels').select(['id', 'secret_sealed', 'token_sealed']).execute();
+      let n = 0;
+      for (const r of rows) {
+        if (!box.needsReencrypt(r.secret_sealed) && !box.needsReencrypt(r.token_sealed)) continue;
+        await db.updateTable('line_channels').set({
+          secret_sealed: box.encrypt(box.decrypt(r.secret_sealed, aadSecret(r.id)), aadSecret(r.id)),
+          token_sealed: box.encrypt(box.decrypt(r.token_sealed, aadToken(r.id)), aadToken(r.id)),
+        }).where('id', '=', r.id).where('secret_sealed', '=', r.secret_sealed).execute();
+        n++;
+      }
+      return n;
+    },
+
     /** Dedupe rows older than LINE's redelivery window are useless; keep a week. */
     async pruneEvents(olderThanDays = 7): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - olderThanDays * 86_400_000).toISOString();

@@ -87,6 +87,21 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     if (!r) throw notFound('Webhook endpoint');
     return r;
   }
+  /** After a master-secret rotation (SECRET_KEY_PREVIOUS), re-seal every stored secret under the current key. */
+  async function reencryptSecrets(): Promise<number> {
+    const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret_enc', 'previous_secret_enc']).execute();
+    let n = 0;
+    for (const r of rows) {
+      const stale = box.needsReencrypt(r.secret_enc) || (!!r.previous_secret_enc && box.needsReencrypt(r.previous_secret_enc));
+      if (!stale) continue;
+      await db.updateTable('webhook_endpoints').set({
+        secret_enc: box.encrypt(box.decrypt(r.secret_enc, r.id), r.id),
+        previous_secret_enc: r.previous_secret_enc ? box.encrypt(box.decrypt(r.previous_secret_enc, r.id), r.id) : null,
+      }).where('id', '=', r.id).where('secret_enc', '=', r.secret_enc).execute();
+      n++;
+    }
+    return n;
+  }
   async function checkedUrl(raw: unknown): Promise<string> {
     const u = parseWebhookUrl(raw, { allowPrivate: deps.allowPrivate });
     await assertPublicTarget(u, { allowPrivate: deps.allowPrivate, lookup: deps.lookup });
@@ -94,6 +109,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
   }
 
   return {
+    reencryptSecrets,
     async addEndpoint(shopId: string, input: { url: string; description?: string | null; events?: string[] | string }, actor = 'system') {
       await requireWebhookPlan(shopId);
       const events = parseEvents(input.events);

@@ -2,6 +2,7 @@ import type { Container } from '../container.js';
 import { flags, optionalInt, required, UsageError } from './cli-args.js';
 import { withContainer, type CliCommand, type Out } from './cli-runner.js';
 import { runDecodeCommand } from '../modules/slip-qr/slip-qr-command.js';
+import { runDemo } from './demo-command.js';
 import { lineCommands } from '../modules/line/line-cli.js';
 import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
 import { mailCommands, MAIL_USAGE } from '../modules/mail/mail-cli.js';
@@ -25,6 +26,7 @@ const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads
   line link|unlink|list|link-code|unlink-group|verify-webhook ...   (slipcheck line: details)
 ${WEBHOOK_USAGE}
 ${MAIL_USAGE}
+  demo [--out FILE]                          (development: a demo shop, keys, a sandbox slip and the curl to check it)
   secrets reencrypt                          (after a SECRET_KEY rotation: re-seal stored secrets)
   migrate
   decode FILE...                             (decode slip QR codes with the service's decoder)
@@ -52,6 +54,10 @@ const commands: Record<string, Handler> = {
     return { ...shop, plan, quota: await c.quota.snapshot(shop, plan), testQuota: await c.quota.testSnapshot(shop.id), payeeAccounts: await c.payees.list(shop.id) };
   },
   'plan list': async (c) => c.plans.list(),
+  demo: async (c, argv) => {
+    const { values } = flags(argv, { out: 'string' });
+    return runDemo(c, { out: values.out as string | undefined });
+  },
   'payee add': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string', bank: 'string', account: 'string', holder: 'string', kind: 'string', 'proxy-type': 'string', primary: 'boolean' });
     const shopId = required(values, 'shop');

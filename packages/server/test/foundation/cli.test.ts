@@ -4,14 +4,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSandboxBank } from '@slipcheck/sandbox-bank';
+import { createHarness } from '../helpers/harness.js';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/slipcheck.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-cli-'));
 
 async function cli(...args: string[]) {
+  return cliWith({}, ...args);
+}
+
+async function cliWith(extraEnv: Record<string, string>, ...args: string[]) {
   try {
-    const r = await run(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' } });
+    const r = await run(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ...extraEnv } });
     return { code: 0, json: JSON.parse(r.stdout), stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -70,5 +76,24 @@ describe('operator CLI end to end (same DATA_DIR as the service)', () => {
     const bad = await run(process.execPath, [BIN, 'plan', 'list'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' } }).catch((e) => e);
     expect(bad.code).toBe(78);
     expect(bad.stderr).toContain('PORT');
+  }, 60_000);
+
+  it('demo: a shop, keys and a sandbox slip whose printed curl check succeeds', async () => {
+    const bank = await createSandboxBank({ port: 0 });
+    try {
+      const out = path.join(dataDir, 'demo.png');
+      const demo = await cliWith({ CHECKER_URL: bank.url }, 'demo', '--out', out);
+      expect(demo.code).toBe(0);
+      expect(demo.json).toMatchObject({ shopId: expect.stringMatching(/^shop_/), liveKey: expect.stringMatching(/^sk_live_/), testKey: expect.stringMatching(/^sk_test_/), slipFile: out });
+      expect(demo.json.try).toContain(demo.json.liveKey);
+      const h = await createHarness('sqlite', { DATA_DIR: dataDir, CHECKER_URL: bank.url, DECODE_THREADS: '1' });
+      try {
+        const r = await h.app.inject({ method: 'POST', url: '/api/v1/verify?amount=120', headers: { authorization: `Bearer ${demo.json.liveKey}`, 'content-type': 'application/octet-stream' }, payload: fs.readFileSync(out) });
+        expect(r.json().data).toMatchObject({ status: 'SUCCESS', transRef: demo.json.transRef, amount: 120 });
+      } finally { await h.close(); }
+      const down = await cliWith({ CHECKER_URL: 'http://127.0.0.1:1' }, 'demo');
+      expect(down.code).toBe(1);
+      expect(down.stderr).toContain('npm start');
+    } finally { await bank.close(); }
   }, 60_000);
 });

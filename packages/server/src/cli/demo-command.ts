@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Container } from '../container.js';
+import { AppError } from '../errors.js';
+
+const DEMO_ACCOUNT = '1234566609';
+
+/**
+ * `slipcheck demo`: everything a new integrator needs to see one slip checked end to end, in one
+ * command: a shop on a paid plan with a payee account, a live and a test key, a transfer registered
+ * at the sandbox bank paying that account, its slip image saved to a file, and the curl line to run.
+ * Development only: it needs the sandbox bank that `npm start` runs beside the service.
+ */
+export async function runDemo(c: Container, opts: { out?: string } = {}) {
+  const sandbox = c.config.CHECKER_URL.split(',')[0] || `http://127.0.0.1:${c.config.SANDBOX_PORT}`;
+  if (c.config.NODE_ENV === 'production') throw new AppError('DEMO_DISABLED', 400, 'demo is for development; production has no sandbox bank');
+  const shop = await c.shops.create({ name: 'ร้านตัวอย่าง (demo)', planCode: 'BUSINESS' }, 'operator:cli');
+  await c.payees.add(shop.id, { bankCode: '004', accountNumber: DEMO_ACCOUNT, holder: 'ร้านตัวอย่าง' }, 'operator:cli');
+  const live = await c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read', name: 'demo live' }, 'operator:cli');
+  const test = await c.apiKeys.create(shop.id, { environment: 'test', scopes: 'verify,read', name: 'demo test' }, 'operator:cli');
+
+  let transfer: { transRef: string };
+  try {
+    const r = await fetch(`${sandbox}/transfers`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(5000),
+      body: JSON.stringify({ sendingBank: '014', amount: 120, sender: { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE', account: '4081234567' }, receiver: { name: 'ร้านตัวอย่าง', account: DEMO_ACCOUNT, bankCode: '004' } }),
+    });
+    if (r.status !== 201) throw new Error(`status ${r.status}`);
+    transfer = (await r.json()) as { transRef: string };
+  } catch (e) {
+    throw new AppError('SANDBOX_UNREACHABLE', 400, `The sandbox bank at ${sandbox} did not answer (${(e as Error).message}); start the service with \`npm start\` first`);
+  }
+  const image = Buffer.from(await (await fetch(`${sandbox}/transfers/${transfer.transRef}/slip.png`)).arrayBuffer());
+  const file = path.resolve(opts.out ?? 'demo-slip.png');
+  fs.writeFileSync(file, image);
+  const base = c.config.PUBLIC_URL || `http://${c.config.HOST}:${c.config.PORT}`;
+  return {
+    shopId: shop.id,
+    liveKey: live.key,
+    testKey: test.key,
+    transRef: transfer.transRef,
+    slipFile: file,
+    try: `curl -s ${base}/api/v1/verify?amount=120 -H "Authorization: Bearer ${live.key}" -H "Content-Type: application/octet-stream" --data-binary @${file}`,
+    notice: 'Keys are shown only this once. Send the same file twice to see cached=true; the sandbox renders other variants at /transfers/<transRef>/slip.jpg?variant=camera12mp.',
+  };
+}

@@ -23,6 +23,7 @@ import { createTransactionService } from './modules/transactions/transaction-ser
 import { createCheckerFromConfig } from './modules/checker/checker-factory.js';
 import type { Checker } from './modules/checker/checker-port.js';
 import { createSlipDecoderPool, type SlipDecoderPool } from './modules/slip-qr/slip-qr-pool.js';
+import type { DecodeResult } from './modules/slip-qr/slip-qr-decoder.js';
 import { createImageClaims } from './modules/verification/image-claims.js';
 import { createVerificationService } from './modules/verification/verification-service.js';
 import { createHousekeeping } from './modules/housekeeping/housekeeping-service.js';
@@ -39,6 +40,8 @@ export interface ContainerOverrides {
   dbHandle?: DbHandle;
   bus?: ResultsBus;
   checker?: Checker;
+  /** Tests replace the decoder (e.g. to make it busy); production uses the worker-thread pool. */
+  decode?: (image: Buffer) => Promise<DecodeResult>;
   logger?: Logger;
   /** PostgreSQL schema of the migration bookkeeping (tests give each run its own schema). */
   migrationSchema?: string;
@@ -99,10 +102,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // Worker threads start on first use, so the CLI and the worker process never pay for them.
   let pool: SlipDecoderPool | null = null;
   closers.push(async () => { await pool?.close(); });
-  const decode = (image: Buffer) => {
+  const decode = overrides.decode ?? ((image: Buffer) => {
     pool ??= createSlipDecoderPool({ threads: config.DECODE_THREADS || undefined });
     return pool.decode(image);
-  };
+  });
   const claims = createImageClaims({
     db, now: () => clock.now(), windowMs: config.IMAGE_CACHE_HOURS * 3_600_000,
     inFlightTakeoverMs: config.CHECKER_DEADLINE_MS + 60_000, waitMs: config.CHECKER_DEADLINE_MS + 30_000,

@@ -34,7 +34,10 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
     if (err instanceof AppError) {
       if (err.statusCode >= 500) req.log.error({ err }, 'app error');
-      return send(req, reply, err.statusCode, err.statusCode >= 500 ? 'Internal server error' : err.message, err.code, err.extra);
+      // A 5xx never carries an internal message; 503 says the one thing the client should do.
+      const message = err.statusCode === 503 ? 'The service is busy; retry in a moment' : err.statusCode >= 500 ? 'Internal server error' : err.message;
+      if (err.statusCode === 503) reply.header('Retry-After', '1');
+      return send(req, reply, err.statusCode, message, err.code, err.statusCode >= 500 ? {} : err.extra);
     }
     const fe = err as FastifyError;
     if (fe.validation) {

@@ -2,26 +2,35 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSlip, renderNonSlip } from '@slipcheck/sandbox-bank';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, seedShop, type DbKind, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
+/** A sandbox bank, a harness whose checker is that bank, and a shop with a payee and a live key; set up and torn down around one describe. */
+function verifyFixture(kind: DbKind) {
+  const f = {} as { h: Harness; bank: Sandbox; s: Awaited<ReturnType<typeof seedShop>> };
+  beforeAll(async () => {
+    f.bank = await startSandbox();
+    f.h = await createHarness(kind, { CHECKER: 'sandbox', CHECKER_URL: f.bank.url, CHECKER_TIMEOUT_MS: '1000', CHECKER_DEADLINE_MS: '2500', DECODE_THREADS: '1' });
+    f.s = await seedShop(f.h);
+  });
+  afterAll(async () => { await f.h.close(); await f.bank.close(); });
+  return Object.assign(f, {
+    verify: (image: Buffer | string, headers: Record<string, string> = f.s.auth, query = '', contentType = 'application/octet-stream') =>
+      f.h.app.inject({ method: 'POST', url: `/api/v1/verify${query}`, headers: { ...headers, 'content-type': contentType }, payload: image }),
+    used: async (shopId = f.s.shop.id) => (await f.h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0,
+  });
+}
+
 for (const kind of DB_KINDS) {
   describe(`POST /api/v1/verify [${kind}]`, () => {
+    const f = verifyFixture(kind);
+    const { verify, used } = f;
     let h: Harness;
     let bank: Sandbox;
     let s: Awaited<ReturnType<typeof seedShop>>;
-    const verify = (image: Buffer | string, headers: Record<string, string> = s.auth, query = '', contentType = 'application/octet-stream') =>
-      h.app.inject({ method: 'POST', url: `/api/v1/verify${query}`, headers: { ...headers, 'content-type': contentType }, payload: image });
-    const used = async (shopId = s.shop.id) => (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
-
-    beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER: 'sandbox', CHECKER_URL: bank.url, CHECKER_TIMEOUT_MS: '1000', CHECKER_DEADLINE_MS: '2500', DECODE_THREADS: '1' });
-      s = await seedShop(h);
-    });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    beforeAll(() => { ({ h, bank, s } = f); });
 
     it('SUCCESS: every field of the record, quota, meta and headers', async () => {
       const t = await bank.register({ amount: 1250.5 });
@@ -200,19 +209,12 @@ for (const kind of DB_KINDS) {
 
   // Provider failures trip the circuit breaker by design, so they get a harness of their own.
   describe(`POST /api/v1/verify provider failures [${kind}]`, () => {
+    const f = verifyFixture(kind);
+    const { verify, used } = f;
     let h: Harness;
     let bank: Sandbox;
     let s: Awaited<ReturnType<typeof seedShop>>;
-    const verify = (image: Buffer | string, headers: Record<string, string> = s.auth, query = '', contentType = 'application/octet-stream') =>
-      h.app.inject({ method: 'POST', url: `/api/v1/verify${query}`, headers: { ...headers, 'content-type': contentType }, payload: image });
-    const used = async (shopId = s.shop.id) => (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
-
-    beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER: 'sandbox', CHECKER_URL: bank.url, CHECKER_TIMEOUT_MS: '1000', CHECKER_DEADLINE_MS: '2500', DECODE_THREADS: '1' });
-      s = await seedShop(h);
-    });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    beforeAll(() => { ({ h, bank, s } = f); });
 
     it('PROVIDER_ERROR on checker failure: not charged and never served from the cache', async () => {
       const t = await bank.register({ fault: 'error' });

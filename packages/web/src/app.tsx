@@ -4,7 +4,7 @@ import { AppShell } from './components/layout';
 import { Empty, Loading } from './components/ui';
 import { I18nProvider, useI18n } from './i18n/i18n';
 import { match, RouterProvider, useRouter, Link } from './lib/router';
-import { ForgotScreen, LoginScreen, ResetScreen, SignupScreen } from './screens/auth-screens';
+import { AcceptInviteScreen, ForgotScreen, LoginScreen, ResetScreen, SignupScreen } from './screens/auth-screens';
 import { CheckScreen } from './screens/check-screen';
 import { KeysScreen } from './screens/keys-screen';
 import { LineScreen } from './screens/line-screen';
@@ -12,6 +12,7 @@ import { OverviewScreen } from './screens/overview-screen';
 import { PayeesScreen } from './screens/payees-screen';
 import { SecurityScreen } from './screens/security-screen';
 import { SettingsScreen } from './screens/settings-screen';
+import { TeamScreen } from './screens/team-screen';
 import { TransactionDetailScreen, TransactionsScreen } from './screens/transactions-screen';
 import { WebhooksScreen } from './screens/webhooks-screen';
 
@@ -20,7 +21,11 @@ const PUBLIC: Record<string, () => React.JSX.Element> = {
   '/signup': SignupScreen,
   '/forgot-password': ForgotScreen,
   '/reset-password': ResetScreen,
+  '/accept-invite': AcceptInviteScreen,
 };
+
+/** Screens staff cannot use (the server answers 403 OWNER_ONLY there anyway). */
+export const OWNER_ONLY_PATHS = new Set(['/keys', '/webhooks']);
 
 function Routes() {
   const { path, navigate } = useRouter();
@@ -45,12 +50,13 @@ function Routes() {
   });
 
   if (loading) return <div className="boot"><Loading /></div>;
-  if (Public && (!signedIn || path === '/reset-password' || path === '/forgot-password')) return <Public />;
+  if (Public && (!signedIn || path === '/reset-password' || path === '/forgot-password' || path === '/accept-invite')) return <Public />;
   if (!signedIn) return <div className="boot"><Loading /></div>;
 
   const txId = match('/transactions/:id', path);
   let screen: React.JSX.Element;
-  if (path === '/') screen = <OverviewScreen />;
+  if (me?.user.role === 'staff' && OWNER_ONLY_PATHS.has(path)) screen = <Empty title={t('error.OWNER_ONLY')}><Link to="/">{t('nav.overview')}</Link></Empty>;
+  else if (path === '/') screen = <OverviewScreen />;
   else if (path === '/transactions') screen = <TransactionsScreen />;
   else if (txId) screen = <TransactionDetailScreen id={txId.id} />;
   else if (path === '/check') screen = <CheckScreen />;
@@ -60,6 +66,7 @@ function Routes() {
   else if (path === '/webhooks') screen = <WebhooksScreen />;
   else if (path === '/settings') screen = <SettingsScreen />;
   else if (path === '/security') screen = <SecurityScreen />;
+  else if (path === '/team') screen = <TeamScreen />;
   else screen = <Empty title={t('common.notFound')}><Link to="/">{t('nav.overview')}</Link></Empty>;
   return <AppShell>{screen}</AppShell>;
 }

@@ -145,7 +145,7 @@ export interface UsersTable {
   shop_id: string;
   email: string; // lower-cased
   password_hash: string; // argon2id PHC string
-  role: string; // owner
+  role: string; // owner | staff
   language: string;
   created_at: string;
   password_changed_at: string | null;
@@ -197,6 +197,21 @@ export interface MailMessagesTable {
   created_at: string;
 }
 
+/** Staff invites (module team): single use, the token itself is never stored. */
+export interface TeamInvitesTable {
+  id: string;
+  shop_id: string;
+  email: string;
+  role: string; // staff
+  token_hash: string;
+  invited_by: string; // user id
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  revoked_at: string | null;
+  accepted_user_id: string | null;
+}
+
 export interface Database {
   plans: PlansTable;
   shops: ShopsTable;
@@ -215,6 +230,7 @@ export interface Database {
   refresh_tokens: RefreshTokensTable;
   password_resets: PasswordResetsTable;
   mail_messages: MailMessagesTable;
+  team_invites: TeamInvitesTable;
   line_channels: LineChannelsTable;
   line_groups: LineGroupsTable;
   line_link_codes: LineLinkCodesTable;

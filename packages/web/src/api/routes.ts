@@ -43,4 +43,9 @@ export const ROUTES = {
   lineCodes: `${B}/line/link-codes`,
   lineGroup: (id: string) => `${B}/line/groups/${e(id)}`,
   lineOwner: (id: string) => `${B}/line/owners/${e(id)}`,
+  team: `${B}/team`,
+  teamInvites: `${B}/team/invites`,
+  teamInvite: (id: string) => `${B}/team/invites/${e(id)}`,
+  teamMember: (id: string) => `${B}/team/members/${e(id)}`,
+  acceptInvite: `${B}/auth/accept-invite`,
 };

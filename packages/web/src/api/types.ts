@@ -57,7 +57,11 @@ export interface Quota {
   periodMonth?: string; daysUntilReset?: number; overage?: number;
 }
 
-export interface Me { user: { id: string; email: string; language?: 'th' | 'en' }; shop: Shop }
+export type Role = 'owner' | 'staff';
+export interface Me { user: { id: string; email: string; language?: 'th' | 'en'; role?: Role }; shop: Shop }
+export interface TeamMember { id: string; email: string; role: Role; createdAt: string; lastLoginAt: string | null }
+export interface TeamInvite { id: string; email: string; role: 'staff'; createdAt: string; expiresAt: string }
+export interface Team { seats: { used: number; limit: number }; members: TeamMember[]; invites: TeamInvite[] }
 
 export interface Overview {
   shop: Shop;

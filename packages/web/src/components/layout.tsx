@@ -3,14 +3,15 @@ import { useAuth } from '../api/auth';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { Link, useRouter } from '../lib/router';
 
-export const NAV: { to: string; key: MessageKey; icon: string }[] = [
+export const NAV: { to: string; key: MessageKey; icon: string; ownerOnly?: boolean }[] = [
   { to: '/', key: 'nav.overview', icon: 'M3 12l9-8 9 8v8a1 1 0 0 1-1 1h-5v-6H9v6H4a1 1 0 0 1-1-1z' },
   { to: '/check', key: 'nav.check', icon: 'M5 3h10l4 4v14H5zM9 13l2 2 4-4' },
   { to: '/transactions', key: 'nav.transactions', icon: 'M4 6h16M4 12h16M4 18h10' },
   { to: '/payees', key: 'nav.payees', icon: 'M3 10l9-6 9 6M5 10v8M9 10v8M15 10v8M19 10v8M3 20h18' },
-  { to: '/keys', key: 'nav.keys', icon: 'M15 7a4 4 0 1 1-3.5 6H9v2H7v2H4v-3l6.5-6.5A4 4 0 0 1 15 7z' },
+  { to: '/keys', key: 'nav.keys', icon: 'M15 7a4 4 0 1 1-3.5 6H9v2H7v2H4v-3l6.5-6.5A4 4 0 0 1 15 7z', ownerOnly: true },
   { to: '/line', key: 'nav.line', icon: 'M4 5h16v11H9l-5 4zM8 10h8' },
-  { to: '/webhooks', key: 'nav.webhooks', icon: 'M8 17a4 4 0 1 1 3-6.7M16 17h-6l3-5M16 17a4 4 0 1 0-1-7.9' },
+  { to: '/webhooks', key: 'nav.webhooks', icon: 'M8 17a4 4 0 1 1 3-6.7M16 17h-6l3-5M16 17a4 4 0 1 0-1-7.9', ownerOnly: true },
+  { to: '/team', key: 'nav.team', icon: 'M9 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM3 20c0-3.3 2.7-6 6-6s6 2.7 6 6M16 5a3 3 0 0 1 0 6M21 20c0-2.6-1.7-4.8-4-5.6' },
   { to: '/settings', key: 'nav.settings', icon: 'M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM4 12h2M18 12h2M12 4v2M12 18v2' },
   { to: '/security', key: 'nav.security', icon: 'M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z' },
 ];
@@ -58,7 +59,7 @@ export function AppShell({ children }: { children: ReactNode }) {
       </header>
       <nav id="sidenav" className={`sidenav ${open ? 'open' : ''}`} aria-label={t('nav.main')}>
         <ul>
-          {NAV.map((n) => (
+          {NAV.filter((n) => !(n.ownerOnly && me?.user.role === 'staff')).map((n) => (
             <li key={n.to}>
               <Link to={n.to} className="nav-link">
                 <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d={n.icon} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" /></svg>

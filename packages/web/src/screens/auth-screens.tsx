@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useAuth } from '../api/auth';
-import { api } from '../api/client';
+import { api, pickToken, setAccessToken } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { PlanCard } from '../api/types';
 import { Alert, Button, Card, ErrorText, Field, Loading } from '../components/ui';
@@ -164,6 +164,47 @@ export function ResetScreen() {
             <Field label={t('reset.confirm')} type="password" autoComplete="new-password" required value={confirm} error={mismatch ? t('reset.mismatch') : null} onChange={(e) => setConfirm(e.target.value)} />
             <ErrorText error={error} />
             <Button type="submit" busy={busy} className="btn-block">{t('reset.submit')}</Button>
+          </form>
+        )}
+        <p className="auth-links"><Link to="/login">{t('auth.backToLogin')}</Link></p>
+      </Card>
+    </AuthLayout>
+  );
+}
+
+/** The link from a team invite e-mail: set a password, join the shop as staff, signed in at once. */
+export function AcceptInviteScreen() {
+  const { t } = useI18n();
+  const { reload } = useAuth();
+  const { search, navigate } = useRouter();
+  const token = search.get('token') ?? '';
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const mismatch = confirm.length > 0 && confirm !== password;
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    if (mismatch) return;
+    setBusy(true); setError(null);
+    try {
+      const data = await api<Record<string, unknown>>(ROUTES.acceptInvite, { method: 'POST', body: { token, password }, noAuth: true });
+      setAccessToken(pickToken(data));
+      await reload();
+      navigate('/', { replace: true });
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  }
+  return (
+    <AuthLayout>
+      <Card className="auth-card">
+        <h1 id="page-title" tabIndex={-1}>{t('accept.title')}</h1>
+        {!token ? <Alert kind="error" title={t('error.INVITE_INVALID')} /> : (
+          <form onSubmit={submit}>
+            <p>{t('accept.intro')}</p>
+            <Field label={t('reset.newPassword')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={password} onChange={(e) => setPassword(e.target.value)} />
+            <Field label={t('reset.confirm')} type="password" autoComplete="new-password" required value={confirm} error={mismatch ? t('reset.mismatch') : null} onChange={(e) => setConfirm(e.target.value)} />
+            <ErrorText error={error} />
+            <Button type="submit" busy={busy} className="btn-block">{t('accept.submit')}</Button>
           </form>
         )}
         <p className="auth-links"><Link to="/login">{t('auth.backToLogin')}</Link></p>

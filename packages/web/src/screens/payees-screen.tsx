@@ -1,3 +1,4 @@
+import { useAuth } from '../api/auth';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
@@ -9,6 +10,9 @@ import { useLoad } from '../lib/use-load';
 
 export function PayeesScreen() {
   const { t, lang } = useI18n();
+  const { me } = useAuth();
+  // Staff see the accounts slips are matched against; adding or changing them is the owner's.
+  const isOwner = me?.user.role !== 'staff';
   const list = useLoad(() => api<{ items: Payee[] }>(ROUTES.payees));
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<Payee | null>(null);
@@ -24,12 +28,12 @@ export function PayeesScreen() {
 
   return (
     <>
-      <PageHeader title={t('payees.title')} intro={t('payees.intro')} actions={<Button onClick={() => setAdding(true)}>{t('payees.add')}</Button>} />
+      <PageHeader title={t('payees.title')} intro={t('payees.intro')} actions={isOwner ? <Button onClick={() => setAdding(true)}>{t('payees.add')}</Button> : undefined} />
       <ErrorText error={error ?? list.error} />
       {list.loading && !list.data ? <Loading /> : items.length === 0 ? (
         <Card>
           <Alert kind="warn" title={t('payees.emptyTitle')}>{t('payees.emptyBody')}</Alert>
-          <Empty title={t('payees.emptyList')}><Button onClick={() => setAdding(true)}>{t('payees.add')}</Button></Empty>
+          <Empty title={t('payees.emptyList')}>{isOwner ? <Button onClick={() => setAdding(true)}>{t('payees.add')}</Button> : <Alert kind="info" title={t('common.ownerOnly')} />}</Empty>
         </Card>
       ) : (
         <ul className="cards-list">
@@ -46,11 +50,11 @@ export function PayeesScreen() {
                   {p.status !== 'ACTIVE' && <span className="tag">{t('payees.disabled')}</span>}
                 </p>
               </div>
-              <div className="row-actions">
+              {isOwner && <div className="row-actions">
                 {!p.isPrimary && <Button variant="secondary" busy={busyId === p.id} onClick={() => void act(p.id, () => api(ROUTES.payee(p.id), { method: 'PATCH', body: { isPrimary: true } }))}>{t('payees.makePrimary')}</Button>}
                 <Button variant="secondary" onClick={() => setEditing(p)}>{t('common.edit')}</Button>
                 <Button variant="danger" onClick={() => setRemoving(p)}>{t('common.remove')}</Button>
-              </div>
+              </div>}
             </li>
           ))}
         </ul>

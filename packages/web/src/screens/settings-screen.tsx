@@ -9,7 +9,9 @@ import { useLoad } from '../lib/use-load';
 
 export function SettingsScreen() {
   const { t, setLang } = useI18n();
-  const { reload: reloadMe } = useAuth();
+  const { me, reload: reloadMe } = useAuth();
+  // Staff read the shop settings; changing them, and the data export, are the owner's.
+  const isOwner = me?.user.role !== 'staff';
   const s = useLoad(() => api<Settings>(ROUTES.settings));
   const [form, setForm] = useState<Settings | null>(null);
   const [busy, setBusy] = useState(false);
@@ -37,6 +39,7 @@ export function SettingsScreen() {
       {!form ? (!s.error && <Loading />) : (
         <Card title={t('settings.shop')}>
           <form onSubmit={save}>
+            <fieldset disabled={!isOwner}>
             <Field label={t('signup.shopName')} required maxLength={120} value={form.shopName} onChange={(e) => setForm({ ...form, shopName: e.target.value })} />
             <Select label={t('common.language')} value={form.language} onChange={(e) => setForm({ ...form, language: e.target.value === 'en' ? 'en' : 'th' })} hint={t('settings.languageHint')}>
               <option value="th">ไทย (Thai)</option>
@@ -58,12 +61,13 @@ export function SettingsScreen() {
             </fieldset>
             <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
             <ErrorText error={error} />
-            <Button type="submit" busy={busy}>{t('common.save')}</Button>
+            {isOwner ? <Button type="submit" busy={busy}>{t('common.save')}</Button> : <Alert kind="info" title={t('common.ownerOnly')} />}
+            </fieldset>
           </form>
         </Card>
       )}
       <PasswordCard />
-      <ExportCard />
+      {isOwner && <ExportCard />}
     </>
   );
 }

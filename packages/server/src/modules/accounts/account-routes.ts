@@ -26,7 +26,7 @@ export interface AccountRouteDeps {
 }
 
 const tags = ['dashboard-auth'];
-const userView = (u: User) => ({ id: u.id, email: u.email, language: u.language });
+const userView = (u: User) => ({ id: u.id, email: u.email, language: u.language, role: u.role });
 
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async (app, d) => {
   const { auth } = d;
@@ -124,7 +124,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
 
   app.get('/api/dashboard/me', {
     onRequest: requireSession(auth),
-    schema: { tags, summary: 'The signed-in owner and shop', response: { 200: success(Type.Object({ user: UserViewSchema, shop: ShopViewSchema })), ...errorResponses(401, 429) } },
+    schema: { tags, summary: 'The signed-in user (owner or staff) and shop', response: { 200: success(Type.Object({ user: UserViewSchema, shop: ShopViewSchema })), ...errorResponses(401, 429) } },
   }, async (req) => {
     const p = req.dashboard!;
     const [user, shop] = await Promise.all([d.accounts.getUser(p.userId), d.shops.get(p.shopId)]);

@@ -17,6 +17,7 @@ export const shopView = (s: Shop) => ({ id: s.id, name: s.name, state: s.state, 
 
 export const UserViewSchema = Type.Object({
   id: Type.String(), email: Type.String(), language: Type.Union([Type.Literal('th'), Type.Literal('en')]),
+  role: Type.Union([Type.Literal('owner'), Type.Literal('staff')], { description: 'staff cannot use owner-only actions (403 OWNER_ONLY)' }),
 }, { $id: 'DashboardUser' });
 
 export const AuthResultSchema = Type.Object({

@@ -19,10 +19,11 @@ export interface User {
   shopId: string;
   email: string;
   language: 'th' | 'en';
+  role: 'owner' | 'staff';
   createdAt: string;
 }
 
-const userFromRow = (r: UsersTable): User => ({ id: r.id, shopId: r.shop_id, email: r.email, language: r.language === 'en' ? 'en' : 'th', createdAt: r.created_at });
+const userFromRow = (r: UsersTable): User => ({ id: r.id, shopId: r.shop_id, email: r.email, language: r.language === 'en' ? 'en' : 'th', role: r.role === 'staff' ? 'staff' : 'owner', createdAt: r.created_at });
 
 export interface LoginResult {
   user: User;

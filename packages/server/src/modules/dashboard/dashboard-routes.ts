@@ -11,6 +11,9 @@ import { shopRoutes } from './shop-routes.js';
 import { webhookDashboardRoutes } from './webhook-routes.js';
 import { privacyRoutes } from '../privacy/privacy-routes.js';
 import { lineDashboardRoutes } from '../line/line-dashboard-routes.js';
+import { createPasswordHasher } from '../accounts/password-hasher.js';
+import { createTeamService } from '../team/team-service.js';
+import { teamRoutes } from '../team/team-routes.js';
 
 /** Everything under /api/dashboard (see docs/dashboard-api.md). One registration in app.ts. */
 export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: number }> = async (app, { c, heartbeatMs }) => {
@@ -29,4 +32,9 @@ export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: n
   await app.register(webhookDashboardRoutes, { c, auth });
   await app.register(privacyRoutes, { c, auth });
   await app.register(lineDashboardRoutes, { c, auth });
+  const team = createTeamService({
+    db: c.db, clock: c.clock, audit: c.audit, plans: c.plans, shops: c.shops, sessions: c.sessions, mail: c.mail,
+    hasher: createPasswordHasher({ fast: c.config.NODE_ENV === 'test' }), publicUrl: auth.publicUrl,
+  });
+  await app.register(teamRoutes, { c, auth, team });
 };

@@ -4,6 +4,7 @@ import type { Container } from '../../container.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
 import type { ApiKeyView } from '../api-keys/api-key-service.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import { requireOwner } from '../team/owner-guard.js';
 import type { Shop } from '../shops/shop-service.js';
 import {
   ApiKeyCreateBody, ApiKeySchema, IdParams, NewKeySchema, PayeeCreateBody, PayeePatchBody, PayeeSchema, SettingsPatchBody, SettingsSchema,
@@ -26,6 +27,8 @@ export function notificationsOf(shop: Shop) {
 /** Payee accounts, API keys and settings: every lookup carries the session's shop id. */
 export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; overview: OverviewService }> = async (app, { c, auth, overview }) => {
   const session = requireSession(auth);
+  // Payee changes, API keys and shop settings changes are owner-only; staff read payees and settings.
+  const owner = [session, requireOwner(c.db)];
   const actor = (userId: string) => `user:${userId}`;
 
   // ---- payee accounts
@@ -34,7 +37,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   }, async (req) => ({ success: true as const, data: { items: await c.payees.list(req.dashboard!.shopId) } }));
 
   app.post('/api/dashboard/payees', {
-    onRequest: session, schema: { tags, summary: 'Add a payee account (full number entered once)', body: PayeeCreateBody, response: { 201: success(PayeeSchema), ...errorResponses(400, ...E) } },
+    onRequest: owner, schema: { tags, summary: 'Add a payee account (full number entered once)', body: PayeeCreateBody, response: { 201: success(PayeeSchema), ...errorResponses(400, ...E) } },
   }, async (req, reply) => {
     const b = req.body;
     const p = await c.payees.add(req.dashboard!.shopId, { bankCode: b.bankCode ?? '', accountNumber: b.accountNumber, holder: b.holder, kind: b.kind, proxyType: b.proxyType, isPrimary: b.isPrimary }, actor(req.dashboard!.userId));
@@ -42,11 +45,11 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   });
 
   app.patch('/api/dashboard/payees/:id', {
-    onRequest: session, schema: { tags, summary: 'Edit holder, make primary, enable/disable', params: IdParams, body: PayeePatchBody, response: { 200: success(PayeeSchema), ...errorResponses(400, 404, ...E) } },
+    onRequest: owner, schema: { tags, summary: 'Edit holder, make primary, enable/disable', params: IdParams, body: PayeePatchBody, response: { 200: success(PayeeSchema), ...errorResponses(400, 404, ...E) } },
   }, async (req) => ({ success: true as const, data: await c.payees.update(req.dashboard!.shopId, req.params.id, req.body, actor(req.dashboard!.userId)) }));
 
   app.delete('/api/dashboard/payees/:id', {
-    onRequest: session, schema: { tags, summary: 'Remove a payee account', params: IdParams, response: { 200: success(Type.Object({ deleted: Type.Boolean() })), ...errorResponses(404, ...E) } },
+    onRequest: owner, schema: { tags, summary: 'Remove a payee account', params: IdParams, response: { 200: success(Type.Object({ deleted: Type.Boolean() })), ...errorResponses(404, ...E) } },
   }, async (req) => {
     await c.payees.remove(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId));
     return { success: true as const, data: { deleted: true } };
@@ -56,7 +59,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   const withCalls = (k: ApiKeyView, calls: Map<string, number>) => ({ ...k, callsThisMonth: calls.get(k.id) ?? 0 });
 
   app.get('/api/dashboard/api-keys', {
-    onRequest: session,
+    onRequest: owner,
     schema: { tags, summary: 'API keys with calls this month', response: { 200: success(Type.Object({ apiAccess: Type.Boolean(), items: Type.Array(ApiKeySchema) })), ...errorResponses(...E) } },
   }, async (req) => {
     const shop = await c.shops.get(req.dashboard!.shopId);
@@ -65,7 +68,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   });
 
   app.post('/api/dashboard/api-keys', {
-    onRequest: session,
+    onRequest: owner,
     schema: { tags, summary: 'Create a key; the full key is in this answer only (403 PLAN_API_ACCESS_REQUIRED on TRIAL)', body: ApiKeyCreateBody, response: { 201: success(NewKeySchema), ...errorResponses(400, 403, ...E) } },
   }, async (req, reply) => {
     const created = await c.apiKeys.create(req.dashboard!.shopId, { name: req.body.name, environment: req.body.environment, scopes: req.body.scopes ?? ['verify'] }, actor(req.dashboard!.userId));
@@ -73,7 +76,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   });
 
   app.post('/api/dashboard/api-keys/:id/rotate', {
-    onRequest: session,
+    onRequest: owner,
     schema: { tags, summary: 'Replace a key with a new one (the old stops at once)', params: IdParams, response: { 201: success(NewKeySchema), ...errorResponses(403, 404, 409, ...E) } },
   }, async (req, reply) => {
     const created = await c.apiKeys.rotate(req.params.id, actor(req.dashboard!.userId), req.dashboard!.shopId);
@@ -81,7 +84,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   });
 
   app.post('/api/dashboard/api-keys/:id/revoke', {
-    onRequest: session,
+    onRequest: owner,
     schema: { tags, summary: 'Revoke a key', params: IdParams, response: { 200: success(Type.Object({ apiKey: ApiKeySchema })), ...errorResponses(404, ...E) } },
   }, async (req) => {
     const shopId = req.dashboard!.shopId;
@@ -100,7 +103,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   }, async (req) => ({ success: true as const, data: await settingsOf(req.dashboard!.shopId, req.dashboard!.userId) }));
 
   app.patch('/api/dashboard/settings', {
-    onRequest: session, schema: { tags, summary: 'Change shop name, language, notification preferences', body: SettingsPatchBody, response: { 200: success(SettingsSchema), ...errorResponses(400, ...E) } },
+    onRequest: owner, schema: { tags, summary: 'Change shop name, language, notification preferences', body: SettingsPatchBody, response: { 200: success(SettingsSchema), ...errorResponses(400, ...E) } },
   }, async (req) => {
     const { shopId, userId } = req.dashboard!;
     const b = req.body;

@@ -4,6 +4,7 @@ import type { Container } from '../../container.js';
 import { notFound } from '../../errors.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import { requireOwner } from '../team/owner-guard.js';
 import { WEBHOOK_EVENT_KINDS } from '../webhooks/webhook-events.js';
 import { DELIVERY_STATUSES } from '../webhooks/webhook-service.js';
 import { IdParams } from './dashboard-schemas.js';
@@ -31,7 +32,8 @@ const DeliveryParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 
 
 /** The owner's webhook screen, over c.webhooks (module webhooks); every call is scoped by the session's shop. */
 export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
-  const session = requireSession(auth);
+  // Webhooks are owner-only, reads included (endpoints, secrets and deliveries).
+  const session = [requireSession(auth), requireOwner(c.db)];
   const wh = c.webhooks;
   const actor = (userId: string) => `user:${userId}`;
 

@@ -10,7 +10,7 @@ export const TRIAL_ALERT_BEFORE_MS = 24 * 3_600_000;
 
 /** Shop-scoped tables emptied when an erased shop is purged, children before parents. */
 const SHOP_TABLES = [
-  'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'user_sessions', 'users', 'mail_messages',
+  'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints', 'user_sessions', 'team_invites', 'users', 'mail_messages',
   'line_notices', 'line_owners', 'line_link_codes', 'line_groups', 'line_channels',
   'image_claims', 'outbox', 'transactions', 'api_keys', 'payee_accounts', 'quota_usage',
 ] as const;

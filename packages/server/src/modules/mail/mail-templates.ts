@@ -58,6 +58,12 @@ export const mailTemplates = {
     return { template: 'password_changed', subject: 'รหัสผ่านถูกเปลี่ยน / Your password was changed', text: th + RULE + en };
   },
 
+  teamInvite(p: { shopName: string; inviterEmail: string; link: string; days: number }): MailContent {
+    const th = `${p.inviterEmail} เชิญคุณเข้าร่วมทีมของร้าน "${p.shopName}" บน slipcheck (ตรวจสลิปโอนเงิน)\n\nเปิดลิงก์นี้เพื่อตั้งรหัสผ่านและเข้าร่วม ภายใน ${p.days} วัน (ใช้ได้ครั้งเดียว):\n${p.link}\n\nหากคุณไม่รู้จักร้านนี้ ไม่ต้องทำอะไร\n\n${SIGN_TH}`;
+    const en = `${p.inviterEmail} invited you to join the team of "${p.shopName}" on slipcheck (bank-transfer slip checking).\n\nOpen this link to set a password and join, within ${p.days} days (it works once):\n${p.link}\n\nIf you do not know this shop, ignore this e-mail.\n\n${SIGN_EN}`;
+    return { template: 'team_invite', subject: `คำเชิญเข้าร่วมทีม / Team invitation: ${p.shopName}`, text: th + RULE + en };
+  },
+
   ownerAlert(p: { type: string; shopName: string; transactionId?: string; detail?: unknown; dashboardUrl: string }): MailContent {
     const what: Record<string, [string, string]> = {
       STALE_SLIP: ['ได้รับสลิปที่เก่ากว่ากำหนด (อาจเป็นสลิปที่เคยใช้แล้ว) โปรดตรวจสอบก่อนส่งสินค้า', 'A slip older than the allowed age was received (it may be re-used). Check it before you ship.'],

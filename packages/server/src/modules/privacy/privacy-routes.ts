@@ -4,6 +4,7 @@ import type { Container } from '../../container.js';
 import { AppError } from '../../errors.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
 import { enforceRate, requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import { requireOwner } from '../team/owner-guard.js';
 import { recordFromRow } from '../transactions/transaction-record.js';
 import { ERASE_GRACE_MS } from '../housekeeping/housekeeping-service.js';
 
@@ -16,7 +17,8 @@ const tags = ['dashboard'];
  * deletion after 24 hours by `purgeAt`.
  */
 export const privacyRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
-  const session = requireSession(auth);
+  // Export and erase are the owner's (PDPA data controller for the shop).
+  const session = [requireSession(auth), requireOwner(c.db)];
 
   app.get('/api/dashboard/privacy/export', {
     onRequest: session,

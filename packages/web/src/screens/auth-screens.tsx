@@ -135,13 +135,11 @@ export function ForgotScreen() {
   );
 }
 
-export function ResetScreen() {
+/** A new password typed twice; used by the reset link and the team invite link. */
+function NewPasswordForm({ intro, submitLabel, onSubmit }: { intro?: string; submitLabel: string; onSubmit: (password: string) => Promise<void> }) {
   const { t } = useI18n();
-  const { search } = useRouter();
-  const token = search.get('token') ?? '';
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [done, setDone] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const mismatch = confirm.length > 0 && confirm !== password;
@@ -149,8 +147,24 @@ export function ResetScreen() {
     e.preventDefault();
     if (mismatch) return;
     setBusy(true); setError(null);
-    try { await api(ROUTES.resetConfirm, { method: 'POST', body: { token, password }, noAuth: true }); setDone(true); } catch (err) { setError(err); } finally { setBusy(false); }
+    try { await onSubmit(password); } catch (err) { setError(err); } finally { setBusy(false); }
   }
+  return (
+    <form onSubmit={submit}>
+      {intro && <p>{intro}</p>}
+      <Field label={t('reset.newPassword')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={password} onChange={(e) => setPassword(e.target.value)} />
+      <Field label={t('reset.confirm')} type="password" autoComplete="new-password" required value={confirm} error={mismatch ? t('reset.mismatch') : null} onChange={(e) => setConfirm(e.target.value)} />
+      <ErrorText error={error} />
+      <Button type="submit" busy={busy} className="btn-block">{submitLabel}</Button>
+    </form>
+  );
+}
+
+export function ResetScreen() {
+  const { t } = useI18n();
+  const { search } = useRouter();
+  const token = search.get('token') ?? '';
+  const [done, setDone] = useState(false);
   return (
     <AuthLayout>
       <Card className="auth-card">
@@ -159,12 +173,10 @@ export function ResetScreen() {
         {done ? (
           <Alert kind="ok" title={t('reset.done')}><Link to="/login">{t('auth.backToLogin')}</Link></Alert>
         ) : token && (
-          <form onSubmit={submit}>
-            <Field label={t('reset.newPassword')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={password} onChange={(e) => setPassword(e.target.value)} />
-            <Field label={t('reset.confirm')} type="password" autoComplete="new-password" required value={confirm} error={mismatch ? t('reset.mismatch') : null} onChange={(e) => setConfirm(e.target.value)} />
-            <ErrorText error={error} />
-            <Button type="submit" busy={busy} className="btn-block">{t('reset.submit')}</Button>
-          </form>
+          <NewPasswordForm submitLabel={t('reset.submit')} onSubmit={async (password) => {
+            await api(ROUTES.resetConfirm, { method: 'POST', body: { token, password }, noAuth: true });
+            setDone(true);
+          }} />
         )}
         <p className="auth-links"><Link to="/login">{t('auth.backToLogin')}</Link></p>
       </Card>
@@ -178,34 +190,17 @@ export function AcceptInviteScreen() {
   const { reload } = useAuth();
   const { search, navigate } = useRouter();
   const token = search.get('token') ?? '';
-  const [password, setPassword] = useState('');
-  const [confirm, setConfirm] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const mismatch = confirm.length > 0 && confirm !== password;
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    if (mismatch) return;
-    setBusy(true); setError(null);
-    try {
-      const data = await api<Record<string, unknown>>(ROUTES.acceptInvite, { method: 'POST', body: { token, password }, noAuth: true });
-      setAccessToken(pickToken(data));
-      await reload();
-      navigate('/', { replace: true });
-    } catch (err) { setError(err); } finally { setBusy(false); }
-  }
   return (
     <AuthLayout>
       <Card className="auth-card">
         <h1 id="page-title" tabIndex={-1}>{t('accept.title')}</h1>
         {!token ? <Alert kind="error" title={t('error.INVITE_INVALID')} /> : (
-          <form onSubmit={submit}>
-            <p>{t('accept.intro')}</p>
-            <Field label={t('reset.newPassword')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={password} onChange={(e) => setPassword(e.target.value)} />
-            <Field label={t('reset.confirm')} type="password" autoComplete="new-password" required value={confirm} error={mismatch ? t('reset.mismatch') : null} onChange={(e) => setConfirm(e.target.value)} />
-            <ErrorText error={error} />
-            <Button type="submit" busy={busy} className="btn-block">{t('accept.submit')}</Button>
-          </form>
+          <NewPasswordForm intro={t('accept.intro')} submitLabel={t('accept.submit')} onSubmit={async (password) => {
+            const data = await api<Record<string, unknown>>(ROUTES.acceptInvite, { method: 'POST', body: { token, password }, noAuth: true });
+            setAccessToken(pickToken(data));
+            await reload();
+            navigate('/', { replace: true });
+          }} />
         )}
         <p className="auth-links"><Link to="/login">{t('auth.backToLogin')}</Link></p>
       </Card>

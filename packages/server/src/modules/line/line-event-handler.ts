@@ -30,7 +30,7 @@ export interface LineEventHandlerDeps {
   client: LineClient;
   shops: ShopService;
   /** The shared pipeline (c.verification.verifySlip); a getter so the handler can be built before it. */
-  verifySlip: () => ((input: { shopId: string; source: 'LINE'; image: Buffer }) => Promise<{ record: TransactionRecord; isNew: boolean }>) | undefined;
+  verifySlip: () => ((input: { shopId: string; source: 'LINE'; image: Buffer; decoded?: DecodeResult }) => Promise<{ record: TransactionRecord; isNew: boolean }>) | undefined;
   /** Optional pre-check in groups: a non-slip picture then costs no record and no quota interaction. */
   decode?: (image: Buffer) => Promise<DecodeResult>;
   timeZone: string;
@@ -128,11 +128,12 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       return;
     }
 
+    let pre: DecodeResult | null = null;
     if (silentNonSlip && deps.decode) {
       // The decoder pool takes ownership of the buffer it is given: hand it a copy, the pipeline needs the original.
       const copy = Buffer.alloc(image.length);
       image.copy(copy);
-      const pre = await deps.decode(copy).catch(() => null);
+      pre = await deps.decode(copy).catch(() => null);
       if (pre && !pre.ok && NOT_A_SLIP.has(pre.errorCode)) return;
     }
 
@@ -140,7 +141,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     if (!verify) throw new Error('verification pipeline is not available yet');
     let record: TransactionRecord;
     try {
-      ({ record } = await verify({ shopId: ch.shop_id, source: 'LINE', image }));
+      ({ record } = await verify({ shopId: ch.shop_id, source: 'LINE', image, decoded: pre ?? undefined }));
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.statusCode === 402) {

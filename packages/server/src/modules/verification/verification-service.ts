@@ -26,6 +26,8 @@ export interface VerifyInput {
   apiKeyId?: string | null;
   expectedAmount?: number;
   clientRef?: string | null;
+  /** A channel that already decoded this image (LINE groups decide whether to stay silent) passes the result, so it is not decoded twice. */
+  decoded?: DecodeResult;
   /** The API has already loaded these with the key; other channels let the service load them. */
   shop?: Shop;
   plan?: Plan;
@@ -214,7 +216,7 @@ export function createVerificationService(deps: VerificationDeps) {
           throw new AppError('NO_PAYEE_CONFIGURED', 422, 'This shop has no active payee account, so the receiver on a slip cannot be checked. Add the bank account or PromptPay id customers pay into, then send the slip again.');
         }
         reservation = await quota.reserve(shop, plan, environment);
-        const decoded = await deps.decode(input.image);
+        const decoded = input.decoded ?? await deps.decode(input.image);
         let draft: Draft;
         if (!decoded.ok) {
           draft = { ...emptyDraft(), status: 'INVALID', error_code: decoded.errorCode, error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message };

@@ -58,6 +58,11 @@ for (const kind of DB_KINDS) {
       expect(answers.filter((a) => a.body.data.duplicate)).toHaveLength(N - 1);
       const success = await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).where('status', '=', 'SUCCESS').execute();
       expect(success).toHaveLength(1);
+      // Money is honest under the race: the pool holds exactly the checks that were charged, whichever
+      // duplicates were caught before the checker (free) or by the unique index after it (charged).
+      const charged = await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).where('charged', '=', 1).execute();
+      expect(charged.length).toBeGreaterThanOrEqual(1);
+      expect(await usedOf(s.shop.id)).toBe(charged.length);
     });
 
     it(`${N} concurrent verifies with remaining = 5: exactly 5 pass, the rest get 402`, async () => {

@@ -78,14 +78,18 @@ for (const kind of DB_KINDS) {
 
     it('AMOUNT_MISMATCH when ?amount differs from the bank amount', async () => {
       const t = await bank.register({ amount: 99 });
+      const before = await used();
       const r = (await verify(await bank.slip(t.transRef), s.auth, '?amount=100')).json().data;
       expect(r).toMatchObject({ status: 'AMOUNT_MISMATCH', verified: false, amount: 99, errorCode: 'AMOUNT_MISMATCH' });
+      expect(await used()).toBe(before + 1); // the checker answered: charged
     });
 
     it('RECEIVER_MISMATCH when the money went to another account, with advice to add the account', async () => {
       const t = await bank.register({ receiver: { name: 'นาย คนอื่น', account: '9998887771', bankCode: '004' } });
+      const before = await used();
       const r = (await verify(await bank.slip(t.transRef))).json().data;
       expect(r.status).toBe('RECEIVER_MISMATCH');
+      expect(await used()).toBe(before + 1); // the checker answered: charged
       expect(r.errorMessage).toMatch(/Payee accounts/);
     });
 

@@ -11,7 +11,7 @@ import { buildApp } from '../../src/http/app.js';
 
 /**
  * Test harness: every integration test runs on a real SQLite file, and also on PostgreSQL when
- * TEST_DATABASE_URL is set (each harness gets its own schema, dropped at the end).
+ * TEST_DATABASE_URL is set (each harness gets its own schema, dropped by the next run's global setup).
  */
 export type DbKind = 'sqlite' | 'postgres';
 
@@ -33,7 +33,6 @@ export interface Harness {
 export async function createHarness(kind: DbKind, env: Record<string, string> = {}, overrides: ContainerOverrides = {}): Promise<Harness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-test-'));
   const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', ...env });
-  let dropSchema: (() => Promise<void>) | undefined;
   let dbHandle = overrides.dbHandle;
   let migrationSchema = overrides.migrationSchema;
   if (kind === 'postgres' && !dbHandle) {
@@ -49,12 +48,7 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
     config.databaseKind = 'postgres';
     dbHandle = openDatabase({ databaseUrl: config.DATABASE_URL, dataDir, poolSize: 20 });
     migrationSchema = schema;
-    dropSchema = async () => {
-      const a = new pg.Client({ connectionString: base });
-      await a.connect();
-      await a.query(`drop schema ${schema} cascade`);
-      await a.end();
-    };
+    // The schema stays until the next run's global setup drops it (see pg-global-setup.ts).
   }
   const c = await createContainer(config, { ...overrides, dbHandle, migrationSchema });
   const app = await buildApp(c, { logger: false });
@@ -65,7 +59,6 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
       await app.close();
       await c.close();
       if (dbHandle && !overrides.dbHandle) await dbHandle.close();
-      await dropSchema?.();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -21,6 +21,15 @@ if (!process.env.TEST_DATABASE_URL && !process.env.__SLIPCHECK_PG_SKIP_SAID) {
   console.warn('[slipcheck tests] TEST_DATABASE_URL not set: PostgreSQL variants SKIPPED, SQLite only');
 }
 
+/**
+ * `t_<8 hex of unix seconds><4 random hex>`: the creation time is in the name so the global setup can
+ * drop only stale schemas and never one that a concurrent run (another terminal, CI) is using.
+ */
+export function testSchemaName(): string {
+  const secs = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0');
+  return `t_${secs}${randomBytes(2).toString('hex')}`;
+}
+
 export interface Harness {
   kind: DbKind;
   config: Config;
@@ -37,7 +46,7 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
   let migrationSchema = overrides.migrationSchema;
   if (kind === 'postgres' && !dbHandle) {
     const base = process.env.TEST_DATABASE_URL!;
-    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const schema = testSchemaName();
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
     await admin.query(`create schema ${schema}`);

@@ -85,6 +85,11 @@ const spec = {
   LINE_HTTP_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one call to the LINE platform (content download, reply, push)' },
   LINE_HTTP_RETRIES: { parse: int(0, 10), def: '2', doc: 'retries of a LINE call after a 5xx, 429 or network error' },
   LINE_REPLY_TOKEN_TTL_SECONDS: { parse: int(1, 3600), def: '50', doc: 'after this age an event is answered by push instead of its reply token' },
+  LINE_LOGIN_CHANNEL_ID: { parse: str, def: '', doc: 'LINE Login channel id (sign-in with LINE for the mini-app and the dashboard); empty = off' },
+  LINE_LOGIN_CHANNEL_SECRET: { parse: str, def: '', doc: 'LINE Login channel secret (the dashboard\'s "Log in with LINE" web flow)' },
+  LIFF_ID: { parse: str, def: '', doc: 'LIFF app id of the mini-app (LINE Developers console, LIFF tab of the LINE Login channel)' },
+  LINE_LOGIN_AUTHORIZE_URL: { parse: url('http:', 'https:'), def: 'https://access.line.me/oauth2/v2.1/authorize', doc: 'LINE Login authorization page (tests point it at a fake)' },
+  LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on @line/liff-mock instead of the LINE app' },
   PDPA_RETENTION_MONTHS: { parse: int(1, 120), def: '12', doc: 'default months before transaction data is anonymised for shops with auto-delete' },
 } as const;
 
@@ -112,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!cfg.SECRET_KEY) problems.push('SECRET_KEY: required in production');
     if (cfg.WEBHOOK_ALLOW_PRIVATE) problems.push('WEBHOOK_ALLOW_PRIVATE: must be false in production');
     if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
+    if (cfg.LIFF_MOCK) problems.push('LIFF_MOCK: must be false in production');
   }
   if (cfg.SECRET_KEY && cfg.SECRET_KEY.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
   if (cfg.SECRET_KEY_PREVIOUS && !cfg.SECRET_KEY) problems.push('SECRET_KEY_PREVIOUS: needs SECRET_KEY (the new key)');

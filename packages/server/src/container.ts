@@ -32,6 +32,8 @@ import { OUTBOX_KINDS } from './outbox/outbox-repo.js';
 import { createMailService } from './modules/mail/mail-service.js';
 import { createAccountsModule, publicUrlOf } from './modules/accounts/accounts-module.js';
 import { createMailOwnerAlertHandler } from './modules/mail/mail-owner-alerts.js';
+import { createLineLoginClient } from './modules/line-login/line-login-client.js';
+import { createLineLoginService } from './modules/line-login/line-login-service.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -118,6 +120,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
   const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
+  const lineLoginClient = createLineLoginClient({
+    apiBaseUrl: config.LINE_API_BASE_URL, channelId: config.LINE_LOGIN_CHANNEL_ID, channelSecret: config.LINE_LOGIN_CHANNEL_SECRET,
+    timeoutMs: config.LINE_HTTP_TIMEOUT_MS, now: () => clock.now(),
+  });
+  const lineLogin = createLineLoginService({ db, clock, audit, sessions, mail, securityUrl: `${publicUrlOf(config)}/security`, timeZone: config.TIME_ZONE });
   const line = createLineModule({ config, db, clock, audit, plans, shops, secret: sealingSecrets, verifySlip: () => verification.verifySlip, decode });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: sealingSecrets, config });
   closers.push(() => webhookModule.close());
@@ -145,7 +152,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const container = {
     config, clock, logger, db, caps: handle.caps, redis, secret,
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
-    mail, accounts, sessions, dashboardTokens, line,
+    mail, accounts, sessions, dashboardTokens, line, lineLogin, lineLoginClient,
     webhooks: webhookModule.service, outboxHandlers, outboxFinalFailure, worker, housekeeping, reencryptSecrets,
     startedAt: new Date(),
     onClose(fn: () => Promise<void>) { closers.push(fn); },

@@ -1,4 +1,5 @@
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../modules/webhooks/webhook-tables.js';
+import type { LineLoginCodesTable, LineLoginsTable } from '../modules/line-login/line-login-tables.js';
 import type { LineChannelsTable, LineEventsTable, LineGroupsTable, LineLinkCodesTable, LineNoticesTable, LineOwnersTable } from '../modules/line/line-tables.js';
 
 /**
@@ -166,6 +167,8 @@ export interface UserSessionsTable {
   expires_at: string;
   revoked_at: string | null;
   revoke_reason: string | null;
+  /** dashboard | miniapp: shown on the security screen; unlinking LINE revokes the miniapp ones */
+  kind: string;
 }
 
 export interface RefreshTokensTable {
@@ -237,4 +240,6 @@ export interface Database {
   line_owners: LineOwnersTable;
   line_events: LineEventsTable;
   line_notices: LineNoticesTable;
+  line_logins: LineLoginsTable;
+  line_login_codes: LineLoginCodesTable;
 }

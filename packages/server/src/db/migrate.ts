@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002-webhooks.js';
 import * as m0003 from './migrations/0003-accounts.js';
 import * as m0004 from './migrations/0004-line.js';
 import * as m0005 from './migrations/0005-team.js';
+import * as m0011 from './migrations/0011-line-login.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0003-accounts': m0003,
   '0004-line': m0004,
   '0005-team': m0005,
+  '0011-line-login': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

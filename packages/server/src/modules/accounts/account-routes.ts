@@ -28,12 +28,15 @@ export interface AccountRouteDeps {
 const tags = ['dashboard-auth'];
 const userView = (u: User) => ({ id: u.id, email: u.email, language: u.language, role: u.role });
 
+/** The answer of every sign-in (password, refresh, LINE): an access token plus who and where. */
+export async function authResultOf(d: Pick<AccountRouteDeps, 'accounts' | 'shops' | 'tokens'>, userId: string, shopId: string, sessionId: string) {
+  const [user, shop, access] = await Promise.all([d.accounts.getUser(userId), d.shops.get(shopId), d.tokens.issueAccess({ userId, shopId, sessionId })]);
+  return { accessToken: access.token, accessTokenExpiresAt: access.expiresAt, user: userView(user), shop: shopView(shop) };
+}
+
 export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async (app, d) => {
   const { auth } = d;
-  const authResult = async (userId: string, shopId: string, sessionId: string) => {
-    const [user, shop, access] = await Promise.all([d.accounts.getUser(userId), d.shops.get(shopId), d.tokens.issueAccess({ userId, shopId, sessionId })]);
-    return { accessToken: access.token, accessTokenExpiresAt: access.expiresAt, user: userView(user), shop: shopView(shop) };
-  };
+  const authResult = (userId: string, shopId: string, sessionId: string) => authResultOf(d, userId, shopId, sessionId);
 
   app.get('/api/dashboard/plans', {
     onRequest: publicRate(auth),

@@ -26,9 +26,12 @@ export interface SessionView {
   createdAt: string;
   lastUsedAt: string;
   expiresAt: string;
+  kind: SessionKind;
 }
 
-const view = (r: UserSessionsTable): SessionView => ({ id: r.id, userAgent: r.user_agent, ip: r.ip, createdAt: r.created_at, lastUsedAt: r.last_used_at, expiresAt: r.expires_at });
+export type SessionKind = 'dashboard' | 'miniapp';
+
+const view = (r: UserSessionsTable): SessionView => ({ id: r.id, userAgent: r.user_agent, ip: r.ip, createdAt: r.created_at, lastUsedAt: r.last_used_at, expiresAt: r.expires_at, kind: r.kind === 'miniapp' ? 'miniapp' : 'dashboard' });
 
 const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
 
@@ -64,12 +67,12 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       return !row;
     },
 
-    async start(user: { id: string; shopId: string }, client: ClientInfo, trx: Db = db) {
+    async start(user: { id: string; shopId: string }, client: ClientInfo, trx: Db = db, kind: SessionKind = 'dashboard') {
       const now = clock.now();
       const row: UserSessionsTable = {
         id: newId('ses'), user_id: user.id, shop_id: user.shopId, user_agent: client.userAgent?.slice(0, 300) ?? null, ip: client.ip,
         fingerprint: deviceFingerprint(client.userAgent, client.ip), created_at: now.toISOString(), last_used_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + REFRESH_TTL_MS).toISOString(), revoked_at: null, revoke_reason: null,
+        expires_at: new Date(now.getTime() + REFRESH_TTL_MS).toISOString(), revoked_at: null, revoke_reason: null, kind,
       };
       await trx.insertInto('user_sessions').values(row).execute();
       const refreshToken = await insertToken(trx, row.id, now);
@@ -140,9 +143,10 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       await audit.record({ shopId: ctx.shopId, actor: ctx.actor, action: 'session.revoke', target: sessionId, ip: ctx.ip, detail: { reason: ctx.reason } });
     },
 
-    async revokeAll(userId: string, ctx: { actor: string; shopId: string; ip: string | null; reason: string; exceptSessionId?: string }, trx: Db = db): Promise<number> {
+    async revokeAll(userId: string, ctx: { actor: string; shopId: string; ip: string | null; reason: string; exceptSessionId?: string; kind?: SessionKind }, trx: Db = db): Promise<number> {
       let q = trx.selectFrom('user_sessions').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null);
       if (ctx.exceptSessionId) q = q.where('id', '!=', ctx.exceptSessionId);
+      if (ctx.kind) q = q.where('kind', '=', ctx.kind);
       const ids = (await q.execute()).map((r) => r.id);
       const n = await revokeWhere(trx, ids, ctx.reason);
       if (n) await audit.record({ shopId: ctx.shopId, actor: ctx.actor, action: 'session.revoke', target: userId, ip: ctx.ip, detail: { reason: ctx.reason, count: n, all: true } }, trx);

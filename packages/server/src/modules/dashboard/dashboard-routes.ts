@@ -14,6 +14,7 @@ import { lineDashboardRoutes } from '../line/line-dashboard-routes.js';
 import { createPasswordHasher } from '../accounts/password-hasher.js';
 import { createTeamService } from '../team/team-service.js';
 import { teamRoutes } from '../team/team-routes.js';
+import { lineLoginRoutes } from '../line-login/line-login-routes.js';
 
 /** Everything under /api/dashboard (see docs/dashboard-api.md). One registration in app.ts. */
 export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: number }> = async (app, { c, heartbeatMs }) => {
@@ -37,4 +38,9 @@ export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: n
     hasher: createPasswordHasher({ fast: c.config.NODE_ENV === 'test' }), publicUrl: auth.publicUrl,
   });
   await app.register(teamRoutes, { c, auth, team });
+  await app.register(lineLoginRoutes, {
+    auth, lineLogin: c.lineLogin, client: c.lineLoginClient, accounts: c.accounts, shops: c.shops, tokens: c.dashboardTokens,
+    liffId: c.config.LIFF_ID, liffMock: c.config.LIFF_MOCK, authorizeUrl: c.config.LINE_LOGIN_AUTHORIZE_URL,
+    channelId: c.config.LINE_LOGIN_CHANNEL_ID, secret: c.secret, loginPerMinute: c.config.RATE_LIMIT_LOGIN,
+  });
 };

@@ -62,6 +62,7 @@ export const SettingsPatchBody = Type.Object({
 export const SessionSchema = Type.Object({
   id: Type.String(), userAgent: Nullable(Type.String()), ip: Nullable(Type.String()), createdAt: Type.String(), lastUsedAt: Type.String(),
   expiresAt: Type.String(), current: Type.Boolean(),
+  kind: Type.Union([Type.Literal('dashboard'), Type.Literal('miniapp')], { description: 'miniapp = signed in with LINE inside the LINE mini-app' }),
 });
 export const AuditEntrySchema = Type.Object({
   id: Type.String(), actor: Type.String(), action: Type.String(), target: Nullable(Type.String()),

@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { cookieFrom, createDashHarness, ORIGIN, signup, UA, type Owner } from '../dashboard/dash-helpers.js';
+import { startFakeLineLogin, type FakeLineLogin } from './fake-line-login.js';
+
+const CHANNEL_ID = '1657000001';
+const CHANNEL_SECRET = 'fake-line-login-channel-secret';
+
+describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
+  let h: Harness;
+  let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
+  let fake: FakeLineLogin;
+  let seq = 0;
+
+  beforeAll(async () => {
+    const started = { now: () => new Date() };
+    fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: CHANNEL_SECRET, now: () => started.now() });
+    ({ h, clock } = await createDashHarness(kind, {
+      LINE_API_BASE_URL: fake.url, LINE_LOGIN_CHANNEL_ID: CHANNEL_ID, LINE_LOGIN_CHANNEL_SECRET: CHANNEL_SECRET, LIFF_ID: '1657000001-AbCdEfGh',
+      LINE_LOGIN_AUTHORIZE_URL: `${fake.url}/oauth2/v2.1/authorize`, RATE_LIMIT_LOGIN: '1000', RATE_LIMIT_DASHBOARD: '10000',
+    }));
+    started.now = () => clock.now();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await fake?.close();
+  });
+
+  const nowSec = () => Math.floor(clock.now().getTime() / 1000);
+  const tokenFor = (sub: string, over: Partial<{ aud: string; exp: number; iss: string; nonce: string }> = {}) =>
+    fake.issue({ sub, aud: CHANNEL_ID, exp: nowSec() + 600, name: 'สมชาย', ...over });
+  const ip = () => `10.77.${++seq % 250}.${(seq * 7) % 250}`;
+  const miniSignIn = (idToken: string, shopId?: string, remoteAddress = ip()) => h.app.inject({
+    method: 'POST', url: '/api/miniapp/auth/line', remoteAddress, headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` },
+    payload: { idToken, ...(shopId ? { shopId } : {}) },
+  });
+  const newCode = async (o: { auth: Record<string, string> }) => {
+    const res = await h.app.inject({ method: 'POST', url: '/api/dashboard/line-login/code', headers: o.auth });
+    expect(res.statusCode).toBe(201);
+    return res.json().data as { code: string; expiresAt: string; miniAppUrl: string };
+  };
+  const link = (idToken: string, code: string) => h.app.inject({
+    method: 'POST', url: '/api/miniapp/link', remoteAddress: ip(), headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` }, payload: { idToken, code },
+  });
+  const linkedOwner = async (): Promise<{ o: Owner; sub: string }> => {
+    const o = await signup(h);
+    const sub = fake.lineUserId();
+    const res = await link(tokenFor(sub), (await newCode(o)).code);
+    expect(res.statusCode).toBe(200);
+    return { o, sub };
+  };
+  const joinStaff = async (o: Owner) => {
+    const email = `staff${++seq}@example.com`;
+    expect((await h.app.inject({ method: 'POST', url: '/api/dashboard/team/invites', headers: o.auth, payload: { email } })).statusCode).toBe(201);
+    const [m] = await h.c.mail.list({ to: email, limit: 1 });
+    const token = /accept-invite\?token=(inv_[A-Za-z0-9_-]+)/.exec(m?.text ?? '')![1];
+    const res = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/accept-invite', headers: { 'user-agent': UA }, remoteAddress: ip(), payload: { token, password: 'staff password 1' } });
+    expect(res.statusCode).toBe(201);
+    return { auth: { authorization: `Bearer ${res.json().data.accessToken}` }, userId: res.json().data.user.id as string };
+  };
+  const sessionsOf = async (auth: Record<string, string>) => (await h.app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: auth })).json().data.items as Array<{ kind: string; current: boolean }>;
+
+  it('the mini-app reads its LIFF id and whether LINE sign-in is on', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/api/miniapp/config' });
+    expect(res.json().data).toEqual({ liffId: '1657000001-AbCdEfGh', mock: false, loginWithLine: true, miniAppUrl: 'https://liff.line.me/1657000001-AbCdEfGh' });
+  });
+
+  it('a linked owner signs in with the LIFF ID token: a mini-app session under the dashboard rules, new-device mail, audit', async () => {
+    const { o, sub } = await linkedOwner();
+    const res = await miniSignIn(tokenFor(sub));
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data.shop.id).toBe(o.shopId);
+    expect(data.user.role).toBe('owner');
+    expect(data.shops).toEqual([{ shopId: o.shopId, shopName: 'ร้านทดสอบ', role: 'owner' }]);
+    const cookieLine = String([res.headers['set-cookie']].flat()[0]);
+    expect(cookieLine).toMatch(/HttpOnly/);
+    expect(cookieLine).toMatch(/SameSite=Strict/);
+    expect(cookieLine).toMatch(/Path=\/api/);
+    const auth = { authorization: `Bearer ${data.accessToken}` };
+    const sessions = await sessionsOf(auth);
+    expect(sessions.find((s) => s.current)?.kind).toBe('miniapp');
+    expect(sessions.some((s) => s.kind === 'dashboard')).toBe(true);
+    // The mini-app uses the dashboard API with its token.
+    expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/overview', headers: auth })).statusCode).toBe(200);
+    const mails = await h.c.mail.list({ to: o.email, limit: 10 });
+    expect(mails.some((m: { template: string }) => m.template === 'new_device_login')).toBe(true);
+    const actions = (await h.c.audit.list(o.shopId, 50)).map((e: { action: string; detail: Record<string, unknown> }) => `${e.action}:${e.detail.method ?? ''}`);
+    expect(actions).toContain('auth.login:line');
+    expect(actions).toContain('line_login.link:');
+  });
+
+  it('a LINE user linked to no shop gets a clear 403 and nothing of any shop', async () => {
+    const res = await miniSignIn(tokenFor(fake.lineUserId()));
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe('LINE_NOT_LINKED');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.body).not.toMatch(/shop_/);
+  });
+
+  it('expired, wrong-audience and forged tokens are refused; a lenient endpoint cannot fool the service', async () => {
+    const { sub } = await linkedOwner();
+    const cases = [tokenFor(sub, { exp: nowSec() - 1 }), tokenFor(sub, { aud: '1999999999' }), `${tokenFor(sub).slice(0, -4)}AAAA`];
+    for (const t of cases) {
+      const res = await miniSignIn(t);
+      expect(res.statusCode).toBe(401);
+      expect(res.json().code).toBe('LINE_TOKEN_INVALID');
+    }
+    fake.state.lenient = true;
+    try {
+      for (const t of [tokenFor(sub, { exp: nowSec() - 1 }), tokenFor(sub, { aud: '1999999999' }), tokenFor(sub, { iss: 'https://evil.example' })]) {
+        const res = await miniSignIn(t);
+        expect(res.statusCode).toBe(401);
+      }
+    } finally {
+      fake.state.lenient = false;
+    }
+  });
+
+  it('a link code works once, expires, and a code from another person links only that person', async () => {
+    const o = await signup(h);
+    const { code } = await newCode(o);
+    const sub = fake.lineUserId();
+    expect((await link(tokenFor(sub), code)).statusCode).toBe(200);
+    const again = await link(tokenFor(fake.lineUserId()), code);
+    expect(again.statusCode).toBe(400);
+    expect(again.json().code).toBe('LINK_CODE_INVALID');
+    const late = await newCode(o);
+    clock.advance(11 * 60_000);
+    expect((await link(tokenFor(fake.lineUserId()), late.code)).json().code).toBe('LINK_CODE_INVALID');
+    const status = await h.app.inject({ method: 'GET', url: '/api/dashboard/line-login', headers: o.auth });
+    expect(status.json().data).toMatchObject({ enabled: true, linked: true });
+  });
+
+  it('one LINE user in two shops: a shop switcher, staff keep staff permissions, a foreign shop id answers like an unlinked one', async () => {
+    const { o: ownerA, sub } = await linkedOwner();
+    const ownerB = await signup(h, { shopName: 'ร้าน B' });
+    await h.c.shops.setPlan(ownerB.shopId, 'GROWTH', 'test'); // staff seats
+    const staffB = await joinStaff(ownerB);
+    expect((await link(tokenFor(sub), (await newCode(staffB)).code)).statusCode).toBe(200);
+    const first = await miniSignIn(tokenFor(sub));
+    expect(first.json().data.shops.map((s: { shopId: string; role: string }) => `${s.shopId}:${s.role}`).sort())
+      .toEqual([`${ownerA.shopId}:owner`, `${ownerB.shopId}:staff`].sort());
+    const asStaff = await miniSignIn(tokenFor(sub), ownerB.shopId);
+    expect(asStaff.statusCode).toBe(200);
+    expect(asStaff.json().data.user.role).toBe('staff');
+    const staffAuth = { authorization: `Bearer ${asStaff.json().data.accessToken}` };
+    const ownerOnly = await h.app.inject({ method: 'POST', url: '/api/dashboard/api-keys', headers: staffAuth, payload: { environment: 'test', scopes: ['verify'] } });
+    expect(ownerOnly.statusCode).toBe(403);
+    expect(ownerOnly.json().code).toBe('OWNER_ONLY');
+    const stranger = await signup(h);
+    const foreign = await miniSignIn(tokenFor(sub), stranger.shopId);
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json().code).toBe('LINE_NOT_LINKED');
+  });
+
+  it('refresh rotation and reuse detection hold for mini-app sessions; unlinking ends them and keeps the dashboard session', async () => {
+    const { o, sub } = await linkedOwner();
+    const res = await miniSignIn(tokenFor(sub));
+    const auth = { authorization: `Bearer ${res.json().data.accessToken}` };
+    const c1 = cookieFrom(res)!;
+    const refresh = (cookie: string) => h.app.inject({ method: 'POST', url: '/api/dashboard/auth/refresh', headers: { cookie: `slipcheck_refresh=${cookie}`, origin: ORIGIN, 'user-agent': UA } });
+    const r1 = await refresh(c1);
+    expect(r1.statusCode).toBe(200);
+    const c2 = cookieFrom(r1)!;
+    clock.advance(60_000);
+    const reuse = await refresh(c1);
+    expect(reuse.statusCode).toBe(401);
+    expect(reuse.json().code).toBe('REFRESH_REUSED');
+    expect((await refresh(c2)).statusCode).toBe(401); // the whole chain is gone
+
+    const again = await miniSignIn(tokenFor(sub));
+    const miniAuth = { authorization: `Bearer ${again.json().data.accessToken}` };
+    expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/me', headers: miniAuth })).statusCode).toBe(200);
+    const unlink = await h.app.inject({ method: 'DELETE', url: '/api/dashboard/line-login', headers: o.auth });
+    expect(unlink.statusCode).toBe(204);
+    expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/me', headers: miniAuth })).statusCode).toBe(401);
+    expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/me', headers: o.auth })).statusCode).toBe(200);
+    expect((await miniSignIn(tokenFor(sub))).json().code).toBe('LINE_NOT_LINKED');
+    expect((await h.c.audit.list(o.shopId, 50)).map((e: { action: string }) => e.action)).toContain('line_login.unlink');
+    expect(auth.authorization).toMatch(/^Bearer /);
+  });
+
+  it('"Log in with LINE" on the dashboard: OAuth code flow with state, nonce and PKCE S256', async () => {
+    const { o, sub } = await linkedOwner();
+    const start = await h.app.inject({ method: 'GET', url: '/api/dashboard/auth/line/start' });
+    expect(start.statusCode).toBe(302);
+    const authorize = new URL(String(start.headers.location));
+    expect(authorize.origin).toBe(fake.url);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorize.searchParams.get('state')).toMatch(/^[A-Za-z0-9_-]{30,}$/);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(`${ORIGIN}/api/dashboard/auth/line/callback`);
+    const oauthCookie = /^(slipcheck_line_oauth=[^;]+)/.exec(String([start.headers['set-cookie']].flat()[0]))![1];
+
+    // The person signs in at (fake) LINE, which redirects back with a code.
+    fake.state.authorizeAs = { sub };
+    const back = await fetch(authorize, { redirect: 'manual' });
+    const callback = new URL(back.headers.get('location')!);
+    const cb = (query: string, cookie = oauthCookie) => h.app.inject({ method: 'GET', url: `/api/dashboard/auth/line/callback${query}`, headers: { cookie, 'user-agent': UA } });
+
+    const tampered = await cb(`?code=${callback.searchParams.get('code')}&state=forged`);
+    expect(tampered.headers.location).toBe('/login?line=LINE_STATE_MISMATCH');
+    const noCookie = await cb(callback.search, '');
+    expect(noCookie.headers.location).toBe('/login?line=LINE_STATE_MISMATCH');
+
+    const ok = await cb(callback.search);
+    expect(ok.statusCode).toBe(302);
+    expect(ok.headers.location).toBe('/');
+    const refreshCookie = cookieFrom(ok);
+    expect(refreshCookie).toMatch(/^rt_/);
+    const r = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/refresh', headers: { cookie: `slipcheck_refresh=${refreshCookie}`, origin: ORIGIN, 'user-agent': UA } });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().data.shop.id).toBe(o.shopId);
+
+    // A LINE user linked to no shop is sent back to the sign-in page with the reason.
+    fake.state.authorizeAs = { sub: fake.lineUserId() };
+    const start2 = await h.app.inject({ method: 'GET', url: '/api/dashboard/auth/line/start' });
+    const back2 = await fetch(String(start2.headers.location), { redirect: 'manual' });
+    const cookie2 = /^(slipcheck_line_oauth=[^;]+)/.exec(String([start2.headers['set-cookie']].flat()[0]))![1];
+    const denied = await cb(new URL(back2.headers.get('location')!).search, cookie2);
+    expect(denied.headers.location).toBe('/login?line=LINE_NOT_LINKED');
+  });
+});

@@ -52,6 +52,7 @@ interface Slot {
  * A .ts worker needs the tsx loader registered inside its own thread: neither the parent's loader
  * nor vitest's transform reaches workers, and on Node 20 `execArgv: ['--import', 'tsx']` does not
  * apply to the worker's entry module. So a tiny eval'd bootstrap registers tsx, then imports it.
+ * Development and tests only: the compiled build passes a .js worker, started as is.
  */
 function workerSource(url: URL): { source: string | URL; evalSource: boolean } {
   if (!url.pathname.endsWith('.ts')) return { source: url, evalSource: false };
@@ -78,7 +79,8 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
   const maxQueue = Math.max(0, Math.floor(options.maxQueue ?? threads * 16));
   const jobTimeoutMs = options.jobTimeoutMs ?? 20_000;
-  const workerUrl = options.workerUrl ?? new URL('./slip-qr-worker.ts', import.meta.url);
+  // The compiled build (dist/*.js) starts the compiled worker directly: no TypeScript loader in production.
+  const workerUrl = options.workerUrl ?? new URL(`./slip-qr-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
   const { source, evalSource } = workerSource(workerUrl);
   const queue: Job[] = [];
   const slots: Slot[] = [];

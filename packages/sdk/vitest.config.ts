@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+// Its own config so `npm test -w packages/sdk` runs alone (without it vitest found the root
+// workspace config and resolved its project paths from here).
+export default defineConfig({
+  test: {
+    name: 'sdk',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+  },
+});

@@ -2,8 +2,13 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
 // The service serves dist/ at `/`; in development Vite proxies /api to a local service (PORT 3000 by default).
+// Two pages: the dashboard (index.html) and the LINE mini-app (miniapp.html, served at /miniapp), which
+// share components and chunks; only the mini-app loads the LIFF SDK.
 export default defineConfig({
   plugins: [react()],
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 600 },
+  build: {
+    outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 600,
+    rollupOptions: { input: { index: 'index.html', miniapp: 'miniapp.html' } },
+  },
   server: { proxy: { '/api': { target: process.env.SLIPCHECK_URL ?? 'http://127.0.0.1:3000', changeOrigin: false } } },
 });

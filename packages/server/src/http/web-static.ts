@@ -16,6 +16,8 @@ const HTML_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-cache',
 };
 
+const MINIAPP_CSP = "default-src 'self'; img-src 'self' blob: data: https://*.line-scdn.net; style-src 'self'; script-src 'self'; connect-src 'self' https://*.line.me https://*.line-scdn.net; frame-src https://*.line.me; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
 /**
  * Serves the built dashboard at `/` and answers every other non-API GET with index.html, so deep
  * links like /transactions/txn_1 work. Without a build the service runs API-only (and says so).
@@ -34,6 +36,12 @@ export async function registerWebApp(app: FastifyInstance, root = process.env.WE
       else if (file.includes(`${path.sep}assets${path.sep}`)) reply.header('Cache-Control', 'public, max-age=31536000, immutable');
     },
   });
+  // The LINE mini-app runs LIFF, which talks to LINE's own hosts: its page gets its own policy so the
+  // dashboard's stays strict. LINE's in-app browser opens it top-level, never framed.
+  if (fs.existsSync(path.join(root, 'miniapp.html'))) {
+    const miniHeaders = { ...HTML_HEADERS, 'Content-Security-Policy': MINIAPP_CSP };
+    app.get('/miniapp', { schema: { hide: true } }, async (_req, reply) => reply.headers(miniHeaders).sendFile('miniapp.html'));
+  }
   app.get('/*', { schema: { hide: true } }, async (req, reply) => {
     const p = req.url.split('?')[0];
     // API, health and asset paths keep their JSON 404; only page paths get the app.

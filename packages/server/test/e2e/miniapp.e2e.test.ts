@@ -1,0 +1,180 @@
+/**
+ * The LINE mini-app end to end in Debian's Chromium at 390x844: the real service on loopback (SQLite,
+ * inline worker), the sandbox bank as checker, a fake LINE Login platform for ID-token verification,
+ * and @line/liff-mock standing in for the LINE app (LIFF_MOCK, refused in production). Screenshots of
+ * each screen in Thai and English go to docs/screens/.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.js';
+import { createContainer, type Container } from '../../src/container.js';
+import { buildApp } from '../../src/http/app.js';
+import { startSandbox } from '../helpers/sandbox.js';
+import { startFakeLineLogin, type FakeLineLogin } from '../line-login/fake-line-login.js';
+import { th } from '../../../web/src/i18n/th.js';
+import { en } from '../../../web/src/i18n/en.js';
+import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-text.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
+if (!HAS_CHROMIUM) console.warn(`[mini-app e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../../../..');
+const SCREENS = path.join(REPO, 'docs/screens');
+const CHANNEL_ID = '1657000002';
+
+describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', { timeout: 120_000 }, () => {
+  let bank: Awaited<ReturnType<typeof startSandbox>>;
+  let fake: FakeLineLogin;
+  let c: Container;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let dataDir: string;
+  let ownerAuth: Record<string, string>;
+  let shopId: string;
+  let apiKey: string;
+  const sub = `U${'a1'.repeat(16)}`;
+  const files: string[] = [];
+
+  const idToken = () => fake.issue({ sub, aud: CHANNEL_ID, exp: Math.floor(Date.now() / 1000) + 3600, name: 'แคชเชียร์' });
+  const slipFile = async (transRef: string, variant = 'clean', format: 'png' | 'jpg' = 'png') => {
+    const f = path.join(dataDir, `slip-${transRef}-${variant}.${format}`);
+    fs.writeFileSync(f, await bank.slip(transRef, variant, format));
+    files.push(f);
+    return f;
+  };
+  const shot = async (name: string) => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: path.join(SCREENS, `miniapp-${name}.png`), fullPage: true });
+  };
+  const noOverflow = async (where: string) => {
+    const o = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(o, `${where}: horizontal overflow`).toBeLessThanOrEqual(0);
+  };
+  const resultCard = () => page.locator('article.result').last();
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(REPO, 'packages/web/dist/miniapp.html'))) {
+      const r = spawnSync('npm', ['run', 'build', '-w', 'packages/web'], { cwd: REPO, stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('building packages/web failed');
+    }
+    fs.mkdirSync(SCREENS, { recursive: true });
+    bank = await startSandbox();
+    fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: 'x', now: () => new Date() });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-miniapp-'));
+    const config = loadConfig({
+      NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', CHECKER: 'sandbox', CHECKER_URL: bank.url, SANDBOX_AUTOSTART: 'false',
+      WORKER_MODE: 'inline', WORKER_POLL_MS: '100', LINE_API_BASE_URL: fake.url, LINE_LOGIN_CHANNEL_ID: CHANNEL_ID, LIFF_ID: `${CHANNEL_ID}-MiniTest`, LIFF_MOCK: 'true',
+    });
+    c = await createContainer(config);
+    app = await buildApp(c, { logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    (c as unknown as { worker?: { start(): void } }).worker?.start();
+
+    const signup = await app.inject({ method: 'POST', url: '/api/dashboard/auth/signup', payload: { email: `owner${Date.now()}@example.com`, password: 'correct horse battery', shopName: 'ร้านกาแฟมินิ', planCode: 'STARTER' } });
+    expect(signup.statusCode).toBe(201);
+    shopId = signup.json().data.shop.id;
+    ownerAuth = { authorization: `Bearer ${signup.json().data.accessToken}` };
+    await c.shops.setPlan(shopId, 'STARTER', 'test');
+    await c.payees.add(shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
+    apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
+
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
+    ctx = await browser.newContext({ locale: 'th-TH', timezoneId: 'Asia/Bangkok', viewport: { width: 390, height: 844 }, reducedMotion: 'reduce', isMobile: true, hasTouch: true });
+    page = await ctx.newPage();
+    page.setDefaultTimeout(20_000);
+  }, 120_000);
+
+  afterAll(async () => {
+    await ctx?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await c?.close().catch(() => undefined);
+    await bank?.close().catch(() => undefined);
+    await fake?.close().catch(() => undefined);
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('an unlinked LINE user sees a Thai explanation and nothing of the shop, then links with a code from the dashboard', async () => {
+    await page.goto(`${base}/miniapp?mockIdToken=${idToken()}`);
+    await page.getByText(MINI_TEXT.th.notLinkedTitle).waitFor();
+    expect(await page.content()).not.toContain('ร้านกาแฟมินิ');
+    await noOverflow('unlinked');
+    await shot('link-th');
+    const code = (await app.inject({ method: 'POST', url: '/api/dashboard/line-login/code', headers: ownerAuth })).json().data.code as string;
+    await page.getByTestId('link-code').fill(code);
+    await page.getByRole('button', { name: MINI_TEXT.th.link }).click();
+    await page.getByText('ร้านกาแฟมินิ').waitFor();
+    await page.getByTestId('quota-left').waitFor();
+  });
+
+  it('checks a sandbox slip from page load to result card, then shows a replay and a duplicate as warnings', async () => {
+    const { transRef } = await bank.register({ amount: 450.25 });
+    const slip = await slipFile(transRef);
+    const started = Date.now();
+    await page.goto(`${base}/miniapp?mockIdToken=${idToken()}`);
+    await page.getByTestId('slip-input').setInputFiles(slip);
+    await expect.poll(() => resultCard().getAttribute('data-variant')).toBe('genuine');
+    const seconds = (Date.now() - started) / 1000;
+    // Measured, not asserted (timings belong to benchmarks): the issue's target is under 10 s.
+    console.log(`[mini-app e2e] page load to result card: ${seconds.toFixed(2)} s`);
+    await expect.poll(() => resultCard().textContent()).toContain(th['result.genuine.title']);
+    await noOverflow('result');
+    await shot('check-th');
+
+    // The same picture again: the earlier record, told as a replay, never as a fresh payment.
+    await page.getByTestId('slip-input').setInputFiles(slip);
+    await expect.poll(() => resultCard().textContent()).toContain(th['result.cached']);
+    await shot('replay-th');
+
+    // Another picture of the same transfer: DUPLICATE.
+    await page.getByTestId('slip-input').setInputFiles(await slipFile(transRef, 'clean', 'jpg'));
+    await expect.poll(() => resultCard().getAttribute('data-variant')).toBe('duplicate');
+    await shot('duplicate-th');
+  });
+
+  it("today's list has the check, its total and counts, and a result from another channel arrives live", async () => {
+    await page.getByRole('tab', { name: MINI_TEXT.th.tabToday }).click();
+    await expect.poll(() => page.getByTestId('today-total').textContent()).toContain('450.25');
+    await expect.poll(() => page.getByTestId('count-DUPLICATE').textContent()).toBe('1');
+    await page.getByText(MINI_TEXT.th.live).waitFor();
+
+    const { transRef } = await bank.register({ amount: 99.5 });
+    const res = await fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'image/png' }, body: await bank.slip(transRef) });
+    expect((await res.json()).data.status).toBe('SUCCESS');
+    await expect.poll(() => page.getByTestId('today-total').textContent(), { timeout: 15_000 }).toContain('549.75');
+    await expect.poll(() => page.getByTestId('count-SUCCESS').textContent()).toBe('2');
+    await noOverflow('today');
+    await shot('today-th');
+  });
+
+  it('speaks English on the switch; the session is a dashboard-rules session with its HttpOnly refresh cookie on /api', async () => {
+    await page.getByRole('button', { name: 'EN' }).click();
+    await page.getByRole('tab', { name: MINI_TEXT.en.tabToday }).waitFor();
+    await shot('today-en');
+    await page.getByRole('tab', { name: MINI_TEXT.en.tabCheck }).click();
+    await page.getByTestId('slip-input').setInputFiles(files[0]);
+    await expect.poll(() => resultCard().textContent()).toContain(en['result.cached']);
+    await shot('check-en');
+    // The refresh cookie (HttpOnly, path /api) is what a reload or an expired access token falls back on.
+    const cookies = await ctx.cookies(`${base}/api/dashboard/auth/refresh`);
+    const refresh = cookies.find((k) => k.name === 'slipcheck_refresh');
+    expect(refresh?.httpOnly).toBe(true);
+    expect(refresh?.path).toBe('/api');
+    const sessions = (await app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: ownerAuth })).json().data.items as Array<{ kind: string }>;
+    expect(sessions.filter((s) => s.kind === 'miniapp').length).toBeGreaterThan(0);
+  });
+});

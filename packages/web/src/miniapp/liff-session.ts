@@ -1,0 +1,61 @@
+// Signs the mini-app in: LIFF gives a LINE ID token, the service verifies it with LINE Login and opens a
+// session under the dashboard's rules (refresh cookie on /api, 15-minute access token in memory).
+import { api, ApiError, setAccessToken } from '../api/client';
+
+export interface MiniConfig { liffId: string | null; mock: boolean; loginWithLine: boolean; miniAppUrl: string | null }
+export interface Membership { shopId: string; shopName: string; role: 'owner' | 'staff' }
+export interface MiniAuth {
+  accessToken: string;
+  user: { id: string; email: string; role: 'owner' | 'staff' };
+  shop: { id: string; name: string; planCode: string; state: string };
+  shops: Membership[];
+}
+
+const SHOP_KEY = 'slipcheck.miniapp.shop';
+
+/**
+ * LIFF is loaded only here (a dynamic import), so the dashboard bundle never carries it. In mock mode
+ * (development and tests, refused in production by the server's config) @line/liff-mock stands in for
+ * the LINE app, and `?mockIdToken=` supplies the token a test issued from its fake LINE Login.
+ */
+export async function liffIdToken(config: MiniConfig): Promise<string | null> {
+  const { default: liff } = await import('@line/liff');
+  if (config.mock) {
+    const { LiffMockPlugin } = await import('@line/liff-mock');
+    liff.use(new LiffMockPlugin());
+    await liff.init({ liffId: config.liffId ?? 'mock', mock: true } as Parameters<typeof liff.init>[0]);
+    const token = new URLSearchParams(window.location.search).get('mockIdToken');
+    (liff as unknown as { $mock: { set: (d: Record<string, unknown>) => void } }).$mock.set({ getIDToken: token });
+    return token;
+  }
+  if (!config.liffId) return null;
+  await liff.init({ liffId: config.liffId });
+  if (!liff.isLoggedIn()) {
+    liff.login({ redirectUri: window.location.href });
+    return null; // the page navigates away
+  }
+  return liff.getIDToken();
+}
+
+export const savedShop = () => { try { return localStorage.getItem(SHOP_KEY) ?? undefined; } catch { return undefined; } };
+const saveShop = (id: string) => { try { localStorage.setItem(SHOP_KEY, id); } catch { /* storage may be blocked */ } };
+
+export async function signInWithLine(idToken: string, shopId?: string): Promise<MiniAuth> {
+  try {
+    return remember(await api<MiniAuth>('/api/miniapp/auth/line', { method: 'POST', body: { idToken, ...(shopId ? { shopId } : {}) }, noAuth: true }));
+  } catch (e) {
+    // A remembered shop the person no longer belongs to: fall back to their first shop.
+    if (shopId && e instanceof ApiError && e.code === 'LINE_NOT_LINKED') return signInWithLine(idToken);
+    throw e;
+  }
+}
+
+export async function linkWithCode(idToken: string, code: string): Promise<MiniAuth> {
+  return remember(await api<MiniAuth>('/api/miniapp/link', { method: 'POST', body: { idToken, code: code.trim() }, noAuth: true }));
+}
+
+function remember(a: MiniAuth): MiniAuth {
+  setAccessToken(a.accessToken);
+  saveShop(a.shop.id);
+  return a;
+}

@@ -54,10 +54,6 @@ const commands: Record<string, Handler> = {
     return { ...shop, plan, quota: await c.quota.snapshot(shop, plan), testQuota: await c.quota.testSnapshot(shop.id), payeeAccounts: await c.payees.list(shop.id) };
   },
   'plan list': async (c) => c.plans.list(),
-  demo: async (c, argv) => {
-    const { values } = flags(argv, { out: 'string' });
-    return runDemo(c, { out: values.out as string | undefined });
-  },
   'payee add': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string', bank: 'string', account: 'string', holder: 'string', kind: 'string', 'proxy-type': 'string', primary: 'boolean' });
     const shopId = required(values, 'shop');
@@ -121,6 +117,14 @@ extraCommands.decode = async (argv, out) => {
   if (!argv.length) { out.stderr('Usage: slipcheck decode FILE...'); return 2; }
   return runDecodeCommand(argv, out.stdout);
 };
+// demo prints JSON on stdout and the curl command as plain text on stderr: inside a JSON string its
+// quotes came out as \" and the pasted line answered 401.
+extraCommands.demo = async (argv, out, env) => withContainer(env, out, USAGE, async (c) => {
+  const { values } = flags(argv, { out: 'string' });
+  const demo = await runDemo(c, { out: values.out as string | undefined });
+  out.stdout(JSON.stringify(demo, null, 2));
+  out.stderr(`\nCheck the slip (paste this line into a shell):\n\n${demo.try}\n`);
+}, false);
 Object.assign(extraCommands, lineCommands);
 Object.assign(extraCommands, webhookCommands);
 Object.assign(extraCommands, mailCommands);

@@ -40,7 +40,13 @@ export async function runDemo(c: Container, opts: { out?: string } = {}) {
     testKey: test.key,
     transRef: transfer.transRef,
     slipFile: file,
-    try: `curl -s ${base}/api/v1/verify?amount=120 -H "Authorization: Bearer ${live.key}" -H "Content-Type: application/octet-stream" --data-binary @${file}`,
+    // Single quotes: zsh would glob the `?` of a bare URL, and a path may hold spaces.
+    try: `curl -s ${shellQuote(`${base}/api/v1/verify?amount=120`)} -H ${shellQuote(`Authorization: Bearer ${live.key}`)} -H 'Content-Type: application/octet-stream' --data-binary @${shellQuote(file)}`,
     notice: 'Keys are shown only this once. Send the same file twice to see cached=true; the sandbox renders other variants at /transfers/<transRef>/slip.jpg?variant=camera12mp.',
   };
+}
+
+/** POSIX single-quoting: safe to paste into sh, bash and zsh. */
+export function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -78,18 +78,23 @@ describe('operator CLI end to end (same DATA_DIR as the service)', () => {
     expect(bad.stderr).toContain('PORT');
   }, 60_000);
 
-  it('demo: a shop, keys and a sandbox slip whose printed curl check succeeds', async () => {
+  it('demo: a shop, keys and a sandbox slip; the plain curl line it prints (stderr) succeeds when pasted into a shell', async () => {
     const bank = await createSandboxBank({ port: 0 });
     try {
-      const out = path.join(dataDir, 'demo.png');
-      const demo = await cliWith({ CHECKER_URL: bank.url }, 'demo', '--out', out);
-      expect(demo.code).toBe(0);
-      expect(demo.json).toMatchObject({ shopId: expect.stringMatching(/^shop_/), liveKey: expect.stringMatching(/^sk_live_/), testKey: expect.stringMatching(/^sk_test_/), slipFile: out });
-      expect(demo.json.try).toContain(demo.json.liveKey);
+      const out = path.join(dataDir, 'demo slip.png'); // a space: the file path must be quoted too
       const h = await createHarness('sqlite', { DATA_DIR: dataDir, CHECKER_URL: bank.url, DECODE_THREADS: '1' });
       try {
-        const r = await h.app.inject({ method: 'POST', url: '/api/v1/verify?amount=120', headers: { authorization: `Bearer ${demo.json.liveKey}`, 'content-type': 'application/octet-stream' }, payload: fs.readFileSync(out) });
-        expect(r.json().data).toMatchObject({ status: 'SUCCESS', transRef: demo.json.transRef, amount: 120 });
+        const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+        const demo = await cliWith({ CHECKER_URL: bank.url, PUBLIC_URL: base }, 'demo', '--out', out);
+        expect(demo.code).toBe(0);
+        expect(demo.json).toMatchObject({ shopId: expect.stringMatching(/^shop_/), liveKey: expect.stringMatching(/^sk_live_/), testKey: expect.stringMatching(/^sk_test_/), slipFile: out });
+        // The command is plain text on its own stderr line (JSON stays on stdout), URL in single quotes so zsh does not glob `?`.
+        const line = demo.stderr.split('\n').map((l) => l.trim()).find((l) => l.startsWith('curl '));
+        expect(line).toBeDefined();
+        expect(line).toContain(`'${base}/api/v1/verify?amount=120'`);
+        expect(line).not.toContain('\\"');
+        const pasted = await run('sh', ['-c', line!]);
+        expect(JSON.parse(pasted.stdout).data).toMatchObject({ status: 'SUCCESS', transRef: demo.json.transRef, amount: 120 });
       } finally { await h.close(); }
       const down = await cliWith({ CHECKER_URL: 'http://127.0.0.1:1' }, 'demo');
       expect(down.code).toBe(1);

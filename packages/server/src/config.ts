@@ -90,6 +90,11 @@ const spec = {
   LIFF_ID: { parse: str, def: '', doc: 'LIFF app id of the mini-app (LINE Developers console, LIFF tab of the LINE Login channel)' },
   LINE_LOGIN_AUTHORIZE_URL: { parse: url('http:', 'https:'), def: 'https://access.line.me/oauth2/v2.1/authorize', doc: 'LINE Login authorization page (tests point it at a fake)' },
   LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on @line/liff-mock instead of the LINE app' },
+  METRICS_PORT: { parse: (s: string) => String(int(0, 65535)(s)), def: '', doc: 'port of GET /metrics (Prometheus), bound to HOST and never the public port; empty = 9464 in development, off in production' },
+  TLS_CERT_FILE: { parse: str, def: '', doc: 'PEM certificate (chain) file: with TLS_KEY_FILE the service answers HTTPS itself (TLS 1.2+, HSTS; SIGHUP reloads the files); empty = plain HTTP behind a proxy' },
+  TLS_KEY_FILE: { parse: str, def: '', doc: 'PEM private key file matching TLS_CERT_FILE' },
+  SHUTDOWN_GRACE_MS: { parse: int(0, 120_000), def: '5000', doc: 'on SIGTERM, /health answers 503 for this long (the load balancer notices) before new connections are refused' },
+  SHUTDOWN_TIMEOUT_MS: { parse: int(1000, 600_000), def: '30000', doc: 'on SIGTERM the process exits within this bound, whatever is still running' },
   PDPA_RETENTION_MONTHS: { parse: int(1, 120), def: '12', doc: 'default months before transaction data is anonymised for shops with auto-delete' },
 } as const;
 
@@ -119,6 +124,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
     if (cfg.LIFF_MOCK) problems.push('LIFF_MOCK: must be false in production');
   }
+  if (!cfg.TLS_CERT_FILE !== !cfg.TLS_KEY_FILE) problems.push('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');
   if (cfg.SECRET_KEY && cfg.SECRET_KEY.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
   if (cfg.SECRET_KEY_PREVIOUS && !cfg.SECRET_KEY) problems.push('SECRET_KEY_PREVIOUS: needs SECRET_KEY (the new key)');
   if (cfg.SECRET_KEY_PREVIOUS && cfg.SECRET_KEY_PREVIOUS.split(',').some((k) => k.trim().length < 32)) problems.push('SECRET_KEY_PREVIOUS: every key must be at least 32 characters');

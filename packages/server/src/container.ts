@@ -32,6 +32,7 @@ import { OUTBOX_KINDS } from './outbox/outbox-repo.js';
 import { createMailService } from './modules/mail/mail-service.js';
 import { createAccountsModule, publicUrlOf } from './modules/accounts/accounts-module.js';
 import { createMailOwnerAlertHandler } from './modules/mail/mail-owner-alerts.js';
+import { addDecoderSource, addOutboxSource } from './lib/metrics.js';
 import { createLineLoginClient } from './modules/line-login/line-login-client.js';
 import { createLineLoginService } from './modules/line-login/line-login-service.js';
 
@@ -149,6 +150,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ],
   });
   closers.push(() => worker.stop({ timeoutMs: 5000 }));
+  // Scrape-time gauges (lib/metrics.ts): the decoder pool's load and the outbox backlog.
+  const removeDecoderSource = addDecoderSource(() => pool?.stats() ?? null);
+  const removeOutboxSource = addOutboxSource(async () => {
+    const nowIso = clock.now().toISOString();
+    const r = await db.selectFrom('outbox').where('status', '=', 'pending')
+      .select((eb) => [eb.fn.countAll<number>().as('depth'), eb.fn.min(eb.case().when('run_at', '<=', nowIso).then(eb.ref('run_at')).end()).as('oldest')])
+      .executeTakeFirst();
+    const oldest = r?.oldest ? Date.parse(String(r.oldest)) : NaN;
+    return { depth: Number(r?.depth ?? 0), oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (clock.now().getTime() - oldest) / 1000) : 0 };
+  });
+  closers.push(async () => { removeDecoderSource(); removeOutboxSource(); });
   const container = {
     config, clock, logger, db, caps: handle.caps, redis, secret,
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,

@@ -1,8 +1,17 @@
-import { loadConfig, ConfigError } from './config.js';
+import { loadConfig, ConfigError, type Config } from './config.js';
 import { createContainer } from './container.js';
 import { buildApp } from './http/app.js';
+import { createDrain } from './http/drain.js';
+import { readTlsFiles, reloadTls } from './http/tls.js';
+import { startMetricsServer } from './lib/metrics.js';
 
-/** config -> container -> app -> listen. `--worker` runs only the background worker (at scale). */
+/** METRICS_PORT: set = that port; empty = 9464 in development, off in production (and in tests). */
+function metricsPortOf(config: Config): number | null {
+  if (config.METRICS_PORT !== '') return Number(config.METRICS_PORT);
+  return config.NODE_ENV === 'development' ? 9464 : null;
+}
+
+/** config -> container -> app -> listen, plus the metrics listener, TLS reload and graceful drain. */
 async function main() {
   let config;
   try {
@@ -11,17 +20,40 @@ async function main() {
     if (e instanceof ConfigError) { process.stderr.write(`${e.message}\n`); process.exit(78); }
     throw e;
   }
+  let https;
+  try {
+    https = config.TLS_CERT_FILE ? readTlsFiles(config.TLS_CERT_FILE, config.TLS_KEY_FILE) : undefined;
+  } catch (e) {
+    process.stderr.write(`TLS_CERT_FILE/TLS_KEY_FILE: ${(e as Error).message}\n`);
+    process.exit(78);
+  }
   const container = await createContainer(config);
-  const app = await buildApp(container);
-  const shutdown = async (signal: string) => {
-    app.log.info({ signal }, 'shutting down');
-    await app.close();
-    await container.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  app.addHook('onClose', async () => undefined);
+  let draining = false;
+  const app = await buildApp(container, { https, draining: () => draining });
+
+  const metricsPort = metricsPortOf(config);
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
+  if (metricsPort !== null) {
+    try {
+      metricsServer = await startMetricsServer(metricsPort, config.HOST);
+      app.log.info(`metrics on http://${config.HOST}:${metricsServer.port}/metrics`);
+    } catch (e) {
+      // An operator who set METRICS_PORT wants it: refuse to start. The development default just steps aside.
+      if (config.METRICS_PORT !== '') { process.stderr.write(`METRICS_PORT=${config.METRICS_PORT}: ${(e as Error).message}\n`); process.exit(78); }
+      app.log.warn(`metrics not started on port ${metricsPort}: ${(e as Error).message}`);
+    }
+  }
+
+  const drain = createDrain({
+    app, container, log: app.log, graceMs: config.SHUTDOWN_GRACE_MS, timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    onDraining: () => { draining = true; },
+    afterClose: async () => { await metricsServer?.close(); },
+  });
+  process.once('SIGTERM', () => void drain.run('SIGTERM'));
+  // Ctrl-C in a terminal: no load balancer to tell, so no grace period.
+  process.once('SIGINT', () => void drain.run('SIGINT', { graceMs: 0 }));
+  if (https) process.on('SIGHUP', () => reloadTls(app, config.TLS_CERT_FILE, config.TLS_KEY_FILE));
+
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(`slipcheck is running: dashboard ${address}/ , API ${address}/api/v1 (docs ${address}/api/v1/docs), database ${config.databaseKind}`);
   // Outbox jobs (webhooks, alerts) run here unless a separate `slipcheck worker` does it (WORKER_MODE=off).

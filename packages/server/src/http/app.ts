@@ -15,13 +15,23 @@ import { ErrorEnvelope } from './common-schemas.js';
 import { registerEnvelope } from './envelope.js';
 import { rejectControlCharacters } from './input-guard.js';
 import { registerWebApp } from './web-static.js';
+import { metrics } from '../lib/metrics.js';
 
 export const VERSION = '0.1.0';
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /** Builds the HTTP app; never listens (main.ts does), so tests use inject() or listen on port 0. */
-export async function buildApp(c: Container, opts: { logger?: boolean | object } = {}): Promise<FastifyInstance> {
+export interface BuildAppOptions {
+  logger?: boolean | object;
+  /** HTTPS served by the service itself (TLS_CERT_FILE/TLS_KEY_FILE): TLS 1.2 minimum, HSTS on every answer. */
+  https?: { cert: Buffer; key: Buffer };
+  /** True once a graceful shutdown began: /health answers 503 so load balancers stop sending. */
+  draining?: () => boolean;
+}
+
+export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
+    ...(opts.https ? { https: { cert: opts.https.cert, key: opts.https.key, minVersion: 'TLSv1.2' as const } } : {}),
     ...(opts.logger !== undefined ? { logger: opts.logger } : { loggerInstance: c.logger as FastifyBaseLogger }),
     trustProxy: c.config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
@@ -36,6 +46,13 @@ export async function buildApp(c: Container, opts: { logger?: boolean | object }
   app.addSchema(ErrorEnvelope);
   registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
   app.addHook('onRequest', async (req, reply) => { reply.header('X-Request-Id', req.id); });
+  if (opts.https) app.addHook('onRequest', async (_req, reply) => { reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains'); });
+  // Route patterns (never raw URLs) keep ids and keys out of the labels; 429s also count per limit family.
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: req.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    if (reply.statusCode === 429) metrics.rateLimitRefusals.inc({ limit: route.includes('/verify') ? 'verify' : route.startsWith('/api/') ? 'key' : /login|auth|accept/.test(route) ? 'login' : 'dashboard' });
+  });
   app.addHook('onSend', async (req, reply) => quotaHeadersHook(c, req, reply));
   app.addHook('preValidation', rejectControlCharacters);
 
@@ -58,7 +75,7 @@ export async function buildApp(c: Container, opts: { logger?: boolean | object }
     perKeyPerMinute: c.config.RATE_LIMIT_PER_KEY, verifyPerMinute: c.config.RATE_LIMIT_VERIFY_PER_SHOP,
   };
   await app.register(healthRoutes, {
-    db: c.db, startedAt: c.startedAt, version: VERSION,
+    db: c.db, startedAt: c.startedAt, version: VERSION, draining: opts.draining,
     pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
   });
   await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });

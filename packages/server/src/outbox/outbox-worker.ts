@@ -115,7 +115,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   const onError = opts.onError ?? (() => undefined);
   const stats = { claimed: 0, done: 0, retried: 0, failed: 0 };
 
-  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; job: OutboxJobRow }>();
   let running = false;
   let stopping = false;
   let killed = false;
@@ -263,7 +263,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       inFlight.delete(job.id);
       if (moreWaiting && running) { moreWaiting = false; void pump(); }
     });
-    inFlight.set(job.id, { promise, abort });
+    inFlight.set(job.id, { promise, abort, job });
     return promise;
   }
 
@@ -336,7 +336,11 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         const all = Promise.allSettled([...inFlight.values()].map((f) => f.promise));
         const timeout = new Promise<void>((r) => { const t = setTimeout(r, o.timeoutMs ?? 15_000); t.unref(); });
         await Promise.race([all, timeout]);
-        for (const f of inFlight.values()) f.abort.abort(new Error('worker stopped'));
+        const cut = [...inFlight.values()];
+        for (const f of cut) f.abort.abort(new Error('worker stopped'));
+        await Promise.allSettled(cut.map((f) => f.promise));
+        // Jobs cut off wrote nothing (aborted handlers stop): hand them back now rather than after the lease.
+        await release(cut.map((f) => f.job)).catch((e) => onError(e));
       }
       await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
       void killed;

@@ -3,6 +3,7 @@
 // failed over: FOUND / NOT_FOUND / PENDING are the bank's answer and final.
 import type { Checker, CheckerQuery, CheckerResult, CheckOptions } from './checker-port.js';
 import { unavailable } from './checker-port.js';
+import { metrics } from '../../lib/metrics.js';
 
 export interface ResilienceDeps {
   now?: () => number;
@@ -116,6 +117,7 @@ export function createResilientChecker(inner: Checker, opts: ResilientOptions = 
         const attemptMs = Math.min(timeoutMs, remaining);
         const call = () => callWithTimeout(inner, q, attemptMs, outer);
         const r = breaker ? await breaker.run(call, () => outer?.aborted === true) : await call();
+        metrics.checkerCalls.inc({ upstream: inner.id, outcome: r.kind === 'UNAVAILABLE' ? 'failure' : r.kind.toLowerCase(), breaker: (breaker?.state() ?? 'CLOSED').toLowerCase() });
         if (r.kind !== 'UNAVAILABLE') return r;
         last = r;
         if (r.retryable === false || attempt === maxAttempts) break;

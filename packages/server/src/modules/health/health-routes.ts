@@ -8,6 +8,8 @@ export interface HealthDeps {
   pingRedis?: () => Promise<boolean>;
   startedAt: Date;
   version: string;
+  /** Graceful shutdown under way: readiness fails at once so the load balancer drains this node. */
+  draining?: () => boolean;
 }
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), latencyMs: Type.Integer() });
@@ -33,7 +35,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
     app.get(`${prefix}/health`, { schema: { tags: ['health'], summary: 'Readiness: database (and Redis when configured)', response: { 200: HealthBody, 503: HealthBody } } }, async (_req, reply) => {
       const database = await timed(() => sql`select 1`.execute(deps.db));
       const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
-      const ok = database.status === 'up' && (!redis || redis.status === 'up');
+      const ok = database.status === 'up' && (!redis || redis.status === 'up') && !deps.draining?.();
       reply.status(ok ? 200 : 503);
       return { status: ok ? 'ok' as const : 'degraded' as const, checks: { database, ...(redis ? { redis } : {}) }, timestamp: new Date().toISOString() };
     });

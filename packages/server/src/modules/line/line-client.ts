@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { metrics } from '../../lib/metrics.js';
 
 /**
  * A small client of the LINE Messaging API: only the calls this service makes. Written on fetch
@@ -123,7 +124,10 @@ export function createLineClient(opts: LineClientOptions) {
     async reply(token: string, replyToken: string, messages: LineMessage[]): Promise<void> {
       await withRetry('reply', () => fetch(`${api}/v2/bot/message/reply`, {
         method: 'POST', headers: json(token), body: JSON.stringify({ replyToken, messages }), signal: signal(),
-      }), async (r) => { await r.body?.cancel(); });
+      }), async (r) => { await r.body?.cancel(); }).then(
+        () => { metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'ok' }); },
+        (e: unknown) => { metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'failed' }); throw e; },
+      );
     },
 
     /** Push with an idempotency key: LINE answers 409 for a key it already accepted, which counts as sent. */
@@ -132,8 +136,11 @@ export function createLineClient(opts: LineClientOptions) {
         await withRetry('push', () => fetch(`${api}/v2/bot/message/push`, {
           method: 'POST', headers: json(token, retryKey ? { 'x-line-retry-key': retryKey } : {}), body: JSON.stringify({ to, messages }), signal: signal(),
         }), async (r) => { await r.body?.cancel(); });
+        metrics.lineDeliveries.inc({ kind: 'push', outcome: 'ok' });
       } catch (e) {
-        if (e instanceof LineApiError && e.status === 409 && retryKey) return;
+        const sent = e instanceof LineApiError && e.status === 409 && !!retryKey;
+        metrics.lineDeliveries.inc({ kind: 'push', outcome: sent ? 'ok' : 'failed' });
+        if (sent) return;
         throw e;
       }
     },

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
+import { metrics } from '../../lib/metrics.js';
 import type { DecodeResult } from './slip-qr-decoder.js';
 import type { WorkerRequest, WorkerResponse } from './slip-qr-worker.js';
 
@@ -182,6 +183,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
       const free = slots.find((s) => !s.job);
       if (!free && queue.length >= maxQueue) {
+        metrics.decoderRejected.inc();
         return Promise.reject(new AppError('DECODER_BUSY', 503, 'slip decoder is busy, retry shortly'));
       }
       return new Promise<DecodeResult>((resolve, reject) => {

@@ -17,6 +17,7 @@ import { amountToSatang, recordFromRow, type TransactionRecord, type TxSource } 
 import type { ImageClaims } from './image-claims.js';
 import { judgeFoundSlip } from './slip-outcome.js';
 import type { PayeeForMatch } from './receiver-match.js';
+import { metrics, secondsSince } from '../../lib/metrics.js';
 
 export interface VerifyInput {
   shopId: string;
@@ -121,7 +122,9 @@ export function createVerificationService(deps: VerificationDeps) {
     draft.bank_name = decoded.bankName;
     let answer: CheckerResult;
     try {
-      answer = await deps.checker.check({ payload: decoded.payload, bankCode: decoded.bankCode, transRef: decoded.transRef });
+      const t = process.hrtime.bigint();
+      answer = await deps.checker.check({ payload: decoded.payload, bankCode: decoded.bankCode, transRef: decoded.transRef })
+        .finally(() => metrics.stageDuration.observe({ stage: 'checker' }, secondsSince(t)));
     } catch (err) {
       deps.onError?.(err, 'checker');
       answer = { kind: 'UNAVAILABLE', reason: 'checker threw' };
@@ -216,7 +219,8 @@ export function createVerificationService(deps: VerificationDeps) {
           throw new AppError('NO_PAYEE_CONFIGURED', 422, 'This shop has no active payee account, so the receiver on a slip cannot be checked. Add the bank account or PromptPay id customers pay into, then send the slip again.');
         }
         reservation = await quota.reserve(shop, plan, environment);
-        const decoded = input.decoded ?? await deps.decode(input.image);
+        const decodeStart = process.hrtime.bigint();
+        const decoded = input.decoded ?? await deps.decode(input.image).finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart)));
         let draft: Draft;
         if (!decoded.ok) {
           draft = { ...emptyDraft(), status: 'INVALID', error_code: decoded.errorCode, error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message };
@@ -239,8 +243,11 @@ export function createVerificationService(deps: VerificationDeps) {
         };
         // A provider failure must really be retried next time, so it is never replayed from the cache.
         const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;
+        const persistStart = process.hrtime.bigint();
         const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', hash, alertStale);
+        metrics.stageDuration.observe({ stage: 'database' }, secondsSince(persistStart));
         reservation = null; // charged and recorded together
+        metrics.verifyOutcomes.inc({ status: saved.status, source: saved.source, environment: saved.environment });
         const record = recordFromRow(saved);
         void deps.bus.publish({ shopId: shop.id, type: 'transaction.created', data: record }).catch((e) => deps.onError?.(e, 'bus'));
         // A charge that became a DUPLICATE at persist (unique key) is still charged: usedAfter stands.

@@ -11,6 +11,7 @@ import { recordFromRow } from '../transactions/transaction-record.js';
 import { buildEvent } from './webhook-events.js';
 import type { WebhookSender } from './webhook-sender.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
+import { metrics } from '../../lib/metrics.js';
 
 export interface DeliverPayload { deliveryId: string; round: number; manual?: boolean }
 
@@ -90,6 +91,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     const retriesLeft = !manual && !d.is_test && !result.ok && !result.gone && round < retrySchedule.length;
     const next = retriesLeft ? new Date(finished.getTime() + retryDelayMs(round, result.retryAfterMs)) : null;
     const status = result.ok ? 'delivered' : next ? 'retrying' : 'failed';
+    metrics.webhookDeliveries.inc({ outcome: status === 'retrying' ? 'retry' : status });
     const error = cut(result.gone ? `${result.error}: endpoint disabled (410 Gone)` : result.error);
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('webhook_attempts').values({

@@ -21,6 +21,7 @@ import { startFakeLineLogin, type FakeLineLogin } from '../line-login/fake-line-
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-text.js';
+import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
@@ -44,6 +45,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
   let ownerAuth: Record<string, string>;
   let shopId: string;
   let apiKey: string;
+  let ownerEmail: string;
   const sub = `U${'a1'.repeat(16)}`;
   const files: string[] = [];
 
@@ -83,7 +85,8 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     (c as unknown as { worker?: { start(): void } }).worker?.start();
 
-    const signup = await app.inject({ method: 'POST', url: '/api/dashboard/auth/signup', payload: { email: `owner${Date.now()}@example.com`, password: 'correct horse battery', shopName: 'ร้านกาแฟมินิ', planCode: 'STARTER' } });
+    ownerEmail = `owner${Date.now()}@example.com`;
+    const signup = await app.inject({ method: 'POST', url: '/api/dashboard/auth/signup', payload: { email: ownerEmail, password: 'correct horse battery', shopName: 'ร้านกาแฟมินิ', planCode: 'STARTER' } });
     expect(signup.statusCode).toBe(201);
     shopId = signup.json().data.shop.id;
     ownerAuth = { authorization: `Bearer ${signup.json().data.accessToken}` };
@@ -114,7 +117,21 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     expect(await page.content()).not.toContain('ร้านกาแฟมินิ');
     await noOverflow('unlinked');
     await shot('link-th');
-    const code = (await app.inject({ method: 'POST', url: '/api/dashboard/line-login/code', headers: ownerAuth })).json().data.code as string;
+    // The owner creates the code on the dashboard's security page (a browser of their own).
+    const ownerCtx = await browser.newContext({ locale: 'th-TH', timezoneId: 'Asia/Bangkok', viewport: { width: 390, height: 844 } });
+    const dash = await ownerCtx.newPage();
+    await dash.goto(`${base}/login`);
+    await dash.getByLabel('อีเมล').fill(ownerEmail);
+    await dash.getByLabel('รหัสผ่าน').fill('correct horse battery');
+    await dash.getByRole('button', { name: 'เข้าสู่ระบบ', exact: true }).click();
+    await expect.poll(() => dash.url()).not.toContain('/login');
+    await dash.goto(`${base}/security`);
+    await dash.getByRole('button', { name: LINE_LOGIN_TEXT.th.newCode }).click();
+    const code = (await dash.getByTestId('line-link-code').textContent())!.trim();
+    expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+    await dash.getByTestId('line-link-code').scrollIntoViewIfNeeded();
+    await dash.screenshot({ path: path.join(SCREENS, 'miniapp-dashboard-link-code-th.png') });
+    await ownerCtx.close();
     await page.getByTestId('link-code').fill(code);
     await page.getByRole('button', { name: MINI_TEXT.th.link }).click();
     await page.getByText('ร้านกาแฟมินิ').waitFor();

@@ -141,6 +141,7 @@ export interface SessionView {
   lastUsedAt: string | null;
   expiresAt: string;
   current: boolean;
+  kind?: 'dashboard' | 'miniapp';
 }
 
 export interface AuditEntry {

@@ -354,6 +354,8 @@ export const en: Record<MessageKey, string> = {
 
   'audit.user.signup': 'Signed up',
   'audit.auth.login': 'Signed in',
+  'audit.line_login.link': 'LINE linked to the account',
+  'audit.line_login.unlink': 'LINE unlinked',
   'audit.auth.login_failed': 'Failed sign-in',
   'audit.auth.logout': 'Signed out',
   'audit.auth.password_change': 'Password changed',

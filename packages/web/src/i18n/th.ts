@@ -353,6 +353,8 @@ export const th = {
 
   'audit.user.signup': 'สมัครใช้งาน',
   'audit.auth.login': 'เข้าสู่ระบบ',
+  'audit.line_login.link': 'เชื่อม LINE กับบัญชี',
+  'audit.line_login.unlink': 'เลิกเชื่อม LINE',
   'audit.auth.login_failed': 'เข้าสู่ระบบไม่สำเร็จ',
   'audit.auth.logout': 'ออกจากระบบ',
   'audit.auth.password_change': 'เปลี่ยนรหัสผ่าน',

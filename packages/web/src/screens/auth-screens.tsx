@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { LineLoginButton } from '../components/line-login';
 import { useAuth } from '../api/auth';
 import { api, pickToken, setAccessToken } from '../api/client';
 import { ROUTES } from '../api/routes';
@@ -34,6 +35,7 @@ export function LoginScreen() {
           <ErrorText error={error} />
           <Button type="submit" busy={busy} className="btn-block">{t('auth.login')}</Button>
         </form>
+        <LineLoginButton />
         <p className="auth-links">
           <Link to="/forgot-password">{t('auth.forgot')}</Link>
           <span aria-hidden="true"> · </span>

@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { AuditEntry, SessionView } from '../api/types';
 import { Button, Card, Empty, ErrorText, Loading, PageHeader } from '../components/ui';
+import { LineLinkCard, useLineLoginText } from '../components/line-login';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
 import { useLoad } from '../lib/use-load';
@@ -19,6 +20,7 @@ function deviceOf(ua: string | null): string {
 export function SecurityScreen() {
   const { t, lang } = useI18n();
   const { logout } = useAuth();
+  const lx = useLineLoginText();
   const sessions = useLoad(() => api<{ items: SessionView[] }>(ROUTES.sessions));
   const audit = useLoad(() => api<{ items: AuditEntry[] }>(ROUTES.audit, { query: { limit: 100 } }));
   const [busy, setBusy] = useState<string | null>(null);
@@ -45,7 +47,7 @@ export function SecurityScreen() {
             {(sessions.data?.items ?? []).map((s) => (
               <li key={s.id} className="session">
                 <div>
-                  <p><strong>{deviceOf(s.userAgent)}</strong> {s.current && <span className="tag tag-primary">{t('security.thisDevice')}</span>}</p>
+                  <p><strong>{deviceOf(s.userAgent)}</strong> {s.current && <span className="tag tag-primary">{t('security.thisDevice')}</span>} {s.kind === 'miniapp' && <span className="tag">{lx('miniAppSession')}</span>}</p>
                   <p className="small muted">{s.ip ?? '—'} · {t('security.signedIn', { time: formatDateTime(s.createdAt, lang) })} · {t('security.lastActive', { time: formatDateTime(s.lastUsedAt ?? s.createdAt, lang) })}</p>
                 </div>
                 {s.current
@@ -56,6 +58,7 @@ export function SecurityScreen() {
           </ul>
         )}
       </Card>
+      <LineLinkCard onChange={() => void Promise.all([sessions.reload(), audit.reload()])} />
       <Card title={t('security.audit')}>
         <ErrorText error={audit.error} />
         {audit.loading && !audit.data ? <Loading /> : !audit.data?.items.length ? <Empty title={t('security.auditEmpty')} /> : (

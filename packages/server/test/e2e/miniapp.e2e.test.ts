@@ -194,4 +194,18 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     const sessions = (await app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: ownerAuth })).json().data.items as Array<{ kind: string }>;
     expect(sessions.filter((s) => s.kind === 'miniapp').length).toBeGreaterThan(0);
   });
+  it('in English too: a fresh check, a duplicate, and the explanation an unlinked LINE user gets', async () => {
+    const { transRef } = await bank.register({ amount: 75 });
+    await page.getByTestId('slip-input').setInputFiles(await slipFile(transRef));
+    await expect.poll(() => resultCard().textContent()).toContain(en['result.genuine.title']);
+    await shot('check-fresh-en');
+    await page.getByTestId('slip-input').setInputFiles(await slipFile(transRef, 'clean', 'jpg'));
+    await expect.poll(() => resultCard().getAttribute('data-variant')).toBe('duplicate');
+    await shot('duplicate-en');
+    const stranger = fake.issue({ sub: `U${'b2'.repeat(16)}`, aud: CHANNEL_ID, exp: Math.floor(Date.now() / 1000) + 3600 });
+    await page.goto(`${base}/miniapp?mockIdToken=${stranger}`);
+    await page.getByText(MINI_TEXT.en.notLinkedTitle).waitFor();
+    expect(await page.content()).not.toContain('ร้านกาแฟมินิ');
+    await shot('link-en');
+  });
 });

@@ -2,7 +2,8 @@
  * The LINE mini-app end to end in Debian's Chromium at 390x844: the real service on loopback (SQLite,
  * inline worker), the sandbox bank as checker, a fake LINE Login platform for ID-token verification,
  * and @line/liff-mock standing in for the LINE app (LIFF_MOCK, refused in production). Screenshots of
- * each screen in Thai and English go to docs/screens/.
+ * each screen in Thai and English go to test-output/screenshots/, or to docs/screens/ (committed, for
+ * reviewers) when SLIPCHECK_UPDATE_SCREENS=1.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,7 +30,7 @@ if (!HAS_CHROMIUM) console.warn(`[mini-app e2e] SKIPPED: ${CHROMIUM} not found. 
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
-const SCREENS = path.join(REPO, 'docs/screens');
+const SCREENS = process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : path.resolve(HERE, '../../test-output/screenshots');
 const CHANNEL_ID = '1657000002';
 
 describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', { timeout: 120_000 }, () => {

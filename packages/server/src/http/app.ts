@@ -12,8 +12,8 @@ import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
 import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';
-import { registerEnvelope } from './envelope.js';
-import { rejectControlCharacters } from './input-guard.js';
+import { clientErrorHandler, registerEnvelope } from './envelope.js';
+import { rejectControlCharacters, rejectNonDecimalNumbers } from './input-guard.js';
 import { registerWebApp } from './web-static.js';
 import { metrics } from '../lib/metrics.js';
 
@@ -30,8 +30,19 @@ export interface BuildAppOptions {
 }
 
 export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  // Slow clients: headers and the whole request must arrive within their bounds (408, then the
+  // connection closes), so a byte-every-few-seconds sender cannot hold a socket for ever. Node checks
+  // these bounds every connectionsCheckingInterval, so that is a fraction of the smallest one.
+  const timeouts = {
+    headersTimeout: c.config.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeout: c.config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: Math.min(1000, Math.floor(c.config.HTTP_HEADERS_TIMEOUT_MS / 4)),
+  };
   const app = Fastify({
-    ...(opts.https ? { https: { cert: opts.https.cert, key: opts.https.key, minVersion: 'TLSv1.2' as const } } : {}),
+    ...(opts.https ? { https: { cert: opts.https.cert, key: opts.https.key, minVersion: 'TLSv1.2' as const, ...timeouts } } : { http: timeouts }),
+    requestTimeout: c.config.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: c.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler: clientErrorHandler({ timeZone: c.config.TIME_ZONE, now: () => c.clock.now() }),
     ...(opts.logger !== undefined ? { logger: opts.logger } : { loggerInstance: c.logger as FastifyBaseLogger }),
     trustProxy: c.config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
@@ -55,6 +66,7 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
   });
   app.addHook('onSend', async (req, reply) => quotaHeadersHook(c, req, reply));
   app.addHook('preValidation', rejectControlCharacters);
+  app.addHook('preValidation', rejectNonDecimalNumbers);
 
   await app.register(swagger, {
     openapi: {

@@ -40,3 +40,44 @@ export const rejectControlCharacters: preValidationAsyncHookHandler = async (req
  * e-mail subjects) and no bidirectional overrides (they can make a name read as something else).
  */
 export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F\\u202A-\\u202E\\u2066-\\u2069]*$';
+
+/**
+ * A numeric query value is a finite decimal written in digits: optional minus, up to 16 digits, an
+ * optional fraction of up to 16 digits. Ajv's `coerceTypes` would otherwise accept anything `+value`
+ * turns into a number: "Infinity", "1e309", 400 digits (both Infinity), "0x10", " 5", "" (0).
+ */
+const DECIMAL = /^-?\d{1,16}(\.\d{1,16})?$/;
+
+interface SchemaLike { type?: unknown; properties?: Record<string, SchemaLike>; anyOf?: SchemaLike[]; oneOf?: SchemaLike[] }
+
+const isNumeric = (s: SchemaLike | undefined): boolean =>
+  !!s && (s.type === 'integer' || s.type === 'number' || (Array.isArray(s.type) && s.type.some((t) => t === 'integer' || t === 'number'))
+    || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(isNumeric));
+
+/** Numeric property names of each querystring schema, computed once per schema object. */
+const numericNames = new WeakMap<object, string[]>();
+
+function numericQueryNames(schema: unknown): string[] {
+  if (!schema || typeof schema !== 'object') return [];
+  let names = numericNames.get(schema);
+  if (!names) {
+    const props = (schema as SchemaLike).properties ?? {};
+    names = Object.keys(props).filter((k) => isNumeric(props[k]));
+    numericNames.set(schema, names);
+  }
+  return names;
+}
+
+/** preValidation for every route (registered once in app.ts): reads the route's own querystring schema, so no route repeats it. */
+export const rejectNonDecimalNumbers: preValidationAsyncHookHandler = async (req: FastifyRequest) => {
+  const names = numericQueryNames(req.routeOptions.schema?.querystring);
+  if (names.length === 0) return;
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  for (const name of names) {
+    if (!Object.prototype.hasOwnProperty.call(query, name)) continue;
+    const v = query[name];
+    if (typeof v !== 'string' || !DECIMAL.test(v)) {
+      throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": write a finite decimal number in digits (for example 50 or 120.50)`);
+    }
+  }
+};

@@ -15,7 +15,8 @@ import { buildApp } from '../../src/http/app.js';
  */
 export type DbKind = 'sqlite' | 'postgres';
 
-export const DB_KINDS: DbKind[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+// Both kinds always: without TEST_DATABASE_URL the PostgreSQL suites show as skipped (pg-skip-setup.ts).
+export const DB_KINDS: DbKind[] = ['sqlite', 'postgres'];
 if (!process.env.TEST_DATABASE_URL && !process.env.__SLIPCHECK_PG_SKIP_SAID) {
   process.env.__SLIPCHECK_PG_SKIP_SAID = '1';
   console.warn('[slipcheck tests] TEST_DATABASE_URL not set: PostgreSQL variants SKIPPED, SQLite only');

@@ -22,8 +22,20 @@ const FAST_MAX_SIDE = 800;
 const FAST_MIN_SIDE = 600;
 // 12 MP photos are scanned at full size only up to this (bounds memory and time per pass).
 const FULL_MAX_SIDE = 3000;
-// Decompression-bomb guard: larger inputs are refused, not decoded.
+// Decompression-bomb guard for libvips itself (never reached: the slip-shape limits below are stricter).
 const MAX_INPUT_PIXELS = 50_000_000;
+// Images no phone produces as a slip are refused from the header alone, before any pixel is decoded
+// (see "Image limits" in README.md): bank-app slips are ~1 MP, phone screenshots 2-4 MP
+// (1290x2796 is the largest), default-mode phone photos 12 MP, DSLR-class 24 MP (6000x4000).
+// A 7000x7000 PNG of 190 KB passed the 50 MP guard and cost ~1.3 s of a decoder thread for nothing.
+export const MAX_SLIP_PIXELS = 24_000_000;
+// Long side over short side: the tallest phone screens are 21:9 (2.33), a slip is ~1:1.8, a photo
+// 4:3; a long scrolling screenshot of a slip stays under 4. Anything thinner is a strip, not a slip.
+export const MAX_SLIP_ASPECT = 4;
+// Decode-time budget per image (wall time in the worker): no further cascade pass starts once it is
+// spent. Real slips finish in the fast or fullplain pass (<= ~60 ms, docs/benchmarks.md); every pass
+// after those exists for damaged photos and never takes a real slip near this bound.
+export const DEFAULT_DECODE_BUDGET_MS = 600;
 
 // Higher rank wins when no pass finds a valid slip: a slip-shaped QR with a wrong CRC tells the user
 // more than "no QR at all".
@@ -201,6 +213,8 @@ export interface DecodeOptions {
   passes?: string[];
   /** Long side of the fast pass' downscaled image (tuning only). */
   fastMaxSide?: number;
+  /** Decode-time budget: no pass starts after this many ms; default DEFAULT_DECODE_BUDGET_MS. */
+  budgetMs?: number;
 }
 
 /**
@@ -208,6 +222,8 @@ export interface DecodeOptions {
  * service calls it through the worker pool; the benchmark and the worker itself call it directly.
  */
 export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOptions = {}): Promise<DecodeResult> {
+  const started = performance.now();
+  const budgetMs = opts.budgetMs ?? DEFAULT_DECODE_BUDGET_MS;
   const buf = Buffer.isBuffer(image) ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength);
   let meta: Metadata;
   try {
@@ -217,8 +233,11 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   }
   const { width, height } = meta;
   if (!width || !height) return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image has no size' };
-  if (width * height > MAX_INPUT_PIXELS) {
-    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image is too large' };
+  if (width * height > MAX_SLIP_PIXELS) {
+    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: `image has ${width}x${height} pixels: more than a phone photo of a slip (max ${MAX_SLIP_PIXELS / 1e6} MP)` };
+  }
+  if (Math.max(width, height) / Math.min(width, height) > MAX_SLIP_ASPECT) {
+    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: `image of ${width}x${height} pixels is too long and thin for a slip (max ${MAX_SLIP_ASPECT}:1)` };
   }
   const r = new Renditions(
     buf,
@@ -231,6 +250,8 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
 
   for (const pass of PASSES) {
     if (opts.passes && !opts.passes.includes(pass.name)) continue;
+    // Over budget: the best failure so far stands (NO_QR_FOUND unless a pass saw something slip-like).
+    if (pass.name !== 'fast' && performance.now() - started > budgetMs) break;
     let hits: ScanHit[];
     try {
       hits = await pass.run(r, located);

@@ -66,6 +66,7 @@ const spec = {
   RATE_LIMIT_LOGIN: { parse: int(1), def: '5', doc: 'login attempts per minute per account and per address' },
   TEST_QUOTA_LIMIT: { parse: int(0), def: '200', doc: 'calls per month for sk_test_ keys per shop' },
   IMAGE_CACHE_HOURS: { parse: int(1, 24 * 30), def: '24', doc: 'same-image replay window' },
+  CLAIM_LEASE_MS: { parse: int(500, 60_000), def: '5000', doc: 'lease of a check in flight, renewed every third of it; a node that dies frees its slip (and quota unit) for a retry after this long' },
   WEBHOOK_RETRY_SCHEDULE: { parse: intList, def: '60,300,1800,7200,28800', doc: 'seconds before each webhook retry (5 retries)' },
   WEBHOOK_TIMEOUT_MS: { parse: int(100, 60_000), def: '10000', doc: 'webhook delivery timeout' },
   WEBHOOK_ALLOW_PRIVATE: { parse: bool, def: 'false', doc: 'development only: allow http and private/loopback webhook targets' },
@@ -95,6 +96,10 @@ const spec = {
   TLS_KEY_FILE: { parse: str, def: '', doc: 'PEM private key file matching TLS_CERT_FILE' },
   SHUTDOWN_GRACE_MS: { parse: int(0, 120_000), def: '5000', doc: 'on SIGTERM, /health answers 503 for this long (the load balancer notices) before new connections are refused' },
   SHUTDOWN_TIMEOUT_MS: { parse: int(1000, 600_000), def: '30000', doc: 'on SIGTERM the process exits within this bound, whatever is still running' },
+  HTTP_HEADERS_TIMEOUT_MS: { parse: int(1000, 600_000), def: '20000', doc: 'a client must send all request headers within this (slow-header attacks); at most HTTP_REQUEST_TIMEOUT_MS' },
+  HTTP_REQUEST_TIMEOUT_MS: { parse: int(1000, 3_600_000), def: '120000', doc: 'a client must send the whole request, body included, within this (408, then the connection closes): a 10 MiB slip on a 1 Mbit/s link takes ~84 s' },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: { parse: int(1000, 600_000), def: '72000', doc: 'an idle kept-alive connection closes after this; keep it above the load balancer\'s idle timeout (60 s on common ones)' },
+  DB_CONNECT_TIMEOUT_MS: { parse: int(100, 120_000), def: '5000', doc: 'PostgreSQL: longest wait for a new connection; past it the request answers 503 SERVICE_UNAVAILABLE instead of hanging' },
   PDPA_RETENTION_MONTHS: { parse: int(1, 120), def: '12', doc: 'default months before transaction data is anonymised for shops with auto-delete' },
 } as const;
 
@@ -124,6 +129,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
     if (cfg.LIFF_MOCK) problems.push('LIFF_MOCK: must be false in production');
   }
+  if (!problems.length && cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (!cfg.TLS_CERT_FILE !== !cfg.TLS_KEY_FILE) problems.push('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');
   if (cfg.SECRET_KEY && cfg.SECRET_KEY.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
   if (cfg.SECRET_KEY_PREVIOUS && !cfg.SECRET_KEY) problems.push('SECRET_KEY_PREVIOUS: needs SECRET_KEY (the new key)');

@@ -69,7 +69,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // failures are logged by code and step, not with request bodies or upstream answers.
   const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-line-signature"]'] });
   const logFailure = (where: string) => (err: unknown) => logger.warn({ where, code: (err as { code?: string })?.code, message: (err as Error)?.message?.slice(0, 200) }, 'background step failed');
-  const handle = overrides.dbHandle ?? openDatabase({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const handle = overrides.dbHandle ?? openDatabase({
+    databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+    onConnectionError: (err) => logger.warn({ code: (err as { code?: string }).code, message: err.message.slice(0, 200) }, 'database connection lost; the pool reconnects on the next query'),
+  });
   const { db } = handle;
   await migrateToLatest(db, overrides.migrationSchema);
   // Redis is an accelerator, never a single point of failure: while it is down, commands fail fast
@@ -111,7 +114,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const claims = createImageClaims({
     db, now: () => clock.now(), windowMs: config.IMAGE_CACHE_HOURS * 3_600_000,
-    inFlightTakeoverMs: config.CHECKER_DEADLINE_MS + 60_000, waitMs: config.CHECKER_DEADLINE_MS + 30_000,
+    inFlightTakeoverMs: config.CHECKER_DEADLINE_MS + 60_000, waitMs: config.CHECKER_DEADLINE_MS + 30_000, leaseMs: config.CLAIM_LEASE_MS,
   });
   const verification = createVerificationService({
     db, clock, shops, plans, payees, quota, claims, decode, checker, bus, maxImageBytes: config.MAX_IMAGE_BYTES,
@@ -146,6 +149,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       { everyMs: 3_600_000, run: () => webhookModule.service.prune() },
       { everyMs: 3_600_000, run: () => line.service.pruneEvents() },
       { everyMs: 3_600_000, run: () => housekeeping.runAll() },
+      // Units and slips held by checks of a dead node come back within about two leases.
+      { everyMs: config.CLAIM_LEASE_MS, run: () => verification.sweepOrphans() },
       { everyMs: 3_600_000, run: () => reencryptSecrets() },
     ],
   });

@@ -1,6 +1,9 @@
-import { STATUS_CODES } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import { isDatabaseUnavailable } from '../db/db.js';
 import { offsetMs } from '../lib/period.js';
 
 /** ISO 8601 with the offset of the service's time zone, e.g. 2026-11-21T20:25:59.123+07:00. */
@@ -26,6 +29,51 @@ export function errorBody(req: FastifyRequest, statusCode: number, message: stri
   };
 }
 
+const DB_RETRY_AFTER_SECONDS = 2;
+/**
+ * How much of an oversized body is read (and discarded) before the 413: a client that sends a bit
+ * more than the limit (an 11 MiB photo) reads the answer; one that sends far more is cut off at this
+ * bound, and a slow one by HTTP_REQUEST_TIMEOUT_MS.
+ */
+export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Resolves once the request body has ended (or broke), or once more than maxBytes were discarded. */
+export function drainBody(raw: IncomingMessage, maxBytes: number): Promise<void> {
+  return new Promise((resolve) => {
+    const contentLength = Number(raw.headers['content-length']);
+    if (raw.complete || raw.destroyed || contentLength > maxBytes) return resolve();
+    let seen = 0;
+    const done = () => {
+      raw.off('data', onData).off('end', done).off('error', done).off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => { seen += chunk.length; if (seen > maxBytes) done(); };
+    raw.on('data', onData).once('end', done).once('error', done).once('close', done);
+    raw.resume();
+  });
+}
+
+/**
+ * Errors Node reports before a request reaches Fastify (headers or body not received within
+ * HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS, oversized headers, bad HTTP): answered in the
+ * spec's envelope while the connection can still carry an answer, then the connection is closed.
+ */
+export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) {
+  return (err: Error & { code?: string }, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, code, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
+      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'BAD_REQUEST', 'Request headers are too large'] : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
+    const res = (socket as Socket & { _httpMessage?: ServerResponse & { req?: IncomingMessage } })._httpMessage;
+    if (socket.writable && !res?.headersSent) {
+      const fakeReq = { url: res?.req?.url ?? '/', id: `req_${randomBytes(12).toString('hex')}` } as FastifyRequest;
+      const body = JSON.stringify(errorBody(fakeReq, status, message, code, {}, opts.timeZone, opts.now()));
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${fakeReq.id}\r\nConnection: close\r\n\r\n${body}`);
+    }
+    socket.destroy();
+  };
+}
+
 /** Maps every failure to the spec's envelope; a 5xx never shows an internal message. */
 export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string; now: () => Date }) {
   const send = (req: FastifyRequest, reply: FastifyReply, status: number, message: string, code: string, extra: Record<string, unknown> = {}) =>
@@ -47,6 +95,20 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
       return send(req, reply, 400, `Invalid ${where}${field ? ` field "${field}"` : ''}: ${first?.message ?? 'bad value'}`, 'VALIDATION_ERROR');
     }
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
+    // The database is down, restarting or failing over (or SQLite is held by another writer): nothing
+    // was charged (a charge commits with its record), so the client may simply retry. Mapped here once
+    // for every route; readiness (/health) says 503 for the same time.
+    if (status >= 500 && isDatabaseUnavailable(err)) {
+      req.log.warn({ code: (err as { code?: string }).code, message: err.message?.slice(0, 200) }, 'database unavailable');
+      reply.header('Retry-After', String(DB_RETRY_AFTER_SECONDS));
+      return send(req, reply, 503, 'The service is temporarily unavailable; retry in a moment', 'SERVICE_UNAVAILABLE');
+    }
+    // Answering at once and closing would reset the connection under a client still writing its body
+    // (Node's fetch then sees EPIPE, not the 413): read and discard the rest, up to a bound, first.
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      void drainBody(req.raw, DRAIN_MAX_BYTES).then(() => send(req, reply, 413, 'Request body is too large', 'PAYLOAD_TOO_LARGE'));
+      return;
+    }
     if (status >= 500) {
       req.log.error({ err }, 'unhandled error');
       return send(req, reply, 500, 'Internal server error', 'INTERNAL_ERROR');

@@ -28,4 +28,6 @@ export type {
   WebhookEventKind,
   WebhookSignatureErrorCode,
 } from './webhook-signature.js';
+export { THAI_BANKS, findThaiBank } from './banks.js';
+export type { ThaiBank } from './banks.js';
 export type * from './types.js';

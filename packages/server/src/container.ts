@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createServiceLogger } from './http/service-logger.js';
 import type { Config } from './config.js';
 import { openDatabase, type DbHandle } from './db/db.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -67,7 +68,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const clock = overrides.clock ?? systemClock;
   // One logger for HTTP, the pipeline and the worker. Secrets never reach it: headers are redacted, and
   // failures are logged by code and step, not with request bodies or upstream answers.
-  const logger = overrides.logger ?? pino({ level: config.LOG_LEVEL, redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-line-signature"]'] });
+  // Token query values (reset/invite links, LINE Login codes) are redacted too: see http/service-logger.ts.
+  const logger = overrides.logger ?? createServiceLogger(config.LOG_LEVEL);
   const logFailure = (where: string) => (err: unknown) => logger.warn({ where, code: (err as { code?: string })?.code, message: (err as Error)?.message?.slice(0, 200) }, 'background step failed');
   const handle = overrides.dbHandle ?? openDatabase({
     databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,

@@ -36,6 +36,8 @@ import { createMailOwnerAlertHandler } from './modules/mail/mail-owner-alerts.js
 import { addDecoderSource, addOutboxSource } from './lib/metrics.js';
 import { createLineLoginClient } from './modules/line-login/line-login-client.js';
 import { createLineLoginService } from './modules/line-login/line-login-service.js';
+import { createReportsModule } from './modules/reports/reports-module.js';
+import { DAILY_SUMMARY_KIND } from './modules/reports/reports-summary.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -139,6 +141,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
   outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
     createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }));
+  // Money totals, exports and the daily summary (its job kind and a per-minute scheduler below).
+  const reports = createReportsModule({
+    db, clock, timeZone: config.TIME_ZONE, audit, shops, plans, quota, transactions, line, mail, dashboardUrl: publicUrlOf(config), defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
+  });
+  outboxHandlers[DAILY_SUMMARY_KIND] = reports.summary.handler;
   const outboxFinalFailure = webhookModule.onFinalFailure;
   const reencryptSecrets = async () => ({ webhookEndpoints: await webhookModule.service.reencryptSecrets(), lineChannels: await line.service.reencryptSecrets() });
   const housekeeping = createHousekeeping({ db, clock, audit, claims, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
@@ -154,6 +161,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       // Units and slips held by checks of a dead node come back within about two leases.
       { everyMs: config.CLAIM_LEASE_MS, run: () => verification.sweepOrphans() },
       { everyMs: 3_600_000, run: () => reencryptSecrets() },
+      { everyMs: 60_000, run: () => reports.summary.scheduleDue() },
     ],
   });
   closers.push(() => worker.stop({ timeoutMs: 5000 }));
@@ -172,7 +180,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config, clock, logger, db, caps: handle.caps, redis, secret,
     audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
     mail, accounts, sessions, dashboardTokens, line, lineLogin, lineLoginClient,
-    webhooks: webhookModule.service, outboxHandlers, outboxFinalFailure, worker, housekeeping, reencryptSecrets,
+    reports, webhooks: webhookModule.service, outboxHandlers, outboxFinalFailure, worker, housekeeping, reencryptSecrets,
     startedAt: new Date(),
     onClose(fn: () => Promise<void>) { closers.push(fn); },
     async close() {

@@ -1,5 +1,6 @@
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../modules/webhooks/webhook-tables.js';
 import type { LineLoginCodesTable, LineLoginsTable } from '../modules/line-login/line-login-tables.js';
+import type { DailySummariesTable } from '../modules/reports/reports-tables.js';
 import type { LineChannelsTable, LineEventsTable, LineGroupsTable, LineLinkCodesTable, LineNoticesTable, LineOwnersTable } from '../modules/line/line-tables.js';
 
 /**
@@ -242,4 +243,5 @@ export interface Database {
   line_notices: LineNoticesTable;
   line_logins: LineLoginsTable;
   line_login_codes: LineLoginCodesTable;
+  daily_summaries: DailySummariesTable;
 }

@@ -15,6 +15,7 @@ import { createPasswordHasher } from '../accounts/password-hasher.js';
 import { createTeamService } from '../team/team-service.js';
 import { teamRoutes } from '../team/team-routes.js';
 import { lineLoginRoutes } from '../line-login/line-login-routes.js';
+import { reportsRoutes } from '../reports/reports-routes.js';
 
 /** Everything under /api/dashboard (see docs/dashboard-api.md). One registration in app.ts. */
 export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: number }> = async (app, { c, heartbeatMs }) => {
@@ -33,6 +34,7 @@ export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: n
   await app.register(webhookDashboardRoutes, { c, auth });
   await app.register(privacyRoutes, { c, auth });
   await app.register(lineDashboardRoutes, { c, auth });
+  await app.register(reportsRoutes, { c, auth });
   const team = createTeamService({
     db: c.db, clock: c.clock, audit: c.audit, plans: c.plans, shops: c.shops, sessions: c.sessions, mail: c.mail,
     hasher: createPasswordHasher({ fast: c.config.NODE_ENV === 'test' }), publicUrl: auth.publicUrl,

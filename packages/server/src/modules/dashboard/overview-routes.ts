@@ -6,9 +6,10 @@ import { errorResponses, Nullable, success } from '../../http/common-schemas.js'
 import { isoWithOffset } from '../../http/envelope.js';
 import { ShopViewSchema, shopView } from '../accounts/account-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
-import { ListQuery, TransactionRecordSchema, VerifyRecordSchema } from '../transactions/transaction-schemas.js';
+import { TransactionRecordSchema, VerifyRecordSchema } from '../transactions/transaction-schemas.js';
 import { DailySchema, IdParams, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
 import type { OverviewService } from './overview-service.js';
+import { DashboardListQuery } from '../reports/reports-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
@@ -54,7 +55,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
   app.get('/api/dashboard/transactions', {
     onRequest: session,
     schema: {
-      tags, summary: 'The shop\'s results from every channel, newest first', querystring: ListQuery,
+      tags, summary: 'The shop\'s results from every channel, newest first (plus an amount range)', querystring: DashboardListQuery,
       response: { 200: success(Type.Object({ items: Type.Array(TransactionRecordSchema), nextCursor: Nullable(Type.String()) })), ...errorResponses(400, ...E) },
     },
   }, async (req) => ({ success: true as const, data: await c.transactions.list(req.dashboard!.shopId, req.query) }));

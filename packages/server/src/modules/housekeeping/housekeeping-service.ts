@@ -16,6 +16,20 @@ const SHOP_TABLES = [
 ] as const;
 
 /**
+ * The PDPA auto-delete rule in one place: with `settings.privacy.autoDelete`, personal fields of results
+ * older than the retention (months) are blanked. Null when the shop keeps its data. Exports apply it
+ * too, so a file never shows what the next hourly run would blank.
+ */
+export function anonymizeCutoff(settings: Record<string, unknown>, now: Date, defaultRetentionMonths: number): Date | null {
+  const privacy = (settings.privacy ?? {}) as { autoDelete?: boolean; retentionMonths?: number };
+  if (privacy.autoDelete !== true) return null;
+  const months = Number.isInteger(privacy.retentionMonths) && privacy.retentionMonths! > 0 ? privacy.retentionMonths! : defaultRetentionMonths;
+  const cutoff = new Date(now);
+  cutoff.setUTCMonth(cutoff.getUTCMonth() - months);
+  return cutoff;
+}
+
+/**
  * Hourly upkeep run by the outbox worker: retention rules that must hold without anyone clicking.
  * Each step is idempotent, so several workers running it at once only repeat no-ops.
  */
@@ -44,11 +58,8 @@ export function createHousekeeping(deps: { db: Db; clock: Clock; audit: AuditSer
     const shops = await db.selectFrom('shops').select(['id', 'settings']).where('deleted_at', 'is', null).execute();
     let total = 0;
     for (const s of shops) {
-      const privacy = (JSON.parse(s.settings || '{}').privacy ?? {}) as { autoDelete?: boolean; retentionMonths?: number };
-      if (privacy.autoDelete !== true) continue;
-      const months = Number.isInteger(privacy.retentionMonths) && privacy.retentionMonths! > 0 ? privacy.retentionMonths! : deps.defaultRetentionMonths;
-      const cutoff = new Date(now());
-      cutoff.setUTCMonth(cutoff.getUTCMonth() - months);
+      const cutoff = anonymizeCutoff(JSON.parse(s.settings || '{}'), now(), deps.defaultRetentionMonths);
+      if (!cutoff) continue;
       const r = await db.updateTable('transactions')
         .set({ sender_name: null, sender_account: null, receiver_name: null, receiver_account: null, client_ref: null, image_hash: null, anonymized_at: now().toISOString() })
         .where('shop_id', '=', s.id).where('created_at', '<', cutoff.toISOString()).where('anonymized_at', 'is', null).executeTakeFirst();

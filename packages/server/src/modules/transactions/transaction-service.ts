@@ -1,6 +1,6 @@
 import type { Db } from '../../db/db.js';
 import { AppError, notFound } from '../../errors.js';
-import { recordFromRow, type TransactionRecord } from './transaction-record.js';
+import { amountToSatang, recordFromRow, type TransactionRecord } from './transaction-record.js';
 
 export interface TransactionFilters {
   status?: string;
@@ -10,6 +10,9 @@ export interface TransactionFilters {
   environment?: string;
   from?: string;
   to?: string;
+  /** Amount range in baht (inclusive), compared as integer satang. */
+  amountMin?: number;
+  amountMax?: number;
   cursor?: string;
   limit?: number;
 }
@@ -39,6 +42,8 @@ export function createTransactionService(deps: { db: Db }) {
       if (f.environment) q = q.where('environment', '=', f.environment);
       if (f.from) q = q.where('created_at', '>=', new Date(f.from).toISOString());
       if (f.to) q = q.where('created_at', '<=', new Date(f.to).toISOString());
+      if (f.amountMin !== undefined) q = q.where('amount_satang', '>=', amountToSatang(f.amountMin));
+      if (f.amountMax !== undefined) q = q.where('amount_satang', '<=', amountToSatang(f.amountMax));
       if (f.cursor) {
         const c = decodeCursor(f.cursor);
         q = q.where((eb) => eb.or([eb('created_at', '<', c.c), eb.and([eb('created_at', '=', c.c), eb('id', '<', c.i)])]));
@@ -47,6 +52,15 @@ export function createTransactionService(deps: { db: Db }) {
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return { items: page.map((r) => recordFromRow(r)), nextCursor: rows.length > limit && last ? encodeCursor({ c: last.created_at, i: last.id }) : null };
+    },
+    /** Every record the filters match, newest first, in pages of `batch` (exports: constant memory whatever the count). */
+    async *iterate(shopId: string, f: Omit<TransactionFilters, 'cursor' | 'limit'>, batch = 1000): AsyncGenerator<TransactionRecord[]> {
+      let cursor: string | undefined;
+      do {
+        const page = await this.list(shopId, { ...f, cursor, limit: batch });
+        if (page.items.length) yield page.items;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
     },
     /** Missing and another shop's id answer the same 404: the shop id is part of the lookup. */
     async get(shopId: string, id: string): Promise<TransactionRecord> {

@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Container } from '../../container.js';
+import { errorResponses, success } from '../../http/common-schemas.js';
+import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import { requireOwner } from '../team/owner-guard.js';
+import { EXPORT_TYPES } from './reports-export.js';
+import { ExportQuery, SummarySettingsPatch, SummarySettingsSchema, TotalsSchema } from './reports-schemas.js';
+import { summarySettingsOf } from './reports-summary.js';
+
+const tags = ['dashboard'];
+const E = [401, 429];
+
+/** Money totals, exports and daily-summary settings under /api/dashboard (docs/dashboard-api.md). */
+export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
+  const session = requireSession(auth);
+  const owner = [session, requireOwner(c.db)];
+
+  app.get('/api/dashboard/reports/totals', {
+    onRequest: session,
+    schema: { tags, summary: 'Verified THB today / this week / this month (live, SUCCESS only) by payee account and channel, and what was blocked', response: { 200: success(TotalsSchema), ...errorResponses(...E) } },
+  }, async (req) => ({ success: true as const, data: await c.reports.totals.summary(req.dashboard!.shopId) }));
+
+  app.get('/api/dashboard/transactions/export', {
+    onRequest: session,
+    schema: {
+      tags, summary: 'The transactions the filters show, as CSV (UTF-8 with BOM) or XLSX, streamed; an audit event',
+      querystring: ExportQuery, response: { ...errorResponses(400, ...E) },
+    },
+  }, async (req, reply) => {
+    const { format, lang, ...filters } = req.query;
+    const { shopId, userId } = req.dashboard!;
+    const options = await c.reports.prepareExport(shopId, filters, format, lang, `user:${userId}`, req.ip);
+    const day = new Date().toISOString().slice(0, 10);
+    reply.header('content-type', EXPORT_TYPES[format]);
+    reply.header('content-disposition', `attachment; filename="slipcheck-transactions-${day}.${format}"`);
+    reply.header('cache-control', 'no-store');
+    return reply.send(c.reports.streamExport(shopId, filters, options));
+  });
+
+  app.get('/api/dashboard/reports/summary-settings', {
+    onRequest: session, schema: { tags, summary: 'Daily summary: time, channels, empty days', response: { 200: success(SummarySettingsSchema), ...errorResponses(...E) } },
+  }, async (req) => ({ success: true as const, data: summarySettingsOf(await c.shops.get(req.dashboard!.shopId)) }));
+
+  app.put('/api/dashboard/reports/summary-settings', {
+    onRequest: owner,
+    schema: { tags, summary: 'Change the daily summary (owner only)', body: SummarySettingsPatch, response: { 200: success(SummarySettingsSchema), ...errorResponses(400, 403, ...E) } },
+  }, async (req) => {
+    const { shopId, userId } = req.dashboard!;
+    const next = { ...summarySettingsOf(await c.shops.get(shopId)), ...req.body };
+    const shop = await c.shops.update(shopId, { settings: { dailySummary: next } }, `user:${userId}`);
+    return { success: true as const, data: summarySettingsOf(shop) };
+  });
+};

@@ -1,0 +1,164 @@
+import type { Db } from '../../db/db.js';
+import type { Clock } from '../../lib/clock.js';
+import { enqueueOutbox, notifyOutbox } from '../../outbox/outbox-repo.js';
+import type { OutboxHandler } from '../../outbox/outbox-worker.js';
+import { retryKeyFor, type LineClient } from '../line/line-client.js';
+import type { LineService } from '../line/line-service.js';
+import type { MailService } from '../mail/mail-service.js';
+import type { PlanService } from '../plans/plan-service.js';
+import type { QuotaService } from '../quota/quota-service.js';
+import type { Shop, ShopService } from '../shops/shop-service.js';
+import type { ReportTotals } from './reports-totals.js';
+import { dayRange, formatSatang, localDay, localParts } from './reports-time.js';
+
+export const DAILY_SUMMARY_KIND = 'report.daily_summary';
+
+export interface SummarySettings {
+  enabled: boolean;
+  /** HH:MM in the business time zone. */
+  time: string;
+  line: boolean;
+  email: boolean;
+  /** Send on days with no results too (default: skip them). */
+  sendEmpty: boolean;
+}
+export const DEFAULT_SUMMARY: SummarySettings = { enabled: true, time: '21:00', line: true, email: true, sendEmpty: false };
+
+export function summarySettingsOf(shop: Pick<Shop, 'settings'>): SummarySettings {
+  const s = (shop.settings.dailySummary ?? {}) as Partial<SummarySettings>;
+  return {
+    enabled: s.enabled !== false,
+    time: typeof s.time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(s.time) ? s.time : DEFAULT_SUMMARY.time,
+    line: s.line !== false, email: s.email !== false, sendEmpty: s.sendEmpty === true,
+  };
+}
+
+export interface DailySummaryFacts {
+  shopName: string; day: string; verifiedSatang: number; verifiedCount: number; results: number;
+  duplicates: number; mismatches: number; fraud: number; blockedSatang: number; quotaLeft: number; link: string;
+}
+
+/** The message in the shop's language; money from integer satang, never through a float. */
+export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject: string; text: string } {
+  if (lang === 'en') {
+    return {
+      subject: `slipcheck daily summary ${f.day}: ${formatSatang(f.verifiedSatang)} THB verified`,
+      text: [
+        `Daily summary for ${f.shopName}, ${f.day}`,
+        `Verified: ${formatSatang(f.verifiedSatang)} THB from ${f.verifiedCount} slips (${f.results} checks in all)`,
+        `Blocked: ${f.duplicates} duplicate, ${f.mismatches} mismatched, ${f.fraud} suspected fraud (${formatSatang(f.blockedSatang)} THB)`,
+        `Checks left this month: ${f.quotaLeft}`,
+        `See the day: ${f.link}`,
+      ].join('\n'),
+    };
+  }
+  return {
+    subject: `สรุปยอดประจำวัน ${f.day}: ยืนยันแล้ว ${formatSatang(f.verifiedSatang)} บาท`,
+    text: [
+      `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${f.day}`,
+      `ยืนยันแล้ว ${formatSatang(f.verifiedSatang)} บาท จาก ${f.verifiedCount} สลิป (ตรวจทั้งหมด ${f.results} ครั้ง)`,
+      `กันไว้ได้: สลิปซ้ำ ${f.duplicates} ยอด/บัญชีไม่ตรง ${f.mismatches} สงสัยปลอม ${f.fraud} (รวม ${formatSatang(f.blockedSatang)} บาท)`,
+      `โควตาคงเหลือเดือนนี้ ${f.quotaLeft} ครั้ง`,
+      `ดูรายการของวันนี้: ${f.link}`,
+    ].join('\n'),
+  };
+}
+
+interface Deps {
+  db: Db; clock: Clock; timeZone: string; totals: ReportTotals; shops: ShopService; plans: PlanService; quota: QuotaService;
+  line: LineService; lineClient: LineClient; mail: MailService; dashboardUrl: string;
+}
+
+/**
+ * Daily summary, exactly once per shop and local day. `scheduleDue` (run every minute by every
+ * worker) inserts (shop, day) into daily_summaries and enqueues the job in the same transaction; the
+ * primary key makes every other scheduler's insert a no-op, so however many workers and processes
+ * run, one job exists per shop and day. The job's effects are idempotent too: the LINE push carries a
+ * retry key derived from (shop, day, recipient) and the e-mail a dedupe key, and the row's status is
+ * set together with the job's completion.
+ */
+export function createDailySummary(deps: Deps) {
+  const { db, clock, timeZone } = deps;
+
+  async function scheduleDue(): Promise<number> {
+    const now = clock.now();
+    const day = localDay(now, timeZone);
+    const p = localParts(now, timeZone);
+    const hhmm = `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}`;
+    const shops = await db.selectFrom('shops').leftJoin('daily_summaries', (j) => j.onRef('daily_summaries.shop_id', '=', 'shops.id').on('daily_summaries.day', '=', day))
+      .select(['shops.id', 'shops.settings']).where('shops.deleted_at', 'is', null).where('daily_summaries.shop_id', 'is', null).execute();
+    let queued = 0;
+    for (const s of shops) {
+      const cfg = summarySettingsOf({ settings: JSON.parse(s.settings || '{}') });
+      if (!cfg.enabled || hhmm < cfg.time) continue;
+      const iso = now.toISOString();
+      const inserted = await db.transaction().execute(async (trx) => {
+        const r = await trx.insertInto('daily_summaries').values({ shop_id: s.id, day, status: 'queued', job_id: null, sent_line: 0, sent_email: 0, created_at: iso, updated_at: iso })
+          .onConflict((oc) => oc.columns(['shop_id', 'day']).doNothing()).executeTakeFirst();
+        if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
+        const jobId = await enqueueOutbox(trx, { kind: DAILY_SUMMARY_KIND, shopId: s.id, payload: { shopId: s.id, day } }, now);
+        await trx.updateTable('daily_summaries').set({ job_id: jobId }).where('shop_id', '=', s.id).where('day', '=', day).execute();
+        return true;
+      });
+      if (inserted) queued++;
+    }
+    if (queued) notifyOutbox(DAILY_SUMMARY_KIND);
+    return queued;
+  }
+
+  async function facts(shop: Shop, day: string): Promise<DailySummaryFacts> {
+    const { from, to } = dayRange(day, timeZone);
+    const t = await deps.totals.between(shop.id, from, to);
+    const all = await db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('shop_id', '=', shop.id).where('environment', '=', 'live').where('created_at', '>=', from.toISOString()).where('created_at', '<', to.toISOString()).executeTakeFirst();
+    const plan = await deps.plans.get(shop.planCode);
+    const q = await deps.quota.snapshot(shop, plan);
+    const b = t.blocked;
+    return {
+      shopName: shop.name, day, verifiedSatang: t.verified.amountSatang, verifiedCount: t.verified.count, results: Number(all?.n ?? 0),
+      duplicates: b.duplicate.count, mismatches: b.mismatch.count, fraud: b.fraud.count,
+      blockedSatang: b.duplicate.amountSatang + b.mismatch.amountSatang + b.fraud.amountSatang, quotaLeft: q.remaining,
+      link: `${deps.dashboardUrl}/transactions?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(new Date(to.getTime() - 1).toISOString())}`,
+    };
+  }
+
+  const handler: OutboxHandler = async (job, ctx) => {
+    const p = job.payload as { shopId?: string; day?: string };
+    if (!p?.shopId || !p.day || !/^\d{4}-\d{2}-\d{2}$/.test(p.day)) return;
+    const row = await db.selectFrom('daily_summaries').selectAll().where('shop_id', '=', p.shopId).where('day', '=', p.day).executeTakeFirst();
+    if (!row || row.status !== 'queued') return;
+    const shop = await deps.shops.get(p.shopId).catch(() => null);
+    const finish = (status: string, line = 0, email = 0) => db.transaction().execute(async (trx) => {
+      await trx.updateTable('daily_summaries').set({ status, sent_line: line, sent_email: email, updated_at: ctx.now().toISOString() })
+        .where('shop_id', '=', p.shopId!).where('day', '=', p.day!).where('status', '=', 'queued').execute();
+      await ctx.completeIn(trx);
+    });
+    if (!shop) return finish('skipped');
+    const cfg = summarySettingsOf(shop);
+    const f = await facts(shop, p.day);
+    if (!cfg.enabled || (f.results === 0 && !cfg.sendEmpty)) return finish('skipped');
+    const lang = shop.language === 'en' ? 'en' : 'th';
+    const msg = summaryText(f, lang);
+    let line = 0;
+    if (cfg.line) {
+      for (const t of await deps.line.ownerTargets(shop.id)) {
+        if (ctx.signal.aborted) return;
+        await deps.lineClient.push(t.token, t.to, [{ type: 'text', text: msg.text }], retryKeyFor(`daily-summary:${shop.id}:${p.day}:${t.to}`));
+        line++;
+      }
+    }
+    let email = 0;
+    if (cfg.email) {
+      const owners = await db.selectFrom('users').select(['email']).where('shop_id', '=', shop.id).where('role', '=', 'owner')
+        .where('deleted_at', 'is', null).where('disabled_at', 'is', null).execute();
+      for (const o of owners) {
+        await deps.mail.send(o.email, { template: 'daily-summary', subject: msg.subject, text: msg.text }, shop.id, { dedupeKey: `daily-summary:${shop.id}:${p.day}:${o.email}` });
+        email++;
+      }
+    }
+    await finish('sent', line, email);
+  };
+
+  return { scheduleDue, facts, handler };
+}
+export type DailySummary = ReturnType<typeof createDailySummary>;

@@ -1,0 +1,69 @@
+import { cachedFormat, offsetMs } from '../../lib/period.js';
+
+/**
+ * Local (business time zone, Asia/Bangkok by default) calendar arithmetic for reports. Days, weeks
+ * (Monday first) and months are cut at local midnight and turned back into UTC instants, so SQL only
+ * ever compares the stored UTC ISO strings.
+ */
+export interface LocalParts { year: number; month: number; day: number; hour: number; minute: number; weekday: number }
+
+export function localParts(d: Date, timeZone: string): LocalParts {
+  const local = new Date(d.getTime() + offsetMs(d, timeZone));
+  return {
+    year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate(),
+    hour: local.getUTCHours(), minute: local.getUTCMinutes(), weekday: (local.getUTCDay() + 6) % 7, // 0 = Monday
+  };
+}
+
+/** UTC instant of local midnight on the given local calendar date (month/day may overflow; Date.UTC normalises). */
+export function localMidnight(year: number, month: number, day: number, timeZone: string): Date {
+  const asUtc = Date.UTC(year, month - 1, day);
+  // The offset at that instant (one correction step is exact for whole-hour zones without DST, e.g. Bangkok).
+  const guess = asUtc - offsetMs(new Date(asUtc), timeZone);
+  return new Date(asUtc - offsetMs(new Date(guess), timeZone));
+}
+
+/** YYYY-MM-DD of `d` in the zone. */
+export function localDay(d: Date, timeZone: string): string {
+  return cachedFormat(`ymd:${timeZone}`, () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })).format(d);
+}
+
+/** [from, to) of a local day given as YYYY-MM-DD. */
+export function dayRange(day: string, timeZone: string): { from: Date; to: Date } {
+  const [y, m, dd] = day.split('-').map(Number);
+  return { from: localMidnight(y, m, dd, timeZone), to: localMidnight(y, m, dd + 1, timeZone) };
+}
+
+export type PeriodName = 'today' | 'week' | 'month';
+
+/** Today, this week (from Monday) and this month, each [from, to) with `to` the next boundary. */
+export function periodRanges(now: Date, timeZone: string): Record<PeriodName, { from: Date; to: Date }> {
+  const p = localParts(now, timeZone);
+  return {
+    today: { from: localMidnight(p.year, p.month, p.day, timeZone), to: localMidnight(p.year, p.month, p.day + 1, timeZone) },
+    week: { from: localMidnight(p.year, p.month, p.day - p.weekday, timeZone), to: localMidnight(p.year, p.month, p.day - p.weekday + 7, timeZone) },
+    month: { from: localMidnight(p.year, p.month, 1, timeZone), to: localMidnight(p.year, p.month + 1, 1, timeZone) },
+  };
+}
+
+/** "YYYY-MM-DD HH:mm:ss" in the zone (CSV cells: what the owner's clock said). */
+export function localDateTime(iso: string, timeZone: string): string {
+  const d = new Date(iso);
+  const local = new Date(d.getTime() + offsetMs(d, timeZone));
+  return local.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** A Date whose UTC fields are the local wall time: spreadsheets have no time zones and show UTC fields. */
+export function wallClockDate(iso: string, timeZone: string): Date {
+  const d = new Date(iso);
+  return new Date(d.getTime() + offsetMs(d, timeZone));
+}
+
+/** Satang (integer) to "1,234.50" without ever going through a float. */
+export function formatSatang(satang: number, grouping = true): string {
+  const neg = satang < 0;
+  const abs = Math.abs(Math.trunc(satang));
+  const baht = Math.floor(abs / 100).toString();
+  const frac = String(abs % 100).padStart(2, '0');
+  return `${neg ? '-' : ''}${grouping ? baht.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : baht}.${frac}`;
+}

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { DB_KINDS, seedShop } from '../helpers/harness.js';
+import { createDashHarness, signup, type Owner } from '../dashboard/dash-helpers.js';
+import type { Harness } from '../helpers/harness.js';
+import { formatSatang, periodRanges } from '../../src/modules/reports/reports-time.js';
+import { bkk, insertTx } from './reports-helpers.js';
+
+const PG = !!process.env.TEST_DATABASE_URL;
+
+describe.each(DB_KINDS)('report totals (%s)', (kind) => {
+  let h: Harness;
+  let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
+  let owner: Owner;
+  beforeAll(async () => {
+    if (kind === 'postgres' && !PG) return;
+    ({ h, clock } = await createDashHarness(kind));
+  });
+  afterAll(async () => { await h?.close(); });
+
+  it.skipIf(kind === 'postgres' && !PG)('cuts today, week and month at Bangkok midnight (23:59 vs 00:01)', async () => {
+    // Wednesday 11 November 2026, 10:00 in Bangkok (03:00 UTC).
+    clock.set(bkk('2026-11-11T10:00:00'));
+    owner = await signup(h);
+    const shopId = owner.shopId;
+    await insertTx(h, shopId, [
+      { createdAt: bkk('2026-11-10T23:59:00'), amountSatang: 100_00 }, // yesterday (UTC date 10th)
+      { createdAt: bkk('2026-11-11T00:01:00'), amountSatang: 250_50 }, // today, though its UTC date is still the 10th
+      { createdAt: bkk('2026-11-08T23:59:00'), amountSatang: 7_00 }, // Sunday: last week, this month
+      { createdAt: bkk('2026-11-09T00:01:00'), amountSatang: 3_00, source: 'LINE' }, // Monday: this week
+      { createdAt: bkk('2026-10-31T23:59:00'), amountSatang: 999_99 }, // last month
+      { createdAt: bkk('2026-11-01T00:01:00'), amountSatang: 1_01, receiverAccount: 'xxx-x-x9999-x', receiverName: 'Other' }, // this month (UTC 31 Oct)
+      { createdAt: bkk('2026-11-11T09:00:00'), amountSatang: 500_00, status: 'DUPLICATE' },
+      { createdAt: bkk('2026-11-11T09:01:00'), amountSatang: 40_00, status: 'AMOUNT_MISMATCH' },
+      { createdAt: bkk('2026-11-11T09:02:00'), amountSatang: 60_00, status: 'RECEIVER_MISMATCH' },
+      { createdAt: bkk('2026-11-11T09:03:00'), amountSatang: 1_000_00, status: 'FRAUD' },
+      { createdAt: bkk('2026-11-11T09:04:00'), amountSatang: 77_00, status: 'INVALID' },
+      { createdAt: bkk('2026-11-11T09:05:00'), amountSatang: 88_00, environment: 'test' }, // test keys never count as money
+    ]);
+    const other = await seedShop(h);
+    await insertTx(h, other.shop.id, [{ createdAt: bkk('2026-11-11T09:00:00'), amountSatang: 123_45 }]);
+
+    const res = await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: owner.auth });
+    expect(res.statusCode).toBe(200);
+    const { timeZone, periods } = res.json().data;
+    expect(timeZone).toBe('Asia/Bangkok');
+    expect(periods.today.from).toBe(bkk('2026-11-11T00:00:00'));
+    expect(periods.today.verified).toEqual({ count: 1, amountSatang: 250_50 });
+    expect(periods.week.from).toBe(bkk('2026-11-09T00:00:00'));
+    expect(periods.week.verified).toEqual({ count: 3, amountSatang: 100_00 + 250_50 + 3_00 });
+    expect(periods.month.from).toBe(bkk('2026-11-01T00:00:00'));
+    expect(periods.month.verified).toEqual({ count: 5, amountSatang: 100_00 + 250_50 + 7_00 + 3_00 + 1_01 });
+    expect(periods.today.blocked).toEqual({ duplicate: { count: 1, amountSatang: 500_00 }, mismatch: { count: 2, amountSatang: 100_00 }, fraud: { count: 1, amountSatang: 1_000_00 } });
+    expect(periods.week.byChannel).toEqual([{ source: 'API', count: 2, amountSatang: 350_50 }, { source: 'LINE', count: 1, amountSatang: 3_00 }]);
+    expect(periods.month.byPayee).toEqual([
+      { account: 'xxx-x-x6660-x', name: 'บจก. ร้านกาแฟ ทดสอบ', count: 4, amountSatang: 360_50 },
+      { account: 'xxx-x-x9999-x', name: 'Other', count: 1, amountSatang: 1_01 },
+    ]);
+    // At 23:59 the same day nothing moves; crossing midnight moves 00:01 out of "today" (asked of the service: the session would have expired).
+    clock.set(bkk('2026-11-11T23:59:30'));
+    const late = (await h.c.reports.totals.summary(shopId)).periods;
+    expect(late.today.verified).toEqual({ count: 1, amountSatang: 250_50 });
+    clock.set(bkk('2026-11-12T00:00:30'));
+    const next = (await h.c.reports.totals.summary(shopId)).periods;
+    expect(next.today.verified).toEqual({ count: 0, amountSatang: 0 });
+    expect(next.week.verified.count).toBe(3);
+    // The other shop's data never shows; no session, no totals.
+    expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals' })).statusCode).toBe(401);
+  });
+
+  it.skipIf(kind === 'postgres' && !PG)('sums 10,000 random amounts exactly (integer satang end to end)', async () => {
+    clock.set(bkk('2026-12-15T12:00:00'));
+    const shop = await signup(h);
+    const amounts = fc.sample(fc.integer({ min: 1, max: 2_000_000_00 }), { numRuns: 10_000, seed: 20261215 });
+    await insertTx(h, shop.shopId, amounts.map((a, i) => ({ createdAt: new Date(Date.parse(bkk('2026-12-15T00:00:00')) + i * 1000).toISOString(), amountSatang: a })));
+    const exact = amounts.reduce((s, a) => s + BigInt(a), 0n);
+    const data = (await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: shop.auth })).json().data;
+    expect(data.periods.today.verified.count).toBe(10_000);
+    expect(BigInt(data.periods.today.verified.amountSatang)).toBe(exact);
+    expect(Number.isInteger(data.periods.today.verified.amountSatang)).toBe(true);
+    expect(formatSatang(data.periods.today.verified.amountSatang, false)).toBe(`${exact / 100n}.${String(exact % 100n).padStart(2, '0')}`);
+  }, 60_000);
+});
+
+describe('Bangkok period ranges', () => {
+  it('week starts on Monday and month on the 1st, at local midnight', () => {
+    const r = periodRanges(new Date(bkk('2026-11-01T00:00:01')), 'Asia/Bangkok'); // a Sunday
+    expect(r.today.from.toISOString()).toBe(bkk('2026-11-01T00:00:00'));
+    expect(r.week.from.toISOString()).toBe(bkk('2026-10-26T00:00:00'));
+    expect(r.month.from.toISOString()).toBe(bkk('2026-11-01T00:00:00'));
+    expect(r.month.to.toISOString()).toBe(bkk('2026-12-01T00:00:00'));
+    const dec = periodRanges(new Date(bkk('2026-12-31T23:59:59')), 'Asia/Bangkok');
+    expect(dec.month.to.toISOString()).toBe(bkk('2027-01-01T00:00:00'));
+    expect(dec.today.to.toISOString()).toBe(bkk('2027-01-01T00:00:00'));
+  });
+  it('formats satang without floats', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (s) => {
+      const text = formatSatang(s, false);
+      expect(BigInt(text.replace('.', ''))).toBe(BigInt(s));
+    }));
+    expect(formatSatang(123456789)).toBe('1,234,567.89');
+  });
+});

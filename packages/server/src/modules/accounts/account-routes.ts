@@ -134,6 +134,20 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     return { success: true as const, data: { user: userView(user), shop: shopView(shop) } };
   });
 
+  // The EN/ไทย switch is the person's, kept on the user (not the browser, not the shop): it follows them
+  // to another device and does not change the language of the shop's LINE replies and mails.
+  app.patch('/api/dashboard/me/preferences', {
+    onRequest: requireSession(auth),
+    schema: {
+      tags, summary: 'The signed-in person\'s dashboard language',
+      body: Type.Object({ language: Type.Union([Type.Literal('th'), Type.Literal('en')]) }, { additionalProperties: false }),
+      response: { 200: success(Type.Object({ user: UserViewSchema })), ...errorResponses(400, 401, 429) },
+    },
+  }, async (req) => {
+    const user = await d.accounts.setLanguage(req.dashboard!.userId, req.body.language);
+    return { success: true as const, data: { user: userView(user) } };
+  });
+
   app.post('/api/dashboard/auth/password', {
     onRequest: requireSession(auth),
     schema: { tags, summary: 'Change the password; other sessions are signed out', body: PasswordChangeBody, response: { 200: success(Type.Object({ changed: Type.Boolean() })), ...errorResponses(400, 401, 429) } },

@@ -190,6 +190,11 @@ export function createAccountService(deps: AccountDeps) {
       await mail.send(user.email, mailTemplates.passwordChanged({ at: clock.now(), timeZone: deps.timeZone, securityUrl: `${base}/login` }), user.shop_id);
     },
 
+    /** The person's dashboard language (the EN/ไทย switch); the shop's language for LINE and mails is separate. */
+    async setLanguage(userId: string, language: 'th' | 'en'): Promise<User> {
+      await db.updateTable('users').set({ language }).where('id', '=', userId).where('deleted_at', 'is', null).execute();
+      return getUser(userId);
+    },
     async verifyPassword(userId: string, password: string): Promise<boolean> {
       const row = await db.selectFrom('users').select('password_hash').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
       return !!row && hasher.verify(row.password_hash, password);

@@ -58,6 +58,15 @@ export const mailTemplates = {
     return { template: 'password_changed', subject: 'รหัสผ่านถูกเปลี่ยน / Your password was changed', text: th + RULE + en };
   },
 
+  /** Sent at once on erasure, to the address the account had (it is freed for a new sign-up). */
+  accountErased(p: { shopName: string; at: Date; purgeAfter: Date; timeZone: string }): MailContent {
+    const t = when(p.at, p.timeZone);
+    const u = when(p.purgeAfter, p.timeZone);
+    const th = `ร้าน "${p.shopName}" และบัญชี slipcheck ของคุณถูกลบเมื่อ ${t.th} ทุกอุปกรณ์ถูกออกจากระบบ และ API คีย์ทั้งหมดถูกยกเลิกแล้ว\n\nข้อมูลทั้งหมด (ผลตรวจสลิป บัญชีรับเงิน ทีมงาน เว็บฮุก การเชื่อม LINE) จะถูกลบถาวรหลัง ${u.th} เก็บไว้เพียงบันทึกความปลอดภัย (ใคร ทำอะไร เมื่อใด) ตามระยะเวลาที่กำหนด และชื่อร้านจะถูกแทนด้วย "(erased)"\n\nหากไม่ใช่คุณเป็นผู้ลบ ให้ตอบกลับอีเมลนี้ก่อนเวลาดังกล่าว\n\n${SIGN_TH}`;
+    const en = `The shop "${p.shopName}" and your slipcheck account were deleted on ${t.en}. Every device was signed out and every API key revoked.\n\nAll data (slip results, payee accounts, team, webhooks, LINE links) is deleted for good after ${u.en}. Only the security log (who did what, when) is kept for its retention period, and the shop's name is replaced by "(erased)".\n\nIf you did not do this, reply to this e-mail before then.\n\n${SIGN_EN}`;
+    return { template: 'account_erased', subject: 'ลบบัญชีแล้ว / Your account was deleted', text: th + RULE + en };
+  },
+
   teamInvite(p: { shopName: string; inviterEmail: string; link: string; days: number }): MailContent {
     const th = `${p.inviterEmail} เชิญคุณเข้าร่วมทีมของร้าน "${p.shopName}" บน slipcheck (ตรวจสลิปโอนเงิน)\n\nเปิดลิงก์นี้เพื่อตั้งรหัสผ่านและเข้าร่วม ภายใน ${p.days} วัน (ใช้ได้ครั้งเดียว):\n${p.link}\n\nหากคุณไม่รู้จักร้านนี้ ไม่ต้องทำอะไร\n\n${SIGN_TH}`;
     const en = `${p.inviterEmail} invited you to join the team of "${p.shopName}" on slipcheck (bank-transfer slip checking).\n\nOpen this link to set a password and join, within ${p.days} days (it works once):\n${p.link}\n\nIf you do not know this shop, ignore this e-mail.\n\n${SIGN_EN}`;
@@ -70,6 +79,7 @@ export const mailTemplates = {
       QUOTA_80: ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', '80% of this month\'s slip quota is used.'],
       QUOTA_100: ['โควตาตรวจสลิปเดือนนี้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ', 'This month\'s slip quota is used up; new slips are refused until next month or a larger plan.'],
       TRIAL_ENDING: ['ช่วงทดลองใช้ของร้านใกล้หมดแล้ว เลือกแพ็กเกจเพื่อใช้งานต่อ', 'Your shop\'s trial ends soon; choose a plan to keep checking slips.'],
+      LINE_MONTHLY_LIMIT: ['บัญชี LINE Official Account ของร้านส่งข้อความครบโควตาของเดือนนี้แล้ว (LINE แจ้งว่าถึงขีดจำกัดรายเดือน) ระบบยังตรวจสลิปได้ แต่จะตอบในแชทได้เฉพาะการตอบกลับทันที จนถึงเดือนหน้า หรือจนกว่าจะเพิ่มแพ็กเกจข้อความใน LINE Official Account Manager', 'Your LINE Official Account has used up this month\'s message allowance (LINE answered "monthly limit"). Slips are still checked, but the bot can only answer with immediate replies until next month or until you raise the message plan in LINE Official Account Manager.'],
     };
     const [th, en] = what[p.type] ?? ['มีการแจ้งเตือนจากระบบ', 'There is a new alert.'];
     const ref = p.transactionId ? `\n\n${p.dashboardUrl}/transactions/${p.transactionId}` : `\n\n${p.dashboardUrl}`;

@@ -7,6 +7,7 @@ import { enforceRate, requireSession, type DashboardAuthDeps } from '../accounts
 import { requireOwner } from '../team/owner-guard.js';
 import { recordFromRow } from '../transactions/transaction-record.js';
 import { ERASE_GRACE_MS } from '../housekeeping/housekeeping-service.js';
+import { mailTemplates } from '../mail/mail-templates.js';
 
 const tags = ['dashboard'];
 
@@ -60,6 +61,9 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
     const now = c.clock.now();
     const iso = now.toISOString();
     const actor = `user:${userId}`;
+    const purgeAfter = new Date(now.getTime() + ERASE_GRACE_MS);
+    // Read before the erase frees the address: the confirmation goes to the address the account had.
+    const [owner, shop] = await Promise.all([c.accounts.getUser(userId), c.shops.get(shopId)]);
     await c.db.transaction().execute(async (trx) => {
       await trx.updateTable('shops').set({ deleted_at: iso }).where('id', '=', shopId).execute();
       // The address is freed at once (a new sign-up with it is allowed); the row itself goes at the purge.
@@ -68,6 +72,9 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
       await trx.updateTable('user_sessions').set({ revoked_at: iso, revoke_reason: 'erasure' }).where('shop_id', '=', shopId).where('revoked_at', 'is', null).execute();
       await c.audit.record({ shopId, actor, action: 'privacy.erase', target: shopId, ip: req.ip, detail: { purgeAfter: new Date(now.getTime() + ERASE_GRACE_MS).toISOString() } }, trx);
     });
-    return { success: true as const, data: { erased: true, purgeAfter: new Date(now.getTime() + ERASE_GRACE_MS).toISOString() } };
+    // After the commit: a mail failure must not undo the erasure (mail.send logs and keeps the row).
+    await c.mail.send(owner.email, mailTemplates.accountErased({ shopName: shop.name, at: now, purgeAfter, timeZone: c.config.TIME_ZONE }), shopId)
+      .catch((err: unknown) => req.log.warn({ code: (err as { code?: string }).code }, 'erasure confirmation mail failed'));
+    return { success: true as const, data: { erased: true, purgeAfter: purgeAfter.toISOString() } };
   });
 };

@@ -15,6 +15,7 @@ const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads
   shop set-plan --shop ID --plan CODE        (record that payment happened)
   shop set-state --shop ID --state trial|active|past_due|suspended
   shop show --shop ID
+  shop find --email ADDRESS                  (the shop of an owner or staff e-mail, case-insensitive)
   plan list
   payee add --shop ID --bank 004 --account 1234567890 --holder NAME [--kind BANK|PROMPTPAY] [--proxy-type PHONE|NATID|EWALLET] [--primary]
   payee list --shop ID
@@ -52,6 +53,16 @@ const commands: Record<string, Handler> = {
     const shop = await c.shops.get(required(values, 'shop'));
     const plan = await c.plans.get(shop.planCode);
     return { ...shop, plan, quota: await c.quota.snapshot(shop, plan), testQuota: await c.quota.testSnapshot(shop.id), payeeAccounts: await c.payees.list(shop.id) };
+  },
+  // Owners know their e-mail, not their shop id: support starts from the address they write from.
+  'shop find': async (c, argv) => {
+    const { values } = flags(argv, { email: 'string' });
+    const email = required(values, 'email').trim().toLowerCase();
+    const rows = await c.db.selectFrom('users').innerJoin('shops', 'shops.id', 'users.shop_id')
+      .select(['shops.id as shopId', 'shops.name as shopName', 'shops.plan_code as planCode', 'shops.state as state', 'users.id as userId', 'users.email as email', 'users.role as role'])
+      .where('users.email', '=', email).where('users.deleted_at', 'is', null).where('shops.deleted_at', 'is', null).execute();
+    if (!rows.length) throw new UsageError(`No shop has a person with the e-mail ${email}.`);
+    return rows;
   },
   'plan list': async (c) => c.plans.list(),
   'payee add': async (c, argv) => {

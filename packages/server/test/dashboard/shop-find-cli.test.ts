@@ -1,0 +1,36 @@
+/** Operators ask owners for their shop id; owners know their e-mail. `slipcheck shop find --email`. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/cli.js';
+import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createDashHarness, signup } from './dash-helpers.js';
+
+for (const kind of DB_KINDS) {
+  describe(`shop find --email [${kind}]`, () => {
+    let h: Harness;
+    beforeAll(async () => { ({ h } = await createDashHarness(kind)); });
+    afterAll(async () => h.close());
+    const cli = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const env = { NODE_ENV: 'test', DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL, LOG_LEVEL: 'silent', SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off' };
+      const code = await runCli(args, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, env);
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+
+    it('finds the shop of an owner by e-mail, whatever the case', async () => {
+      const o = await signup(h, { shopName: 'ร้านหาเจอ' });
+      await signup(h); // another shop must not appear
+      const r = await cli(['shop', 'find', '--email', o.email.toUpperCase()]);
+      expect(r.code).toBe(0);
+      const rows = JSON.parse(r.out);
+      expect(rows).toEqual([expect.objectContaining({ shopId: o.shopId, shopName: 'ร้านหาเจอ', email: o.email, role: 'owner' })]);
+    });
+
+    it('says so for an unknown address and exits non-zero', async () => {
+      const r = await cli(['shop', 'find', '--email', 'nobody-here@example.com']);
+      expect(r.code).not.toBe(0);
+      expect(r.err).toContain('nobody-here@example.com');
+      expect(r.out).toBe('');
+    });
+  });
+}

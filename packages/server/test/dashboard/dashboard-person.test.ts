@@ -51,3 +51,20 @@ for (const kind of DB_KINDS) {
     });
   });
 }
+
+describe('webhook URL refusals keep the server reason and, in development, name the switch for local targets', () => {
+  for (const [env, hint] of [['development', 'WEBHOOK_ALLOW_PRIVATE=true'], ['production-like test', undefined]] as const) {
+    it(env, async () => {
+      const { h } = await createDashHarness('sqlite', { WEBHOOK_ALLOW_PRIVATE: 'false', ...(env === 'development' ? { NODE_ENV: 'development' } : {}) });
+      try {
+        const o = await signup(h, { planCode: 'GROWTH' });
+        await h.c.shops.setPlan(o.shopId, 'GROWTH', 'test');
+        const r = await h.app.inject({ method: 'POST', url: '/api/dashboard/webhooks', headers: o.auth, payload: { url: 'https://127.0.0.1:9/hook' } });
+        expect(r.statusCode).toBe(400);
+        expect(r.json().code).toBe('INVALID_WEBHOOK_URL');
+        expect(r.json().message).toBe('url must point to a public internet address');
+        expect(r.json().allowLocalTargets).toBe(hint);
+      } finally { await h.close(); }
+    });
+  }
+});

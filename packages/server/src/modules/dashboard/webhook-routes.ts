@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Container } from '../../container.js';
-import { notFound } from '../../errors.js';
+import { AppError, notFound } from '../../errors.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
@@ -36,6 +36,16 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
   const session = [requireSession(auth), requireOwner(c.db)];
   const wh = c.webhooks;
   const actor = (userId: string) => `user:${userId}`;
+  // In development a local receiver (localhost, 10.x) is the usual first target and is refused by the
+  // SSRF guard: the answer then names the switch (the screen shows it beside the server's reason).
+  const explainUrl = async <T>(p: Promise<T>): Promise<T> => {
+    try { return await p; } catch (e) {
+      if (e instanceof AppError && e.code === 'INVALID_WEBHOOK_URL' && c.config.NODE_ENV === 'development' && !c.config.WEBHOOK_ALLOW_PRIVATE) {
+        throw new AppError(e.code, e.statusCode, e.message, { ...e.extra, allowLocalTargets: 'WEBHOOK_ALLOW_PRIVATE=true' });
+      }
+      throw e;
+    }
+  };
 
   app.get('/api/dashboard/webhooks', {
     onRequest: session, schema: { tags, summary: 'Webhook endpoints', response: { 200: success(Type.Object({ items: Type.Array(EndpointSchema) })), ...errorResponses(...E) } },
@@ -48,7 +58,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
       body: Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }), events: Type.Optional(Type.Array(EventKind, { minItems: 1 })), description: Type.Optional(Nullable(Type.String({ maxLength: 200 }))) }, { additionalProperties: false }),
       response: { 201: success(Type.Object({ endpoint: EndpointSchema, secret: Type.String() })), ...errorResponses(400, 403, 409, ...E) },
     },
-  }, async (req, reply) => reply.status(201).send({ success: true as const, data: await wh.addEndpoint(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId)) }));
+  }, async (req, reply) => reply.status(201).send({ success: true as const, data: await explainUrl(wh.addEndpoint(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId))) }));
 
   app.patch('/api/dashboard/webhooks/:id', {
     onRequest: session,
@@ -60,7 +70,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
   }, async (req) => {
     const { shopId, userId } = req.dashboard!;
     const { enabled, ...patch } = req.body;
-    let ep = Object.keys(patch).length ? await wh.update(shopId, req.params.id, patch, actor(userId)) : await wh.get(shopId, req.params.id);
+    let ep = Object.keys(patch).length ? await explainUrl(wh.update(shopId, req.params.id, patch, actor(userId))) : await wh.get(shopId, req.params.id);
     if (enabled === true && ep.status !== 'enabled') ep = await wh.enable(shopId, req.params.id, actor(userId));
     if (enabled === false && ep.status !== 'disabled') ep = await wh.disable(shopId, req.params.id, actor(userId));
     return { success: true as const, data: ep };

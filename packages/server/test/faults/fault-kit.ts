@@ -50,6 +50,7 @@ export async function startRelay(target: { host: string; port: number }) {
   let server: net.Server | null = null;
   const sockets = new Set<net.Socket>();
   const up = async () => {
+    if (server) return;
     server = net.createServer((client) => {
       const upstream = net.connect(target.port, target.host);
       for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => undefined); }
@@ -57,7 +58,7 @@ export async function startRelay(target: { host: string; port: number }) {
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((r) => server!.listen(port, '127.0.0.1', () => r()));
+    await new Promise<void>((resolve, reject) => { server!.once('error', reject); server!.listen(port, '127.0.0.1', () => resolve()); });
   };
   const down = async () => {
     const s = server;

@@ -47,7 +47,7 @@ export interface ContainerOverrides {
   bus?: ResultsBus;
   checker?: Checker;
   /** Tests replace the decoder (e.g. to make it busy); production uses the worker-thread pool. */
-  decode?: (image: Buffer) => Promise<DecodeResult>;
+  decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   logger?: Logger;
   /** PostgreSQL schema of the migration bookkeeping (tests give each run its own schema). */
   migrationSchema?: string;
@@ -112,9 +112,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // Worker threads start on first use, so the CLI and the worker process never pay for them.
   let pool: SlipDecoderPool | null = null;
   closers.push(async () => { await pool?.close(); });
-  const decode = overrides.decode ?? ((image: Buffer) => {
+  // The shop id keys the pool's fair queue: one shop's flood cannot take another shop's decoder time.
+  const decode = overrides.decode ?? ((image: Buffer, shopId?: string) => {
     pool ??= createSlipDecoderPool({ threads: config.DECODE_THREADS || undefined });
-    return pool.decode(image);
+    return pool.decode(image, { key: shopId });
   });
   const claims = createImageClaims({
     db, now: () => clock.now(), windowMs: config.IMAGE_CACHE_HOURS * 3_600_000,

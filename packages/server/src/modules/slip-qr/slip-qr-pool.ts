@@ -5,13 +5,24 @@ import { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import { metrics } from '../../lib/metrics.js';
 import type { DecodeResult } from './slip-qr-decoder.js';
+import { FairQueue } from './slip-qr-fair-queue.js';
 import type { WorkerRequest, WorkerResponse } from './slip-qr-worker.js';
 
 export interface SlipDecoderPoolOptions {
   /** Worker threads; default: one per core. */
   threads?: number;
-  /** Jobs waiting for a free worker before decode() refuses with DECODER_BUSY; default 16 per thread. */
+  /**
+   * Jobs waiting for a free worker before decode() refuses with DECODER_BUSY; default 16 per thread.
+   * Shared fairly between keys (shops): when it is full, a key below its share (maxQueue / keys
+   * waiting) takes the newest place of the key holding the most, which is refused instead.
+   */
   maxQueue?: number;
+  /**
+   * Jobs of one key (shop) decoding at the same time; default: every thread on 1-2 threads, one less
+   * than the threads above that (one thread always stays for other shops). With fewer, a free
+   * worker goes to the waiting key with the fewest running jobs first.
+   */
+  maxRunningPerKey?: number;
   /** A job running longer than this kills its worker (which is replaced); default 20 s. */
   jobTimeoutMs?: number;
   /** Worker script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */
@@ -24,6 +35,8 @@ export interface DecodeCallOptions {
    * empty (no copy of the image stays on the main thread). Set `copy` to keep it usable.
    */
   copy?: boolean;
+  /** Whose image this is (the shop id): the queue is shared fairly between keys. Default: one shared key. */
+  key?: string;
 }
 
 export interface SlipDecoderPool {
@@ -33,10 +46,13 @@ export interface SlipDecoderPool {
   ready(): Promise<void>;
   /** Snapshot for health/metrics: busy workers and queued jobs. */
   stats(): { threads: number; busy: number; queued: number };
+  /** Running and waiting jobs of one key (tests and diagnostics). */
+  keyStats(key: string): { running: number; queued: number };
 }
 
 interface Job {
   id: number;
+  key: string;
   image: Uint8Array;
   resolve: (r: DecodeResult) => void;
   reject: (e: Error) => void;
@@ -80,10 +96,18 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
   const maxQueue = Math.max(0, Math.floor(options.maxQueue ?? threads * 16));
   const jobTimeoutMs = options.jobTimeoutMs ?? 20_000;
+  const maxRunningPerKey = Math.max(1, Math.floor(options.maxRunningPerKey ?? (threads <= 2 ? threads : threads - 1)));
   // The compiled build (dist/*.js) starts the compiled worker directly: no TypeScript loader in production.
   const workerUrl = options.workerUrl ?? new URL(`./slip-qr-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
   const { source, evalSource } = workerSource(workerUrl);
-  const queue: Job[] = [];
+  const queue = new FairQueue<Job>();
+  // Jobs each key has on a worker right now; a key leaves the map at zero.
+  const running = new Map<string, number>();
+  const runningOf = (key: string) => running.get(key) ?? 0;
+  // When each key last had a job started (a sequence number): ties between keys go to the longest idle.
+  // Forgotten once a key has nothing running or waiting, so the map stays as small as the load.
+  const lastStart = new Map<string, number>();
+  let startSeq = 0;
   const slots: Slot[] = [];
   let nextId = 1;
   let closed = false;
@@ -136,7 +160,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       job?.reject(new AppError('DECODER_FAILED', 500, 'slip decoder worker stopped while decoding'));
       if (!slot.ready && ++startFailures >= 3) {
         broken = true;
-        for (const queued of queue.splice(0)) queued.reject(unavailableError());
+        for (const queued of queue.drain()) queued.reject(unavailableError());
         settleReady();
         return;
       }
@@ -147,6 +171,14 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   }
 
   function finish(slot: Slot): void {
+    // Every way a job ends (answer, error, timeout, worker death) comes through here: the key's slot is free again.
+    if (slot.job) {
+      const key = slot.job.key;
+      const n = runningOf(key) - 1;
+      if (n > 0) running.set(key, n);
+      else running.delete(key);
+      if (n <= 0 && queue.sizeOf(key) === 0) lastStart.delete(key);
+    }
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = undefined;
     slot.job = undefined;
@@ -155,6 +187,8 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
 
   function start(slot: Slot, job: Job): void {
     slot.job = job;
+    running.set(job.key, runningOf(job.key) + 1);
+    lastStart.set(job.key, ++startSeq);
     // Keep the process alive while a caller waits on this job.
     slot.worker.ref();
     slot.timer = setTimeout(() => {
@@ -169,10 +203,18 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
 
   function pump(): void {
     for (const slot of slots) {
-      if (queue.length === 0) return;
-      if (!slot.job) start(slot, queue.shift()!);
+      if (queue.size === 0) return;
+      if (slot.job) continue;
+      const next = queue.next(runningOf, maxRunningPerKey, (k) => lastStart.get(k) ?? 0);
+      if (!next) return;
+      start(slot, next.job);
     }
   }
+
+  const busyError = () => {
+    metrics.decoderRejected.inc();
+    return new AppError('DECODER_BUSY', 503, 'slip decoder is busy, retry shortly');
+  };
 
   for (let i = 0; i < threads; i++) slots.push(spawn());
 
@@ -181,22 +223,25 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       if (closed) return Promise.reject(closedError());
       if (broken) return Promise.reject(unavailableError());
       if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
-      const free = slots.find((s) => !s.job);
-      if (!free && queue.length >= maxQueue) {
-        metrics.decoderRejected.inc();
-        return Promise.reject(new AppError('DECODER_BUSY', 503, 'slip decoder is busy, retry shortly'));
+      const key = callOptions.key ?? '';
+      const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job) : undefined;
+      if (!free && queue.size >= maxQueue) {
+        // Full: a key below its share takes the place of the biggest holder's newest job.
+        const evicted = queue.evictFor(key, maxQueue);
+        if (!evicted) return Promise.reject(busyError());
+        evicted.reject(busyError());
       }
       return new Promise<DecodeResult>((resolve, reject) => {
-        const job: Job = { id: nextId++, image: ownBytes(image, callOptions.copy ?? false), resolve, reject };
+        const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject };
         if (free) start(free, job);
-        else queue.push(job);
+        else queue.push(key, job);
       });
     },
     async close() {
       if (closed) return;
       closed = true;
       settleReady();
-      for (const job of queue.splice(0)) job.reject(closedError());
+      for (const job of queue.drain()) job.reject(closedError());
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },
     ready() {
@@ -206,7 +251,10 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       });
     },
     stats() {
-      return { threads: slots.length, busy: slots.filter((s) => s.job).length, queued: queue.length };
+      return { threads: slots.length, busy: slots.filter((s) => s.job).length, queued: queue.size };
+    },
+    keyStats(key) {
+      return { running: runningOf(key), queued: queue.sizeOf(key) };
     },
   };
 }

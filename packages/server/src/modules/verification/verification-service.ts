@@ -49,7 +49,8 @@ export interface VerificationDeps {
   payees: PayeeService;
   quota: QuotaService;
   claims: ImageClaims;
-  decode: (image: Buffer) => Promise<DecodeResult>;
+  /** `shopId` keys the decoder pool's fair share between shops. */
+  decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   checker: Checker;
   bus: ResultsBus;
   maxImageBytes: number;
@@ -220,7 +221,7 @@ export function createVerificationService(deps: VerificationDeps) {
         }
         reservation = await quota.reserve(shop, plan, environment);
         const decodeStart = process.hrtime.bigint();
-        const decoded = input.decoded ?? await deps.decode(input.image).finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart)));
+        const decoded = input.decoded ?? await deps.decode(input.image, shop.id).finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart)));
         let draft: Draft;
         if (!decoded.ok) {
           draft = { ...emptyDraft(), status: 'INVALID', error_code: decoded.errorCode, error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message };

@@ -6,6 +6,7 @@ import { runDemo } from './demo-command.js';
 import { lineCommands } from '../modules/line/line-cli.js';
 import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
 import { mailCommands, MAIL_USAGE } from '../modules/mail/mail-cli.js';
+import { reportsCommands, REPORTS_USAGE } from '../modules/reports/reports-cli.js';
 
 const OPERATOR = 'operator:cli';
 
@@ -27,6 +28,7 @@ const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads
   line link|unlink|list|link-code|unlink-group|verify-webhook ...   (slipcheck line: details)
 ${WEBHOOK_USAGE}
 ${MAIL_USAGE}
+${REPORTS_USAGE}
   demo [--out FILE]                          (development: a demo shop, keys, a sandbox slip and the curl to check it)
   secrets reencrypt                          (after a SECRET_KEY rotation: re-seal stored secrets)
   migrate
@@ -139,6 +141,7 @@ extraCommands.demo = async (argv, out, env) => withContainer(env, out, USAGE, as
 Object.assign(extraCommands, lineCommands);
 Object.assign(extraCommands, webhookCommands);
 Object.assign(extraCommands, mailCommands);
+Object.assign(extraCommands, reportsCommands);
 
 export async function runCli(argv: string[], out: Out = { stdout: (s) => process.stdout.write(s + '\n'), stderr: (s) => process.stderr.write(s + '\n') }, env = process.env): Promise<number> {
   if (!argv.length || argv[0] === 'help' || argv[0] === '--help') { out.stdout(USAGE); return argv.length ? 0 : 2; }

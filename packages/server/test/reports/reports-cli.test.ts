@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { runCli } from '../../src/cli/cli.js';
+import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { bkk, insertTx } from './reports-helpers.js';
+
+const PG = !!process.env.TEST_DATABASE_URL;
+
+describe.each(DB_KINDS)('slipcheck transactions export (%s)', (kind) => {
+  const skip = kind === 'postgres' && !PG;
+  let h: Harness;
+  let shopId: string;
+  beforeAll(async () => {
+    if (skip) return;
+    h = await createHarness(kind);
+    shopId = (await seedShop(h)).shop.id;
+    await insertTx(h, shopId, [
+      { createdAt: bkk('2026-11-10T23:59:00'), amountSatang: 10_00, clientRef: 'A-1' },
+      { createdAt: bkk('2026-11-11T00:01:00'), amountSatang: 20_25, clientRef: 'A-2', senderName: 'นาย ทดสอบ ไทย' },
+      { createdAt: bkk('2026-11-12T00:00:00'), amountSatang: 30_00, clientRef: 'A-3' },
+    ]);
+  });
+  afterAll(async () => { await h?.close(); });
+
+  async function cli(...argv: string[]) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const env = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL ?? '', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', REDIS_URL: '' };
+    const code = await runCli(argv, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, env);
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  it.skipIf(skip)('writes the day range (Bangkok days, --to inclusive) as CSV and XLSX, audited as operator:cli', async () => {
+    const file = path.join(h.dataDir, 'day.csv');
+    const r = await cli('transactions', 'export', '--shop', shopId, '--from', '2026-11-11', '--to', '2026-11-11', '--format', 'csv', '--out', file);
+    expect(r.code, r.err).toBe(0);
+    expect(JSON.parse(r.err)).toEqual({ exported: 1, format: 'csv', file });
+    const rows = parse(fs.readFileSync(file), { bom: true, columns: true }) as Array<Record<string, string>>;
+    expect(rows).toEqual([expect.objectContaining({ 'เลขออเดอร์ (clientRef)': 'A-2', 'จำนวนเงิน (บาท)': '20.25', 'ชื่อผู้โอน': 'นาย ทดสอบ ไทย' })]);
+
+    const xfile = path.join(h.dataDir, 'all.xlsx');
+    const x = await cli('transactions', 'export', '--shop', shopId, '--from', '2026-11-10', '--to', '2026-11-12', '--format', 'xlsx', '--lang', 'en', '--out', xfile);
+    expect(x.code, x.err).toBe(0);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.readFile(xfile);
+    const ws = wb.worksheets[0];
+    expect(ws.rowCount).toBe(4);
+    expect([2, 3, 4].map((i) => ws.getRow(i).getCell(4).value)).toEqual([30, 20.25, 10]);
+    const audit = (await h.c.audit.list(shopId)).filter((a) => a.action === 'transactions.export');
+    expect(audit.map((a) => a.actor)).toEqual(['operator:cli', 'operator:cli']);
+  });
+
+  it.skipIf(skip)('refuses bad arguments and unknown shops without writing a file', async () => {
+    const file = path.join(h.dataDir, 'never.csv');
+    expect((await cli('transactions', 'export', '--shop', shopId, '--format', 'pdf', '--out', file)).code).toBe(2);
+    expect((await cli('transactions', 'export', '--shop', shopId, '--format', 'csv', '--from', 'yesterday', '--out', file)).code).toBe(2);
+    expect((await cli('transactions', 'export', '--format', 'csv', '--out', file)).code).toBe(2);
+    const range = await cli('transactions', 'export', '--shop', shopId, '--format', 'csv', '--from', '2026-11-12', '--to', '2026-11-10', '--out', file);
+    expect(range.code).toBe(1);
+    expect(range.err).toContain('INVALID_RANGE');
+    const missing = await cli('transactions', 'export', '--shop', 'shop_nope', '--format', 'csv', '--out', file);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toContain('NOT_FOUND');
+    expect(fs.existsSync(file)).toBe(false);
+  });
+});

@@ -192,9 +192,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     } else stats.retried++;
   }
 
-  async function release(jobs: OutboxJobRow[]) {
+  /** Hands claimed jobs back (no lease): adopted follow-ups never ran (attempts back to 0); cut-off ones keep theirs. */
+  async function release(jobs: OutboxJobRow[], resetAttempts = true) {
     for (const j of jobs) {
-      await db.updateTable('outbox').set({ locked_by: null, locked_until: null, attempts: 0 })
+      await db.updateTable('outbox').set({ locked_by: null, locked_until: null, ...(resetAttempts ? { attempts: 0 } : {}) })
         .where('id', '=', j.id).where('locked_by', '=', tokenOf(j)).where('status', '=', 'pending').execute();
     }
   }
@@ -340,7 +341,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         for (const f of cut) f.abort.abort(new Error('worker stopped'));
         await Promise.allSettled(cut.map((f) => f.promise));
         // Jobs cut off wrote nothing (aborted handlers stop): hand them back now rather than after the lease.
-        await release(cut.map((f) => f.job)).catch((e) => onError(e));
+        await release(cut.map((f) => f.job), false).catch((e) => onError(e));
       }
       await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
       void killed;

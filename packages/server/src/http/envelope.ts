@@ -59,12 +59,14 @@ export function drainBody(raw: IncomingMessage, maxBytes: number): Promise<void>
  * spec's envelope while the connection can still carry an answer, then the connection is closed.
  */
 export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) {
-  return (err: Error & { code?: string }, socket: Socket) => {
+  return function (this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
     const [status, code, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
       : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'BAD_REQUEST', 'Request headers are too large'] : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
     const res = (socket as Socket & { _httpMessage?: ServerResponse & { req?: IncomingMessage } })._httpMessage;
+    // No route ran, so no request log line: this one lets an operator see slow or broken clients.
+    this?.log?.info({ code: err.code, status, path: res?.req?.url?.split('?')[0], remoteAddress: socket.remoteAddress }, 'client connection refused before a request');
     if (socket.writable && !res?.headersSent) {
       const fakeReq = { url: res?.req?.url ?? '/', id: `req_${randomBytes(12).toString('hex')}` } as FastifyRequest;
       const body = JSON.stringify(errorBody(fakeReq, status, message, code, {}, opts.timeZone, opts.now()));

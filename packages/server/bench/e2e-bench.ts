@@ -42,10 +42,13 @@ function procStats(pid: number) {
 }
 
 async function startServer(checkerUrl: string) {
-  const entry = path.resolve(import.meta.dirname, 'bench-server.ts');
+  // BENCH_COMPILED=1 (`npm run bench:prod`): the service from dist/ under plain node, as start:prod runs it.
+  const compiled = !!process.env.BENCH_COMPILED;
+  const entry = path.resolve(import.meta.dirname, compiled ? 'bench-server-dist.mjs' : 'bench-server.ts');
   // BENCH_SERVER_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...extra, '--import', 'tsx', entry], { env: { ...process.env, CHECKER_URL: checkerUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const loader = compiled ? ['--conditions=slipcheck-dist'] : ['--import', 'tsx'];
+  const child = spawn(process.execPath, [...extra, ...loader, entry], { env: { ...process.env, CHECKER_URL: checkerUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bench server exited ${code}`)));

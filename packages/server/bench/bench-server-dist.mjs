@@ -1,0 +1,24 @@
+// bench-server.ts for the compiled build (BENCH_COMPILED=1): the same service set-up, loaded from
+// dist/ by plain node (started with --conditions=slipcheck-dist), so no TypeScript loader runs.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../dist/config.js';
+import { createContainer } from '../dist/container.js';
+import { buildApp } from '../dist/http/app.js';
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-bench-'));
+const config = loadConfig({
+  DATA_DIR: dataDir, LOG_LEVEL: 'silent', CHECKER_URL: process.env.CHECKER_URL, RATE_LIMIT_PER_KEY: '100000000',
+  RATE_LIMIT_VERIFY_PER_SHOP: '100000000', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', DATABASE_URL: process.env.DATABASE_URL ?? '',
+});
+const c = await createContainer(config);
+const app = await buildApp(c, { logger: false });
+await app.listen({ port: 0, host: '127.0.0.1' });
+const shop = await c.shops.create({ name: 'bench', planCode: 'BUSINESS' }, 'bench');
+await c.payees.add(shop.id, { bankCode: '004', accountNumber: '1234566609', holder: 'ร้านทดสอบ' }, 'bench');
+const { key } = await c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read' }, 'bench');
+process.stdout.write(JSON.stringify({ port: app.server.address().port, key }) + '\n');
+const stop = async () => { await app.close(); await c.close(); fs.rmSync(dataDir, { recursive: true, force: true }); process.exit(0); };
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());

@@ -21,4 +21,9 @@ if (!only || only === 'webhooks') {
     console.log(typeof mod.formatWebhookBench === 'function' ? mod.formatWebhookBench(r) : typeof r === 'string' ? r : JSON.stringify(r, null, 2));
   }
 }
+if (!only || only === 'fairness') {
+  const { formatFairness, runFairnessBench } = await import('./fairness-bench.js');
+  console.log('\n## Decoder fairness: one shop floods, another checks slips\n');
+  console.log(formatFairness(await runFairnessBench()));
+}
 process.exit(0);

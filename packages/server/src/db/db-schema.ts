@@ -105,6 +105,10 @@ export interface ImageClaimsTable {
   image_hash: string;
   transaction_id: string | null; // null while the first check is in flight
   claimed_at: string;
+  owner: string | null; // random token of the check in flight (0006)
+  lease_until: string | null; // the owner renews it while it works; past it, the claim is orphaned
+  reserved_pool: string | null; // 'live' | 'test': the quota unit this in-flight check holds
+  reserved_period: string | null;
 }
 
 export interface QuotaUsageTable {

@@ -63,22 +63,33 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
 
   const quotaBody = (q: QuotaSnapshot) => ({ used: q.used, limit: q.limit, remaining: q.remaining });
 
-  async function reserveLive(shop: Shop, plan: Plan, p: string): Promise<Reservation> {
-    const now = clock.now();
-    if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= now) {
-      throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
-    }
-    const take = async () => (await takeQuery(db, shop.id, p, hardLimitOf(plan), now.toISOString()))[0]?.used;
+  /** The conditional take inside `trx`; undefined when the pool is used up (the caller answers 402 outside the transaction). */
+  async function takeLive(shop: Shop, plan: Plan, p: string, trx: Db): Promise<Reservation | undefined> {
+    const now = clock.now().toISOString();
+    const take = async () => (await takeQuery(trx, shop.id, p, hardLimitOf(plan), now))[0]?.used;
     let used = await take();
     if (used === undefined) {
       // First check of the period: create the counter row, then try once more (the row exists on every later call).
-      await ensureUsageRow(db, shop.id, p, now.toISOString());
+      await ensureUsageRow(trx, shop.id, p, now);
       used = await take();
     }
-    if (used === undefined) {
-      throw new AppError('QUOTA_EXCEEDED', 402, 'Monthly slip quota is used up; it resets at the start of next month or with a larger plan', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
+    return used === undefined ? undefined : { shopId: shop.id, period: p, pool: 'live', used: Number(used) };
+  }
+
+  async function testOver(shopId: string, p: string) {
+    const used = await testCounter.get(shopId, p);
+    return new AppError('TEST_QUOTA_EXCEEDED', 402, `Test keys are limited to ${testQuotaLimit} calls per month`, { quota: { used: used ?? testQuotaLimit, limit: testQuotaLimit, remaining: 0 } });
+  }
+
+  /** Gives one unit back inside `trx`; a Redis test counter can only be given back after the commit (`after`). */
+  async function releaseIn(trx: Db, res: Reservation): Promise<{ after?: () => Promise<void> }> {
+    if (res.pool === 'test') {
+      if (testCounter.inDatabase) { await testCounter.release(res.shopId, res.period, trx); return {}; }
+      return { after: () => testCounter.release(res.shopId, res.period) };
     }
-    return { shopId: shop.id, period: p, pool: 'live', used: Number(used) };
+    await trx.updateTable('quota_usage').set((eb) => ({ used: eb('used', '-', 1) }))
+      .where('shop_id', '=', res.shopId).where('period', '=', res.period).where('used', '>', 0).execute();
+    return {};
   }
 
   return {
@@ -97,26 +108,63 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
       return shape(plan, used);
     },
     /**
-     * Takes one unit before the checker is asked; `release` gives it back when the checker did not
-     * answer (charging rule: a unit is charged exactly when the checker was asked and answered).
+     * Takes one unit before the checker is asked. `mark` runs in the same transaction as the take
+     * (verification marks the unit on its image claim), so a unit is never taken without a durable
+     * note of who holds it: a crash leaves the mark, and the mark's lease brings the unit back.
+     * `mark` answering false (the claim is no longer ours) rolls the take back and throws.
      * Test keys use their own cap; when that counter cannot be read they draw on the shop pool.
      */
-    async reserve(shop: Shop, plan: Plan, environment: 'live' | 'test'): Promise<Reservation> {
+    async reserve(shop: Shop, plan: Plan, environment: 'live' | 'test', mark: (trx: Db, res: Reservation) => Promise<boolean> = async () => true): Promise<Reservation> {
       const p = period().periodMonth;
+      const lost = () => new AppError('SERVICE_UNAVAILABLE', 503, 'The check was interrupted; send the same slip again');
       if (environment === 'test') {
-        const r = await testCounter.reserve(shop.id, p, testQuotaLimit);
-        if (r === 'ok') return { shopId: shop.id, period: p, pool: 'test' };
-        if (r === 'over') {
-          const used = await testCounter.get(shop.id, p);
-          throw new AppError('TEST_QUOTA_EXCEEDED', 402, `Test keys are limited to ${testQuotaLimit} calls per month`, { quota: { used: used ?? testQuotaLimit, limit: testQuotaLimit, remaining: 0 } });
+        if (testCounter.inDatabase) {
+          const out = await db.transaction().execute(async (trx) => {
+            const r = await testCounter.reserve(shop.id, p, testQuotaLimit, trx);
+            if (r !== 'ok') return r;
+            const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
+            if (!(await mark(trx, res))) throw lost();
+            return res;
+          });
+          if (typeof out === 'object') return out;
+          if (out === 'over') throw await testOver(shop.id, p);
+        } else {
+          const r = await testCounter.reserve(shop.id, p, testQuotaLimit);
+          if (r === 'ok') {
+            // Redis and the database cannot share a transaction: a crash right here counts one test call too many (never money).
+            const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
+            const ok = await db.transaction().execute((trx) => mark(trx, res)).catch(async (e) => { await testCounter.release(shop.id, p); throw e; });
+            if (!ok) { await testCounter.release(shop.id, p); throw lost(); }
+            return res;
+          }
+          if (r === 'over') throw await testOver(shop.id, p);
         }
       }
-      return reserveLive(shop, plan, p);
+      if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now()) {
+        throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
+      }
+      // Reads for the 402 body happen after the transaction: on SQLite it holds the only connection.
+      const res = await db.transaction().execute(async (trx) => {
+        const r = await takeLive(shop, plan, p, trx);
+        if (r && !(await mark(trx, r))) throw lost();
+        return r;
+      });
+      if (res) return res;
+      throw new AppError('QUOTA_EXCEEDED', 402, 'Monthly slip quota is used up; it resets at the start of next month or with a larger plan', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
     },
-    async release(res: Reservation): Promise<void> {
-      if (res.pool === 'test') return testCounter.release(res.shopId, res.period);
-      await db.updateTable('quota_usage').set((eb) => ({ used: eb('used', '-', 1) }))
-        .where('shop_id', '=', res.shopId).where('period', '=', res.period).where('used', '>', 0).execute();
+    releaseIn,
+    /** A unit for a record whose reservation was already returned (its claim was swept or taken over): counted unconditionally. */
+    async chargeIn(trx: Db, res: Reservation): Promise<void> {
+      const now = clock.now().toISOString();
+      if (res.pool === 'test') {
+        if (testCounter.inDatabase) {
+          await ensureUsageRow(trx, res.shopId, res.period, now);
+          await trx.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '+', 1) })).where('shop_id', '=', res.shopId).where('period', '=', res.period).execute();
+        }
+        return; // a Redis test counter keeps the count it had: at worst one test call uncounted
+      }
+      await ensureUsageRow(trx, res.shopId, res.period, now);
+      await trx.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1), updated_at: now })).where('shop_id', '=', res.shopId).where('period', '=', res.period).execute();
     },
     /** Support correction of the current period's counters; always audited. */
     async adjust(shopId: string, values: { used?: number; testUsed?: number }, actor: string) {

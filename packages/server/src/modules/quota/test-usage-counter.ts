@@ -8,9 +8,11 @@ import type { Clock } from '../../lib/clock.js';
  * the caller then draws on the shop's normal pool instead (spec: Me resource rule 2).
  */
 export interface TestUsageCounter {
+  /** true when the counter lives in the database: `reserve`/`release` then join the caller's transaction `trx`. */
+  readonly inDatabase: boolean;
   get(shopId: string, period: string): Promise<number | null>;
-  reserve(shopId: string, period: string, cap: number): Promise<'ok' | 'over' | 'unavailable'>;
-  release(shopId: string, period: string): Promise<void>;
+  reserve(shopId: string, period: string, cap: number, trx?: Db): Promise<'ok' | 'over' | 'unavailable'>;
+  release(shopId: string, period: string, trx?: Db): Promise<void>;
   set(shopId: string, period: string, value: number): Promise<void>;
 }
 
@@ -21,19 +23,20 @@ export async function ensureUsageRow(db: Db, shopId: string, period: string, now
 
 export function createDbTestUsageCounter(db: Db, clock: Clock): TestUsageCounter {
   return {
+    inDatabase: true,
     async get(shopId, period) {
       const r = await db.selectFrom('quota_usage').select('test_used').where('shop_id', '=', shopId).where('period', '=', period).executeTakeFirst();
       return r?.test_used ?? 0;
     },
-    async reserve(shopId, period, cap) {
+    async reserve(shopId, period, cap, trx = db) {
       const now = clock.now().toISOString();
-      await ensureUsageRow(db, shopId, period, now);
-      const r = await db.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '+', 1), updated_at: now }))
+      await ensureUsageRow(trx, shopId, period, now);
+      const r = await trx.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '+', 1), updated_at: now }))
         .where('shop_id', '=', shopId).where('period', '=', period).where('test_used', '<', cap).executeTakeFirst();
       return Number(r.numUpdatedRows) === 1 ? 'ok' : 'over';
     },
-    async release(shopId, period) {
-      await db.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '-', 1) }))
+    async release(shopId, period, trx = db) {
+      await trx.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '-', 1) }))
         .where('shop_id', '=', shopId).where('period', '=', period).where('test_used', '>', 0).execute();
     },
     async set(shopId, period, value) {
@@ -52,6 +55,7 @@ return 1`;
 export function createRedisTestUsageCounter(redis: Redis): TestUsageCounter {
   const key = (shopId: string, period: string) => `slipcheck:test-usage:${shopId}:${period}`;
   return {
+    inDatabase: false,
     async get(shopId, period) {
       try { return Number((await redis.get(key(shopId, period))) ?? 0); } catch { return null; }
     },

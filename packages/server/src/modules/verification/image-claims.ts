@@ -1,14 +1,25 @@
+import { randomUUID } from 'node:crypto';
 import { preparedQuery, type Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 
 /**
  * Same-image replay as a database claim, so N concurrent uploads of one image make one check on one
  * node or many: the first INSERT wins, the others wait for its record and answer it with cached=true.
+ *
+ * The check in flight owns its claim by a random token and a short lease it renews while it works
+ * (`leaseMs`, renewed every third of it). A node that dies stops renewing: within one lease the claim
+ * is orphaned and the next caller takes it over, inheriting the quota unit the dead check reserved
+ * (`reserved`), so a retry waits seconds and is charged once. The worker's sweep returns the unit of
+ * an orphan nobody retries (verification-service `sweepOrphans`).
  */
+export interface ClaimReservation { pool: 'live' | 'test'; period: string }
+
 export type ClaimOutcome =
-  | { kind: 'owner' }
+  | { kind: 'owner'; token: string; inherited: ClaimReservation | null }
   /** `record` is the claimed transaction, read in the same statement as the claim (absent if it is gone). */
   | { kind: 'cached'; transactionId: string; record?: TransactionsTable };
+
+export interface ClaimKey { shopId: string; scope: string; hash: string; token: string }
 
 const POLL_MS = 25;
 
@@ -17,57 +28,100 @@ const claimQuery = preparedQuery((db: Db, shopId: string, scope: string, hash: s
   db.selectFrom('image_claims as c')
     .leftJoin('transactions as t', 't.id', 'c.transaction_id')
     .selectAll('t')
-    .select(['c.claimed_at as claim_claimed_at', 'c.transaction_id as claim_transaction_id'])
+    .select(['c.claimed_at as claim_claimed_at', 'c.transaction_id as claim_transaction_id', 'c.owner as claim_owner',
+      'c.lease_until as claim_lease_until', 'c.reserved_pool as claim_reserved_pool', 'c.reserved_period as claim_reserved_period'])
     .where('c.shop_id', '=', shopId).where('c.scope', '=', scope).where('c.image_hash', '=', hash));
 
-export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: number; inFlightTakeoverMs: number; waitMs: number }) {
-  const { db, now } = deps;
+const reservationOf = (pool: string | null, period: string | null): ClaimReservation | null =>
+  (pool === 'live' || pool === 'test') && period ? { pool, period } : null;
 
-  async function tryInsert(shopId: string, scope: string, hash: string, at: string): Promise<boolean> {
-    const r = await db.insertInto('image_claims').values({ shop_id: shopId, scope, image_hash: hash, transaction_id: null, claimed_at: at })
-      .onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing()).executeTakeFirst();
+export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: number; inFlightTakeoverMs: number; waitMs: number; leaseMs: number }) {
+  const { db, now, leaseMs } = deps;
+  const leaseFrom = (t: Date) => new Date(t.getTime() + leaseMs).toISOString();
+  const keyed = <Q extends { where: (...a: any[]) => any }>(q: Q, k: ClaimKey): Q =>
+    q.where('shop_id', '=', k.shopId).where('scope', '=', k.scope).where('image_hash', '=', k.hash).where('owner', '=', k.token) as Q;
+
+  async function tryInsert(shopId: string, scope: string, hash: string, t: Date, token: string): Promise<boolean> {
+    const r = await db.insertInto('image_claims').values({
+      shop_id: shopId, scope, image_hash: hash, transaction_id: null, claimed_at: t.toISOString(), owner: token, lease_until: leaseFrom(t),
+      reserved_pool: null, reserved_period: null,
+    }).onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing()).executeTakeFirst();
     return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
   return {
+    leaseMs,
     async claim(shopId: string, scope: string, hash: string): Promise<ClaimOutcome> {
       const deadline = Date.now() + deps.waitMs;
       for (;;) {
         const t = now();
+        const token = randomUUID();
         // Read first: a replay (the common repeat) then costs no write at all, and the join hands it
         // the record in the same statement.
         const [row] = await claimQuery(db, shopId, scope, hash);
         if (!row) {
-          if (await tryInsert(shopId, scope, hash, t.toISOString())) return { kind: 'owner' };
+          if (await tryInsert(shopId, scope, hash, t, token)) return { kind: 'owner', token, inherited: null };
           continue; // someone else claimed it between our read and insert: read their claim
         }
-        const { claim_claimed_at: claimedAt, claim_transaction_id: transactionId, ...tx } = row;
+        const { claim_claimed_at: claimedAt, claim_transaction_id: transactionId, claim_owner: owner, claim_lease_until: leaseUntil,
+          claim_reserved_pool: pool, claim_reserved_period: period, ...tx } = row;
         const age = t.getTime() - Date.parse(claimedAt);
-        const expired = transactionId ? age >= deps.windowMs : age >= deps.inFlightTakeoverMs;
-        if (expired) {
-          // Conditional takeover: only one of several racing callers matches the old claimed_at.
-          const u = await db.updateTable('image_claims').set({ claimed_at: t.toISOString(), transaction_id: null })
-            .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash)
-            .where('claimed_at', '=', claimedAt).executeTakeFirst();
-          if (Number(u.numUpdatedRows) === 1) return { kind: 'owner' };
+        // Claims written before 0006 have no lease: the old in-flight takeover rule applies to them.
+        const orphaned = leaseUntil ? t.getTime() >= Date.parse(leaseUntil) : age >= deps.inFlightTakeoverMs;
+        const expired = transactionId ? age >= deps.windowMs : orphaned;
+        if (expired || (!transactionId && Date.now() > deadline)) {
+          // Conditional takeover: only one of several racing callers matches the old owner and lease
+          // (a renewal by a live owner changes the lease, so it also defeats a stale read).
+          const u = await db.updateTable('image_claims').set({ claimed_at: t.toISOString(), transaction_id: null, owner: token, lease_until: leaseFrom(t) })
+            .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash).where('claimed_at', '=', claimedAt)
+            .where('owner', owner === null ? 'is' : '=', owner).where('lease_until', leaseUntil === null ? 'is' : '=', leaseUntil)
+            .executeTakeFirst();
+          // A completed claim holds no unit; an orphan hands its reserved unit to the new owner.
+          if (Number(u.numUpdatedRows) === 1) return { kind: 'owner', token, inherited: transactionId ? null : reservationOf(pool, period) };
           continue;
         }
         if (transactionId) {
           const record = tx.id !== null && tx.shop_id === shopId ? (tx as TransactionsTable) : undefined;
           return { kind: 'cached', transactionId, record };
         }
-        if (Date.now() > deadline) return { kind: 'owner' }; // the first check is stuck: check again rather than hang
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
     },
-    async complete(trx: Db, shopId: string, scope: string, hash: string, transactionId: string) {
-      await trx.updateTable('image_claims').set({ transaction_id: transactionId })
-        .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash).execute();
+    /** Renews the owner's lease every third of it until the returned stop function is called. */
+    keepAlive(k: ClaimKey): () => void {
+      const timer = setInterval(() => {
+        void keyed(db.updateTable('image_claims').set({ lease_until: leaseFrom(now()) }), k).where('transaction_id', 'is', null).execute().catch(() => undefined);
+      }, Math.max(50, Math.floor(leaseMs / 3)));
+      timer.unref();
+      return () => clearInterval(timer);
     },
-    /** Results that must not be replayed (provider errors, quota refusals) give the claim back. */
-    async release(shopId: string, scope: string, hash: string, trx: Db = db) {
-      await trx.deleteFrom('image_claims').where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash)
-        .where('transaction_id', 'is', null).execute();
+    /** Marks the unit this owner reserved; false when the claim is no longer ours (the caller rolls back). */
+    async markReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {
+      const u = await keyed(trx.updateTable('image_claims').set({ reserved_pool: r.pool, reserved_period: r.period }), k).where('transaction_id', 'is', null).executeTakeFirst();
+      return Number(u.numUpdatedRows) === 1;
+    },
+    /** Ties the claim to its record and clears the reservation mark; false when the claim is no longer ours. */
+    async complete(trx: Db, k: ClaimKey, transactionId: string): Promise<boolean> {
+      const u = await keyed(trx.updateTable('image_claims').set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null }), k)
+        .where('transaction_id', 'is', null).executeTakeFirst();
+      return Number(u.numUpdatedRows) === 1;
+    },
+    /**
+     * Results that must not be replayed (provider errors, quota refusals, failures) give the claim back.
+     * Returns the reservation the claim held (the caller returns that unit in the same transaction),
+     * or `false` when the claim is no longer ours.
+     */
+    async release(trx: Db, k: ClaimKey): Promise<ClaimReservation | null | false> {
+      const r = await keyed(trx.deleteFrom('image_claims'), k).where('transaction_id', 'is', null)
+        .returning(['reserved_pool', 'reserved_period']).executeTakeFirst();
+      return r ? reservationOf(r.reserved_pool, r.reserved_period) : false;
+    },
+    /** In-flight claims whose owner stopped renewing its lease (a dead node), oldest first. */
+    async orphans(limit = 100): Promise<ClaimKey[]> {
+      const rows = await db.selectFrom('image_claims').select(['shop_id', 'scope', 'image_hash', 'owner'])
+        .where('transaction_id', 'is', null).where('lease_until', '<', now().toISOString()).where('owner', 'is not', null)
+        .orderBy('lease_until').limit(limit).execute();
+      return rows.map((r) => ({ shopId: r.shop_id, scope: r.scope, hash: r.image_hash, token: r.owner! }));
     },
     async prune() {
       const cutoff = new Date(now().getTime() - deps.windowMs).toISOString();

@@ -14,7 +14,8 @@ import type { Shop, ShopService } from '../shops/shop-service.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import { amountToSatang, recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
-import type { ImageClaims } from './image-claims.js';
+import type { ClaimKey, ImageClaims } from './image-claims.js';
+import { faultPoint } from './fault-injection.js';
 import { judgeFoundSlip } from './slip-outcome.js';
 import type { PayeeForMatch } from './receiver-match.js';
 import { metrics, secondsSince } from '../../lib/metrics.js';
@@ -82,8 +83,10 @@ const emptyDraft = (): Draft => ({
   receiver_name: null, receiver_account: null, trans_date: null, error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 0, success_ref: null,
 });
 
-const succeededQuery = preparedQuery((db: Db, shopId: string, transRef: string) =>
-  db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('success_ref', '=', transRef).limit(1));
+// A transfer's first SUCCESS is tracked per key environment (migration 0006): a test check never
+// turns a later live check into DUPLICATE.
+const succeededQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
+  db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('environment', '=', environment).where('success_ref', '=', transRef).limit(1));
 
 /**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
@@ -167,8 +170,8 @@ export function createVerificationService(deps: VerificationDeps) {
     await enqueueOutbox(db, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit } } }, clock.now());
   }
 
-  async function alreadySucceeded(shopId: string, transRef: string): Promise<boolean> {
-    return (await succeededQuery(db, shopId, transRef)).length > 0;
+  async function alreadySucceeded(shopId: string, environment: string, transRef: string): Promise<boolean> {
+    return (await succeededQuery(db, shopId, environment, transRef)).length > 0;
   }
 
   const duplicateOf = (d: Draft): Draft => ({
@@ -176,12 +179,26 @@ export function createVerificationService(deps: VerificationDeps) {
     error_message: 'This transfer was already verified successfully for this shop: the slip is being re-used.',
   });
 
-  /** Writes the record, completes or releases the image claim and enqueues follow-ups in one transaction. */
-  async function persist(row: TransactionsTable, cacheable: boolean, hash: string, alertStale: boolean): Promise<TransactionsTable> {
+  /**
+   * Writes the record, completes or releases the image claim, settles the quota unit and enqueues
+   * follow-ups in one transaction: a unit is kept exactly when a charged record commits with it.
+   * The claim answers whether it is still ours: if a sweep or a takeover took it (our lease ran out),
+   * its unit went with it, so a charged record takes a unit of its own and an uncharged one returns nothing.
+   */
+  async function persist(row: TransactionsTable, cacheable: boolean, key: ClaimKey, held: Reservation | null, alertStale: boolean): Promise<TransactionsTable> {
+    const after: Array<() => Promise<void>> = [];
     const write = async (r: TransactionsTable) => db.transaction().execute(async (trx) => {
+      after.length = 0;
       await trx.insertInto('transactions').values(r).execute();
-      if (cacheable) await claims.complete(trx, r.shop_id, r.environment, hash, r.id);
-      else await claims.release(r.shop_id, r.environment, hash, trx);
+      let ours: boolean;
+      if (cacheable) ours = await claims.complete(trx, key, r.id);
+      else ours = (await claims.release(trx, key)) !== false;
+      const unit: Reservation = held ?? { shopId: r.shop_id, period: quota.period().periodMonth, pool: r.environment === 'test' ? 'test' : 'live' };
+      if (ours && held && !r.charged) {
+        const x = await quota.releaseIn(trx, held);
+        if (x.after) after.push(x.after);
+      }
+      if (!ours && r.charged) await quota.chargeIn(trx, unit);
       const now = clock.now();
       await enqueueOutbox(trx, { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } }, now);
       if (alertStale && r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
@@ -189,16 +206,42 @@ export function createVerificationService(deps: VerificationDeps) {
       }
       return r;
     });
+    let saved: TransactionsTable;
     try {
-      return await write(row);
+      saved = await write(row);
     } catch (err) {
       // Another image of the same transfer committed SUCCESS first: the database keeps only one.
-      if (row.success_ref && isUniqueViolation(err)) return write({ ...row, ...duplicateOf(row) });
-      throw err;
+      if (row.success_ref && isUniqueViolation(err)) saved = await write({ ...row, ...duplicateOf(row) });
+      else throw err;
     }
+    for (const fn of after) await fn().catch((e) => deps.onError?.(e, 'quota release'));
+    return saved;
+  }
+
+  /** Gives the claim back and, in the same transaction, the unit it held (a failed or refused check). */
+  async function abandon(key: ClaimKey): Promise<void> {
+    const after = await db.transaction().execute(async (trx) => {
+      const held = await claims.release(trx, key);
+      if (!held) return undefined;
+      return (await quota.releaseIn(trx, { shopId: key.shopId, period: held.period, pool: held.pool })).after;
+    });
+    if (after) await after();
+  }
+
+  /**
+   * The worker's sweep: claims whose owner died (lease run out, nobody retried) are deleted and their
+   * unit returned, each in one transaction conditional on the dead owner, so a live takeover wins races.
+   */
+  async function sweepOrphans(): Promise<number> {
+    let n = 0;
+    for (const key of await claims.orphans()) {
+      await abandon(key).then(() => { n++; }, (e) => deps.onError?.(e, 'orphan sweep'));
+    }
+    return n;
   }
 
   return {
+    sweepOrphans,
     async verifySlip(input: VerifyInput): Promise<VerifyOutcome> {
       const started = performance.now();
       const environment = input.environment ?? 'live';
@@ -212,29 +255,29 @@ export function createVerificationService(deps: VerificationDeps) {
         if (!row) throw notFound('Transaction');
         return { record: recordFromRow(row, true), ...await quotaAfter(shop, plan, environment), isNew: false };
       }
-
-      let reservation: Reservation | null = null;
+      const key: ClaimKey = { shopId: shop.id, scope: environment, hash, token: claim.token };
+      const stopLease = claims.keepAlive(key);
+      // A check that took over a dead node's claim carries on with the unit that check reserved.
+      let reservation: Reservation | null = claim.inherited ? { shopId: shop.id, ...claim.inherited } : null;
       try {
         const payees = await deps.payees.activeForMatching(shop.id);
         if (!payees.length) {
           throw new AppError('NO_PAYEE_CONFIGURED', 422, 'This shop has no active payee account, so the receiver on a slip cannot be checked. Add the bank account or PromptPay id customers pay into, then send the slip again.');
         }
-        reservation = await quota.reserve(shop, plan, environment);
+        reservation ??= await quota.reserve(shop, plan, environment, (trx, res) => claims.markReserved(trx, key, { pool: res.pool, period: res.period }));
+        await faultPoint('after-reserve');
         const decodeStart = process.hrtime.bigint();
         const decoded = input.decoded ?? await deps.decode(input.image, shop.id).finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart)));
         let draft: Draft;
         if (!decoded.ok) {
           draft = { ...emptyDraft(), status: 'INVALID', error_code: decoded.errorCode, error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message };
-        } else if (await alreadySucceeded(shop.id, decoded.transRef)) {
+        } else if (await alreadySucceeded(shop.id, environment, decoded.transRef)) {
           draft = duplicateOf({ ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName });
         } else {
           draft = await judge(decoded, payees.map((p) => ({ bankCode: p.bank_code, kind: p.kind as 'BANK' | 'PROMPTPAY', accountNumber: p.account_number, proxyType: p.proxy_type, holder: p.holder, status: p.status })), input.expectedAmount);
+          await faultPoint('after-check');
         }
         const usedAfter = draft.charged ? reservation.used : undefined;
-        if (!draft.charged) {
-          await quota.release(reservation);
-          reservation = null;
-        }
         const now = clock.now();
         const row: TransactionsTable = {
           ...draft, id: newId('txn', now.getTime()), shop_id: shop.id, source: input.source, environment,
@@ -245,9 +288,9 @@ export function createVerificationService(deps: VerificationDeps) {
         // A provider failure must really be retried next time, so it is never replayed from the cache.
         const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;
         const persistStart = process.hrtime.bigint();
-        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', hash, alertStale);
+        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', key, reservation, alertStale);
         metrics.stageDuration.observe({ stage: 'database' }, secondsSince(persistStart));
-        reservation = null; // charged and recorded together
+        reservation = null; // charged and recorded together, or returned in the record's transaction
         metrics.verifyOutcomes.inc({ status: saved.status, source: saved.source, environment: saved.environment });
         const record = recordFromRow(saved);
         void deps.bus.publish({ shopId: shop.id, type: 'transaction.created', data: record }).catch((e) => deps.onError?.(e, 'bus'));
@@ -256,9 +299,12 @@ export function createVerificationService(deps: VerificationDeps) {
         if (saved.charged && environment === 'live') await quotaAlert(shop.id, after.quota).catch((e) => deps.onError?.(e, 'quota alert'));
         return { record, ...after, isNew: true };
       } catch (err) {
-        if (reservation) await quota.release(reservation).catch((e) => deps.onError?.(e, 'quota release'));
-        await claims.release(shop.id, environment, hash).catch((e) => deps.onError?.(e, 'claim release'));
+        // Nothing was recorded: the claim and the unit it holds go back together. If this fails too,
+        // the lease runs out and a retry or the sweep does it.
+        await abandon(key).catch((e) => deps.onError?.(e, 'claim release'));
         throw err;
+      } finally {
+        stopLease();
       }
     },
   };

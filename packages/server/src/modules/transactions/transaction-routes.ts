@@ -9,11 +9,16 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; t
   app.get('/api/v1/transactions', {
     onRequest: apiAuth(auth, ['read']),
     schema: {
-      tags: ['transactions'], summary: 'List verification results from every channel, newest first', security: bearerSecurity,
+      tags: ['transactions'], summary: 'List verification results from every channel, newest first (the key\'s own environment unless environment= is given)', security: bearerSecurity,
       querystring: ListQuery,
       response: { 200: success(Type.Object({ items: Type.Array(TransactionRecordSchema), nextCursor: Nullable(Type.String()) })), ...errorResponses(...API_ERRORS) },
     },
-  }, async (req) => ({ success: true as const, data: await transactions.list(req.apiAuth!.shop.id, req.query) }));
+  }, async (req) => {
+    // A key reads its own environment's records unless `environment=` asks for the other one
+    // explicitly (README: Test keys): a test integration never sees live payments by accident.
+    const environment = req.query.environment ?? req.apiAuth!.key.environment;
+    return { success: true as const, data: await transactions.list(req.apiAuth!.shop.id, { ...req.query, environment }) };
+  });
 
   app.get('/api/v1/transactions/:id', {
     onRequest: apiAuth(auth, ['read']),

@@ -26,4 +26,9 @@ if (!only || only === 'fairness') {
   console.log('\n## Decoder fairness: one shop floods, another checks slips\n');
   console.log(formatFairness(await runFairnessBench()));
 }
+if (!only || only === 'export') {
+  const { formatExportBench, runExportBench } = await import('./export-bench.js');
+  console.log('\n## Transactions export: CSV and XLSX streamed from SQLite (memory over the baseline while streaming)\n');
+  console.log(formatExportBench(await runExportBench()));
+}
 process.exit(0);

@@ -89,7 +89,7 @@ export async function startService(env: Record<string, string>) {
     if (child.exitCode !== null) throw new Error(`service exited at start: ${log}`);
     const ok = await fetch(`${url}/health`).then((r) => r.status === 200, () => false);
     if (ok) break;
-    if (i > 300) throw new Error(`service did not become ready: ${log}`);
+    if (i > 1500) throw new Error(`service did not become ready: ${log}`);
     await sleep(100);
   }
   return {

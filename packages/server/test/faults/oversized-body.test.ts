@@ -20,7 +20,7 @@ describe('oversized body', () => {
     svc = await startService({ DATA_DIR: h.dataDir, SECRET_KEY, WORKER_MODE: 'off', SHUTDOWN_GRACE_MS: '0', LOG_LEVEL: 'warn' });
     url = svc.url;
     port = Number(new URL(url).port);
-  });
+  }, 240_000);
   afterAll(async () => { await svc?.stop(); await h?.close(); });
 
   const expect413 = (body: unknown) =>
@@ -39,7 +39,7 @@ describe('oversized body', () => {
       }
     }
     expect(outcomes).toEqual(Array(20).fill('413'));
-  });
+  }, 120_000);
 
   it('a raw socket that writes the whole body reads the 413 envelope', async () => {
     const answer = await new Promise<string>((resolve) => {

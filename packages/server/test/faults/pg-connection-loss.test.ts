@@ -15,6 +15,7 @@ describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service',
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let rx: Awaited<ReturnType<typeof startReceiver>>;
   let seed: Harness;
+  let seedHandle: ReturnType<typeof openDatabase>;
   let svc: Awaited<ReturnType<typeof startService>>;
   let shop: Awaited<ReturnType<typeof seedShop>>;
 
@@ -24,15 +25,19 @@ describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service',
     rx = await startReceiver();
     const env = { DATABASE_URL: own.url, SECRET_KEY, CHECKER_URL: bank.url, WEBHOOK_ALLOW_PRIVATE: 'true' };
     // The seeding side is an in-process container on the same database; its own pool is hit too.
-    seed = await createHarness('postgres', env, { dbHandle: openDatabase({ databaseUrl: own.url, dataDir: '/tmp' }) });
+    seedHandle = openDatabase({ databaseUrl: own.url, dataDir: '/tmp', onConnectionError: () => undefined });
+    seed = await createHarness('postgres', env, { dbHandle: seedHandle });
     shop = await seedShop(seed);
     await seed.c.webhooks.addEndpoint(shop.shop.id, { url: rx.url('/hook') });
-    svc = await startService({ ...env, DATA_DIR: seed.dataDir, WORKER_MODE: 'inline', WORKER_POLL_MS: '100', SHUTDOWN_GRACE_MS: '0' });
-  });
+    // With Redis when the run has one, as a multi-node deployment would (the service's other shared part).
+    const redis = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
+    svc = await startService({ ...env, ...redis, DATA_DIR: seed.dataDir, WORKER_MODE: 'inline', WORKER_POLL_MS: '100', SHUTDOWN_GRACE_MS: '0' });
+  }, 240_000);
   afterAll(async () => {
     if (process.env.FAULT_LOG) (await import('node:fs')).writeFileSync(process.env.FAULT_LOG, svc?.log() ?? '');
     await svc?.stop();
     await seed?.close();
+    await seedHandle?.close();
     await rx?.close();
     await bank?.close();
     await own?.drop();
@@ -81,5 +86,5 @@ describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service',
     expect(await seed.c.db.selectFrom('shops').select('id').where('id', '=', shop.shop.id).executeTakeFirst()).toBeTruthy();
     expect(svc.alive()).toBe(true);
     expect(svc.log()).toContain('database connection lost');
-  });
+  }, 120_000);
 });

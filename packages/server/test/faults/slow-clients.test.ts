@@ -6,10 +6,10 @@ import { startSandbox } from '../helpers/sandbox.js';
 import { sleep } from './fault-kit.js';
 
 // Slow clients over a real socket, with the timeouts scaled down (the defaults are 20 s for headers
-// and 120 s for the whole request; here 1 s and 3 s). A sender that drips a byte at a time is cut
+// and 120 s for the whole request; here 1 s and 4 s). A sender that drips a byte at a time is cut
 // off; a steady upload that needs less than the request timeout passes.
 const HEADERS_MS = 1000;
-const REQUEST_MS = 3000;
+const REQUEST_MS = 4000;
 
 interface Exchange { answer: string; sentBodyBytes: number; closedAt: number; startedAt: number }
 

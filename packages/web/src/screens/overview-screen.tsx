@@ -9,6 +9,7 @@ import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime, formatMoney } from '../lib/format';
 import { Link, useRouter } from '../lib/router';
 import { useLoad } from '../lib/use-load';
+import { TotalsCard } from '../components/reports';
 
 export function OverviewScreen() {
   const { t, lang } = useI18n();
@@ -34,6 +35,7 @@ export function OverviewScreen() {
           {t('payees.emptyBody')} <Link to="/payees" className="alert-action">{t('overview.addPayee')}</Link>
         </Alert>
       )}
+      <TotalsCard reloadKey={d} />
       <div className="grid-3">
         <Card title={t('overview.plan')}>
           <p className="big">{d.plan.name}</p>

@@ -6,6 +6,7 @@ import type { Settings } from '../api/types';
 import { Alert, Button, Card, Checkbox, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
 import { useLoad } from '../lib/use-load';
+import { SummarySettingsCard } from '../components/reports';
 
 export function SettingsScreen() {
   const { t, setLang } = useI18n();
@@ -66,6 +67,7 @@ export function SettingsScreen() {
           </form>
         </Card>
       )}
+      <SummarySettingsCard isOwner={isOwner} />
       <PasswordCard />
       {isOwner && <ExportCard />}
     </>

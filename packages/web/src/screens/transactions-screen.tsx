@@ -9,10 +9,13 @@ import { Button, Card, Empty, ErrorText, Field, Loading, PageHeader, Select } fr
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { bangkokDayEnd, bangkokDayStart, formatDateTime } from '../lib/format';
 import { Link } from '../lib/router';
+import { ExportButtons, TotalsCard } from '../components/reports';
 import { useLoad } from '../lib/use-load';
 
-interface Filters { status: string; source: string; transRef: string; from: string; to: string }
-const EMPTY: Filters = { status: '', source: '', transRef: '', from: '', to: '' };
+interface Filters { status: string; source: string; transRef: string; from: string; to: string; clientRef: string; amountMin: string; amountMax: string }
+const EMPTY: Filters = { status: '', source: '', transRef: '', from: '', to: '', clientRef: '', amountMin: '', amountMax: '' };
+// Baht text to satang: compared as integers, like the server does.
+const satang = (v: string) => Math.round(Number(v) * 100);
 
 function matches(r: TransactionRecord, f: Filters): boolean {
   if (f.status && r.status !== f.status) return false;
@@ -20,6 +23,9 @@ function matches(r: TransactionRecord, f: Filters): boolean {
   if (f.transRef && r.transRef !== f.transRef.trim()) return false;
   if (f.from && new Date(r.createdAt) < new Date(bangkokDayStart(f.from))) return false;
   if (f.to && new Date(r.createdAt) > new Date(bangkokDayEnd(f.to))) return false;
+  if (f.clientRef && r.clientRef !== f.clientRef.trim()) return false;
+  if (f.amountMin && (r.amount === null || Math.round(r.amount * 100) < satang(f.amountMin))) return false;
+  if (f.amountMax && (r.amount === null || Math.round(r.amount * 100) > satang(f.amountMax))) return false;
   return true;
 }
 
@@ -35,6 +41,7 @@ export function TransactionsScreen() {
   const query = useCallback((f: Filters, c?: string | null) => ({
     status: f.status, source: f.source, transRef: f.transRef.trim(),
     from: f.from ? bangkokDayStart(f.from) : '', to: f.to ? bangkokDayEnd(f.to) : '', cursor: c ?? '', limit: 30,
+    clientRef: f.clientRef.trim(), amountMin: f.amountMin, amountMax: f.amountMax,
   }), []);
   const list = useLoad(async () => {
     const page = await api<{ items: TransactionRecord[]; nextCursor: string | null }>(ROUTES.transactions, { query: query(filters) });
@@ -81,12 +88,17 @@ export function TransactionsScreen() {
           <Field label={t('tx.transRef')} value={draft.transRef} maxLength={64} onChange={(e) => setDraft({ ...draft, transRef: e.target.value })} />
           <Field label={t('tx.from')} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
           <Field label={t('tx.to')} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+          <Field label={t('reports.clientRef')} value={draft.clientRef} maxLength={64} onChange={(e) => setDraft({ ...draft, clientRef: e.target.value })} />
+          <Field label={t('reports.amountMin')} type="number" inputMode="decimal" min={0} step="0.01" value={draft.amountMin} onChange={(e) => setDraft({ ...draft, amountMin: e.target.value })} />
+          <Field label={t('reports.amountMax')} type="number" inputMode="decimal" min={0} step="0.01" value={draft.amountMax} onChange={(e) => setDraft({ ...draft, amountMax: e.target.value })} />
           <div className="filter-actions">
             <Button type="submit">{t('tx.apply')}</Button>
             {active && <Button variant="ghost" onClick={() => { setDraft(EMPTY); setFilters(EMPTY); }}>{t('tx.clear')}</Button>}
           </div>
         </form>
       </Card>
+      <ExportButtons query={query(filters)} />
+      <TotalsCard reloadKey={items.length} />
       <div className="sr-only" aria-live="polite" aria-atomic="true">{announce}</div>
       <Card>
         <ErrorText error={list.error} />

@@ -1,7 +1,7 @@
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../modules/webhooks/webhook-tables.js';
 import type { LineLoginCodesTable, LineLoginsTable } from '../modules/line-login/line-login-tables.js';
 import type { DailySummariesTable } from '../modules/reports/reports-tables.js';
-import type { LineChannelsTable, LineEventsTable, LineGroupsTable, LineLinkCodesTable, LineNoticesTable, LineOwnersTable } from '../modules/line/line-tables.js';
+import type { LineChannelsTable, LineEventsTable, LineGroupsTable, LineLinkCodesTable, LineNoticesTable, LineOwnersTable, LinePushUsageTable } from '../modules/line/line-tables.js';
 
 /**
  * Table types for Kysely. Portable column choices (both SQLite and PostgreSQL):
@@ -245,6 +245,7 @@ export interface Database {
   line_owners: LineOwnersTable;
   line_events: LineEventsTable;
   line_notices: LineNoticesTable;
+  line_push_usage: LinePushUsageTable;
   line_logins: LineLoginsTable;
   line_login_codes: LineLoginCodesTable;
   daily_summaries: DailySummariesTable;

@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003-accounts.js';
 import * as m0004 from './migrations/0004-line.js';
 import * as m0005 from './migrations/0005-team.js';
 import * as m0006 from './migrations/0006-crash-safe-charging.js';
+import * as m0007 from './migrations/0007-line-delivery.js';
 import * as m0010 from './migrations/0010-reports.js';
 import * as m0011 from './migrations/0011-line-login.js';
 
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0004-line': m0004,
   '0005-team': m0005,
   '0006-crash-safe-charging': m0006,
+  '0007-line-delivery': m0007,
   '0010-reports': m0010,
   '0011-line-login': m0011,
 };

@@ -31,7 +31,7 @@ export interface ResultCreatedPayload {
 }
 
 export interface OwnerAlertPayload {
-  type: 'STALE_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING';
+  type: 'STALE_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING' | 'LINE_MONTHLY_LIMIT';
   shopId: string;
   transactionId?: string;
   detail?: Record<string, unknown>;

@@ -10,7 +10,44 @@ import type { AddressInfo } from 'node:net';
  */
 export interface FakeChannel { token: string; secret: string; botUserId: string; displayName: string }
 export interface Sent { token: string; body: { replyToken?: string; to?: string; messages: Array<Record<string, any>> }; retryKey?: string }
-type Forced = { status: number; retryAfter?: string; body?: unknown; delayMs?: number };
+/**
+ * A forced answer. `acceptThenHangMs`: the platform performs the call (a reply is posted, its token
+ * used) but answers only after this long, so the client times out after LINE accepted it.
+ */
+type Forced = { status: number; retryAfter?: string; body?: unknown; delayMs?: number; acceptThenHangMs?: number };
+
+/**
+ * LINE's documented limits on a message body (Messaging API reference, "Message objects" and "Flex
+ * Message elements"): 1-5 messages; text 1-5000 characters; flex altText 1-400 characters; a bubble's
+ * JSON at most 30 KB; colours as #RRGGBB or #RRGGBBAA; a text component's text non-empty unless it
+ * has spans. Returns what is wrong, empty when LINE would take it.
+ */
+export function lineLimitProblems(messages: unknown): string[] {
+  const out: string[] = [];
+  if (!Array.isArray(messages) || messages.length < 1 || messages.length > 5) return ['messages: 1 to 5 messages'];
+  const walk = (v: unknown, path: string) => {
+    if (Array.isArray(v)) { v.forEach((x, i) => walk(x, `${path}[${i}]`)); return; }
+    if (!v || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    for (const [k, x] of Object.entries(o)) {
+      if (/color$/i.test(k) && (typeof x !== 'string' || !/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/.test(x))) out.push(`${path}.${k}: invalid color ${JSON.stringify(x)}`);
+    }
+    if (o.type === 'text' && !Array.isArray(o.contents) && (typeof o.text !== 'string' || o.text.length === 0)) out.push(`${path}.text: must not be empty`);
+    for (const [k, x] of Object.entries(o)) if (x && typeof x === 'object') walk(x, `${path}.${k}`);
+  };
+  messages.forEach((m: any, i) => {
+    const p = `messages[${i}]`;
+    if (m?.type === 'text') {
+      if (typeof m.text !== 'string' || m.text.length < 1 || m.text.length > 5000) out.push(`${p}.text: 1 to 5000 characters`);
+    } else if (m?.type === 'flex') {
+      if (typeof m.altText !== 'string' || m.altText.length < 1 || m.altText.length > 400) out.push(`${p}.altText: 1 to 400 characters`);
+      const bubbles = m.contents?.type === 'carousel' ? m.contents.contents : [m.contents];
+      for (const b of bubbles ?? []) if (Buffer.byteLength(JSON.stringify(b ?? {})) > 30_000) out.push(`${p}.contents: bubble larger than 30 KB`);
+      walk(m.contents, `${p}.contents`);
+    } else out.push(`${p}.type: unsupported ${m?.type}`);
+  });
+  return out;
+}
 type Route = 'content' | 'reply' | 'push' | 'info';
 
 export async function startFakeLinePlatform() {
@@ -21,9 +58,13 @@ export async function startFakeLinePlatform() {
   const usedReplyTokens = new Set<string>();
   const expiredReplyTokens = new Set<string>();
   const pushRetryKeys = new Set<string>();
+  /** Bodies refused for breaking LINE's limits (a test asserting on replies/pushes also asserts this is empty). */
+  const rejected: Array<{ route: string; problems: string[] }> = [];
   const forced: Record<Route, Forced[]> = { content: [], reply: [], push: [], info: [] };
   const hits: Record<Route, number> = { content: 0, reply: 0, push: 0, info: 0 };
   let waiters: Array<() => void> = [];
+  let externalHits = 0;
+  const pushAttempts: Array<{ retryKey?: string; body: string }> = [];
   const notify = () => { const w = waiters; waiters = []; w.forEach((f) => f()); };
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -44,15 +85,43 @@ export async function startFakeLinePlatform() {
       : url.pathname === '/v2/bot/message/reply' ? 'reply' : url.pathname === '/v2/bot/message/push' ? 'push'
         : url.pathname === '/v2/bot/info' ? 'info' : null;
     const body = await readBody(req);
+    if (route === 'push') {
+      // Every push attempt, forced failures included: one retry key must never carry two bodies.
+      pushAttempts.push({ retryKey: req.headers['x-line-retry-key'] as string | undefined, body: body.toString('utf8') });
+    }
     if (route) {
       hits[route]++;
       const f = forced[route].shift();
+      if (f && f.acceptThenHangMs !== undefined) {
+        if (route === 'reply') {
+          // Like LINE: a used token is refused (not posted again); the answer is slow either way.
+          const b = JSON.parse(body.toString('utf8'));
+          if (!usedReplyTokens.has(b.replyToken)) { usedReplyTokens.add(b.replyToken); replies.push({ token: auth, body: b }); }
+        } else if (route === 'push') {
+          const key = req.headers['x-line-retry-key'] as string | undefined;
+          if (key) pushRetryKeys.add(key);
+          pushes.push({ token: auth, body: JSON.parse(body.toString('utf8')), retryKey: key });
+        }
+        notify();
+        await new Promise((r) => setTimeout(r, f.acceptThenHangMs));
+        if (!res.destroyed) send(res, 200, {});
+        return;
+      }
       if (f) {
         if (f.delayMs) await new Promise((r) => setTimeout(r, f.delayMs));
         send(res, f.status, f.body ?? { message: 'forced failure' }, f.retryAfter ? { 'retry-after': f.retryAfter } : {});
         notify();
         return;
       }
+    }
+    if (url.pathname.startsWith('/external/')) {
+      // An image hosted outside LINE (contentProvider.type "external"): no token needed.
+      const c = contents.get(decodeURIComponent(url.pathname.slice('/external/'.length)));
+      externalHits++;
+      if (!c || 'status' in c) { send(res, c && 'status' in c ? c.status : 404, { message: 'Not found' }); return; }
+      res.writeHead(200, { 'content-type': c.type, 'content-length': String(c.data.length) });
+      res.end(c.data);
+      return;
     }
     if (!ch && url.pathname !== '/health') { send(res, 401, { message: 'Authentication failed' }); return; }
     if (route === 'content') {
@@ -63,6 +132,15 @@ export async function startFakeLinePlatform() {
       res.writeHead(200, { 'content-type': c.type, 'content-length': String(c.data.length) });
       res.end(c.data);
       return;
+    }
+    if (route === 'reply' || route === 'push') {
+      const problems = lineLimitProblems(JSON.parse(body.toString('utf8')).messages);
+      if (problems.length) {
+        rejected.push({ route, problems });
+        send(res, 400, { message: 'A message (messages[0]) in the request body is invalid', details: problems.map((m) => ({ message: m })) });
+        notify();
+        return;
+      }
     }
     if (route === 'reply') {
       const b = JSON.parse(body.toString('utf8'));
@@ -110,7 +188,8 @@ export async function startFakeLinePlatform() {
   let seq = 0;
   return {
     url,
-    replies, pushes, hits,
+    replies, pushes, hits, rejected, pushAttempts,
+    get externalHits() { return externalHits; },
     addChannel(c: Partial<FakeChannel> = {}): FakeChannel {
       const n = ++seq;
       const ch: FakeChannel = {
@@ -135,7 +214,7 @@ export async function startFakeLinePlatform() {
       }
     },
     sentTo(chatId: string) { return pushes.filter((p) => p.body.to === chatId); },
-    reset() { replies.length = 0; pushes.length = 0; for (const k of Object.keys(forced) as Route[]) forced[k].length = 0; },
+    reset() { replies.length = 0; pushes.length = 0; rejected.length = 0; for (const k of Object.keys(forced) as Route[]) forced[k].length = 0; },
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }
@@ -157,4 +236,6 @@ export function lineEvent(type: string, source: { type: 'user' | 'group' | 'room
   };
 }
 export const imageMessage = (id: string) => ({ message: { id, type: 'image', contentProvider: { type: 'line' } } });
+/** An image shared from outside LINE: LINE holds no bytes, only the URL. */
+export const externalImageMessage = (id: string, originalContentUrl: string) => ({ message: { id, type: 'image', contentProvider: { type: 'external', originalContentUrl } } });
 export const textMessage = (text: string) => ({ message: { id: `m${++evSeq}`, type: 'text', text } });

@@ -30,7 +30,7 @@ for (const kind of DB_KINDS) {
       bank = await startSandbox();
       k = await startLineKit(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
     });
-    afterAll(async () => { await k.close(); await bank.close(); });
+    afterAll(async () => { expect(k.fake.rejected).toEqual([]); await k.close(); await bank.close(); });
 
     it('1:1 chat: a slip gets a Thai Flex reply; the result is in GET /api/v1/transactions with source LINE and uses the shared pool', async () => {
       const s = await k.linkedShop();
@@ -39,8 +39,10 @@ for (const kind of DB_KINDS) {
       await s.post(e);
       const flex = flexOf(replyFor(e));
       expect(flex).toBeTruthy();
-      expect(flex!.altText).toContain('สลิปถูกต้อง');
+      // 1:1: the customer reads it (customer wording); the sender's bank in Thai in a Thai message.
+      expect(flex!.altText).toContain('ได้รับยอดโอนแล้ว');
       expect(flexText(flex)).toContain('1,250.50 บาท');
+      expect(flexText(flex)).toMatch(/ธนาคาร[ก-๙]+/);
       expect(flexText(flex)).toContain('สมชาย');
       expect(flexText(flex)).toContain(t.transRef);
       const list = await k.h.app.inject({ url: '/api/v1/transactions', headers: s.auth });
@@ -58,10 +60,11 @@ for (const kind of DB_KINDS) {
       const t = await bank.register({ amount: 99 });
       const e1 = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
       await s.post(e1);
-      expect(flexOf(replyFor(e1))!.altText).toContain('Slip verified');
+      expect(flexOf(replyFor(e1))!.altText).toContain('Payment received');
+      expect(flexText(flexOf(replyFor(e1)))).not.toMatch(/ธนาคาร/);
       const e2 = ev('message', user(), imageMessage(upload(await renderNonSlip('photo', 'jpg'))));
       await s.post(e2);
-      expect(flexOf(replyFor(e2))!.altText).toContain('Invalid slip');
+      expect(flexOf(replyFor(e2))!.altText).toContain('This slip could not be checked');
     });
 
     it('groups: silent on pictures without a slip QR (no record), unless the group opts out of silence', async () => {
@@ -94,7 +97,7 @@ for (const kind of DB_KINDS) {
       await s.post(e1);
       await s.post(e2);
       expect(flexOf(replyFor(e1))!.altText).toContain('สลิปถูกต้อง');
-      expect(flexOf(replyFor(e2))!.altText).toContain('เคยส่งแล้ว');
+      expect(flexOf(replyFor(e2))!.altText).toContain('เคยตรวจแล้ว');
       // Another picture of the same transfer (a re-render) is a DUPLICATE.
       const e3 = ev('message', grp('Cdup'), imageMessage(upload(await bank.slip(t.transRef, 'jpeg70', 'jpg'))));
       await s.post(e3);
@@ -146,7 +149,7 @@ for (const kind of DB_KINDS) {
       const limited = ev('message', user(), imageMessage(id));
       await s.post(limited);
       expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-      expect(flexOf(replyFor(limited))!.altText).toContain('สลิปถูกต้อง');
+      expect(flexOf(replyFor(limited))!.altText).toContain('ได้รับยอดโอนแล้ว');
     });
 
     it('quota exhausted: a polite reply each time, the owner alerted once', async () => {
@@ -176,12 +179,17 @@ for (const kind of DB_KINDS) {
       expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
     });
 
-    it('a shop without a payee account is told so', async () => {
+    it('a shop without a payee account: staff in a group are told to add one, a customer in 1:1 only that the shop checks by hand', async () => {
       const s = await k.linkedShop({ payee: false });
       const t = await bank.register();
       const e = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
       await s.post(e);
-      expect(textOf(replyFor(e))).toContain('บัญชีรับเงิน');
+      expect(textOf(replyFor(e))).toContain('ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเอง');
+      expect(textOf(replyFor(e))).not.toContain('แดชบอร์ด');
+      await linkGroup(s, 'Cnopayee');
+      const g = ev('message', grp('Cnopayee'), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(g);
+      expect(textOf(replyFor(g))).toContain('บัญชีรับเงิน');
     });
   });
 }

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { messagingApi } from '@line/bot-sdk';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { metrics } from '../../lib/metrics.js';
+import { assertLiteralHostAllowed, guardedLookup, parseWebhookUrl } from '../webhooks/webhook-url-guard.js';
 
 /**
  * A small client of the LINE Messaging API: only the calls this service makes. Written on fetch
@@ -13,6 +16,8 @@ export interface LineClientOptions {
   /** Retries after a 5xx, 429 or network error (not after 4xx). */
   retries: number;
   maxImageBytes: number;
+  /** Development/tests only (WEBHOOK_ALLOW_PRIVATE): external images may live on loopback. */
+  allowPrivateExternal?: boolean;
   /** A Retry-After longer than this is not waited for: the call fails as retryable (the outbox retries later). */
   maxRetryWaitMs?: number;
   sleep?: (ms: number) => Promise<void>;
@@ -23,21 +28,40 @@ export class LineApiError extends Error {
     super(message);
     this.name = 'LineApiError';
   }
+  /**
+   * LINE's 429 "You have reached your monthly limit.": the official account's message allowance is
+   * used up until the month turns. Waiting or retrying cannot help, so it is never retried.
+   */
+  get monthlyLimit(): boolean { return this.status === 429 && /monthly limit/i.test(this.lineMessage ?? ''); }
 }
 /** The message content is gone (LINE keeps it for a limited time) or never existed. */
 export class LineContentGoneError extends Error { name = 'LineContentGoneError'; }
 export class LineContentTooLargeError extends Error { name = 'LineContentTooLargeError'; }
+/** Every reply attempt timed out or failed on the network: LINE may or may not have posted it. */
+export class LineReplyUncertainError extends LineApiError {
+  constructor(message: string) { super(0, message, true); this.name = 'LineReplyUncertainError'; }
+}
 
 export interface LineBotInfo { userId: string; basicId?: string; displayName?: string }
-export type LineMessage = Record<string, unknown>;
+/** Outgoing messages are typed with the official SDK's model (text and Flex are what we send). */
+export type LineMessage = messagingApi.Message;
+/** How a reply ended: `sent`, or `probably-sent` when an attempt timed out and LINE then called the token used. */
+export type ReplyOutcome = 'sent' | 'probably-sent';
 
 const sleepReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** LINE's X-Line-Retry-Key must be a UUID; derive it from a stable string so a retried job reuses it. */
+/**
+ * LINE's X-Line-Retry-Key must be a UUID; derive it from a stable string so a retried job reuses it.
+ * LINE drops a second request with a key it accepted, whatever its body: so the seed must name the
+ * message itself (see messageDigest), or a different answer would be silently dropped.
+ */
 export function retryKeyFor(seed: string): string {
   const h = createHash('sha256').update(seed).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
+
+/** A short digest of the exact messages, part of a push's retry-key seed: one key per distinct message. */
+export const messageDigest = (messages: LineMessage[]) => createHash('sha256').update(JSON.stringify(messages)).digest('hex').slice(0, 16);
 
 function retryAfterMs(h: string | null): number | null {
   if (!h) return null;
@@ -69,9 +93,10 @@ export function createLineClient(opts: LineClientOptions) {
       const body = await res.text().catch(() => '');
       let lineMessage: string | undefined;
       try { lineMessage = (JSON.parse(body) as { message?: string }).message; } catch { /* not JSON */ }
-      const retryable = res.status >= 500 || res.status === 429;
-      last = new LineApiError(res.status, `${what}: LINE answered ${res.status}`, retryable, lineMessage);
+      last = new LineApiError(res.status, `${what}: LINE answered ${res.status}`, false, lineMessage);
+      const retryable = res.status >= 500 || (res.status === 429 && !last.monthlyLimit);
       if (!retryable) throw last;
+      last = new LineApiError(res.status, last.message, true, lineMessage);
       if (i < opts.retries) {
         const wait = retryAfterMs(res.headers.get('retry-after')) ?? 200 * 2 ** i;
         if (wait > maxWait) throw last;
@@ -85,6 +110,26 @@ export function createLineClient(opts: LineClientOptions) {
     authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8', ...extra,
   });
   const signal = () => AbortSignal.timeout(opts.timeoutMs);
+  const externalAgent = new Agent({ connect: { timeout: opts.timeoutMs, ...(opts.allowPrivateExternal ? {} : { lookup: guardedLookup as never }) } });
+  const externalFetch = (url: string, init: Record<string, unknown>) => undiciFetch(url, { ...init, dispatcher: externalAgent } as never);
+
+  /** Reads a body up to maxImageBytes (a lying or absent Content-Length is caught while streaming). */
+  async function readCapped(res: Response): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const reader = res.body!.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > opts.maxImageBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw new LineContentTooLargeError('image is larger than the cap');
+      }
+      chunks.push(Buffer.from(value));
+    }
+    return Buffer.concat(chunks);
+  }
 
   return {
     /** Downloads an image message's bytes: capped at maxImageBytes, 404/410 -> LineContentGoneError. */
@@ -102,45 +147,70 @@ export function createLineClient(opts: LineClientOptions) {
           throw new LineContentTooLargeError('image is larger than the cap');
         }
         return res;
-      }, async (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const reader = res.body!.getReader();
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          size += value.byteLength;
-          if (size > opts.maxImageBytes) {
-            await reader.cancel().catch(() => undefined);
-            throw new LineContentTooLargeError('image is larger than the cap');
-          }
-          chunks.push(Buffer.from(value));
-        }
-        return Buffer.concat(chunks);
-      });
+      }, readCapped);
       return result as Buffer;
     },
 
-    async reply(token: string, replyToken: string, messages: LineMessage[]): Promise<void> {
-      await withRetry('reply', () => fetch(`${api}/v2/bot/message/reply`, {
-        method: 'POST', headers: json(token), body: JSON.stringify({ replyToken, messages }), signal: signal(),
-      }), async (r) => { await r.body?.cancel(); }).then(
-        () => { metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'ok' }); },
-        (e: unknown) => { metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'failed' }); throw e; },
-      );
+    /**
+     * An image a user shared from another service (`contentProvider.type: "external"`): LINE holds no
+     * bytes, only `originalContentUrl`. Fetched through the same SSRF guard as outgoing webhooks
+     * (https only, public addresses checked at connect time, no redirects) and the same size cap.
+     */
+    async getExternalContent(rawUrl: string): Promise<Buffer> {
+      let u: URL;
+      try {
+        u = parseWebhookUrl(rawUrl, { allowPrivate: !!opts.allowPrivateExternal });
+        assertLiteralHostAllowed(u, !!opts.allowPrivateExternal);
+      } catch { throw new LineContentGoneError('external image URL refused'); }
+      const res = await externalFetch(u.toString(), { redirect: 'manual', signal: signal() }).catch((e: Error) => {
+        throw new LineApiError(0, `external content: ${e.name === 'TimeoutError' ? 'timed out' : 'network error'}`, false);
+      });
+      if (!res.ok) { await res.body?.cancel().catch(() => undefined); throw new LineContentGoneError(`external image answered ${res.status}`); }
+      const len = Number(res.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(len) && len > opts.maxImageBytes) { await res.body?.cancel().catch(() => undefined); throw new LineContentTooLargeError('image is larger than the cap'); }
+      return readCapped(res as unknown as Response);
+    },
+
+    /**
+     * A reply token works once, so retrying a reply can never post twice. An attempt that timed out
+     * may still have been accepted by LINE: when a later attempt then hears 400 (token used), the
+     * answer is `probably-sent`, and the caller must not fall back to a push (that would post twice).
+     */
+    async reply(token: string, replyToken: string, messages: LineMessage[], opts: { uncertainBefore?: boolean } = {}): Promise<ReplyOutcome> {
+      let uncertain = !!opts.uncertainBefore;
+      try {
+        await withRetry('reply', async () => {
+          try {
+            return await fetch(`${api}/v2/bot/message/reply`, {
+              method: 'POST', headers: json(token), body: JSON.stringify({ replyToken, messages }), signal: signal(),
+            });
+          } catch (e) { uncertain = true; throw e; }
+        }, async (r) => { await r.body?.cancel(); });
+        metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'ok' });
+        return 'sent';
+      } catch (e) {
+        if (uncertain && e instanceof LineApiError && e.status === 400) {
+          metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'ok' });
+          return 'probably-sent';
+        }
+        metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'failed' });
+        if (uncertain && e instanceof LineApiError && e.status === 0) throw new LineReplyUncertainError(e.message);
+        throw e;
+      }
     },
 
     /** Push with an idempotency key: LINE answers 409 for a key it already accepted, which counts as sent. */
-    async push(token: string, to: string, messages: LineMessage[], retryKey?: string): Promise<void> {
+    async push(token: string, to: string, messages: LineMessage[], retryKey?: string): Promise<'sent' | 'already-sent'> {
       try {
         await withRetry('push', () => fetch(`${api}/v2/bot/message/push`, {
           method: 'POST', headers: json(token, retryKey ? { 'x-line-retry-key': retryKey } : {}), body: JSON.stringify({ to, messages }), signal: signal(),
         }), async (r) => { await r.body?.cancel(); });
         metrics.lineDeliveries.inc({ kind: 'push', outcome: 'ok' });
+        return 'sent';
       } catch (e) {
         const sent = e instanceof LineApiError && e.status === 409 && !!retryKey;
         metrics.lineDeliveries.inc({ kind: 'push', outcome: sent ? 'ok' : 'failed' });
-        if (sent) return;
+        if (sent) return 'already-sent';
         throw e;
       }
     },

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Container } from '../../container.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import { createLineDeliveryRepo } from './line-delivery-repo.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
@@ -21,6 +22,11 @@ const OwnerSchema = Type.Object({ id: Type.String(), lineChannelId: Type.String(
 const LinePage = Type.Object({
   channels: Type.Array(ChannelSchema), groups: Type.Array(GroupSchema), owners: Type.Array(OwnerSchema),
   limits: Type.Object({ groups: Type.Integer(), messagingAccounts: Type.Integer() }),
+  pushUsage: Type.Array(Type.Object({
+    lineChannelId: Type.String(), period: Type.String({ description: 'YYYY-MM in the service time zone' }),
+    pushes: Type.Integer({ description: 'pushes sent this month (replies are free; pushes draw on the official account\'s monthly allowance)' }),
+    monthlyLimitReachedAt: Nullable(Type.String({ description: 'when LINE answered "You have reached your monthly limit." this month; answers are then replies only' })),
+  })),
 });
 const LinkBody = Type.Object({
   channelId: Type.String({ minLength: 1, maxLength: 32 }), channelSecret: Type.String({ minLength: 1, maxLength: 200 }),
@@ -35,6 +41,7 @@ const LinkBody = Type.Object({
 export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
   const session = requireSession(auth);
   const line = c.line.service;
+  const delivery = createLineDeliveryRepo({ db: c.db, clock: c.clock, timeZone: c.config.TIME_ZONE });
   const actor = (userId: string) => `user:${userId}`;
 
   app.get('/api/dashboard/line', {
@@ -42,7 +49,13 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
   }, async (req) => {
     const shop = await c.shops.get(req.dashboard!.shopId);
     const plan = await c.plans.get(shop.planCode);
-    return { success: true as const, data: { ...await line.list(shop.id), limits: { groups: plan.groups, messagingAccounts: plan.messagingAccounts } } };
+    const page = await line.list(shop.id);
+    const ids = page.channels.map((ch) => ch.id);
+    const usage = await delivery.pushUsage(ids);
+    const pushUsage = await Promise.all(ids.map(async (id) => ({
+      lineChannelId: id, period: delivery.period(), pushes: usage.get(id) ?? 0, monthlyLimitReachedAt: await delivery.monthlyLimitAt(shop.id, id),
+    })));
+    return { success: true as const, data: { ...page, limits: { groups: plan.groups, messagingAccounts: plan.messagingAccounts }, pushUsage } };
   });
 
   app.post('/api/dashboard/line/channels', {

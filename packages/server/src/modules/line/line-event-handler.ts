@@ -7,9 +7,10 @@ import { TRIAL_PLAN } from '../plans/plan-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
-import { LineApiError, LineContentGoneError, LineContentTooLargeError, retryKeyFor, type LineClient, type LineMessage } from './line-client.js';
+import { LineApiError, LineContentGoneError, LineContentTooLargeError, LineReplyUncertainError, messageDigest, retryKeyFor, type LineClient, type LineMessage } from './line-client.js';
+import { createLineDeliveryRepo } from './line-delivery-repo.js';
 import { chatIdOf, isGroupChat, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
-import { msg, resultMessage, type Lang } from './line-messages.js';
+import { msg, resultMessage, type Audience, type Lang } from './line-messages.js';
 import { LINK_CODE_PATTERN, type LineService } from './line-service.js';
 import type { LineChannelsTable } from './line-tables.js';
 import type { LineEventJobPayload } from './line-webhook-routes.js';
@@ -40,27 +41,53 @@ export interface LineEventHandlerDeps {
 
 /**
  * Processes one LINE webhook event (an outbox job of kind `line.event`). Safe to run again after a
- * crash: verifySlip replays the same image from its cache, and pushes carry a retry key derived
- * from the event id, so LINE drops a second copy.
+ * failure or a crash: the event remembers its record (and whether it created it) and how far its
+ * answer got (line-delivery-repo), and pushes carry a retry key per event and message.
  */
 export function createLineEventHandler(deps: LineEventHandlerDeps) {
   const { line, client, shops, clock } = deps;
+  const repo = createLineDeliveryRepo({ db: deps.db, clock, timeZone: deps.timeZone });
 
-  /** Reply while the token is fresh; a used/expired token (400) or an old event falls back to push. */
-  async function answer(token: string, event: LineEvent, messages: LineMessage[], purpose = 'answer'): Promise<'reply' | 'push' | 'none'> {
+  /**
+   * Reply while the token is fresh (replies are free; pushes draw on the OA's monthly allowance).
+   * A used/expired token (400) falls back to push, except after a reply attempt that timed out: LINE
+   * may have posted it, so a push would post it twice. What got through is stored with the event, so a
+   * re-run of the job does not answer again. A push's retry key names the event, the purpose and the
+   * exact messages: a re-run with the same answer is dropped by LINE, a different answer is not.
+   */
+  async function answer(token: string, ch: LineChannelsTable, event: LineEvent, messages: LineMessage[], purpose = 'answer'): Promise<'reply' | 'push' | 'none'> {
     if (!messages.length) return 'none';
+    const state = (await repo.outcome(event.webhookEventId)).answerState;
+    if (state === 'replied' || state === 'pushed') return 'none';
     const age = clock.now().getTime() - Number(event.timestamp || 0);
     if (event.replyToken && age < deps.replyTokenTtlSeconds * 1000) {
       try {
-        await client.reply(token, event.replyToken, messages);
+        await client.reply(token, event.replyToken, messages, { uncertainBefore: state === 'uncertain' });
+        await repo.setAnswerState(event.webhookEventId, 'replied');
         return 'reply';
       } catch (e) {
+        if (e instanceof LineReplyUncertainError) { await repo.setAnswerState(event.webhookEventId, 'uncertain'); throw e; }
         if (!(e instanceof LineApiError && e.status === 400)) throw e;
       }
+    } else if (state === 'uncertain') {
+      deps.log?.warn({ lineChannelId: ch.id }, 'LINE reply timed out and its token has expired: not pushing blindly');
+      return 'none';
     }
     const to = chatIdOf(event.source);
     if (!to) return 'none';
-    await client.push(token, to, messages, retryKeyFor(`${event.webhookEventId}:${purpose}`));
+    if (await repo.monthlyLimitAt(ch.shop_id, ch.id)) return 'none'; // LINE would refuse it until the month turns
+    try {
+      const r = await client.push(token, to, messages, retryKeyFor(`${event.webhookEventId}:${purpose}:${messageDigest(messages)}`));
+      if (r === 'sent') await repo.countPush(ch.id);
+    } catch (e) {
+      if (e instanceof LineApiError && e.monthlyLimit) {
+        // Terminal for the month: no retry (the job ends), the owner hears it once by e-mail and in the dashboard.
+        await repo.markMonthlyLimit(ch.shop_id, ch.id);
+        return 'none';
+      }
+      throw e;
+    }
+    await repo.setAnswerState(event.webhookEventId, 'pushed');
     return 'push';
   }
 
@@ -73,13 +100,13 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       if (LINK_CODE_PATTERN.test(textIn)) {
         const r = await line.redeemCode(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null });
         if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
-        await answer(token, event, r.ok ? msg.groupLinked(lang, r.shopName) : codeFailure(lang, r.reason, r.limit));
+        await answer(token, ch, event, r.ok ? msg.groupLinked(lang, r.shopName) : codeFailure(lang, r.reason, r.limit));
         return;
       }
       if (UNLINK_COMMAND.test(textIn)) {
         const r = await line.unlinkGroupByCommand(ch.id, groupId, src.userId ?? null);
-        if (r === 'UNLINKED') await answer(token, event, msg.groupUnlinked(lang));
-        else if (r === 'NOT_LINKER') await answer(token, event, msg.notLinker(lang));
+        if (r === 'UNLINKED') await answer(token, ch, event, msg.groupUnlinked(lang));
+        else if (r === 'NOT_LINKER') await answer(token, ch, event, msg.notLinker(lang));
       }
       return; // ordinary chatter in a group: never answered
     }
@@ -87,11 +114,11 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     if (LINK_CODE_PATTERN.test(textIn)) {
       const r = await line.redeemCode(ch, textIn, { kind: 'owner', userId: src.userId });
       if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
-      await answer(token, event, r.ok ? msg.ownerLinked(lang, r.shopName) : r.reason === 'ALREADY_LINKED' ? msg.ownerAlreadyLinked(lang) : codeFailure(lang, r.reason, r.limit));
+      await answer(token, ch, event, r.ok ? msg.ownerLinked(lang, r.shopName) : r.reason === 'ALREADY_LINKED' ? msg.ownerAlreadyLinked(lang) : codeFailure(lang, r.reason, r.limit));
       return;
     }
     if (UNLINK_COMMAND.test(textIn) && await line.unlinkOwnerByCommand(ch.id, src.userId)) {
-      await answer(token, event, msg.ownerUnlinked(lang));
+      await answer(token, ch, event, msg.ownerUnlinked(lang));
     }
     // Other 1:1 text belongs to the official account's own chat (auto-replies, staff): not ours.
   }
@@ -109,22 +136,40 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent, shop: Shop): Promise<void> {
     const src = event.source;
     const messageId = event.message?.id;
-    if (!src || !messageId || event.message?.contentProvider?.type === 'external') return;
+    if (!src || !messageId) return;
+    const external = event.message?.contentProvider?.type === 'external';
     let silentNonSlip = false;
     if (isGroupChat(src)) {
+      if (external) return; // a shared link in a group chat is not a slip sent to the shop
       const group = await line.activeGroup(ch.id, chatIdOf(src)!);
       if (!group) return; // not linked: the join prompt already said how to link
       silentNonSlip = group.silentNonSlip;
     }
+    const audience: Audience = isGroupChat(src) ? 'staff' : 'customer';
+
+    // A re-run of this job answers what the first run would have: the record this event produced,
+    // shown as fresh when this event created it (not "already sent"), without downloading again.
+    const done = await repo.outcome(event.webhookEventId);
+    if (done.answerState === 'replied' || done.answerState === 'pushed') return;
+    if (done.transactionId) {
+      const rec = await repo.record(ch.shop_id, done.transactionId, done.createdRecord);
+      if (rec) { await answerRecord(token, ch, event, rec, !done.createdRecord, lang, audience); return; }
+    }
+    // No reply token left and the OA's monthly allowance is used up: nothing could be said, so do not
+    // download or check (a check would be charged for an answer nobody sees).
+    const age = clock.now().getTime() - Number(event.timestamp || 0);
+    if (!(event.replyToken && age < deps.replyTokenTtlSeconds * 1000) && await repo.monthlyLimitAt(ch.shop_id, ch.id)) return;
 
     let image: Buffer;
     try {
-      image = await client.getContent(token, messageId);
+      const url = event.message?.contentProvider?.originalContentUrl;
+      if (external && !url) throw new LineContentGoneError('external image without a URL');
+      image = external ? await client.getExternalContent(url!) : await client.getContent(token, messageId);
     } catch (e) {
-      if (e instanceof LineContentGoneError) { await answer(token, event, msg.contentGone(lang)); return; }
-      if (e instanceof LineContentTooLargeError) { if (!silentNonSlip) await answer(token, event, msg.tooLarge(lang)); return; }
+      if (e instanceof LineContentGoneError) { await answer(token, ch, event, msg.contentGone(lang)); return; }
+      if (e instanceof LineContentTooLargeError) { if (!silentNonSlip) await answer(token, ch, event, msg.tooLarge(lang)); return; }
       deps.log?.warn({ err: (e as Error).message, lineChannelId: ch.id }, 'LINE content download failed');
-      await answer(token, event, msg.contentFailed(lang));
+      await answer(token, ch, event, msg.contentFailed(lang));
       return;
     }
 
@@ -140,24 +185,31 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     const verify = deps.verifySlip();
     if (!verify) throw new Error('verification pipeline is not available yet');
     let record: TransactionRecord;
+    let isNew: boolean;
     try {
-      ({ record } = await verify({ shopId: ch.shop_id, source: 'LINE', image, decoded: pre ?? undefined }));
+      ({ record, isNew } = await verify({ shopId: ch.shop_id, source: 'LINE', image, decoded: pre ?? undefined }));
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.statusCode === 402) {
         const trialOver = shop.planCode === TRIAL_PLAN && !!shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now();
-        await answer(token, event, trialOver ? msg.trialEnded(lang) : msg.quotaExhausted(lang));
+        await answer(token, ch, event, trialOver ? msg.trialEnded(lang, audience) : msg.quotaExhausted(lang, audience));
         if (!trialOver) await alertQuotaExhausted(ch.shop_id);
         return;
       }
-      if (e.code === 'NO_PAYEE_CONFIGURED') { await answer(token, event, msg.noPayee(lang)); return; }
-      if (e.code === 'INVALID_IMAGE') { if (!silentNonSlip) await answer(token, event, msg.badImage(lang)); return; }
-      if (e.code === 'PAYLOAD_TOO_LARGE') { if (!silentNonSlip) await answer(token, event, msg.tooLarge(lang)); return; }
+      if (e.code === 'NO_PAYEE_CONFIGURED') { await answer(token, ch, event, msg.noPayee(lang, audience)); return; }
+      if (e.code === 'INVALID_IMAGE') { if (!silentNonSlip) await answer(token, ch, event, msg.badImage(lang)); return; }
+      if (e.code === 'PAYLOAD_TOO_LARGE') { if (!silentNonSlip) await answer(token, ch, event, msg.tooLarge(lang)); return; }
       if (e.statusCode < 500) return; // e.g. a suspended shop: nothing useful to say in a chat
       throw e;
     }
+    await repo.saveRecord(event.webhookEventId, record.id, isNew);
     if (silentNonSlip && record.status === 'INVALID' && record.errorCode && NOT_A_SLIP.has(record.errorCode)) return;
-    await answer(token, event, [resultMessage(record, lang, deps.timeZone)]);
+    await answerRecord(token, ch, event, record, !isNew, lang, audience);
+  }
+
+  async function answerRecord(token: string, ch: LineChannelsTable, event: LineEvent, record: TransactionRecord, replay: boolean, lang: Lang, audience: Audience): Promise<void> {
+    const original = record.status === 'DUPLICATE' ? await repo.original(ch.shop_id, record) : null;
+    await answer(token, ch, event, [resultMessage(record, lang, deps.timeZone, { audience, replay, original })]);
   }
 
   /** The owner hears once per period that LINE slips hit the quota wall (the owner.alert handler dedupes too). */
@@ -189,7 +241,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
         case 'join': {
           if (!isGroupChat(src)) return;
           const linked = await line.activeGroup(ch.id, chatIdOf(src)!);
-          await answer(token, event, linked ? msg.groupAlreadyLinked(lang) : msg.joinPrompt(lang));
+          await answer(token, ch, event, linked ? msg.groupAlreadyLinked(lang) : msg.joinPrompt(lang));
           return;
         }
         case 'leave':

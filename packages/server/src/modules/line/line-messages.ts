@@ -1,3 +1,5 @@
+import type { messagingApi } from '@line/bot-sdk';
+import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { LineMessage } from './line-client.js';
 
@@ -7,12 +9,13 @@ import type { LineMessage } from './line-client.js';
  */
 export type Lang = 'th' | 'en';
 
-const text = (t: string): LineMessage => ({ type: 'text', text: t });
+const text = (t: string): messagingApi.TextMessage => ({ type: 'text', text: t });
 
 const T = {
+  // Says how to link first: slips are not checked here until the group is linked.
   joinPrompt: {
-    th: 'สวัสดีค่ะ 🙏 ระบบตรวจสลิปพร้อมใช้งานในกลุ่มนี้แล้ว\nเจ้าของร้านโปรดพิมพ์ "รหัสเชื่อมต่อ" จากหน้าแดชบอร์ด (เมนู LINE) ลงในกลุ่มนี้ เพื่อเชื่อมกลุ่มกับร้าน',
-    en: 'Hello! To start checking slips in this group, the shop owner should type the link code from the dashboard (LINE page) here.',
+    th: 'สวัสดีค่ะ 🙏 กลุ่มนี้ยังไม่ได้เชื่อมกับร้าน จึงยังไม่ตรวจสลิปในกลุ่มนี้\nวิธีเชื่อม: เจ้าของร้านเปิดแดชบอร์ด เมนู LINE กด "สร้างรหัสเชื่อมกลุ่ม" แล้วพิมพ์รหัสนั้น (เช่น ABCD-2345) ลงในกลุ่มนี้\nเมื่อเชื่อมแล้ว ทุกสลิปที่ส่งในกลุ่มจะถูกตรวจอัตโนมัติ',
+    en: 'Hello! This group is not linked to a shop yet, so slips here are not checked.\nTo link it: the shop owner opens the dashboard, LINE page, taps "New link code" and types that code (like ABCD-2345) in this group.\nOnce linked, every slip posted here is checked automatically.',
   },
   groupLinked: {
     th: (shop: string) => `✅ เชื่อมกลุ่มนี้กับร้าน "${shop}" แล้ว\nส่งรูปสลิปในกลุ่มได้เลย ระบบจะตรวจให้อัตโนมัติ\nพิมพ์ "ยกเลิก" เพื่อยกเลิกการเชื่อมต่อ (เฉพาะผู้ที่เชื่อมต่อ)`,
@@ -86,6 +89,19 @@ const T = {
     th: 'ร้านยังไม่ได้ตั้งค่าบัญชีรับเงิน จึงยังตรวจสลิปไม่ได้ เจ้าของร้านโปรดเพิ่มบัญชีรับเงินในแดชบอร์ด',
     en: 'The shop has not set up a receiving account yet, so slips cannot be checked. The owner should add one in the dashboard.',
   },
+  // What a customer reads in 1:1 when the shop cannot check automatically (no staff advice).
+  manualCheck: {
+    th: 'ขออภัยค่ะ ขณะนี้ยังตรวจสลิปอัตโนมัติไม่ได้ ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',
+    en: 'Sorry, this slip cannot be checked automatically right now. The shop will confirm your payment manually.',
+  },
+  quotaExhaustedStaff: {
+    th: 'ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว สลิปนี้ยังไม่ถูกตรวจ ตรวจยอดเงินเข้าด้วยตนเอง หรืออัปเกรดแพ็กเกจในแดชบอร์ด',
+    en: 'This month\'s slip checks are used up, so this slip was not checked. Confirm the payment manually, or upgrade the plan in the dashboard.',
+  },
+  trialEndedStaff: {
+    th: 'ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว สลิปนี้ยังไม่ถูกตรวจ เลือกแพ็กเกจในแดชบอร์ดเพื่อตรวจสลิปต่อ',
+    en: 'The shop\'s trial has ended, so this slip was not checked. Choose a plan in the dashboard to keep checking slips.',
+  },
 } as const;
 
 export const msg = {
@@ -101,62 +117,134 @@ export const msg = {
   groupLimit: (l: Lang, n: number) => [text(T.groupLimit[l](n))],
   groupUnlinked: (l: Lang) => [text(T.groupUnlinked[l])],
   notLinker: (l: Lang) => [text(T.notLinker[l])],
-  quotaExhausted: (l: Lang) => [text(T.quotaExhausted[l])],
-  trialEnded: (l: Lang) => [text(T.trialEnded[l])],
+  quotaExhausted: (l: Lang, a: Audience = 'customer') => [text((a === 'staff' ? T.quotaExhaustedStaff : T.quotaExhausted)[l])],
+  trialEnded: (l: Lang, a: Audience = 'customer') => [text((a === 'staff' ? T.trialEndedStaff : T.trialEnded)[l])],
   contentGone: (l: Lang) => [text(T.contentGone[l])],
   contentFailed: (l: Lang) => [text(T.contentFailed[l])],
   tooLarge: (l: Lang) => [text(T.tooLarge[l])],
   badImage: (l: Lang) => [text(T.badImage[l])],
-  noPayee: (l: Lang) => [text(T.noPayee[l])],
+  noPayee: (l: Lang, a: Audience = 'staff') => [text((a === 'staff' ? T.noPayee : T.manualCheck)[l])],
 };
 
-const STATUS: Record<string, { th: string; en: string; color: string; advice?: { th: string; en: string } }> = {
-  SUCCESS: { th: '✅ สลิปถูกต้อง', en: '✅ Slip verified', color: '#1DB446' },
+/**
+ * Who reads the bubble. In a 1:1 chat it is the customer who sent the slip: what happened and what
+ * to send next, politely, never staff advice ("do not hand over goods"). In a group (the shop's
+ * staff) and in the owner's alerts it is the shop: the verdict and what to do about it.
+ */
+export type Audience = 'customer' | 'staff';
+type Pair = { th: string; en: string };
+interface StatusText { title: Record<Audience, Pair>; color: string; note: Record<Audience, Pair>; result: Pair }
+
+/** Warning colours: orange for "look again", red for "money did not arrive as expected". */
+const ORANGE = '#E67E22';
+const RED = '#D32F2F';
+const STATUS: Record<string, StatusText> = {
+  SUCCESS: {
+    color: '#1DB446', result: { th: 'ตรวจผ่าน', en: 'verified' },
+    title: { customer: { th: '✅ ได้รับยอดโอนแล้ว', en: '✅ Payment received' }, staff: { th: '✅ สลิปถูกต้อง', en: '✅ Slip verified' } },
+    note: {
+      customer: { th: 'ขอบคุณค่ะ ร้านได้รับยอดโอนของคุณแล้ว', en: 'Thank you, the shop has received your transfer.' },
+      staff: { th: 'ยอดเงินเข้าบัญชีของร้านแล้ว', en: 'The money reached the shop\'s account.' },
+    },
+  },
   DUPLICATE: {
-    th: '⚠️ สลิปซ้ำ', en: '⚠️ Duplicate slip', color: '#E67E22',
-    advice: { th: 'รายการโอนนี้เคยใช้ยืนยันไปแล้ว อย่าส่งสินค้าหรือบันทึกยอดซ้ำ', en: 'This transfer was already used. Do not hand over goods or credit the order twice.' },
+    color: ORANGE, result: { th: 'สลิปซ้ำ', en: 'duplicate' },
+    title: { customer: { th: '⚠️ สลิปนี้เคยใช้ชำระแล้ว', en: '⚠️ This slip was already used' }, staff: { th: '⚠️ สลิปซ้ำ', en: '⚠️ Duplicate slip' } },
+    note: {
+      customer: { th: 'รายการโอนนี้เคยใช้ชำระกับร้านไปแล้ว หากเป็นการชำระรายการใหม่ โปรดส่งสลิปของการโอนครั้งใหม่ค่ะ', en: 'This transfer was already used to pay the shop. If this is a new payment, please send the slip of the new transfer.' },
+      staff: { th: 'รายการโอนนี้เคยใช้ยืนยันไปแล้ว อย่าส่งสินค้าหรือบันทึกยอดซ้ำ', en: 'This transfer was already used. Do not hand over goods or credit the order twice.' },
+    },
   },
   AMOUNT_MISMATCH: {
-    th: '⚠️ ยอดเงินไม่ตรง', en: '⚠️ Amount does not match', color: '#E67E22',
-    advice: { th: 'ตรวจยอดโอนเทียบกับยอดสั่งซื้ออีกครั้ง', en: 'Compare the transferred amount with the order total.' },
+    color: ORANGE, result: { th: 'ยอดเงินไม่ตรง', en: 'amount does not match' },
+    title: { customer: { th: '⚠️ ยอดโอนไม่ตรงกับยอดที่ต้องชำระ', en: '⚠️ The amount does not match' }, staff: { th: '⚠️ ยอดเงินไม่ตรง', en: '⚠️ Amount does not match' } },
+    note: {
+      customer: { th: 'ยอดในสลิปไม่ตรงกับยอดที่ต้องชำระ ทางร้านจะตรวจสอบและติดต่อกลับค่ะ', en: 'The amount on the slip differs from the amount due. The shop will check it and get back to you.' },
+      staff: { th: 'ตรวจยอดโอนเทียบกับยอดสั่งซื้ออีกครั้ง', en: 'Compare the transferred amount with the order total.' },
+    },
   },
   RECEIVER_MISMATCH: {
-    th: '❌ บัญชีผู้รับไม่ใช่ของร้าน', en: '❌ Paid to another account', color: '#D32F2F',
-    advice: { th: 'เงินไม่ได้โอนเข้าบัญชีของร้าน ตรวจบัญชีรับเงินในแดชบอร์ด หรือขอให้ลูกค้าตรวจสอบการโอน', en: 'The money did not go to the shop\'s account. Check the receiving accounts in the dashboard, or ask the customer to check the transfer.' },
+    color: RED, result: { th: 'บัญชีผู้รับไม่ใช่ของร้าน', en: 'paid to another account' },
+    title: { customer: { th: '❌ โอนเข้าบัญชีที่ไม่ใช่ของร้าน', en: '❌ Paid to a different account' }, staff: { th: '❌ บัญชีผู้รับไม่ใช่ของร้าน', en: '❌ Paid to another account' } },
+    note: {
+      customer: { th: 'การโอนนี้เข้าบัญชีอื่นที่ไม่ใช่บัญชีของร้าน โปรดตรวจสอบชื่อผู้รับในสลิป แล้วติดต่อร้านค่ะ', en: 'This transfer went to an account that is not the shop\'s. Please check the receiver on your slip and contact the shop.' },
+      staff: { th: 'เงินไม่ได้โอนเข้าบัญชีของร้าน ตรวจบัญชีรับเงินในแดชบอร์ด หรือขอให้ลูกค้าตรวจสอบการโอน', en: 'The money did not go to the shop\'s account. Check the receiving accounts in the dashboard, or ask the customer to check the transfer.' },
+    },
   },
   INVALID: {
-    th: '❌ สลิปไม่ถูกต้อง', en: '❌ Invalid slip', color: '#D32F2F',
-    advice: { th: 'อ่านสลิปไม่ได้หรือไม่ใช่สลิปล่าสุด ขอให้ลูกค้าส่งรูปสลิปที่ชัดเจนอีกครั้ง', en: 'The slip could not be read or is not a recent one. Ask the customer for a clear image of the slip.' },
+    color: RED, result: { th: 'สลิปไม่ถูกต้อง', en: 'invalid slip' },
+    title: { customer: { th: '❌ ตรวจสลิปนี้ไม่ได้', en: '❌ This slip could not be checked' }, staff: { th: '❌ สลิปไม่ถูกต้อง', en: '❌ Invalid slip' } },
+    note: {
+      customer: { th: 'ไม่พบสลิปโอนเงินในรูปนี้ หรืออ่านคิวอาร์โค้ดบนสลิปไม่ได้ โปรดส่งรูปสลิปที่เห็นคิวอาร์โค้ดชัดเจนค่ะ', en: 'We could not find a transfer slip in this picture, or could not read its QR code. Please send a clear picture of the slip with its QR code.' },
+      staff: { th: 'รูปนี้ไม่ใช่สลิป หรืออ่านคิวอาร์โค้ดบนสลิปไม่ได้ ขอให้ลูกค้าส่งรูปสลิปที่ชัดเจนอีกครั้ง', en: 'This picture holds no readable slip QR code. Ask the customer for a clear picture of the slip.' },
+    },
   },
   FRAUD: {
-    th: '🚫 สลิปไม่ตรงกับข้อมูลธนาคาร', en: '🚫 Slip does not match bank data', color: '#B71C1C',
-    advice: { th: 'อาจเป็นสลิปปลอม อย่าส่งสินค้า ตรวจยอดเงินเข้าในแอปธนาคารก่อน', en: 'This may be a forged slip. Do not hand over goods; check your bank app for the incoming money first.' },
+    color: '#B71C1C', result: { th: 'ไม่ตรงกับข้อมูลธนาคาร', en: 'does not match bank data' },
+    title: { customer: { th: '❌ ธนาคารยืนยันการโอนนี้ไม่ได้', en: '❌ The bank could not confirm this transfer' }, staff: { th: '🚫 สลิปไม่ตรงกับข้อมูลธนาคาร', en: '🚫 Slip does not match bank data' } },
+    note: {
+      customer: { th: 'ข้อมูลในสลิปไม่ตรงกับข้อมูลของธนาคาร ทางร้านจะตรวจสอบและติดต่อกลับค่ะ', en: 'The slip does not match the bank\'s records. The shop will look into it and get back to you.' },
+      staff: { th: 'อาจเป็นสลิปปลอม อย่าส่งสินค้า ตรวจยอดเงินเข้าในแอปธนาคารก่อน', en: 'This may be a forged slip. Do not hand over goods; check your bank app for the incoming money first.' },
+    },
   },
   QUOTA_EXCEEDED: {
-    th: '⏸️ ใช้สิทธิ์ตรวจครบแล้ว', en: '⏸️ Slip checks used up', color: '#757575',
-    advice: { th: 'ตรวจยอดเงินเข้าด้วยตนเอง หรืออัปเกรดแพ็กเกจในแดชบอร์ด', en: 'Confirm the payment manually, or upgrade the plan in the dashboard.' },
+    color: '#757575', result: { th: 'ใช้สิทธิ์ตรวจครบแล้ว', en: 'slip checks used up' },
+    title: { customer: { th: '⏸️ ยังตรวจสลิปอัตโนมัติไม่ได้', en: '⏸️ Not checked automatically' }, staff: { th: '⏸️ ใช้สิทธิ์ตรวจครบแล้ว', en: '⏸️ Slip checks used up' } },
+    note: {
+      customer: { th: 'ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏', en: 'The shop will confirm your payment manually.' },
+      staff: { th: 'ตรวจยอดเงินเข้าด้วยตนเอง หรืออัปเกรดแพ็กเกจในแดชบอร์ด', en: 'Confirm the payment manually, or upgrade the plan in the dashboard.' },
+    },
   },
   PROVIDER_ERROR: {
-    th: '⏳ ตรวจสอบไม่ได้ชั่วคราว', en: '⏳ Could not check right now', color: '#757575',
-    advice: { th: 'ระบบธนาคารขัดข้องชั่วคราว โปรดส่งสลิปอีกครั้งในอีกสักครู่', en: 'The bank check is temporarily unavailable. Please send the slip again in a moment.' },
+    color: '#757575', result: { th: 'ตรวจสอบไม่ได้ชั่วคราว', en: 'could not check' },
+    title: { customer: { th: '⏳ ยังตรวจสอบไม่ได้ในขณะนี้', en: '⏳ Could not check right now' }, staff: { th: '⏳ ตรวจสอบไม่ได้ชั่วคราว', en: '⏳ Could not check right now' } },
+    note: {
+      customer: { th: 'โปรดส่งรูปสลิปเดิมอีกครั้งในอีกสักครู่ค่ะ', en: 'Please send the same slip again in a moment.' },
+      staff: { th: 'การตรวจกับธนาคารขัดข้องชั่วคราว ยังไม่ถูกหักสิทธิ์ตรวจ ส่งสลิปอีกครั้งในอีกสักครู่', en: 'The bank check is temporarily unavailable; nothing was charged. Send the slip again in a moment.' },
+    },
   },
 };
-
-const REPLAYED = {
-  th: '⚠️ สลิปนี้เคยส่งแล้ว', en: '⚠️ Slip already sent', color: '#E67E22',
-  advice: { th: 'รูปสลิปนี้ถูกตรวจและยืนยันไปแล้ว อย่าส่งสินค้าหรือบันทึกยอดซ้ำ', en: 'This slip image was already checked and accepted. Do not hand over goods or credit the order twice.' },
+/** The bank has not published the transfer yet (some banks take minutes): not an outage. */
+const PENDING: Omit<StatusText, 'result' | 'color'> = {
+  title: { customer: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not shown this transfer yet' }, staff: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not published this transfer yet' } },
+  note: {
+    customer: { th: 'บางธนาคารใช้เวลาสักครู่กว่ารายการโอนจะแสดง โปรดส่งรูปสลิปเดิมอีกครั้งในอีก 2–3 นาทีค่ะ', en: 'Some banks take a few minutes to publish a transfer. Please send the same slip again in 2–3 minutes.' },
+    staff: { th: 'บางธนาคารใช้เวลาสักครู่กว่ารายการโอนจะแสดง ยังไม่ถูกหักสิทธิ์ตรวจ ส่งสลิปเดิมอีกครั้งในอีก 2–3 นาที', en: 'Some banks take a few minutes to publish a transfer; nothing was charged. Send the same slip again in 2–3 minutes.' },
+  },
+};
+const STALE: Record<Audience, Pair> = {
+  customer: { th: 'สลิปนี้เป็นการโอนที่เก่าเกินกำหนด โปรดส่งสลิปของการโอนครั้งล่าสุดค่ะ', en: 'This slip is from an older transfer. Please send the slip of your latest transfer.' },
+  staff: { th: 'สลิปเก่าเกินกำหนด ขอให้ลูกค้าส่งสลิปของการโอนล่าสุด', en: 'The slip is too old. Ask the customer for the slip of the latest transfer.' },
 };
 
+/**
+ * The same picture sent again replays the earlier record (the API says `cached: true`). In a chat
+ * that is the "one slip for two orders" case: never a second green tick.
+ */
+const REPLAY: { title: Record<Audience, Pair>; note: Record<Audience, { th: (t: string, r: string) => string; en: (t: string, r: string) => string }> } = {
+  title: { customer: { th: '⚠️ สลิปนี้เคยส่งแล้ว', en: '⚠️ This slip was already sent' }, staff: { th: '⚠️ รูปสลิปนี้เคยตรวจแล้ว', en: '⚠️ This image was already checked' } },
+  note: {
+    customer: {
+      th: (t, r) => `รูปสลิปนี้ส่งมาแล้วเมื่อ ${t} (ผล: ${r}) หากเป็นการชำระรายการใหม่ โปรดส่งสลิปของการโอนครั้งใหม่ค่ะ`,
+      en: (t, r) => `This exact slip image was already sent at ${t} (result: ${r}). If this is a new payment, please send the slip of the new transfer.`,
+    },
+    staff: {
+      th: (t, r) => `รูปนี้ถูกตรวจไปแล้วเมื่อ ${t} (ผล: ${r}) อย่าส่งสินค้าหรือบันทึกยอดซ้ำ`,
+      en: (t, r) => `This exact image was already checked at ${t} (result: ${r}); do not deliver twice.`,
+    },
+  },
+};
+/** Replays that matter for money; a replayed unreadable picture or a quota stop just repeats itself. */
+const REPLAYABLE = new Set(['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'FRAUD']);
+
 const LABELS = {
-  checkedAt: { th: 'ตรวจครั้งแรกเมื่อ', en: 'First checked' },
   amount: { th: 'ยอดเงิน', en: 'Amount' },
   sender: { th: 'ผู้โอน', en: 'From' },
   receiver: { th: 'ผู้รับ', en: 'To' },
   time: { th: 'เวลาโอน', en: 'Time' },
   ref: { th: 'เลขอ้างอิง', en: 'Ref.' },
-  cached: { th: 'รูปนี้เคยตรวจแล้ว (ผลเดิม)', en: 'This image was checked before (earlier result)' },
+  original: { th: 'ใช้ครั้งแรกเมื่อ', en: 'First used' },
   stale: { th: 'สลิปนี้เก่ากว่าที่กำหนด โปรดตรวจสอบว่าเป็นการโอนล่าสุด', en: 'This slip is older than usual; make sure it is a recent transfer.' },
-  staleInvalid: { th: 'สลิปเก่าเกินกำหนด ขอให้ลูกค้าส่งสลิปของการโอนล่าสุด', en: 'The slip is too old. Ask the customer for the slip of the latest transfer.' },
 };
 
 export function formatAmount(amount: number | null, l: Lang): string {
@@ -172,44 +260,72 @@ export function formatTime(iso: string | null, l: Lang, timeZone: string): strin
   }).format(new Date(iso));
 }
 
-const row = (label: string, value: string): LineMessage => ({
+/** A bank's name in the message's language (records keep the English name for the API). */
+export function bankNameFor(r: Pick<TransactionRecord, 'bankCode' | 'bankName'>, l: Lang): string | null {
+  const b = r.bankCode ? BANKS[r.bankCode] : undefined;
+  if (b) return l === 'th' ? b.nameTh : b.nameEn;
+  return r.bankName;
+}
+
+const row = (label: string, value: string): messagingApi.FlexBox => ({
   type: 'box', layout: 'baseline', spacing: 'sm', contents: [
     { type: 'text', text: label, size: 'sm', color: '#8C8C8C', flex: 2 },
     { type: 'text', text: value || '-', size: 'sm', color: '#333333', flex: 5, wrap: true },
   ],
 });
 
-/** One Flex bubble: verdict header, the slip's facts, and for a failure what to do next. */
-export function resultMessage(r: TransactionRecord, l: Lang, timeZone: string): LineMessage {
-  // The same picture sent again replays the earlier record; in a chat a second green tick would
-  // invite paying out twice, so a replayed SUCCESS is shown as "already sent".
-  const replayedSuccess = r.cached && r.status === 'SUCCESS';
-  const s = replayedSuccess ? REPLAYED : STATUS[r.status] ?? STATUS.INVALID!;
-  const title = s[l];
-  const facts: LineMessage[] = [
-    row(LABELS.amount[l], formatAmount(r.amount, l)),
-    row(LABELS.sender[l], [r.senderName, r.bankName].filter(Boolean).join(' · ')),
-    row(LABELS.receiver[l], [r.receiverName, r.receiverAccount].filter(Boolean).join(' · ')),
-    row(LABELS.time[l], formatTime(r.transDate, l, timeZone)),
-  ];
-  if (r.transRef) facts.push(row(LABELS.ref[l], r.transRef));
-  const notes: string[] = [];
-  if (r.errorCode === 'STALE_SLIP') notes.push(LABELS.staleInvalid[l]);
-  else if (s.advice) notes.push(s.advice[l]);
-  if (r.status === 'SUCCESS' && r.stale) notes.push(LABELS.stale[l]);
-  if (replayedSuccess) notes.push(`${LABELS.checkedAt[l]} ${formatTime(r.createdAt, l, timeZone)}`);
-  else if (r.cached) notes.push(LABELS.cached[l]);
-  const body: LineMessage[] = [{ type: 'box', layout: 'vertical', spacing: 'sm', contents: facts }];
-  if (notes.length) {
-    body.push({ type: 'separator', margin: 'md' });
-    for (const n of notes) body.push({ type: 'text', text: n, size: 'sm', color: '#555555', wrap: true, margin: 'md' });
+export interface ResultContext {
+  audience: Audience;
+  /** The picture was checked before, by another event: show it as a replay (not by the event that created it). */
+  replay: boolean;
+  /** DUPLICATE: the transfer's first use (its amount and when it was checked). */
+  original?: { amount: number | null; createdAt: string } | null;
+}
+
+/** One Flex bubble: verdict header, the slip's facts (when there are any), then one or two sentences. */
+export function resultMessage(r: TransactionRecord, l: Lang, timeZone: string, ctx: ResultContext): messagingApi.FlexMessage {
+  const who = ctx.audience;
+  const base = STATUS[r.status] ?? STATUS.INVALID!;
+  const replay = ctx.replay && REPLAYABLE.has(r.status);
+  const pending = r.errorCode === 'SLIP_PENDING';
+  const title = replay ? REPLAY.title[who][l] : pending ? PENDING.title[who][l] : base.title[who][l];
+  const color = replay ? ORANGE : base.color;
+
+  const facts: messagingApi.FlexComponent[] = [];
+  // A picture without a slip has no facts: a sentence says so, not rows of "-".
+  const hasFacts = r.amount !== null || !!r.transRef;
+  if (hasFacts) {
+    facts.push(row(LABELS.amount[l], formatAmount(r.amount, l)));
+    const sender = [r.senderName, bankNameFor(r, l)].filter(Boolean).join(' · ');
+    if (sender) facts.push(row(LABELS.sender[l], sender));
+    const receiver = [r.receiverName, r.receiverAccount].filter(Boolean).join(' · ');
+    if (receiver) facts.push(row(LABELS.receiver[l], receiver));
+    if (r.transDate) facts.push(row(LABELS.time[l], formatTime(r.transDate, l, timeZone)));
+    if (r.transRef) facts.push(row(LABELS.ref[l], r.transRef));
+    if (r.status === 'DUPLICATE' && ctx.original) {
+      facts.push(row(LABELS.original[l], `${formatTime(ctx.original.createdAt, l, timeZone)} · ${formatAmount(ctx.original.amount, l)}`));
+    }
   }
+  const notes: string[] = [];
+  if (replay) notes.push(REPLAY.note[who][l](formatTime(r.createdAt, l, timeZone), base.result[l]));
+  else if (pending) notes.push(PENDING.note[who][l]);
+  else if (r.errorCode === 'STALE_SLIP') notes.push(STALE[who][l]);
+  else notes.push(base.note[who][l]);
+  if (r.status === 'SUCCESS' && r.stale && !replay) notes.push(LABELS.stale[l]);
+
+  const body: messagingApi.FlexComponent[] = [];
+  if (facts.length) body.push({ type: 'box', layout: 'vertical', spacing: 'sm', contents: facts }, { type: 'separator', margin: 'md' });
+  notes.forEach((n, i) => body.push({
+    type: 'text', text: n, size: 'sm', wrap: true, margin: 'md',
+    // The replay warning is the point of the bubble: in its colour and bold, not grey small print.
+    ...(replay && i === 0 ? { color: ORANGE, weight: 'bold' as const } : { color: '#555555' }),
+  }));
   const alt = `${title} ${r.amount !== null ? formatAmount(r.amount, l) : ''}`.trim();
   return {
     type: 'flex', altText: alt.slice(0, 400),
     contents: {
       type: 'bubble', size: 'kilo',
-      header: { type: 'box', layout: 'vertical', backgroundColor: s.color, paddingAll: '12px', contents: [{ type: 'text', text: title, color: '#FFFFFF', weight: 'bold', size: 'md', wrap: true }] },
+      header: { type: 'box', layout: 'vertical', backgroundColor: color, paddingAll: '12px', contents: [{ type: 'text', text: title, color: '#FFFFFF', weight: 'bold', size: 'md', wrap: true }] },
       body: { type: 'box', layout: 'vertical', spacing: 'md', contents: body },
     },
   };

@@ -34,6 +34,7 @@ export function createLineModule(deps: LineModuleDeps) {
   const client = createLineClient({
     apiBaseUrl: config.LINE_API_BASE_URL, dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
     timeoutMs: config.LINE_HTTP_TIMEOUT_MS, retries: config.LINE_HTTP_RETRIES, maxImageBytes: config.MAX_IMAGE_BYTES,
+    allowPrivateExternal: config.WEBHOOK_ALLOW_PRIVATE,
   });
   const box = createSecretBox({ secrets: deps.secret, purpose: 'line-channel' });
   const service = createLineService({

@@ -3,7 +3,8 @@ import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
 import type { OwnerAlertPayload } from '../../outbox/outbox-repo.js';
 import type { ShopService } from '../shops/shop-service.js';
-import { retryKeyFor, type LineClient } from './line-client.js';
+import { LineApiError, retryKeyFor, type LineClient } from './line-client.js';
+import { createLineDeliveryRepo } from './line-delivery-repo.js';
 import { formatAmount, formatTime, ownerAlertMessage, type Lang } from './line-messages.js';
 import type { LineService } from './line-service.js';
 
@@ -15,6 +16,7 @@ import type { LineService } from './line-service.js';
  */
 export function createLineOwnerAlerts(deps: { db: Db; clock: Clock; line: LineService; client: LineClient; shops: ShopService; timeZone: string }) {
   const { db, clock, line, client, shops } = deps;
+  const repo = createLineDeliveryRepo({ db, clock, timeZone: deps.timeZone });
 
   return {
     async handle(p: OwnerAlertPayload): Promise<{ sent: number }> {
@@ -44,7 +46,15 @@ export function createLineOwnerAlerts(deps: { db: Db; clock: Clock; line: LineSe
 
       let sent = 0;
       for (const t of targets) {
-        await client.push(t.token, t.to, messages, retryKeyFor(`owner-alert:${p.shopId}:${once.notice}:${once.period}:${t.to}`));
+        if (await repo.monthlyLimitAt(p.shopId, t.lineChannelId)) continue; // the OA cannot push until the month turns
+        try {
+          const r = await client.push(t.token, t.to, messages, retryKeyFor(`owner-alert:${p.shopId}:${once.notice}:${once.period}:${t.to}`));
+          if (r === 'sent') await repo.countPush(t.lineChannelId);
+        } catch (e) {
+          // The monthly limit is terminal: mark it (the owner hears it by e-mail) instead of retrying the job.
+          if (e instanceof LineApiError && e.monthlyLimit) { await repo.markMonthlyLimit(p.shopId, t.lineChannelId); continue; }
+          throw e;
+        }
         sent++;
       }
       await line.markNotice(p.shopId, once.notice, once.period);

@@ -47,6 +47,18 @@ export interface LineEventsTable {
   webhook_event_id: string;
   line_channel_id: string;
   received_at: string;
+  /** Migration 0007: the record this event's image produced, and whether this event created it. */
+  transaction_id?: string | null;
+  created_record?: number | null;
+  /** How far the answer got: replied | pushed | uncertain (reply timed out: LINE may have taken it). */
+  answer_state?: string | null;
+}
+
+export interface LinePushUsageTable {
+  line_channel_id: string;
+  period: string; // YYYY-MM in the service's time zone
+  pushes: number;
+  updated_at: string;
 }
 
 export interface LineNoticesTable {

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { validateSignature } from '@line/bot-sdk';
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Db } from '../../db/db.js';
@@ -7,17 +7,18 @@ import { errorResponses, success } from '../../http/common-schemas.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import type { LineService } from './line-service.js';
-import { sanitizeLineEvent, type LineEvent } from './line-event-types.js';
+import { CONTROL_CHARS, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 
 export const LINE_EVENT_JOB = 'line.event';
 export interface LineEventJobPayload { lineChannelId: string; event: LineEvent }
 
-/** base64(HMAC-SHA256(channelSecret, rawBody)), compared in constant time. */
+/**
+ * base64(HMAC-SHA256(channelSecret, rawBody)), compared in constant time by the official SDK's
+ * `validateSignature`; a missing, oversized or non-string header is refused before it.
+ */
 export function verifyLineSignature(secret: string, rawBody: Buffer, header: unknown): boolean {
   if (typeof header !== 'string' || !header || header.length > 100) return false;
-  const given = Buffer.from(header, 'base64');
-  const expected = createHmac('sha256', secret).update(rawBody).digest();
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return validateSignature(rawBody, secret, header);
 }
 
 /**
@@ -66,7 +67,7 @@ export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; d
     // Signed but odd (null, a number, events not a list): answer cleanly, store nothing.
     const events: unknown[] = body && typeof body === 'object' && Array.isArray(body.events) ? body.events : [];
     const destination = body && typeof body === 'object' ? body.destination : undefined;
-    if (typeof destination === 'string' && destination.length <= 100 && !found.row.bot_user_id) await line.recordBotUserId(found.row.id, destination);
+    if (typeof destination === 'string' && destination.length <= 100 && !CONTROL_CHARS.test(destination) && !found.row.bot_user_id) await line.recordBotUserId(found.row.id, destination);
     const received = await ingestLineEvents(db, clock, found.row, events);
     return { success: true as const, data: { received } };
   });

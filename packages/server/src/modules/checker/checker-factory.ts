@@ -1,7 +1,7 @@
 // Builds the checker port from configuration: one adapter per named upstream, each wrapped in
 // its own timeout/retry/breaker, chained for failover, under one overall deadline.
 import type { Checker } from './checker-port.js';
-import { createKeepAliveFetch, type FetchFn } from './checker-http.js';
+import { cleanSlipNames, createKeepAliveFetch, type FetchFn } from './checker-http.js';
 import { createSandboxChecker } from './sandbox-checker.js';
 import { createEasySlipChecker } from './easyslip-checker.js';
 import { createSlipOkChecker } from './slipok-checker.js';
@@ -61,7 +61,11 @@ export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
   const chain = withDeadline(createFailoverChecker(members), deadlineMs);
   return {
     id: chain.id,
-    check: (q, o) => chain.check(q, o),
+    // Names are cleaned once, after failover, whichever upstream answered.
+    check: async (q, o) => {
+      const r = await chain.check(q, o);
+      return r.kind === 'FOUND' ? { ...r, slip: cleanSlipNames(r.slip) } : r;
+    },
     close: async () => {
       await owned?.close();
     },

@@ -98,6 +98,26 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * Names from bank data are shown in chats, mails, webhooks and the dashboard. Control characters
+ * and bidi controls (U+202E RIGHT-TO-LEFT OVERRIDE and friends) can make "Somchai" render as
+ * something else or break a line: removed once here, where bank data enters, so every channel gets
+ * the same clean text. Runs of whitespace collapse; an empty result is null.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+export function cleanBankText(v: string | null | undefined): string | null {
+  if (typeof v !== 'string') return null;
+  const s = v.replace(UNSAFE_TEXT, '').replace(/\s+/g, ' ').trim();
+  return s || null;
+}
+
+/** A FOUND slip with its parties' names cleaned (see cleanBankText). */
+export function cleanSlipNames<T extends { sender: { name: string; nameEn?: string | null }; receiver: { name: string; nameEn?: string | null } }>(slip: T): T {
+  const party = <P extends { name: string; nameEn?: string | null }>(p: P): P => ({ ...p, name: cleanBankText(p.name) ?? '', nameEn: cleanBankText(p.nameEn) });
+  return { ...slip, sender: party(slip.sender), receiver: party(slip.receiver) };
+}
+
 export function str(v: unknown): string | null {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);

@@ -17,30 +17,30 @@ export interface SlipcheckClientOptions {
   /** Includes the version prefix, e.g. `https://api.example.com/api/v1`. */
   baseUrl: string;
   /** Defaults to the global `fetch` of Node 20. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** Retries after the first attempt (see README for which calls are retried). Default 3. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Per attempt, including reading the answer. Default 60 000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** A `Retry-After` longer than this is not waited for; the 429 is thrown instead. Default 60 000 ms. */
-  maxRetryDelayMs?: number;
+  maxRetryDelayMs?: number | undefined;
   /** Streams given to verify are buffered up to this size. Default 20 MiB. */
-  maxImageBytes?: number;
+  maxImageBytes?: number | undefined;
   /** How to wait between retries; tests replace it to avoid real delays. */
-  sleep?: (ms: number) => Promise<void>;
+  sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
 export interface RequestOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Overrides the client's `timeoutMs` for this call. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
 }
 
 export interface VerifyOptions extends RequestOptions {
   /** Amount the slip must meet (the condition behind `AMOUNT_MISMATCH`). */
-  amount?: number;
+  amount?: number | undefined;
   /** Your own reference (order id); lets you find the result again with `listTransactions({ clientRef })`. */
-  clientRef?: string;
+  clientRef?: string | undefined;
 }
 
 export interface SlipcheckClient {

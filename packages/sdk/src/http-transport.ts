@@ -29,12 +29,12 @@ export interface TransportConfig {
 export interface RequestSpec {
   method: 'GET' | 'POST';
   path: string;
-  query?: Record<string, string | undefined>;
-  body?: Uint8Array;
-  contentType?: string;
+  query?: Record<string, string | undefined> | undefined;
+  body?: Uint8Array | undefined;
+  contentType?: string | undefined;
   retry: RetryPolicy;
-  signal?: AbortSignal;
-  timeoutMs?: number;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
 }
 
 export interface TransportResult<T> {
@@ -76,7 +76,7 @@ export function createTransport(config: TransportConfig) {
         method: spec.method,
         headers,
         // Node's fetch takes any Uint8Array; the lib type only narrows on the buffer kind.
-        body: spec.body as RequestInit['body'],
+        body: (spec.body ?? null) as BodyInit | null,
         signal: controller.signal,
       });
       // Read the body under the same timeout: a stalled body is as lost as a stalled connect.

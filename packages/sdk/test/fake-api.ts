@@ -126,6 +126,9 @@ export function record(id: string, overrides: Partial<TransactionRecord> = {}): 
     cached: false,
     latencyMs: 640,
     environment: 'live',
+    source: 'API',
+    clientRef: null,
+    stale: false,
     ...overrides,
-  };
+  } as TransactionRecord;
 }

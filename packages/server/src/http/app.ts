@@ -15,6 +15,7 @@ import { ErrorEnvelope } from './common-schemas.js';
 import { clientErrorHandler, registerEnvelope } from './envelope.js';
 import { rejectControlCharacters, rejectNonDecimalNumbers } from './input-guard.js';
 import { registerWebApp } from './web-static.js';
+import { enrichOpenApi } from './openapi-document.js';
 import { metrics } from '../lib/metrics.js';
 
 export const VERSION = '0.1.0';
@@ -78,6 +79,8 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
     // The public contract only: the dashboard and LINE routes are private and documented in docs/dashboard-api.md.
     transform: ({ schema, url }) => ({ schema: (/^\/(api\/v1|health|v1\/health)(\/|$)/.test(url) ? schema : { ...schema, hide: true }) as typeof schema, url }),
+    // Raw image body, headers, 405/503, webhooks, health security: what route schemas cannot say.
+    transformObject: (d) => ('openapiObject' in d ? enrichOpenApi(d.openapiObject as Record<string, unknown>) : d.swaggerObject) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -9,7 +9,7 @@ const quotaFields = {
   used: Type.Integer(), limit: Type.Integer(), remaining: Type.Integer(), percentUsed: Type.Integer(), allowOverage: Type.Boolean(),
   planCode: Type.String(), periodMonth: Type.String({ description: 'YYYY-MM' }), daysUntilReset: Type.Integer(),
 };
-const QuotaResource = Type.Object(quotaFields);
+const QuotaResource = Type.Object(quotaFields, { $id: 'Quota' });
 const MeResource = Type.Object({
   shop: Type.Object({ id: Type.String(), name: Type.String() }),
   apiKey: Type.Object({
@@ -23,7 +23,7 @@ const MeResource = Type.Object({
   payeeAccounts: Type.Array(Type.Object({
     bankCode: Type.String(), kind: Type.String(), holder: Type.String(), accountLast4: Type.String(), isPrimary: Type.Boolean(), status: Type.String(),
   })),
-});
+}, { $id: 'Me' });
 
 export const quotaRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; quota: QuotaService; payees: PayeeService }> = async (app, { auth, quota, payees }) => {
   app.get('/api/v1/quota', {

@@ -30,7 +30,7 @@ describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service',
     shop = await seedShop(seed);
     await seed.c.webhooks.addEndpoint(shop.shop.id, { url: rx.url('/hook') });
     // With Redis when the run has one, as a multi-node deployment would (the service's other shared part).
-    const redis = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
+    const redis: Record<string, string> = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
     svc = await startService({ ...env, ...redis, DATA_DIR: seed.dataDir, WORKER_MODE: 'inline', WORKER_POLL_MS: '100', SHUTDOWN_GRACE_MS: '0' });
   }, 240_000);
   afterAll(async () => {

@@ -9,7 +9,8 @@ import { useLoad } from '../lib/use-load';
 interface Channel { id: string; channelId: string; botName: string | null; webhookUrl: string; status: string; createdAt: string }
 interface Group { id: string; lineChannelId: string; groupId: string; silentNonSlip: boolean; status: string; createdAt: string }
 interface Owner { id: string; lineChannelId: string; lineUserId: string; createdAt: string }
-interface LinePage { channels: Channel[]; groups: Group[]; owners: Owner[]; limits: { groups: number; messagingAccounts: number } }
+interface PushUsage { lineChannelId: string; period: string; pushes: number; monthlyLimitReachedAt: string | null }
+interface LinePage { channels: Channel[]; groups: Group[]; owners: Owner[]; limits: { groups: number; messagingAccounts: number }; pushUsage?: PushUsage[] }
 
 /** LINE official accounts, linked group chats and owner alert users (the LINE module owns the logic). */
 export function LineScreen() {
@@ -40,6 +41,17 @@ export function LineScreen() {
                     <p><strong>{ch.botName ?? ch.channelId}</strong> <span className="tag">{ch.status}</span></p>
                     <p className="small muted">{t('line.webhookUrl')}</p>
                     <p className="mono small break">{ch.webhookUrl}</p>
+                    {(() => {
+                      // Pushes draw on the official account's monthly allowance (replies are free).
+                      const u = d.pushUsage?.find((x) => x.lineChannelId === ch.id);
+                      if (!u) return null;
+                      return (
+                        <>
+                          <p className="small muted">{t('line.pushUsage', { n: u.pushes })}</p>
+                          {u.monthlyLimitReachedAt && <Alert kind="warn" title={t('line.monthlyLimitTitle')}>{t('line.monthlyLimit', { time: formatDateTime(u.monthlyLimitReachedAt, lang) })}</Alert>}
+                        </>
+                      );
+                    })()}
                     <div className="row-actions">
                       <CopyButton value={ch.webhookUrl} />
                       <Button variant="secondary" busy={busy === `v${ch.id}`} onClick={() => void act(`v${ch.id}`, async () => {

@@ -3,6 +3,8 @@ import { flags, optionalInt, required, UsageError } from './cli-args.js';
 import { withContainer, type CliCommand, type Out } from './cli-runner.js';
 import { runDecodeCommand } from '../modules/slip-qr/slip-qr-command.js';
 import { runDemo } from './demo-command.js';
+import { NO_USAGE, usageByKey } from '../modules/api-keys/api-key-usage.js';
+import { periodStart } from '../modules/dashboard/overview-service.js';
 import { lineCommands } from '../modules/line/line-cli.js';
 import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
 import { mailCommands, MAIL_USAGE } from '../modules/mail/mail-cli.js';
@@ -96,7 +98,9 @@ const commands: Record<string, Handler> = {
   },
   'key list': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string' });
-    return c.apiKeys.list(required(values, 'shop'));
+    const shopId = required(values, 'shop');
+    const usage = await usageByKey(c.db, shopId, periodStart(c.clock.now(), c.config.TIME_ZONE).toISOString());
+    return (await c.apiKeys.list(shopId)).map((k) => ({ ...k, usage: usage.get(k.id) ?? NO_USAGE }));
   },
   'quota show': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string' });

@@ -98,6 +98,8 @@ export interface ApiKey {
   lastUsedAt: string | null;
   revokedAt: string | null;
   callsThisMonth?: number;
+  /** Calls this quota period split by result status (server: api-key-usage.ts). */
+  usage?: { total: number; byStatus: Record<string, number> };
 }
 
 export interface WebhookEndpoint {

@@ -62,7 +62,9 @@ export function KeysScreen() {
                 <div><dt>{t('keys.scopes')}</dt><dd>{k.scopes.map((s) => t(`keys.scope.${s}` as MessageKey)).join(', ')}</dd></div>
                 <div><dt>{t('keys.created')}</dt><dd>{formatDateTime(k.createdAt, lang)}</dd></div>
                 <div><dt>{t('keys.lastUsed')}</dt><dd>{k.lastUsedAt ? formatDateTime(k.lastUsedAt, lang) : t('keys.never')}</dd></div>
-                <div><dt>{t('keys.calls')}</dt><dd>{(k.callsThisMonth ?? 0).toLocaleString()}</dd></div>
+                <div><dt>{t('keys.calls')}</dt><dd>{(k.callsThisMonth ?? 0).toLocaleString()}{k.usage && k.usage.total > 0 && (
+                  <span className="key-usage"> ({Object.entries(k.usage.byStatus).map(([s, n]) => `${t(`status.${s}` as MessageKey)} ${n.toLocaleString()}`).join(' · ')})</span>
+                )}</dd></div>
               </dl>
               {!k.revokedAt && (
                 <div className="row-actions">

@@ -36,6 +36,7 @@ export const ApiKeySchema = Type.Object({
   id: Type.String(), name: Type.String(), prefix: Type.String(), environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
   scopes: Type.Array(Type.String()), createdAt: Type.String(), lastUsedAt: Nullable(Type.String()), revokedAt: Nullable(Type.String()),
   callsThisMonth: Type.Integer(),
+  usage: Type.Object({ total: Type.Integer(), byStatus: Type.Record(Type.String(), Type.Integer()) }, { description: 'calls this quota period, split by result status' }),
 });
 export const ApiKeyCreateBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 80, pattern: SINGLE_LINE_PATTERN })),

@@ -9,7 +9,8 @@ import type { Shop } from '../shops/shop-service.js';
 import {
   ApiKeyCreateBody, ApiKeySchema, IdParams, NewKeySchema, PayeeCreateBody, PayeePatchBody, PayeeSchema, SettingsPatchBody, SettingsSchema,
 } from './dashboard-schemas.js';
-import type { OverviewService } from './overview-service.js';
+import { periodStart, type OverviewService } from './overview-service.js';
+import { NO_USAGE, usageByKey, type KeyUsage } from '../api-keys/api-key-usage.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
@@ -56,14 +57,16 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   });
 
   // ---- API keys
-  const withCalls = (k: ApiKeyView, calls: Map<string, number>) => ({ ...k, callsThisMonth: calls.get(k.id) ?? 0 });
+  // Per-key usage this quota period, split by result status (keys screen: "with scope, usage metrics").
+  const keyUsage = (shopId: string) => usageByKey(c.db, shopId, periodStart(c.clock.now(), c.config.TIME_ZONE).toISOString());
+  const withCalls = (k: ApiKeyView, usage: Map<string, KeyUsage>) => ({ ...k, callsThisMonth: usage.get(k.id)?.total ?? 0, usage: usage.get(k.id) ?? NO_USAGE });
 
   app.get('/api/dashboard/api-keys', {
     onRequest: owner,
     schema: { tags, summary: 'API keys with calls this month', response: { 200: success(Type.Object({ apiAccess: Type.Boolean(), items: Type.Array(ApiKeySchema) })), ...errorResponses(...E) } },
   }, async (req) => {
     const shop = await c.shops.get(req.dashboard!.shopId);
-    const [plan, keys, calls] = await Promise.all([c.plans.get(shop.planCode), c.apiKeys.list(shop.id), overview.callsByKey(shop.id)]);
+    const [plan, keys, calls] = await Promise.all([c.plans.get(shop.planCode), c.apiKeys.list(shop.id), keyUsage(shop.id)]);
     return { success: true as const, data: { apiAccess: plan.apiAccess, items: keys.map((k) => withCalls(k, calls)) } };
   });
 
@@ -72,7 +75,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
     schema: { tags, summary: 'Create a key; the full key is in this answer only (403 PLAN_API_ACCESS_REQUIRED on TRIAL)', body: ApiKeyCreateBody, response: { 201: success(NewKeySchema), ...errorResponses(400, 403, ...E) } },
   }, async (req, reply) => {
     const created = await c.apiKeys.create(req.dashboard!.shopId, { name: req.body.name, environment: req.body.environment, scopes: req.body.scopes ?? ['verify'] }, actor(req.dashboard!.userId));
-    return reply.status(201).send({ success: true as const, data: { key: created.key, apiKey: { ...created.view, callsThisMonth: 0 } } });
+    return reply.status(201).send({ success: true as const, data: { key: created.key, apiKey: { ...created.view, callsThisMonth: 0, usage: NO_USAGE } } });
   });
 
   app.post('/api/dashboard/api-keys/:id/rotate', {
@@ -80,7 +83,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
     schema: { tags, summary: 'Replace a key with a new one (the old stops at once)', params: IdParams, response: { 201: success(NewKeySchema), ...errorResponses(403, 404, 409, ...E) } },
   }, async (req, reply) => {
     const created = await c.apiKeys.rotate(req.params.id, actor(req.dashboard!.userId), req.dashboard!.shopId);
-    return reply.status(201).send({ success: true as const, data: { key: created.key, apiKey: { ...created.view, callsThisMonth: 0 } } });
+    return reply.status(201).send({ success: true as const, data: { key: created.key, apiKey: { ...created.view, callsThisMonth: 0, usage: NO_USAGE } } });
   });
 
   app.post('/api/dashboard/api-keys/:id/revoke', {
@@ -89,7 +92,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
   }, async (req) => {
     const shopId = req.dashboard!.shopId;
     const k = await c.apiKeys.revoke(req.params.id, actor(req.dashboard!.userId), shopId);
-    return { success: true as const, data: { apiKey: withCalls(k, await overview.callsByKey(shopId)) } };
+    return { success: true as const, data: { apiKey: withCalls(k, await keyUsage(shopId)) } };
   });
 
   // ---- settings

@@ -1,4 +1,4 @@
-import type { MessageKey } from './th';
+import type { MessageKey } from './th.js';
 
 export const en: Record<MessageKey, string> = {
   'common.skip': 'Skip to content',

@@ -1,4 +1,4 @@
-import { useI18n } from '../i18n/i18n';
+import { useI18n } from '../i18n/i18n.js';
 
 // The mini-app's own words; shared ones (result cards, statuses, errors) come from the dashboard tables.
 const th = {

@@ -23,8 +23,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-for (const kind of DB_KINDS) {
-  describe(`a node killed between reserve and record [${kind}]`, () => {
+// With TEST_REDIS_URL the test-key case also runs with the test-usage counter in Redis (both nodes on it).
+const VARIANTS: Array<{ kind: (typeof DB_KINDS)[number]; redis: string }> = [
+  ...DB_KINDS.map((kind) => ({ kind, redis: '' })),
+  ...(process.env.TEST_REDIS_URL ? [{ kind: 'sqlite' as const, redis: process.env.TEST_REDIS_URL }] : []),
+];
+
+for (const { kind, redis } of VARIANTS) {
+  describe(`a node killed between reserve and record [${kind}${redis ? ', Redis test counter' : ''}]`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;
@@ -42,7 +48,7 @@ for (const kind of DB_KINDS) {
         cwd: serverDir, stdio: ['ignore', 'ignore', 'pipe'],
         env: {
           ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL,
-          REDIS_URL: '', CHECKER_URL: bank.url, SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off', LOG_LEVEL: 'silent', METRICS_PORT: '',
+          REDIS_URL: redis, CHECKER_URL: bank.url, SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off', LOG_LEVEL: 'silent', METRICS_PORT: '',
           DECODE_THREADS: '1', CLAIM_LEASE_MS: String(LEASE_MS), SLIPCHECK_FAULT: fault,
         },
       });
@@ -74,7 +80,7 @@ for (const kind of DB_KINDS) {
 
     beforeAll(async () => {
       bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '10000', RATE_LIMIT_VERIFY_PER_SHOP: '10000', DECODE_THREADS: '1', CLAIM_LEASE_MS: String(LEASE_MS) });
+      h = await createHarness(kind, { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '10000', RATE_LIMIT_VERIFY_PER_SHOP: '10000', DECODE_THREADS: '1', CLAIM_LEASE_MS: String(LEASE_MS), ...(redis ? { REDIS_URL: redis } : {}) });
       await h.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     }, 120_000);
@@ -87,7 +93,7 @@ for (const kind of DB_KINDS) {
     // except the retry, which is compared with a normal verify measured in the same test.
     const T = { timeout: 300_000 };
 
-    it('killed after the reserve: the retry takes the orphaned claim over within a lease, charged once', T, async () => {
+    if (!redis) it('killed after the reserve: the retry takes the orphaned claim over within a lease, charged once', T, async () => {
       const s = await seedShop(h);
       const img = await bank.slip((await bank.register()).transRef);
       const crash = await crashOn('kill-after-reserve', s.auth, img);
@@ -112,7 +118,7 @@ for (const kind of DB_KINDS) {
       expect(await usedOf(s.shop.id)).toBe(2);
     });
 
-    it('killed after the checker answered: nobody retries, the sweep returns the unit; a later retry is charged once', T, async () => {
+    if (!redis) it('killed after the checker answered: nobody retries, the sweep returns the unit; a later retry is charged once', T, async () => {
       const s = await seedShop(h);
       const img = await bank.slip((await bank.register()).transRef);
       const crash = await crashOn('kill-after-check', s.auth, img);

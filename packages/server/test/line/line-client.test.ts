@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLineClient, LineApiError, LineContentGoneError, LineContentTooLargeError, retryKeyFor } from '../../src/modules/line/line-client.js';
-import { startFakeLinePlatform, type FakeLinePlatform, type FakeChannel } from './fake-line-platform.js';
+import { resultMessage } from '../../src/modules/line/line-messages.js';
+import type { TransactionRecord } from '../../src/modules/transactions/transaction-record.js';
+import { lineLimitProblems, startFakeLinePlatform, type FakeLinePlatform, type FakeChannel } from './fake-line-platform.js';
 
 describe('LINE client against the fake platform', () => {
   let fake: FakeLinePlatform;
@@ -77,5 +79,49 @@ describe('LINE client against the fake platform', () => {
     await client().push(ch.token, 'Udedupe', [{ type: 'text', text: 'once' }], key);
     expect(fake.sentTo('Udedupe').length - before).toBe(1);
     await expect(client().botInfo('wrong-token')).rejects.toMatchObject({ status: 401 });
+  });
+  it('LINE 429 "monthly limit" is not retried (no Retry-After wait); other 429s are', async () => {
+    const hits = fake.hits.push;
+    fake.fail('push', { status: 429, body: { message: 'You have reached your monthly limit.' }, retryAfter: '1' });
+    const err = await client().push(ch.token, 'Uanyone', [{ type: 'text', text: 'hi' }]).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LineApiError);
+    expect((err as LineApiError).monthlyLimit).toBe(true);
+    expect(fake.hits.push - hits).toBe(1);
+    fake.fail('push', { status: 429, retryAfter: '0' });
+    await expect(client().push(ch.token, 'Uanyone', [{ type: 'text', text: 'hi' }])).resolves.toBe('sent');
+  });
+
+  it('external images go through the SSRF guard: loopback and plain http are refused unless private targets are allowed', async () => {
+    fake.setContent('ext1', Buffer.alloc(10, 1));
+    const before = fake.externalHits;
+    await expect(client().getExternalContent(`${fake.url}/external/ext1`)).rejects.toBeInstanceOf(LineContentGoneError);
+    await expect(client().getExternalContent('https://127.0.0.1:1/x.jpg')).rejects.toBeInstanceOf(LineContentGoneError);
+    await expect(client().getExternalContent('https://[::ffff:10.0.0.1]/x.jpg')).rejects.toBeInstanceOf(LineContentGoneError);
+    expect(fake.externalHits).toBe(before);
+    expect((await client({ allowPrivateExternal: true }).getExternalContent(`${fake.url}/external/ext1`)).length).toBe(10);
+    fake.setContent('ext-big', Buffer.alloc(1001, 1));
+    await expect(client({ allowPrivateExternal: true }).getExternalContent(`${fake.url}/external/ext-big`)).rejects.toBeInstanceOf(LineContentTooLargeError);
+  });
+
+  it('the fake refuses what LINE refuses, and every result bubble we build passes', () => {
+    expect(lineLimitProblems([{ type: 'flex', altText: 'x'.repeat(401), contents: { type: 'bubble' } }])).toHaveLength(1);
+    expect(lineLimitProblems([{ type: 'flex', altText: 'ok', contents: { type: 'bubble', header: { type: 'box', layout: 'vertical', backgroundColor: 'orange', contents: [] } } }])).toHaveLength(1);
+    expect(lineLimitProblems([{ type: 'flex', altText: 'ok', contents: { type: 'bubble', body: { type: 'box', layout: 'vertical', contents: [{ type: 'text', text: '' }] } } }])).toHaveLength(1);
+    expect(lineLimitProblems([{ type: 'text', text: '' }])).toHaveLength(1);
+    expect(lineLimitProblems([{ type: 'flex', altText: 'ok', contents: { type: 'bubble', body: { type: 'box', layout: 'vertical', contents: [{ type: 'text', text: 'x'.repeat(31_000) }] } } }])).toHaveLength(1);
+    const rec: TransactionRecord = {
+      id: 'tx1', status: 'SUCCESS', verified: true, transRef: 'REF1', amount: 1, bankCode: '014', bankName: 'Siam Commercial Bank', senderName: 'x'.repeat(2000),
+      senderAccount: null, receiverName: 'r', receiverAccount: '1', transDate: '2026-01-01T00:00:00Z', errorCode: null, errorMessage: null,
+      createdAt: '2026-01-01T00:00:00Z', duplicate: false, cached: false, latencyMs: 1, environment: 'live', source: 'LINE', clientRef: null, stale: false,
+    };
+    for (const status of ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'QUOTA_EXCEEDED', 'PROVIDER_ERROR'] as const) {
+      for (const l of ['th', 'en'] as const) for (const audience of ['customer', 'staff'] as const) for (const replay of [false, true]) {
+        const m = resultMessage({ ...rec, status, errorCode: status === 'PROVIDER_ERROR' ? 'SLIP_PENDING' : null }, l, 'Asia/Bangkok', { audience, replay, original: { amount: 1, createdAt: rec.createdAt } });
+        expect(lineLimitProblems([m]), `${status} ${l} ${audience} ${replay}`).toEqual([]);
+      }
+    }
+    const pending = JSON.stringify(resultMessage({ ...rec, status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING' }, 'th', 'Asia/Bangkok', { audience: 'customer', replay: false }));
+    expect(pending).toContain('ธนาคารยังไม่แสดงรายการโอนนี้');
+    expect(pending).not.toMatch(/ขัดข้อง/);
   });
 });

@@ -95,7 +95,7 @@ for (const kind of DB_KINDS) {
       const g = 'Cgroup-flow-1';
       const join = ev('join', { type: 'group', groupId: g });
       await s.post(join);
-      expect(texts(k.fake.replies.find((r) => r.body.replyToken === join.replyToken))).toContain('รหัสเชื่อมต่อ');
+      expect(texts(k.fake.replies.find((r) => r.body.replyToken === join.replyToken))).toContain('สร้างรหัสเชื่อมกลุ่ม');
 
       const { code, expiresAt } = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
       expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);

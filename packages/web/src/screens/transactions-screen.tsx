@@ -8,7 +8,7 @@ import { TxList } from '../components/tx-list';
 import { Button, Card, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { bangkokDayEnd, bangkokDayStart, formatDateTime } from '../lib/format';
-import { Link } from '../lib/router';
+import { Link, useRouter } from '../lib/router';
 import { ExportButtons, TotalsCard } from '../components/reports';
 import { useLoad } from '../lib/use-load';
 
@@ -31,8 +31,12 @@ function matches(r: TransactionRecord, f: Filters): boolean {
 
 export function TransactionsScreen() {
   const { t } = useI18n();
-  const [draft, setDraft] = useState<Filters>(EMPTY);
-  const [filters, setFilters] = useState<Filters>(EMPTY);
+  // The daily summary links here with ?from=YYYY-MM-DD&to=YYYY-MM-DD (Bangkok days).
+  const { search } = useRouter();
+  const day = (k: string) => (/^\d{4}-\d{2}-\d{2}$/.test(search.get(k) ?? '') ? search.get(k)! : '');
+  const [initial] = useState<Filters>(() => ({ ...EMPTY, from: day('from'), to: day('to') }));
+  const [draft, setDraft] = useState<Filters>(initial);
+  const [filters, setFilters] = useState<Filters>(initial);
   const [items, setItems] = useState<TransactionRecord[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [more, setMore] = useState(false);

@@ -90,7 +90,7 @@ describe.skipIf(!BASE)('database unreachable [postgres]', () => {
     expect(retry.body.data).toMatchObject({ status: 'SUCCESS', quota: { used: 2 } });
     expect(await usedOf(h, s.shop.id)).toBe(2);
     expect((await bank.stats()).checkerCalls).toBe(calls + 1);
-  });
+  }, 90_000);
 });
 
 // SQLite: another process holds the write lock past busy_timeout. Reads go on (WAL), so readiness
@@ -124,5 +124,5 @@ describe('database locked by another writer [sqlite]', () => {
     const retry = await api.verify(img);
     expect(retry.status).toBe(200);
     expect(retry.body.data).toMatchObject({ status: 'SUCCESS', quota: { used: 1 } });
-  });
+  }, 90_000);
 });

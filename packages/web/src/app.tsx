@@ -30,7 +30,7 @@ export const OWNER_ONLY_PATHS = new Set(['/keys', '/webhooks']);
 function Routes() {
   const { path, navigate } = useRouter();
   const { me, loading } = useAuth();
-  const { t, setLang } = useI18n();
+  const { t } = useI18n();
   const Public = PUBLIC[path];
   const signedIn = !!me;
 
@@ -40,9 +40,8 @@ function Routes() {
     if (signedIn && (path === '/login' || path === '/signup')) navigate('/', { replace: true });
   }, [loading, signedIn, Public, path, navigate]);
 
-  // The shop's saved language wins once per sign-in; the switch still works afterwards.
-  const shopLang = me?.shop.language;
-  useEffect(() => { if (shopLang) setLang(shopLang); }, [shopLang, setLang]);
+  // The screen's language is the person's (api/auth.tsx applies me.user.language); the shop's language
+  // is for its LINE replies and mails only.
 
   useEffect(() => {
     const titleEl = document.getElementById('page-title');

@@ -36,3 +36,26 @@ describe('keys built at run time exist', () => {
     for (const k of keys) expect(th, k).toHaveProperty([k]);
   });
 });
+
+describe('audit log labels', () => {
+  it('every action the server records has a Thai and English label (no raw action on the security page)', async () => {
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const root = path.resolve(__dirname, '../../server/src');
+    const actions = new Set<string>();
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/action: '([a-z_.]+)'/g)) actions.add(m[1]);
+      }
+    };
+    walk(root);
+    expect(actions.size).toBeGreaterThan(20);
+    for (const a of actions) {
+      expect(th, a).toHaveProperty([`audit.${a}`]);
+      expect(en, a).toHaveProperty([`audit.${a}`]);
+    }
+    for (const k of ['actor.operator', 'actor.system', 'actor.anonymous', 'audit.unknown']) expect(th).toHaveProperty([k]);
+  });
+});

@@ -4,7 +4,7 @@ import { STATUSES, type TxStatus } from '../src/api/types';
 import { en } from '../src/i18n/en';
 import { th } from '../src/i18n/th';
 import { explainError, SCREEN_ERROR_CODES } from '../src/lib/error-explain';
-import { explainResult, KNOWN_ERROR_CODES, VARIANTS } from '../src/lib/result-explain';
+import { expectedAmountOf, explainResult, KNOWN_ERROR_CODES, stripBidi, VARIANTS } from '../src/lib/result-explain';
 
 const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolean; cached?: boolean } = {}) =>
   ({ status, errorCode, stale: false, cached: false, ...extra });
@@ -28,7 +28,7 @@ describe('result card wording', () => {
   it.each(cases)('$s / $code / stale=$stale / cached=$cached has a Thai and English title, meaning and next step', ({ s, code, stale, cached }) => {
     const ex = explainResult(rec(s, code, { stale, cached }));
     for (const key of [ex.title, ex.body, ex.next, ...ex.notes]) expectBothLanguages(key, `${s}/${code}`);
-    if (cached) expect(ex.notes).toContain('result.cached');
+    if (cached) expect([ex.tone, ex.title, ex.replay]).toEqual(['warn', 'result.replay.title', true]);
   });
 
   it('reads each meaningful case differently', () => {
@@ -48,10 +48,27 @@ describe('result card wording', () => {
     expect(new Set(VARIANTS.map((x) => th[`result.${x}.title` as keyof typeof th])).size).toBe(VARIANTS.length);
   });
 
-  it('warns not to ship twice on a replayed genuine result, and only there', () => {
-    expect(explainResult(rec('SUCCESS', null, { cached: true })).notes).toEqual(['result.cached', 'result.cachedPaid']);
-    expect(explainResult(rec('FRAUD', null, { cached: true })).notes).toEqual(['result.cached']);
-    expect(explainResult(rec('SUCCESS', null)).notes).toEqual([]);
+  it('a replayed result is a warning card (never a green "paid"), whatever the first result was', () => {
+    for (const s of STATUSES) {
+      const ex = explainResult(rec(s, null, { cached: true }));
+      expect(ex.tone, s).toBe('warn');
+      expect(ex.title, s).toBe('result.replay.title');
+      expect(th[ex.body]).toContain('{time}');
+      expect(th[ex.body]).toContain('{result}');
+    }
+    expect(explainResult(rec('SUCCESS', null)).tone).toBe('ok');
+    expect(explainResult(rec('SUCCESS', null)).replay).toBe(false);
+  });
+
+  it('reads the expected amount of an AMOUNT_MISMATCH from the service message', () => {
+    const m = { status: 'AMOUNT_MISMATCH' as const, errorMessage: 'The slip amount 1,250.50 THB differs from the expected 1,500.00 THB.' };
+    expect(expectedAmountOf(m)).toBe(1500);
+    expect(expectedAmountOf({ ...m, status: 'SUCCESS' })).toBeNull();
+    expect(expectedAmountOf({ ...m, errorMessage: null })).toBeNull();
+  });
+
+  it('removes bidi controls from bank names', () => {
+    expect(stripBidi('\u202eนาย สมชาย\u202c \u2066ABC\u2069')).toBe('นาย สมชาย ABC');
   });
 
   it('tells the owner not to ship on every result that is not a clean pass', () => {

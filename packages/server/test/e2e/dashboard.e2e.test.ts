@@ -2,6 +2,9 @@
  * Browser end-to-end test of the owner dashboard: the real service (SQLite, inline outbox worker) on
  * loopback, the sandbox bank as checker, a local webhook receiver, and Debian's Chromium driven by
  * playwright-core. Screenshots of every screen at 360, 390 and 1280 px go to test-output/screenshots/.
+ * At 360 and 390 px every screen is checked for horizontal overflow, thumb-sized controls and (in both
+ * languages) raw codes or untranslated keys in visible text. Result-card screenshots (fresh, replay,
+ * duplicate, mismatch; Thai and English, 390 px) go to docs/screens/ with SLIPCHECK_UPDATE_SCREENS=1.
  */
 import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -27,6 +30,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
 const WEB_DIST = path.join(REPO, 'packages/web/dist');
 const SHOTS = path.resolve(HERE, '../../test-output/screenshots');
+const CARD_SHOTS = process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : SHOTS;
 const SHOP_NAME = 'ร้านกาแฟคุณยายสมศรีและผองเพื่อนสาขาถนนเจริญกรุงแขวงบางรักกรุงเทพมหานคร';
 const EMAIL = `owner+${Date.now()}@example.com`;
 const PASSWORD = 'correct horse battery staple';
@@ -56,7 +60,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       // Wait for the resize to reach the page (a frame), not a fixed time.
       await p.waitForFunction((w) => window.innerWidth === w, width);
       await p.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
-      if (width === 360) await expectPhoneLayout(p, name);
+      if (width < 600) await expectPhoneLayout(p, `${name}@${width}`);
+      if (width === 390) await expectNoLeaks(p, name);
       // A full-page shot of a scrolled page draws the sticky bar mid-page: shoot from the top.
       // (Re-issued on each poll: a smooth scroll still running would otherwise win.)
       await p.waitForFunction(() => { window.scrollTo({ top: 0, behavior: 'instant' }); return window.scrollY === 0; });
@@ -72,7 +77,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       const overflow = document.documentElement.scrollWidth - vw;
       const small: string[] = [];
       let checked = 0;
-      const sel = 'button, .btn, input:not([type=checkbox]):not([type=radio]):not(.sr-only), select, .nav-link, .check label, .segmented label, .alert-action';
+      const sel = 'button, .btn, input:not([type=checkbox]):not([type=radio]):not(.sr-only), select, .nav-link, .check label, .segmented label, .alert-action, .auth-links a';
       for (const el of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
         const r = el.getBoundingClientRect();
         if (!r.width || !r.height || el.closest('dialog:not([open])')) continue;
@@ -81,9 +86,35 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       }
       return { overflow, small, checked };
     });
-    expect(report.overflow, `${name}: horizontal overflow at 360 px`).toBeLessThanOrEqual(0);
+    expect(report.overflow, `${name}: horizontal overflow`).toBeLessThanOrEqual(0);
     expect(report.small, `${name}: touch targets under 44 px`).toEqual([]);
     expect(report.checked, `${name}: no controls measured`).toBeGreaterThan(0);
+  }
+
+  /**
+   * Words, not codes: visible text (codes shown on purpose as a secondary detail are marked .code-detail
+   * or .mono) holds no untranslated key, no ERROR_CODE, no internal actor, no "round 0"; in Thai, no
+   * English plan name or raw environment either.
+   */
+  async function expectNoLeaks(p: Page, name: string) {
+    const text = await p.evaluate(() => {
+      const clone = document.body.cloneNode(true) as HTMLElement;
+      clone.querySelectorAll('.code-detail, .mono, script, style, svg, dialog:not([open])').forEach((el) => el.remove());
+      document.body.appendChild(clone);
+      clone.style.position = 'absolute';
+      clone.style.left = '-10000px';
+      const t = clone.innerText;
+      clone.remove();
+      return t;
+    });
+    const lang = await p.evaluate(() => document.documentElement.lang);
+    const visible = text.replace(/https?:\/\/\S+/g, ' ').replace(/\S+@\S+/g, ' ');
+    const bad: string[] = [];
+    for (const re of [/\b[a-z]{3,}(?:\.[a-z_]{2,}[A-Za-z_]*)+\b/g, /\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b/g, /\b(?:operator|user):\S+/g, /\banonymous\b/g, /รอบที่ 0|round 0\b/g]) {
+      for (const m of visible.matchAll(re)) bad.push(m[0]);
+    }
+    if (lang === 'th') for (const m of visible.matchAll(/7-day trial|สภาพแวดล้อม\s*(?:live|test)\b|\bEnvironment\b/g)) bad.push(m[0]);
+    expect(bad, `${name} [${lang}]: raw codes or untranslated text on screen`).toEqual([]);
   }
 
   const heading = (p: Page, text: string | RegExp) => p.getByRole('heading', { level: 1, name: text });
@@ -154,27 +185,17 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await shot('03-overview-trial');
   });
 
-  it('keeps the session across a reload through the refresh cookie, and refuses API keys on the trial', async () => {
+  it('keeps the session across a reload through the refresh cookie; on the trial "create key" is disabled with the reason', async () => {
     await page.goto(`${base}/keys`);
     await heading(page, 'API คีย์').waitFor();
     await page.getByText('การใช้ API ต้องใช้แพ็กเกจแบบชำระเงิน').first().waitFor();
     const opener = page.getByRole('button', { name: 'สร้างคีย์' }).first();
-    await opener.click();
-    const dialog = page.getByRole('dialog');
-    await dialog.getByLabel('ชื่อคีย์').waitFor();
-    // Keyboard: Tab stays inside the modal, Escape closes it and focus returns to the opener.
-    for (let i = 0; i < 12; i++) {
-      await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => !!document.activeElement?.closest('dialog[open]')), `tab ${i} left the dialog`).toBe(true);
-    }
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'hidden' });
-    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
-    await opener.click();
-    await dialog.getByLabel('ชื่อคีย์').fill('เว็บไซต์ร้าน');
-    await dialog.getByRole('button', { name: 'สร้างคีย์' }).click();
-    await page.getByText('403 PLAN_API_ACCESS_REQUIRED', { exact: false }).last().waitFor();
-    await shot('04-keys-trial-refused');
+    expect(await opener.isDisabled()).toBe(true);
+    // The reason is tied to the button, and says how to upgrade (the shop id is on Settings).
+    const why = await page.locator(`#${await opener.getAttribute('aria-describedby')}`).innerText();
+    expect(why).toContain('ชำระค่าแพ็กเกจ');
+    expect(await page.locator('main').innerText()).toContain('รหัสร้าน');
+    await shot('04-keys-trial-disabled');
   });
 
   it('creates a live key once the operator has recorded the payment', async () => {
@@ -183,8 +204,20 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await c.shops.setPlan(shop.id, 'GROWTH', 'operator:e2e');
     await page.reload();
     await heading(page, 'API คีย์').waitFor();
-    await page.getByRole('button', { name: 'สร้างคีย์' }).first().click();
+    const opener = page.getByRole('button', { name: 'สร้างคีย์' }).first();
+    await expect.poll(() => opener.isDisabled()).toBe(false);
+    await opener.click();
     const dialog = page.getByRole('dialog');
+    // Keyboard: Tab stays inside the modal, Escape closes it and focus returns to the opener.
+    await dialog.getByLabel('ชื่อคีย์').waitFor();
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => !!document.activeElement?.closest('dialog[open]')), `tab ${i} left the dialog`).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await opener.evaluate((el) => el === document.activeElement)).toBe(true);
+    await opener.click();
     await dialog.getByLabel('ชื่อคีย์').fill('เว็บไซต์ร้าน');
     await dialog.getByLabel(/อ่านข้อมูล/).check();
     await dialog.getByRole('button', { name: 'สร้างคีย์' }).click();
@@ -202,7 +235,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   it('adds a payee account, showing only its last 4 digits', async () => {
     await page.getByRole('link', { name: 'บัญชีรับเงิน' }).first().click();
     await heading(page, 'บัญชีรับเงิน').waitFor();
-    await page.getByText('NO_PAYEE_CONFIGURED', { exact: false }).first().waitFor();
+    await page.getByText('ถ้าไม่มีบัญชีรับเงิน ทุกสลิปจะถูกปฏิเสธ', { exact: false }).first().waitFor();
+    // The bank list is the shared table: BAAC, EXIM and SME are there.
+    await page.getByRole('button', { name: 'เพิ่มบัญชี' }).first().click();
+    for (const code of ['034', '035', '098']) expect(await page.getByRole('dialog').locator(`option[value="${code}"]`).count(), code).toBe(1);
+    await page.keyboard.press('Escape');
     await shot('06-payees-empty');
     await page.getByRole('button', { name: 'เพิ่มบัญชี' }).first().click();
     const dialog = page.getByRole('dialog');
@@ -263,6 +300,9 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await heading(page, 'เว็บฮุก').waitFor();
     await page.getByRole('button', { name: 'เพิ่มปลายทาง' }).click();
     const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('URL ปลายทาง').fill('https://user:secret@example.com/hook');
+    await dialog.getByRole('button', { name: 'บันทึก' }).click();
+    await expect.poll(() => dialog.locator('[data-testid="webhook-url-reason"]').innerText().catch(() => '')).toContain('url must not contain credentials');
     await dialog.getByLabel('URL ปลายทาง').fill(receiverUrl);
     await dialog.getByRole('button', { name: 'บันทึก' }).click();
     const secret = page.locator('.secret');
@@ -300,14 +340,32 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await shot('15-security');
     await page.getByRole('button', { name: 'EN' }).click();
     await heading(page, 'Security').waitFor();
+    // The choice is the person's, kept by the server: a reload and a fresh browser (no local storage) keep English.
+    await page.reload();
+    await heading(page, 'Security').waitFor();
+    const other = await browser.newContext({ locale: 'th-TH', viewport: { width: 390, height: 844 } });
+    try {
+      const p2 = await other.newPage();
+      await p2.goto(`${base}/login`);
+      await p2.getByLabel('อีเมล').fill(EMAIL);
+      await p2.getByLabel('รหัสผ่าน').fill(PASSWORD);
+      await p2.getByRole('button', { name: 'เข้าสู่ระบบ' }).click();
+      await heading(p2, 'Overview').waitFor();
+    } finally { await other.close(); }
+    // ...and the shop's language for LINE and mails did not change with it.
+    const shopRow = await c.db.selectFrom('shops').select('language').where('name', '=', SHOP_NAME).executeTakeFirstOrThrow();
+    expect(shopRow.language).toBe('th');
     await page.getByRole('link', { name: 'Overview' }).first().click();
     await heading(page, 'Overview').waitFor();
     await shot('16-overview-en');
     await page.getByRole('link', { name: 'Check a slip' }).first().click();
     await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
-    // The same picture again within 24 h: the earlier record comes back, marked as cached.
-    await page.getByRole('heading', { name: 'Genuine: the money reached your account' }).waitFor({ timeout: 30_000 });
-    await shot('17-check-en');
+    // The same picture again within 24 h: the earlier record comes back as a warning, never a green "paid".
+    await page.getByRole('heading', { name: 'Already checked: do not deliver twice' }).waitFor({ timeout: 30_000 });
+    const card = page.locator('main .result');
+    expect(await card.getAttribute('class')).toContain('result-warn');
+    expect(await card.innerText()).toMatch(/already checked at .+\(result: Verified|already checked at .+\(result: /);
+    await shot('17-check-replay-en');
   });
 
   it('explains other results and error states in plain Thai (answers simulated in the browser)', async () => {
@@ -355,4 +413,124 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     }
     await page.getByText('ออฟไลน์อยู่', { exact: false }).waitFor({ state: 'hidden' });
   });
+
+  it('result cards: fresh, replay, duplicate, mismatch (expected amount beside the bank amount), bank names isolated; both languages', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/check`);
+    await page.locator('[data-testid="slip-input"]').waitFor({ state: 'attached' });
+    const rec = {
+      id: 'txn_card', verified: true, transRef: '016330101505CTF00789', amount: 1250.5, bankCode: '004', bankName: null,
+      senderName: '\u202eนาย สมชาย ใจดี', senderAccount: 'XXX-X-12345-X', receiverName: 'บจก. ร้านกาแฟ ทดสอบ', receiverAccount: 'xxx-xxx660-9',
+      transDate: '2026-11-19T02:00:00.000Z', errorMessage: null, createdAt: '2026-11-21T05:00:00.000Z', duplicate: false, cached: false, latencyMs: 900,
+      environment: 'live', source: 'DASHBOARD', clientRef: null, stale: false, status: 'SUCCESS', errorCode: null, quota: { used: 2, limit: 2000, remaining: 1998 },
+    };
+    const cards: { name: string; rec: Record<string, unknown>; tone: string }[] = [
+      { name: 'fresh', rec: {}, tone: 'result-ok' },
+      { name: 'replay', rec: { cached: true }, tone: 'result-warn' },
+      { name: 'duplicate', rec: { status: 'DUPLICATE', verified: false, duplicate: true, errorCode: 'DUPLICATE' }, tone: 'result-warn' },
+      { name: 'mismatch', rec: { status: 'AMOUNT_MISMATCH', verified: false, errorCode: 'AMOUNT_MISMATCH', errorMessage: 'The slip amount 1,250.50 THB differs from the expected 1,500.00 THB.' }, tone: 'result-warn' },
+    ];
+    let answer: unknown = null;
+    await page.route('**/api/dashboard/verify*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) }));
+    try {
+      for (const lang of ['th', 'en'] as const) {
+        await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN' }).click();
+        await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe(lang);
+        for (const k of cards) {
+          answer = { success: true, data: { ...rec, ...k.rec, id: `txn_${k.name}_${lang}` } };
+          await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
+          const card = page.locator(`main .result[aria-labelledby="res-txn_${k.name}_${lang}"]`);
+          await card.waitFor();
+          expect(await card.getAttribute('class'), k.name).toContain(k.tone);
+          const text = await card.innerText();
+          // U+202E is removed and the name sits in its own bidi run.
+          expect(text).not.toContain('\u202e');
+          expect(await card.locator('bdi.bank-name').first().innerText()).toBe('นาย สมชาย ใจดี');
+          if (k.name === 'mismatch') expect(await card.locator('[data-testid="expected-amount"]').innerText()).toContain('฿1,500.00');
+          if (k.name === 'replay') expect(text).toContain(lang === 'th' ? 'อย่าส่งของซ้ำ' : 'do not deliver twice');
+          await expectNoLeaks(page, `card-${k.name}`);
+          await card.screenshot({ path: path.join(CARD_SHOTS, `result-card-${k.name}-${lang}.png`) });
+        }
+      }
+    } finally {
+      await page.unroute('**/api/dashboard/verify*');
+    }
+    await page.getByRole('button', { name: 'ไทย' }).click();
+  });
+
+  it('invites staff: the team has data, and staff see no API-keys shortcut', async () => {
+    const token = await page.evaluate(async () => {
+      const r = await fetch('/api/dashboard/auth/refresh', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      const j = await r.json();
+      return j.data.accessToken as string;
+    });
+    const staffEmail = `staff+${Date.now()}@example.com`;
+    const inv = await fetch(`${base}/api/dashboard/team/invites`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Origin: base }, body: JSON.stringify({ email: staffEmail }) });
+    expect(inv.status).toBe(201);
+    const mail = (await c.mail.list({ to: staffEmail }))[0];
+    const inviteToken = /token=([^\s&]+)/.exec(mail.text ?? '')![1];
+    const staff = await browser.newContext({ locale: 'th-TH', viewport: { width: 390, height: 844 }, reducedMotion: 'reduce' });
+    try {
+      const sp = await staff.newPage();
+      await sp.goto(`${base}/accept-invite?token=${inviteToken}`);
+      const pw = sp.locator('input[type="password"]');
+      await pw.nth(0).fill('staff password 1234');
+      await pw.nth(1).fill('staff password 1234');
+      await sp.getByRole('button', { name: 'ตั้งรหัสผ่านและเข้าร่วม' }).click();
+      await heading(sp, 'ภาพรวม').waitFor();
+      await sp.locator('main .tx-list').first().waitFor();
+      expect(await sp.locator('main a[href="/keys"]').count()).toBe(0);
+      expect(await sp.locator('nav a[href="/keys"]').count()).toBe(0);
+    } finally { await staff.close(); }
+  });
+
+  it('every screen with data, at 360 and 390 px, in Thai and in English: no overflow, thumb-sized controls, no raw codes', async () => {
+    const txId = (await c.db.selectFrom('transactions').select('id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).id;
+    const screens: [string, string, string][] = [
+      ['/', 'ภาพรวม', 'Overview'], ['/check', 'ตรวจสลิป', 'Check a slip'], ['/transactions', 'รายการตรวจสลิป', 'Transactions'],
+      [`/transactions/${txId}`, 'รายละเอียดผลการตรวจ', 'Result details'], ['/payees', 'บัญชีรับเงิน', 'Payee accounts'], ['/keys', 'API คีย์', 'API keys'],
+      ['/line', 'LINE', 'LINE'], ['/webhooks', 'เว็บฮุก', 'Webhooks'], ['/team', 'ทีมงาน', 'Team'], ['/settings', 'ตั้งค่า', 'Settings'], ['/security', 'ความปลอดภัย', 'Security'],
+    ];
+    for (const lang of ['th', 'en'] as const) {
+      await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN' }).click();
+      for (const [route, th, en] of screens) {
+        await page.goto(`${base}${route}`);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe(lang);
+        const h1 = await page.getByRole('heading', { level: 1 }).first().innerText();
+        expect(h1, route).toContain(lang === 'th' ? th : en);
+        // Wait for the data, not a fixed time: no spinner left.
+        await expect.poll(() => page.locator('main .loading').count(), { timeout: 15_000 }).toBe(0);
+        if (route === '/') await page.locator('.chart-svg').waitFor();
+        if (route === '/webhooks') await page.locator('[data-testid="deliveries"]').waitFor();
+        if (route === '/team') await page.getByText(/staff\+/).first().waitFor();
+        if (route === '/settings') expect(await page.locator('[data-testid="shop-id"]').innerText()).toMatch(/^shop_|^[A-Za-z0-9_]+$/);
+        await shot(`30-${route.split('/')[1] || 'overview'}${route.includes('txn') ? '-detail' : ''}-${lang}`);
+      }
+    }
+    await page.getByRole('button', { name: 'ไทย' }).click();
+  });
+
+  it('erases the shop from Settings after the password, says what it means, and mails a confirmation', async () => {
+    await page.goto(`${base}/settings`);
+    await heading(page, 'ตั้งค่า').waitFor();
+    const card = page.locator('section.danger-zone');
+    const text = await card.innerText();
+    for (const words of ['24 ชั่วโมง', 'บันทึกความปลอดภัย', EMAIL]) expect(text).toContain(words);
+    await card.getByRole('button', { name: 'ลบร้านและบัญชี…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('รหัสผ่านของคุณ (เพื่อยืนยัน)').fill('not my password at all');
+    await dialog.getByRole('button', { name: 'ลบถาวร' }).click();
+    await dialog.getByRole('alert').or(dialog.locator('.alert-error')).first().waitFor();
+    await dialog.getByLabel('รหัสผ่านของคุณ (เพื่อยืนยัน)').fill(PASSWORD);
+    await dialog.getByRole('button', { name: 'ลบถาวร' }).click();
+    // Every session is revoked: the sign-in page says it worked and when the purge runs.
+    await heading(page, 'เข้าสู่ระบบ').waitFor();
+    await page.getByText('ลบร้านแล้ว').waitFor();
+    await shot('40-erased');
+    expect((await c.mail.list({ to: EMAIL })).some((m) => m.template === 'account_erased')).toBe(true);
+    const login = await fetch(`${base}/api/dashboard/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: base }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    expect(login.status).toBe(401);
+  });
 });
+

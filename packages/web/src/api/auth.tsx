@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useI18n, type Lang } from '../i18n/i18n';
 import { api, onAuthChange, pickToken, refreshSession, setAccessToken } from './client';
 import { ROUTES } from './routes';
 import type { Me } from './types';
@@ -7,6 +8,8 @@ interface AuthCtx {
   me: Me | null;
   loading: boolean;
   reload: () => Promise<void>;
+  /** The EN/ไทย switch: kept on the user when signed in (follows the person to another device). */
+  chooseLanguage: (l: Lang) => Promise<void>;
   login: (email: string, password: string) => Promise<void>;
   signup: (input: { email: string; password: string; shopName: string; planCode: string; language: string }) => Promise<void>;
   logout: () => Promise<void>;
@@ -16,6 +19,9 @@ const Ctx = createContext<AuthCtx | null>(null);
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [loading, setLoading] = useState(true);
+  const { setLang } = useI18n();
+  // The signed-in person's stored choice wins over this browser's last choice.
+  useEffect(() => { if (me?.user.language) setLang(me.user.language); }, [me?.user.language, setLang]);
 
   const reload = useCallback(async () => {
     try { setMe(await api<Me>(ROUTES.me)); } catch { setMe(null); }
@@ -33,6 +39,14 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const value = useMemo<AuthCtx>(() => ({
     me, loading, reload,
+    chooseLanguage: async (l) => {
+      setLang(l);
+      if (!me) return;
+      try {
+        const r = await api<{ user: Me['user'] }>(ROUTES.mePreferences, { method: 'PATCH', body: { language: l } });
+        setMe((m) => (m ? { ...m, user: { ...m.user, ...r.user } } : m));
+      } catch { /* the screen already switched; the next sign-in shows the stored choice */ }
+    },
     login: async (email, password) => {
       const data = await api<Record<string, unknown>>(ROUTES.login, { method: 'POST', body: { email, password }, noAuth: true });
       setAccessToken(pickToken(data));
@@ -53,8 +67,13 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       setAccessToken(null);
       setMe(null);
     },
-  }), [me, loading, reload]);
+  }), [me, loading, reload, setLang]);
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
+}
+
+/** For components also used outside the dashboard's provider (the LINE mini-app's language switch). */
+export function useAuthMaybe(): AuthCtx | null {
+  return useContext(Ctx);
 }
 
 export function useAuth(): AuthCtx {

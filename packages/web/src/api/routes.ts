@@ -12,6 +12,8 @@ export const ROUTES = {
   resetConfirm: `${B}/auth/password-reset/confirm`,
   changePassword: `${B}/auth/password`,
   me: `${B}/me`,
+  mePreferences: `${B}/me/preferences`,
+  privacyErase: `${B}/privacy/erase`,
   overview: `${B}/overview`,
   transactions: `${B}/transactions`,
   transaction: (id: string) => `${B}/transactions/${e(id)}`,

@@ -71,7 +71,8 @@ export function DailyChart({ days }: { days: DailyStats[] }) {
           <span key={s} className="legend-item"><span className="badge-dot" style={{ background: STATUS_COLOR[s] }} aria-hidden="true" />{t(`status.${s}` as MessageKey)}</span>
         ))}
       </figcaption>
-      <table className="sr-only">
+      <div className="sr-only">
+      <table>
         <caption>{t('overview.chartTitle')}</caption>
         <thead><tr><th scope="col">{t('common.date')}</th>{present.map((s) => <th key={s} scope="col">{t(`status.${s}` as MessageKey)}</th>)}</tr></thead>
         <tbody>
@@ -80,6 +81,7 @@ export function DailyChart({ days }: { days: DailyStats[] }) {
           ))}
         </tbody>
       </table>
+      </div>
     </figure>
   );
 }

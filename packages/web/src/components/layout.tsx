@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { useAuth } from '../api/auth';
+import { useAuth, useAuthMaybe } from '../api/auth';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { Link, useRouter } from '../lib/router';
 
@@ -17,7 +17,8 @@ export const NAV: { to: string; key: MessageKey; icon: string; ownerOnly?: boole
 ];
 
 export function LangSwitch() {
-  const { lang, setLang, t } = useI18n();
+  const { lang, t, setLang: setLocal } = useI18n();
+  const setLang = useAuthMaybe()?.chooseLanguage ?? setLocal;
   return (
     <div className="lang-switch" role="group" aria-label={t('common.language')}>
       <button type="button" aria-pressed={lang === 'th'} onClick={() => setLang('th')} lang="th">ไทย</button>

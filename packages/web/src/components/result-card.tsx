@@ -2,7 +2,8 @@ import type { TransactionRecord } from '../api/types';
 import { useI18n } from '../i18n/i18n';
 import { bankName } from '../lib/banks';
 import { formatDateTime, formatMoney } from '../lib/format';
-import { explainResult } from '../lib/result-explain';
+import { expectedAmountOf, explainResult, stripBidi } from '../lib/result-explain';
+import type { MessageKey } from '../i18n/i18n';
 import { StatusBadge } from './status';
 
 const ICON = { ok: '✓', error: '✕', warn: '!', info: '↻' } as const;
@@ -16,13 +17,16 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
   const ex = explainResult(record);
   const H = headingLevel === 2 ? 'h2' : 'h3';
   const bank = record.bankCode ? bankName(record.bankCode, lang, record.bankName) : record.bankName ?? '—';
+  const expected = expectedAmountOf(record);
+  // The replay names the first check's time and result (the record is the earlier one, unchanged).
+  const vars = ex.replay ? { time: formatDateTime(record.createdAt, lang), result: t(`status.${record.status}` as MessageKey) } : undefined;
   return (
-    <article className={`result result-${ex.tone}`} aria-labelledby={`res-${record.id}`} data-variant={ex.variant}>
+    <article className={`result result-${ex.tone}`} aria-labelledby={`res-${record.id}`} data-variant={ex.replay ? 'replay' : ex.variant}>
       <header className="result-head">
         <span className={`result-icon icon-${ex.tone}`} aria-hidden="true">{ICON[ex.tone]}</span>
         <div className="result-text">
           <H id={`res-${record.id}`} className="result-title">{t(ex.title)}</H>
-          <p className="result-body">{t(ex.body)}</p>
+          <p className="result-body">{t(ex.body, vars)}</p>
         </div>
       </header>
       <p className="result-next"><strong>{t('result.nextLabel')}</strong> {t(ex.next)}</p>
@@ -30,12 +34,13 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
       <dl className="kv">
         <div><dt>{t('tx.status')}</dt><dd><StatusBadge status={record.status} /></dd></div>
         <div><dt>{t('tx.amount')}</dt><dd className="amount">{formatMoney(record.amount)}</dd></div>
-        <div><dt>{t('tx.sender')}</dt><dd>{record.senderName ?? '—'}{record.senderAccount && <span className="muted"> · <span className="mono">{record.senderAccount}</span></span>}</dd></div>
-        <div><dt>{t('tx.receiver')}</dt><dd>{record.receiverName ?? '—'}{record.receiverAccount && <span className="muted"> · <span className="mono">{record.receiverAccount}</span></span>}</dd></div>
+        {expected !== null && <div data-testid="expected-amount"><dt>{t('tx.expectedAmount')}</dt><dd className="amount">{formatMoney(expected)}</dd></div>}
+        <div><dt>{t('tx.sender')}</dt><dd>{record.senderName ? <bdi className="bank-name">{stripBidi(record.senderName)}</bdi> : '—'}{record.senderAccount && <span className="muted"> · <span className="mono">{record.senderAccount}</span></span>}</dd></div>
+        <div><dt>{t('tx.receiver')}</dt><dd>{record.receiverName ? <bdi className="bank-name">{stripBidi(record.receiverName)}</bdi> : '—'}{record.receiverAccount && <span className="muted"> · <span className="mono">{record.receiverAccount}</span></span>}</dd></div>
         <div><dt>{t('tx.bank')}</dt><dd>{bank}</dd></div>
         <div><dt>{t('tx.transDate')}</dt><dd>{formatDateTime(record.transDate, lang)}</dd></div>
         <div><dt>{t('tx.transRef')}</dt><dd className="mono">{record.transRef ?? '—'}</dd></div>
-        {record.errorCode && <div><dt>{t('tx.errorCode')}</dt><dd className="mono">{record.errorCode}</dd></div>}
+        {record.errorCode && <div><dt>{t('tx.errorCode')}</dt><dd className="mono code-detail">{record.errorCode}</dd></div>}
       </dl>
     </article>
   );

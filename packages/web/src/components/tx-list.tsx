@@ -3,6 +3,7 @@ import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime, formatMoney } from '../lib/format';
 import { Link } from '../lib/router';
 import { StatusBadge } from './status';
+import { stripBidi } from '../lib/result-explain';
 
 /** A list rather than a table: it reads well on a 360 px phone and in a screen reader alike. */
 export function TxList({ items, highlight }: { items: TransactionRecord[]; highlight?: Set<string> }) {
@@ -17,7 +18,7 @@ export function TxList({ items, highlight }: { items: TransactionRecord[]; highl
               <span className="tx-amount">{formatMoney(r.amount)}</span>
             </span>
             <span className="tx-sub">
-              <span className="tx-party">{r.senderName ?? t('tx.unknownSender')}</span>
+              <span className="tx-party">{r.senderName ? <bdi>{stripBidi(r.senderName)}</bdi> : t('tx.unknownSender')}</span>
               <span className="tx-meta">
                 {formatDateTime(r.createdAt, lang)} · {t(`source.${r.source}` as MessageKey)}
                 {r.environment === 'test' && <> · {t('tx.test')}</>}

@@ -34,7 +34,7 @@ export function Select({ label, children, hint, ...rest }: { label: string; hint
   );
 }
 
-export function Checkbox({ label, hint, ...rest }: { label: string; hint?: string } & InputHTMLAttributes<HTMLInputElement>) {
+export function Checkbox({ label, hint, ...rest }: { label: string; hint?: ReactNode } & InputHTMLAttributes<HTMLInputElement>) {
   const id = useId();
   return (
     <div className="check">

@@ -61,19 +61,22 @@ export interface Explanation {
   title: MessageKey;
   body: MessageKey;
   next: MessageKey;
-  /** Extra line for a replayed record (same picture within 24 h). */
+  /** Extra lines (none today; kept for callers). */
   notes: MessageKey[];
+  /** Same picture within 24 h: the earlier record, shown as a warning. */
+  replay: boolean;
 }
 
 export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale' | 'cached'>): Explanation {
   const variant = variantOf(r);
   const notes: MessageKey[] = [];
+  // A replay (same picture within 24 h) is never a fresh "paid": the money is the one already counted,
+  // so the card is a warning whatever the first result was; the first result is named in its body.
   if (r.cached) {
-    notes.push('result.cached');
-    // A replayed SUCCESS is the same money: crediting it again is the mistake to prevent.
-    if (r.status === 'SUCCESS') notes.push('result.cachedPaid');
+    return { variant, replay: true, tone: 'warn', title: 'result.replay.title', body: 'result.replay.body', next: 'result.replay.next', notes };
   }
   return {
+    replay: false,
     variant,
     tone: VARIANT_TONE[variant],
     title: `result.${variant}.title` as MessageKey,
@@ -82,3 +85,15 @@ export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' 
     notes,
   };
 }
+
+/** The expected amount of an AMOUNT_MISMATCH, read from the service's message ("... differs from the expected 1,500.00 THB."). */
+export function expectedAmountOf(r: Pick<TransactionRecord, 'status' | 'errorMessage'>): number | null {
+  if (r.status !== 'AMOUNT_MISMATCH' || !r.errorMessage) return null;
+  const m = /expected ([\d,]+(?:\.\d+)?) THB/.exec(r.errorMessage);
+  if (!m) return null;
+  const n = Number(m[1].replace(/,/g, ''));
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Bank names may carry bidi controls (U+202E turns "ABC" into "CBA" on screen): removed before display. */
+export const stripBidi = (s: string) => s.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '');

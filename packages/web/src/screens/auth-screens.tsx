@@ -7,14 +7,17 @@ import type { PlanCard } from '../api/types';
 import { Alert, Button, Card, ErrorText, Field, Loading } from '../components/ui';
 import { AuthLayout } from '../components/layout';
 import { useI18n } from '../i18n/i18n';
-import { formatMoney } from '../lib/format';
+import { formatDateTime, formatMoney } from '../lib/format';
 import { Link, useRouter } from '../lib/router';
 import { useLoad } from '../lib/use-load';
+import { ERASED_KEY } from './settings-screen';
 
 export function LoginScreen() {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const { login } = useAuth();
   const { navigate } = useRouter();
+  // Back here right after "delete shop and account" (Settings): say it worked and when the purge runs.
+  const [erasedUntil] = useState(() => { try { return sessionStorage.getItem(ERASED_KEY); } catch { return null; } });
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
@@ -22,12 +25,15 @@ export function LoginScreen() {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setBusy(true); setError(null);
-    try { await login(email, password); navigate('/', { replace: true }); } catch (err) { setError(err); } finally { setBusy(false); }
+    try { await login(email, password); try { sessionStorage.removeItem(ERASED_KEY); } catch { /* ignore */ } navigate('/', { replace: true }); } catch (err) { setError(err); } finally { setBusy(false); }
   }
   return (
     <AuthLayout>
       <Card className="auth-card">
         <h1 id="page-title" tabIndex={-1}>{t('auth.loginTitle')}</h1>
+        {erasedUntil && !Number.isNaN(Date.parse(erasedUntil)) && (
+          <Alert kind="ok" title={t('erase.doneTitle')}>{t('erase.doneBody', { time: formatDateTime(erasedUntil, lang) })}</Alert>
+        )}
         <p className="muted">{t('auth.tagline')}</p>
         <form onSubmit={submit} noValidate={false}>
           <Field label={t('auth.email')} type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -83,7 +89,7 @@ export function SignupScreen() {
               {cards.map((p) => (
                 <label key={p.code} className={`plan-card ${planCode === p.code ? 'selected' : ''}`}>
                   <input type="radio" name="plan" value={p.code} checked={planCode === p.code} onChange={() => setPlanCode(p.code)} />
-                  <span className="plan-name">{p.name}</span>
+                  <span className="plan-name">{p.code === 'TRIAL' ? t('plan.TRIAL') : p.name}</span>
                   <span className="plan-price">{t('signup.perMonth', { price: formatMoney(p.priceThb) })}</span>
                   <span className="plan-feat">{t('signup.slipsPerMonth', { n: p.monthlyLimit.toLocaleString() })}</span>
                   <span className="plan-feat">{p.apiAccess ? t('signup.withApi') : t('signup.noApi')}</span>

@@ -32,7 +32,8 @@ export function KeysScreen() {
 
   return (
     <>
-      <PageHeader title={t('keys.title')} intro={t('keys.intro')} actions={<Button onClick={() => { setError(null); setCreating(true); }}>{t('keys.create')}</Button>} />
+      <PageHeader title={t('keys.title')} intro={t('keys.intro')} actions={<Button disabled={!apiAccess} aria-describedby={!apiAccess ? 'keys-disabled-why' : undefined} onClick={() => { setError(null); setCreating(true); }}>{t('keys.create')}</Button>} />
+      {!apiAccess && <p id="keys-disabled-why" className="field-hint">{t('keys.createDisabled')}</p>}
       {/* After a refused create the error below says the same thing: show one, not both. */}
       {!apiAccess && !planError && <Alert kind="warn" title={t('keys.trialTitle')}>{t('keys.trialBody')}</Alert>}
       {planError ? <Alert kind="error" title={t('error.PLAN_API_ACCESS_REQUIRED')}>{t('keys.trialBody')}</Alert> : <ErrorText error={error ?? list.error} />}

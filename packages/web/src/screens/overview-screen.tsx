@@ -1,3 +1,4 @@
+import { useAuth } from '../api/auth';
 import { api } from '../api/client';
 import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
@@ -14,6 +15,7 @@ import { TotalsCard } from '../components/reports';
 export function OverviewScreen() {
   const { t, lang } = useI18n();
   const { search } = useRouter();
+  const { me } = useAuth();
   const ov = useLoad(() => api<Overview>(ROUTES.overview));
   // Only for the trial banner: the name and price of the plan the owner picked at sign-up.
   const plans = useLoad(() => api<{ items: PlanCard[] }>(ROUTES.plans, { noAuth: true }).catch(() => ({ items: [] as PlanCard[] })));
@@ -38,7 +40,7 @@ export function OverviewScreen() {
       <TotalsCard reloadKey={d} />
       <div className="grid-3">
         <Card title={t('overview.plan')}>
-          <p className="big">{d.plan.name}</p>
+          <p className="big">{d.plan.code === 'TRIAL' ? t('plan.TRIAL') : d.plan.name}</p>
           <p className="muted">{t(`shopState.${d.shop.state}` as MessageKey)}</p>
           {onTrial && d.trialDaysLeft !== null && (
             <p className={d.trialDaysLeft <= 2 ? 'warn-text' : undefined}>
@@ -63,7 +65,7 @@ export function OverviewScreen() {
           <ul className="quick">
             <li><Link to="/check" className="btn btn-primary btn-block">{t('nav.check')}</Link></li>
             <li><Link to="/payees" className="btn btn-secondary btn-block">{t('overview.payeesCount', { n: d.payeeCount })}</Link></li>
-            <li><Link to="/keys" className="btn btn-secondary btn-block">{t('nav.keys')}</Link></li>
+            {me?.user.role !== 'staff' && <li><Link to="/keys" className="btn btn-secondary btn-block">{t('nav.keys')}</Link></li>}
           </ul>
         </Card>
       </div>

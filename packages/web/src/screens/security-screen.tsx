@@ -32,7 +32,15 @@ export function SecurityScreen() {
   const label = (action: string) => {
     const k = `audit.${action}` as MessageKey;
     const s = t(k);
-    return s === k ? action : s;
+    return s === k ? t('audit.unknown') : s;
+  };
+  // user:… is the person themself (not shown); operators, the system and signed-out callers get words.
+  const actorLabel = (actor: string | null | undefined) => {
+    if (!actor || actor.startsWith('user:')) return null;
+    if (actor.startsWith('operator:')) return t('actor.operator');
+    if (actor === 'system') return t('actor.system');
+    if (actor === 'anonymous') return t('actor.anonymous');
+    return null;
   };
   return (
     <>
@@ -66,7 +74,7 @@ export function SecurityScreen() {
             {audit.data.items.map((a) => (
               <li key={a.id}>
                 <p><strong>{label(a.action)}</strong></p>
-                <p className="small muted">{formatDateTime(a.createdAt, lang)}{a.ip ? ` · ${a.ip}` : ''}{a.actor && !a.actor.startsWith('user:') ? ` · ${a.actor}` : ''}</p>
+                <p className="small muted">{formatDateTime(a.createdAt, lang)}{a.ip ? ` · ${a.ip}` : ''}{actorLabel(a.actor) ? ` · ${actorLabel(a.actor)}` : ''}</p>
               </li>
             ))}
           </ul>

@@ -3,13 +3,14 @@ import { useAuth } from '../api/auth';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { Settings } from '../api/types';
-import { Alert, Button, Card, Checkbox, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
+import { Alert, Button, Card, Checkbox, CopyButton, Dialog, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
+export const ERASED_KEY = 'slipcheck.erasedUntil';
 import { useI18n } from '../i18n/i18n';
 import { useLoad } from '../lib/use-load';
 import { SummarySettingsCard } from '../components/reports';
 
 export function SettingsScreen() {
-  const { t, setLang } = useI18n();
+  const { t } = useI18n();
   const { me, reload: reloadMe } = useAuth();
   // Staff read the shop settings; changing them, and the data export, are the owner's.
   const isOwner = me?.user.role !== 'staff';
@@ -27,7 +28,7 @@ export function SettingsScreen() {
     try {
       const next = await api<Settings>(ROUTES.settings, { method: 'PATCH', body: { shopName: form.shopName.trim(), language: form.language, notifications: form.notifications, privacy: form.privacy } });
       s.setData(next);
-      setLang(next.language);
+      // The shop's language is for LINE and mails; the screen's language is the person's own switch.
       setSaved(true);
       await reloadMe();
     } catch (err) { setError(err); } finally { setBusy(false); }
@@ -68,8 +69,16 @@ export function SettingsScreen() {
         </Card>
       )}
       <SummarySettingsCard isOwner={isOwner} />
+      {me && (
+        <Card title={t('settings.shopId')}>
+          <p className="field-hint">{t('settings.shopIdHint')}</p>
+          <p className="mono break" data-testid="shop-id">{me.shop.id}</p>
+          <CopyButton value={me.shop.id} />
+        </Card>
+      )}
       <PasswordCard />
       {isOwner && <ExportCard />}
+      {isOwner && me && <EraseCard email={me.user.email} />}
     </>
   );
 }
@@ -121,6 +130,57 @@ function ExportCard() {
       <p>{t('settings.exportBody')}</p>
       <ErrorText error={error} />
       <Button variant="secondary" busy={busy} onClick={() => void download()}>{t('settings.export')}</Button>
+    </Card>
+  );
+}
+
+/** Erasure (PDPA): what it means before the password is asked; the API is POST /privacy/erase. */
+function EraseCard({ email }: { email: string }) {
+  const { t } = useI18n();
+  const { logout } = useAuth();
+  const [open, setOpen] = useState(false);
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true); setError(null);
+    try {
+      const r = await api<{ erased: boolean; purgeAfter: string }>(ROUTES.privacyErase, { method: 'POST', body: { password, confirm: 'DELETE' } });
+      setOpen(false); setPassword('');
+      // Every session is revoked now: sign out here too; the sign-in page says it worked (session storage
+      // survives the redirect that signing out causes, a query string would not).
+      try { sessionStorage.setItem(ERASED_KEY, r.purgeAfter); } catch { /* storage blocked: no notice */ }
+      await logout();
+      // A fresh page load: nothing of the erased shop stays in memory, and no screen can call the API again.
+      window.location.assign('/login');
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  }
+  const meaning = (
+    <ul className="erase-meaning">
+      <li>{t('erase.now')}</li>
+      <li>{t('erase.after')}</li>
+      <li>{t('erase.kept')}</li>
+      <li>{t('erase.mail', { email })}</li>
+    </ul>
+  );
+  return (
+    <Card title={t('erase.title')} className="danger-zone">
+      <p>{t('erase.intro')}</p>
+      {meaning}
+      <p className="field-hint">{t('erase.exportFirst')}</p>
+      <Button variant="danger" onClick={() => { setError(null); setOpen(true); }}>{t('erase.open')}</Button>
+      <Dialog open={open} title={t('erase.title')} onClose={() => setOpen(false)}>
+        <form onSubmit={submit}>
+          {meaning}
+          <Field label={t('erase.password')} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <ErrorText error={error} />
+          <div className="dialog-actions">
+            <Button type="button" variant="secondary" onClick={() => setOpen(false)}>{t('common.cancel')}</Button>
+            <Button type="submit" variant="danger" busy={busy}>{t('erase.confirm')}</Button>
+          </div>
+        </form>
+      </Dialog>
     </Card>
   );
 }

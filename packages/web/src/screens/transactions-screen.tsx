@@ -137,7 +137,7 @@ export function TransactionDetailScreen({ id }: { id: string }) {
               <div><dt>ID</dt><dd className="mono">{r.id}</dd></div>
               <div><dt>{t('tx.createdAt')}</dt><dd>{formatDateTime(r.createdAt, lang)}</dd></div>
               <div><dt>{t('tx.source')}</dt><dd>{t(`source.${r.source}` as MessageKey)}</dd></div>
-              <div><dt>{t('tx.environment')}</dt><dd>{r.environment}</dd></div>
+              <div><dt>{t('tx.environment')}</dt><dd>{t(`keys.env.${r.environment}` as MessageKey)}</dd></div>
               <div><dt>{t('tx.duplicate')}</dt><dd>{r.duplicate ? t('common.yes') : t('common.no')}</dd></div>
               <div><dt>{t('tx.stale')}</dt><dd>{r.stale ? t('common.yes') : t('common.no')}</dd></div>
               <div><dt>{t('tx.clientRef')}</dt><dd className="mono">{r.clientRef ?? '—'}</dd></div>

@@ -65,11 +65,17 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
       <fieldset>
         <legend>{t('webhooks.events')}</legend>
         {EVENTS.map((ev) => (
-          <Checkbox key={ev} label={ev} hint={t(`webhooks.event.${ev}` as MessageKey)} checked={events.includes(ev)}
+          <Checkbox key={ev} label={t(`webhooks.event.${ev}` as MessageKey)} hint={<code className="code-detail">{ev}</code>} checked={events.includes(ev)}
             onChange={(e) => setEvents((xs) => (e.target.checked ? [...xs, ev] : xs.filter((x) => x !== ev)))} />
         ))}
       </fieldset>
       <ErrorText error={error} />
+      {error instanceof ApiError && error.code === 'INVALID_WEBHOOK_URL' && (
+        <div className="url-refusal" data-testid="webhook-url-reason">
+          <p className="small"><strong>{t('webhooks.serverReason')}:</strong> <span className="code-detail break">{error.message}</span></p>
+          {typeof error.body.allowLocalTargets === 'string' && <p className="small">{t('webhooks.localHint', { setting: error.body.allowLocalTargets })}</p>}
+        </div>
+      )}
       <Button type="submit" busy={busy} disabled={!events.length} className="btn-block">{t('common.save')}</Button>
     </form>
   );
@@ -87,10 +93,11 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
     try { await fn(); } catch (e) { setError(e); } finally { setBusy(null); }
   }
   const enabled = isEnabled(ep);
+  const eventLabel = (ev: string) => (EVENTS.includes(ev) ? t(`webhooks.event.${ev}` as MessageKey) : ev);
   return (
     <Card title={<span className="break">{ep.url}</span>} actions={<span className={`tag ${enabled ? 'tag-primary' : ''}`}>{enabled ? t('webhooks.enabled') : t('webhooks.disabled')}</span>}>
       {ep.description && <p className="muted">{ep.description}</p>}
-      <p className="small muted">{t('webhooks.events')}: {(ep.events ?? EVENTS).join(', ')}</p>
+      <p className="small muted">{t('webhooks.events')}: {(ep.events ?? EVENTS).map((ev) => eventLabel(ev)).join(', ')}</p>
       {ep.secretHint && <p className="small muted">{t('webhooks.secretHint')}: <span className="mono">{ep.secretHint}</span></p>}
       {ep.disabledReason === 'GONE' && <Alert kind="warn" title={t('webhooks.gone')} />}
       <div className="row-actions wrap">
@@ -108,9 +115,9 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
           {deliveries.data.items.map((d) => (
             <li key={d.id} className="delivery">
               <span className={`tag tag-d-${d.status}`}>{t(`webhooks.dstatus.${d.status}` as MessageKey)}</span>
-              <span className="mono small">{d.event ?? d.eventKind}{d.test ?? d.isTest ? ` (${t('webhooks.test')})` : ''}</span>
+              <span className="small">{eventLabel(d.event ?? d.eventKind ?? '')}{d.test ?? d.isTest ? ` (${t('webhooks.test')})` : ''}</span>
               <span className="small muted">
-                {formatDateTime(d.createdAt, lang)} · {t('webhooks.round', { n: d.retryRound ?? d.round ?? 0 })}
+                {formatDateTime(d.createdAt, lang)} · {d.attempts ? t('webhooks.attempts', { n: d.attempts }) : t('webhooks.notSentYet')}
                 {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''}
                 {d.nextAttemptAt && d.status !== 'delivered' ? ` · ${t('webhooks.nextAt', { time: formatDateTime(d.nextAttemptAt, lang) })}` : ''}
               </span>

@@ -135,6 +135,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       if ('ready' in msg) {
         slot.ready = true;
         startFailures = 0;
+        if (slot.job) armTimer(slot); // the decode's own time starts now
         settleReady();
         return;
       }
@@ -185,16 +186,26 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     slot.worker.unref();
   }
 
+  /**
+   * The job timeout measures decoding, not thread start-up: a job handed to a worker that is still
+   * loading (after a replacement, on a loaded machine) gets a start-up allowance on top, and the
+   * timer restarts at `jobTimeoutMs` once the worker says ready.
+   */
+  function armTimer(slot: Slot): void {
+    if (slot.timer) clearTimeout(slot.timer);
+    slot.timer = setTimeout(() => {
+      // terminate() ends in 'exit', which rejects the job and spawns a replacement.
+      void slot.worker.terminate();
+    }, slot.ready ? jobTimeoutMs : jobTimeoutMs + 30_000);
+  }
+
   function start(slot: Slot, job: Job): void {
     slot.job = job;
     running.set(job.key, runningOf(job.key) + 1);
     lastStart.set(job.key, ++startSeq);
     // Keep the process alive while a caller waits on this job.
     slot.worker.ref();
-    slot.timer = setTimeout(() => {
-      // terminate() ends in 'exit', which rejects the job and spawns a replacement.
-      void slot.worker.terminate();
-    }, jobTimeoutMs);
+    armTimer(slot);
     const image = job.image;
     job.image = new Uint8Array(0);
     const msg: WorkerRequest = { id: job.id, image };

@@ -127,7 +127,7 @@ beforeAll(async () => {
     await new Promise((r2) => setTimeout(r2, 150));
   }
   throw new Error(`service did not start:\n${logs}`);
-}, 300_000);
+}, 480_000); // a build and a cold start; minutes on a loaded 2-core machine
 
 afterAll(async () => {
   if (server && server.exitCode === null) server.kill('SIGKILL');

@@ -33,7 +33,8 @@ export interface LineEventHandlerDeps {
   /** The shared pipeline (c.verification.verifySlip); a getter so the handler can be built before it. */
   verifySlip: () => ((input: { shopId: string; source: 'LINE'; image: Buffer; decoded?: DecodeResult }) => Promise<{ record: TransactionRecord; isNew: boolean }>) | undefined;
   /** Optional pre-check in groups: a non-slip picture then costs no record and no quota interaction. */
-  decode?: (image: Buffer) => Promise<DecodeResult>;
+  /** `shopId` keys the decoder pool's fair share between shops. */
+  decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   timeZone: string;
   replyTokenTtlSeconds: number;
   log?: { warn(obj: unknown, msg?: string): void };
@@ -178,7 +179,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       // The decoder pool takes ownership of the buffer it is given: hand it a copy, the pipeline needs the original.
       const copy = Buffer.alloc(image.length);
       image.copy(copy);
-      pre = await deps.decode(copy).catch(() => null);
+      pre = await deps.decode(copy, ch.shop_id).catch(() => null);
       if (pre && !pre.ok && NOT_A_SLIP.has(pre.errorCode)) return;
     }
 

@@ -24,7 +24,7 @@ export interface LineModuleDeps {
   /** The master secret (c.secret); channel secrets and tokens are sealed under a key derived from it. */
   secret: string | string[];
   verifySlip: LineEventHandlerDeps['verifySlip'];
-  decode?: (image: Buffer) => Promise<DecodeResult>;
+  decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   log?: { warn(obj: unknown, msg?: string): void };
 }
 

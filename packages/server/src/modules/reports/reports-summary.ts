@@ -118,7 +118,8 @@ export function createDailySummary(deps: Deps) {
       shopName: shop.name, day, verifiedSatang: t.verified.amountSatang, verifiedCount: t.verified.count, results: Number(all?.n ?? 0),
       duplicates: b.duplicate.count, mismatches: b.mismatch.count, fraud: b.fraud.count,
       blockedSatang: b.duplicate.amountSatang + b.mismatch.amountSatang + b.fraud.amountSatang, quotaLeft: q.remaining,
-      link: `${deps.dashboardUrl}/transactions?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(new Date(to.getTime() - 1).toISOString())}`,
+      // Bangkok days: the transactions screen opens with its date filters set to this day.
+      link: `${deps.dashboardUrl}/transactions?from=${day}&to=${day}`,
     };
   }
 

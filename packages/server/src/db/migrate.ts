@@ -30,7 +30,10 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** `schema` pins Kysely's bookkeeping tables (PostgreSQL), so databases holding several schemas never mix them up. */
 export async function migrateToLatest(db: Db, schema?: string): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  // Migrations are independent of each other's order (each touches its own tables or columns), and a
+  // database that ran a later-numbered one first (a development copy between releases) must still take
+  // the rest instead of refusing to start.
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -21,8 +21,8 @@ import { startSandbox } from '../helpers/sandbox.js';
 import { startFakeLineLogin, type FakeLineLogin } from '../line-login/fake-line-login.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
-import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-text.js';
-import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login.js';
+import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
+import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login-text.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
@@ -155,7 +155,8 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
 
     // The same picture again: the earlier record, told as a replay, never as a fresh payment.
     await page.getByTestId('slip-input').setInputFiles(slip);
-    await expect.poll(() => resultCard().textContent()).toContain(th['result.cached']);
+    await expect.poll(() => resultCard().textContent()).toContain(th['result.replay.title']);
+    expect(await resultCard().getAttribute('class')).toContain('result-warn');
     await shot('replay-th');
 
     // Another picture of the same transfer: DUPLICATE.
@@ -185,7 +186,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     await shot('today-en');
     await page.getByRole('tab', { name: MINI_TEXT.en.tabCheck }).click();
     await page.getByTestId('slip-input').setInputFiles(files[0]);
-    await expect.poll(() => resultCard().textContent()).toContain(en['result.cached']);
+    await expect.poll(() => resultCard().textContent()).toContain(en['result.replay.title']);
     await shot('check-en');
     // The refresh cookie (HttpOnly, path /api) is what a reload or an expired access token falls back on.
     const cookies = await ctx.cookies(`${base}/api/dashboard/auth/refresh`);

@@ -37,6 +37,8 @@ export interface LineEventHandlerDeps {
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   timeZone: string;
   replyTokenTtlSeconds: number;
+  /** https://liff.line.me/<LIFF_ID> when the mini-app is set up: offered to staff once a group is linked. */
+  miniAppUrl?: string | null;
   log?: { warn(obj: unknown, msg?: string): void };
 }
 
@@ -101,7 +103,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       if (LINK_CODE_PATTERN.test(textIn)) {
         const r = await line.redeemCode(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null });
         if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
-        await answer(token, ch, event, r.ok ? msg.groupLinked(lang, r.shopName) : codeFailure(lang, r.reason, r.limit));
+        await answer(token, ch, event, r.ok ? msg.groupLinked(lang, r.shopName, deps.miniAppUrl ?? null) : codeFailure(lang, r.reason, r.limit));
         return;
       }
       if (UNLINK_COMMAND.test(textIn)) {

@@ -21,6 +21,10 @@ const T = {
     th: (shop: string) => `✅ เชื่อมกลุ่มนี้กับร้าน "${shop}" แล้ว\nส่งรูปสลิปในกลุ่มได้เลย ระบบจะตรวจให้อัตโนมัติ\nพิมพ์ "ยกเลิก" เพื่อยกเลิกการเชื่อมต่อ (เฉพาะผู้ที่เชื่อมต่อ)`,
     en: (shop: string) => `✅ This group is now linked to "${shop}".\nPost slip images here and they are checked automatically.\nType "unlink" to disconnect (only the person who linked it).`,
   },
+  miniApp: {
+    th: (url: string) => `📱 พนักงานตรวจสลิปเองในแอป LINE ได้ที่มินิแอป: ${url}\n(ครั้งแรกให้ขอรหัสเชื่อมจากแดชบอร์ด หน้า ความปลอดภัย)`,
+    en: (url: string) => `📱 Staff can check slips themselves in the LINE mini-app: ${url}\n(The first time, get a link code on the dashboard's Security page.)`,
+  },
   groupAlreadyLinked: {
     th: 'กลุ่มนี้เชื่อมกับร้านอยู่แล้วค่ะ',
     en: 'This group is already linked.',
@@ -106,7 +110,7 @@ const T = {
 
 export const msg = {
   joinPrompt: (l: Lang) => [text(T.joinPrompt[l])],
-  groupLinked: (l: Lang, shop: string) => [text(T.groupLinked[l](shop))],
+  groupLinked: (l: Lang, shop: string, miniAppUrl: string | null = null) => [text(miniAppUrl ? `${T.groupLinked[l](shop)}\n\n${T.miniApp[l](miniAppUrl)}` : T.groupLinked[l](shop))],
   groupAlreadyLinked: (l: Lang) => [text(T.groupAlreadyLinked[l])],
   ownerLinked: (l: Lang, shop: string) => [text(T.ownerLinked[l](shop))],
   ownerAlreadyLinked: (l: Lang) => [text(T.ownerAlreadyLinked[l])],

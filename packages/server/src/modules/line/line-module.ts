@@ -45,6 +45,7 @@ export function createLineModule(deps: LineModuleDeps) {
   const events = createLineEventHandler({
     db, clock, line: service, client, shops: deps.shops, verifySlip: deps.verifySlip, decode: deps.decode,
     timeZone: config.TIME_ZONE, replyTokenTtlSeconds: config.LINE_REPLY_TOKEN_TTL_SECONDS, log: deps.log,
+    miniAppUrl: config.LIFF_ID ? `https://liff.line.me/${config.LIFF_ID}` : null,
   });
   const ownerAlerts = createLineOwnerAlerts({ db, clock, line: service, client, shops: deps.shops, timeZone: config.TIME_ZONE });
 

@@ -132,6 +132,9 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
     await dash.getByTestId('line-link-code').scrollIntoViewIfNeeded();
     await dash.screenshot({ path: path.join(SCREENS, 'miniapp-dashboard-link-code-th.png') });
+    // The LINE page shows the link to put in the OA's rich menu.
+    await dash.goto(`${base}/line`);
+    expect(await dash.getByTestId('miniapp-url').textContent()).toBe(`https://liff.line.me/${CHANNEL_ID}-MiniTest`);
     await ownerCtx.close();
     await page.getByTestId('link-code').fill(code);
     await page.getByRole('button', { name: MINI_TEXT.th.link }).click();

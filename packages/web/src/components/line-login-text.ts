@@ -20,6 +20,8 @@ export const LINE_LOGIN_TEXT = {
     unlinkNote: 'เลิกเชื่อมแล้ว มินิแอปทุกเครื่องของคุณจะออกจากระบบทันที',
     disabled: 'ผู้ให้บริการยังไม่ได้ตั้งค่าการเข้าสู่ระบบด้วย LINE',
     miniAppSession: 'มินิแอป LINE',
+    miniAppTitle: 'มินิแอปตรวจสลิปใน LINE',
+    miniAppRichMenu: 'ใส่ลิงก์นี้ในริชเมนูของ LINE OA (LINE Official Account Manager > ริชเมนู > การทำงาน: ลิงก์) ให้พนักงานเปิดตรวจสลิปจากแชทได้ทันที คนที่เปิดครั้งแรกต้องเชื่อม LINE ก่อนที่หน้า ความปลอดภัย',
   },
   en: {
     loginWithLine: 'Log in with LINE',
@@ -40,6 +42,8 @@ export const LINE_LOGIN_TEXT = {
     unlinkNote: 'After unlinking, the mini-app signs out on every device at once.',
     disabled: 'Sign-in with LINE is not set up on this service yet',
     miniAppSession: 'LINE mini-app',
+    miniAppTitle: 'Slip-check mini-app in LINE',
+    miniAppRichMenu: "Put this link in your LINE OA's rich menu (LINE Official Account Manager > Rich menus > action: Link) so staff can check slips right from the chat. Each person links their LINE once on the Security page.",
   },
 };
 export type LineLoginKey = keyof typeof LINE_LOGIN_TEXT.th;

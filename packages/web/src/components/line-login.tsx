@@ -71,3 +71,17 @@ export function LineLinkCard({ onChange }: { onChange?: () => void }) {
     </Card>
   );
 }
+
+/** LINE page: the mini-app link the owner puts in the OA's rich menu (shown once LINE Login is set up). */
+export function MiniAppLinkCard() {
+  const x = useLineLoginText();
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => { api<MiniConfig>('/api/miniapp/config', { noAuth: true }).then((c) => setUrl(c.loginWithLine ? c.miniAppUrl : null)).catch(() => undefined); }, []);
+  if (!url) return null;
+  return (
+    <Card title={x('miniAppTitle')}>
+      <p className="muted">{x('miniAppRichMenu')}</p>
+      <p className="small"><a href={url} className="mono" data-testid="miniapp-url">{url}</a> <CopyButton value={url} /></p>
+    </Card>
+  );
+}

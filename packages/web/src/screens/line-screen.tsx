@@ -5,6 +5,7 @@ import { Alert, Button, Card, Checkbox, CopyButton, Dialog, Empty, ErrorText, Fi
 import { useI18n } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
 import { useLoad } from '../lib/use-load';
+import { MiniAppLinkCard } from '../components/line-login';
 
 interface Channel { id: string; channelId: string; botName: string | null; webhookUrl: string; status: string; createdAt: string }
 interface Group { id: string; lineChannelId: string; groupId: string; silentNonSlip: boolean; status: string; createdAt: string }
@@ -31,6 +32,7 @@ export function LineScreen() {
       <PageHeader title={t('line.title')} intro={t('line.intro')} actions={<Button onClick={() => setLinking(true)}>{t('line.link')}</Button>} />
       <ErrorText error={error ?? page.error} />
       <div aria-live="polite">{note && <Alert kind="ok" title={note} />}</div>
+      <MiniAppLinkCard />
       {!d ? (!page.error && <Loading />) : (
         <>
           <Card title={t('line.channels')} actions={<span className="muted small">{t('line.limit', { n: d.channels.length, max: d.limits.messagingAccounts })}</span>}>

@@ -25,7 +25,9 @@ async function cliWith(extraEnv: Record<string, string>, ...args: string[]) {
   }
 }
 
-describe('operator CLI end to end (same DATA_DIR as the service)', () => {
+// Each call is a fresh process (tsx in development: 2-5 s on a loaded 2-core machine), and a test makes
+// up to ~15 of them one after another.
+describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 240_000 }, () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('provisions a shop from trial to a paid plan with payee and keys, all audited', async () => {

@@ -1,7 +1,6 @@
 import { PassThrough, Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import ExcelJS from 'exceljs';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import { formatSatang, localDateTime, wallClockDate } from './reports-time.js';
 
@@ -85,6 +84,8 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
     return rows;
   }
 
+  // exceljs costs ~1 s to load: only an XLSX export pays for it, not every CLI call and service start.
+  const { default: ExcelJS } = await import('exceljs');
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const ws = wb.addWorksheet(o.lang === 'th' ? 'รายการ' : 'Transactions', { views: [{ state: 'frozen', ySplit: 1 }] });
   ws.columns = EXPORT_COLUMNS.map((c) => ({

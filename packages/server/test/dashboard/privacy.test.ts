@@ -39,5 +39,24 @@ for (const kind of DB_KINDS) {
       const again = await signup(h, { email: o.email });
       expect(again.shopId).not.toBe(o.shopId);
     });
+
+    it('erases a shop with staff: every person gets a freed address of their own and every session ends', async () => {
+      const o = await signup(h);
+      await h.c.shops.setPlan(o.shopId, 'GROWTH', 'test');
+      const staffEmail = `staff-${Date.now()}@example.com`;
+      expect((await h.app.inject({ method: 'POST', url: '/api/dashboard/team/invites', headers: o.auth, payload: { email: staffEmail } })).statusCode).toBe(201);
+      const [mail] = await h.c.mail.list({ to: staffEmail, limit: 1 });
+      const token = /accept-invite\?token=(inv_[A-Za-z0-9_-]+)/.exec(mail?.text ?? '')![1];
+      const staff = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/accept-invite', remoteAddress: '10.8.1.1', payload: { token, password: 'staff password 1' } });
+      expect(staff.statusCode).toBe(201);
+      const staffAuth = { authorization: `Bearer ${staff.json().data.accessToken}` };
+      const ok = await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: o.password, confirm: 'DELETE' } });
+      expect(ok.statusCode).toBe(200);
+      expect((await h.app.inject({ url: '/api/dashboard/me', headers: staffAuth })).statusCode).toBe(401);
+      const rows = await h.c.db.selectFrom('users').select(['id', 'email']).where('shop_id', '=', o.shopId).execute();
+      expect(rows).toHaveLength(2);
+      for (const r of rows) expect(r.email).toBe(`erased+${r.id}@invalid`);
+      expect((await signup(h, { email: staffEmail })).shopId).not.toBe(o.shopId);
+    });
   });
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Container } from '../../container.js';
@@ -67,7 +68,8 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
     await c.db.transaction().execute(async (trx) => {
       await trx.updateTable('shops').set({ deleted_at: iso }).where('id', '=', shopId).execute();
       // The address is freed at once (a new sign-up with it is allowed); the row itself goes at the purge.
-      await trx.updateTable('users').set({ deleted_at: iso, email: `erased+${userId}@invalid` }).where('shop_id', '=', shopId).execute();
+      // Each person's own id in the freed address: e-mail is unique, and a shop with staff has several rows.
+      await trx.updateTable('users').set({ deleted_at: iso, email: sql<string>`'erased+' || id || '@invalid'` }).where('shop_id', '=', shopId).execute();
       await trx.updateTable('api_keys').set({ revoked_at: iso }).where('shop_id', '=', shopId).where('revoked_at', 'is', null).execute();
       await trx.updateTable('user_sessions').set({ revoked_at: iso, revoke_reason: 'erasure' }).where('shop_id', '=', shopId).where('revoked_at', 'is', null).execute();
       await c.audit.record({ shopId, actor, action: 'privacy.erase', target: shopId, ip: req.ip, detail: { purgeAfter: new Date(now.getTime() + ERASE_GRACE_MS).toISOString() } }, trx);

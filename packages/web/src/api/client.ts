@@ -33,7 +33,7 @@ function pickToken(data: unknown): string | null {
 async function refreshOnce(): Promise<boolean> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const res = await fetch(ROUTES.refresh, { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' });
-    // REFRESH_RACE: another tab rotated the cookie a moment ago; the browser now holds the new one.
+    // 409 REFRESH_RACE came from servers before the grace re-issue: another tab had rotated the cookie.
     if (res.status === 409 && attempt === 0) { await new Promise((r) => setTimeout(r, 300)); continue; }
     if (!res.ok) { setAccessToken(null); return false; }
     const body = await res.json().catch(() => null);

@@ -75,7 +75,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
 
   app.post('/api/dashboard/auth/refresh', {
     onRequest: publicRate(auth),
-    schema: { tags, summary: 'Rotate the refresh cookie and get a new access token (Origin checked)', response: { 200: success(AuthResultSchema), ...errorResponses(401, 403, 409, 429) } },
+    schema: { tags, summary: 'Rotate the refresh cookie and get a new access token (Origin checked)', response: { 200: success(AuthResultSchema), ...errorResponses(401, 403, 429) } },
   }, async (req, reply) => {
     checkOrigin(auth.publicUrl, req);
     const presented = readRefreshCookie(req);
@@ -85,7 +85,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
       return { success: true as const, data: await authResult(r.userId, r.shopId, r.session.id) };
     } catch (e) {
-      if ((e as { code?: string }).code !== 'REFRESH_RACE') clearRefreshCookie(reply, auth.cookieSecure);
+      clearRefreshCookie(reply, auth.cookieSecure);
       throw e;
     }
   });

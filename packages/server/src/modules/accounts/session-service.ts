@@ -7,7 +7,7 @@ import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
 
 export const REFRESH_TTL_MS = 7 * 86_400_000;
-/** Two tabs refreshing with one cookie is normal; inside this window an old token is a race, not theft. */
+/** Two tabs refreshing with one cookie, or a reload mid-refresh, is normal: inside this window a just-rotated token gets a successor of its own; after it, its use is theft. */
 export const REUSE_GRACE_MS = 10_000;
 export const REFRESH_COOKIE = 'slipcheck_refresh';
 
@@ -79,7 +79,7 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       return { session: view(row), refreshToken };
     },
 
-    /** Rotates a refresh token. Throws REFRESH_INVALID, REFRESH_REUSED (family revoked) or REFRESH_RACE. */
+    /** Rotates a refresh token. Throws REFRESH_INVALID or REFRESH_REUSED (family revoked). */
     async rotate(presented: string, client: ClientInfo): Promise<{ session: SessionView; userId: string; shopId: string; refreshToken: string }> {
       const invalid = () => new AppError('REFRESH_INVALID', 401, 'The session has ended; sign in again');
       if (!/^rt_[A-Za-z0-9_-]{40,60}$/.test(presented)) throw invalid();
@@ -90,24 +90,28 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
         if (!tok) return { kind: 'invalid' as const };
         const ses = await trx.selectFrom('user_sessions').selectAll().where('id', '=', tok.session_id).executeTakeFirst();
         if (!ses || ses.revoked_at || ses.expires_at <= nowIso) return { kind: 'invalid' as const };
-        if (tok.rotated_at) {
-          if (now.getTime() - Date.parse(tok.rotated_at) < REUSE_GRACE_MS) return { kind: 'race' as const };
+        // A token rotated moments ago is presented again when the answer that carried its successor never
+        // reached the browser (a reload or a closed tab mid-refresh) or by a second tab: inside the grace
+        // window that is not theft, so it gets a successor of its own instead of a sign-out.
+        const recentlyRotated = !!tok.rotated_at && now.getTime() - Date.parse(tok.rotated_at) < REUSE_GRACE_MS;
+        if (tok.rotated_at && !recentlyRotated) {
           await revokeWhere(trx, [ses.id], 'refresh_reuse');
           await audit.record({ shopId: ses.shop_id, actor: `user:${ses.user_id}`, action: 'session.refresh_reuse', target: ses.id, ip: client.ip, detail: { userAgent: client.userAgent?.slice(0, 200) ?? null } }, trx);
           return { kind: 'reused' as const };
         }
         if (tok.expires_at <= nowIso) return { kind: 'invalid' as const };
-        // Conditional: of two concurrent rotations of one token exactly one wins.
-        const upd = await trx.updateTable('refresh_tokens').set({ rotated_at: nowIso })
-          .where('token_hash', '=', tok.token_hash).where('rotated_at', 'is', null).executeTakeFirst();
-        if (Number(upd.numUpdatedRows) !== 1) return { kind: 'race' as const };
+        // Conditional, so the first rotation's time stands (it starts the grace window); a concurrent
+        // second rotation of the same token lands in that window and gets its own successor.
+        if (!recentlyRotated) {
+          await trx.updateTable('refresh_tokens').set({ rotated_at: nowIso })
+            .where('token_hash', '=', tok.token_hash).where('rotated_at', 'is', null).executeTakeFirst();
+        }
         const refreshToken = await insertToken(trx, ses.id, now);
         const expires = new Date(now.getTime() + REFRESH_TTL_MS).toISOString();
         await trx.updateTable('user_sessions').set({ last_used_at: nowIso, expires_at: expires, ip: client.ip ?? ses.ip }).where('id', '=', ses.id).execute();
         return { kind: 'ok' as const, refreshToken, row: { ...ses, last_used_at: nowIso, expires_at: expires, ip: client.ip ?? ses.ip } };
       });
       if (out.kind === 'invalid') throw invalid();
-      if (out.kind === 'race') throw new AppError('REFRESH_RACE', 409, 'Another tab refreshed this session a moment ago; retry once');
       if (out.kind === 'reused') throw new AppError('REFRESH_REUSED', 401, 'This sign-in link was used twice, so the session was ended for safety; sign in again');
       return { session: view(out.row), userId: out.row.user_id, shopId: out.row.shop_id, refreshToken: out.refreshToken };
     },

@@ -1,4 +1,4 @@
-import type { MessageKey } from './th';
+import type { MessageKey } from './th.js';
 
 export const en: Record<MessageKey, string> = {
   'common.skip': 'Skip to content',
@@ -438,6 +438,9 @@ export const en: Record<MessageKey, string> = {
   'line.linkHint': 'Copy these from LINE Developers (Messaging API). Secrets are stored encrypted and never shown again.',
   'line.channels': 'LINE official accounts',
   'line.limit': '{n} of {max} used',
+  'line.pushUsage': 'Pushes this month: {n}. Replies are free; pushes count against the official account’s monthly message allowance.',
+  'line.monthlyLimitTitle': 'LINE monthly message limit reached',
+  'line.monthlyLimit': 'Since {time} LINE refuses pushes from this official account until next month. Slips are still checked, but the bot can only answer with immediate replies. To lift it, raise the message plan in LINE Official Account Manager.',
   'line.noChannels': 'No LINE official account linked yet',
   'line.noChannelsHint': 'Link your shop’s official account, then paste the webhook URL into LINE Developers.',
   'line.webhookUrl': 'Webhook URL (paste into LINE Developers)',

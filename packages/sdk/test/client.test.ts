@@ -116,7 +116,7 @@ describe('retries', () => {
   });
 
   it('gives up after maxRetries and throws the last error', async () => {
-    api.on('GET /api/v1/me', (req) => ({ status: 502, body: '<html>bad gateway</html>' }));
+    api.on('GET /api/v1/me', () => ({ status: 502, body: '<html>bad gateway</html>' }));
     const err = await client({ maxRetries: 2 }).me().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SlipcheckApiError);
     expect((err as SlipcheckApiError).statusCode).toBe(502);

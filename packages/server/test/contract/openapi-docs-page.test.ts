@@ -43,7 +43,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page: Try it out uploads a file', () => {
       expect((await req.allHeaders())['content-type']).toBe('application/octet-stream');
       const res = await req.response();
       expect(res?.status()).toBe(400); // reached the route with the key: the bytes are not an image
-      expect((await res?.json()).code).toBe('INVALID_IMAGE');
+      expect((await res!.json()).code).toBe('INVALID_IMAGE');
     } finally {
       await browser.close();
     }

@@ -71,8 +71,8 @@ describe(`route fuzzing [${kind}]`, () => {
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let s: Awaited<ReturnType<typeof seedShop>>;
   let owner: Owner;
-  let serverErrors: string[] = [];
-  let changedOnRefusal: string[] = [];
+  const serverErrors: string[] = [];
+  const changedOnRefusal: string[] = [];
   let last = '';
   // Answers per route family and status class: the fuzz must get past authentication, not only bounce off it.
   const seen = new Map<string, number>();

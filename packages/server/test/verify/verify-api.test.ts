@@ -215,10 +215,8 @@ for (const kind of DB_KINDS) {
   describe(`POST /api/v1/verify provider failures [${kind}]`, () => {
     const f = verifyFixture(kind);
     const { verify, used } = f;
-    let h: Harness;
     let bank: Sandbox;
-    let s: Awaited<ReturnType<typeof seedShop>>;
-    beforeAll(() => { ({ h, bank, s } = f); });
+    beforeAll(() => { ({ bank } = f); });
 
     it('PROVIDER_ERROR on checker failure: not charged and never served from the cache', async () => {
       const t = await bank.register({ fault: 'error' });

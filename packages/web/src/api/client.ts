@@ -100,7 +100,7 @@ export async function api<T = unknown>(path: string, o: RequestOptions = {}): Pr
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  let json: Record<string, unknown> | null = null;
+  let json: Record<string, unknown> | null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }
   if (!res.ok || (json && json.success === false)) {
     const code = typeof json?.code === 'string' ? json.code : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;

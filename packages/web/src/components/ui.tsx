@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
 import { explainError } from '../lib/error-explain';
-import { useI18n, type MessageKey } from '../i18n/i18n';
+import { useI18n } from '../i18n/i18n';
 
 type Variant = 'primary' | 'secondary' | 'danger' | 'ghost';
 export function Button({ variant = 'primary', busy, children, className, ...rest }: { variant?: Variant; busy?: boolean } & ButtonHTMLAttributes<HTMLButtonElement>) {

@@ -8,7 +8,6 @@ import { ResultCard } from '../components/result-card';
 import { StatusBadge } from '../components/status';
 import { TxList } from '../components/tx-list';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
-import { useI18n } from '../i18n/i18n';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart, formatMoney } from '../lib/format';
 import { linkWithCode, liffIdToken, savedShop, signInWithLine, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';

@@ -26,7 +26,7 @@ export function notificationsOf(shop: Shop) {
 }
 
 /** Payee accounts, API keys and settings: every lookup carries the session's shop id. */
-export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; overview: OverviewService }> = async (app, { c, auth, overview }) => {
+export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; overview: OverviewService }> = async (app, { c, auth }) => {
   const session = requireSession(auth);
   // Payee changes, API keys and shop settings changes are owner-only; staff read payees and settings.
   const owner = [session, requireOwner(c.db)];

@@ -37,7 +37,7 @@ export function createLineLoginClient(deps: LineLoginClientDeps) {
       throw new AppError('LINE_UNAVAILABLE', 503, 'LINE did not answer; try again in a moment', { retryAfter: 5 });
     }
     const text = await res.text();
-    let body: Record<string, unknown> | null = null;
+    let body: Record<string, unknown> | null;
     try { body = JSON.parse(text) as Record<string, unknown>; } catch { body = null; }
     if (res.status >= 500) throw new AppError('LINE_UNAVAILABLE', 503, 'LINE did not answer; try again in a moment', { retryAfter: 5 });
     return { status: res.status, body };

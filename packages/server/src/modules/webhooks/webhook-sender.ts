@@ -63,7 +63,7 @@ export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boo
         assertLiteralHostAllowed(target, opts.allowPrivate);
         // The saved URL was checked under the settings of its day: an http:// target saved while the
         // development flag was on must not be sent to once it is off (nor a URL with credentials).
-        try { parseWebhookUrl(input.url, { allowPrivate: opts.allowPrivate }); } catch (e) { throw new Error(`refused: ${(e as Error).message}`); }
+        try { parseWebhookUrl(input.url, { allowPrivate: opts.allowPrivate }); } catch (e) { throw new Error(`refused: ${(e as Error).message}`, { cause: e }); }
         const res = await request(input.url, {
           method: 'POST', body: input.body, dispatcher: agent, signal,
           headers: { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT, ...input.headers },

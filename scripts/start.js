@@ -19,7 +19,12 @@ if (!production && checker.split(',').includes('sandbox') && env.SANDBOX_AUTOSTA
 const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], { stdio: 'inherit', env });
 children.push(server);
 
-const stop = (sig) => { for (const c of children) c.kill(sig); };
+const stop = (sig) => {
+  for (const c of children) c.kill(sig);
+};
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
-server.on('exit', (code) => { stop('SIGTERM'); process.exit(code ?? 0); });
+server.on('exit', (code) => {
+  stop('SIGTERM');
+  process.exit(code ?? 0);
+});

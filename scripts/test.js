@@ -12,7 +12,14 @@ if (fs.existsSync('packages/web/index.html')) {
   if (built !== 0) process.exit(built);
 }
 const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-test-')), 'report.json');
-const status = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)]);
+const status = run('npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${report}`,
+  ...process.argv.slice(2),
+]);
 try {
   const r = JSON.parse(fs.readFileSync(report, 'utf8'));
   console.log(`\nslipcheck: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + (r.numTodoTests ?? 0)} skipped`);

@@ -10,7 +10,10 @@ export default defineConfig({
   // The SDK from source (its package exports point at a built dist/): the bank table is shared with it.
   resolve: { alias: [{ find: /^@slipcheck\/sdk$/, replacement: fileURLToPath(new URL('../sdk/src/index.ts', import.meta.url)) }] },
   build: {
-    outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 600,
+    outDir: 'dist',
+    emptyOutDir: true,
+    sourcemap: false,
+    chunkSizeWarningLimit: 600,
     rollupOptions: { input: { index: 'index.html', miniapp: 'miniapp.html' } },
   },
   server: { proxy: { '/api': { target: process.env.SLIPCHECK_URL ?? 'http://127.0.0.1:3000', changeOrigin: false } } },

@@ -73,7 +73,10 @@ export function displayName(name: string, sendingBank: string, receivingBank: st
   if (!partial) return name;
   const m = name.match(TITLES);
   const title = m ? m[1] : '';
-  const rest = name.slice(m ? m[0].length : 0).trim().split(/\s+/);
+  const rest = name
+    .slice(m ? m[0].length : 0)
+    .trim()
+    .split(/\s+/);
   // Companies (บจก., บริษัท ...) keep their full name on every slip.
   if (rest.length < 2 || /บจก|บริษัท|CO\.|LTD|LIMITED/i.test(name)) return name;
   const first = rest[0];

@@ -79,45 +79,48 @@ export function providerView(t: Transfer) {
  */
 export function registerCheckerApi(app: FastifyInstance, deps: CheckerDeps): void {
   const random = deps.random ?? Math.random;
-  const unavailable = (reply: FastifyReply) =>
-    reply.code(503).send({ status: 'ERROR', message: 'bank system temporarily unavailable' });
+  const unavailable = (reply: FastifyReply) => reply.code(503).send({ status: 'ERROR', message: 'bank system temporarily unavailable' });
 
-  app.post<{ Body: { payload: string } }>('/api/checker/verify', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['payload'],
-        properties: { payload: { type: 'string', minLength: 1, maxLength: 512 } },
+  app.post<{ Body: { payload: string } }>(
+    '/api/checker/verify',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['payload'],
+          properties: { payload: { type: 'string', minLength: 1, maxLength: 512 } },
+        },
+      },
+      // Auth runs before body validation, as with a real provider.
+      preValidation: async (request, reply) => {
+        deps.onCall();
+        if (deps.apiKey && !keyMatches(request.headers.authorization, deps.apiKey)) {
+          return reply.code(401).send({ status: 'UNAUTHORIZED', message: 'invalid or missing API key' });
+        }
       },
     },
-    // Auth runs before body validation, as with a real provider.
-    preValidation: async (request, reply) => {
-      deps.onCall();
-      if (deps.apiKey && !keyMatches(request.headers.authorization, deps.apiKey)) {
-        return reply.code(401).send({ status: 'UNAUTHORIZED', message: 'invalid or missing API key' });
+    async (request, reply) => {
+      await sleep(deps.faults.latencyMs, deps.closing);
+      if (deps.faults.errorRate > 0 && random() < deps.faults.errorRate) return unavailable(reply);
+
+      const parsed = parseSlipPayload(request.body.payload);
+      if (typeof parsed === 'string') {
+        return reply.code(400).send({ status: 'BAD_PAYLOAD', message: parsed === 'BAD_CRC' ? 'checksum mismatch' : 'not a slip payload' });
       }
+      const t = deps.store.get(parsed.transRef);
+      const bankOk = parsed.kind === 'bank' ? t?.sendingBank === parsed.sendingBank : t?.sendingBank === 'TRUEMONEY';
+      if (!t || !bankOk || t.fault === 'not_found') return reply.code(404).send({ status: 'NOT_FOUND' });
+
+      switch (t.fault) {
+        case 'pending':
+          return reply.code(409).header('retry-after', '300').send({ status: 'PENDING', retryAfterSeconds: 300 });
+        case 'error':
+          return unavailable(reply);
+        case 'timeout':
+          await sleep(deps.timeoutHoldMs, deps.closing, (wake) => reply.raw.once('close', wake));
+          return reply.code(504).send({ status: 'TIMEOUT' });
+      }
+      return reply.code(200).send({ status: 'FOUND', data: providerView(t) });
     },
-  }, async (request, reply) => {
-    await sleep(deps.faults.latencyMs, deps.closing);
-    if (deps.faults.errorRate > 0 && random() < deps.faults.errorRate) return unavailable(reply);
-
-    const parsed = parseSlipPayload(request.body.payload);
-    if (typeof parsed === 'string') {
-      return reply.code(400).send({ status: 'BAD_PAYLOAD', message: parsed === 'BAD_CRC' ? 'checksum mismatch' : 'not a slip payload' });
-    }
-    const t = deps.store.get(parsed.transRef);
-    const bankOk = parsed.kind === 'bank' ? t?.sendingBank === parsed.sendingBank : t?.sendingBank === 'TRUEMONEY';
-    if (!t || !bankOk || t.fault === 'not_found') return reply.code(404).send({ status: 'NOT_FOUND' });
-
-    switch (t.fault) {
-      case 'pending':
-        return reply.code(409).header('retry-after', '300').send({ status: 'PENDING', retryAfterSeconds: 300 });
-      case 'error':
-        return unavailable(reply);
-      case 'timeout':
-        await sleep(deps.timeoutHoldMs, deps.closing, (wake) => reply.raw.once('close', wake));
-        return reply.code(504).send({ status: 'TIMEOUT' });
-    }
-    return reply.code(200).send({ status: 'FOUND', data: providerView(t) });
-  });
+  );
 }

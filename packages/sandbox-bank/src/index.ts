@@ -1,16 +1,39 @@
 export { createSandboxBank, type SandboxBank, type SandboxBankOptions } from './sandbox-server.js';
 export {
-  renderSlip, renderNonSlip, drawSlip, VARIANTS, SLIP_WIDTH, SLIP_HEIGHT,
-  type Variant, type SlipData, type RenderOptions, type ImageFormat,
+  renderSlip,
+  renderNonSlip,
+  drawSlip,
+  VARIANTS,
+  SLIP_WIDTH,
+  SLIP_HEIGHT,
+  type Variant,
+  type SlipData,
+  type RenderOptions,
+  type ImageFormat,
 } from './slip-renderer.js';
 export { generateSlip, type GenerateSlipOptions, type GeneratedSlip } from './slip-generator.js';
 export {
-  buildSlipPayload, buildTrueMoneyPayload, buildPromptPayPayload, parseSlipPayload, randomTransRef, crc16, BANK_CODES,
-  type TrueMoneySlipFields, type ParsedSlipPayload, type ParseFailure,
+  buildSlipPayload,
+  buildTrueMoneyPayload,
+  buildPromptPayPayload,
+  parseSlipPayload,
+  randomTransRef,
+  crc16,
+  BANK_CODES,
+  type TrueMoneySlipFields,
+  type ParsedSlipPayload,
+  type ParseFailure,
 } from './slip-payload.js';
 export {
-  createTransferStore, makeTransfer, TRUEMONEY,
-  type Transfer, type NewTransfer, type TransferStore, type Fault, type Party, type ProxyType,
+  createTransferStore,
+  makeTransfer,
+  TRUEMONEY,
+  type Transfer,
+  type NewTransfer,
+  type TransferStore,
+  type Fault,
+  type Party,
+  type ProxyType,
 } from './transfer-store.js';
 export { maskAccount, maskProxy, maskStyleFor, displayName, type MaskStyle } from './account-mask.js';
 export { bankInfo, type BankInfo } from './bank-info.js';

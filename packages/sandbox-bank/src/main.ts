@@ -13,6 +13,9 @@ console.log(`sandbox bank listening on ${bank.url}${process.env.SANDBOX_API_KEY 
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    bank.close().then(() => process.exit(0), () => process.exit(1));
+    bank.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   });
 }

@@ -14,15 +14,22 @@ function findThaiFonts(): { regular?: string; bold?: string } {
   let files: string[] = [];
   try {
     files = execFileSync('fc-list', [':lang=th', 'file'], { encoding: 'utf8', timeout: 3000 })
-      .split('\n').map((l) => l.replace(/:\s*$/, '').trim()).filter(Boolean);
+      .split('\n')
+      .map((l) => l.replace(/:\s*$/, '').trim())
+      .filter(Boolean);
   } catch {
     // fontconfig missing: fall back to the usual Debian location.
   }
   if (files.length === 0) {
-    files = PREFERRED.flatMap((n) => [`/usr/share/fonts/truetype/tlwg/${n}.ttf`, `/usr/share/fonts/truetype/tlwg/${n}-Bold.ttf`])
-      .filter((f) => existsSync(f));
+    files = PREFERRED.flatMap((n) => [`/usr/share/fonts/truetype/tlwg/${n}.ttf`, `/usr/share/fonts/truetype/tlwg/${n}-Bold.ttf`]).filter(
+      (f) => existsSync(f),
+    );
   }
-  const base = (f: string) => f.split('/').pop()!.replace(/\.(ttf|otf)$/i, '');
+  const base = (f: string) =>
+    f
+      .split('/')
+      .pop()!
+      .replace(/\.(ttf|otf)$/i, '');
   for (const name of PREFERRED) {
     const regular = files.find((f) => base(f) === name);
     if (regular) return { regular, bold: files.find((f) => base(f) === `${name}-Bold`) ?? regular };

@@ -99,54 +99,70 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
     return t ? t : reply.code(404).send({ status: 'NOT_FOUND' });
   });
 
-  app.patch<{ Params: { transRef: string }; Body: { fault: Fault | null } }>('/transfers/:transRef', {
-    schema: {
-      body: {
-        type: 'object',
-        required: ['fault'],
-        properties: { fault: { anyOf: [{ type: 'string', enum: FAULTS }, { type: 'null' }] } },
+  app.patch<{ Params: { transRef: string }; Body: { fault: Fault | null } }>(
+    '/transfers/:transRef',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          required: ['fault'],
+          properties: { fault: { anyOf: [{ type: 'string', enum: FAULTS }, { type: 'null' }] } },
+        },
       },
     },
-  }, async (request, reply) => {
-    const t = store.setFault(request.params.transRef, request.body.fault);
-    return t ? { transRef: t.transRef, fault: t.fault ?? null } : reply.code(404).send({ status: 'NOT_FOUND' });
-  });
+    async (request, reply) => {
+      const t = store.setFault(request.params.transRef, request.body.fault);
+      return t ? { transRef: t.transRef, fault: t.fault ?? null } : reply.code(404).send({ status: 'NOT_FOUND' });
+    },
+  );
 
   const mime = (f: ImageFormat) => (f === 'png' ? 'image/png' : 'image/jpeg');
   for (const format of ['png', 'jpg'] as const) {
-    app.get<{ Params: { transRef: string }; Querystring: { variant?: Variant } }>(`/transfers/:transRef/slip.${format}`, {
-      schema: { querystring: { type: 'object', properties: { variant: { type: 'string', enum: VARIANTS } } } },
-    }, async (request, reply) => {
-      const t = store.get(request.params.transRef);
-      if (!t) return reply.code(404).send({ status: 'NOT_FOUND' });
-      const image = await renderSlip(t, { format, variant: request.query.variant });
-      return reply.type(mime(format)).header('cache-control', 'no-store').send(image);
-    });
+    app.get<{ Params: { transRef: string }; Querystring: { variant?: Variant } }>(
+      `/transfers/:transRef/slip.${format}`,
+      {
+        schema: { querystring: { type: 'object', properties: { variant: { type: 'string', enum: VARIANTS } } } },
+      },
+      async (request, reply) => {
+        const t = store.get(request.params.transRef);
+        if (!t) return reply.code(404).send({ status: 'NOT_FOUND' });
+        const image = await renderSlip(t, { format, variant: request.query.variant });
+        return reply.type(mime(format)).header('cache-control', 'no-store').send(image);
+      },
+    );
     for (const kind of ['photo', 'promptpay', 'blank'] as const) {
       app.get(`/non-slip/${kind}.${format}`, async (_request, reply) =>
-        reply.type(mime(format)).header('cache-control', 'no-store').send(await renderNonSlip(kind, format)));
+        reply
+          .type(mime(format))
+          .header('cache-control', 'no-store')
+          .send(await renderNonSlip(kind, format)),
+      );
     }
   }
 
   app.get('/faults', async () => faults);
-  app.post<{ Body: { latencyMs?: number; errorRate?: number; reset?: boolean } }>('/faults', {
-    schema: {
-      body: {
-        type: 'object',
-        properties: {
-          latencyMs: { type: 'integer', minimum: 0, maximum: 120_000 },
-          errorRate: { type: 'number', minimum: 0, maximum: 1 },
-          reset: { type: 'boolean' },
+  app.post<{ Body: { latencyMs?: number; errorRate?: number; reset?: boolean } }>(
+    '/faults',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          properties: {
+            latencyMs: { type: 'integer', minimum: 0, maximum: 120_000 },
+            errorRate: { type: 'number', minimum: 0, maximum: 1 },
+            reset: { type: 'boolean' },
+          },
         },
       },
     },
-  }, async (request) => {
-    const b = request.body ?? {};
-    if (b.reset) Object.assign(faults, { latencyMs: 0, errorRate: 0 });
-    if (b.latencyMs !== undefined) faults.latencyMs = b.latencyMs;
-    if (b.errorRate !== undefined) faults.errorRate = b.errorRate;
-    return faults;
-  });
+    async (request) => {
+      const b = request.body ?? {};
+      if (b.reset) Object.assign(faults, { latencyMs: 0, errorRate: 0 });
+      if (b.latencyMs !== undefined) faults.latencyMs = b.latencyMs;
+      if (b.errorRate !== undefined) faults.errorRate = b.errorRate;
+      return faults;
+    },
+  );
 
   registerCheckerApi(app, {
     store,
@@ -154,7 +170,9 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
     apiKey: opts.apiKey || undefined,
     timeoutHoldMs: opts.timeoutHoldMs ?? 60_000,
     closing: closing.signal,
-    onCall: () => { checkerCalls++; },
+    onCall: () => {
+      checkerCalls++;
+    },
   });
 
   await app.listen({ port: opts.port ?? 0, host: opts.host ?? '127.0.0.1' });

@@ -81,7 +81,10 @@ export function screenPhoto(slip: Canvas, seed: number): Sharp {
   ctx.globalAlpha = 0.09;
   ctx.strokeStyle = '#000000';
   ctx.lineWidth = 1.3;
-  for (const [pitch, angle] of [[3.1, 0.12], [3.45, -0.07]] as const) {
+  for (const [pitch, angle] of [
+    [3.1, 0.12],
+    [3.45, -0.07],
+  ] as const) {
     ctx.save();
     ctx.translate(W / 2, H / 2);
     ctx.rotate(angle);

@@ -51,7 +51,8 @@ export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<Gene
     transRef: opts.transRef,
   };
   const transfer = makeTransfer(input);
-  const format = opts.format ?? (opts.variant === 'jpeg70' || opts.variant === 'camera12mp' || opts.variant === 'screenphoto' ? 'jpg' : 'png');
+  const format =
+    opts.format ?? (opts.variant === 'jpeg70' || opts.variant === 'camera12mp' || opts.variant === 'screenphoto' ? 'jpg' : 'png');
   const image = await renderSlip(transfer, { format, variant: opts.variant });
   return { transfer, payload: transfer.payload, image, format };
 }

@@ -8,10 +8,28 @@ import { randomInt } from 'node:crypto';
  */
 
 export const BANK_CODES: Readonly<Record<string, string>> = {
-  '002': 'BBL', '004': 'KBANK', '006': 'KTB', '011': 'TTB', '014': 'SCB', '017': 'CITI',
-  '022': 'CIMBT', '024': 'UOBT', '025': 'BAY', '030': 'GSB', '033': 'GHB', '034': 'BAAC',
-  '035': 'EXIM', '052': 'BOC', '065': 'TBANK', '066': 'ISBT', '067': 'TISCO', '069': 'KKP',
-  '070': 'ICBCT', '071': 'TCD', '073': 'LHFG', '098': 'SME',
+  '002': 'BBL',
+  '004': 'KBANK',
+  '006': 'KTB',
+  '011': 'TTB',
+  '014': 'SCB',
+  '017': 'CITI',
+  '022': 'CIMBT',
+  '024': 'UOBT',
+  '025': 'BAY',
+  '030': 'GSB',
+  '033': 'GHB',
+  '034': 'BAAC',
+  '035': 'EXIM',
+  '052': 'BOC',
+  '065': 'TBANK',
+  '066': 'ISBT',
+  '067': 'TISCO',
+  '069': 'KKP',
+  '070': 'ICBCT',
+  '071': 'TCD',
+  '073': 'LHFG',
+  '098': 'SME',
 };
 
 /** CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no xor-out. */
@@ -52,14 +70,12 @@ export interface TrueMoneySlipFields {
 
 export function buildTrueMoneyPayload(fields: TrueMoneySlipFields): string {
   const nested =
-    tlv('00', '01') + tlv('01', '01') + tlv('02', fields.eventType ?? 'P2P') +
-    tlv('03', fields.transactionId) + tlv('04', fields.date);
+    tlv('00', '01') + tlv('01', '01') + tlv('02', fields.eventType ?? 'P2P') + tlv('03', fields.transactionId) + tlv('04', fields.date);
   return withCrc(tlv('00', nested), false);
 }
 
 export type ParsedSlipPayload =
-  | { kind: 'bank'; sendingBank: string; transRef: string }
-  | { kind: 'truemoney'; transRef: string; eventType: string; date: string };
+  { kind: 'bank'; sendingBank: string; transRef: string } | { kind: 'truemoney'; transRef: string; eventType: string; date: string };
 
 export type ParseFailure = 'MALFORMED' | 'BAD_CRC';
 

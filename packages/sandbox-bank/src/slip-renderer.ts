@@ -11,8 +11,18 @@ export const SLIP_WIDTH = 1080;
 export const SLIP_HEIGHT = 1900;
 
 export const VARIANTS = [
-  'clean', 'jpeg70', 'w540', 'smallqr', 'rot7', 'rotm7', 'blurnoise', 'lowcontrast',
-  'screenphoto', 'camera12mp', 'twoqr', 'upsidedown',
+  'clean',
+  'jpeg70',
+  'w540',
+  'smallqr',
+  'rot7',
+  'rotm7',
+  'blurnoise',
+  'lowcontrast',
+  'screenphoto',
+  'camera12mp',
+  'twoqr',
+  'upsidedown',
 ] as const;
 export type Variant = (typeof VARIANTS)[number];
 export type { ImageFormat };

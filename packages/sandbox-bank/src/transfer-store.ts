@@ -46,9 +46,10 @@ function ddMMyyyyThai(d: Date): string {
 export function makeTransfer(input: NewTransfer, now: Date = new Date()): Transfer {
   const transDate = input.transDate ?? now;
   const transRef = input.transRef ?? (input.sendingBank === TRUEMONEY ? truemoneyId() : randomTransRef(transDate));
-  const payload = input.sendingBank === TRUEMONEY
-    ? buildTrueMoneyPayload({ transactionId: transRef, date: ddMMyyyyThai(transDate) })
-    : buildSlipPayload(input.sendingBank, transRef);
+  const payload =
+    input.sendingBank === TRUEMONEY
+      ? buildTrueMoneyPayload({ transactionId: transRef, date: ddMMyyyyThai(transDate) })
+      : buildSlipPayload(input.sendingBank, transRef);
   const { bankCode, ...receiver } = input.receiver;
   const digitsOnly = (a?: string) => (a === undefined ? undefined : a.replace(/\D/g, ''));
   return {

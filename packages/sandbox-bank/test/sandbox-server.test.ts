@@ -91,7 +91,10 @@ describe('checker API', () => {
     expect(r.body).toMatchObject({
       status: 'FOUND',
       data: {
-        transRef: t.transRef, sendingBank: '004', receivingBank: '004', amount: 1250,
+        transRef: t.transRef,
+        sendingBank: '004',
+        receivingBank: '004',
+        amount: 1250,
         transDate: '2025-11-21T14:30:05+07:00',
         receiver: { name: 'บจก. ร้านกาแฟดีดี', account: 'xxx-x-x6660-x', proxy: null },
       },

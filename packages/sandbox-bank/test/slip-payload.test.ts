@@ -3,7 +3,12 @@ import { parse } from 'promptparse';
 import { slipVerify as genSlipVerify, trueMoneySlipVerify as genTrueMoney } from 'promptparse/generate';
 import { anyId as validateAnyId, slipVerify as validateSlipVerify } from 'promptparse/validate';
 import {
-  buildPromptPayPayload, buildSlipPayload, buildTrueMoneyPayload, crc16, parseSlipPayload, randomTransRef,
+  buildPromptPayPayload,
+  buildSlipPayload,
+  buildTrueMoneyPayload,
+  crc16,
+  parseSlipPayload,
+  randomTransRef,
 } from '../src/slip-payload.js';
 import { displayName, maskAccount, maskProxy, maskStyleFor } from '../src/account-mask.js';
 
@@ -111,7 +116,13 @@ describe('masking', () => {
   it('masks proxies and shortens names like real slips', () => {
     expect(maskProxy('PHONE', '0812345678')).toBe('xxx-xxx-5678');
     expect(maskProxy('NATID', '1234567890123')).toBe('x-xxxx-xxxxx-12-3');
-    const pairs = [['004', '004'], ['006', '004'], ['014', '002'], ['025', '030'], ['011', '069']];
+    const pairs = [
+      ['004', '004'],
+      ['006', '004'],
+      ['014', '002'],
+      ['025', '030'],
+      ['011', '069'],
+    ];
     const shown = pairs.map(([s, r]) => displayName('นาย สมชาย ใจดี', s, r, 'sender'));
     expect(shown.every((n) => n === 'นาย สมชาย ใจดี' || n === 'นาย สมชาย ใ')).toBe(true);
     const partialPair = pairs.find(([s, r]) => displayName('นาย สมชาย ใจดี', s, r, 'sender') !== 'นาย สมชาย ใจดี')!;

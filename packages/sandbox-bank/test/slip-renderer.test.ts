@@ -17,9 +17,18 @@ const transfer = makeTransfer({
 });
 
 const EXPECTED: Record<Variant, [number, number]> = {
-  clean: [1080, 1900], jpeg70: [1080, 1900], w540: [540, 950], smallqr: [1080, 1900],
-  rot7: [1304, 2017], rotm7: [1304, 2017], blurnoise: [1080, 1900], lowcontrast: [1080, 1900],
-  screenphoto: [1536, 2048], camera12mp: [4000, 3000], twoqr: [1080, 1900], upsidedown: [1080, 1900],
+  clean: [1080, 1900],
+  jpeg70: [1080, 1900],
+  w540: [540, 950],
+  smallqr: [1080, 1900],
+  rot7: [1304, 2017],
+  rotm7: [1304, 2017],
+  blurnoise: [1080, 1900],
+  lowcontrast: [1080, 1900],
+  screenphoto: [1536, 2048],
+  camera12mp: [4000, 3000],
+  twoqr: [1080, 1900],
+  upsidedown: [1080, 1900],
 };
 
 describe('renderSlip', () => {
@@ -37,20 +46,24 @@ describe('renderSlip', () => {
     expect(performance.now() - t).toBeLessThan(600);
   });
 
-  it.each(VARIANTS.map((v) => [v]))('variant %s: right format and size, slip QR still decodable', async (variant) => {
-    const format = variant === 'camera12mp' || variant === 'screenphoto' ? 'jpg' : 'png';
-    const img = await renderSlip(transfer, { format, variant });
-    const meta = await sharp(img).metadata();
-    expect(meta.format).toBe(format === 'png' ? 'png' : 'jpeg');
-    const [w, h] = EXPECTED[variant];
-    expect(meta.width).toBeGreaterThanOrEqual(w - 2);
-    expect(meta.width).toBeLessThanOrEqual(w + 2);
-    expect(meta.height).toBeGreaterThanOrEqual(h - 2);
-    expect(meta.height).toBeLessThanOrEqual(h + 2);
-    const texts = await readQrTexts(img);
-    expect(texts).toContain(transfer.payload);
-    if (variant === 'twoqr') expect(texts.some((t) => t.startsWith('000201'))).toBe(true);
-  }, 20_000);
+  it.each(VARIANTS.map((v) => [v]))(
+    'variant %s: right format and size, slip QR still decodable',
+    async (variant) => {
+      const format = variant === 'camera12mp' || variant === 'screenphoto' ? 'jpg' : 'png';
+      const img = await renderSlip(transfer, { format, variant });
+      const meta = await sharp(img).metadata();
+      expect(meta.format).toBe(format === 'png' ? 'png' : 'jpeg');
+      const [w, h] = EXPECTED[variant];
+      expect(meta.width).toBeGreaterThanOrEqual(w - 2);
+      expect(meta.width).toBeLessThanOrEqual(w + 2);
+      expect(meta.height).toBeGreaterThanOrEqual(h - 2);
+      expect(meta.height).toBeLessThanOrEqual(h + 2);
+      const texts = await readQrTexts(img);
+      expect(texts).toContain(transfer.payload);
+      if (variant === 'twoqr') expect(texts.some((t) => t.startsWith('000201'))).toBe(true);
+    },
+    20_000,
+  );
 
   it('honours the requested container format', async () => {
     const jpg = await renderSlip(transfer, { format: 'jpg', variant: 'w540' });

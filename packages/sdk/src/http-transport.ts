@@ -1,9 +1,4 @@
-import {
-  SlipcheckApiError,
-  SlipcheckConnectionError,
-  VERIFY_LOST_ANSWER_ADVICE,
-  codeForStatus,
-} from './errors.js';
+import { SlipcheckApiError, SlipcheckConnectionError, VERIFY_LOST_ANSWER_ADVICE, codeForStatus } from './errors.js';
 import type { ErrorEnvelope, QuotaHeaders, QuotaSnapshot, SuccessEnvelope } from './types.js';
 
 export const SDK_VERSION = '0.1.0';
@@ -99,9 +94,7 @@ export function createTransport(config: TransportConfig) {
       try {
         answer = await send(spec, url);
       } catch (err) {
-        const retryable =
-          err instanceof SlipcheckConnectionError &&
-          (spec.retry === 'idempotent' || !err.mayHaveBeenProcessed);
+        const retryable = err instanceof SlipcheckConnectionError && (spec.retry === 'idempotent' || !err.mayHaveBeenProcessed);
         if (retryable && attempt < config.maxRetries) {
           await config.sleep(backoffMs(attempt));
           continue;
@@ -221,9 +214,7 @@ function toApiError(answer: RawAnswer, spec: RequestSpec, quotaHeaders: QuotaHea
   const parsed = parseJson(answer.text);
   const body = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<ErrorEnvelope>;
   const message =
-    typeof body.message === 'string' && body.message
-      ? body.message
-      : `${spec.method} ${spec.path} failed with HTTP ${answer.status}`;
+    typeof body.message === 'string' && body.message ? body.message : `${spec.method} ${spec.path} failed with HTTP ${answer.status}`;
   return new SlipcheckApiError({
     statusCode: answer.status,
     code: typeof body.code === 'string' && body.code ? body.code : codeForStatus(answer.status),

@@ -1,11 +1,6 @@
 /** Anything `verify()` accepts as the slip image. */
 export type ImageInput =
-  | Buffer
-  | Uint8Array
-  | ArrayBuffer
-  | ReadableStream<Uint8Array>
-  | NodeJS.ReadableStream
-  | AsyncIterable<Uint8Array | string>;
+  Buffer | Uint8Array | ArrayBuffer | ReadableStream<Uint8Array> | NodeJS.ReadableStream | AsyncIterable<Uint8Array | string>;
 
 export const DEFAULT_MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 

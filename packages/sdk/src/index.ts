@@ -1,11 +1,6 @@
 export { createSlipcheckClient } from './client.js';
 export type { SlipcheckClient, SlipcheckClientOptions, RequestOptions, VerifyOptions } from './client.js';
-export {
-  SlipcheckApiError,
-  SlipcheckConnectionError,
-  VERIFY_LOST_ANSWER_ADVICE,
-  codeForStatus,
-} from './errors.js';
+export { SlipcheckApiError, SlipcheckConnectionError, VERIFY_LOST_ANSWER_ADVICE, codeForStatus } from './errors.js';
 export type { SlipcheckApiErrorInit, SlipcheckConnectionErrorCode } from './errors.js';
 export { DEFAULT_MAX_IMAGE_BYTES, readImage } from './image-body.js';
 export type { ImageInput } from './image-body.js';

@@ -159,7 +159,7 @@ function toBytes(rawBody: unknown): Uint8Array {
     rawBody === undefined || rawBody === null
       ? 'No request body was given. Pass the raw body (string or Buffer) exactly as received.'
       : `The body is an already-parsed ${typeof rawBody}; the signature covers the exact bytes received. ` +
-        "Pass the raw body: express.raw({ type: 'application/json' }) in Express, a Buffer content-type parser in Fastify.",
+          "Pass the raw body: express.raw({ type: 'application/json' }) in Express, a Buffer content-type parser in Fastify.",
   );
 }
 
@@ -205,10 +205,7 @@ function parseSignatureHeader(header: string | string[] | undefined | null): {
 }
 
 function malformed(detail: string): WebhookSignatureError {
-  return new WebhookSignatureError(
-    'MALFORMED_HEADER',
-    `${SIGNATURE_HEADER} must look like "t=<unix>,v1=<hex>": ${detail}.`,
-  );
+  return new WebhookSignatureError('MALFORMED_HEADER', `${SIGNATURE_HEADER} must look like "t=<unix>,v1=<hex>": ${detail}.`);
 }
 
 function parseEvent(body: Uint8Array): WebhookEvent {

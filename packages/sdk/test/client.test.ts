@@ -1,11 +1,6 @@
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  SlipcheckApiError,
-  SlipcheckConnectionError,
-  createSlipcheckClient,
-  type SlipcheckClientOptions,
-} from '../src/index.js';
+import { SlipcheckApiError, SlipcheckConnectionError, createSlipcheckClient, type SlipcheckClientOptions } from '../src/index.js';
 import { QUOTA_HEADERS, errorBody, record, startFakeApi } from './fake-api.js';
 
 const API_KEY = 'sk_live_test_key_123';
@@ -42,8 +37,7 @@ function ok(data: unknown, meta?: unknown) {
   return { status: 200, body: meta ? { success: true, data, meta } : { success: true, data } };
 }
 
-const verifyData = () =>
-  record('txn_1', { quota: { used: 121, limit: 1000, remaining: 879 }, clientRef: 'order-42', source: 'API' });
+const verifyData = () => record('txn_1', { quota: { used: 121, limit: 1000, remaining: 879 }, clientRef: 'order-42', source: 'API' });
 const verifyMeta = { requestId: 'req_verify_1', timestamp: '2025-10-09T15:00:00.000+07:00' };
 
 describe('transactions pagination', () => {
@@ -90,7 +84,16 @@ describe('transactions pagination', () => {
 
 describe('retries', () => {
   it('waits for Retry-After on 429 and then succeeds (GET)', async () => {
-    const quota = { used: 1, limit: 10, remaining: 9, percentUsed: 10, allowOverage: false, planCode: 'PRO', periodMonth: '2025-10', daysUntilReset: 22 };
+    const quota = {
+      used: 1,
+      limit: 10,
+      remaining: 9,
+      percentUsed: 10,
+      allowOverage: false,
+      planCode: 'PRO',
+      periodMonth: '2025-10',
+      daysUntilReset: 22,
+    };
     api.on('GET /api/v1/quota', (req, nth) =>
       nth === 0
         ? { status: 429, headers: { 'retry-after': '2' }, body: errorBody(429, 'Too Many Requests', 'Slow down', req.path) }
@@ -117,7 +120,9 @@ describe('retries', () => {
 
   it('gives up after maxRetries and throws the last error', async () => {
     api.on('GET /api/v1/me', () => ({ status: 502, body: '<html>bad gateway</html>' }));
-    const err = await client({ maxRetries: 2 }).me().catch((e: unknown) => e);
+    const err = await client({ maxRetries: 2 })
+      .me()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SlipcheckApiError);
     expect((err as SlipcheckApiError).statusCode).toBe(502);
     expect((err as SlipcheckApiError).code).toBe('SERVER_ERROR');
@@ -125,8 +130,14 @@ describe('retries', () => {
   });
 
   it('does not wait for a Retry-After longer than the cap; the 429 reaches the caller', async () => {
-    api.on('GET /api/v1/quota', (req) => ({ status: 429, headers: { 'retry-after': '120' }, body: errorBody(429, 'Too Many Requests', 'Slow down', req.path) }));
-    const err = (await client().quota().catch((e: unknown) => e)) as SlipcheckApiError;
+    api.on('GET /api/v1/quota', (req) => ({
+      status: 429,
+      headers: { 'retry-after': '120' },
+      body: errorBody(429, 'Too Many Requests', 'Slow down', req.path),
+    }));
+    const err = (await client()
+      .quota()
+      .catch((e: unknown) => e)) as SlipcheckApiError;
     expect(err.code).toBe('RATE_LIMITED');
     expect(err.retryAfterSeconds).toBe(120);
     expect(api.requests.length).toBe(1);
@@ -135,7 +146,9 @@ describe('retries', () => {
 
   it('never retries verify after a 500 answer', async () => {
     api.on('POST /api/v1/verify', (req) => ({ status: 500, body: errorBody(500, 'Internal Server Error', 'Internal error', req.path) }));
-    const err = (await client().verify(IMAGE).catch((e: unknown) => e)) as SlipcheckApiError;
+    const err = (await client()
+      .verify(IMAGE)
+      .catch((e: unknown) => e)) as SlipcheckApiError;
     expect(err).toBeInstanceOf(SlipcheckApiError);
     expect(err.statusCode).toBe(500);
     expect(err.requestId).toBe('req_500');
@@ -144,7 +157,8 @@ describe('retries', () => {
 
   it('retries verify on 429 and 503 (nothing was checked) with the same bytes', async () => {
     api.on('POST /api/v1/verify', (req, nth) => {
-      if (nth === 0) return { status: 429, headers: { 'retry-after': '1' }, body: errorBody(429, 'Too Many Requests', 'Slow down', req.path) };
+      if (nth === 0)
+        return { status: 429, headers: { 'retry-after': '1' }, body: errorBody(429, 'Too Many Requests', 'Slow down', req.path) };
       if (nth === 1) return { status: 503, body: errorBody(503, 'Service Unavailable', 'Try again', req.path) };
       return ok(verifyData(), verifyMeta);
     });
@@ -157,7 +171,9 @@ describe('retries', () => {
 
   it('surfaces a verify timeout with safe-retry advice and does not retry it', async () => {
     api.on('POST /api/v1/verify', () => ({ hang: true }));
-    const err = (await client({ timeoutMs: 150 }).verify(IMAGE).catch((e: unknown) => e)) as SlipcheckConnectionError;
+    const err = (await client({ timeoutMs: 150 })
+      .verify(IMAGE)
+      .catch((e: unknown) => e)) as SlipcheckConnectionError;
     expect(err).toBeInstanceOf(SlipcheckConnectionError);
     expect(err.code).toBe('TIMEOUT');
     expect(err.mayHaveBeenProcessed).toBe(true);
@@ -176,7 +192,9 @@ describe('retries', () => {
     const closed = await startFakeApi();
     const baseUrl = closed.baseUrl;
     await closed.close();
-    const err = (await client({ baseUrl, maxRetries: 2 }).verify(IMAGE).catch((e: unknown) => e)) as SlipcheckConnectionError;
+    const err = (await client({ baseUrl, maxRetries: 2 })
+      .verify(IMAGE)
+      .catch((e: unknown) => e)) as SlipcheckConnectionError;
     expect(err).toBeInstanceOf(SlipcheckConnectionError);
     expect(err.code).toBe('NETWORK_ERROR');
     expect(err.mayHaveBeenProcessed).toBe(false);
@@ -221,7 +239,10 @@ describe('error mapping', () => {
   it('derives a code when the body has none (403 scope, 401, 404)', async () => {
     api.on('GET /api/v1/me', (req) => ({ status: 403, body: errorBody(403, 'Forbidden', 'API key missing scope(s): read', req.path) }));
     api.on('GET /api/v1/quota', (req) => ({ status: 401, body: errorBody(401, 'Unauthorized', 'Invalid API key', req.path) }));
-    api.on('GET /api/v1/transactions/:id', (req) => ({ status: 404, body: errorBody(404, 'Not Found', 'Transaction not found', req.path) }));
+    api.on('GET /api/v1/transactions/:id', (req) => ({
+      status: 404,
+      body: errorBody(404, 'Not Found', 'Transaction not found', req.path),
+    }));
     const c = client();
     await expect(c.me()).rejects.toMatchObject({ statusCode: 403, code: 'FORBIDDEN', message: 'API key missing scope(s): read' });
     await expect(c.quota()).rejects.toMatchObject({ statusCode: 401, code: 'UNAUTHORIZED' });
@@ -231,7 +252,10 @@ describe('error mapping', () => {
   });
 
   it('keeps a body code such as PLAN_API_ACCESS_REQUIRED', async () => {
-    api.on('GET /api/v1/me', (req) => ({ status: 403, body: errorBody(403, 'Forbidden', 'Plan has no API access', req.path, { code: 'PLAN_API_ACCESS_REQUIRED' }) }));
+    api.on('GET /api/v1/me', (req) => ({
+      status: 403,
+      body: errorBody(403, 'Forbidden', 'Plan has no API access', req.path, { code: 'PLAN_API_ACCESS_REQUIRED' }),
+    }));
     await expect(client().me()).rejects.toMatchObject({ code: 'PLAN_API_ACCESS_REQUIRED' });
   });
 

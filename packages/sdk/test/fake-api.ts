@@ -54,9 +54,7 @@ export async function startFakeApi() {
       const nth = counts.get(key) ?? 0;
       counts.set(key, nth + 1);
       const handler = routes.get(key);
-      const reply: Reply = handler
-        ? handler(seen, nth)
-        : { status: 404, body: errorBody(404, 'Not Found', 'Route not found', seen.path) };
+      const reply: Reply = handler ? handler(seen, nth) : { status: 404, body: errorBody(404, 'Not Found', 'Route not found', seen.path) };
       if (reply.hang) return;
       const isText = typeof reply.body === 'string';
       res.writeHead(reply.status ?? 200, {

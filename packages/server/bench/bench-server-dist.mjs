@@ -9,8 +9,14 @@ import { buildApp } from '../dist/http/app.js';
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-bench-'));
 const config = loadConfig({
-  DATA_DIR: dataDir, LOG_LEVEL: 'silent', CHECKER_URL: process.env.CHECKER_URL, RATE_LIMIT_PER_KEY: '100000000',
-  RATE_LIMIT_VERIFY_PER_SHOP: '100000000', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', DATABASE_URL: process.env.DATABASE_URL ?? '',
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'silent',
+  CHECKER_URL: process.env.CHECKER_URL,
+  RATE_LIMIT_PER_KEY: '100000000',
+  RATE_LIMIT_VERIFY_PER_SHOP: '100000000',
+  WORKER_MODE: 'off',
+  SANDBOX_AUTOSTART: 'false',
+  DATABASE_URL: process.env.DATABASE_URL ?? '',
 });
 const c = await createContainer(config);
 const app = await buildApp(c, { logger: false });
@@ -19,6 +25,11 @@ const shop = await c.shops.create({ name: 'bench', planCode: 'BUSINESS' }, 'benc
 await c.payees.add(shop.id, { bankCode: '004', accountNumber: '1234566609', holder: 'ร้านทดสอบ' }, 'bench');
 const { key } = await c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read' }, 'bench');
 process.stdout.write(JSON.stringify({ port: app.server.address().port, key }) + '\n');
-const stop = async () => { await app.close(); await c.close(); fs.rmSync(dataDir, { recursive: true, force: true }); process.exit(0); };
+const stop = async () => {
+  await app.close();
+  await c.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+};
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());

@@ -95,7 +95,8 @@ async function samples(name: string, n: number): Promise<Sample[]> {
   const out: Sample[] = [];
   for (let i = 0; i < n; i++) {
     // 'clean-jpg': the plain 1080x1900 slip as a JPEG (the headline latency target).
-    const s = name === 'clean-jpg' ? await generateSlip({ variant: 'clean', format: 'jpg' }) : await generateSlip({ variant: name as Variant });
+    const s =
+      name === 'clean-jpg' ? await generateSlip({ variant: 'clean', format: 'jpg' }) : await generateSlip({ variant: name as Variant });
     out.push({ image: s.image, payload: s.payload });
   }
   return out;
@@ -211,14 +212,30 @@ export function formatBenchTable(r: BenchReport): string {
   if (jsqr) head.push('jsQR ok', 'jsQR median ms', 'jsQR p95 ms', 'jsQR cpu median ms');
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   const row = (name: string, size: string, c: DecoderStats, passes: string, j?: DecoderStats) => {
-    const cells = [name, size, String(c.total), pct(c) + (c.wrong ? ` (${c.wrong} wrong)` : ''), ms(c.medianMs), ms(c.p95Ms), ms(c.cpuMedianMs), passes];
+    const cells = [
+      name,
+      size,
+      String(c.total),
+      pct(c) + (c.wrong ? ` (${c.wrong} wrong)` : ''),
+      ms(c.medianMs),
+      ms(c.p95Ms),
+      ms(c.cpuMedianMs),
+      passes,
+    ];
     if (jsqr) {
-      cells.push(j ? pct(j) + (j.wrong ? ` (${j.wrong} wrong)` : '') : '-', j ? ms(j.medianMs) : '-', j ? ms(j.p95Ms) : '-', j ? ms(j.cpuMedianMs) : '-');
+      cells.push(
+        j ? pct(j) + (j.wrong ? ` (${j.wrong} wrong)` : '') : '-',
+        j ? ms(j.medianMs) : '-',
+        j ? ms(j.p95Ms) : '-',
+        j ? ms(j.cpuMedianMs) : '-',
+      );
     }
     lines.push(`| ${cells.join(' | ')} |`);
   };
   for (const x of r.rows) {
-    const passes = Object.entries(x.passes).map(([k, v]) => `${k} ${v}`).join(', ');
+    const passes = Object.entries(x.passes)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
     row(x.name, `${x.width}x${x.height}`, x.cascade, passes, x.jsqr);
   }
   row('**all variants**', '', r.totals.cascade, '', r.totals.jsqr);

@@ -15,23 +15,40 @@ const SANDBOX_PORT = 39_000 + Math.floor(Math.random() * 500);
 
 async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess }> {
   const entry = path.resolve(import.meta.dirname, '../../sandbox-bank/src/main.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, SANDBOX_PORT: String(SANDBOX_PORT), SANDBOX_HOST: '127.0.0.1' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, SANDBOX_PORT: String(SANDBOX_PORT), SANDBOX_HOST: '127.0.0.1' },
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${SANDBOX_PORT}`;
   for (let i = 0; i < 100; i++) {
-    try { if ((await fetch(`${url}/health`)).ok) return { url, child }; } catch { /* not up yet */ }
+    try {
+      if ((await fetch(`${url}/health`)).ok) return { url, child };
+    } catch {
+      /* not up yet */
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error('sandbox did not start');
 }
 
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]; };
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
 
 async function runConcurrent<T>(items: T[], concurrency: number, fn: (x: T) => Promise<void>) {
   let i = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (i < items.length) await fn(items[i++]); }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (i < items.length) await fn(items[i++]);
+    }),
+  );
 }
 
-export interface E2eReport { rows: string[][]; notes: string[] }
+export interface E2eReport {
+  rows: string[][];
+  notes: string[];
+}
 
 /** CPU seconds (user + system) and peak RSS of a child process, from /proc (Linux). */
 function procStats(pid: number) {
@@ -48,7 +65,10 @@ async function startServer(checkerUrl: string) {
   // BENCH_SERVER_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
   const loader = compiled ? ['--conditions=slipcheck-dist'] : ['--import', 'tsx'];
-  const child = spawn(process.execPath, [...extra, ...loader, entry], { env: { ...process.env, CHECKER_URL: checkerUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...extra, ...loader, entry], {
+    env: { ...process.env, CHECKER_URL: checkerUrl },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`bench server exited ${code}`)));
@@ -65,7 +85,12 @@ export async function runE2eBench(opts: { perLevel?: number } = {}): Promise<E2e
   const http = new Pool(`http://127.0.0.1:${server.port}`, { connections: 64, pipelining: 1 });
   const auth = { authorization: `Bearer ${server.key}` };
   const post = async (img: Buffer) => {
-    const r = await http.request({ method: 'POST', path: '/api/v1/verify', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: img });
+    const r = await http.request({
+      method: 'POST',
+      path: '/api/v1/verify',
+      headers: { ...auth, 'content-type': 'application/octet-stream' },
+      body: img,
+    });
     return { status: r.statusCode, body: (await r.body.json()) as { data?: { status: string; cached: boolean } } };
   };
   try {
@@ -73,18 +98,34 @@ export async function runE2eBench(opts: { perLevel?: number } = {}): Promise<E2e
     const total = perLevel * 2 + 4; // the last 4 warm the service up
     const images: Buffer[] = [];
     for (let i = 0; i < total; i++) {
-      const t = await (await fetch(`${url}/transfers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sendingBank: '014', amount: 100 + i, sender: { name: 'นาย ทดสอบ', account: '4081234567' }, receiver: { name: 'ร้านทดสอบ', account: '1234566609', bankCode: '004' } }) })).json() as { transRef: string };
+      const t = (await (
+        await fetch(`${url}/transfers`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            sendingBank: '014',
+            amount: 100 + i,
+            sender: { name: 'นาย ทดสอบ', account: '4081234567' },
+            receiver: { name: 'ร้านทดสอบ', account: '1234566609', bankCode: '004' },
+          }),
+        })
+      ).json()) as { transRef: string };
       images.push(Buffer.from(await (await fetch(`${url}/transfers/${t.transRef}/slip.jpg?variant=jpeg70`)).arrayBuffer()));
     }
 
     // Baseline: decode only, the same pool size, the same images and concurrency (warmed up first).
     const pool = createSlipDecoderPool({ threads });
-    await runConcurrent(images.slice(0, threads * 2), threads, async (img) => { await pool.decode(Buffer.from(img)); });
+    await runConcurrent(images.slice(0, threads * 2), threads, async (img) => {
+      await pool.decode(Buffer.from(img));
+    });
     const decodeRate: Record<number, number> = {};
     for (const conc of [8, 32]) {
       const slice = images.slice(0, perLevel);
       const t0 = performance.now();
-      await runConcurrent(slice, conc, async (img) => { const r = await pool.decode(Buffer.from(img)); if (!r.ok) throw new Error('decode failed'); });
+      await runConcurrent(slice, conc, async (img) => {
+        const r = await pool.decode(Buffer.from(img));
+        if (!r.ok) throw new Error('decode failed');
+      });
       decodeRate[conc] = slice.length / ((performance.now() - t0) / 1000);
     }
     await pool.close();
@@ -108,8 +149,14 @@ export async function runE2eBench(opts: { perLevel?: number } = {}): Promise<E2e
       const secs = (performance.now() - t0) / 1000;
       const cpuMs = procStats(server.child.pid!).cpuMs - cpu0;
       const rate = slice.length / secs;
-      rows.push([`uncached verify, concurrency ${conc}`, rate.toFixed(1), pct(lat, 50).toFixed(1), pct(lat, 99).toFixed(1),
-        (cpuMs / slice.length).toFixed(1), `${decodeRate[conc].toFixed(1)} decode-only/s; ratio ${(rate / decodeRate[conc] * 100).toFixed(0)}% (target >= 80%)`]);
+      rows.push([
+        `uncached verify, concurrency ${conc}`,
+        rate.toFixed(1),
+        pct(lat, 50).toFixed(1),
+        pct(lat, 99).toFixed(1),
+        (cpuMs / slice.length).toFixed(1),
+        `${decodeRate[conc].toFixed(1)} decode-only/s; ratio ${((rate / decodeRate[conc]) * 100).toFixed(0)}% (target >= 80%)`,
+      ]);
     }
 
     // Cached replays: the same image again and again (SHA-256 + indexed reads, no decode, no checker).
@@ -126,14 +173,25 @@ export async function runE2eBench(opts: { perLevel?: number } = {}): Promise<E2e
     });
     const cachedRate = n / ((performance.now() - t0) / 1000);
     const cachedCpu = (procStats(server.child.pid!).cpuMs - cpu0) / n;
-    rows.push(['cached replay, concurrency 32', cachedRate.toFixed(0), pct(lat, 50).toFixed(2), pct(lat, 99).toFixed(2), cachedCpu.toFixed(2), `${replay.length} byte JPEG; target >= 5,000/s`]);
+    rows.push([
+      'cached replay, concurrency 32',
+      cachedRate.toFixed(0),
+      pct(lat, 50).toFixed(2),
+      pct(lat, 99).toFixed(2),
+      cachedCpu.toFixed(2),
+      `${replay.length} byte JPEG; target >= 5,000/s`,
+    ]);
 
     // The event loop stays free: GET /quota latency while 32 verifies decode.
     const extra: Buffer[] = [];
     for (let i = 0; i < 96; i++) extra.push(Buffer.concat([images[i % images.length], Buffer.from(`x${i}`)]));
     const quotaLat: number[] = [];
     let busy = true;
-    const load = runConcurrent(extra, 32, async (img) => { await post(img); }).finally(() => { busy = false; });
+    const load = runConcurrent(extra, 32, async (img) => {
+      await post(img);
+    }).finally(() => {
+      busy = false;
+    });
     while (busy) {
       const s = performance.now();
       const r = await http.request({ method: 'GET', path: '/api/v1/quota', headers: auth });
@@ -142,9 +200,22 @@ export async function runE2eBench(opts: { perLevel?: number } = {}): Promise<E2e
       await new Promise((r) => setTimeout(r, 5));
     }
     await load;
-    rows.push(['GET /quota during 32 concurrent verifies', '', pct(quotaLat, 50).toFixed(1), pct(quotaLat, 99).toFixed(1), '', `${quotaLat.length} samples; target p99 < 50 ms`]);
+    rows.push([
+      'GET /quota during 32 concurrent verifies',
+      '',
+      pct(quotaLat, 50).toFixed(1),
+      pct(quotaLat, 99).toFixed(1),
+      '',
+      `${quotaLat.length} samples; target p99 < 50 ms`,
+    ]);
     const peak = procStats(server.child.pid!).peakRssMb;
-    return { rows, notes: [`service peak RSS ${peak.toFixed(0)} MB (target < 400 MB); the service, the sandbox bank and the load generator are separate processes`, `decoder threads ${threads}, cores ${os.availableParallelism()}`] };
+    return {
+      rows,
+      notes: [
+        `service peak RSS ${peak.toFixed(0)} MB (target < 400 MB); the service, the sandbox bank and the load generator are separate processes`,
+        `decoder threads ${threads}, cores ${os.availableParallelism()}`,
+      ],
+    };
   } finally {
     await http.close();
     server.child.kill('SIGTERM');

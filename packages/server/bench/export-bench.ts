@@ -18,11 +18,33 @@ async function seed(c: Awaited<ReturnType<typeof createContainer>>, shopId: stri
     for (let j = i; j < Math.min(n, i + 1000); j++) {
       const created = new Date(t0 + j * 1000).toISOString();
       rows.push({
-        id: newId('txn', t0 + j * 1000), shop_id: shopId, source: j % 3 ? 'API' : 'LINE', environment: 'live', status: j % 10 ? 'SUCCESS' : 'DUPLICATE',
-        trans_ref: `BENCH${j}`, amount_satang: 100 + ((j * 7919) % 5_000_000), expected_amount_satang: null, bank_code: '004', bank_name: 'KBANK',
-        sender_name: 'นาย สมชาย ใจดี', sender_account: 'xxx-x-x1234-x', receiver_name: 'บจก. ร้านกาแฟ ทดสอบ', receiver_account: 'xxx-x-x6660-x',
-        trans_date: created, error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 1, latency_ms: 5, client_ref: `ORD-${j}`,
-        image_hash: null, api_key_id: null, success_ref: j % 10 ? `BENCH${j}` : null, anonymized_at: null, created_at: created,
+        id: newId('txn', t0 + j * 1000),
+        shop_id: shopId,
+        source: j % 3 ? 'API' : 'LINE',
+        environment: 'live',
+        status: j % 10 ? 'SUCCESS' : 'DUPLICATE',
+        trans_ref: `BENCH${j}`,
+        amount_satang: 100 + ((j * 7919) % 5_000_000),
+        expected_amount_satang: null,
+        bank_code: '004',
+        bank_name: 'KBANK',
+        sender_name: 'นาย สมชาย ใจดี',
+        sender_account: 'xxx-x-x1234-x',
+        receiver_name: 'บจก. ร้านกาแฟ ทดสอบ',
+        receiver_account: 'xxx-x-x6660-x',
+        trans_date: created,
+        error_code: null,
+        error_message: null,
+        duplicate: 0,
+        stale: 0,
+        charged: 1,
+        latency_ms: 5,
+        client_ref: `ORD-${j}`,
+        image_hash: null,
+        api_key_id: null,
+        success_ref: j % 10 ? `BENCH${j}` : null,
+        anonymized_at: null,
+        created_at: created,
       });
     }
     await c.db.insertInto('transactions').values(rows).execute();
@@ -34,9 +56,18 @@ async function measure(run: (sink: Writable) => Promise<number>) {
   const base = process.memoryUsage();
   let peakHeap = base.heapUsed;
   let peakRss = base.rss;
-  const timer = setInterval(() => { const m = process.memoryUsage(); peakHeap = Math.max(peakHeap, m.heapUsed); peakRss = Math.max(peakRss, m.rss); }, 10);
+  const timer = setInterval(() => {
+    const m = process.memoryUsage();
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+    peakRss = Math.max(peakRss, m.rss);
+  }, 10);
   let bytes = 0;
-  const sink = new Writable({ write(chunk, _enc, cb) { bytes += chunk.length; setImmediate(cb); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      bytes += chunk.length;
+      setImmediate(cb);
+    },
+  });
   const t0 = performance.now();
   const rows = await run(sink);
   const ms = performance.now() - t0;
@@ -46,7 +77,9 @@ async function measure(run: (sink: Writable) => Promise<number>) {
 
 export async function runExportBench() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-export-bench-'));
-  const c = await createContainer(loadConfig({ NODE_ENV: 'test', DATA_DIR: dir, LOG_LEVEL: 'silent', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false' }));
+  const c = await createContainer(
+    loadConfig({ NODE_ENV: 'test', DATA_DIR: dir, LOG_LEVEL: 'silent', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false' }),
+  );
   const out: Array<{ format: string; rows: number; ms: number; bytes: number; heapMb: number; rssMb: number }> = [];
   try {
     for (const n of [10_000, 100_000]) {
@@ -66,9 +99,14 @@ export async function runExportBench() {
 }
 
 export function formatExportBench(rows: Awaited<ReturnType<typeof runExportBench>>): string {
-  const lines = ['| format | rows | time | rows/s | file | peak heap over baseline | peak RSS over baseline |', '|---|---:|---:|---:|---:|---:|---:|'];
+  const lines = [
+    '| format | rows | time | rows/s | file | peak heap over baseline | peak RSS over baseline |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const r of rows) {
-    lines.push(`| ${r.format} | ${r.rows.toLocaleString('en')} | ${(r.ms / 1000).toFixed(1)} s | ${Math.round(r.rows / (r.ms / 1000)).toLocaleString('en')} | ${(r.bytes / MB).toFixed(1)} MiB | ${r.heapMb.toFixed(1)} MiB | ${r.rssMb.toFixed(1)} MiB |`);
+    lines.push(
+      `| ${r.format} | ${r.rows.toLocaleString('en')} | ${(r.ms / 1000).toFixed(1)} s | ${Math.round(r.rows / (r.ms / 1000)).toLocaleString('en')} | ${(r.bytes / MB).toFixed(1)} MiB | ${r.heapMb.toFixed(1)} MiB | ${r.rssMb.toFixed(1)} MiB |`,
+    );
   }
   return lines.join('\n');
 }

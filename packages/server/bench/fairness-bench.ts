@@ -14,9 +14,15 @@ import { buildApp } from '../src/http/app.js';
  * checks real slips one after the other. Its latency is compared with the same checks alone, in
  * the same run. Service, sandbox bank and load generator share this process (real HTTP on loopback).
  */
-export interface FairnessReport { rows: string[][]; notes: string[] }
+export interface FairnessReport {
+  rows: string[][];
+  notes: string[];
+}
 
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!; };
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
 
 export async function runFairnessBench(opts: { flood?: number; checks?: number } = {}): Promise<FairnessReport> {
   const floodSize = opts.flood ?? 40;
@@ -24,8 +30,14 @@ export async function runFairnessBench(opts: { flood?: number; checks?: number }
   const bank = await createSandboxBank({ port: 0, host: '127.0.0.1' });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-fair-'));
   const config = loadConfig({
-    DATA_DIR: dataDir, LOG_LEVEL: 'silent', CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '100000000',
-    RATE_LIMIT_VERIFY_PER_SHOP: '100000000', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', DATABASE_URL: '',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    CHECKER_URL: bank.url,
+    RATE_LIMIT_PER_KEY: '100000000',
+    RATE_LIMIT_VERIFY_PER_SHOP: '100000000',
+    WORKER_MODE: 'off',
+    SANDBOX_AUTOSTART: 'false',
+    DATABASE_URL: '',
   });
   const c = await createContainer(config);
   const app = await buildApp(c, { logger: false });
@@ -41,15 +53,32 @@ export async function runFairnessBench(opts: { flood?: number; checks?: number }
     const payer = await shop('payer');
     const slips: Buffer[] = [];
     for (let i = 0; i < checks * 2 + 2; i++) {
-      const t = await (await fetch(`${bank.url}/transfers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sendingBank: '014', amount: 100 + i, sender: { name: 'นาย ทดสอบ', account: '4081234567' }, receiver: { name: 'ร้านทดสอบ', account: '1234566609', bankCode: '004' } }) })).json() as { transRef: string };
+      const t = (await (
+        await fetch(`${bank.url}/transfers`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            sendingBank: '014',
+            amount: 100 + i,
+            sender: { name: 'นาย ทดสอบ', account: '4081234567' },
+            receiver: { name: 'ร้านทดสอบ', account: '1234566609', bankCode: '004' },
+          }),
+        })
+      ).json()) as { transRef: string };
       slips.push(Buffer.from(await (await fetch(`${bank.url}/transfers/${t.transRef}/slip.jpg?variant=jpeg70`)).arrayBuffer()));
     }
-    const png = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } }).png({ compressionLevel: 9 }).toBuffer();
+    const png = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     // Bytes after IEND make each copy a different image (no replay cache), readers ignore them.
     const flood = Array.from({ length: floodSize + 1 }, (_, i) => Buffer.concat([png, Buffer.from(`#${i}`)]));
     const verify = async (auth: Record<string, string>, image: Buffer) => {
       const t = performance.now();
-      const r = await fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(image) });
+      const r = await fetch(`${base}/api/v1/verify`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(image),
+      });
       const body = (await r.json()) as { code?: string; data?: { status: string } };
       return { status: r.status, state: body.data?.status ?? body.code ?? '?', ms: performance.now() - t };
     };
@@ -73,11 +102,28 @@ export async function runFairnessBench(opts: { flood?: number; checks?: number }
     return {
       rows: [
         ['other shop alone', String(checks), pct(alone, 50).toFixed(0), pct(alone, 100).toFixed(0), '', ''],
-        [`other shop during a ${floodSize}-image flood`, `${ok}/${checks} SUCCESS, ${busy} x 503`, pct(duringMs, 50).toFixed(0), pct(duringMs, 100).toFixed(0), bound.toFixed(0), pct(duringMs, 100) <= bound && busy === 0 ? 'met' : '**not met**'],
-        ['flooding shop', `${floodAnswers.filter((a) => a.state === 'INVALID').length} INVALID (free), ${floodAnswers.filter((a) => a.status === 503).length} x 503 DECODER_BUSY`, '', '', '', ''],
+        [
+          `other shop during a ${floodSize}-image flood`,
+          `${ok}/${checks} SUCCESS, ${busy} x 503`,
+          pct(duringMs, 50).toFixed(0),
+          pct(duringMs, 100).toFixed(0),
+          bound.toFixed(0),
+          pct(duringMs, 100) <= bound && busy === 0 ? 'met' : '**not met**',
+        ],
+        [
+          'flooding shop',
+          `${floodAnswers.filter((a) => a.state === 'INVALID').length} INVALID (free), ${floodAnswers.filter((a) => a.status === 503).length} x 503 DECODER_BUSY`,
+          '',
+          '',
+          '',
+          '',
+        ],
       ],
       notes: [
-        `one slow image alone: ${slow.ms.toFixed(0)} ms (${slow.state}); the flood took ${(floodMs / 1000).toFixed(1)} s to drain; decoder threads ${c.config.DECODE_THREADS || os.availableParallelism()}, load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(', ')}`,
+        `one slow image alone: ${slow.ms.toFixed(0)} ms (${slow.state}); the flood took ${(floodMs / 1000).toFixed(1)} s to drain; decoder threads ${c.config.DECODE_THREADS || os.availableParallelism()}, load average at the end ${os
+          .loadavg()
+          .map((x) => x.toFixed(1))
+          .join(', ')}`,
         'bound = 2 x median alone + 3 x one slow image alone (the other shop waits for at most one running flood job); the same bound is asserted in test/slip-qr/decoder-fairness.test.ts',
       ],
     };
@@ -91,5 +137,11 @@ export async function runFairnessBench(opts: { flood?: number; checks?: number }
 
 export function formatFairness(r: FairnessReport): string {
   const head = ['verifies of a real slip (1080x1900 JPEG)', 'n / outcome', 'p50 ms', 'max ms', 'bound ms', 'status'];
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...r.rows.map((x) => `| ${x.join(' | ')} |`), '', ...r.notes.map((n) => `- ${n}`)].join('\n');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...r.rows.map((x) => `| ${x.join(' | ')} |`),
+    '',
+    ...r.notes.map((n) => `- ${n}`),
+  ].join('\n');
 }

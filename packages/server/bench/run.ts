@@ -4,7 +4,9 @@ import { formatBenchTable, runDecodeBench } from './decode-bench.js';
 import { formatE2e, runE2eBench } from './e2e-bench.js';
 
 const only = process.argv[2];
-console.log(`# slipcheck benchmarks\n\nMachine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. Command: \`${process.env.BENCH_COMPILED ? 'npm run bench:prod' : 'npm run bench'}\`${process.env.BENCH_COMPILED ? ' (the service under test runs the compiled dist/ under plain node)' : ''}.\n`);
+console.log(
+  `# slipcheck benchmarks\n\nMachine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. Command: \`${process.env.BENCH_COMPILED ? 'npm run bench:prod' : 'npm run bench'}\`${process.env.BENCH_COMPILED ? ' (the service under test runs the compiled dist/ under plain node)' : ''}.\n`,
+);
 if (!only || only === 'decode') {
   console.log('## Decoding (one thread)\n');
   console.log(formatBenchTable(await runDecodeBench()));
@@ -18,7 +20,9 @@ if (!only || only === 'webhooks') {
   if (mod?.runWebhookBench) {
     console.log('\n## Webhook delivery\n');
     const r = await mod.runWebhookBench();
-    console.log(typeof mod.formatWebhookBench === 'function' ? mod.formatWebhookBench(r) : typeof r === 'string' ? r : JSON.stringify(r, null, 2));
+    console.log(
+      typeof mod.formatWebhookBench === 'function' ? mod.formatWebhookBench(r) : typeof r === 'string' ? r : JSON.stringify(r, null, 2),
+    );
   }
 }
 if (!only || only === 'fairness') {

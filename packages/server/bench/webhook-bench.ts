@@ -33,17 +33,41 @@ export interface WebhookBenchResult {
 function txRow(shopId: string, now: Date, i: number) {
   const id = newId('txn', now.getTime());
   return {
-    id, shop_id: shopId, source: 'API', environment: 'live', status: 'SUCCESS', trans_ref: `BENCH${i}${id.slice(-6)}`, amount_satang: 10_000 + i,
-    expected_amount_satang: null, bank_code: '004', bank_name: 'KBANK', sender_name: 'BENCH SENDER', sender_account: 'xxx-x-x1234-x',
-    receiver_name: 'BENCH SHOP', receiver_account: 'xxx-x-x6609-x', trans_date: now.toISOString(), error_code: null, error_message: null,
-    duplicate: 0, stale: 0, charged: 1, latency_ms: 100, client_ref: `order-${i}`, image_hash: null, api_key_id: null, success_ref: null,
-    anonymized_at: null, created_at: now.toISOString(),
+    id,
+    shop_id: shopId,
+    source: 'API',
+    environment: 'live',
+    status: 'SUCCESS',
+    trans_ref: `BENCH${i}${id.slice(-6)}`,
+    amount_satang: 10_000 + i,
+    expected_amount_satang: null,
+    bank_code: '004',
+    bank_name: 'KBANK',
+    sender_name: 'BENCH SENDER',
+    sender_account: 'xxx-x-x1234-x',
+    receiver_name: 'BENCH SHOP',
+    receiver_account: 'xxx-x-x6609-x',
+    trans_date: now.toISOString(),
+    error_code: null,
+    error_message: null,
+    duplicate: 0,
+    stale: 0,
+    charged: 1,
+    latency_ms: 100,
+    client_ref: `order-${i}`,
+    image_hash: null,
+    api_key_id: null,
+    success_ref: null,
+    anonymized_at: null,
+    created_at: now.toISOString(),
   };
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-export async function runWebhookBench(opts: { events?: number; latencySamples?: number; concurrency?: number; databaseUrl?: string } = {}): Promise<WebhookBenchResult> {
+export async function runWebhookBench(
+  opts: { events?: number; latencySamples?: number; concurrency?: number; databaseUrl?: string } = {},
+): Promise<WebhookBenchResult> {
   const events = opts.events ?? 2000;
   const samples = opts.latencySamples ?? 200;
   const concurrency = opts.concurrency ?? 32;
@@ -64,8 +88,14 @@ export async function runWebhookBench(opts: { events?: number; latencySamples?: 
   let c: Container | undefined;
   try {
     const config = loadConfig({
-      NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false',
-      DATABASE_URL: opts.databaseUrl ?? process.env.DATABASE_URL ?? '', WORKER_CONCURRENCY: String(concurrency),
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WORKER_MODE: 'off',
+      SANDBOX_AUTOSTART: 'false',
+      DATABASE_URL: opts.databaseUrl ?? process.env.DATABASE_URL ?? '',
+      WORKER_CONCURRENCY: String(concurrency),
     });
     c = await createContainer(config);
     const shop = await c.shops.create({ name: `bench ${Date.now()}`, planCode: 'STARTER' }, 'bench');
@@ -79,7 +109,12 @@ export async function runWebhookBench(opts: { events?: number; latencySamples?: 
       const chunk = rows.slice(i, i + 200);
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('transactions').values(chunk).execute();
-        for (const r of chunk) await enqueueOutbox(trx, { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: shop.id, payload: { transactionId: r.id, shopId: shop.id, source: 'API' } }, now);
+        for (const r of chunk)
+          await enqueueOutbox(
+            trx,
+            { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: shop.id, payload: { transactionId: r.id, shopId: shop.id, source: 'API' } },
+            now,
+          );
       });
     }
     const load = os.loadavg()[0]!;
@@ -97,7 +132,11 @@ export async function runWebhookBench(opts: { events?: number; latencySamples?: 
       const row = txRow(shop.id, new Date(), events + i);
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('transactions').values(row).execute();
-        await enqueueOutbox(trx, { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: shop.id, payload: { transactionId: row.id, shopId: shop.id, source: 'API' } }, new Date());
+        await enqueueOutbox(
+          trx,
+          { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: shop.id, payload: { transactionId: row.id, shopId: shop.id, source: 'API' } },
+          new Date(),
+        );
       });
       const committed = performance.now();
       while (!arrivals.has(row.id)) await new Promise((r) => setTimeout(r, 1));
@@ -106,8 +145,15 @@ export async function runWebhookBench(opts: { events?: number; latencySamples?: 
     }
     lat.sort((a, b) => a - b);
     return {
-      database: config.databaseKind, events, concurrency, throughputEventsPerSec: Math.round(throughput), eventsPerCpuSecond: Math.round(perCpu), loadAverage: Math.round(load * 10) / 10,
-      latencySamples: samples, latencyP50Ms: Math.round(pct(lat, 50) * 10) / 10, latencyP99Ms: Math.round(pct(lat, 99) * 10) / 10,
+      database: config.databaseKind,
+      events,
+      concurrency,
+      throughputEventsPerSec: Math.round(throughput),
+      eventsPerCpuSecond: Math.round(perCpu),
+      loadAverage: Math.round(load * 10) / 10,
+      latencySamples: samples,
+      latencyP50Ms: Math.round(pct(lat, 50) * 10) / 10,
+      latencyP99Ms: Math.round(pct(lat, 99) * 10) / 10,
     };
   } finally {
     await c?.close();

@@ -10,16 +10,27 @@ import { fileURLToPath } from 'node:url';
 
 const CONDITION = '--conditions=slipcheck-dist';
 const compiled = new URL('../dist/cli/cli.js', import.meta.url);
-const hasTsx = () => { try { createRequire(import.meta.url).resolve('tsx/esm/api'); return true; } catch { return false; } };
+const hasTsx = () => {
+  try {
+    createRequire(import.meta.url).resolve('tsx/esm/api');
+    return true;
+  } catch {
+    return false;
+  }
+};
 const useDist = fs.existsSync(compiled) && (process.env.NODE_ENV === 'production' || !hasTsx());
 
 if (useDist && !process.execArgv.includes(CONDITION)) {
   // Workspace packages (the sdk) resolve to their compiled files only under the `slipcheck-dist`
   // export condition, which is a node flag: run ourselves once more with it (a module resolve
   // hook would do it in-process but costs ~1 s of cross-thread resolving on every CLI call).
-  const child = spawn(process.execPath, [...process.execArgv, CONDITION, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [...process.execArgv, CONDITION, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
-  child.on('exit', (code, signal) => { process.exitCode = code ?? (signal ? 128 + 15 : 1); });
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 128 + 15 : 1);
+  });
 } else {
   let runCli;
   if (useDist) {

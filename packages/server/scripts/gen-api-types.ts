@@ -15,7 +15,9 @@ export const SDK_TYPES_FILE = fileURLToPath(new URL('../../sdk/src/api-types.gen
 /** The document exactly as GET /api/v1/openapi.json serves it. */
 export async function openApiDocument(): Promise<Record<string, unknown>> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-openapi-'));
-  const c = await createContainer(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false' }));
+  const c = await createContainer(
+    loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false' }),
+  );
   try {
     const app = await buildApp(c, { logger: false });
     await app.ready();

@@ -8,46 +8,80 @@ import path from 'node:path';
 type Parser<T> = (raw: string) => T;
 
 const str: Parser<string> = (s) => s;
-const int = (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> => (s) => {
-  if (!/^-?\d+$/.test(s.trim())) throw new Error(`must be an integer`);
-  const n = Number(s);
-  if (n < min || n > max) throw new Error(`must be between ${min} and ${max}`);
-  return n;
-};
+const int =
+  (min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> =>
+  (s) => {
+    if (!/^-?\d+$/.test(s.trim())) throw new Error(`must be an integer`);
+    const n = Number(s);
+    if (n < min || n > max) throw new Error(`must be between ${min} and ${max}`);
+    return n;
+  };
 const bool: Parser<boolean> = (s) => {
   if (/^(1|true|yes|on)$/i.test(s)) return true;
   if (/^(0|false|no|off)$/i.test(s)) return false;
   throw new Error('must be true or false');
 };
-const oneOf = <T extends string>(...values: T[]): Parser<T> => (s) => {
-  if (!values.includes(s as T)) throw new Error(`must be one of ${values.join(', ')}`);
-  return s as T;
-};
-const url = (...protocols: string[]): Parser<string> => (s) => {
-  let u: URL;
-  try { u = new URL(s); } catch { throw new Error('must be a URL'); }
-  if (protocols.length && !protocols.includes(u.protocol)) throw new Error(`must be a ${protocols.join(' or ')} URL`);
-  return s;
-};
+const oneOf =
+  <T extends string>(...values: T[]): Parser<T> =>
+  (s) => {
+    if (!values.includes(s as T)) throw new Error(`must be one of ${values.join(', ')}`);
+    return s as T;
+  };
+const url =
+  (...protocols: string[]): Parser<string> =>
+  (s) => {
+    let u: URL;
+    try {
+      u = new URL(s);
+    } catch {
+      throw new Error('must be a URL');
+    }
+    if (protocols.length && !protocols.includes(u.protocol)) throw new Error(`must be a ${protocols.join(' or ')} URL`);
+    return s;
+  };
 const intList: Parser<number[]> = (s) => s.split(',').map((x) => int(0)(x.trim()));
 const timeZone: Parser<string> = (s) => {
-  try { new Intl.DateTimeFormat('en', { timeZone: s }); } catch { throw new Error('must be an IANA time zone'); }
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: s });
+  } catch {
+    throw new Error('must be an IANA time zone');
+  }
   return s;
 };
 
 const spec = {
-  NODE_ENV: { parse: oneOf('development', 'production', 'test'), def: 'development', doc: 'production turns on the production safety checks' },
+  NODE_ENV: {
+    parse: oneOf('development', 'production', 'test'),
+    def: 'development',
+    doc: 'production turns on the production safety checks',
+  },
   PORT: { parse: int(0, 65535), def: '3000', doc: 'HTTP port of the service' },
   HOST: { parse: str, def: '127.0.0.1', doc: 'interface to listen on (0.0.0.0 behind a proxy or in a container)' },
   DATA_DIR: { parse: str, def: './data', doc: 'folder of the SQLite database and the development secrets' },
   DATABASE_URL: { parse: url('postgres:', 'postgresql:'), def: '', doc: 'PostgreSQL URL; empty = embedded SQLite file in DATA_DIR' },
-  REDIS_URL: { parse: url('redis:', 'rediss:'), def: '', doc: 'Redis URL for shared rate limits, test-usage counter and the results bus; empty = in process' },
+  REDIS_URL: {
+    parse: url('redis:', 'rediss:'),
+    def: '',
+    doc: 'Redis URL for shared rate limits, test-usage counter and the results bus; empty = in process',
+  },
   LOG_LEVEL: { parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), def: 'info', doc: 'log level' },
-  PUBLIC_URL: { parse: url('http:', 'https:'), def: '', doc: 'public base URL (links in e-mails, LINE webhook URLs); default http://HOST:PORT' },
+  PUBLIC_URL: {
+    parse: url('http:', 'https:'),
+    def: '',
+    doc: 'public base URL (links in e-mails, LINE webhook URLs); default http://HOST:PORT',
+  },
   TIME_ZONE: { parse: timeZone, def: 'Asia/Bangkok', doc: 'time zone of the monthly quota period' },
   PLANS_FILE: { parse: str, def: '', doc: 'JSON plan catalogue replacing the built-in one (see README)' },
-  SECRET_KEY_PREVIOUS: { parse: str, def: '', doc: 'comma list of earlier SECRET_KEY values during a rotation: stored secrets still decrypt, and the hourly worker (or `slipcheck secrets reencrypt`) re-seals them under SECRET_KEY' },
-  SECRET_KEY: { parse: str, def: '', doc: 'master secret (>= 32 chars) for session tokens and encryption at rest; generated into DATA_DIR when empty (development only)' },
+  SECRET_KEY_PREVIOUS: {
+    parse: str,
+    def: '',
+    doc: 'comma list of earlier SECRET_KEY values during a rotation: stored secrets still decrypt, and the hourly worker (or `slipcheck secrets reencrypt`) re-seals them under SECRET_KEY',
+  },
+  SECRET_KEY: {
+    parse: str,
+    def: '',
+    doc: 'master secret (>= 32 chars) for session tokens and encryption at rest; generated into DATA_DIR when empty (development only)',
+  },
   TRUST_PROXY: { parse: bool, def: 'false', doc: 'trust X-Forwarded-* from a reverse proxy that terminates TLS' },
   MAX_IMAGE_BYTES: { parse: int(1024, 50 * 1024 * 1024), def: String(10 * 1024 * 1024), doc: 'largest accepted slip image (413 above)' },
   SLIP_STALE_MODE: { parse: oneOf('off', 'alert', 'reject'), def: 'alert', doc: 'stale-slip detection mode' },
@@ -58,7 +92,11 @@ const spec = {
   CHECKER_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one checker attempt' },
   CHECKER_DEADLINE_MS: { parse: int(100, 300_000), def: '15000', doc: 'overall deadline of a check including retries' },
   SANDBOX_PORT: { parse: int(0, 65535), def: '3900', doc: 'port of the sandbox bank started beside the service in development' },
-  SANDBOX_AUTOSTART: { parse: bool, def: 'true', doc: 'start the sandbox bank with `npm start` when CHECKER=sandbox (never in production)' },
+  SANDBOX_AUTOSTART: {
+    parse: bool,
+    def: 'true',
+    doc: 'start the sandbox bank with `npm start` when CHECKER=sandbox (never in production)',
+  },
   DECODE_THREADS: { parse: int(0, 64), def: '0', doc: 'QR decoder worker threads; 0 = one per core' },
   RATE_LIMIT_PER_KEY: { parse: int(1), def: '120', doc: 'requests per minute per API key' },
   RATE_LIMIT_VERIFY_PER_SHOP: { parse: int(1), def: '240', doc: 'verify requests per minute per shop' },
@@ -66,41 +104,125 @@ const spec = {
   RATE_LIMIT_LOGIN: { parse: int(1), def: '5', doc: 'login attempts per minute per account and per address' },
   TEST_QUOTA_LIMIT: { parse: int(0), def: '200', doc: 'calls per month for sk_test_ keys per shop' },
   IMAGE_CACHE_HOURS: { parse: int(1, 24 * 30), def: '24', doc: 'same-image replay window' },
-  CLAIM_LEASE_MS: { parse: int(500, 60_000), def: '5000', doc: 'lease of a check in flight, renewed every third of it; a node that dies frees its slip (and quota unit) for a retry after this long' },
+  CLAIM_LEASE_MS: {
+    parse: int(500, 60_000),
+    def: '5000',
+    doc: 'lease of a check in flight, renewed every third of it; a node that dies frees its slip (and quota unit) for a retry after this long',
+  },
   WEBHOOK_RETRY_SCHEDULE: { parse: intList, def: '60,300,1800,7200,28800', doc: 'seconds before each webhook retry (5 retries)' },
   WEBHOOK_TIMEOUT_MS: { parse: int(100, 60_000), def: '10000', doc: 'webhook delivery timeout' },
   WEBHOOK_ALLOW_PRIVATE: { parse: bool, def: 'false', doc: 'development only: allow http and private/loopback webhook targets' },
-  WORKER_MODE: { parse: oneOf('inline', 'off'), def: 'inline', doc: 'inline = the outbox worker runs inside the service; off = run `slipcheck worker` separately' },
-  WEBHOOK_SECRET_OVERLAP_HOURS: { parse: int(0, 24 * 30), def: '24', doc: 'after a webhook secret rotation the old secret also signs (second v1=) for this long' },
+  WORKER_MODE: {
+    parse: oneOf('inline', 'off'),
+    def: 'inline',
+    doc: 'inline = the outbox worker runs inside the service; off = run `slipcheck worker` separately',
+  },
+  WEBHOOK_SECRET_OVERLAP_HOURS: {
+    parse: int(0, 24 * 30),
+    def: '24',
+    doc: 'after a webhook secret rotation the old secret also signs (second v1=) for this long',
+  },
   WEBHOOK_RETENTION_DAYS: { parse: int(1, 3650), def: '30', doc: 'webhook deliveries and their attempts older than this are pruned' },
   WORKER_CONCURRENCY: { parse: int(1, 1000), def: '32', doc: 'outbox jobs (webhook sends) one worker runs at the same time' },
-  WORKER_POLL_MS: { parse: int(50, 60_000), def: '1000', doc: 'outbox poll interval; jobs enqueued in the same process wake the worker at once' },
-  WORKER_LEASE_MS: { parse: int(1000, 3_600_000), def: '60000', doc: 'a claimed outbox job whose worker died is taken back after this; also the longest one job may run before it is abandoned for takeback (keep above WEBHOOK_TIMEOUT_MS and a LINE slip check)' },
-  SMTP_URL: { parse: url('smtp:', 'smtps:'), def: '', doc: 'SMTP server for e-mail; empty = development mail sink (`slipcheck mail list`)' },
-  COOKIE_SECURE: { parse: bool, def: 'true', doc: 'Secure flag of the dashboard refresh cookie; false is allowed only outside production (plain-http development on a LAN address)' },
+  WORKER_POLL_MS: {
+    parse: int(50, 60_000),
+    def: '1000',
+    doc: 'outbox poll interval; jobs enqueued in the same process wake the worker at once',
+  },
+  WORKER_LEASE_MS: {
+    parse: int(1000, 3_600_000),
+    def: '60000',
+    doc: 'a claimed outbox job whose worker died is taken back after this; also the longest one job may run before it is abandoned for takeback (keep above WEBHOOK_TIMEOUT_MS and a LINE slip check)',
+  },
+  SMTP_URL: {
+    parse: url('smtp:', 'smtps:'),
+    def: '',
+    doc: 'SMTP server for e-mail; empty = development mail sink (`slipcheck mail list`)',
+  },
+  COOKIE_SECURE: {
+    parse: bool,
+    def: 'true',
+    doc: 'Secure flag of the dashboard refresh cookie; false is allowed only outside production (plain-http development on a LAN address)',
+  },
   MAIL_FROM: { parse: str, def: 'slipcheck <no-reply@slipcheck.local>', doc: 'sender of e-mails' },
   LINE_API_BASE_URL: { parse: url('http:', 'https:'), def: 'https://api.line.me', doc: 'LINE Messaging API base URL' },
   LINE_DATA_API_BASE_URL: { parse: url('http:', 'https:'), def: 'https://api-data.line.me', doc: 'LINE content API base URL' },
-  LINE_GROUP_SILENT_NON_SLIP: { parse: bool, def: 'true', doc: 'in LINE group chats, say nothing about images without a slip QR (each group can override)' },
+  LINE_GROUP_SILENT_NON_SLIP: {
+    parse: bool,
+    def: 'true',
+    doc: 'in LINE group chats, say nothing about images without a slip QR (each group can override)',
+  },
   LINE_LINK_CODE_TTL_MINUTES: { parse: int(1, 24 * 60), def: '30', doc: 'lifetime of a one-time LINE link code' },
-  LINE_HTTP_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one call to the LINE platform (content download, reply, push)' },
+  LINE_HTTP_TIMEOUT_MS: {
+    parse: int(100, 120_000),
+    def: '10000',
+    doc: 'timeout of one call to the LINE platform (content download, reply, push)',
+  },
   LINE_HTTP_RETRIES: { parse: int(0, 10), def: '2', doc: 'retries of a LINE call after a 5xx, 429 or network error' },
-  LINE_REPLY_TOKEN_TTL_SECONDS: { parse: int(1, 3600), def: '50', doc: 'after this age an event is answered by push instead of its reply token' },
-  LINE_LOGIN_CHANNEL_ID: { parse: str, def: '', doc: 'LINE Login channel id (sign-in with LINE for the mini-app and the dashboard); empty = off' },
+  LINE_REPLY_TOKEN_TTL_SECONDS: {
+    parse: int(1, 3600),
+    def: '50',
+    doc: 'after this age an event is answered by push instead of its reply token',
+  },
+  LINE_LOGIN_CHANNEL_ID: {
+    parse: str,
+    def: '',
+    doc: 'LINE Login channel id (sign-in with LINE for the mini-app and the dashboard); empty = off',
+  },
   LINE_LOGIN_CHANNEL_SECRET: { parse: str, def: '', doc: 'LINE Login channel secret (the dashboard\'s "Log in with LINE" web flow)' },
   LIFF_ID: { parse: str, def: '', doc: 'LIFF app id of the mini-app (LINE Developers console, LIFF tab of the LINE Login channel)' },
-  LINE_LOGIN_AUTHORIZE_URL: { parse: url('http:', 'https:'), def: 'https://access.line.me/oauth2/v2.1/authorize', doc: 'LINE Login authorization page (tests point it at a fake)' },
+  LINE_LOGIN_AUTHORIZE_URL: {
+    parse: url('http:', 'https:'),
+    def: 'https://access.line.me/oauth2/v2.1/authorize',
+    doc: 'LINE Login authorization page (tests point it at a fake)',
+  },
   LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on @line/liff-mock instead of the LINE app' },
-  METRICS_PORT: { parse: (s: string) => String(int(0, 65535)(s)), def: '', doc: 'port of GET /metrics (Prometheus), bound to HOST and never the public port; empty = 9464 in development, off in production' },
-  TLS_CERT_FILE: { parse: str, def: '', doc: 'PEM certificate (chain) file: with TLS_KEY_FILE the service answers HTTPS itself (TLS 1.2+, HSTS; SIGHUP reloads the files); empty = plain HTTP behind a proxy' },
+  METRICS_PORT: {
+    parse: (s: string) => String(int(0, 65535)(s)),
+    def: '',
+    doc: 'port of GET /metrics (Prometheus), bound to HOST and never the public port; empty = 9464 in development, off in production',
+  },
+  TLS_CERT_FILE: {
+    parse: str,
+    def: '',
+    doc: 'PEM certificate (chain) file: with TLS_KEY_FILE the service answers HTTPS itself (TLS 1.2+, HSTS; SIGHUP reloads the files); empty = plain HTTP behind a proxy',
+  },
   TLS_KEY_FILE: { parse: str, def: '', doc: 'PEM private key file matching TLS_CERT_FILE' },
-  SHUTDOWN_GRACE_MS: { parse: int(0, 120_000), def: '5000', doc: 'on SIGTERM, /health answers 503 for this long (the load balancer notices) before new connections are refused' },
-  SHUTDOWN_TIMEOUT_MS: { parse: int(1000, 600_000), def: '30000', doc: 'on SIGTERM the process exits within this bound, whatever is still running' },
-  HTTP_HEADERS_TIMEOUT_MS: { parse: int(1000, 600_000), def: '20000', doc: 'a client must send all request headers within this (slow-header attacks); at most HTTP_REQUEST_TIMEOUT_MS' },
-  HTTP_REQUEST_TIMEOUT_MS: { parse: int(1000, 3_600_000), def: '120000', doc: 'a client must send the whole request, body included, within this (408, then the connection closes): a 10 MiB slip on a 1 Mbit/s link takes ~84 s' },
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: { parse: int(1000, 600_000), def: '72000', doc: 'an idle kept-alive connection closes after this; keep it above the load balancer\'s idle timeout (60 s on common ones)' },
-  DB_CONNECT_TIMEOUT_MS: { parse: int(100, 120_000), def: '5000', doc: 'PostgreSQL: longest wait for a new connection; past it the request answers 503 SERVICE_UNAVAILABLE instead of hanging' },
-  PDPA_RETENTION_MONTHS: { parse: int(1, 120), def: '12', doc: 'default months before transaction data is anonymised for shops with auto-delete' },
+  SHUTDOWN_GRACE_MS: {
+    parse: int(0, 120_000),
+    def: '5000',
+    doc: 'on SIGTERM, /health answers 503 for this long (the load balancer notices) before new connections are refused',
+  },
+  SHUTDOWN_TIMEOUT_MS: {
+    parse: int(1000, 600_000),
+    def: '30000',
+    doc: 'on SIGTERM the process exits within this bound, whatever is still running',
+  },
+  HTTP_HEADERS_TIMEOUT_MS: {
+    parse: int(1000, 600_000),
+    def: '20000',
+    doc: 'a client must send all request headers within this (slow-header attacks); at most HTTP_REQUEST_TIMEOUT_MS',
+  },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    parse: int(1000, 3_600_000),
+    def: '120000',
+    doc: 'a client must send the whole request, body included, within this (408, then the connection closes): a 10 MiB slip on a 1 Mbit/s link takes ~84 s',
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    parse: int(1000, 600_000),
+    def: '72000',
+    doc: "an idle kept-alive connection closes after this; keep it above the load balancer's idle timeout (60 s on common ones)",
+  },
+  DB_CONNECT_TIMEOUT_MS: {
+    parse: int(100, 120_000),
+    def: '5000',
+    doc: 'PostgreSQL: longest wait for a new connection; past it the request answers 503 SERVICE_UNAVAILABLE instead of hanging',
+  },
+  PDPA_RETENTION_MONTHS: {
+    parse: int(1, 120),
+    def: '12',
+    doc: 'default months before transaction data is anonymised for shops with auto-delete',
+  },
 } as const;
 
 type Spec = typeof spec;
@@ -115,7 +237,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const [name, item] of Object.entries(spec)) {
     const raw = env[name];
     const value = raw === undefined || raw === '' ? item.def : raw;
-    if (value === '' ) { out[name] = ''; continue; }
+    if (value === '') {
+      out[name] = '';
+      continue;
+    }
     try {
       out[name] = (item.parse as Parser<unknown>)(value);
     } catch (e) {
@@ -129,11 +254,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
     if (cfg.LIFF_MOCK) problems.push('LIFF_MOCK: must be false in production');
   }
-  if (!problems.length && cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS) problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  if (!problems.length && cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS)
+    problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (!cfg.TLS_CERT_FILE !== !cfg.TLS_KEY_FILE) problems.push('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');
   if (cfg.SECRET_KEY && cfg.SECRET_KEY.length < 32) problems.push('SECRET_KEY: must be at least 32 characters');
   if (cfg.SECRET_KEY_PREVIOUS && !cfg.SECRET_KEY) problems.push('SECRET_KEY_PREVIOUS: needs SECRET_KEY (the new key)');
-  if (cfg.SECRET_KEY_PREVIOUS && cfg.SECRET_KEY_PREVIOUS.split(',').some((k) => k.trim().length < 32)) problems.push('SECRET_KEY_PREVIOUS: every key must be at least 32 characters');
+  if (cfg.SECRET_KEY_PREVIOUS && cfg.SECRET_KEY_PREVIOUS.split(',').some((k) => k.trim().length < 32))
+    problems.push('SECRET_KEY_PREVIOUS: every key must be at least 32 characters');
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   cfg.DATA_DIR = path.resolve(cfg.DATA_DIR);
   cfg.databaseKind = cfg.DATABASE_URL ? 'postgres' : 'sqlite';

@@ -72,19 +72,37 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // failures are logged by code and step, not with request bodies or upstream answers.
   // Token query values (reset/invite links, LINE Login codes) are redacted too: see http/service-logger.ts.
   const logger = overrides.logger ?? createServiceLogger(config.LOG_LEVEL);
-  const logFailure = (where: string) => (err: unknown) => logger.warn({ where, code: (err as { code?: string })?.code, message: (err as Error)?.message?.slice(0, 200) }, 'background step failed');
-  const handle = overrides.dbHandle ?? openDatabase({
-    databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
-    onConnectionError: (err) => logger.warn({ code: (err as { code?: string }).code, message: err.message.slice(0, 200) }, 'database connection lost; the pool reconnects on the next query'),
-  });
+  const logFailure = (where: string) => (err: unknown) =>
+    logger.warn(
+      { where, code: (err as { code?: string })?.code, message: (err as Error)?.message?.slice(0, 200) },
+      'background step failed',
+    );
+  const handle =
+    overrides.dbHandle ??
+    openDatabase({
+      databaseUrl: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      onConnectionError: (err) =>
+        logger.warn(
+          { code: (err as { code?: string }).code, message: err.message.slice(0, 200) },
+          'database connection lost; the pool reconnects on the next query',
+        ),
+    });
   const { db } = handle;
   await migrateToLatest(db, overrides.migrationSchema);
   // Redis is an accelerator, never a single point of failure: while it is down, commands fail fast
   // (no offline queue, a short command timeout) and every caller falls back (limits fail open, the
   // test counter reads as null, the bus stays local).
-  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000, connectTimeout: 2000 }) : null;
+  const redis = config.REDIS_URL
+    ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000, connectTimeout: 2000 })
+    : null;
   redis?.on('error', () => undefined); // reported by /health
-  if (redis) await new Promise<void>((resolve) => { redis.once('ready', resolve); setTimeout(resolve, 2000).unref(); });
+  if (redis)
+    await new Promise<void>((resolve) => {
+      redis.once('ready', resolve);
+      setTimeout(resolve, 2000).unref();
+    });
 
   const audit = createAuditService({ db, clock });
   const plans = createPlanService({ db, clock });
@@ -101,58 +119,130 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const closers: Array<() => Promise<void>> = [];
   const secret = masterSecret(config);
   // Newest first: the first master secret seals, every listed one still opens (rotation).
-  const sealingSecrets = [secret, ...config.SECRET_KEY_PREVIOUS.split(',').map((k) => k.trim()).filter(Boolean)];
+  const sealingSecrets = [
+    secret,
+    ...config.SECRET_KEY_PREVIOUS.split(',')
+      .map((k) => k.trim())
+      .filter(Boolean),
+  ];
   const defaultSandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
-  const configuredChecker = overrides.checker ? null : createCheckerFromConfig({
-    checker: config.CHECKER, checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? defaultSandbox : ''),
-    checkerKey: config.CHECKER_KEY, timeoutMs: config.CHECKER_TIMEOUT_MS, deadlineMs: config.CHECKER_DEADLINE_MS,
-  });
+  const configuredChecker = overrides.checker
+    ? null
+    : createCheckerFromConfig({
+        checker: config.CHECKER,
+        checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? defaultSandbox : ''),
+        checkerKey: config.CHECKER_KEY,
+        timeoutMs: config.CHECKER_TIMEOUT_MS,
+        deadlineMs: config.CHECKER_DEADLINE_MS,
+      });
   if (configuredChecker) closers.push(() => configuredChecker.close());
   const checker = overrides.checker ?? configuredChecker!;
   // Worker threads start on first use, so the CLI and the worker process never pay for them.
   let pool: SlipDecoderPool | null = null;
-  closers.push(async () => { await pool?.close(); });
-  // The shop id keys the pool's fair queue: one shop's flood cannot take another shop's decoder time.
-  const decode = overrides.decode ?? ((image: Buffer, shopId?: string) => {
-    pool ??= createSlipDecoderPool({ threads: config.DECODE_THREADS || undefined });
-    return pool.decode(image, { key: shopId });
+  closers.push(async () => {
+    await pool?.close();
   });
+  // The shop id keys the pool's fair queue: one shop's flood cannot take another shop's decoder time.
+  const decode =
+    overrides.decode ??
+    ((image: Buffer, shopId?: string) => {
+      pool ??= createSlipDecoderPool({ threads: config.DECODE_THREADS || undefined });
+      return pool.decode(image, { key: shopId });
+    });
   const claims = createImageClaims({
-    db, now: () => clock.now(), windowMs: config.IMAGE_CACHE_HOURS * 3_600_000,
-    inFlightTakeoverMs: config.CHECKER_DEADLINE_MS + 60_000, waitMs: config.CHECKER_DEADLINE_MS + 30_000, leaseMs: config.CLAIM_LEASE_MS,
+    db,
+    now: () => clock.now(),
+    windowMs: config.IMAGE_CACHE_HOURS * 3_600_000,
+    inFlightTakeoverMs: config.CHECKER_DEADLINE_MS + 60_000,
+    waitMs: config.CHECKER_DEADLINE_MS + 30_000,
+    leaseMs: config.CLAIM_LEASE_MS,
   });
   const verification = createVerificationService({
-    db, clock, shops, plans, payees, quota, claims, decode, checker, bus, maxImageBytes: config.MAX_IMAGE_BYTES,
-    staleMode: config.SLIP_STALE_MODE, staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
+    db,
+    clock,
+    shops,
+    plans,
+    payees,
+    quota,
+    claims,
+    decode,
+    checker,
+    bus,
+    maxImageBytes: config.MAX_IMAGE_BYTES,
+    staleMode: config.SLIP_STALE_MODE,
+    staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
     onError: (err, where) => logFailure(`verify:${where}`)(err),
   });
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
   const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
   const lineLoginClient = createLineLoginClient({
-    apiBaseUrl: config.LINE_API_BASE_URL, channelId: config.LINE_LOGIN_CHANNEL_ID, channelSecret: config.LINE_LOGIN_CHANNEL_SECRET,
-    timeoutMs: config.LINE_HTTP_TIMEOUT_MS, now: () => clock.now(),
+    apiBaseUrl: config.LINE_API_BASE_URL,
+    channelId: config.LINE_LOGIN_CHANNEL_ID,
+    channelSecret: config.LINE_LOGIN_CHANNEL_SECRET,
+    timeoutMs: config.LINE_HTTP_TIMEOUT_MS,
+    now: () => clock.now(),
   });
-  const lineLogin = createLineLoginService({ db, clock, audit, sessions, mail, securityUrl: `${publicUrlOf(config)}/security`, timeZone: config.TIME_ZONE });
-  const line = createLineModule({ config, db, clock, audit, plans, shops, secret: sealingSecrets, verifySlip: () => verification.verifySlip, decode });
+  const lineLogin = createLineLoginService({
+    db,
+    clock,
+    audit,
+    sessions,
+    mail,
+    securityUrl: `${publicUrlOf(config)}/security`,
+    timeZone: config.TIME_ZONE,
+  });
+  const line = createLineModule({
+    config,
+    db,
+    clock,
+    audit,
+    plans,
+    shops,
+    secret: sealingSecrets,
+    verifySlip: () => verification.verifySlip,
+    decode,
+  });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: sealingSecrets, config });
   closers.push(() => webhookModule.close());
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
   const outboxHandlers: Record<string, OutboxHandler> = { ...line.outboxHandlers, ...webhookModule.handlers };
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
-  outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
-    createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }));
+  outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(
+    line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
+    createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }),
+  );
   // Money totals, exports and the daily summary (its job kind and a per-minute scheduler below).
   const reports = createReportsModule({
-    db, clock, timeZone: config.TIME_ZONE, audit, shops, plans, quota, transactions, line, mail, dashboardUrl: publicUrlOf(config), defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
+    db,
+    clock,
+    timeZone: config.TIME_ZONE,
+    audit,
+    shops,
+    plans,
+    quota,
+    transactions,
+    line,
+    mail,
+    dashboardUrl: publicUrlOf(config),
+    defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
   });
   outboxHandlers[DAILY_SUMMARY_KIND] = reports.summary.handler;
   const outboxFinalFailure = webhookModule.onFinalFailure;
-  const reencryptSecrets = async () => ({ webhookEndpoints: await webhookModule.service.reencryptSecrets(), lineChannels: await line.service.reencryptSecrets() });
+  const reencryptSecrets = async () => ({
+    webhookEndpoints: await webhookModule.service.reencryptSecrets(),
+    lineChannels: await line.service.reencryptSecrets(),
+  });
   const housekeeping = createHousekeeping({ db, clock, audit, claims, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
   const worker = createOutboxWorker({
-    db, caps: handle.caps, clock, handlers: outboxHandlers, leaseMs: config.WORKER_LEASE_MS, pollMs: config.WORKER_POLL_MS,
-    concurrency: config.WORKER_CONCURRENCY, batch: Math.min(50, config.WORKER_CONCURRENCY),
+    db,
+    caps: handle.caps,
+    clock,
+    handlers: outboxHandlers,
+    leaseMs: config.WORKER_LEASE_MS,
+    pollMs: config.WORKER_POLL_MS,
+    concurrency: config.WORKER_CONCURRENCY,
+    batch: Math.min(50, config.WORKER_CONCURRENCY),
     onError: (err, job) => logFailure(`outbox:${job?.kind ?? 'maintenance'}`)(err),
     onFinalFailure: outboxFinalFailure,
     maintenance: [
@@ -170,20 +260,62 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const removeDecoderSource = addDecoderSource(() => pool?.stats() ?? null);
   const removeOutboxSource = addOutboxSource(async () => {
     const nowIso = clock.now().toISOString();
-    const r = await db.selectFrom('outbox').where('status', '=', 'pending')
-      .select((eb) => [eb.fn.countAll<number>().as('depth'), eb.fn.min(eb.case().when('run_at', '<=', nowIso).then(eb.ref('run_at')).end()).as('oldest')])
+    const r = await db
+      .selectFrom('outbox')
+      .where('status', '=', 'pending')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('depth'),
+        eb.fn.min(eb.case().when('run_at', '<=', nowIso).then(eb.ref('run_at')).end()).as('oldest'),
+      ])
       .executeTakeFirst();
     const oldest = r?.oldest ? Date.parse(String(r.oldest)) : NaN;
-    return { depth: Number(r?.depth ?? 0), oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (clock.now().getTime() - oldest) / 1000) : 0 };
+    return {
+      depth: Number(r?.depth ?? 0),
+      oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (clock.now().getTime() - oldest) / 1000) : 0,
+    };
   });
-  closers.push(async () => { removeDecoderSource(); removeOutboxSource(); });
+  closers.push(async () => {
+    removeDecoderSource();
+    removeOutboxSource();
+  });
   const container = {
-    config, clock, logger, db, caps: handle.caps, redis, secret,
-    audit, plans, shops, payees, apiKeys, quota, transactions, rateLimiter, bus, checker, claims, verification,
-    mail, accounts, sessions, dashboardTokens, line, lineLogin, lineLoginClient,
-    reports, webhooks: webhookModule.service, outboxHandlers, outboxFinalFailure, worker, housekeeping, reencryptSecrets,
+    config,
+    clock,
+    logger,
+    db,
+    caps: handle.caps,
+    redis,
+    secret,
+    audit,
+    plans,
+    shops,
+    payees,
+    apiKeys,
+    quota,
+    transactions,
+    rateLimiter,
+    bus,
+    checker,
+    claims,
+    verification,
+    mail,
+    accounts,
+    sessions,
+    dashboardTokens,
+    line,
+    lineLogin,
+    lineLoginClient,
+    reports,
+    webhooks: webhookModule.service,
+    outboxHandlers,
+    outboxFinalFailure,
+    worker,
+    housekeeping,
+    reencryptSecrets,
     startedAt: new Date(),
-    onClose(fn: () => Promise<void>) { closers.push(fn); },
+    onClose(fn: () => Promise<void>) {
+      closers.push(fn);
+    },
     async close() {
       for (const fn of closers.reverse()) await fn().catch(() => undefined);
       await apiKeys.close();

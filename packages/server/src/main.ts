@@ -17,7 +17,10 @@ async function main() {
   try {
     config = loadConfig();
   } catch (e) {
-    if (e instanceof ConfigError) { process.stderr.write(`${e.message}\n`); process.exit(78); }
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(78);
+    }
     throw e;
   }
   let https;
@@ -39,15 +42,26 @@ async function main() {
       app.log.info(`metrics on http://${config.HOST}:${metricsServer.port}/metrics`);
     } catch (e) {
       // An operator who set METRICS_PORT wants it: refuse to start. The development default just steps aside.
-      if (config.METRICS_PORT !== '') { process.stderr.write(`METRICS_PORT=${config.METRICS_PORT}: ${(e as Error).message}\n`); process.exit(78); }
+      if (config.METRICS_PORT !== '') {
+        process.stderr.write(`METRICS_PORT=${config.METRICS_PORT}: ${(e as Error).message}\n`);
+        process.exit(78);
+      }
       app.log.warn(`metrics not started on port ${metricsPort}: ${(e as Error).message}`);
     }
   }
 
   const drain = createDrain({
-    app, container, log: app.log, graceMs: config.SHUTDOWN_GRACE_MS, timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-    onDraining: () => { draining = true; },
-    afterClose: async () => { await metricsServer?.close(); },
+    app,
+    container,
+    log: app.log,
+    graceMs: config.SHUTDOWN_GRACE_MS,
+    timeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    onDraining: () => {
+      draining = true;
+    },
+    afterClose: async () => {
+      await metricsServer?.close();
+    },
   });
   process.once('SIGTERM', () => void drain.run('SIGTERM'));
   // Ctrl-C in a terminal: no load balancer to tell, so no grace period.
@@ -55,7 +69,9 @@ async function main() {
   if (https) process.on('SIGHUP', () => reloadTls(app, config.TLS_CERT_FILE, config.TLS_KEY_FILE));
 
   const address = await app.listen({ port: config.PORT, host: config.HOST });
-  app.log.info(`slipcheck is running: dashboard ${address}/ , API ${address}/api/v1 (docs ${address}/api/v1/docs), database ${config.databaseKind}`);
+  app.log.info(
+    `slipcheck is running: dashboard ${address}/ , API ${address}/api/v1 (docs ${address}/api/v1/docs), database ${config.databaseKind}`,
+  );
   // Outbox jobs (webhooks, alerts) run here unless a separate `slipcheck worker` does it (WORKER_MODE=off).
   if (config.WORKER_MODE === 'inline') container.worker.start();
 }

@@ -165,35 +165,142 @@ describe('matchName', () => {
 describe('matchReceiver', () => {
   const kbank: PayeeForMatch = { bankCode: '004', kind: 'BANK', accountNumber: '123-4-56660-9', holder: 'นาย สมชาย ใจดี', status: 'ACTIVE' };
   const gsb: PayeeForMatch = { bankCode: '030', kind: 'BANK', accountNumber: '020012345678', holder: 'สมชาย ใจดี', status: 'ACTIVE' };
-  const pp: PayeeForMatch = { bankCode: 'PROMPTPAY', kind: 'PROMPTPAY', accountNumber: '0812345678', proxyType: 'PHONE', holder: 'สมชาย ใจดี', status: 'ACTIVE' };
+  const pp: PayeeForMatch = {
+    bankCode: 'PROMPTPAY',
+    kind: 'PROMPTPAY',
+    accountNumber: '0812345678',
+    proxyType: 'PHONE',
+    holder: 'สมชาย ใจดี',
+    status: 'ACTIVE',
+  };
   const disabled: PayeeForMatch = { ...kbank, status: 'DISABLED' };
 
   type Case = [string, Parameters<typeof matchReceiver>[0], PayeeForMatch[], { result: string; payeeIndex?: number; basis: string }];
   const cases: Case[] = [
-    ['KTB-style mask, right bank', { name: 'นาย สมชาย ใ', account: 'XXX-X-XX660-9', bankCode: '004' }, [kbank], { result: 'MATCH', payeeIndex: 0, basis: 'ACCOUNT' }],
-    ['KBank-style mask, no bank stated', { name: 'x', account: 'xxx-x-x6660-x' }, [kbank], { result: 'MATCH', payeeIndex: 0, basis: 'ACCOUNT' }],
-    ['matches the second payee', { name: 'x', account: 'xxxx-xxxx-5678', bankCode: '030' }, [kbank, gsb], { result: 'MATCH', payeeIndex: 1, basis: 'ACCOUNT' }],
-    ['wrong last digit', { name: 'นาย สมชาย ใ', account: 'XXX-X-XX660-8', bankCode: '004' }, [kbank], { result: 'MISMATCH', basis: 'ACCOUNT' }],
-    ['same digits, other bank', { name: 'นาย สมชาย ใ', account: 'XXX-X-XX660-9', bankCode: '014' }, [kbank], { result: 'MISMATCH', basis: 'BANK' }],
-    ['inactive payee is ignored', { name: 'x', account: 'XXX-X-XX660-9', bankCode: '004' }, [disabled], { result: 'UNKNOWN', basis: 'NONE' }],
-    ['inactive payee index skipped', { name: 'x', account: 'xxxx-xxxx-5678', bankCode: '030' }, [disabled, gsb], { result: 'MATCH', payeeIndex: 1, basis: 'ACCOUNT' }],
+    [
+      'KTB-style mask, right bank',
+      { name: 'นาย สมชาย ใ', account: 'XXX-X-XX660-9', bankCode: '004' },
+      [kbank],
+      { result: 'MATCH', payeeIndex: 0, basis: 'ACCOUNT' },
+    ],
+    [
+      'KBank-style mask, no bank stated',
+      { name: 'x', account: 'xxx-x-x6660-x' },
+      [kbank],
+      { result: 'MATCH', payeeIndex: 0, basis: 'ACCOUNT' },
+    ],
+    [
+      'matches the second payee',
+      { name: 'x', account: 'xxxx-xxxx-5678', bankCode: '030' },
+      [kbank, gsb],
+      { result: 'MATCH', payeeIndex: 1, basis: 'ACCOUNT' },
+    ],
+    [
+      'wrong last digit',
+      { name: 'นาย สมชาย ใ', account: 'XXX-X-XX660-8', bankCode: '004' },
+      [kbank],
+      { result: 'MISMATCH', basis: 'ACCOUNT' },
+    ],
+    [
+      'same digits, other bank',
+      { name: 'นาย สมชาย ใ', account: 'XXX-X-XX660-9', bankCode: '014' },
+      [kbank],
+      { result: 'MISMATCH', basis: 'BANK' },
+    ],
+    [
+      'inactive payee is ignored',
+      { name: 'x', account: 'XXX-X-XX660-9', bankCode: '004' },
+      [disabled],
+      { result: 'UNKNOWN', basis: 'NONE' },
+    ],
+    [
+      'inactive payee index skipped',
+      { name: 'x', account: 'xxxx-xxxx-5678', bankCode: '030' },
+      [disabled, gsb],
+      { result: 'MATCH', payeeIndex: 1, basis: 'ACCOUNT' },
+    ],
     ['no payees', { name: 'x', account: 'XXX-X-XX660-9' }, [], { result: 'UNKNOWN', basis: 'NONE' }],
-    ['PromptPay phone, masked', { name: 'x', proxy: { type: 'PHONE', value: 'xxx-xxx-5678' }, bankCode: '014' }, [kbank, pp], { result: 'MATCH', payeeIndex: 1, basis: 'PROXY' }],
-    ['PromptPay phone +66', { name: 'x', proxy: { type: 'PHONE', value: '+66812345678' } }, [pp], { result: 'MATCH', payeeIndex: 0, basis: 'PROXY' }],
+    [
+      'PromptPay phone, masked',
+      { name: 'x', proxy: { type: 'PHONE', value: 'xxx-xxx-5678' }, bankCode: '014' },
+      [kbank, pp],
+      { result: 'MATCH', payeeIndex: 1, basis: 'PROXY' },
+    ],
+    [
+      'PromptPay phone +66',
+      { name: 'x', proxy: { type: 'PHONE', value: '+66812345678' } },
+      [pp],
+      { result: 'MATCH', payeeIndex: 0, basis: 'PROXY' },
+    ],
     ['PromptPay other phone', { name: 'x', proxy: { type: 'PHONE', value: 'xxx-xxx-9999' } }, [pp], { result: 'MISMATCH', basis: 'PROXY' }],
-    ['PromptPay other phone vs bank payee too', { name: 'x', proxy: { type: 'PHONE', value: 'xxx-xxx-9999' }, bankCode: '014' }, [pp, kbank], { result: 'MISMATCH', basis: 'PROXY' }],
+    [
+      'PromptPay other phone vs bank payee too',
+      { name: 'x', proxy: { type: 'PHONE', value: 'xxx-xxx-9999' }, bankCode: '014' },
+      [pp, kbank],
+      { result: 'MISMATCH', basis: 'PROXY' },
+    ],
     // a phone PromptPay linked to the KBank account: digits cannot decide for the bank payee
-    ['proxy only vs bank payee, name+bank', { name: 'นาย สมชาย ใ', proxy: { type: 'PHONE', value: 'xxx-xxx-1111' }, bankCode: '004' }, [kbank], { result: 'MATCH', payeeIndex: 0, basis: 'NAME' }],
-    ['fully masked account, name + bank', { name: 'นาย สมชาย ใจ', account: 'xxx-x-xxxxx-x', bankCode: '004' }, [kbank], { result: 'MATCH', payeeIndex: 0, basis: 'NAME' }],
-    ['fully masked account, name, no bank', { name: 'นาย สมชาย ใจ', account: 'xxx-x-xxxxx-x' }, [kbank], { result: 'UNKNOWN', basis: 'NONE' }],
-    ['fully masked account, first name only', { name: 'นาย สมชาย', account: 'xxx-x-xxxxx-x', bankCode: '004' }, [kbank], { result: 'UNKNOWN', basis: 'NONE' }],
-    ['fully masked account, other name', { name: 'นาย สมศักดิ์ ร', account: 'xxx-x-xxxxx-x', bankCode: '004' }, [kbank], { result: 'MISMATCH', basis: 'NAME' }],
-    ['English name matches Thai-less holder', { name: 'นาย สมชาย ใ', nameEn: 'MR. SOMCHAI J', account: 'xxx-x-xxxxx-x', bankCode: '004' }, [{ ...kbank, holder: 'SOMCHAI JAIDEE' }], { result: 'MATCH', payeeIndex: 0, basis: 'NAME' }],
-    ['mixed mismatch + unknown: name does not decide', { name: 'นาย สมชาย ใ', account: 'xxx-x-x7777-x', bankCode: '004' }, [kbank, pp], { result: 'UNKNOWN', basis: 'NONE' }],
-    ['company names', { name: 'บริษัท ตัวอย่าง จำกัด', nameEn: 'EXAMPLE CO., LT', account: 'xxx-x-xxxxx-x', bankCode: '004' }, [{ ...kbank, holder: 'บจก. ตัวอย่าง' }], { result: 'MATCH', payeeIndex: 0, basis: 'NAME' }],
-    ['12-digit GSB vs 10-digit payee, same tail digits, other bank', { name: 'x', account: 'xxxxxxxx6609', bankCode: '030' }, [kbank], { result: 'MISMATCH', basis: 'BANK' }],
+    [
+      'proxy only vs bank payee, name+bank',
+      { name: 'นาย สมชาย ใ', proxy: { type: 'PHONE', value: 'xxx-xxx-1111' }, bankCode: '004' },
+      [kbank],
+      { result: 'MATCH', payeeIndex: 0, basis: 'NAME' },
+    ],
+    [
+      'fully masked account, name + bank',
+      { name: 'นาย สมชาย ใจ', account: 'xxx-x-xxxxx-x', bankCode: '004' },
+      [kbank],
+      { result: 'MATCH', payeeIndex: 0, basis: 'NAME' },
+    ],
+    [
+      'fully masked account, name, no bank',
+      { name: 'นาย สมชาย ใจ', account: 'xxx-x-xxxxx-x' },
+      [kbank],
+      { result: 'UNKNOWN', basis: 'NONE' },
+    ],
+    [
+      'fully masked account, first name only',
+      { name: 'นาย สมชาย', account: 'xxx-x-xxxxx-x', bankCode: '004' },
+      [kbank],
+      { result: 'UNKNOWN', basis: 'NONE' },
+    ],
+    [
+      'fully masked account, other name',
+      { name: 'นาย สมศักดิ์ ร', account: 'xxx-x-xxxxx-x', bankCode: '004' },
+      [kbank],
+      { result: 'MISMATCH', basis: 'NAME' },
+    ],
+    [
+      'English name matches Thai-less holder',
+      { name: 'นาย สมชาย ใ', nameEn: 'MR. SOMCHAI J', account: 'xxx-x-xxxxx-x', bankCode: '004' },
+      [{ ...kbank, holder: 'SOMCHAI JAIDEE' }],
+      { result: 'MATCH', payeeIndex: 0, basis: 'NAME' },
+    ],
+    [
+      'mixed mismatch + unknown: name does not decide',
+      { name: 'นาย สมชาย ใ', account: 'xxx-x-x7777-x', bankCode: '004' },
+      [kbank, pp],
+      { result: 'UNKNOWN', basis: 'NONE' },
+    ],
+    [
+      'company names',
+      { name: 'บริษัท ตัวอย่าง จำกัด', nameEn: 'EXAMPLE CO., LT', account: 'xxx-x-xxxxx-x', bankCode: '004' },
+      [{ ...kbank, holder: 'บจก. ตัวอย่าง' }],
+      { result: 'MATCH', payeeIndex: 0, basis: 'NAME' },
+    ],
+    [
+      '12-digit GSB vs 10-digit payee, same tail digits, other bank',
+      { name: 'x', account: 'xxxxxxxx6609', bankCode: '030' },
+      [kbank],
+      { result: 'MISMATCH', basis: 'BANK' },
+    ],
     ['nothing on the slip', { name: '' }, [kbank], { result: 'UNKNOWN', basis: 'NONE' }],
-    ['hostile strings', { name: '😀'.repeat(5_000), account: 'x'.repeat(10_000), proxy: { type: 'PHONE', value: '🎉'.repeat(5_000) }, bankCode: '💥' }, [kbank, pp], { result: 'UNKNOWN', basis: 'NONE' }],
+    [
+      'hostile strings',
+      { name: '😀'.repeat(5_000), account: 'x'.repeat(10_000), proxy: { type: 'PHONE', value: '🎉'.repeat(5_000) }, bankCode: '💥' },
+      [kbank, pp],
+      { result: 'UNKNOWN', basis: 'NONE' },
+    ],
   ];
   it.each(cases)('%s', (_label, receiver, payees, want) => {
     expect(matchReceiver(receiver, payees)).toEqual(want);

@@ -48,13 +48,28 @@ function Routes() {
     document.title = titleEl?.textContent ? `${titleEl.textContent} · slipcheck` : 'slipcheck';
   });
 
-  if (loading) return <div className="boot"><Loading /></div>;
+  if (loading)
+    return (
+      <div className="boot">
+        <Loading />
+      </div>
+    );
   if (Public && (!signedIn || path === '/reset-password' || path === '/forgot-password' || path === '/accept-invite')) return <Public />;
-  if (!signedIn) return <div className="boot"><Loading /></div>;
+  if (!signedIn)
+    return (
+      <div className="boot">
+        <Loading />
+      </div>
+    );
 
   const txId = match('/transactions/:id', path);
   let screen: React.JSX.Element;
-  if (me?.user.role === 'staff' && OWNER_ONLY_PATHS.has(path)) screen = <Empty title={t('error.OWNER_ONLY')}><Link to="/">{t('nav.overview')}</Link></Empty>;
+  if (me?.user.role === 'staff' && OWNER_ONLY_PATHS.has(path))
+    screen = (
+      <Empty title={t('error.OWNER_ONLY')}>
+        <Link to="/">{t('nav.overview')}</Link>
+      </Empty>
+    );
   else if (path === '/') screen = <OverviewScreen />;
   else if (path === '/transactions') screen = <TransactionsScreen />;
   else if (txId) screen = <TransactionDetailScreen id={txId.id} />;
@@ -66,7 +81,12 @@ function Routes() {
   else if (path === '/settings') screen = <SettingsScreen />;
   else if (path === '/security') screen = <SecurityScreen />;
   else if (path === '/team') screen = <TeamScreen />;
-  else screen = <Empty title={t('common.notFound')}><Link to="/">{t('nav.overview')}</Link></Empty>;
+  else
+    screen = (
+      <Empty title={t('common.notFound')}>
+        <Link to="/">{t('nav.overview')}</Link>
+      </Empty>
+    );
   return <AppShell>{screen}</AppShell>;
 }
 

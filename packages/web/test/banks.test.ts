@@ -4,7 +4,30 @@ import { BANKS as SERVER_BANKS } from '../../server/src/modules/slip-qr/slip-qr-
 import { BANKS, bankName } from '../src/lib/banks';
 
 // docs: /work/shared/DESIGN.md "Slip QR payload" lists the codes a slip can carry.
-const DESIGN_CODES = ['002', '004', '006', '011', '014', '017', '022', '024', '025', '030', '033', '034', '035', '052', '065', '066', '067', '069', '070', '071', '073', '098'];
+const DESIGN_CODES = [
+  '002',
+  '004',
+  '006',
+  '011',
+  '014',
+  '017',
+  '022',
+  '024',
+  '025',
+  '030',
+  '033',
+  '034',
+  '035',
+  '052',
+  '065',
+  '066',
+  '067',
+  '069',
+  '070',
+  '071',
+  '073',
+  '098',
+];
 
 describe('one bank table for the server, the web app and the SDK', () => {
   it('the payee form offers every bank a slip can name, including BAAC, EXIM and SME', () => {

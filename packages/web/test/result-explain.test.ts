@@ -6,8 +6,13 @@ import { th } from '../src/i18n/th';
 import { explainError, SCREEN_ERROR_CODES } from '../src/lib/error-explain';
 import { expectedAmountOf, explainResult, KNOWN_ERROR_CODES, stripBidi, VARIANTS } from '../src/lib/result-explain';
 
-const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolean; cached?: boolean } = {}) =>
-  ({ status, errorCode, stale: false, cached: false, ...extra });
+const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolean; cached?: boolean } = {}) => ({
+  status,
+  errorCode,
+  stale: false,
+  cached: false,
+  ...extra,
+});
 const thai = /[\u0E00-\u0E7F]/;
 
 function expectBothLanguages(key: string, label: string) {
@@ -18,21 +23,26 @@ function expectBothLanguages(key: string, label: string) {
 }
 
 describe('result card wording', () => {
-  const cases = STATUSES.flatMap((s) => KNOWN_ERROR_CODES[s].flatMap((code) =>
-    [false, true].flatMap((stale) => [false, true].map((cached) => ({ s, code, stale, cached })))));
+  const cases = STATUSES.flatMap((s) =>
+    KNOWN_ERROR_CODES[s].flatMap((code) => [false, true].flatMap((stale) => [false, true].map((cached) => ({ s, code, stale, cached })))),
+  );
 
   it('lists error codes for every status', () => {
     for (const s of STATUSES) expect(KNOWN_ERROR_CODES[s].length, s).toBeGreaterThan(0);
   });
 
-  it.each(cases)('$s / $code / stale=$stale / cached=$cached has a Thai and English title, meaning and next step', ({ s, code, stale, cached }) => {
-    const ex = explainResult(rec(s, code, { stale, cached }));
-    for (const key of [ex.title, ex.body, ex.next, ...ex.notes]) expectBothLanguages(key, `${s}/${code}`);
-    if (cached) expect([ex.tone, ex.title, ex.replay]).toEqual(['warn', 'result.replay.title', true]);
-  });
+  it.each(cases)(
+    '$s / $code / stale=$stale / cached=$cached has a Thai and English title, meaning and next step',
+    ({ s, code, stale, cached }) => {
+      const ex = explainResult(rec(s, code, { stale, cached }));
+      for (const key of [ex.title, ex.body, ex.next, ...ex.notes]) expectBothLanguages(key, `${s}/${code}`);
+      if (cached) expect([ex.tone, ex.title, ex.replay]).toEqual(['warn', 'result.replay.title', true]);
+    },
+  );
 
   it('reads each meaningful case differently', () => {
-    const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean }) => explainResult(rec(s, code, extra)).variant;
+    const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean }) =>
+      explainResult(rec(s, code, extra)).variant;
     expect(v('SUCCESS', null)).toBe('genuine');
     expect(v('SUCCESS', null, { stale: true })).toBe('genuineStale');
     expect(v('RECEIVER_MISMATCH', 'RECEIVER_MISMATCH')).toBe('wrongAccount');
@@ -102,6 +112,9 @@ describe('error wording', () => {
   });
 
   it('keeps an unknown code’s server message as a detail instead of a bare code', () => {
-    expect(explainError(new ApiError(400, 'BRAND_NEW', 'Something specific'), true)).toEqual({ key: 'error.generic', fallback: 'Something specific' });
+    expect(explainError(new ApiError(400, 'BRAND_NEW', 'Something specific'), true)).toEqual({
+      key: 'error.generic',
+      fallback: 'Something specific',
+    });
   });
 });

@@ -42,7 +42,10 @@ type Handler = (c: Container, argv: string[]) => Promise<unknown>;
 const commands: Record<string, Handler> = {
   'shop create': async (c, argv) => {
     const { values } = flags(argv, { name: 'string', plan: 'string', state: 'string' });
-    return c.shops.create({ name: required(values, 'name'), planCode: values.plan as string | undefined, state: values.state as never }, OPERATOR);
+    return c.shops.create(
+      { name: required(values, 'name'), planCode: values.plan as string | undefined, state: values.state as never },
+      OPERATOR,
+    );
   },
   'shop set-plan': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string', plan: 'string' });
@@ -56,27 +59,62 @@ const commands: Record<string, Handler> = {
     const { values } = flags(argv, { shop: 'string' });
     const shop = await c.shops.get(required(values, 'shop'));
     const plan = await c.plans.get(shop.planCode);
-    return { ...shop, plan, quota: await c.quota.snapshot(shop, plan), testQuota: await c.quota.testSnapshot(shop.id), payeeAccounts: await c.payees.list(shop.id) };
+    return {
+      ...shop,
+      plan,
+      quota: await c.quota.snapshot(shop, plan),
+      testQuota: await c.quota.testSnapshot(shop.id),
+      payeeAccounts: await c.payees.list(shop.id),
+    };
   },
   // Owners know their e-mail, not their shop id: support starts from the address they write from.
   'shop find': async (c, argv) => {
     const { values } = flags(argv, { email: 'string' });
     const email = required(values, 'email').trim().toLowerCase();
-    const rows = await c.db.selectFrom('users').innerJoin('shops', 'shops.id', 'users.shop_id')
-      .select(['shops.id as shopId', 'shops.name as shopName', 'shops.plan_code as planCode', 'shops.state as state', 'users.id as userId', 'users.email as email', 'users.role as role'])
-      .where('users.email', '=', email).where('users.deleted_at', 'is', null).where('shops.deleted_at', 'is', null).execute();
+    const rows = await c.db
+      .selectFrom('users')
+      .innerJoin('shops', 'shops.id', 'users.shop_id')
+      .select([
+        'shops.id as shopId',
+        'shops.name as shopName',
+        'shops.plan_code as planCode',
+        'shops.state as state',
+        'users.id as userId',
+        'users.email as email',
+        'users.role as role',
+      ])
+      .where('users.email', '=', email)
+      .where('users.deleted_at', 'is', null)
+      .where('shops.deleted_at', 'is', null)
+      .execute();
     if (!rows.length) throw new UsageError(`No shop has a person with the e-mail ${email}.`);
     return rows;
   },
   'plan list': async (c) => c.plans.list(),
   'payee add': async (c, argv) => {
-    const { values } = flags(argv, { shop: 'string', bank: 'string', account: 'string', holder: 'string', kind: 'string', 'proxy-type': 'string', primary: 'boolean' });
+    const { values } = flags(argv, {
+      shop: 'string',
+      bank: 'string',
+      account: 'string',
+      holder: 'string',
+      kind: 'string',
+      'proxy-type': 'string',
+      primary: 'boolean',
+    });
     const shopId = required(values, 'shop');
     await c.shops.get(shopId);
-    return c.payees.add(shopId, {
-      bankCode: (values.bank as string) ?? '', accountNumber: required(values, 'account'), holder: required(values, 'holder'),
-      kind: values.kind as string | undefined, proxyType: values['proxy-type'] as string | undefined, isPrimary: !!values.primary,
-    }, OPERATOR);
+    return c.payees.add(
+      shopId,
+      {
+        bankCode: (values.bank as string) ?? '',
+        accountNumber: required(values, 'account'),
+        holder: required(values, 'holder'),
+        kind: values.kind as string | undefined,
+        proxyType: values['proxy-type'] as string | undefined,
+        isPrimary: !!values.primary,
+      },
+      OPERATOR,
+    );
   },
   'payee list': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string' });
@@ -84,7 +122,15 @@ const commands: Record<string, Handler> = {
   },
   'key create': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string', env: 'string', scopes: 'string', name: 'string' });
-    const { key, view } = await c.apiKeys.create(required(values, 'shop'), { environment: required(values, 'env') as never, scopes: values.scopes as string | undefined, name: values.name as string | undefined }, OPERATOR);
+    const { key, view } = await c.apiKeys.create(
+      required(values, 'shop'),
+      {
+        environment: required(values, 'env') as never,
+        scopes: values.scopes as string | undefined,
+        name: values.name as string | undefined,
+      },
+      OPERATOR,
+    );
     return { ...view, key, notice: 'The full key is shown only this once; store it now.' };
   },
   'key revoke': async (c, argv) => {
@@ -131,24 +177,41 @@ const commands: Record<string, Handler> = {
 export const extraCommands: Record<string, CliCommand> = {};
 // Decoding needs no database: it is the support tool for "why did this slip not read?".
 extraCommands.decode = async (argv, out) => {
-  if (!argv.length) { out.stderr('Usage: slipcheck decode FILE...'); return 2; }
+  if (!argv.length) {
+    out.stderr('Usage: slipcheck decode FILE...');
+    return 2;
+  }
   return runDecodeCommand(argv, out.stdout);
 };
 // demo prints JSON on stdout and the curl command as plain text on stderr: inside a JSON string its
 // quotes came out as \" and the pasted line answered 401.
-extraCommands.demo = async (argv, out, env) => withContainer(env, out, USAGE, async (c) => {
-  const { values } = flags(argv, { out: 'string' });
-  const demo = await runDemo(c, { out: values.out as string | undefined });
-  out.stdout(JSON.stringify(demo, null, 2));
-  out.stderr(`\nCheck the slip (paste this line into a shell):\n\n${demo.try}\n`);
-}, false);
+extraCommands.demo = async (argv, out, env) =>
+  withContainer(
+    env,
+    out,
+    USAGE,
+    async (c) => {
+      const { values } = flags(argv, { out: 'string' });
+      const demo = await runDemo(c, { out: values.out as string | undefined });
+      out.stdout(JSON.stringify(demo, null, 2));
+      out.stderr(`\nCheck the slip (paste this line into a shell):\n\n${demo.try}\n`);
+    },
+    false,
+  );
 Object.assign(extraCommands, lineCommands);
 Object.assign(extraCommands, webhookCommands);
 Object.assign(extraCommands, mailCommands);
 Object.assign(extraCommands, reportsCommands);
 
-export async function runCli(argv: string[], out: Out = { stdout: (s) => process.stdout.write(s + '\n'), stderr: (s) => process.stderr.write(s + '\n') }, env = process.env): Promise<number> {
-  if (!argv.length || argv[0] === 'help' || argv[0] === '--help') { out.stdout(USAGE); return argv.length ? 0 : 2; }
+export async function runCli(
+  argv: string[],
+  out: Out = { stdout: (s) => process.stdout.write(s + '\n'), stderr: (s) => process.stderr.write(s + '\n') },
+  env = process.env,
+): Promise<number> {
+  if (!argv.length || argv[0] === 'help' || argv[0] === '--help') {
+    out.stdout(USAGE);
+    return argv.length ? 0 : 2;
+  }
   const two = argv.slice(0, 2).join(' ');
   const name = commands[two] ? two : commands[argv[0]] ? argv[0] : null;
   if (!name) {

@@ -13,7 +13,8 @@ const DEMO_ACCOUNT = '1234566609';
  */
 export async function runDemo(c: Container, opts: { out?: string } = {}) {
   const sandbox = c.config.CHECKER_URL.split(',')[0] || `http://127.0.0.1:${c.config.SANDBOX_PORT}`;
-  if (c.config.NODE_ENV === 'production') throw new AppError('DEMO_DISABLED', 400, 'demo is for development; production has no sandbox bank');
+  if (c.config.NODE_ENV === 'production')
+    throw new AppError('DEMO_DISABLED', 400, 'demo is for development; production has no sandbox bank');
   const shop = await c.shops.create({ name: 'ร้านตัวอย่าง (demo)', planCode: 'BUSINESS' }, 'operator:cli');
   await c.payees.add(shop.id, { bankCode: '004', accountNumber: DEMO_ACCOUNT, holder: 'ร้านตัวอย่าง' }, 'operator:cli');
   const live = await c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read', name: 'demo live' }, 'operator:cli');
@@ -22,13 +23,24 @@ export async function runDemo(c: Container, opts: { out?: string } = {}) {
   let transfer: { transRef: string };
   try {
     const r = await fetch(`${sandbox}/transfers`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, signal: AbortSignal.timeout(5000),
-      body: JSON.stringify({ sendingBank: '014', amount: 120, sender: { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE', account: '4081234567' }, receiver: { name: 'ร้านตัวอย่าง', account: DEMO_ACCOUNT, bankCode: '004' } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(5000),
+      body: JSON.stringify({
+        sendingBank: '014',
+        amount: 120,
+        sender: { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE', account: '4081234567' },
+        receiver: { name: 'ร้านตัวอย่าง', account: DEMO_ACCOUNT, bankCode: '004' },
+      }),
     });
     if (r.status !== 201) throw new Error(`status ${r.status}`);
     transfer = (await r.json()) as { transRef: string };
   } catch (e) {
-    throw new AppError('SANDBOX_UNREACHABLE', 400, `The sandbox bank at ${sandbox} did not answer (${(e as Error).message}); start the service with \`npm start\` first`);
+    throw new AppError(
+      'SANDBOX_UNREACHABLE',
+      400,
+      `The sandbox bank at ${sandbox} did not answer (${(e as Error).message}); start the service with \`npm start\` first`,
+    );
   }
   const image = Buffer.from(await (await fetch(`${sandbox}/transfers/${transfer.transRef}/slip.png`)).arrayBuffer());
   const file = path.resolve(opts.out ?? 'demo-slip.png');
@@ -42,7 +54,8 @@ export async function runDemo(c: Container, opts: { out?: string } = {}) {
     slipFile: file,
     // Single quotes: zsh would glob the `?` of a bare URL, and a path may hold spaces.
     try: `curl -s ${shellQuote(`${base}/api/v1/verify?amount=120`)} -H ${shellQuote(`Authorization: Bearer ${live.key}`)} -H 'Content-Type: application/octet-stream' --data-binary @${shellQuote(file)}`,
-    notice: 'Keys are shown only this once. Send the same file twice to see cached=true; the sandbox renders other variants at /transfers/<transRef>/slip.jpg?variant=camera12mp.',
+    notice:
+      'Keys are shown only this once. Send the same file twice to see cached=true; the sandbox renders other variants at /transfers/<transRef>/slip.jpg?variant=camera12mp.',
   };
 }
 

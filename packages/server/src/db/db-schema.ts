@@ -1,7 +1,15 @@
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../modules/webhooks/webhook-tables.js';
 import type { LineLoginCodesTable, LineLoginsTable } from '../modules/line-login/line-login-tables.js';
 import type { DailySummariesTable } from '../modules/reports/reports-tables.js';
-import type { LineChannelsTable, LineEventsTable, LineGroupsTable, LineLinkCodesTable, LineNoticesTable, LineOwnersTable, LinePushUsageTable } from '../modules/line/line-tables.js';
+import type {
+  LineChannelsTable,
+  LineEventsTable,
+  LineGroupsTable,
+  LineLinkCodesTable,
+  LineNoticesTable,
+  LineOwnersTable,
+  LinePushUsageTable,
+} from '../modules/line/line-tables.js';
 
 /**
  * Table types for Kysely. Portable column choices (both SQLite and PostgreSQL):

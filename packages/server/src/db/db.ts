@@ -58,9 +58,19 @@ export function cachingSqliteDatabase(sqlite: SQLite.Database, max = STATEMENT_C
 
 /** SQLSTATEs of a lost or refused server connection: admin/crash shutdown, cannot connect now, too many connections. */
 const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300']);
-const NET_UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NET_UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 // pg's own messages for a connection that died or never came (they carry no code).
-const PG_UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|is not queryable|Connection ended unexpectedly/i;
+const PG_UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Connection ended unexpectedly/i;
 
 /**
  * True when an error means "the database cannot be reached right now" rather than "this query is
@@ -69,7 +79,11 @@ const PG_UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when tryi
  * Follows `cause` chains, since a wrapper may carry the driver error.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (PG_UNAVAILABLE.has(code) || code.startsWith('08') || NET_UNAVAILABLE.has(code)) return true;
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true;
@@ -79,21 +93,30 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 }
 
 export function openDatabase(opts: {
-  databaseUrl?: string; dataDir: string; poolSize?: number;
+  databaseUrl?: string;
+  dataDir: string;
+  poolSize?: number;
   /** Longest wait for a new PostgreSQL connection; past it the query fails (503) instead of hanging. */
   connectTimeoutMs?: number;
   /** Told about connections the server dropped (restart, failover, idle-kill); default: stderr. */
   onConnectionError?: (err: Error) => void;
 }): DbHandle {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000, keepAlive: true });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+      keepAlive: true,
+    });
     // A connection the server ends (pg_terminate_backend, restart, failover, a proxy's idle-kill) emits
     // 'error' on its client, and on the pool while idle; unhandled, that event ends the process. The
     // broken client is dropped by the pool (it is no longer queryable) and the next query opens a
     // fresh one, so handling means only "say so": the query that was running fails on its own.
     const onError = opts.onConnectionError ?? ((err: Error) => process.stderr.write(`database connection lost: ${err.message}\n`));
     pool.on('error', onError);
-    pool.on('connect', (client) => { client.on('error', onError); });
+    pool.on('connect', (client) => {
+      client.on('error', onError);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, caps: { kind: 'postgres', skipLocked: true }, close: () => db.destroy() };
   }

@@ -20,7 +20,8 @@ export interface ApiAuthDeps {
   verifyPerMinute: number;
 }
 
-const unauthorized = () => new AppError('UNAUTHORIZED', 401, 'Missing, invalid or revoked API key; send Authorization: Bearer sk_live_... or sk_test_...');
+const unauthorized = () =>
+  new AppError('UNAUTHORIZED', 401, 'Missing, invalid or revoked API key; send Authorization: Bearer sk_live_... or sk_test_...');
 
 async function limit(deps: ApiAuthDeps, reply: FastifyReply, key: string, max: number) {
   const d = await deps.rateLimiter.hit(key, max);
@@ -45,7 +46,8 @@ export function apiAuth(deps: ApiAuthDeps, scopes: Scope[], opts: { verify?: boo
     req.apiAuth = auth;
     await limit(deps, reply, `key:${auth.key.id}`, deps.perKeyPerMinute);
     if (auth.shop.state === 'suspended') throw new AppError('SHOP_SUSPENDED', 403, 'This shop is suspended; contact support');
-    if (!auth.plan.apiAccess) throw new AppError('PLAN_API_ACCESS_REQUIRED', 403, 'The current plan has no REST API access; upgrade to a paid plan');
+    if (!auth.plan.apiAccess)
+      throw new AppError('PLAN_API_ACCESS_REQUIRED', 403, 'The current plan has no REST API access; upgrade to a paid plan');
     const missing = scopes.filter((s) => !auth.key.scopes.includes(s));
     if (missing.length) throw new AppError('MISSING_SCOPE', 403, `API key missing scope(s): ${missing.join(', ')}`);
     if (opts.verify) await limit(deps, reply, `verify:${auth.shop.id}`, deps.verifyPerMinute);

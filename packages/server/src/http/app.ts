@@ -40,7 +40,9 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
     connectionsCheckingInterval: Math.min(1000, Math.floor(c.config.HTTP_HEADERS_TIMEOUT_MS / 4)),
   };
   const app = Fastify({
-    ...(opts.https ? { https: { cert: opts.https.cert, key: opts.https.key, minVersion: 'TLSv1.2' as const, ...timeouts } } : { http: timeouts }),
+    ...(opts.https
+      ? { https: { cert: opts.https.cert, key: opts.https.key, minVersion: 'TLSv1.2' as const, ...timeouts } }
+      : { http: timeouts }),
     requestTimeout: c.config.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeout: c.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: clientErrorHandler({ timeZone: c.config.TIME_ZONE, now: () => c.clock.now() }),
@@ -57,13 +59,27 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
 
   app.addSchema(ErrorEnvelope);
   registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
-  app.addHook('onRequest', async (req, reply) => { reply.header('X-Request-Id', req.id); });
-  if (opts.https) app.addHook('onRequest', async (_req, reply) => { reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains'); });
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+  if (opts.https)
+    app.addHook('onRequest', async (_req, reply) => {
+      reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    });
   // Route patterns (never raw URLs) keep ids and keys out of the labels; 429s also count per limit family.
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe({ method: req.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
-    if (reply.statusCode === 429) metrics.rateLimitRefusals.inc({ limit: route.includes('/verify') ? 'verify' : route.startsWith('/api/') ? 'key' : /login|auth|accept/.test(route) ? 'login' : 'dashboard' });
+    if (reply.statusCode === 429)
+      metrics.rateLimitRefusals.inc({
+        limit: route.includes('/verify')
+          ? 'verify'
+          : route.startsWith('/api/')
+            ? 'key'
+            : /login|auth|accept/.test(route)
+              ? 'login'
+              : 'dashboard',
+      });
   });
   app.addHook('onSend', async (req, reply) => quotaHeadersHook(c, req, reply));
   app.addHook('preValidation', rejectControlCharacters);
@@ -72,13 +88,20 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'slipcheck API', version: VERSION, description: 'Checks Thai bank-transfer slips for shops. See the README for the full contract.' },
+      info: {
+        title: 'slipcheck API',
+        version: VERSION,
+        description: 'Checks Thai bank-transfer slips for shops. See the README for the full contract.',
+      },
       servers: [{ url: '/' }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_... or sk_test_...' } } },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
     // The public contract only: the dashboard and LINE routes are private and documented in docs/dashboard-api.md.
-    transform: ({ schema, url }) => ({ schema: (/^\/(api\/v1|health|v1\/health)(\/|$)/.test(url) ? schema : { ...schema, hide: true }) as typeof schema, url }),
+    transform: ({ schema, url }) => ({
+      schema: (/^\/(api\/v1|health|v1\/health)(\/|$)/.test(url) ? schema : { ...schema, hide: true }) as typeof schema,
+      url,
+    }),
     // Raw image body, headers, 405/503, webhooks, health security: what route schemas cannot say.
     transformObject: (d) => ('openapiObject' in d ? enrichOpenApi(d.openapiObject as Record<string, unknown>) : d.swaggerObject) as never,
   });
@@ -86,16 +109,28 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const auth: ApiAuthDeps = {
-    apiKeys: c.apiKeys, quota: c.quota, rateLimiter: c.rateLimiter,
-    perKeyPerMinute: c.config.RATE_LIMIT_PER_KEY, verifyPerMinute: c.config.RATE_LIMIT_VERIFY_PER_SHOP,
+    apiKeys: c.apiKeys,
+    quota: c.quota,
+    rateLimiter: c.rateLimiter,
+    perKeyPerMinute: c.config.RATE_LIMIT_PER_KEY,
+    verifyPerMinute: c.config.RATE_LIMIT_VERIFY_PER_SHOP,
   };
   await app.register(healthRoutes, {
-    db: c.db, startedAt: c.startedAt, version: VERSION, draining: opts.draining,
+    db: c.db,
+    startedAt: c.startedAt,
+    version: VERSION,
+    draining: opts.draining,
     pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
   });
   await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });
   await app.register(transactionRoutes, { auth, transactions: c.transactions });
-  await app.register(verificationRoutes, { auth, verification: c.verification, maxImageBytes: c.config.MAX_IMAGE_BYTES, timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
+  await app.register(verificationRoutes, {
+    auth,
+    verification: c.verification,
+    maxImageBytes: c.config.MAX_IMAGE_BYTES,
+    timeZone: c.config.TIME_ZONE,
+    now: () => c.clock.now(),
+  });
   await app.register(lineWebhookRoutes, { line: c.line.service, db: c.db, clock: c.clock });
   await app.register(dashboardRoutes, { c });
   // Last, so every API route above stays more specific than the dashboard's SPA fallback.

@@ -1,17 +1,23 @@
 import { Type, type TSchema } from 'typebox';
 
 /** Schemas shared by routes; the OpenAPI document is generated from these, so nothing else can leak. */
-export const ErrorEnvelope = Type.Object({
-  success: Type.Literal(false),
-  error: Type.String({ description: 'HTTP status name, e.g. Forbidden' }),
-  message: Type.String(),
-  statusCode: Type.Integer(),
-  code: Type.String({ description: 'machine-readable error code, e.g. QUOTA_EXCEEDED, PLAN_API_ACCESS_REQUIRED, UNAUTHORIZED, RATE_LIMITED, VALIDATION_ERROR, NOT_FOUND' }),
-  path: Type.String(),
-  requestId: Type.String(),
-  timestamp: Type.String({ description: 'ISO 8601 with a UTC offset' }),
-  quota: Type.Optional(Type.Object({ used: Type.Integer(), limit: Type.Integer(), remaining: Type.Integer() })),
-}, { $id: 'ErrorEnvelope', additionalProperties: true });
+export const ErrorEnvelope = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.String({ description: 'HTTP status name, e.g. Forbidden' }),
+    message: Type.String(),
+    statusCode: Type.Integer(),
+    code: Type.String({
+      description:
+        'machine-readable error code, e.g. QUOTA_EXCEEDED, PLAN_API_ACCESS_REQUIRED, UNAUTHORIZED, RATE_LIMITED, VALIDATION_ERROR, NOT_FOUND',
+    }),
+    path: Type.String(),
+    requestId: Type.String(),
+    timestamp: Type.String({ description: 'ISO 8601 with a UTC offset' }),
+    quota: Type.Optional(Type.Object({ used: Type.Integer(), limit: Type.Integer(), remaining: Type.Integer() })),
+  },
+  { $id: 'ErrorEnvelope', additionalProperties: true },
+);
 
 export const QuotaSmall = Type.Object({ used: Type.Integer(), limit: Type.Integer(), remaining: Type.Integer() });
 

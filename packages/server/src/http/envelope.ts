@@ -15,7 +15,15 @@ export function isoWithOffset(date: Date, timeZone: string): string {
   return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }
 
-export function errorBody(req: FastifyRequest, statusCode: number, message: string, code: string, extra: Record<string, unknown>, timeZone: string, now: Date) {
+export function errorBody(
+  req: FastifyRequest,
+  statusCode: number,
+  message: string,
+  code: string,
+  extra: Record<string, unknown>,
+  timeZone: string,
+  now: Date,
+) {
   return {
     success: false as const,
     error: STATUS_CODES[statusCode] ?? 'Error',
@@ -47,7 +55,10 @@ export function drainBody(raw: IncomingMessage, maxBytes: number): Promise<void>
       raw.off('data', onData).off('end', done).off('error', done).off('close', done);
       resolve();
     };
-    const onData = (chunk: Buffer) => { seen += chunk.length; if (seen > maxBytes) done(); };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) done();
+    };
     raw.on('data', onData).once('end', done).once('error', done).once('close', done);
     raw.resume();
   });
@@ -61,16 +72,24 @@ export function drainBody(raw: IncomingMessage, maxBytes: number): Promise<void>
 export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) {
   return function (this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
-    const [status, code, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
-      : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'BAD_REQUEST', 'Request headers are too large'] : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
+    const [status, code, message] =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
+        : err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'BAD_REQUEST', 'Request headers are too large']
+          : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
     const res = (socket as Socket & { _httpMessage?: ServerResponse & { req?: IncomingMessage } })._httpMessage;
     // No route ran, so no request log line: this one lets an operator see slow or broken clients.
-    this?.log?.info({ code: err.code, status, path: res?.req?.url?.split('?')[0], remoteAddress: socket.remoteAddress }, 'client connection refused before a request');
+    this?.log?.info(
+      { code: err.code, status, path: res?.req?.url?.split('?')[0], remoteAddress: socket.remoteAddress },
+      'client connection refused before a request',
+    );
     if (socket.writable && !res?.headersSent) {
       const fakeReq = { url: res?.req?.url ?? '/', id: `req_${randomBytes(12).toString('hex')}` } as FastifyRequest;
       const body = JSON.stringify(errorBody(fakeReq, status, message, code, {}, opts.timeZone, opts.now()));
-      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${fakeReq.id}\r\nConnection: close\r\n\r\n${body}`);
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${fakeReq.id}\r\nConnection: close\r\n\r\n${body}`,
+      );
     }
     socket.destroy();
   };
@@ -78,14 +97,25 @@ export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) 
 
 /** Maps every failure to the spec's envelope; a 5xx never shows an internal message. */
 export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string; now: () => Date }) {
-  const send = (req: FastifyRequest, reply: FastifyReply, status: number, message: string, code: string, extra: Record<string, unknown> = {}) =>
-    reply.status(status).type('application/json; charset=utf-8').send(errorBody(req, status, message, code, extra, opts.timeZone, opts.now()));
+  const send = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    message: string,
+    code: string,
+    extra: Record<string, unknown> = {},
+  ) =>
+    reply
+      .status(status)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(req, status, message, code, extra, opts.timeZone, opts.now()));
 
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
     if (err instanceof AppError) {
       if (err.statusCode >= 500) req.log.error({ err }, 'app error');
       // A 5xx never carries an internal message; 503 says the one thing the client should do.
-      const message = err.statusCode === 503 ? 'The service is busy; retry in a moment' : err.statusCode >= 500 ? 'Internal server error' : err.message;
+      const message =
+        err.statusCode === 503 ? 'The service is busy; retry in a moment' : err.statusCode >= 500 ? 'Internal server error' : err.message;
       if (err.statusCode === 503) reply.header('Retry-After', '1');
       return send(req, reply, err.statusCode, message, err.code, err.statusCode >= 500 ? {} : err.extra);
     }
@@ -93,8 +123,16 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
     if (fe.validation) {
       const first = fe.validation[0];
       const where = fe.validationContext ?? 'request';
-      const field = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : (first?.params as { missingProperty?: string })?.missingProperty ?? '';
-      return send(req, reply, 400, `Invalid ${where}${field ? ` field "${field}"` : ''}: ${first?.message ?? 'bad value'}`, 'VALIDATION_ERROR');
+      const field = first?.instancePath
+        ? first.instancePath.replace(/^\//, '').replace(/\//g, '.')
+        : ((first?.params as { missingProperty?: string })?.missingProperty ?? '');
+      return send(
+        req,
+        reply,
+        400,
+        `Invalid ${where}${field ? ` field "${field}"` : ''}: ${first?.message ?? 'bad value'}`,
+        'VALIDATION_ERROR',
+      );
     }
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
     // The database is down, restarting or failing over (or SQLite is held by another writer): nothing

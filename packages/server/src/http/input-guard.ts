@@ -29,9 +29,14 @@ function findControl(v: unknown, path: string, depth = 0): string | null {
 
 /** preValidation for every route (registered once in app.ts): 400 VALIDATION_ERROR, before any handler reads or writes. */
 export const rejectControlCharacters: preValidationAsyncHookHandler = async (req: FastifyRequest) => {
-  for (const [where, value] of [['params', req.params], ['querystring', req.query], ['body', req.body]] as const) {
+  for (const [where, value] of [
+    ['params', req.params],
+    ['querystring', req.query],
+    ['body', req.body],
+  ] as const) {
     const hit = findControl(value, '');
-    if (hit !== null) throw new AppError('VALIDATION_ERROR', 400, `Invalid ${where}${hit ? ` field "${hit}"` : ''}: control characters are not allowed`);
+    if (hit !== null)
+      throw new AppError('VALIDATION_ERROR', 400, `Invalid ${where}${hit ? ` field "${hit}"` : ''}: control characters are not allowed`);
   }
 };
 
@@ -48,11 +53,19 @@ export const SINGLE_LINE_PATTERN = '^[^\\u0000-\\u001F\\u007F\\u202A-\\u202E\\u2
  */
 const DECIMAL = /^-?\d{1,16}(\.\d{1,16})?$/;
 
-interface SchemaLike { type?: unknown; properties?: Record<string, SchemaLike>; anyOf?: SchemaLike[]; oneOf?: SchemaLike[] }
+interface SchemaLike {
+  type?: unknown;
+  properties?: Record<string, SchemaLike>;
+  anyOf?: SchemaLike[];
+  oneOf?: SchemaLike[];
+}
 
 const isNumeric = (s: SchemaLike | undefined): boolean =>
-  !!s && (s.type === 'integer' || s.type === 'number' || (Array.isArray(s.type) && s.type.some((t) => t === 'integer' || t === 'number'))
-    || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(isNumeric));
+  !!s &&
+  (s.type === 'integer' ||
+    s.type === 'number' ||
+    (Array.isArray(s.type) && s.type.some((t) => t === 'integer' || t === 'number')) ||
+    [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(isNumeric));
 
 /** Numeric property names of each querystring schema, computed once per schema object. */
 const numericNames = new WeakMap<object, string[]>();
@@ -77,7 +90,11 @@ export const rejectNonDecimalNumbers: preValidationAsyncHookHandler = async (req
     if (!Object.prototype.hasOwnProperty.call(query, name)) continue;
     const v = query[name];
     if (typeof v !== 'string' || !DECIMAL.test(v)) {
-      throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": write a finite decimal number in digits (for example 50 or 120.50)`);
+      throw new AppError(
+        'VALIDATION_ERROR',
+        400,
+        `Invalid querystring field "${name}": write a finite decimal number in digits (for example 50 or 120.50)`,
+      );
     }
   }
 };

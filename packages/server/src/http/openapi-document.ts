@@ -13,7 +13,11 @@ const int = { type: 'integer' };
 const header = (description: string, schema: Json = { type: 'string' }, required = false) => ({ description, required, schema });
 
 export const RESPONSE_HEADERS = {
-  'X-Request-Id': header('Id of this request (yours when you sent a sane X-Request-Id, else req_...); quote it to support', { type: 'string' }, true),
+  'X-Request-Id': header(
+    'Id of this request (yours when you sent a sane X-Request-Id, else req_...); quote it to support',
+    { type: 'string' },
+    true,
+  ),
   'X-Service-Quota-Limit': header('Verifications in this monthly period (answers to a valid API key)', int),
   'X-Service-Quota-Used': header('Verifications used this period', int),
   'X-Service-Quota-Remaining': header('Verifications left this period', int),
@@ -23,14 +27,24 @@ const RETRY_AFTER = header('Seconds to wait before retrying', int, true);
 const ALLOW = header('The methods this path serves, e.g. "GET" or "POST"', { type: 'string' }, true);
 
 const errorRef = { $ref: '#/components/schemas/ErrorEnvelope' };
-const errorResponse = (description: string, extra: Json = {}) => ({ description, content: { 'application/json': { schema: errorRef } }, headers: { ...extra } });
+const errorResponse = (description: string, extra: Json = {}) => ({
+  description,
+  content: { 'application/json': { schema: errorRef } },
+  headers: { ...extra },
+});
 
 const STANDARD_DESCRIPTIONS: Record<string, string> = {
-  200: 'OK', 400: 'Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...)', 401: 'Missing, unknown or revoked API key',
-  402: 'Quota used up (QUOTA_EXCEEDED / TEST_QUOTA_EXCEEDED); the body carries quota', 403: 'The key lacks the scope, or the plan has no API access',
-  404: 'Unknown id (another shop\'s id answers the same)', 405: 'This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does',
-  413: 'The image is larger than MAX_IMAGE_BYTES (PAYLOAD_TOO_LARGE)', 422: 'The shop has no payee account (NO_PAYEE_CONFIGURED)',
-  429: 'Rate limited (RATE_LIMITED); wait Retry-After seconds', 503: 'Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds',
+  200: 'OK',
+  400: 'Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...)',
+  401: 'Missing, unknown or revoked API key',
+  402: 'Quota used up (QUOTA_EXCEEDED / TEST_QUOTA_EXCEEDED); the body carries quota',
+  403: 'The key lacks the scope, or the plan has no API access',
+  404: "Unknown id (another shop's id answers the same)",
+  405: 'This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does',
+  413: 'The image is larger than MAX_IMAGE_BYTES (PAYLOAD_TOO_LARGE)',
+  422: 'The shop has no payee account (NO_PAYEE_CONFIGURED)',
+  429: 'Rate limited (RATE_LIMITED); wait Retry-After seconds',
+  503: 'Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds',
 };
 
 const nullable = (type: string, extra: Json = {}) => ({ type: [type, 'null'], ...extra });
@@ -75,12 +89,25 @@ function webhookOperation(kind: string, when: string): Json {
       summary: `${kind}: ${when}`,
       description: SIGNATURE_HOWTO,
       parameters: [
-        { in: 'header', name: 'X-Service-Signature', required: true, schema: { type: 'string', pattern: '^t=\\d+(,v\\d+=[0-9a-f]+)+$' }, example: 't=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd' },
+        {
+          in: 'header',
+          name: 'X-Service-Signature',
+          required: true,
+          schema: { type: 'string', pattern: '^t=\\d+(,v\\d+=[0-9a-f]+)+$' },
+          example: 't=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd',
+        },
         { in: 'header', name: 'X-Service-Event', required: true, schema: { type: 'string', enum: [kind] } },
         { in: 'header', name: 'X-Service-Delivery-Id', required: true, schema: { type: 'string' } },
         { in: 'header', name: 'X-Service-Attempt', required: true, schema: { type: 'integer', minimum: 1 } },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/WebhookEvent' }, { properties: { event: { const: kind } } }] } } } },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { allOf: [{ $ref: '#/components/schemas/WebhookEvent' }, { properties: { event: { const: kind } } }] },
+          },
+        },
+      },
       responses: { '2XX': { description: 'Received; anything else (or no answer within the timeout) is retried' } },
       security: [],
     },
@@ -93,7 +120,16 @@ export function enrichOpenApi(doc: Json): Json {
   doc.components.schemas.WebhookEvent = WEBHOOK_EVENT_SCHEMA;
   doc.components.headers = { ...RESPONSE_HEADERS, 'Retry-After': RETRY_AFTER, Allow: ALLOW };
   const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
-  const commonHeaders = (api: boolean) => ({ 'X-Request-Id': ref('X-Request-Id'), ...(api ? Object.fromEntries(Object.keys(RESPONSE_HEADERS).filter((h) => h !== 'X-Request-Id').map((h) => [h, ref(h)])) : {}) });
+  const commonHeaders = (api: boolean) => ({
+    'X-Request-Id': ref('X-Request-Id'),
+    ...(api
+      ? Object.fromEntries(
+          Object.keys(RESPONSE_HEADERS)
+            .filter((h) => h !== 'X-Request-Id')
+            .map((h) => [h, ref(h)]),
+        )
+      : {}),
+  });
 
   for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
     const api = path.startsWith('/api/v1/');
@@ -104,7 +140,8 @@ export function enrichOpenApi(doc: Json): Json {
       op.responses['503'] ??= errorResponse(STANDARD_DESCRIPTIONS[503]!);
       for (const [status, res] of Object.entries<Json>(op.responses)) {
         if (res.$ref) continue;
-        if (!res.description || res.description === 'Default Response') res.description = STANDARD_DESCRIPTIONS[status] ?? res.description ?? 'Answer';
+        if (!res.description || res.description === 'Default Response')
+          res.description = STANDARD_DESCRIPTIONS[status] ?? res.description ?? 'Answer';
         res.headers = { ...commonHeaders(api), ...(res.headers ?? {}) };
         if (status === '429' || status === '503') res.headers['Retry-After'] = ref('Retry-After');
         if (status === '405') res.headers.Allow = ref('Allow');
@@ -119,7 +156,11 @@ export function enrichOpenApi(doc: Json): Json {
     verify.requestBody = {
       required: true,
       description: 'The slip image as the raw request body (JPEG or PNG bytes; not JSON, multipart or base64), at most MAX_IMAGE_BYTES.',
-      content: { 'application/octet-stream': binary('application/octet-stream'), 'image/jpeg': binary('image/jpeg'), 'image/png': binary('image/png') },
+      content: {
+        'application/octet-stream': binary('application/octet-stream'),
+        'image/jpeg': binary('image/jpeg'),
+        'image/png': binary('image/png'),
+      },
     };
   }
 

@@ -5,7 +5,8 @@ import { pino, type DestinationStream, type Logger } from 'pino';
  * `/accept-invite?token=…`), LINE Login's `code`/`state`, and the usual suspects. Their values never
  * reach a log line; the name stays so an operator still sees which page was opened.
  */
-const SECRET_PARAMS = /([?&;](?:token|code|state|access_token|refresh_token|id_token|key|api_key|apikey|secret|password|signature|sig|otp)=)[^&#;\s"]*/gi;
+const SECRET_PARAMS =
+  /([?&;](?:token|code|state|access_token|refresh_token|id_token|key|api_key|apikey|secret|password|signature|sig|otp)=)[^&#;\s"]*/gi;
 
 export function redactUrl(s: string): string {
   return s.replace(SECRET_PARAMS, '$1[REDACTED]');
@@ -29,19 +30,26 @@ function scrub(v: unknown, depth = 0): unknown {
  * string field or message, e.g. a 404 naming the path it could not route.
  */
 export function createServiceLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({
-    level,
-    redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-line-signature"]'],
-    serializers: {
-      req: (req: { method?: string; url?: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }) => ({
-        method: req.method, url: redactUrl(String(req.url ?? '')), hostname: req.hostname, remoteAddress: req.ip, remotePort: req.socket?.remotePort,
-      }),
-    },
-    formatters: { log: (obj) => scrub(obj) as Record<string, unknown> },
-    hooks: {
-      logMethod(args, method) {
-        method.apply(this, args.map((a) => (typeof a === 'string' ? redactUrl(a) : a)) as Parameters<typeof method>);
+  return pino(
+    {
+      level,
+      redact: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-line-signature"]'],
+      serializers: {
+        req: (req: { method?: string; url?: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+          method: req.method,
+          url: redactUrl(String(req.url ?? '')),
+          hostname: req.hostname,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
+      formatters: { log: (obj) => scrub(obj) as Record<string, unknown> },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? redactUrl(a) : a)) as Parameters<typeof method>);
+        },
       },
     },
-  }, destination);
+    destination,
+  );
 }

@@ -9,14 +9,16 @@ export const WEB_DIST_DIR = fileURLToPath(new URL('../../../web/dist/', import.m
 
 // The dashboard needs nothing from other origins (no CDN, no external fonts), so the policy is strict.
 const HTML_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
+  'Content-Security-Policy':
+    "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'",
   'Referrer-Policy': 'no-referrer', // reset links carry a token in the query string
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Cache-Control': 'no-cache',
 };
 
-const MINIAPP_CSP = "default-src 'self'; img-src 'self' blob: data: https://*.line-scdn.net; style-src 'self'; script-src 'self'; connect-src 'self' https://*.line.me https://*.line-scdn.net; frame-src https://*.line.me; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+const MINIAPP_CSP =
+  "default-src 'self'; img-src 'self' blob: data: https://*.line-scdn.net; style-src 'self'; script-src 'self'; connect-src 'self' https://*.line.me https://*.line-scdn.net; frame-src https://*.line.me; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
 /**
  * Serves the built dashboard at `/` and answers every other non-API GET with index.html, so deep

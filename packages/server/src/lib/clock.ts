@@ -8,7 +8,11 @@ export function fixedClock(start: Date | string): Clock & { set(d: Date | string
   let current = new Date(start);
   return {
     now: () => new Date(current),
-    set: (d) => { current = new Date(d); },
-    advance: (ms) => { current = new Date(current.getTime() + ms); },
+    set: (d) => {
+      current = new Date(d);
+    },
+    advance: (ms) => {
+      current = new Date(current.getTime() + ms);
+    },
   };
 }

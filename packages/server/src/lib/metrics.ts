@@ -15,89 +15,151 @@ collectDefaultMetrics({ register: registry, prefix: 'slipcheck_' });
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20];
 
-export interface DecoderStatsSource { (): { threads: number; busy: number; queued: number } | null }
-export interface OutboxStatsSource { (): Promise<{ depth: number; oldestAgeSeconds: number }> }
+export interface DecoderStatsSource {
+  (): { threads: number; busy: number; queued: number } | null;
+}
+export interface OutboxStatsSource {
+  (): Promise<{ depth: number; oldestAgeSeconds: number }>;
+}
 
 const decoderSources = new Set<DecoderStatsSource>();
 const outboxSources = new Set<OutboxStatsSource>();
 
 function decoderSnapshot() {
-  let threads = 0, busy = 0, queued = 0;
+  let threads = 0,
+    busy = 0,
+    queued = 0;
   for (const s of decoderSources) {
     const v = s();
-    if (v) { threads += v.threads; busy += v.busy; queued += v.queued; }
+    if (v) {
+      threads += v.threads;
+      busy += v.busy;
+      queued += v.queued;
+    }
   }
   return { threads, busy, queued };
 }
 
 async function outboxSnapshot() {
   // Several containers in one process (tests) read the same table: take the largest, not the sum.
-  let depth = 0, oldestAgeSeconds = 0;
+  let depth = 0,
+    oldestAgeSeconds = 0;
   for (const s of outboxSources) {
     const v = await s().catch(() => null);
-    if (v) { depth = Math.max(depth, v.depth); oldestAgeSeconds = Math.max(oldestAgeSeconds, v.oldestAgeSeconds); }
+    if (v) {
+      depth = Math.max(depth, v.depth);
+      oldestAgeSeconds = Math.max(oldestAgeSeconds, v.oldestAgeSeconds);
+    }
   }
   return { depth, oldestAgeSeconds };
 }
 
 export const metrics = {
   httpDuration: new Histogram({
-    name: 'slipcheck_http_request_duration_seconds', help: 'HTTP request duration by route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const, buckets: SECONDS, registers: [registry],
+    name: 'slipcheck_http_request_duration_seconds',
+    help: 'HTTP request duration by route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: SECONDS,
+    registers: [registry],
   }),
   verifyOutcomes: new Counter({
-    name: 'slipcheck_verify_outcomes_total', help: 'Verifications recorded, by result status, source (api, line, dashboard) and environment (live, test)',
-    labelNames: ['status', 'source', 'environment'] as const, registers: [registry],
+    name: 'slipcheck_verify_outcomes_total',
+    help: 'Verifications recorded, by result status, source (api, line, dashboard) and environment (live, test)',
+    labelNames: ['status', 'source', 'environment'] as const,
+    registers: [registry],
   }),
   stageDuration: new Histogram({
-    name: 'slipcheck_verify_stage_duration_seconds', help: 'Time spent per verification stage: decode, checker, database',
-    labelNames: ['stage'] as const, buckets: SECONDS, registers: [registry],
+    name: 'slipcheck_verify_stage_duration_seconds',
+    help: 'Time spent per verification stage: decode, checker, database',
+    labelNames: ['stage'] as const,
+    buckets: SECONDS,
+    registers: [registry],
   }),
   checkerCalls: new Counter({
-    name: 'slipcheck_checker_calls_total', help: 'Calls to a checker upstream by outcome (ok, not_found, pending, failure, skipped) and circuit breaker state',
-    labelNames: ['upstream', 'outcome', 'breaker'] as const, registers: [registry],
+    name: 'slipcheck_checker_calls_total',
+    help: 'Calls to a checker upstream by outcome (ok, not_found, pending, failure, skipped) and circuit breaker state',
+    labelNames: ['upstream', 'outcome', 'breaker'] as const,
+    registers: [registry],
   }),
   decoderRejected: new Counter({
-    name: 'slipcheck_decoder_rejected_total', help: 'Decodes refused because the decoder queue was full (answered 503 DECODER_BUSY)', registers: [registry],
+    name: 'slipcheck_decoder_rejected_total',
+    help: 'Decodes refused because the decoder queue was full (answered 503 DECODER_BUSY)',
+    registers: [registry],
   }),
   webhookDeliveries: new Counter({
-    name: 'slipcheck_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',
-    labelNames: ['outcome'] as const, registers: [registry],
+    name: 'slipcheck_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
   }),
   lineDeliveries: new Counter({
-    name: 'slipcheck_line_deliveries_total', help: 'Messages sent to the LINE platform by kind (reply, push) and outcome (ok, failed)',
-    labelNames: ['kind', 'outcome'] as const, registers: [registry],
+    name: 'slipcheck_line_deliveries_total',
+    help: 'Messages sent to the LINE platform by kind (reply, push) and outcome (ok, failed)',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
   }),
   rateLimitRefusals: new Counter({
-    name: 'slipcheck_rate_limit_refusals_total', help: 'Requests refused with 429 by limit (key, verify, dashboard, login)',
-    labelNames: ['limit'] as const, registers: [registry],
+    name: 'slipcheck_rate_limit_refusals_total',
+    help: 'Requests refused with 429 by limit (key, verify, dashboard, login)',
+    labelNames: ['limit'] as const,
+    registers: [registry],
   }),
 };
 
 new Gauge({
-  name: 'slipcheck_decoder_threads', help: 'Decoder worker threads', registers: [registry],
-  collect() { this.set(decoderSnapshot().threads); },
+  name: 'slipcheck_decoder_threads',
+  help: 'Decoder worker threads',
+  registers: [registry],
+  collect() {
+    this.set(decoderSnapshot().threads);
+  },
 });
 new Gauge({
-  name: 'slipcheck_decoder_busy', help: 'Decoder worker threads decoding now', registers: [registry],
-  collect() { this.set(decoderSnapshot().busy); },
+  name: 'slipcheck_decoder_busy',
+  help: 'Decoder worker threads decoding now',
+  registers: [registry],
+  collect() {
+    this.set(decoderSnapshot().busy);
+  },
 });
 new Gauge({
-  name: 'slipcheck_decoder_queued', help: 'Decodes waiting for a free worker thread', registers: [registry],
-  collect() { this.set(decoderSnapshot().queued); },
+  name: 'slipcheck_decoder_queued',
+  help: 'Decodes waiting for a free worker thread',
+  registers: [registry],
+  collect() {
+    this.set(decoderSnapshot().queued);
+  },
 });
 new Gauge({
-  name: 'slipcheck_outbox_depth', help: 'Outbox jobs pending (webhooks, LINE, alerts)', registers: [registry],
-  async collect() { this.set((await outboxSnapshot()).depth); },
+  name: 'slipcheck_outbox_depth',
+  help: 'Outbox jobs pending (webhooks, LINE, alerts)',
+  registers: [registry],
+  async collect() {
+    this.set((await outboxSnapshot()).depth);
+  },
 });
 new Gauge({
-  name: 'slipcheck_outbox_oldest_age_seconds', help: 'Age of the oldest due outbox job (0 when none is due)', registers: [registry],
-  async collect() { this.set((await outboxSnapshot()).oldestAgeSeconds); },
+  name: 'slipcheck_outbox_oldest_age_seconds',
+  help: 'Age of the oldest due outbox job (0 when none is due)',
+  registers: [registry],
+  async collect() {
+    this.set((await outboxSnapshot()).oldestAgeSeconds);
+  },
 });
 
 /** Registers a scrape-time source; returns its removal (called when the container closes). */
-export function addDecoderSource(s: DecoderStatsSource): () => void { decoderSources.add(s); return () => { decoderSources.delete(s); }; }
-export function addOutboxSource(s: OutboxStatsSource): () => void { outboxSources.add(s); return () => { outboxSources.delete(s); }; }
+export function addDecoderSource(s: DecoderStatsSource): () => void {
+  decoderSources.add(s);
+  return () => {
+    decoderSources.delete(s);
+  };
+}
+export function addOutboxSource(s: OutboxStatsSource): () => void {
+  outboxSources.add(s);
+  return () => {
+    outboxSources.delete(s);
+  };
+}
 
 /** Seconds since `startNs` (from process.hrtime.bigint()). */
 export const secondsSince = (startNs: bigint) => Number(process.hrtime.bigint() - startNs) / 1e9;
@@ -106,7 +168,10 @@ export const secondsSince = (startNs: bigint) => Number(process.hrtime.bigint() 
  * The metrics listener: its own port on HOST, never the public one (scrapes stay inside the
  * operator's network, and the public app cannot leak them through a route).
  */
-export async function startMetricsServer(port: number, host: string): Promise<{ server: http.Server; port: number; close(): Promise<void> }> {
+export async function startMetricsServer(
+  port: number,
+  host: string,
+): Promise<{ server: http.Server; port: number; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -117,9 +182,17 @@ export async function startMetricsServer(port: number, host: string): Promise<{ 
       () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics failed\n'),
     );
   });
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, host, () => resolve()); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
   return {
-    server, port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    server,
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -12,21 +12,38 @@ export interface Period {
 const formatters = new Map<string, Intl.DateTimeFormat>();
 export function cachedFormat(key: string, make: () => Intl.DateTimeFormat): Intl.DateTimeFormat {
   let f = formatters.get(key);
-  if (!f) { f = make(); formatters.set(key, f); }
+  if (!f) {
+    f = make();
+    formatters.set(key, f);
+  }
   return f;
 }
 
 function zonedParts(date: Date, timeZone: string) {
-  const fmt = cachedFormat(`ymd:${timeZone}`, () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }));
+  const fmt = cachedFormat(
+    `ymd:${timeZone}`,
+    () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
+  );
   const parts = Object.fromEntries(fmt.formatToParts(date).map((p) => [p.type, p.value]));
   return { year: Number(parts.year), month: Number(parts.month), day: Number(parts.day) };
 }
 
 /** Offset (ms) of `timeZone` at `date`, e.g. +7h for Asia/Bangkok. */
 export function offsetMs(date: Date, timeZone: string): number {
-  const fmt = cachedFormat(`full:${timeZone}`, () => new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
-  }));
+  const fmt = cachedFormat(
+    `full:${timeZone}`,
+    () =>
+      new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      }),
+  );
   const p = Object.fromEntries(fmt.formatToParts(date).map((x) => [x.type, x.value]));
   const asUtc = Date.UTC(Number(p.year), Number(p.month) - 1, Number(p.day), Number(p.hour), Number(p.minute), Number(p.second));
   return asUtc - Math.floor(date.getTime() / 1000) * 1000;
@@ -39,7 +56,11 @@ export function periodOf(date: Date, timeZone: string): Period {
   const t = date.getTime();
   const hit = lastMonth.get(timeZone);
   if (hit && t >= hit.from && t < hit.resetsAt.getTime()) {
-    return { periodMonth: hit.periodMonth, resetsAt: hit.resetsAt, daysUntilReset: Math.max(0, Math.ceil((hit.resetsAt.getTime() - t) / 86_400_000)) };
+    return {
+      periodMonth: hit.periodMonth,
+      resetsAt: hit.resetsAt,
+      daysUntilReset: Math.max(0, Math.ceil((hit.resetsAt.getTime() - t) / 86_400_000)),
+    };
   }
   const computed = computePeriod(date, timeZone);
   lastMonth.set(timeZone, { from: t, periodMonth: computed.periodMonth, resetsAt: computed.resetsAt });

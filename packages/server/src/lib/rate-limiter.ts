@@ -21,12 +21,16 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
     async hit(key, limit, windowMs = 60_000) {
       const t = now();
       const start = t - (t % windowMs);
-      if (t > sweepAt) { // drop old windows so the map stays small
+      if (t > sweepAt) {
+        // drop old windows so the map stays small
         for (const [k, w] of windows) if (w.start < start - windowMs) windows.delete(k);
         sweepAt = t + windowMs;
       }
       let w = windows.get(key);
-      if (!w || w.start !== start) { w = { start, count: 0 }; windows.set(key, w); }
+      if (!w || w.start !== start) {
+        w = { start, count: 0 };
+        windows.set(key, w);
+      }
       w.count++;
       const retryAfterSec = Math.max(1, Math.ceil((start + windowMs - t) / 1000));
       return { allowed: w.count <= limit, retryAfterSec, remaining: Math.max(0, limit - w.count) };
@@ -41,9 +45,17 @@ export function createRedisRateLimiter(redis: Redis, now: () => number = Date.no
       const start = t - (t % windowMs);
       const k = `slipcheck:rl:${key}:${start}`;
       try {
-        const res = await redis.multi().incr(k).pexpire(k, windowMs + 1000).exec();
+        const res = await redis
+          .multi()
+          .incr(k)
+          .pexpire(k, windowMs + 1000)
+          .exec();
         const count = Number(res?.[0]?.[1] ?? 0);
-        return { allowed: count <= limit, retryAfterSec: Math.max(1, Math.ceil((start + windowMs - t) / 1000)), remaining: Math.max(0, limit - count) };
+        return {
+          allowed: count <= limit,
+          retryAfterSec: Math.max(1, Math.ceil((start + windowMs - t) / 1000)),
+          remaining: Math.max(0, limit - count),
+        };
       } catch {
         return { allowed: true, retryAfterSec: 0, remaining: limit };
       }

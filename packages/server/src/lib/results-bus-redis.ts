@@ -25,7 +25,9 @@ export function createRedisBus(redis: Redis, opts: { onError?: (e: unknown) => v
       const env = JSON.parse(raw) as { n: string; m: BusMessage };
       if (env.n === nodeId || !env.m || env.m.shopId !== channel.slice(RESULTS_CHANNEL_PREFIX.length)) return;
       void local.publish(env.m);
-    } catch (e) { onError(e); }
+    } catch (e) {
+      onError(e);
+    }
   });
 
   return {
@@ -33,7 +35,9 @@ export function createRedisBus(redis: Redis, opts: { onError?: (e: unknown) => v
       await local.publish(msg);
       try {
         await redis.publish(RESULTS_CHANNEL_PREFIX + msg.shopId, JSON.stringify({ n: nodeId, m: msg }));
-      } catch (e) { onError(e); }
+      } catch (e) {
+        onError(e);
+      }
     },
     subscribe(shopId, fn) {
       const off = local.subscribe(shopId, fn);
@@ -46,7 +50,10 @@ export function createRedisBus(redis: Redis, opts: { onError?: (e: unknown) => v
         done = true;
         off();
         const left = (counts.get(shopId) ?? 1) - 1;
-        if (left <= 0) { counts.delete(shopId); sub.unsubscribe(RESULTS_CHANNEL_PREFIX + shopId).catch(onError); } else counts.set(shopId, left);
+        if (left <= 0) {
+          counts.delete(shopId);
+          sub.unsubscribe(RESULTS_CHANNEL_PREFIX + shopId).catch(onError);
+        } else counts.set(shopId, left);
       };
     },
     /** Resolves once this node's Redis subscriptions are active (tests; SSE does not need to wait). */

@@ -21,11 +21,15 @@ export function createMemoryBus(): ResultsBus {
   const ee = new EventEmitter();
   ee.setMaxListeners(0);
   return {
-    async publish(msg) { ee.emit(msg.shopId, msg); },
+    async publish(msg) {
+      ee.emit(msg.shopId, msg);
+    },
     subscribe(shopId, fn) {
       ee.on(shopId, fn);
       return () => ee.off(shopId, fn);
     },
-    async close() { ee.removeAllListeners(); },
+    async close() {
+      ee.removeAllListeners();
+    },
   };
 }

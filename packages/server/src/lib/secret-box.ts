@@ -31,7 +31,10 @@ export interface SecretBoxOptions {
 const VERSION = 'sb1';
 const SALT = Buffer.from('slipcheck/secret-box/v1');
 
-interface DerivedKey { kid: string; key: Buffer }
+interface DerivedKey {
+  kid: string;
+  key: Buffer;
+}
 
 function derive(master: string, purpose: string): DerivedKey {
   if (!master) throw new Error('secret-box: empty master secret');

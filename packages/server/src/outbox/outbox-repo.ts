@@ -39,11 +39,23 @@ export interface OwnerAlertPayload {
 
 export async function enqueueOutbox(trx: Db, job: OutboxJob, now: Date): Promise<string> {
   const id = newId('job', now.getTime());
-  await trx.insertInto('outbox').values({
-    id, kind: job.kind, shop_id: job.shopId ?? null, payload: JSON.stringify(job.payload), status: 'pending', attempts: 0,
-    run_at: (job.runAt ?? now).toISOString(), locked_by: null, locked_until: null, last_error: null,
-    created_at: now.toISOString(), updated_at: now.toISOString(),
-  }).execute();
+  await trx
+    .insertInto('outbox')
+    .values({
+      id,
+      kind: job.kind,
+      shop_id: job.shopId ?? null,
+      payload: JSON.stringify(job.payload),
+      status: 'pending',
+      attempts: 0,
+      run_at: (job.runAt ?? now).toISOString(),
+      locked_by: null,
+      locked_until: null,
+      last_error: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    })
+    .execute();
   notifyOutbox(job.kind);
   return id;
 }

@@ -57,7 +57,10 @@ export interface JobContext {
 export type OutboxHandler = (job: OutboxJobRow, ctx: JobContext) => Promise<void>;
 
 export class LeaseLostError extends Error {
-  constructor(jobId: string) { super(`outbox job ${jobId}: lease lost to another worker`); this.name = 'LeaseLostError'; }
+  constructor(jobId: string) {
+    super(`outbox job ${jobId}: lease lost to another worker`);
+    this.name = 'LeaseLostError';
+  }
 }
 
 export interface OutboxWorkerOptions {
@@ -133,7 +136,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     if (timer && timerDue <= due) return;
     if (timer) clearTimeout(timer);
     timerDue = due;
-    timer = setTimeout(() => { timer = null; void pump(); }, ms);
+    timer = setTimeout(() => {
+      timer = null;
+      void pump();
+    }, ms);
     timer.unref();
   }
 
@@ -143,17 +149,26 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     const now = clock.now();
     const nowIso = now.toISOString();
     const token = `${workerId}#${randomBytes(6).toString('hex')}`;
-    const rows = await db.updateTable('outbox')
+    const rows = await db
+      .updateTable('outbox')
       .set((eb) => ({
-        locked_by: token, locked_until: new Date(now.getTime() + leaseMs).toISOString(), attempts: eb('attempts', '+', 1), updated_at: nowIso,
+        locked_by: token,
+        locked_until: new Date(now.getTime() + leaseMs).toISOString(),
+        attempts: eb('attempts', '+', 1),
+        updated_at: nowIso,
         // Released rows have no lease; a row still holding one was abandoned by a dead worker.
         last_error: sql<string | null>`case when locked_until is null then last_error else ${TAKEN_BACK} end`,
       }))
       .where('id', 'in', (eb) => {
-        let q = eb.selectFrom('outbox').select('id')
-          .where('status', '=', 'pending').where('run_at', '<=', nowIso).where('kind', 'in', kinds)
+        let q = eb
+          .selectFrom('outbox')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('run_at', '<=', nowIso)
+          .where('kind', 'in', kinds)
           .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', nowIso)]))
-          .orderBy('run_at').limit(limit);
+          .orderBy('run_at')
+          .limit(limit);
         if (caps.skipLocked) q = q.forUpdate().skipLocked();
         return q;
       })
@@ -162,15 +177,34 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     stats.claimed += rows.length;
     return rows.map((r) => {
       let payload: unknown = null;
-      try { payload = JSON.parse(r.payload); } catch { /* handled by the handler as a bad payload */ }
-      return Object.assign({ id: r.id, kind: r.kind, shopId: r.shop_id, payload, attempts: r.attempts, runAt: r.run_at, createdAt: r.created_at, takenBack: r.last_error === TAKEN_BACK }, { [TOKEN]: token });
+      try {
+        payload = JSON.parse(r.payload);
+      } catch {
+        /* handled by the handler as a bad payload */
+      }
+      return Object.assign(
+        {
+          id: r.id,
+          kind: r.kind,
+          shopId: r.shop_id,
+          payload,
+          attempts: r.attempts,
+          runAt: r.run_at,
+          createdAt: r.created_at,
+          takenBack: r.last_error === TAKEN_BACK,
+        },
+        { [TOKEN]: token },
+      );
     });
   }
 
   async function finish(trx: Db, job: OutboxJobRow): Promise<boolean> {
-    const r = await trx.updateTable('outbox')
+    const r = await trx
+      .updateTable('outbox')
       .set({ status: 'done', locked_by: null, locked_until: null, updated_at: clock.now().toISOString() })
-      .where('id', '=', job.id).where('locked_by', '=', tokenOf(job)).where('status', '=', 'pending')
+      .where('id', '=', job.id)
+      .where('locked_by', '=', tokenOf(job))
+      .where('status', '=', 'pending')
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
@@ -179,12 +213,19 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     const now = clock.now();
     const final = job.attempts >= maxAttempts;
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
-    await db.updateTable('outbox')
+    await db
+      .updateTable('outbox')
       .set({
-        status: final ? 'failed' : 'pending', locked_by: null, locked_until: null, last_error: message, updated_at: now.toISOString(),
+        status: final ? 'failed' : 'pending',
+        locked_by: null,
+        locked_until: null,
+        last_error: message,
+        updated_at: now.toISOString(),
         ...(final ? {} : { run_at: new Date(now.getTime() + retryDelayMs(job.attempts)).toISOString() }),
       })
-      .where('id', '=', job.id).where('locked_by', '=', tokenOf(job)).where('status', '=', 'pending')
+      .where('id', '=', job.id)
+      .where('locked_by', '=', tokenOf(job))
+      .where('status', '=', 'pending')
       .execute();
     if (final) {
       stats.failed++;
@@ -195,8 +236,13 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   /** Hands claimed jobs back (no lease): adopted follow-ups never ran (attempts back to 0); cut-off ones keep theirs. */
   async function release(jobs: OutboxJobRow[], resetAttempts = true) {
     for (const j of jobs) {
-      await db.updateTable('outbox').set({ locked_by: null, locked_until: null, ...(resetAttempts ? { attempts: 0 } : {}) })
-        .where('id', '=', j.id).where('locked_by', '=', tokenOf(j)).where('status', '=', 'pending').execute();
+      await db
+        .updateTable('outbox')
+        .set({ locked_by: null, locked_until: null, ...(resetAttempts ? { attempts: 0 } : {}) })
+        .where('id', '=', j.id)
+        .where('locked_by', '=', tokenOf(j))
+        .where('status', '=', 'pending')
+        .execute();
     }
   }
 
@@ -211,15 +257,44 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         const id = newId('job', now.getTime());
         const payload = JSON.stringify(j.payload);
         const runAt = (j.runAt ?? now).toISOString();
-        await trx.insertInto('outbox').values({
-          id, kind: j.kind, shop_id: j.shopId ?? null, payload, status: 'pending', attempts: 1, run_at: runAt,
-          locked_by: tokenOf(job), locked_until: new Date(now.getTime() + leaseMs).toISOString(), last_error: null,
-          created_at: now.toISOString(), updated_at: now.toISOString(),
-        }).execute();
-        adopted.push(Object.assign({ id, kind: j.kind, shopId: j.shopId ?? null, payload: j.payload, attempts: 1, runAt, createdAt: now.toISOString(), takenBack: false }, { [TOKEN]: tokenOf(job) }));
+        await trx
+          .insertInto('outbox')
+          .values({
+            id,
+            kind: j.kind,
+            shop_id: j.shopId ?? null,
+            payload,
+            status: 'pending',
+            attempts: 1,
+            run_at: runAt,
+            locked_by: tokenOf(job),
+            locked_until: new Date(now.getTime() + leaseMs).toISOString(),
+            last_error: null,
+            created_at: now.toISOString(),
+            updated_at: now.toISOString(),
+          })
+          .execute();
+        adopted.push(
+          Object.assign(
+            {
+              id,
+              kind: j.kind,
+              shopId: j.shopId ?? null,
+              payload: j.payload,
+              attempts: 1,
+              runAt,
+              createdAt: now.toISOString(),
+              takenBack: false,
+            },
+            { [TOKEN]: tokenOf(job) },
+          ),
+        );
         return id;
       },
-      workerId, claimToken: tokenOf(job), signal: abort.signal, now: () => clock.now(),
+      workerId,
+      claimToken: tokenOf(job),
+      signal: abort.signal,
+      now: () => clock.now(),
       async completeIn(trx) {
         if (!(await finish(trx, job))) throw new LeaseLostError(job.id);
         completed = true;
@@ -262,7 +337,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     })().finally(() => {
       clearTimeout(deadline);
       inFlight.delete(job.id);
-      if (moreWaiting && running) { moreWaiting = false; void pump(); }
+      if (moreWaiting && running) {
+        moreWaiting = false;
+        void pump();
+      }
     });
     inFlight.set(job.id, { promise, abort, job });
     return promise;
@@ -270,17 +348,26 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
 
   async function pump(): Promise<void> {
     if (!running) return;
-    if (pumping) { pumpAgain = true; return; }
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
     pumping = true;
     let sawWork = false;
     try {
       for (;;) {
         pumpAgain = false;
         const free = concurrency - inFlight.size;
-        if (free <= 0) { moreWaiting = true; break; }
+        if (free <= 0) {
+          moreWaiting = true;
+          break;
+        }
         const want = Math.min(batch, free);
         const jobs = await claim(want);
-        if (!running) { for (const j of jobs) void launch(j); break; }
+        if (!running) {
+          for (const j of jobs) void launch(j);
+          break;
+        }
         for (const j of jobs) void launch(j);
         if (jobs.length) sawWork = true;
         if (jobs.length < want && !pumpAgain) break;
@@ -313,7 +400,9 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       killed = false;
       outboxSignal.on('enqueued', onSignal);
       for (const m of [{ everyMs: 3_600_000, run: () => worker.pruneDone() }, ...(opts.maintenance ?? [])]) {
-        const t = setInterval(() => { void m.run().catch((e) => onError(e)); }, m.everyMs);
+        const t = setInterval(() => {
+          void m.run().catch((e) => onError(e));
+        }, m.everyMs);
         t.unref();
         intervals.push(t);
       }
@@ -328,20 +417,29 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       running = false;
       stopping = true;
       outboxSignal.off('enqueued', onSignal);
-      if (timer) { clearTimeout(timer); timer = null; }
+      if (timer) {
+        clearTimeout(timer);
+        timer = null;
+      }
       for (const t of intervals.splice(0)) clearInterval(t);
       if (o.abandon) {
         killed = true;
         for (const f of inFlight.values()) f.abort.abort(new Error('worker killed'));
       } else {
         const all = Promise.allSettled([...inFlight.values()].map((f) => f.promise));
-        const timeout = new Promise<void>((r) => { const t = setTimeout(r, o.timeoutMs ?? 15_000); t.unref(); });
+        const timeout = new Promise<void>((r) => {
+          const t = setTimeout(r, o.timeoutMs ?? 15_000);
+          t.unref();
+        });
         await Promise.race([all, timeout]);
         const cut = [...inFlight.values()];
         for (const f of cut) f.abort.abort(new Error('worker stopped'));
         await Promise.allSettled(cut.map((f) => f.promise));
         // Jobs cut off wrote nothing (aborted handlers stop): hand them back now rather than after the lease.
-        await release(cut.map((f) => f.job), false).catch((e) => onError(e));
+        await release(
+          cut.map((f) => f.job),
+          false,
+        ).catch((e) => onError(e));
       }
       await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
       void killed;

@@ -6,13 +6,18 @@ for (const kind of DB_KINDS) {
   describe(`dashboard auth [${kind}]`, () => {
     let h: Harness;
     let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
-    beforeAll(async () => { ({ h, clock } = await createDashHarness(kind)); });
+    beforeAll(async () => {
+      ({ h, clock } = await createDashHarness(kind));
+    });
     afterAll(async () => h.close());
 
-    const refresh = (cookie: string | null, origin: string | null = ORIGIN, ip = '10.9.9.9') => h.app.inject({
-      method: 'POST', url: '/api/dashboard/auth/refresh', remoteAddress: ip,
-      headers: { ...(cookie ? { cookie: `other=1; slipcheck_refresh=${cookie}` } : {}), ...(origin ? { origin } : {}), 'user-agent': UA },
-    });
+    const refresh = (cookie: string | null, origin: string | null = ORIGIN, ip = '10.9.9.9') =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/refresh',
+        remoteAddress: ip,
+        headers: { ...(cookie ? { cookie: `other=1; slipcheck_refresh=${cookie}` } : {}), ...(origin ? { origin } : {}), 'user-agent': UA },
+      });
 
     it('sign-up starts on TRIAL whatever card was chosen, sets a secure cookie, and mails a welcome', async () => {
       const o = await signup(h, { planCode: 'GROWTH', shopName: 'ร้านกาแฟ ดอยช้าง' });
@@ -39,7 +44,8 @@ for (const kind of DB_KINDS) {
 
     it('rejects a taken e-mail, a weak password and an unknown plan', async () => {
       const o = await signup(h);
-      const post = (payload: object) => h.app.inject({ method: 'POST', url: '/api/dashboard/auth/signup', remoteAddress: '10.1.1.1', payload });
+      const post = (payload: object) =>
+        h.app.inject({ method: 'POST', url: '/api/dashboard/auth/signup', remoteAddress: '10.1.1.1', payload });
       const taken = await post({ email: o.email.toUpperCase(), password: 'another long password', shopName: 'x', planCode: 'STARTER' });
       expect(taken.statusCode).toBe(409);
       expect(taken.json().code).toBe('EMAIL_TAKEN');
@@ -53,11 +59,23 @@ for (const kind of DB_KINDS) {
 
     it('login works, a wrong password is 401 and audited; a new device gets an e-mail notice', async () => {
       const o = await signup(h);
-      const login = (password: string, ua = UA, ip = '10.2.2.2') => h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: ip, headers: { 'user-agent': ua }, payload: { email: o.email, password } });
+      const login = (password: string, ua = UA, ip = '10.2.2.2') =>
+        h.app.inject({
+          method: 'POST',
+          url: '/api/dashboard/auth/login',
+          remoteAddress: ip,
+          headers: { 'user-agent': ua },
+          payload: { email: o.email, password },
+        });
       const bad = await login('wrong password!');
       expect(bad.statusCode).toBe(401);
       expect(bad.json().code).toBe('INVALID_CREDENTIALS');
-      const unknown = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: '10.2.2.3', payload: { email: 'nobody@example.com', password: 'whatever123' } });
+      const unknown = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        remoteAddress: '10.2.2.3',
+        payload: { email: 'nobody@example.com', password: 'whatever123' },
+      });
       expect(unknown.json().message).toBe(bad.json().message);
       const ok = await login(o.password, 'Phone/1.0', '10.2.2.2');
       expect(ok.statusCode).toBe(200);
@@ -96,7 +114,10 @@ for (const kind of DB_KINDS) {
       expect(again.statusCode).toBe(200);
       const third = cookieFrom(again)!;
       expect(third).not.toBe(second);
-      expect((await h.app.inject({ url: '/api/dashboard/me', headers: { authorization: `Bearer ${again.json().data.accessToken}` } })).statusCode).toBe(200);
+      expect(
+        (await h.app.inject({ url: '/api/dashboard/me', headers: { authorization: `Bearer ${again.json().data.accessToken}` } }))
+          .statusCode,
+      ).toBe(200);
       clock.advance(11_000);
       const reuse = await refresh(o.refresh);
       expect(reuse.statusCode).toBe(401);
@@ -107,7 +128,9 @@ for (const kind of DB_KINDS) {
         expect(after.statusCode).toBe(401);
         expect(after.json().code).toBe('REFRESH_INVALID');
       }
-      expect((await h.app.inject({ url: '/api/dashboard/me', headers: { authorization: `Bearer ${r1.json().data.accessToken}` } })).statusCode).toBe(401);
+      expect(
+        (await h.app.inject({ url: '/api/dashboard/me', headers: { authorization: `Bearer ${r1.json().data.accessToken}` } })).statusCode,
+      ).toBe(401);
       const actions = (await h.c.audit.list(o.shopId)).map((a) => a.action);
       expect(actions).toContain('session.refresh_reuse');
     });
@@ -119,17 +142,29 @@ for (const kind of DB_KINDS) {
       expect(none.json().code).toBe('ORIGIN_REJECTED');
       const evil = await refresh(o.refresh, 'https://evil.example');
       expect(evil.json().code).toBe('ORIGIN_REJECTED');
-      const out = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/logout', headers: { cookie: `slipcheck_refresh=${o.refresh}`, origin: 'https://evil.example' } });
+      const out = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/logout',
+        headers: { cookie: `slipcheck_refresh=${o.refresh}`, origin: 'https://evil.example' },
+      });
       expect(out.statusCode).toBe(403);
       // nothing was rotated by the refused calls
-      const sameHost = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/refresh', headers: { cookie: `slipcheck_refresh=${o.refresh}`, origin: 'http://app.local:8080', host: 'app.local:8080' } });
+      const sameHost = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/refresh',
+        headers: { cookie: `slipcheck_refresh=${o.refresh}`, origin: 'http://app.local:8080', host: 'app.local:8080' },
+      });
       expect(sameHost.statusCode).toBe(200);
       expect((await refresh(null)).json().code).toBe('REFRESH_INVALID');
     });
 
     it('logout ends the session and clears the cookie', async () => {
       const o = await signup(h);
-      const out = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/logout', headers: { cookie: `slipcheck_refresh=${o.refresh}`, origin: ORIGIN } });
+      const out = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/logout',
+        headers: { cookie: `slipcheck_refresh=${o.refresh}`, origin: ORIGIN },
+      });
       expect(out.statusCode).toBe(200);
       expect(String(out.headers['set-cookie'])).toMatch(/slipcheck_refresh=;.*Max-Age=0/);
       expect((await h.app.inject({ url: '/api/dashboard/me', headers: o.auth })).statusCode).toBe(401);
@@ -139,7 +174,13 @@ for (const kind of DB_KINDS) {
 
     it('login is limited to 5 per minute per account and per address, with Retry-After, and recovers', async () => {
       const o = await signup(h);
-      const login = (ip: string, email = o.email) => h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: ip, payload: { email, password: 'wrong password' } });
+      const login = (ip: string, email = o.email) =>
+        h.app.inject({
+          method: 'POST',
+          url: '/api/dashboard/auth/login',
+          remoteAddress: ip,
+          payload: { email, password: 'wrong password' },
+        });
       for (let i = 0; i < 5; i++) expect((await login(`10.3.0.${i}`)).statusCode).toBe(401);
       const limited = await login('10.3.0.99');
       expect(limited.statusCode).toBe(429);
@@ -150,28 +191,54 @@ for (const kind of DB_KINDS) {
       for (let i = 0; i < 5; i++) await login('10.4.0.1', `x${i}@example.com`);
       expect((await login('10.4.0.1', 'fresh@example.com')).statusCode).toBe(429);
       clock.advance(61_000);
-      const ok = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: '10.3.0.99', payload: { email: o.email, password: o.password } });
+      const ok = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        remoteAddress: '10.3.0.99',
+        payload: { email: o.email, password: o.password },
+      });
       expect(ok.statusCode).toBe(200);
     });
 
     it('password change keeps this session, ends the others, and needs the current password', async () => {
       const o = await signup(h);
-      const other = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: '10.5.0.1', payload: { email: o.email, password: o.password } });
+      const other = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        remoteAddress: '10.5.0.1',
+        payload: { email: o.email, password: o.password },
+      });
       const otherAuth = { authorization: `Bearer ${other.json().data.accessToken}` };
-      const wrong = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/password', headers: o.auth, payload: { currentPassword: 'nope nope nope', newPassword: 'a brand new password' } });
+      const wrong = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/password',
+        headers: o.auth,
+        payload: { currentPassword: 'nope nope nope', newPassword: 'a brand new password' },
+      });
       expect(wrong.json()).toMatchObject({ statusCode: 400, code: 'WRONG_PASSWORD' });
-      const ok = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/password', headers: o.auth, payload: { currentPassword: o.password, newPassword: 'a brand new password' } });
+      const ok = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/password',
+        headers: o.auth,
+        payload: { currentPassword: o.password, newPassword: 'a brand new password' },
+      });
       expect(ok.statusCode).toBe(200);
       expect((await h.app.inject({ url: '/api/dashboard/me', headers: o.auth })).statusCode).toBe(200);
       expect((await h.app.inject({ url: '/api/dashboard/me', headers: otherAuth })).statusCode).toBe(401);
-      const login = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: '10.5.0.2', payload: { email: o.email, password: 'a brand new password' } });
+      const login = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        remoteAddress: '10.5.0.2',
+        payload: { email: o.email, password: 'a brand new password' },
+      });
       expect(login.statusCode).toBe(200);
       expect((await h.c.audit.list(o.shopId)).map((a) => a.action)).toContain('auth.password_change');
     });
 
     it('password reset: same answer for unknown e-mails, single-use link, expiry, all sessions ended', async () => {
       const o = await signup(h);
-      const req = (email: string) => h.app.inject({ method: 'POST', url: '/api/dashboard/auth/password-reset/request', remoteAddress: '10.6.0.1', payload: { email } });
+      const req = (email: string) =>
+        h.app.inject({ method: 'POST', url: '/api/dashboard/auth/password-reset/request', remoteAddress: '10.6.0.1', payload: { email } });
       const unknown = await req('ghost@example.com');
       const known = await req(o.email);
       expect(unknown.statusCode).toBe(202);
@@ -182,7 +249,13 @@ for (const kind of DB_KINDS) {
       expect(mail.text).toContain(`${ORIGIN}/reset-password?token=`);
       const stored = await h.c.db.selectFrom('password_resets').select('token_hash').execute();
       expect(stored.some((r) => r.token_hash === token)).toBe(false);
-      const confirm = (t: string, password = 'reset to this one') => h.app.inject({ method: 'POST', url: '/api/dashboard/auth/password-reset/confirm', remoteAddress: '10.6.0.2', payload: { token: t, password } });
+      const confirm = (t: string, password = 'reset to this one') =>
+        h.app.inject({
+          method: 'POST',
+          url: '/api/dashboard/auth/password-reset/confirm',
+          remoteAddress: '10.6.0.2',
+          payload: { token: t, password },
+        });
       expect((await confirm(token)).statusCode).toBe(200);
       expect((await confirm(token)).json().code).toBe('RESET_TOKEN_INVALID');
       expect((await h.app.inject({ url: '/api/dashboard/me', headers: o.auth })).statusCode).toBe(401);

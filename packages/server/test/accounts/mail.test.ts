@@ -7,15 +7,30 @@ import { createDashHarness, signup } from '../dashboard/dash-helpers.js';
 for (const kind of DB_KINDS) {
   describe(`mail sink and owner alerts [${kind}]`, () => {
     let h: Harness;
-    beforeAll(async () => { ({ h } = await createDashHarness(kind)); });
+    beforeAll(async () => {
+      ({ h } = await createDashHarness(kind));
+    });
     afterAll(async () => h.close());
 
     it('owner.alert e-mails the owner once per job, Thai first, and honours the preferences', async () => {
       const o = await signup(h, { shopName: 'ร้านแจ้งเตือน' });
       const seen = new Set<string>();
       const run = async (payload: object) => {
-        await h.c.db.transaction().execute((trx) => enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: o.shopId, payload: { shopId: o.shopId, ...payload } }, h.c.clock.now()));
-        const jobs = await h.c.db.selectFrom('outbox').selectAll().where('kind', '=', OUTBOX_KINDS.OWNER_ALERT).where('shop_id', '=', o.shopId).execute();
+        await h.c.db
+          .transaction()
+          .execute((trx) =>
+            enqueueOutbox(
+              trx,
+              { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: o.shopId, payload: { shopId: o.shopId, ...payload } },
+              h.c.clock.now(),
+            ),
+          );
+        const jobs = await h.c.db
+          .selectFrom('outbox')
+          .selectAll()
+          .where('kind', '=', OUTBOX_KINDS.OWNER_ALERT)
+          .where('shop_id', '=', o.shopId)
+          .execute();
         const job = jobs.find((j) => !seen.has(j.id))!;
         seen.add(job.id);
         const handler = h.c.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT];
@@ -41,8 +56,19 @@ for (const kind of DB_KINDS) {
     it('`slipcheck mail list --to` shows the sink to the operator', async () => {
       const o = await signup(h);
       const lines: string[] = [];
-      const env = { NODE_ENV: 'test', DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL, LOG_LEVEL: 'silent', SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off' };
-      const code = await runCli(['mail', 'list', '--to', o.email.toUpperCase()], { stdout: (s) => lines.push(s), stderr: (s) => lines.push(s) }, env);
+      const env = {
+        NODE_ENV: 'test',
+        DATA_DIR: h.dataDir,
+        DATABASE_URL: h.config.DATABASE_URL,
+        LOG_LEVEL: 'silent',
+        SANDBOX_AUTOSTART: 'false',
+        WORKER_MODE: 'off',
+      };
+      const code = await runCli(
+        ['mail', 'list', '--to', o.email.toUpperCase()],
+        { stdout: (s) => lines.push(s), stderr: (s) => lines.push(s) },
+        env,
+      );
       expect(code).toBe(0);
       const items = JSON.parse(lines.join('\n'));
       expect(items).toHaveLength(1);

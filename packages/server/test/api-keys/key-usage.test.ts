@@ -15,18 +15,36 @@ for (const kind of DB_KINDS) {
       bank = await createSandboxBank({ port: 0 });
       h = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
     });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    afterAll(async () => {
+      await h.close();
+      await bank.close();
+    });
     const slip = async (ext: 'png' | 'jpg', transRef?: string) => {
       if (!transRef) {
-        const r = await fetch(`${bank.url}/transfers`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sendingBank: '014', amount: 50, sender: { name: 'นาย สมชาย ใจดี', account: '4081234567' }, receiver: { name: 'ร้านกาแฟ', account: '1234566609', bankCode: '004' } }) });
+        const r = await fetch(`${bank.url}/transfers`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            sendingBank: '014',
+            amount: 50,
+            sender: { name: 'นาย สมชาย ใจดี', account: '4081234567' },
+            receiver: { name: 'ร้านกาแฟ', account: '1234566609', bankCode: '004' },
+          }),
+        });
         transRef = ((await r.json()) as { transRef: string }).transRef;
       }
       return { transRef, image: Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.${ext}`)).arrayBuffer()) };
     };
 
-    const verify = (key: string, body: Buffer) => h.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, payload: body });
+    const verify = (key: string, body: Buffer) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' },
+        payload: body,
+      });
 
-    it('counts each key\'s calls by status; other keys and shops stay apart', async () => {
+    it("counts each key's calls by status; other keys and shops stay apart", async () => {
       const { shop, key, keyId } = await seedShop(h);
       const other = await h.c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read', name: 'POS 2' }, 'test');
       const elsewhere = await seedShop(h);
@@ -49,9 +67,22 @@ for (const kind of DB_KINDS) {
         // `slipcheck key list` shows it next to lastUsedAt (same data directory as the service).
         await h.c.apiKeys.flushLastUsed();
         let stdout = '';
-        const code = await runCli(['key', 'list', '--shop', shop.id], { stdout: (s) => { stdout += s; }, stderr: () => undefined }, { ...process.env, DATA_DIR: h.dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' });
+        const code = await runCli(
+          ['key', 'list', '--shop', shop.id],
+          {
+            stdout: (s) => {
+              stdout += s;
+            },
+            stderr: () => undefined,
+          },
+          { ...process.env, DATA_DIR: h.dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'silent' },
+        );
         expect(code).toBe(0);
-        const listed = JSON.parse(stdout) as Array<{ id: string; usage: { total: number; byStatus: Record<string, number> }; lastUsedAt: string | null }>;
+        const listed = JSON.parse(stdout) as Array<{
+          id: string;
+          usage: { total: number; byStatus: Record<string, number> };
+          lastUsedAt: string | null;
+        }>;
         expect(listed.find((k) => k.id === keyId)!.usage).toEqual(mine);
         expect(listed.find((k) => k.id === other.view.id)!.usage.total).toBe(1);
         expect(listed.find((k) => k.id === keyId)!.lastUsedAt).not.toBeNull();

@@ -50,7 +50,12 @@ describe('createCheckerFromConfig', () => {
   it('NOT_FOUND from the first provider is final', async () => {
     esReply = { status: 404, body: { success: false, error: { code: 'SLIP_NOT_FOUND', message: '' } } };
     const before = sb.requests.length;
-    const c = createCheckerFromConfig({ checker: 'easyslip,sandbox', checkerUrl: `${es.url},${sb.url}`, checkerKey: 'k,', timeoutMs: 2_000 });
+    const c = createCheckerFromConfig({
+      checker: 'easyslip,sandbox',
+      checkerUrl: `${es.url},${sb.url}`,
+      checkerKey: 'k,',
+      timeoutMs: 2_000,
+    });
     try {
       expect(await c.check(q)).toEqual({ kind: 'NOT_FOUND' });
       expect(sb.requests.length).toBe(before);

@@ -127,7 +127,12 @@ describe('retries', () => {
   });
 
   it('a thrown error becomes UNAVAILABLE', async () => {
-    const inner: Checker = { id: 'x', check: async () => { throw new Error('bug'); } };
+    const inner: Checker = {
+      id: 'x',
+      check: async () => {
+        throw new Error('bug');
+      },
+    };
     const c = createResilientChecker(inner, { maxAttempts: 1, breaker: false });
     expect(await c.check(q)).toMatchObject({ kind: 'UNAVAILABLE' });
   });
@@ -135,9 +140,15 @@ describe('retries', () => {
   it('stops retrying when the caller aborts', async () => {
     const ac = new AbortController();
     const inner = scripted('a', [down()]);
-    const c = createResilientChecker(inner, { maxAttempts: 5, breaker: false }, {
-      sleep: async () => { ac.abort(); },
-    });
+    const c = createResilientChecker(
+      inner,
+      { maxAttempts: 5, breaker: false },
+      {
+        sleep: async () => {
+          ac.abort();
+        },
+      },
+    );
     expect(await c.check(q, { signal: ac.signal })).toMatchObject({ kind: 'UNAVAILABLE' });
     expect(inner.calls).toBe(1);
   });
@@ -190,7 +201,16 @@ describe('circuit breaker', () => {
 
   it('successes (including NOT_FOUND and PENDING) reset the failure count', async () => {
     const { deps } = fakeTime();
-    const inner = scripted('a', [down(), down(), { kind: 'NOT_FOUND' }, down(), down(), { kind: 'PENDING', retryAfterSeconds: 1 }, down(), down()]);
+    const inner = scripted('a', [
+      down(),
+      down(),
+      { kind: 'NOT_FOUND' },
+      down(),
+      down(),
+      { kind: 'PENDING', retryAfterSeconds: 1 },
+      down(),
+      down(),
+    ]);
     const c = createResilientChecker(inner, { maxAttempts: 1, breaker: { failureThreshold: 3 } }, deps);
     for (let i = 0; i < 8; i++) await c.check(q);
     expect(c.breakerState()).toBe('CLOSED');

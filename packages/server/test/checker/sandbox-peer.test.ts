@@ -26,27 +26,34 @@ afterAll(async () => {
 
 const shop: PayeeForMatch = { bankCode: '004', kind: 'BANK', accountNumber: '123-4-56660-9', holder: 'นาย สมชาย ใจดี', status: 'ACTIVE' };
 const sender = { name: 'นาง ผู้ซื้อ ดีมาก', nameEn: 'MRS. PHUSUE DEEMAK', account: '987-6-54321-0' };
-const query = (t: { payload: string; sendingBank: string; transRef: string }) => ({ payload: t.payload, bankCode: t.sendingBank, transRef: t.transRef });
+const query = (t: { payload: string; sendingBank: string; transRef: string }) => ({
+  payload: t.payload,
+  bankCode: t.sendingBank,
+  transRef: t.transRef,
+});
 
 describe('sandbox peer over HTTP', () => {
-  it.each(['004', '006', '014', '002', '011', '025', '030', '069'])('transfer from %s into the shop account is FOUND and matches', async (from) => {
-    const t = bank.store.add({
-      sendingBank: from,
-      amount: 350.25,
-      sender,
-      receiver: { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE', account: '1234566609', bankCode: '004' },
-    });
-    const r = await checker.check(query(t));
-    expect(r.kind).toBe('FOUND');
-    if (r.kind !== 'FOUND') return;
-    expect(r.slip).toMatchObject({ transRef: t.transRef, amount: 350.25, sendingBankCode: from, receivingBankCode: '004' });
-    expect(Date.parse(r.slip.transDate)).toBe(Math.floor(t.transDate.getTime() / 1000) * 1000);
-    expect(matchReceiver(r.slip.receiver, [shop])).toEqual({ result: 'MATCH', payeeIndex: 0, basis: 'ACCOUNT' });
-    expect(matchName(r.slip.receiver.name, 'สมชาย ใจดี')).toBe('MATCH');
-    expect(matchName(r.slip.receiver.nameEn ?? '', 'Somchai Jaidee')).toBe('MATCH');
-    // one digit off in the visible window of every mask style
-    expect(matchReceiver(r.slip.receiver, [{ ...shop, accountNumber: '1234566619' }]).result).toBe('MISMATCH');
-  });
+  it.each(['004', '006', '014', '002', '011', '025', '030', '069'])(
+    'transfer from %s into the shop account is FOUND and matches',
+    async (from) => {
+      const t = bank.store.add({
+        sendingBank: from,
+        amount: 350.25,
+        sender,
+        receiver: { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE', account: '1234566609', bankCode: '004' },
+      });
+      const r = await checker.check(query(t));
+      expect(r.kind).toBe('FOUND');
+      if (r.kind !== 'FOUND') return;
+      expect(r.slip).toMatchObject({ transRef: t.transRef, amount: 350.25, sendingBankCode: from, receivingBankCode: '004' });
+      expect(Date.parse(r.slip.transDate)).toBe(Math.floor(t.transDate.getTime() / 1000) * 1000);
+      expect(matchReceiver(r.slip.receiver, [shop])).toEqual({ result: 'MATCH', payeeIndex: 0, basis: 'ACCOUNT' });
+      expect(matchName(r.slip.receiver.name, 'สมชาย ใจดี')).toBe('MATCH');
+      expect(matchName(r.slip.receiver.nameEn ?? '', 'Somchai Jaidee')).toBe('MATCH');
+      // one digit off in the visible window of every mask style
+      expect(matchReceiver(r.slip.receiver, [{ ...shop, accountNumber: '1234566619' }]).result).toBe('MISMATCH');
+    },
+  );
 
   it('PromptPay phone receiver matches a PROMPTPAY payee', async () => {
     const t = bank.store.add({
@@ -57,8 +64,16 @@ describe('sandbox peer over HTTP', () => {
     });
     const r = await checker.check(query(t));
     expect(r.kind).toBe('FOUND');
-    const pp: PayeeForMatch = { bankCode: 'PROMPTPAY', kind: 'PROMPTPAY', accountNumber: '66812345678', proxyType: 'PHONE', holder: 'สมชาย', status: 'ACTIVE' };
-    if (r.kind === 'FOUND') expect(matchReceiver(r.slip.receiver, [shop, pp])).toMatchObject({ result: 'MATCH', payeeIndex: 1, basis: 'PROXY' });
+    const pp: PayeeForMatch = {
+      bankCode: 'PROMPTPAY',
+      kind: 'PROMPTPAY',
+      accountNumber: '66812345678',
+      proxyType: 'PHONE',
+      holder: 'สมชาย',
+      status: 'ACTIVE',
+    };
+    if (r.kind === 'FOUND')
+      expect(matchReceiver(r.slip.receiver, [shop, pp])).toMatchObject({ result: 'MATCH', payeeIndex: 1, basis: 'PROXY' });
   });
 
   it('unknown transfer and forged payload are NOT_FOUND', async () => {

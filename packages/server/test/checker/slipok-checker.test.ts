@@ -14,8 +14,18 @@ const data = {
   transTime: '10:15:07',
   transTimestamp: '2020-04-01T03:15:07.000Z',
   amount: 1000,
-  sender: { displayName: 'นาย กสิกร ร', name: 'Mr. Kasikorn R', proxy: { type: null, value: null }, account: { type: 'BANKAC', value: 'xxx-x-x1234-x' } },
-  receiver: { displayName: 'นาย กรุงไทย ม', name: 'Mr. Krungthai M', proxy: { type: 'MSISDN', value: 'xxx-xxx-5678' }, account: { type: 'BANKAC', value: 'xxx-x-x9999-x' } },
+  sender: {
+    displayName: 'นาย กสิกร ร',
+    name: 'Mr. Kasikorn R',
+    proxy: { type: null, value: null },
+    account: { type: 'BANKAC', value: 'xxx-x-x1234-x' },
+  },
+  receiver: {
+    displayName: 'นาย กรุงไทย ม',
+    name: 'Mr. Krungthai M',
+    proxy: { type: 'MSISDN', value: 'xxx-xxx-5678' },
+    account: { type: 'BANKAC', value: 'xxx-x-x9999-x' },
+  },
 };
 
 let reply: Reply = { status: 200, body: { success: true, data } };
@@ -44,7 +54,12 @@ describe('SlipOK adapter', () => {
         transDate: '2020-04-01T03:15:07.000Z',
         sendingBankCode: '004',
         receivingBankCode: '006',
-        receiver: { name: 'นาย กรุงไทย ม', nameEn: 'Mr. Krungthai M', account: 'xxx-x-x9999-x', proxy: { type: 'PHONE', value: 'xxx-xxx-5678' } },
+        receiver: {
+          name: 'นาย กรุงไทย ม',
+          nameEn: 'Mr. Krungthai M',
+          account: 'xxx-x-x9999-x',
+          proxy: { type: 'PHONE', value: 'xxx-xxx-5678' },
+        },
         sender: { proxy: null },
       },
     });
@@ -57,7 +72,11 @@ describe('SlipOK adapter', () => {
   });
 
   it.each<[string, Reply, unknown]>([
-    ['1010 delayed slip', { status: 400, body: { code: 1010, message: 'wait', data: { delay: 3 } } }, { kind: 'PENDING', retryAfterSeconds: 180 }],
+    [
+      '1010 delayed slip',
+      { status: 400, body: { code: 1010, message: 'wait', data: { delay: 3 } } },
+      { kind: 'PENDING', retryAfterSeconds: 180 },
+    ],
     ['1011 no such transaction', { status: 400, body: { code: 1011, message: 'x' } }, { kind: 'NOT_FOUND' }],
     ['1008 not a slip QR', { status: 400, body: { code: 1008, message: 'x' } }, { kind: 'NOT_FOUND' }],
     ['1012 repeated slip still carries the data', { status: 400, body: { code: 1012, message: 'dup', data } }, { kind: 'FOUND' }],

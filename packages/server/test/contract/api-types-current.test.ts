@@ -8,7 +8,10 @@ describe('generated API types (one source for the contract)', () => {
     const fresh = await generateApiTypes(doc);
     expect(fs.readFileSync(SDK_TYPES_FILE, 'utf8')).toBe(fresh);
     // The drift this replaced: an INVALID answer carries null transRef/amount, and the type says so.
-    const record = fresh.slice(fresh.indexOf('        TransactionRecord: {'), fresh.indexOf('\n        };', fresh.indexOf('        TransactionRecord: {')));
+    const record = fresh.slice(
+      fresh.indexOf('        TransactionRecord: {'),
+      fresh.indexOf('\n        };', fresh.indexOf('        TransactionRecord: {')),
+    );
     expect(record).toContain('amount: number | null;');
     expect(record).toContain('transRef: string | null;');
   }, 60_000);

@@ -13,7 +13,11 @@ import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 
-interface Answer { status: number; headers: Headers; body: unknown }
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
 
 function contract(doc: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -22,7 +26,13 @@ function contract(doc: Json) {
   // Local refs (#/components/...) resolve inside one schema holding the document's components.
   ajv.addSchema({ $id: 'openapi', components: doc.components });
   const rebase = (s: unknown): unknown => JSON.parse(JSON.stringify(s).replaceAll('"#/components/', '"openapi#/components/'));
-  const deref = (o: Json): Json => (o?.$ref ? (o.$ref as string).replace('#/', '').split('/').reduce((a: Json, k) => a[k], doc) : o);
+  const deref = (o: Json): Json =>
+    o?.$ref
+      ? (o.$ref as string)
+          .replace('#/', '')
+          .split('/')
+          .reduce((a: Json, k) => a[k], doc)
+      : o;
   const seen = new Set<string>();
 
   return {
@@ -62,13 +72,27 @@ describe('OpenAPI contract: real answers of every public route', () => {
     bank = await createSandboxBank({ port: 0 });
     h = await createHarness('sqlite', { CHECKER_URL: bank.url, DECODE_THREADS: '1', MAX_IMAGE_BYTES: '400000' });
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
-    limited = await createHarness('sqlite', { CHECKER_URL: bank.url, DECODE_THREADS: '1', RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_VERIFY_PER_SHOP: '1' });
+    limited = await createHarness('sqlite', {
+      CHECKER_URL: bank.url,
+      DECODE_THREADS: '1',
+      RATE_LIMIT_PER_KEY: '2',
+      RATE_LIMIT_VERIFY_PER_SHOP: '1',
+    });
     limitedBase = await limited.app.listen({ port: 0, host: '127.0.0.1' });
     c = contract((await h.app.inject({ url: '/api/v1/openapi.json' })).json());
   }, 60_000);
-  afterAll(async () => { await h?.close(); await limited?.close(); await bank?.close(); });
+  afterAll(async () => {
+    await h?.close();
+    await limited?.close();
+    await bank?.close();
+  });
 
-  const call = async (b: string, method: string, url: string, init: { key?: string; body?: Buffer; type?: string } = {}): Promise<Answer> => {
+  const call = async (
+    b: string,
+    method: string,
+    url: string,
+    init: { key?: string; body?: Buffer; type?: string } = {},
+  ): Promise<Answer> => {
     const headers: Record<string, string> = {};
     if (init.key) headers.authorization = `Bearer ${init.key}`;
     if (init.type) headers['content-type'] = init.type;
@@ -78,8 +102,14 @@ describe('OpenAPI contract: real answers of every public route', () => {
   };
   const slip = async (amount: number) => {
     const r = await fetch(`${bank.url}/transfers`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ sendingBank: '014', amount, sender: { name: 'นาย สมชาย ใจดี', account: '4081234567' }, receiver: { name: 'ร้านกาแฟ', account: '1234566609', bankCode: '004' } }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sendingBank: '014',
+        amount,
+        sender: { name: 'นาย สมชาย ใจดี', account: '4081234567' },
+        receiver: { name: 'ร้านกาแฟ', account: '1234566609', bankCode: '004' },
+      }),
     });
     const { transRef } = (await r.json()) as { transRef: string };
     return Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.png`)).arrayBuffer());
@@ -117,7 +147,11 @@ describe('OpenAPI contract: real answers of every public route', () => {
   it('verify: 200 (SUCCESS, DUPLICATE, INVALID) and 400, 401, 402, 403, 405, 413, 422; one record by id', async () => {
     const { shop, key } = await seedShop(h);
     const image = await slip(321);
-    const ok = await call(base, 'POST', '/api/v1/verify?amount=321&clientRef=order-1', { key, body: image, type: 'application/octet-stream' });
+    const ok = await call(base, 'POST', '/api/v1/verify?amount=321&clientRef=order-1', {
+      key,
+      body: image,
+      type: 'application/octet-stream',
+    });
     expect((ok.body as Json).data.status).toBe('SUCCESS');
     c.check('POST', '/api/v1/verify', ok);
     const again = await call(base, 'POST', '/api/v1/verify', { key, body: Buffer.concat([image, Buffer.from([0])]), type: 'image/png' });
@@ -159,7 +193,8 @@ describe('OpenAPI contract: real answers of every public route', () => {
     const { key: other } = await seedShop(limited);
     const image = await slip(7);
     let v: Answer | undefined;
-    for (let i = 0; i < 3 && v?.status !== 429; i++) v = await call(limitedBase, 'POST', '/api/v1/verify', { key: other, body: image, type: 'image/png' });
+    for (let i = 0; i < 3 && v?.status !== 429; i++)
+      v = await call(limitedBase, 'POST', '/api/v1/verify', { key: other, body: image, type: 'image/png' });
     expect(v!.status).toBe(429);
     c.check('POST', '/api/v1/verify', v!);
   }, 60_000);
@@ -183,6 +218,7 @@ describe('OpenAPI contract: real answers of every public route', () => {
 
   afterAll(() => {
     // Every documented status of verify was produced by a real answer above.
-    for (const s of ['200', '400', '401', '402', '403', '405', '413', '422', '429', '503']) expect(c.seen.has(`POST /api/v1/verify ${s}`), s).toBe(true);
+    for (const s of ['200', '400', '401', '402', '403', '405', '413', '422', '429', '503'])
+      expect(c.seen.has(`POST /api/v1/verify ${s}`), s).toBe(true);
   });
 });

@@ -15,12 +15,17 @@ describe.skipIf(!HAS_CHROMIUM)('docs page: Try it out uploads a file', () => {
     h = await createHarness('sqlite', { CHECKER_URL: 'http://127.0.0.1:1' });
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('verify has a file input and Execute sends the file bytes', async () => {
     const { key } = await seedShop(h);
     const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     try {
       const page = await browser.newPage();
       await page.goto(`${base}/api/v1/docs/static/index.html`);

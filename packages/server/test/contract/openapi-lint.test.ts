@@ -18,8 +18,11 @@ async function lint(doc: Json): Promise<{ errors: number; warnings: number; prob
   try {
     const file = path.join(dir, 'openapi.json');
     fs.writeFileSync(file, JSON.stringify(doc));
-    const r = await run(process.execPath, [REDOCLY, 'lint', file, '--format', 'json'], { cwd: dir, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 16 << 20 })
-      .catch((e: { stdout: string }) => e);
+    const r = await run(process.execPath, [REDOCLY, 'lint', file, '--format', 'json'], {
+      cwd: dir,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      maxBuffer: 16 << 20,
+    }).catch((e: { stdout: string }) => e);
     const out = JSON.parse(r.stdout.slice(r.stdout.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: Json[] };
     return { ...out.totals, problems: out.problems };
   } finally {
@@ -44,9 +47,21 @@ describe('OpenAPI document', () => {
     for (const media of ['application/octet-stream', 'image/jpeg', 'image/png']) {
       expect(verify.requestBody.content[media].schema).toMatchObject({ type: 'string', format: 'binary' });
     }
-    expect(verify.parameters.filter((p: Json) => p.in === 'query').map((p: Json) => p.name).sort()).toEqual(['amount', 'clientRef']);
-    for (const code of ['200', '400', '401', '402', '403', '405', '413', '422', '429', '503']) expect(verify.responses[code], code).toBeDefined();
-    expect(Object.keys(verify.responses['200'].headers).sort()).toEqual(['X-Request-Id', 'X-Service-Quota-Limit', 'X-Service-Quota-Remaining', 'X-Service-Quota-Reset-Days', 'X-Service-Quota-Used']);
+    expect(
+      verify.parameters
+        .filter((p: Json) => p.in === 'query')
+        .map((p: Json) => p.name)
+        .sort(),
+    ).toEqual(['amount', 'clientRef']);
+    for (const code of ['200', '400', '401', '402', '403', '405', '413', '422', '429', '503'])
+      expect(verify.responses[code], code).toBeDefined();
+    expect(Object.keys(verify.responses['200'].headers).sort()).toEqual([
+      'X-Request-Id',
+      'X-Service-Quota-Limit',
+      'X-Service-Quota-Remaining',
+      'X-Service-Quota-Reset-Days',
+      'X-Service-Quota-Used',
+    ]);
     expect(verify.responses['429'].headers['Retry-After']).toBeDefined();
     expect(verify.responses['503'].headers['Retry-After']).toBeDefined();
     expect(verify.responses['405'].headers.Allow).toBeDefined();

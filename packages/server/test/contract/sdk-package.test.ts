@@ -60,7 +60,11 @@ describe('the packed SDK, installed outside the workspace', () => {
     tarball = path.join(tmp, info[0].filename);
     const files = info[0].files.map((f) => f.path).sort();
     // Only what a consumer needs: the README, the manifest and the two builds.
-    expect(files.filter((f) => !/^dist\/(esm|cjs)\/[\w.-]+\.(js|d\.ts)$/.test(f))).toEqual(['README.md', 'dist/cjs/package.json', 'package.json']);
+    expect(files.filter((f) => !/^dist\/(esm|cjs)\/[\w.-]+\.(js|d\.ts)$/.test(f))).toEqual([
+      'README.md',
+      'dist/cjs/package.json',
+      'package.json',
+    ]);
     expect(files).toContain('dist/esm/index.js');
     expect(files).toContain('dist/cjs/index.d.ts');
 
@@ -72,26 +76,52 @@ describe('the packed SDK, installed outside the workspace', () => {
     expect(JSON.parse(fs.readFileSync(path.join(consumer, 'package.json'), 'utf8')).dependencies['@slipcheck/sdk']).toMatch(/^file:/);
   }, 600_000);
 
-  afterAll(() => { if (tmp) fs.rmSync(tmp, { recursive: true, force: true }); });
+  afterAll(() => {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
 
   it('imports as ESM and requires as CommonJS (both entry points), with no runtime dependencies', async () => {
-    const esm = await run(process.execPath, ['--input-type=module', '-e', `
+    const esm = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       import * as sdk from '@slipcheck/sdk';
       import * as sig from '@slipcheck/sdk/webhook-signature';
-      console.log(JSON.stringify([typeof sdk.createSlipcheckClient, typeof sdk.verifyWebhookSignature, typeof sig.signWebhookPayload, sdk.SDK_VERSION]));`], { cwd: consumer });
+      console.log(JSON.stringify([typeof sdk.createSlipcheckClient, typeof sdk.verifyWebhookSignature, typeof sig.signWebhookPayload, sdk.SDK_VERSION]));`,
+      ],
+      { cwd: consumer },
+    );
     expect(JSON.parse(esm.stdout)).toEqual(['function', 'function', 'function', '0.1.0']);
-    const cjs = await run(process.execPath, ['-e', `
+    const cjs = await run(
+      process.execPath,
+      [
+        '-e',
+        `
       const sdk = require('@slipcheck/sdk');
       const sig = require('@slipcheck/sdk/webhook-signature');
       const header = sdk.signWebhookPayload('{}', 'whsec_x');
-      console.log(JSON.stringify([typeof sdk.createSlipcheckClient, typeof sig.verifyWebhookSignature, header.startsWith('t=') && header.includes(',v1='), new sdk.SlipcheckApiError({ statusCode: 402, code: 'QUOTA_EXCEEDED', message: 'm', requestId: null, quota: null, quotaHeaders: null, retryAfterSeconds: null, method: 'GET', path: '/quota', body: null }) instanceof Error]));`], { cwd: consumer });
+      console.log(JSON.stringify([typeof sdk.createSlipcheckClient, typeof sig.verifyWebhookSignature, header.startsWith('t=') && header.includes(',v1='), new sdk.SlipcheckApiError({ statusCode: 402, code: 'QUOTA_EXCEEDED', message: 'm', requestId: null, quota: null, quotaHeaders: null, retryAfterSeconds: null, method: 'GET', path: '/quota', body: null }) instanceof Error]));`,
+      ],
+      { cwd: consumer },
+    );
     expect(JSON.parse(cjs.stdout)).toEqual(['function', 'function', true, true]);
     const manifest = JSON.parse(fs.readFileSync(path.join(consumer, 'node_modules/@slipcheck/sdk/package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
   });
 
   it('type-checks a strict consumer (exactOptionalPropertyTypes) under node16 and bundler resolution, ESM and CommonJS', async () => {
-    const strict = { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, noEmit: true, target: 'ES2022', typeRoots: [TYPE_ROOTS], types: ['node'], skipLibCheck: false };
+    const strict = {
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      noEmit: true,
+      target: 'ES2022',
+      typeRoots: [TYPE_ROOTS],
+      types: ['node'],
+      skipLibCheck: false,
+    };
     const esmConsumer = `${readmeBlock(readme, 'quickstart-ts')}
 import { verifyWebhookSignature, type TransactionRecord, type VerifyOptions, type WebhookEvent } from '@slipcheck/sdk';
 const opts: VerifyOptions = { amount: undefined, clientRef: 'x' }; // explicit undefined is accepted
@@ -100,18 +130,37 @@ const amount: TransactionRecord['amount'] = null; // INVALID answers carry null
 export { opts, ev, amount };
 `;
     write(consumer, 'src/app.mts', esmConsumer);
-    write(consumer, 'src/legacy.cts', `import { createSlipcheckClient, type Quota } from '@slipcheck/sdk';\nconst c = createSlipcheckClient({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1/api/v1', timeoutMs: undefined });\nexport const q: Promise<Quota> = c.quota();\n`);
-    write(consumer, 'tsconfig.node16.json', JSON.stringify({ compilerOptions: { ...strict, module: 'node16', moduleResolution: 'node16' }, include: ['src'] }));
+    write(
+      consumer,
+      'src/legacy.cts',
+      `import { createSlipcheckClient, type Quota } from '@slipcheck/sdk';\nconst c = createSlipcheckClient({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1/api/v1', timeoutMs: undefined });\nexport const q: Promise<Quota> = c.quota();\n`,
+    );
+    write(
+      consumer,
+      'tsconfig.node16.json',
+      JSON.stringify({ compilerOptions: { ...strict, module: 'node16', moduleResolution: 'node16' }, include: ['src'] }),
+    );
     // The package's own .d.ts files are checked under node16 (skipLibCheck false); the bundler and
     // negative runs skip lib checking, which only saves time (@types/node is large).
-    write(consumer, 'tsconfig.bundler.json', JSON.stringify({ compilerOptions: { ...strict, skipLibCheck: true, module: 'esnext', moduleResolution: 'bundler' }, include: ['src/app.mts'] }));
+    write(
+      consumer,
+      'tsconfig.bundler.json',
+      JSON.stringify({
+        compilerOptions: { ...strict, skipLibCheck: true, module: 'esnext', moduleResolution: 'bundler' },
+        include: ['src/app.mts'],
+      }),
+    );
     write(consumer, 'tsconfig.wrong.json', JSON.stringify({ extends: './tsconfig.node16.json', compilerOptions: { skipLibCheck: true } }));
     for (const project of ['tsconfig.node16.json', 'tsconfig.bundler.json']) {
       const r = await run(process.execPath, [TSC, '-p', project], { cwd: consumer }).catch((e: { stdout: string }) => e);
       expect((r as { stdout: string }).stdout, project).toBe('');
     }
     // The checker is not vacuous: a wrong type in the same consumer is reported.
-    write(consumer, 'src/wrong.mts', `import type { TransactionRecord } from '@slipcheck/sdk';\nexport const s: TransactionRecord['status'] = 'PAID';\n`);
+    write(
+      consumer,
+      'src/wrong.mts',
+      `import type { TransactionRecord } from '@slipcheck/sdk';\nexport const s: TransactionRecord['status'] = 'PAID';\n`,
+    );
     const wrong = await run(process.execPath, [TSC, '-p', 'tsconfig.wrong.json'], { cwd: consumer }).catch((e: { stdout: string }) => e);
     expect((wrong as { stdout: string }).stdout).toContain('wrong.mts');
     fs.rmSync(path.join(consumer, 'src/wrong.mts'));
@@ -141,29 +190,66 @@ export { opts, ev, amount };
       const { shop, key } = await seedShop(h);
       const base = `http://127.0.0.1:${(h.app.server.address() as net.AddressInfo).port}/api/v1`;
       const created = await fetch(`${bank.url}/transfers`, {
-        method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ sendingBank: '014', amount: 1250, sender: { name: 'นาย สมชาย ใจดี', account: '4081234567' }, receiver: { name: 'ร้านกาแฟ', account: '1234566609', bankCode: '004' } }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          sendingBank: '014',
+          amount: 1250,
+          sender: { name: 'นาย สมชาย ใจดี', account: '4081234567' },
+          receiver: { name: 'ร้านกาแฟ', account: '1234566609', bankCode: '004' },
+        }),
       });
       expect(created.status).toBe(201);
       const { transRef } = (await created.json()) as { transRef: string };
-      fs.writeFileSync(path.join(consumer, 'slip.jpg'), Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.jpg`)).arrayBuffer()));
+      fs.writeFileSync(
+        path.join(consumer, 'slip.jpg'),
+        Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.jpg`)).arrayBuffer()),
+      );
 
       // The webhook receiver, started first, registered as the shop's endpoint.
       write(consumer, 'webhook.mjs', readmeBlock(readme, 'webhook-mjs'));
       const port = await freePort();
-      const { secret } = await h.c.webhooks.addEndpoint(shop.id, { url: `http://127.0.0.1:${port}/webhooks/slipcheck`, description: 'README example' });
-      receiver = spawn(process.execPath, ['webhook.mjs'], { cwd: consumer, env: { ...process.env, PORT: String(port), SLIPCHECK_WEBHOOK_SECRET: secret } });
+      const { secret } = await h.c.webhooks.addEndpoint(shop.id, {
+        url: `http://127.0.0.1:${port}/webhooks/slipcheck`,
+        description: 'README example',
+      });
+      receiver = spawn(process.execPath, ['webhook.mjs'], {
+        cwd: consumer,
+        env: { ...process.env, PORT: String(port), SLIPCHECK_WEBHOOK_SECRET: secret },
+      });
       let received = '';
-      receiver.stdout!.on('data', (d: Buffer) => { received += d.toString(); });
+      receiver.stdout!.on('data', (d: Buffer) => {
+        received += d.toString();
+      });
       for (let i = 0; i < 100; i++) {
-        const up = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' }).then((r) => r.status).catch(() => 0);
-        if (up) { expect(up).toBe(400); break; } // unsigned: refused
+        const up = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{}' })
+          .then((r) => r.status)
+          .catch(() => 0);
+        if (up) {
+          expect(up).toBe(400);
+          break;
+        } // unsigned: refused
         await new Promise((r) => setTimeout(r, 50));
       }
 
       const env = { ...process.env, SLIPCHECK_API_KEY: key, SLIPCHECK_BASE_URL: base };
       write(consumer, 'quickstart/index.ts', readmeBlock(readme, 'quickstart-ts'));
-      write(consumer, 'quickstart/tsconfig.json', JSON.stringify({ compilerOptions: { strict: true, exactOptionalPropertyTypes: true, module: 'node16', moduleResolution: 'node16', target: 'ES2022', outDir: 'out', typeRoots: [TYPE_ROOTS], types: ['node'] } }));
+      write(
+        consumer,
+        'quickstart/tsconfig.json',
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            module: 'node16',
+            moduleResolution: 'node16',
+            target: 'ES2022',
+            outDir: 'out',
+            typeRoots: [TYPE_ROOTS],
+            types: ['node'],
+          },
+        }),
+      );
       const compiled = await run(process.execPath, [TSC, '-p', 'quickstart'], { cwd: consumer }).catch((e: { stdout: string }) => e);
       expect((compiled as { stdout: string }).stdout).toBe('');
       const qs = await run(process.execPath, ['quickstart/out/index.js'], { cwd: consumer, env });
@@ -175,7 +261,10 @@ export { opts, ev, amount };
       write(consumer, 'quickstart.cjs', readmeBlock(readme, 'quickstart-cjs'));
       const cjs = await run(process.execPath, ['quickstart.cjs'], { cwd: consumer, env });
       expect(cjs.stdout).toMatch(/^quota 1\/\d+, resets in \d+ days$/m);
-      const refused = await run(process.execPath, ['quickstart.cjs'], { cwd: consumer, env: { ...env, SLIPCHECK_API_KEY: 'sk_live_wrong' } }).catch((e: { code: number; stderr: string }) => e);
+      const refused = await run(process.execPath, ['quickstart.cjs'], {
+        cwd: consumer,
+        env: { ...env, SLIPCHECK_API_KEY: 'sk_live_wrong' },
+      }).catch((e: { code: number; stderr: string }) => e);
       expect((refused as { code: number }).code).toBe(1);
       expect((refused as { stderr: string }).stderr).toMatch(/^401 UNAUTHORIZED req_/m);
 

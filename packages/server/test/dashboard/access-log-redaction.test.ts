@@ -21,7 +21,12 @@ describe('access log redaction of token query values', () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-log-'));
-    const sink = new Writable({ write(chunk, _enc, cb) { lines.push(...String(chunk).split('\n').filter(Boolean)); cb(); } });
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        cb();
+      },
+    });
     const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'info', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false' });
     c = await createContainer(config, { logger: createServiceLogger('info', sink) });
     app = await buildApp(c); // the container's logger, as in production
@@ -39,7 +44,7 @@ describe('access log redaction of token query values', () => {
     await app.inject({ method: 'GET', url: `/accept-invite?lang=th&token=${secrets[1]}` });
     await app.inject({ method: 'GET', url: `/api/dashboard/line-login/callback?code=${secrets[2]}&state=${secrets[3]}` });
     await app.inject({ method: 'GET', url: `/api/v1/no-such-route?token=${secrets[0]}` });
-    const log = lines.join("\n");
+    const log = lines.join('\n');
     expect(lines.length).toBeGreaterThan(4);
     expect(log).toContain('/reset-password?token=[REDACTED]');
     expect(log).toContain('/accept-invite?lang=th&token=[REDACTED]');

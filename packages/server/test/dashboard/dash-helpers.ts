@@ -8,7 +8,11 @@ export const UA = 'Mozilla/5.0 (test) DashTest/1.0';
 /** A harness whose clock and rate limiter the test drives (token expiry, limit windows). */
 export async function createDashHarness(kind: DbKind, env: Record<string, string> = {}) {
   const clock = fixedClock('2026-11-10T03:00:00.000Z');
-  const h = await createHarness(kind, { PUBLIC_URL: ORIGIN, ...env }, { clock, rateLimiter: createMemoryRateLimiter(() => clock.now().getTime()) });
+  const h = await createHarness(
+    kind,
+    { PUBLIC_URL: ORIGIN, ...env },
+    { clock, rateLimiter: createMemoryRateLimiter(() => clock.now().getTime()) },
+  );
   return { h, clock };
 }
 
@@ -21,19 +25,30 @@ export function cookieFrom(res: { headers: Record<string, unknown> }): string | 
 }
 
 let n = 0;
-export async function signup(h: Harness, opts: { email?: string; password?: string; shopName?: string; planCode?: string; ip?: string } = {}) {
+export async function signup(
+  h: Harness,
+  opts: { email?: string; password?: string; shopName?: string; planCode?: string; ip?: string } = {},
+) {
   const email = opts.email ?? `owner${++n}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const password = opts.password ?? 'correct horse battery';
   const res = await h.app.inject({
-    method: 'POST', url: '/api/dashboard/auth/signup', remoteAddress: opts.ip ?? `10.0.${n % 250}.${(n * 7) % 250}`,
+    method: 'POST',
+    url: '/api/dashboard/auth/signup',
+    remoteAddress: opts.ip ?? `10.0.${n % 250}.${(n * 7) % 250}`,
     headers: { 'user-agent': UA },
     payload: { email, password, shopName: opts.shopName ?? 'ร้านทดสอบ', planCode: opts.planCode ?? 'STARTER' },
   });
   if (res.statusCode !== 201) throw new Error(`signup failed ${res.statusCode} ${res.body}`);
   const data = res.json().data;
   return {
-    email, password, token: data.accessToken as string, shopId: data.shop.id as string, userId: data.user.id as string, refresh: cookieFrom(res)!,
-    auth: { authorization: `Bearer ${data.accessToken}` }, res,
+    email,
+    password,
+    token: data.accessToken as string,
+    shopId: data.shop.id as string,
+    userId: data.user.id as string,
+    refresh: cookieFrom(res)!,
+    auth: { authorization: `Bearer ${data.accessToken}` },
+    res,
   };
 }
 export type Owner = Awaited<ReturnType<typeof signup>>;

@@ -7,12 +7,39 @@ import { createDashHarness, signup, type Owner } from './dash-helpers.js';
 
 async function seedTx(h: Harness, shopId: string, at: Date, status: string, extra: Record<string, unknown> = {}) {
   const id = newId('txn', at.getTime());
-  await h.c.db.insertInto('transactions').values({
-    id, shop_id: shopId, source: 'API', environment: 'live', status, trans_ref: `R${id.slice(-10)}`, amount_satang: 10050, expected_amount_satang: null,
-    bank_code: '004', bank_name: 'KBANK', sender_name: 'นาย ก', sender_account: 'xxx-x-x1234-x', receiver_name: 'ร้าน', receiver_account: 'xxx-x-x6660-x',
-    trans_date: at.toISOString(), error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 1, latency_ms: 10, client_ref: null, image_hash: null,
-    api_key_id: null, success_ref: null, anonymized_at: null, created_at: at.toISOString(), ...extra,
-  }).execute();
+  await h.c.db
+    .insertInto('transactions')
+    .values({
+      id,
+      shop_id: shopId,
+      source: 'API',
+      environment: 'live',
+      status,
+      trans_ref: `R${id.slice(-10)}`,
+      amount_satang: 10050,
+      expected_amount_satang: null,
+      bank_code: '004',
+      bank_name: 'KBANK',
+      sender_name: 'นาย ก',
+      sender_account: 'xxx-x-x1234-x',
+      receiver_name: 'ร้าน',
+      receiver_account: 'xxx-x-x6660-x',
+      trans_date: at.toISOString(),
+      error_code: null,
+      error_message: null,
+      duplicate: 0,
+      stale: 0,
+      charged: 1,
+      latency_ms: 10,
+      client_ref: null,
+      image_hash: null,
+      api_key_id: null,
+      success_ref: null,
+      anonymized_at: null,
+      created_at: at.toISOString(),
+      ...extra,
+    })
+    .execute();
   return id;
 }
 
@@ -37,8 +64,10 @@ async function readEvents(res: Response, until: (events: { event: string; id?: s
       for (const line of block.split('\n')) {
         if (line.startsWith('event: ')) ev.event = line.slice(7);
         else if (line.startsWith('id: ')) ev.id = line.slice(4);
-        else if (line.startsWith('data: ')) { ev.data = line.slice(6); hasData = true; }
-        else if (line.startsWith('retry: ')) events.push({ event: 'retry', data: line.slice(7) });
+        else if (line.startsWith('data: ')) {
+          ev.data = line.slice(6);
+          hasData = true;
+        } else if (line.startsWith('retry: ')) events.push({ event: 'retry', data: line.slice(7) });
         else if (line.startsWith(':')) events.push({ event: 'comment', data: line });
       }
       if (hasData) events.push(ev);
@@ -57,7 +86,8 @@ for (const kind of DB_KINDS) {
     let a: Owner;
     let b: Owner;
     const get = (o: Owner, url: string) => h.app.inject({ url, headers: o.auth });
-    const send = (o: Owner, method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) => h.app.inject({ method, url, headers: o.auth, ...(payload ? { payload } : {}) });
+    const send = (o: Owner, method: 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+      h.app.inject({ method, url, headers: o.auth, ...(payload ? { payload } : {}) });
 
     beforeAll(async () => {
       bank = await startSandbox();
@@ -67,15 +97,33 @@ for (const kind of DB_KINDS) {
       a = await signup(h, { shopName: 'ร้าน A', planCode: 'STARTER' });
       b = await signup(h, { shopName: 'ร้าน B' });
     });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    afterAll(async () => {
+      await h.close();
+      await bank.close();
+    });
 
     it('every bearer route answers 401 without a token or with a forged one', async () => {
       const routes: [string, string][] = [
-        ['GET', '/api/dashboard/me'], ['GET', '/api/dashboard/overview'], ['GET', '/api/dashboard/transactions'], ['GET', '/api/dashboard/transactions/x'],
-        ['POST', '/api/dashboard/events/ticket'], ['POST', '/api/dashboard/verify'], ['GET', '/api/dashboard/payees'], ['POST', '/api/dashboard/payees'],
-        ['PATCH', '/api/dashboard/payees/x'], ['DELETE', '/api/dashboard/payees/x'], ['GET', '/api/dashboard/api-keys'], ['POST', '/api/dashboard/api-keys'],
-        ['POST', '/api/dashboard/api-keys/x/rotate'], ['POST', '/api/dashboard/api-keys/x/revoke'], ['GET', '/api/dashboard/settings'], ['PATCH', '/api/dashboard/settings'],
-        ['GET', '/api/dashboard/sessions'], ['DELETE', '/api/dashboard/sessions/x'], ['POST', '/api/dashboard/sessions/revoke-all'], ['GET', '/api/dashboard/audit'],
+        ['GET', '/api/dashboard/me'],
+        ['GET', '/api/dashboard/overview'],
+        ['GET', '/api/dashboard/transactions'],
+        ['GET', '/api/dashboard/transactions/x'],
+        ['POST', '/api/dashboard/events/ticket'],
+        ['POST', '/api/dashboard/verify'],
+        ['GET', '/api/dashboard/payees'],
+        ['POST', '/api/dashboard/payees'],
+        ['PATCH', '/api/dashboard/payees/x'],
+        ['DELETE', '/api/dashboard/payees/x'],
+        ['GET', '/api/dashboard/api-keys'],
+        ['POST', '/api/dashboard/api-keys'],
+        ['POST', '/api/dashboard/api-keys/x/rotate'],
+        ['POST', '/api/dashboard/api-keys/x/revoke'],
+        ['GET', '/api/dashboard/settings'],
+        ['PATCH', '/api/dashboard/settings'],
+        ['GET', '/api/dashboard/sessions'],
+        ['DELETE', '/api/dashboard/sessions/x'],
+        ['POST', '/api/dashboard/sessions/revoke-all'],
+        ['GET', '/api/dashboard/audit'],
         ['POST', '/api/dashboard/auth/password'],
       ];
       const forged = a.token.slice(0, -4) + (a.token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
@@ -118,12 +166,16 @@ for (const kind of DB_KINDS) {
       expect(d.recent.length).toBe(6);
       expect(d.recent[0].status).toBe('SUCCESS');
       const trialEnds = (await h.c.shops.get(a.shopId)).trialEndsAt!;
-      await h.c.db.updateTable('shops').set({ trial_ends_at: new Date(now.getTime() + 3.5 * 86_400_000).toISOString() }).where('id', '=', a.shopId).execute();
+      await h.c.db
+        .updateTable('shops')
+        .set({ trial_ends_at: new Date(now.getTime() + 3.5 * 86_400_000).toISOString() })
+        .where('id', '=', a.shopId)
+        .execute();
       expect((await get(a, '/api/dashboard/overview')).json().data.trialDaysLeft).toBe(4);
       await h.c.db.updateTable('shops').set({ trial_ends_at: trialEnds }).where('id', '=', a.shopId).execute();
     });
 
-    it('transactions: list and detail are shop-scoped; another shop\'s id is a 404 like a missing one', async () => {
+    it("transactions: list and detail are shop-scoped; another shop's id is a 404 like a missing one", async () => {
       const list = await get(a, '/api/dashboard/transactions?limit=2&status=SUCCESS');
       expect(list.statusCode).toBe(200);
       expect(list.json().data.items).toHaveLength(2);
@@ -140,19 +192,30 @@ for (const kind of DB_KINDS) {
     });
 
     it('payees: add (full number once, last 4 after), edit, primary, delete; other shop 404', async () => {
-      const add = await send(b, 'POST', '/api/dashboard/payees', { bankCode: '004', accountNumber: '123-4-56660-9', holder: 'บจก. ร้านกาแฟ ทดสอบ' });
+      const add = await send(b, 'POST', '/api/dashboard/payees', {
+        bankCode: '004',
+        accountNumber: '123-4-56660-9',
+        holder: 'บจก. ร้านกาแฟ ทดสอบ',
+      });
       expect(add.statusCode).toBe(201);
       expect(add.json().data).toMatchObject({ accountLast4: '6609', isPrimary: true, status: 'ACTIVE' });
       expect(add.body).not.toContain('1234566609');
       const id = add.json().data.id;
-      const second = await send(b, 'POST', '/api/dashboard/payees', { kind: 'PROMPTPAY', proxyType: 'PHONE', accountNumber: '0812345678', holder: 'นาย ข' });
+      const second = await send(b, 'POST', '/api/dashboard/payees', {
+        kind: 'PROMPTPAY',
+        proxyType: 'PHONE',
+        accountNumber: '0812345678',
+        holder: 'นาย ข',
+      });
       expect(second.statusCode).toBe(201);
       const p2 = second.json().data.id;
       expect((await send(b, 'PATCH', `/api/dashboard/payees/${p2}`, { isPrimary: true })).json().data.isPrimary).toBe(true);
       const list = (await get(b, '/api/dashboard/payees')).json().data.items;
       expect(list.map((p: { id: string }) => p.id)).toEqual([p2, id]);
       expect(JSON.stringify(list)).not.toContain('0812345678');
-      expect((await send(b, 'POST', '/api/dashboard/payees', { bankCode: '999', accountNumber: '1234567890', holder: 'x' })).json().code).toBe('VALIDATION_ERROR');
+      expect(
+        (await send(b, 'POST', '/api/dashboard/payees', { bankCode: '999', accountNumber: '1234567890', holder: 'x' })).json().code,
+      ).toBe('VALIDATION_ERROR');
       expect((await send(a, 'PATCH', `/api/dashboard/payees/${id}`, { holder: 'hijack' })).statusCode).toBe(404);
       expect((await send(a, 'DELETE', `/api/dashboard/payees/${id}`)).statusCode).toBe(404);
       expect((await send(b, 'DELETE', `/api/dashboard/payees/${p2}`)).json().data).toEqual({ deleted: true });
@@ -161,12 +224,27 @@ for (const kind of DB_KINDS) {
 
     it('verify: no payee is 422, a bad image 400, multipart 415; a sandbox slip is checked, live on the SSE stream', async () => {
       const t0 = await bank.register({ amount: 99 });
-      const noPayee = await h.app.inject({ method: 'POST', url: '/api/dashboard/verify', headers: { ...a.auth, 'content-type': 'image/png' }, payload: await bank.slip(t0.transRef) });
+      const noPayee = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/verify',
+        headers: { ...a.auth, 'content-type': 'image/png' },
+        payload: await bank.slip(t0.transRef),
+      });
       expect(noPayee.json()).toMatchObject({ statusCode: 422, code: 'NO_PAYEE_CONFIGURED' });
       await send(a, 'POST', '/api/dashboard/payees', { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' });
-      const bad = await h.app.inject({ method: 'POST', url: '/api/dashboard/verify', headers: { ...a.auth, 'content-type': 'application/octet-stream' }, payload: Buffer.from('not an image') });
+      const bad = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/verify',
+        headers: { ...a.auth, 'content-type': 'application/octet-stream' },
+        payload: Buffer.from('not an image'),
+      });
       expect(bad.json()).toMatchObject({ statusCode: 400, code: 'INVALID_IMAGE' });
-      const multi = await h.app.inject({ method: 'POST', url: '/api/dashboard/verify', headers: { ...a.auth, 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x--' });
+      const multi = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/verify',
+        headers: { ...a.auth, 'content-type': 'multipart/form-data; boundary=x' },
+        payload: '--x--',
+      });
       expect(multi.statusCode).toBe(415);
 
       // the live stream
@@ -177,7 +255,11 @@ for (const kind of DB_KINDS) {
       const t = await bank.register({ amount: 250 });
       const img = await bank.slip(t.transRef);
       const eventsP = readEvents(stream, (ev) => ev.some((e) => e.event === 'transaction.created'));
-      const up = await fetch(`${base}/api/dashboard/verify?expectedAmount=250`, { method: 'POST', headers: { ...a.auth, 'content-type': 'image/png' }, body: new Uint8Array(img) });
+      const up = await fetch(`${base}/api/dashboard/verify?expectedAmount=250`, {
+        method: 'POST',
+        headers: { ...a.auth, 'content-type': 'image/png' },
+        body: new Uint8Array(img),
+      });
       const body = await up.json();
       expect(up.status).toBe(200);
       expect(body.data).toMatchObject({ status: 'SUCCESS', verified: true, source: 'DASHBOARD', environment: 'live', amount: 250 });
@@ -190,7 +272,9 @@ for (const kind of DB_KINDS) {
       expect(JSON.parse(created.data)).toMatchObject({ id: body.data.id, status: 'SUCCESS' });
 
       // another shop's stream sees nothing of it; a replay from an older id brings it back
-      const older = (await get(a, '/api/dashboard/transactions')).json().data.items.find((i: { id: string; environment: string }) => i.id !== body.data.id && i.environment === 'live');
+      const older = (await get(a, '/api/dashboard/transactions'))
+        .json()
+        .data.items.find((i: { id: string; environment: string }) => i.id !== body.data.id && i.environment === 'live');
       const t2 = (await send(a, 'POST', '/api/dashboard/events/ticket')).json().data.ticket;
       const replay = await fetch(`${base}/api/dashboard/events?ticket=${encodeURIComponent(t2)}&lastEventId=${older.id}`);
       const replayed = await readEvents(replay, (ev) => ev.some((e) => e.id === body.data.id));
@@ -245,9 +329,26 @@ for (const kind of DB_KINDS) {
 
     it('settings: read and change name, language and notification preferences', async () => {
       const s = (await get(b, '/api/dashboard/settings')).json().data;
-      expect(s).toEqual({ shopName: 'ร้าน B', language: 'th', notifications: { staleSlipAlerts: true, email: true }, privacy: { autoDelete: false, retentionMonths: 12 }, email: b.email });
-      const p = await send(b, 'PATCH', '/api/dashboard/settings', { shopName: 'ร้าน บี ใหม่', language: 'en', notifications: { email: false }, privacy: { autoDelete: true } });
-      expect(p.json().data).toEqual({ shopName: 'ร้าน บี ใหม่', language: 'en', notifications: { staleSlipAlerts: true, email: false }, privacy: { autoDelete: true, retentionMonths: 12 }, email: b.email });
+      expect(s).toEqual({
+        shopName: 'ร้าน B',
+        language: 'th',
+        notifications: { staleSlipAlerts: true, email: true },
+        privacy: { autoDelete: false, retentionMonths: 12 },
+        email: b.email,
+      });
+      const p = await send(b, 'PATCH', '/api/dashboard/settings', {
+        shopName: 'ร้าน บี ใหม่',
+        language: 'en',
+        notifications: { email: false },
+        privacy: { autoDelete: true },
+      });
+      expect(p.json().data).toEqual({
+        shopName: 'ร้าน บี ใหม่',
+        language: 'en',
+        notifications: { staleSlipAlerts: true, email: false },
+        privacy: { autoDelete: true, retentionMonths: 12 },
+        email: b.email,
+      });
       const q = await send(b, 'PATCH', '/api/dashboard/settings', { privacy: { retentionMonths: 6 } });
       expect(q.json().data).toMatchObject({ notifications: { email: false }, privacy: { autoDelete: true, retentionMonths: 6 } });
       expect((await send(b, 'PATCH', '/api/dashboard/settings', { privacy: { retentionMonths: 0 } })).json().code).toBe('VALIDATION_ERROR');
@@ -256,9 +357,15 @@ for (const kind of DB_KINDS) {
       expect((await get(b, '/api/dashboard/me')).json().data.shop.name).toBe('ร้าน บี ใหม่');
     });
 
-    it('sessions: list marks the current one; revoke one, revoke others; another user\'s session is 404', async () => {
+    it("sessions: list marks the current one; revoke one, revoke others; another user's session is 404", async () => {
       const login = async (ip: string) => {
-        const r = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: ip, headers: { 'user-agent': `UA ${ip}` }, payload: { email: b.email, password: b.password } });
+        const r = await h.app.inject({
+          method: 'POST',
+          url: '/api/dashboard/auth/login',
+          remoteAddress: ip,
+          headers: { 'user-agent': `UA ${ip}` },
+          payload: { email: b.email, password: b.password },
+        });
         return { authorization: `Bearer ${r.json().data.accessToken}` };
       };
       const s2 = await login('10.7.0.2');

@@ -19,15 +19,23 @@ for (const kind of DB_KINDS) {
       ({ h } = await createDashHarness(kind));
       receiver = http.createServer((req, res) => {
         let body = '';
-        req.on('data', (c) => { body += c; });
-        req.on('end', () => { received.push({ headers: req.headers, body }); res.writeHead(200).end('ok'); });
+        req.on('data', (c) => {
+          body += c;
+        });
+        req.on('end', () => {
+          received.push({ headers: req.headers, body });
+          res.writeHead(200).end('ok');
+        });
       });
       await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
       url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       a = await signup(h);
       b = await signup(h);
     });
-    afterAll(async () => { await h.close(); await new Promise((r) => receiver.close(r)); });
+    afterAll(async () => {
+      await h.close();
+      await new Promise((r) => receiver.close(r));
+    });
 
     it('on TRIAL an endpoint cannot be added; after the plan is paid the whole screen works, shop-scoped', async () => {
       const refused = await call(a, 'POST', '/api/dashboard/webhooks', { url });
@@ -43,7 +51,12 @@ for (const kind of DB_KINDS) {
       expect(JSON.stringify(list)).not.toContain(secret);
       expect((await call(a, 'POST', `/api/dashboard/webhooks/${endpoint.id}/reveal-secret`)).json().data.secret).toBe(secret);
       // another shop sees 404 everywhere
-      for (const [m, p] of [['POST', `/api/dashboard/webhooks/${endpoint.id}/reveal-secret`], ['POST', `/api/dashboard/webhooks/${endpoint.id}/test`], ['DELETE', `/api/dashboard/webhooks/${endpoint.id}`], ['GET', `/api/dashboard/webhooks/${endpoint.id}/deliveries`]] as const) {
+      for (const [m, p] of [
+        ['POST', `/api/dashboard/webhooks/${endpoint.id}/reveal-secret`],
+        ['POST', `/api/dashboard/webhooks/${endpoint.id}/test`],
+        ['DELETE', `/api/dashboard/webhooks/${endpoint.id}`],
+        ['GET', `/api/dashboard/webhooks/${endpoint.id}/deliveries`],
+      ] as const) {
         const r = await call(b, m, p);
         expect([403, 404], `${m} ${p}`).toContain(r.statusCode);
       }
@@ -69,7 +82,9 @@ for (const kind of DB_KINDS) {
       expect((await call(a, 'PATCH', `/api/dashboard/webhooks/${endpoint.id}`, { events: ['nope'] })).statusCode).toBe(400);
       expect((await call(a, 'DELETE', `/api/dashboard/webhooks/${endpoint.id}`)).json().data).toEqual({ deleted: true });
       const actions = (await call(a, 'GET', '/api/dashboard/audit')).json().data.items.map((e: { action: string }) => e.action);
-      expect(actions).toEqual(expect.arrayContaining(['webhook.endpoint.add', 'webhook.secret.reveal', 'webhook.secret.rotate', 'webhook.endpoint.delete']));
+      expect(actions).toEqual(
+        expect.arrayContaining(['webhook.endpoint.add', 'webhook.secret.reveal', 'webhook.secret.rotate', 'webhook.endpoint.delete']),
+      );
     });
   });
 }

@@ -5,14 +5,23 @@ import { createDashHarness, signup } from './dash-helpers.js';
 for (const kind of DB_KINDS) {
   describe(`privacy [${kind}]`, () => {
     let h: Harness;
-    beforeAll(async () => { ({ h } = await createDashHarness(kind)); });
+    beforeAll(async () => {
+      ({ h } = await createDashHarness(kind));
+    });
     afterAll(async () => h.close());
 
-    it('export holds the shop\'s data and no secrets', async () => {
+    it("export holds the shop's data and no secrets", async () => {
       const o = await signup(h);
-      await h.app.inject({ method: 'POST', url: '/api/dashboard/payees', headers: o.auth, payload: { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' } });
+      await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/payees',
+        headers: o.auth,
+        payload: { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' },
+      });
       await h.c.shops.setPlan(o.shopId, 'STARTER', 'test');
-      const key = (await h.app.inject({ method: 'POST', url: '/api/dashboard/api-keys', headers: o.auth, payload: { environment: 'live' } })).json().data.key;
+      const key = (
+        await h.app.inject({ method: 'POST', url: '/api/dashboard/api-keys', headers: o.auth, payload: { environment: 'live' } })
+      ).json().data.key;
       const r = await h.app.inject({ url: '/api/dashboard/privacy/export', headers: o.auth });
       expect(r.statusCode).toBe(200);
       expect(r.headers['content-disposition']).toMatch(/attachment/);
@@ -27,14 +36,38 @@ for (const kind of DB_KINDS) {
 
     it('erase needs the password and DELETE; then the owner is signed out everywhere and the e-mail is free', async () => {
       const o = await signup(h);
-      const wrong = await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: 'not it at all', confirm: 'DELETE' } });
+      const wrong = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/privacy/erase',
+        headers: o.auth,
+        payload: { password: 'not it at all', confirm: 'DELETE' },
+      });
       expect(wrong.json().code).toBe('WRONG_PASSWORD');
-      expect((await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: o.password, confirm: 'yes' } })).statusCode).toBe(400);
-      const ok = await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: o.password, confirm: 'DELETE' } });
+      expect(
+        (
+          await h.app.inject({
+            method: 'POST',
+            url: '/api/dashboard/privacy/erase',
+            headers: o.auth,
+            payload: { password: o.password, confirm: 'yes' },
+          })
+        ).statusCode,
+      ).toBe(400);
+      const ok = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/privacy/erase',
+        headers: o.auth,
+        payload: { password: o.password, confirm: 'DELETE' },
+      });
       expect(ok.statusCode).toBe(200);
       expect(ok.json().data.erased).toBe(true);
       expect((await h.app.inject({ url: '/api/dashboard/me', headers: o.auth })).statusCode).toBe(401);
-      const login = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', remoteAddress: '10.8.0.1', payload: { email: o.email, password: o.password } });
+      const login = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        remoteAddress: '10.8.0.1',
+        payload: { email: o.email, password: o.password },
+      });
       expect(login.statusCode).toBe(401);
       const again = await signup(h, { email: o.email });
       expect(again.shopId).not.toBe(o.shopId);
@@ -44,13 +77,26 @@ for (const kind of DB_KINDS) {
       const o = await signup(h);
       await h.c.shops.setPlan(o.shopId, 'GROWTH', 'test');
       const staffEmail = `staff-${Date.now()}@example.com`;
-      expect((await h.app.inject({ method: 'POST', url: '/api/dashboard/team/invites', headers: o.auth, payload: { email: staffEmail } })).statusCode).toBe(201);
+      expect(
+        (await h.app.inject({ method: 'POST', url: '/api/dashboard/team/invites', headers: o.auth, payload: { email: staffEmail } }))
+          .statusCode,
+      ).toBe(201);
       const [mail] = await h.c.mail.list({ to: staffEmail, limit: 1 });
       const token = /accept-invite\?token=(inv_[A-Za-z0-9_-]+)/.exec(mail?.text ?? '')![1];
-      const staff = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/accept-invite', remoteAddress: '10.8.1.1', payload: { token, password: 'staff password 1' } });
+      const staff = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/accept-invite',
+        remoteAddress: '10.8.1.1',
+        payload: { token, password: 'staff password 1' },
+      });
       expect(staff.statusCode).toBe(201);
       const staffAuth = { authorization: `Bearer ${staff.json().data.accessToken}` };
-      const ok = await h.app.inject({ method: 'POST', url: '/api/dashboard/privacy/erase', headers: o.auth, payload: { password: o.password, confirm: 'DELETE' } });
+      const ok = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/privacy/erase',
+        headers: o.auth,
+        payload: { password: o.password, confirm: 'DELETE' },
+      });
       expect(ok.statusCode).toBe(200);
       expect((await h.app.inject({ url: '/api/dashboard/me', headers: staffAuth })).statusCode).toBe(401);
       const rows = await h.c.db.selectFrom('users').select(['id', 'email']).where('shop_id', '=', o.shopId).execute();

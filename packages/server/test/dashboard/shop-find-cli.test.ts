@@ -7,12 +7,21 @@ import { createDashHarness, signup } from './dash-helpers.js';
 for (const kind of DB_KINDS) {
   describe(`shop find --email [${kind}]`, () => {
     let h: Harness;
-    beforeAll(async () => { ({ h } = await createDashHarness(kind)); });
+    beforeAll(async () => {
+      ({ h } = await createDashHarness(kind));
+    });
     afterAll(async () => h.close());
     const cli = async (args: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const env = { NODE_ENV: 'test', DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL, LOG_LEVEL: 'silent', SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off' };
+      const env = {
+        NODE_ENV: 'test',
+        DATA_DIR: h.dataDir,
+        DATABASE_URL: h.config.DATABASE_URL,
+        LOG_LEVEL: 'silent',
+        SANDBOX_AUTOSTART: 'false',
+        WORKER_MODE: 'off',
+      };
       const code = await runCli(args, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, env);
       return { code, out: out.join('\n'), err: err.join('\n') };
     };

@@ -9,7 +9,9 @@ for (const kind of DB_KINDS) {
   describe(`team seats (${kind})`, () => {
     let h: Harness;
     let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
-    beforeAll(async () => { ({ h, clock } = await createDashHarness(kind)); });
+    beforeAll(async () => {
+      ({ h, clock } = await createDashHarness(kind));
+    });
     afterAll(async () => h.close());
 
     const ownerOn = async (plan: string) => {
@@ -26,7 +28,13 @@ for (const kind of DB_KINDS) {
       return t[1];
     };
     const accept = (token: string, password = 'staff password 1') =>
-      h.app.inject({ method: 'POST', url: '/api/dashboard/auth/accept-invite', headers: { 'user-agent': UA }, remoteAddress: `10.9.${seq % 250}.${(seq * 3) % 250}`, payload: { token, password } });
+      h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/accept-invite',
+        headers: { 'user-agent': UA },
+        remoteAddress: `10.9.${seq % 250}.${(seq * 3) % 250}`,
+        payload: { token, password },
+      });
     const joinStaff = async (o: Owner) => {
       const email = addr();
       expect((await invite(o, email)).statusCode).toBe(201);
@@ -35,7 +43,8 @@ for (const kind of DB_KINDS) {
       const d = res.json().data;
       return { email, userId: d.user.id as string, auth: { authorization: `Bearer ${d.accessToken}` }, refresh: cookieFrom(res)! };
     };
-    const team = async (a: Record<string, string>) => (await h.app.inject({ method: 'GET', url: '/api/dashboard/team', headers: a })).json().data;
+    const team = async (a: Record<string, string>) =>
+      (await h.app.inject({ method: 'GET', url: '/api/dashboard/team', headers: a })).json().data;
     const auditActions = async (shopId: string) => (await h.c.audit.list(shopId, 200)).map((e: { action: string }) => e.action);
 
     it('invite → mail → accept signs the staff member in; team lists members and roles', async () => {
@@ -74,10 +83,18 @@ for (const kind of DB_KINDS) {
       t = await team(o.auth);
       expect(t.seats).toEqual({ used: 2, limit: 5 });
       expect(t.invites).toEqual([]);
-      expect(t.members.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([[o.email, 'owner'], [email, 'staff']]);
+      expect(t.members.map((m: { email: string; role: string }) => [m.email, m.role])).toEqual([
+        [o.email, 'owner'],
+        [email, 'staff'],
+      ]);
       expect(t.members[1].lastLoginAt).toBe(clock.now().toISOString());
       // The staff member can sign in with the new password, and reads the team too.
-      const login = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', headers: { 'user-agent': UA }, payload: { email, password: 'staff password 1' } });
+      const login = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        headers: { 'user-agent': UA },
+        payload: { email, password: 'staff password 1' },
+      });
       expect(login.statusCode).toBe(200);
       expect((await team({ authorization: `Bearer ${d.accessToken}` })).members).toHaveLength(2);
       expect(await auditActions(o.shopId)).toEqual(expect.arrayContaining(['team.invite', 'team.accept']));
@@ -128,7 +145,9 @@ for (const kind of DB_KINDS) {
       await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/invites/${inv.id}`, headers: o.auth });
       expect((await accept(rt)).json().code).toBe('INVITE_INVALID');
       // A revoked invite cannot be revoked twice.
-      expect((await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/invites/${inv.id}`, headers: o.auth })).statusCode).toBe(404);
+      expect((await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/invites/${inv.id}`, headers: o.auth })).statusCode).toBe(
+        404,
+      );
 
       expect((await accept('inv_short')).json().code).toBe('INVITE_INVALID');
       expect((await accept(`inv_${'A'.repeat(43)}`)).json().code).toBe('INVITE_INVALID');
@@ -163,10 +182,22 @@ for (const kind of DB_KINDS) {
         ['POST', '/api/dashboard/privacy/erase', { password: 'staff password 1', confirm: 'x' }],
       ];
       for (const [method, url, payload] of forbidden) {
-        const res = await h.app.inject({ method: method as 'GET', url, headers: s.auth, ...(payload ? { payload: payload as object } : {}) });
+        const res = await h.app.inject({
+          method: method as 'GET',
+          url,
+          headers: s.auth,
+          ...(payload ? { payload: payload as object } : {}),
+        });
         expect([url, res.statusCode, res.json().code]).toEqual([url, 403, 'OWNER_ONLY']);
       }
-      for (const url of ['/api/dashboard/overview', '/api/dashboard/transactions', '/api/dashboard/payees', '/api/dashboard/settings', '/api/dashboard/sessions', '/api/dashboard/team']) {
+      for (const url of [
+        '/api/dashboard/overview',
+        '/api/dashboard/transactions',
+        '/api/dashboard/payees',
+        '/api/dashboard/settings',
+        '/api/dashboard/sessions',
+        '/api/dashboard/team',
+      ]) {
         const res = await h.app.inject({ method: 'GET', url, headers: s.auth });
         expect([url, res.statusCode]).toEqual([url, 200]);
       }
@@ -179,7 +210,12 @@ for (const kind of DB_KINDS) {
       const b = await ownerOn('GROWTH');
       const staffB = await joinStaff(b);
       const invB = (await invite(b, addr())).json().data.invite;
-      for (const url of [`/api/dashboard/team/members/${staffB.userId}`, `/api/dashboard/team/invites/${invB.id}`, '/api/dashboard/team/members/usr_missing', '/api/dashboard/team/invites/inv_missing']) {
+      for (const url of [
+        `/api/dashboard/team/members/${staffB.userId}`,
+        `/api/dashboard/team/invites/${invB.id}`,
+        '/api/dashboard/team/members/usr_missing',
+        '/api/dashboard/team/invites/inv_missing',
+      ]) {
         const res = await h.app.inject({ method: 'DELETE', url, headers: a.auth });
         expect([url, res.statusCode, res.json().code]).toEqual([url, 404, 'NOT_FOUND']);
       }
@@ -198,14 +234,25 @@ for (const kind of DB_KINDS) {
       const rm = await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/members/${s.userId}`, headers: o.auth });
       expect(rm.statusCode).toBe(200);
       expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/overview', headers: s.auth })).statusCode).toBe(401);
-      const refresh = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/refresh', headers: { origin: ORIGIN, cookie: `slipcheck_refresh=${s.refresh}` } });
+      const refresh = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/refresh',
+        headers: { origin: ORIGIN, cookie: `slipcheck_refresh=${s.refresh}` },
+      });
       expect(refresh.statusCode).toBe(401);
-      const login = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', headers: { 'user-agent': UA }, payload: { email: s.email, password: 'staff password 1' } });
+      const login = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        headers: { 'user-agent': UA },
+        payload: { email: s.email, password: 'staff password 1' },
+      });
       expect(login.statusCode).toBe(401);
       const t = await team(o.auth);
       expect(t.members).toHaveLength(1);
       expect(t.seats.used).toBe(1);
-      expect((await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/members/${s.userId}`, headers: o.auth })).statusCode).toBe(404);
+      expect((await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/members/${s.userId}`, headers: o.auth })).statusCode).toBe(
+        404,
+      );
       // The same address may be invited again.
       expect((await invite(o, s.email)).statusCode).toBe(201);
       expect(await auditActions(o.shopId)).toContain('team.remove');
@@ -221,7 +268,12 @@ for (const kind of DB_KINDS) {
       const res = await accept(token);
       expect(res.statusCode).toBe(400);
       expect(res.json().code).toBe('INVITE_INVALID');
-      const login = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/login', headers: { 'user-agent': UA }, payload: { email: o.email, password: o.password } });
+      const login = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/login',
+        headers: { 'user-agent': UA },
+        payload: { email: o.email, password: o.password },
+      });
       expect(login.statusCode, login.body).toBe(200);
       const fresh = { authorization: `Bearer ${login.json().data.accessToken}` };
       const t = await team(fresh);

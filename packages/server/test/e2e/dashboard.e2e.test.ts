@@ -24,7 +24,8 @@ import type { FastifyInstance } from 'fastify';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`[dashboard e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
+if (!HAS_CHROMIUM)
+  console.warn(`[dashboard e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
@@ -36,7 +37,10 @@ const EMAIL = `owner+${Date.now()}@example.com`;
 const PASSWORD = 'correct horse battery staple';
 const PAYEE_ACCOUNT = '1234566609';
 
-interface Received { headers: http.IncomingHttpHeaders; body: string }
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_000 }, () => {
   let bank: SandboxBank;
@@ -64,7 +68,10 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       if (width === 390) await expectNoLeaks(p, name);
       // A full-page shot of a scrolled page draws the sticky bar mid-page: shoot from the top.
       // (Re-issued on each poll: a smooth scroll still running would otherwise win.)
-      await p.waitForFunction(() => { window.scrollTo({ top: 0, behavior: 'instant' }); return window.scrollY === 0; });
+      await p.waitForFunction(() => {
+        window.scrollTo({ top: 0, behavior: 'instant' });
+        return window.scrollY === 0;
+      });
       await p.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
     }
     await p.setViewportSize({ width: 1280, height: 860 });
@@ -77,12 +84,16 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       const overflow = document.documentElement.scrollWidth - vw;
       const small: string[] = [];
       let checked = 0;
-      const sel = 'button, .btn, input:not([type=checkbox]):not([type=radio]):not(.sr-only), select, .nav-link, .check label, .segmented label, .alert-action, .auth-links a';
+      const sel =
+        'button, .btn, input:not([type=checkbox]):not([type=radio]):not(.sr-only), select, .nav-link, .check label, .segmented label, .alert-action, .auth-links a';
       for (const el of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
         const r = el.getBoundingClientRect();
         if (!r.width || !r.height || el.closest('dialog:not([open])')) continue;
         checked++;
-        if (r.height < 43.5) small.push(`${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? '').trim().slice(0, 30)}" ${Math.round(r.height)}px`);
+        if (r.height < 43.5)
+          small.push(
+            `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? '').trim().slice(0, 30)}" ${Math.round(r.height)}px`,
+          );
       }
       return { overflow, small, checked };
     });
@@ -110,7 +121,13 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     const lang = await p.evaluate(() => document.documentElement.lang);
     const visible = text.replace(/https?:\/\/\S+/g, ' ').replace(/\S+@\S+/g, ' ');
     const bad: string[] = [];
-    for (const re of [/\b[a-z]{3,}(?:\.[a-z_]{2,}[A-Za-z_]*)+\b/g, /\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b/g, /\b(?:operator|user):\S+/g, /\banonymous\b/g, /รอบที่ 0|round 0\b/g]) {
+    for (const re of [
+      /\b[a-z]{3,}(?:\.[a-z_]{2,}[A-Za-z_]*)+\b/g,
+      /\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b/g,
+      /\b(?:operator|user):\S+/g,
+      /\banonymous\b/g,
+      /รอบที่ 0|round 0\b/g,
+    ]) {
       for (const m of visible.matchAll(re)) bad.push(m[0]);
     }
     if (lang === 'th') for (const m of visible.matchAll(/7-day trial|สภาพแวดล้อม\s*(?:live|test)\b|\bEnvironment\b/g)) bad.push(m[0]);
@@ -128,16 +145,28 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     bank = await createSandboxBank({ port: 0, host: '127.0.0.1' });
     receiver = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (d) => { body += d; });
-      req.on('end', () => { received.push({ headers: req.headers, body }); res.writeHead(200).end('ok'); });
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(200).end('ok');
+      });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/slipcheck`;
 
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-e2e-'));
     const config = loadConfig({
-      NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', CHECKER: 'sandbox', CHECKER_URL: bank.url,
-      SANDBOX_AUTOSTART: 'false', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_MODE: 'inline', WORKER_POLL_MS: '100',
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      CHECKER: 'sandbox',
+      CHECKER_URL: bank.url,
+      SANDBOX_AUTOSTART: 'false',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WORKER_MODE: 'inline',
+      WORKER_POLL_MS: '100',
     });
     c = await createContainer(config);
     app = await buildApp(c, { logger: false });
@@ -146,9 +175,17 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     (c as unknown as { worker?: { start(): void } }).worker?.start();
 
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    });
     // Reduced motion: the app then scrolls without animation, so screenshots do not catch a scroll mid-way.
-    ctx = await browser.newContext({ locale: 'th-TH', timezoneId: 'Asia/Bangkok', viewport: { width: 1280, height: 860 }, reducedMotion: 'reduce' });
+    ctx = await browser.newContext({
+      locale: 'th-TH',
+      timezoneId: 'Asia/Bangkok',
+      viewport: { width: 1280, height: 860 },
+      reducedMotion: 'reduce',
+    });
     page = await ctx.newPage();
     page.setDefaultTimeout(15_000);
   }, 120_000);
@@ -238,7 +275,8 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.getByText('ถ้าไม่มีบัญชีรับเงิน ทุกสลิปจะถูกปฏิเสธ', { exact: false }).first().waitFor();
     // The bank list is the shared table: BAAC, EXIM and SME are there.
     await page.getByRole('button', { name: 'เพิ่มบัญชี' }).first().click();
-    for (const code of ['034', '035', '098']) expect(await page.getByRole('dialog').locator(`option[value="${code}"]`).count(), code).toBe(1);
+    for (const code of ['034', '035', '098'])
+      expect(await page.getByRole('dialog').locator(`option[value="${code}"]`).count(), code).toBe(1);
     await page.keyboard.press('Escape');
     await shot('06-payees-empty');
     await page.getByRole('button', { name: 'เพิ่มบัญชี' }).first().click();
@@ -255,9 +293,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
 
   it('checks an uploaded sandbox slip, and the result appears live in Transactions', async () => {
     const reg = await fetch(`${bank.url}/transfers`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({
-        sendingBank: '014', amount: 1250.5,
+        sendingBank: '014',
+        amount: 1250.5,
         sender: { name: 'นาย สมชาย ใจดี', nameEn: 'MR SOMCHAI JAIDEE', account: '9876543210' },
         receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: PAYEE_ACCOUNT, bankCode: '004' },
       }),
@@ -302,7 +342,14 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('URL ปลายทาง').fill('https://user:secret@example.com/hook');
     await dialog.getByRole('button', { name: 'บันทึก' }).click();
-    await expect.poll(() => dialog.locator('[data-testid="webhook-url-reason"]').innerText().catch(() => '')).toContain('url must not contain credentials');
+    await expect
+      .poll(() =>
+        dialog
+          .locator('[data-testid="webhook-url-reason"]')
+          .innerText()
+          .catch(() => ''),
+      )
+      .toContain('url must not contain credentials');
     await dialog.getByLabel('URL ปลายทาง').fill(receiverUrl);
     await dialog.getByRole('button', { name: 'บันทึก' }).click();
     const secret = page.locator('.secret');
@@ -318,10 +365,18 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     const v1 = [...sig.matchAll(/v1=([0-9a-f]{64})/g)].map((m) => m[1]);
     expect(t).toBeTruthy();
     expect(v1).toContain(createHmac('sha256', webhookSecret).update(`${t}.${hit.body}`).digest('hex'));
-    await expect.poll(async () => {
-      await page.getByRole('button', { name: 'รีเฟรช' }).first().click();
-      return page.locator('[data-testid="deliveries"]').innerText().catch(() => '');
-    }, { timeout: 15_000 }).toContain('ส่งสำเร็จ');
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'รีเฟรช' }).first().click();
+          return page
+            .locator('[data-testid="deliveries"]')
+            .innerText()
+            .catch(() => '');
+        },
+        { timeout: 15_000 },
+      )
+      .toContain('ส่งสำเร็จ');
     await shot('12-webhooks');
   });
 
@@ -351,7 +406,9 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       await p2.getByLabel('รหัสผ่าน').fill(PASSWORD);
       await p2.getByRole('button', { name: 'เข้าสู่ระบบ' }).click();
       await heading(p2, 'Overview').waitFor();
-    } finally { await other.close(); }
+    } finally {
+      await other.close();
+    }
     // ...and the shop's language for LINE and mails did not change with it.
     const shopRow = await c.db.selectFrom('shops').select('language').where('name', '=', SHOP_NAME).executeTakeFirstOrThrow();
     expect(shopRow.language).toBe('th');
@@ -373,19 +430,50 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.getByRole('link', { name: 'ตรวจสลิป' }).first().click();
     await heading(page, 'ตรวจสลิป').waitFor();
     const base0 = {
-      id: 'txn_sim', verified: false, transRef: 'SIM0001', amount: 980.25, bankCode: '014', bankName: null, senderName: 'นาง สมหญิง รักดี',
-      senderAccount: 'XXX-X-12345-X', receiverName: 'บจก. ร้านกาแฟ ทดสอบ', receiverAccount: 'xxx-xxx660-9', transDate: '2026-11-19T02:00:00.000Z',
-      errorMessage: null, createdAt: '2026-11-21T05:00:00.000Z', duplicate: false, cached: false, latencyMs: 900, environment: 'live',
-      source: 'DASHBOARD', clientRef: null, stale: false, quota: { used: 2, limit: 2000, remaining: 1998 },
+      id: 'txn_sim',
+      verified: false,
+      transRef: 'SIM0001',
+      amount: 980.25,
+      bankCode: '014',
+      bankName: null,
+      senderName: 'นาง สมหญิง รักดี',
+      senderAccount: 'XXX-X-12345-X',
+      receiverName: 'บจก. ร้านกาแฟ ทดสอบ',
+      receiverAccount: 'xxx-xxx660-9',
+      transDate: '2026-11-19T02:00:00.000Z',
+      errorMessage: null,
+      createdAt: '2026-11-21T05:00:00.000Z',
+      duplicate: false,
+      cached: false,
+      latencyMs: 900,
+      environment: 'live',
+      source: 'DASHBOARD',
+      clientRef: null,
+      stale: false,
+      quota: { used: 2, limit: 2000, remaining: 1998 },
     };
     const cases: { name: string; rec: Record<string, unknown>; title: string }[] = [
-      { name: '18-result-stale-success', rec: { status: 'SUCCESS', verified: true, errorCode: null, stale: true }, title: 'สลิปจริง แต่เป็นการโอนเมื่อนานมาแล้ว' },
+      {
+        name: '18-result-stale-success',
+        rec: { status: 'SUCCESS', verified: true, errorCode: null, stale: true },
+        title: 'สลิปจริง แต่เป็นการโอนเมื่อนานมาแล้ว',
+      },
       { name: '19-result-fraud', rec: { status: 'FRAUD', errorCode: 'SLIP_NOT_FOUND' }, title: 'สลิปปลอมหรือถูกแก้ไข' },
-      { name: '20-result-pending', rec: { status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING', amount: null }, title: 'ธนาคารยังไม่เปิดข้อมูลรายการนี้' },
-      { name: '21-result-receiver-unverified', rec: { status: 'RECEIVER_MISMATCH', errorCode: 'RECEIVER_UNVERIFIED' }, title: 'ยืนยันบัญชีผู้รับไม่ได้' },
+      {
+        name: '20-result-pending',
+        rec: { status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING', amount: null },
+        title: 'ธนาคารยังไม่เปิดข้อมูลรายการนี้',
+      },
+      {
+        name: '21-result-receiver-unverified',
+        rec: { status: 'RECEIVER_MISMATCH', errorCode: 'RECEIVER_UNVERIFIED' },
+        title: 'ยืนยันบัญชีผู้รับไม่ได้',
+      },
     ];
     let answer: { status: number; body: unknown } = { status: 200, body: null };
-    await page.route('**/api/dashboard/verify*', (route) => route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.body) }));
+    await page.route('**/api/dashboard/verify*', (route) =>
+      route.fulfill({ status: answer.status, contentType: 'application/json', body: JSON.stringify(answer.body) }),
+    );
     for (const c of cases) {
       answer = { status: 200, body: { success: true, data: { ...base0, ...c.rec, id: `txn_${c.name}` } } };
       await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
@@ -393,7 +481,16 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       expect(await page.locator('.result-next').innerText()).toContain('ควรทำอะไรต่อ');
       if (c.name === '19-result-fraud') await shot(c.name);
     }
-    answer = { status: 402, body: { success: false, statusCode: 402, code: 'QUOTA_EXCEEDED', message: 'Quota exceeded', quota: { used: 50, limit: 50, remaining: 0 } } };
+    answer = {
+      status: 402,
+      body: {
+        success: false,
+        statusCode: 402,
+        code: 'QUOTA_EXCEEDED',
+        message: 'Quota exceeded',
+        quota: { used: 50, limit: 50, remaining: 0 },
+      },
+    };
     await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
     await page.getByRole('link', { name: 'ดูโควตาและแพ็กเกจที่หน้าภาพรวม' }).waitFor();
     answer = { status: 429, body: { success: false, statusCode: 429, code: 'RATE_LIMITED', message: 'Too many requests', retryAfter: 30 } };
@@ -419,19 +516,49 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.goto(`${base}/check`);
     await page.locator('[data-testid="slip-input"]').waitFor({ state: 'attached' });
     const rec = {
-      id: 'txn_card', verified: true, transRef: '016330101505CTF00789', amount: 1250.5, bankCode: '004', bankName: null,
-      senderName: '\u202eนาย สมชาย ใจดี', senderAccount: 'XXX-X-12345-X', receiverName: 'บจก. ร้านกาแฟ ทดสอบ', receiverAccount: 'xxx-xxx660-9',
-      transDate: '2026-11-19T02:00:00.000Z', errorMessage: null, createdAt: '2026-11-21T05:00:00.000Z', duplicate: false, cached: false, latencyMs: 900,
-      environment: 'live', source: 'DASHBOARD', clientRef: null, stale: false, status: 'SUCCESS', errorCode: null, quota: { used: 2, limit: 2000, remaining: 1998 },
+      id: 'txn_card',
+      verified: true,
+      transRef: '016330101505CTF00789',
+      amount: 1250.5,
+      bankCode: '004',
+      bankName: null,
+      senderName: '\u202eนาย สมชาย ใจดี',
+      senderAccount: 'XXX-X-12345-X',
+      receiverName: 'บจก. ร้านกาแฟ ทดสอบ',
+      receiverAccount: 'xxx-xxx660-9',
+      transDate: '2026-11-19T02:00:00.000Z',
+      errorMessage: null,
+      createdAt: '2026-11-21T05:00:00.000Z',
+      duplicate: false,
+      cached: false,
+      latencyMs: 900,
+      environment: 'live',
+      source: 'DASHBOARD',
+      clientRef: null,
+      stale: false,
+      status: 'SUCCESS',
+      errorCode: null,
+      quota: { used: 2, limit: 2000, remaining: 1998 },
     };
     const cards: { name: string; rec: Record<string, unknown>; tone: string }[] = [
       { name: 'fresh', rec: {}, tone: 'result-ok' },
       { name: 'replay', rec: { cached: true }, tone: 'result-warn' },
       { name: 'duplicate', rec: { status: 'DUPLICATE', verified: false, duplicate: true, errorCode: 'DUPLICATE' }, tone: 'result-warn' },
-      { name: 'mismatch', rec: { status: 'AMOUNT_MISMATCH', verified: false, errorCode: 'AMOUNT_MISMATCH', errorMessage: 'The slip amount 1,250.50 THB differs from the expected 1,500.00 THB.' }, tone: 'result-warn' },
+      {
+        name: 'mismatch',
+        rec: {
+          status: 'AMOUNT_MISMATCH',
+          verified: false,
+          errorCode: 'AMOUNT_MISMATCH',
+          errorMessage: 'The slip amount 1,250.50 THB differs from the expected 1,500.00 THB.',
+        },
+        tone: 'result-warn',
+      },
     ];
     let answer: unknown = null;
-    await page.route('**/api/dashboard/verify*', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) }));
+    await page.route('**/api/dashboard/verify*', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) }),
+    );
     try {
       for (const lang of ['th', 'en'] as const) {
         await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN' }).click();
@@ -460,12 +587,21 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
 
   it('invites staff: the team has data, and staff see no API-keys shortcut', async () => {
     const token = await page.evaluate(async () => {
-      const r = await fetch('/api/dashboard/auth/refresh', { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      const r = await fetch('/api/dashboard/auth/refresh', {
+        method: 'POST',
+        credentials: 'include',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      });
       const j = await r.json();
       return j.data.accessToken as string;
     });
     const staffEmail = `staff+${Date.now()}@example.com`;
-    const inv = await fetch(`${base}/api/dashboard/team/invites`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Origin: base }, body: JSON.stringify({ email: staffEmail }) });
+    const inv = await fetch(`${base}/api/dashboard/team/invites`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', Origin: base },
+      body: JSON.stringify({ email: staffEmail }),
+    });
     expect(inv.status).toBe(201);
     const mail = (await c.mail.list({ to: staffEmail }))[0];
     const inviteToken = /token=([^\s&]+)/.exec(mail.text ?? '')![1];
@@ -481,22 +617,35 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       await sp.locator('main .tx-list').first().waitFor();
       expect(await sp.locator('main a[href="/keys"]').count()).toBe(0);
       expect(await sp.locator('nav a[href="/keys"]').count()).toBe(0);
-    } finally { await staff.close(); }
+    } finally {
+      await staff.close();
+    }
   });
 
   it('every screen with data, at 360 and 390 px, in Thai and in English: no overflow, thumb-sized controls, no raw codes', async () => {
     const txId = (await c.db.selectFrom('transactions').select('id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).id;
     const screens: [string, string, string][] = [
-      ['/', 'ภาพรวม', 'Overview'], ['/check', 'ตรวจสลิป', 'Check a slip'], ['/transactions', 'รายการตรวจสลิป', 'Transactions'],
-      [`/transactions/${txId}`, 'รายละเอียดผลการตรวจ', 'Result details'], ['/payees', 'บัญชีรับเงิน', 'Payee accounts'], ['/keys', 'API คีย์', 'API keys'],
-      ['/line', 'LINE', 'LINE'], ['/webhooks', 'เว็บฮุก', 'Webhooks'], ['/team', 'ทีมงาน', 'Team'], ['/settings', 'ตั้งค่า', 'Settings'], ['/security', 'ความปลอดภัย', 'Security'],
+      ['/', 'ภาพรวม', 'Overview'],
+      ['/check', 'ตรวจสลิป', 'Check a slip'],
+      ['/transactions', 'รายการตรวจสลิป', 'Transactions'],
+      [`/transactions/${txId}`, 'รายละเอียดผลการตรวจ', 'Result details'],
+      ['/payees', 'บัญชีรับเงิน', 'Payee accounts'],
+      ['/keys', 'API คีย์', 'API keys'],
+      ['/line', 'LINE', 'LINE'],
+      ['/webhooks', 'เว็บฮุก', 'Webhooks'],
+      ['/team', 'ทีมงาน', 'Team'],
+      ['/settings', 'ตั้งค่า', 'Settings'],
+      ['/security', 'ความปลอดภัย', 'Security'],
     ];
     for (const lang of ['th', 'en'] as const) {
       await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN' }).click();
       for (const [route, th, en] of screens) {
         // In-app navigation, as a person taps: 22 full reloads a minute would each spend a refresh-token
         // rotation and run into the refresh rate limit, which is not what this test is about.
-        await page.evaluate((r) => { history.pushState({}, '', r); dispatchEvent(new PopStateEvent('popstate')); }, route);
+        await page.evaluate((r) => {
+          history.pushState({}, '', r);
+          dispatchEvent(new PopStateEvent('popstate'));
+        }, route);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe(lang);
         const h1 = await page.getByRole('heading', { level: 1 }).first().innerText();
@@ -505,7 +654,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
         await expect.poll(() => page.locator('main .loading').count(), { timeout: 15_000 }).toBe(0);
         if (route === '/') await page.locator('.chart-svg').waitFor();
         if (route === '/webhooks') await page.locator('[data-testid="deliveries"]').waitFor();
-        if (route === '/team') await page.getByText(/staff\+/).first().waitFor();
+        if (route === '/team')
+          await page
+            .getByText(/staff\+/)
+            .first()
+            .waitFor();
         if (route === '/settings') expect(await page.locator('[data-testid="shop-id"]').innerText()).toMatch(/^shop_|^[A-Za-z0-9_]+$/);
         await shot(`30-${route.split('/')[1] || 'overview'}${route.includes('txn') ? '-detail' : ''}-${lang}`);
       }
@@ -514,7 +667,10 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   });
 
   it('erases the shop from Settings after the password, says what it means, and mails a confirmation', async () => {
-    await page.evaluate(() => { history.pushState({}, '', '/settings'); dispatchEvent(new PopStateEvent('popstate')); });
+    await page.evaluate(() => {
+      history.pushState({}, '', '/settings');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
     await heading(page, 'ตั้งค่า').waitFor();
     const card = page.locator('section.danger-zone');
     const text = await card.innerText();
@@ -531,8 +687,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.getByText('ลบร้านแล้ว').waitFor();
     await shot('40-erased');
     expect((await c.mail.list({ to: EMAIL })).some((m) => m.template === 'account_erased')).toBe(true);
-    const login = await fetch(`${base}/api/dashboard/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: base }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) });
+    const login = await fetch(`${base}/api/dashboard/auth/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: base },
+      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
+    });
     expect(login.status).toBe(401);
   });
 });
-

@@ -26,11 +26,13 @@ import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login-text.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`[mini-app e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
+if (!HAS_CHROMIUM)
+  console.warn(`[mini-app e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
-const SCREENS = process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : path.resolve(HERE, '../../test-output/screenshots');
+const SCREENS =
+  process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : path.resolve(HERE, '../../test-output/screenshots');
 const CHANNEL_ID = '1657000002';
 
 describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', { timeout: 120_000 }, () => {
@@ -77,8 +79,18 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: 'x', now: () => new Date() });
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-miniapp-'));
     const config = loadConfig({
-      NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', CHECKER: 'sandbox', CHECKER_URL: bank.url, SANDBOX_AUTOSTART: 'false',
-      WORKER_MODE: 'inline', WORKER_POLL_MS: '100', LINE_API_BASE_URL: fake.url, LINE_LOGIN_CHANNEL_ID: CHANNEL_ID, LIFF_ID: `${CHANNEL_ID}-MiniTest`, LIFF_MOCK: 'true',
+      NODE_ENV: 'test',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      CHECKER: 'sandbox',
+      CHECKER_URL: bank.url,
+      SANDBOX_AUTOSTART: 'false',
+      WORKER_MODE: 'inline',
+      WORKER_POLL_MS: '100',
+      LINE_API_BASE_URL: fake.url,
+      LINE_LOGIN_CHANNEL_ID: CHANNEL_ID,
+      LIFF_ID: `${CHANNEL_ID}-MiniTest`,
+      LIFF_MOCK: 'true',
     });
     c = await createContainer(config);
     app = await buildApp(c, { logger: false });
@@ -87,7 +99,11 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     (c as unknown as { worker?: { start(): void } }).worker?.start();
 
     ownerEmail = `owner${Date.now()}@example.com`;
-    const signup = await app.inject({ method: 'POST', url: '/api/dashboard/auth/signup', payload: { email: ownerEmail, password: 'correct horse battery', shopName: 'ร้านกาแฟมินิ', planCode: 'STARTER' } });
+    const signup = await app.inject({
+      method: 'POST',
+      url: '/api/dashboard/auth/signup',
+      payload: { email: ownerEmail, password: 'correct horse battery', shopName: 'ร้านกาแฟมินิ', planCode: 'STARTER' },
+    });
     expect(signup.statusCode).toBe(201);
     shopId = signup.json().data.shop.id;
     ownerAuth = { authorization: `Bearer ${signup.json().data.accessToken}` };
@@ -96,8 +112,18 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
 
     const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'] });
-    ctx = await browser.newContext({ locale: 'th-TH', timezoneId: 'Asia/Bangkok', viewport: { width: 390, height: 844 }, reducedMotion: 'reduce', isMobile: true, hasTouch: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    });
+    ctx = await browser.newContext({
+      locale: 'th-TH',
+      timezoneId: 'Asia/Bangkok',
+      viewport: { width: 390, height: 844 },
+      reducedMotion: 'reduce',
+      isMobile: true,
+      hasTouch: true,
+    });
     page = await ctx.newPage();
     page.setDefaultTimeout(20_000);
   }, 120_000);
@@ -175,7 +201,11 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     await page.getByText(MINI_TEXT.th.live).waitFor();
 
     const { transRef } = await bank.register({ amount: 99.5 });
-    const res = await fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'image/png' }, body: await bank.slip(transRef) });
+    const res = await fetch(`${base}/api/v1/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'image/png' },
+      body: await bank.slip(transRef),
+    });
     expect((await res.json()).data.status).toBe('SUCCESS');
     await expect.poll(() => page.getByTestId('today-total').textContent(), { timeout: 15_000 }).toContain('549.75');
     await expect.poll(() => page.getByTestId('count-SUCCESS').textContent()).toBe('2');
@@ -196,7 +226,9 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     const refresh = cookies.find((k) => k.name === 'slipcheck_refresh');
     expect(refresh?.httpOnly).toBe(true);
     expect(refresh?.path).toBe('/api');
-    const sessions = (await app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: ownerAuth })).json().data.items as Array<{ kind: string }>;
+    const sessions = (await app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: ownerAuth })).json().data.items as Array<{
+      kind: string;
+    }>;
     expect(sessions.filter((s) => s.kind === 'miniapp').length).toBeGreaterThan(0);
   });
   it('in English too: a fresh check, a duplicate, and the explanation an unlinked LINE user gets', async () => {

@@ -20,7 +20,9 @@ describe('isDatabaseUnavailable', () => {
     ['SQLite busy', err({ code: 'SQLITE_BUSY' })],
     ['SQLite locked', err({ code: 'SQLITE_LOCKED_SHAREDCACHE' })],
     ['wrapped in a cause', new Error('outer', { cause: err({ code: '57P01' }) })],
-  ])('%s: yes', (_name, e) => { expect(isDatabaseUnavailable(e)).toBe(true); });
+  ])('%s: yes', (_name, e) => {
+    expect(isDatabaseUnavailable(e)).toBe(true);
+  });
 
   it.each([
     ['unique violation', err({ code: '23505' })],
@@ -29,5 +31,7 @@ describe('isDatabaseUnavailable', () => {
     ['SQLite constraint', err({ code: 'SQLITE_CONSTRAINT_UNIQUE' })],
     ['a plain bug', new TypeError('cannot read properties of undefined')],
     ['not an error', undefined],
-  ])('%s: no', (_name, e) => { expect(isDatabaseUnavailable(e)).toBe(false); });
+  ])('%s: no', (_name, e) => {
+    expect(isDatabaseUnavailable(e)).toBe(false);
+  });
 });

@@ -18,7 +18,11 @@ async function usedOf(h: Harness, shopId: string) {
 function client(url: string, auth: Record<string, string>) {
   return {
     verify: async (img: Buffer) => {
-      const r = await fetch(`${url}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(img) });
+      const r = await fetch(`${url}/api/v1/verify`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(img),
+      });
       return { status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() };
     },
     get: async (p: string) => {
@@ -53,7 +57,12 @@ describe.skipIf(!BASE)('database unreachable [postgres]', () => {
     viaRelay.hostname = '127.0.0.1';
     viaRelay.port = String(relay.port);
     bank = await startSandbox();
-    handle = openDatabase({ databaseUrl: viaRelay.toString(), dataDir: '/tmp', connectTimeoutMs: 1000, onConnectionError: () => undefined });
+    handle = openDatabase({
+      databaseUrl: viaRelay.toString(),
+      dataDir: '/tmp',
+      connectTimeoutMs: 1000,
+      onConnectionError: () => undefined,
+    });
     h = await createHarness('postgres', { DATABASE_URL: viaRelay.toString(), CHECKER_URL: bank.url }, { dbHandle: handle });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
@@ -105,7 +114,10 @@ describe('database locked by another writer [sqlite]', () => {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
   });
-  afterAll(async () => { await h.close(); await bank.close(); });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
 
   it('a verify that cannot write answers 503 SERVICE_UNAVAILABLE, charges nothing, and the retry is checked', async () => {
     const s = await seedShop(h);

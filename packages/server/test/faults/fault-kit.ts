@@ -22,7 +22,10 @@ export async function createOwnDatabase(baseUrl: string) {
     url: u.toString(),
     /** Ends every connection to this database only (the admin connection is on another database). */
     async terminateBackends(): Promise<number> {
-      const r = await admin.query('select pg_terminate_backend(pid) as t from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+      const r = await admin.query(
+        'select pg_terminate_backend(pid) as t from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [name],
+      );
       return r.rows.filter((x) => x.t).length;
     },
     async drop() {
@@ -53,12 +56,19 @@ export async function startRelay(target: { host: string; port: number }) {
     if (server) return;
     server = net.createServer((client) => {
       const upstream = net.connect(target.port, target.host);
-      for (const s of [client, upstream]) { sockets.add(s); s.on('close', () => sockets.delete(s)); s.on('error', () => undefined); }
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => undefined);
+      }
       client.pipe(upstream).pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve, reject) => { server!.once('error', reject); server!.listen(port, '127.0.0.1', () => resolve()); });
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(port, '127.0.0.1', () => resolve());
+    });
   };
   const down = async () => {
     const s = server;
@@ -77,27 +87,48 @@ export async function startService(env: Record<string, string>) {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: serverDir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), SANDBOX_AUTOSTART: 'false', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'test',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SANDBOX_AUTOSTART: 'false',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
-  child.stdout!.on('data', (d: Buffer) => { log += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    log += d.toString();
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`service exited at start: ${log}`);
-    const ok = await fetch(`${url}/health`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${url}/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (i > 1500) throw new Error(`service did not become ready: ${log}`);
     await sleep(100);
   }
   return {
-    url, child, exited,
+    url,
+    child,
+    exited,
     log: () => log,
     alive: () => child.exitCode === null && child.signalCode === null,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) { child.kill('SIGTERM'); await exited; }
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
     },
   };
 }

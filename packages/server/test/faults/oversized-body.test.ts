@@ -21,16 +21,29 @@ describe('oversized body', () => {
     url = svc.url;
     port = Number(new URL(url).port);
   }, 240_000);
-  afterAll(async () => { await svc?.stop(); await h?.close(); });
+  afterAll(async () => {
+    await svc?.stop();
+    await h?.close();
+  });
 
   const expect413 = (body: unknown) =>
-    expect(body).toMatchObject({ success: false, statusCode: 413, code: 'PAYLOAD_TOO_LARGE', error: 'Payload Too Large', path: '/api/v1/verify' });
+    expect(body).toMatchObject({
+      success: false,
+      statusCode: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+      error: 'Payload Too Large',
+      path: '/api/v1/verify',
+    });
 
   it('Node fetch reads the 413 envelope every time (20 tries)', async () => {
     const outcomes: string[] = [];
     for (let i = 0; i < 20; i++) {
       try {
-        const r = await fetch(`${url}/api/v1/verify`, { method: 'POST', headers: { ...shop.auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(big) });
+        const r = await fetch(`${url}/api/v1/verify`, {
+          method: 'POST',
+          headers: { ...shop.auth, 'content-type': 'application/octet-stream' },
+          body: new Uint8Array(big),
+        });
         const body = await r.json();
         expect413(body);
         outcomes.push(String(r.status));
@@ -45,10 +58,14 @@ describe('oversized body', () => {
     const answer = await new Promise<string>((resolve) => {
       const sock = net.connect(port, '127.0.0.1');
       let text = '';
-      sock.on('data', (d) => { text += d.toString('utf8'); });
+      sock.on('data', (d) => {
+        text += d.toString('utf8');
+      });
       sock.on('error', (e) => resolve(`error ${(e as NodeJS.ErrnoException).code}: ${text}`));
       sock.on('close', () => resolve(text));
-      sock.write(`POST /api/v1/verify HTTP/1.1\r\nHost: x\r\nAuthorization: ${shop.auth.authorization}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${big.length}\r\n\r\n`);
+      sock.write(
+        `POST /api/v1/verify HTTP/1.1\r\nHost: x\r\nAuthorization: ${shop.auth.authorization}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${big.length}\r\n\r\n`,
+      );
       sock.write(big);
     });
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
@@ -57,8 +74,15 @@ describe('oversized body', () => {
 
   it('a chunked body (no Content-Length) past the limit gets the same 413', async () => {
     const r = await fetch(`${url}/api/v1/verify`, {
-      method: 'POST', headers: { ...shop.auth, 'content-type': 'application/octet-stream' }, duplex: 'half',
-      body: new ReadableStream({ start(ctl) { for (let i = 0; i < 11; i++) ctl.enqueue(new Uint8Array(1024 * 1024)); ctl.close(); } }),
+      method: 'POST',
+      headers: { ...shop.auth, 'content-type': 'application/octet-stream' },
+      duplex: 'half',
+      body: new ReadableStream({
+        start(ctl) {
+          for (let i = 0; i < 11; i++) ctl.enqueue(new Uint8Array(1024 * 1024));
+          ctl.close();
+        },
+      }),
     } as RequestInit);
     expect(r.status).toBe(413);
     expect413(await r.json());

@@ -31,7 +31,14 @@ describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service',
     await seed.c.webhooks.addEndpoint(shop.shop.id, { url: rx.url('/hook') });
     // With Redis when the run has one, as a multi-node deployment would (the service's other shared part).
     const redis: Record<string, string> = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {};
-    svc = await startService({ ...env, ...redis, DATA_DIR: seed.dataDir, WORKER_MODE: 'inline', WORKER_POLL_MS: '100', SHUTDOWN_GRACE_MS: '0' });
+    svc = await startService({
+      ...env,
+      ...redis,
+      DATA_DIR: seed.dataDir,
+      WORKER_MODE: 'inline',
+      WORKER_POLL_MS: '100',
+      SHUTDOWN_GRACE_MS: '0',
+    });
   }, 240_000);
   afterAll(async () => {
     if (process.env.FAULT_LOG) (await import('node:fs')).writeFileSync(process.env.FAULT_LOG, svc?.log() ?? '');
@@ -46,7 +53,11 @@ describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service',
   const verify = async () => {
     const t = await bank.register();
     const img = await bank.slip(t.transRef);
-    const r = await fetch(`${svc.url}/api/v1/verify`, { method: 'POST', headers: { ...shop.auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(img) });
+    const r = await fetch(`${svc.url}/api/v1/verify`, {
+      method: 'POST',
+      headers: { ...shop.auth, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(img),
+    });
     return { status: r.status, body: await r.json(), retryAfter: r.headers.get('retry-after') };
   };
 
@@ -80,7 +91,11 @@ describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service',
     expect(list.status).toBe(200);
     expect((await list.json()).data.items.map((x: { id: string }) => x.id)).toContain(after.body.data.id);
     // The outbox worker (same pool) delivers the new record's webhook.
-    await until(async () => rx.received.some((x) => x.body.includes(after.body.data.id)), 15_000, 'the webhook of the record checked after the blip');
+    await until(
+      async () => rx.received.some((x) => x.body.includes(after.body.data.id)),
+      15_000,
+      'the webhook of the record checked after the blip',
+    );
 
     // The in-process pool of the seeding side lived through it too.
     expect(await seed.c.db.selectFrom('shops').select('id').where('id', '=', shop.shop.id).executeTakeFirst()).toBeTruthy();

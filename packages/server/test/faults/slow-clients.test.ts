@@ -11,7 +11,12 @@ import { sleep } from './fault-kit.js';
 const HEADERS_MS = 1000;
 const REQUEST_MS = 4000;
 
-interface Exchange { answer: string; sentBodyBytes: number; closedAt: number; startedAt: number }
+interface Exchange {
+  answer: string;
+  sentBodyBytes: number;
+  closedAt: number;
+  startedAt: number;
+}
 
 /** Sends `head`, then the body in `chunks` pieces every `everyMs`, reading until the server closes. */
 function exchange(port: number, head: string, body: Buffer, chunks: number, everyMs: number): Promise<Exchange> {
@@ -21,9 +26,14 @@ function exchange(port: number, head: string, body: Buffer, chunks: number, ever
     let answer = '';
     let sent = 0;
     let closed = false;
-    sock.on('data', (d) => { answer += d.toString('utf8'); });
+    sock.on('data', (d) => {
+      answer += d.toString('utf8');
+    });
     sock.on('error', () => undefined);
-    sock.on('close', () => { closed = true; resolve({ answer, sentBodyBytes: sent, closedAt: Date.now(), startedAt }); });
+    sock.on('close', () => {
+      closed = true;
+      resolve({ answer, sentBodyBytes: sent, closedAt: Date.now(), startedAt });
+    });
     sock.write(head);
     const size = Math.ceil(body.length / chunks);
     void (async () => {
@@ -48,15 +58,24 @@ describe('slow clients', () => {
   let shop: Awaited<ReturnType<typeof seedShop>>;
   beforeAll(async () => {
     bank = await startSandbox();
-    h = await createHarness('sqlite', { CHECKER_URL: bank.url, HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS), HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS) });
+    h = await createHarness('sqlite', {
+      CHECKER_URL: bank.url,
+      HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+    });
     shop = await seedShop(h);
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     port = (h.app.server.address() as AddressInfo).port;
   });
-  afterAll(async () => { await h.close(); await bank.close(); });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
 
   const head = (path: string, headers: Record<string, string>, length: number) =>
-    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: ${length}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: ${length}\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`;
 
   const expectCutOff = (x: Exchange, total: number, path: string) => {
     // Closed by the server long before the body could have been sent at this pace, and not before the bound.
@@ -68,7 +87,13 @@ describe('slow clients', () => {
 
   it('POST /api/v1/verify: headers, then a byte every so often, is answered 408 and closed', async () => {
     const body = Buffer.alloc(1000, 1);
-    const x = await exchange(port, head('/api/v1/verify', { ...shop.auth, 'content-type': 'application/octet-stream' }, body.length), body, body.length, 300);
+    const x = await exchange(
+      port,
+      head('/api/v1/verify', { ...shop.auth, 'content-type': 'application/octet-stream' }, body.length),
+      body,
+      body.length,
+      300,
+    );
     expectCutOff(x, body.length, '/api/v1/verify');
     const used = await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shop.shop.id).executeTakeFirst();
     expect(used?.used ?? 0).toBe(0);
@@ -76,7 +101,13 @@ describe('slow clients', () => {
 
   it('POST /api/dashboard/auth/login (no auth needed): the same drip is answered 408 and closed', async () => {
     const body = Buffer.from(JSON.stringify({ email: 'nobody@example.com', password: 'x'.repeat(40) }));
-    const x = await exchange(port, head('/api/dashboard/auth/login', { 'content-type': 'application/json' }, body.length), body, body.length, 300);
+    const x = await exchange(
+      port,
+      head('/api/dashboard/auth/login', { 'content-type': 'application/json' }, body.length),
+      body,
+      body.length,
+      300,
+    );
     expectCutOff(x, body.length, '/api/dashboard/auth/login');
   });
 
@@ -86,10 +117,17 @@ describe('slow clients', () => {
       const sock = net.connect(port, '127.0.0.1');
       let answer = '';
       let i = 0;
-      sock.on('data', (d) => { answer += d.toString('utf8'); });
+      sock.on('data', (d) => {
+        answer += d.toString('utf8');
+      });
       sock.on('error', () => undefined);
-      sock.on('close', () => { clearInterval(t); resolve({ answer, sent: i, total: text.length }); });
-      const t = setInterval(() => { if (i < text.length) sock.write(text[i++]); }, 100);
+      sock.on('close', () => {
+        clearInterval(t);
+        resolve({ answer, sent: i, total: text.length });
+      });
+      const t = setInterval(() => {
+        if (i < text.length) sock.write(text[i++]);
+      }, 100);
     });
     expect(x.sent).toBeLessThan(x.total);
     expect(statusOf(x.answer)).toBe(408);
@@ -100,7 +138,13 @@ describe('slow clients', () => {
     const t = await bank.register();
     const img = await bank.slip(t.transRef);
     // 12 pieces over ~40% of the request timeout: the 10 MiB-at-1-Mbit/s case is ~70% of the 120 s default.
-    const x = await exchange(port, head('/api/v1/verify', { ...shop.auth, 'content-type': 'application/octet-stream' }, img.length), img, 12, Math.floor((REQUEST_MS * 0.4) / 12));
+    const x = await exchange(
+      port,
+      head('/api/v1/verify', { ...shop.auth, 'content-type': 'application/octet-stream' }, img.length),
+      img,
+      12,
+      Math.floor((REQUEST_MS * 0.4) / 12),
+    );
     expect(x.sentBodyBytes).toBe(img.length);
     expect(statusOf(x.answer)).toBe(200);
     expect(bodyOf(x.answer)).toMatchObject({ success: true, data: { status: 'SUCCESS' } });
@@ -108,7 +152,13 @@ describe('slow clients', () => {
 
   it('a slow login within the bound gets its ordinary answer, not 408', async () => {
     const body = Buffer.from(JSON.stringify({ email: 'nobody@example.com', password: 'x'.repeat(40) }));
-    const x = await exchange(port, head('/api/dashboard/auth/login', { 'content-type': 'application/json' }, body.length), body, 8, Math.floor((REQUEST_MS * 0.4) / 8));
+    const x = await exchange(
+      port,
+      head('/api/dashboard/auth/login', { 'content-type': 'application/json' }, body.length),
+      body,
+      8,
+      Math.floor((REQUEST_MS * 0.4) / 8),
+    );
     expect(x.sentBodyBytes).toBe(body.length);
     expect(statusOf(x.answer)).toBe(401);
   });

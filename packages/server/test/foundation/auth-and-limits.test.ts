@@ -18,7 +18,15 @@ for (const kind of DB_KINDS) {
     it('missing, malformed, unknown and revoked keys all answer the same 401', async () => {
       const s = await seedShop(h);
       await h.c.apiKeys.revoke(s.keyId, 'test');
-      const cases = [undefined, 'Basic abc', 'Bearer', 'Bearer sk_live_short', `Bearer sk_live_${'A'.repeat(32)}`, `Bearer ${s.key}`, `Bearer ${s.key.replace('sk_live_', 'sk_test_')}`];
+      const cases = [
+        undefined,
+        'Basic abc',
+        'Bearer',
+        'Bearer sk_live_short',
+        `Bearer sk_live_${'A'.repeat(32)}`,
+        `Bearer ${s.key}`,
+        `Bearer ${s.key.replace('sk_live_', 'sk_test_')}`,
+      ];
       const bodies = [];
       for (const authorization of cases) {
         const r = await h.app.inject({ url: '/api/v1/quota', headers: authorization ? { authorization } : {} });
@@ -52,7 +60,12 @@ for (const kind of DB_KINDS) {
       ['read', 'POST', '/api/v1/verify', 'verify'],
     ])('a key with scopes %s gets 403 on %s %s', async (scopes, method, url, missing) => {
       const s = await seedShop(h, { scopes });
-      const r = await h.app.inject({ method: method as 'GET', url, headers: { ...s.auth, 'content-type': 'application/octet-stream' }, payload: method === 'POST' ? Buffer.from([0xff, 0xd8, 0xff]) : undefined });
+      const r = await h.app.inject({
+        method: method as 'GET',
+        url,
+        headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+        payload: method === 'POST' ? Buffer.from([0xff, 0xd8, 0xff]) : undefined,
+      });
       expect(r.statusCode).toBe(403);
       expect(r.json()).toMatchObject({ error: 'Forbidden', message: `API key missing scope(s): ${missing}`, code: 'MISSING_SCOPE' });
       expect(r.headers['x-service-quota-limit']).toBe('500');
@@ -65,13 +78,19 @@ for (const kind of DB_KINDS) {
       expect(r.statusCode).toBe(403);
       expect(r.json()).toMatchObject({ code: 'PLAN_API_ACCESS_REQUIRED', statusCode: 403 });
       expect(r.headers['x-service-quota-limit']).toBe('50');
-      await expect(h.c.apiKeys.create(s.shop.id, { environment: 'live' }, 'test')).rejects.toMatchObject({ code: 'PLAN_API_ACCESS_REQUIRED', statusCode: 403 });
+      await expect(h.c.apiKeys.create(s.shop.id, { environment: 'live' }, 'test')).rejects.toMatchObject({
+        code: 'PLAN_API_ACCESS_REQUIRED',
+        statusCode: 403,
+      });
     });
 
     it('suspended shops are refused with 403', async () => {
       const s = await seedShop(h);
       await h.c.shops.setState(s.shop.id, 'suspended', 'test');
-      expect((await h.app.inject({ url: '/api/v1/quota', headers: s.auth })).json()).toMatchObject({ statusCode: 403, code: 'SHOP_SUSPENDED' });
+      expect((await h.app.inject({ url: '/api/v1/quota', headers: s.auth })).json()).toMatchObject({
+        statusCode: 403,
+        code: 'SHOP_SUSPENDED',
+      });
     });
 
     it('429 with Retry-After past the per-key limit, and recovery in the next window', async () => {
@@ -90,7 +109,13 @@ for (const kind of DB_KINDS) {
     it('unknown routes and wrong methods answer in the envelope', async () => {
       const r = await h.app.inject({ url: '/api/v1/nope' });
       expect(r.statusCode).toBe(404);
-      expect(r.json()).toMatchObject({ success: false, error: 'Not Found', statusCode: 404, path: '/api/v1/nope', requestId: expect.any(String) });
+      expect(r.json()).toMatchObject({
+        success: false,
+        error: 'Not Found',
+        statusCode: 404,
+        path: '/api/v1/nope',
+        requestId: expect.any(String),
+      });
       expect(r.json().timestamp).toMatch(/\+07:00$/);
       expect(r.headers['x-request-id']).toBe(r.json().requestId);
       const m = await h.app.inject({ method: 'DELETE', url: '/api/v1/quota' });
@@ -142,7 +167,9 @@ for (const kind of DB_KINDS) {
         q = r.json().data;
         expect(q).toMatchObject({ used: 0, remaining: 500, periodMonth: '2026-12', daysUntilReset: 31 });
         expect(r.headers['x-service-quota-reset-days']).toBe('31');
-      } finally { await h.close(); }
+      } finally {
+        await h.close();
+      }
     });
   });
 }

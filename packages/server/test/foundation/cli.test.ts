@@ -17,7 +17,9 @@ async function cli(...args: string[]) {
 
 async function cliWith(extraEnv: Record<string, string>, ...args: string[]) {
   try {
-    const r = await run(process.execPath, [BIN, ...args], { env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ...extraEnv } });
+    const r = await run(process.execPath, [BIN, ...args], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ...extraEnv },
+    });
     return { code: 0, json: JSON.parse(r.stdout), stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -42,8 +44,14 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     const trialQuota = (await cli('quota', 'show', '--shop', shop.id)).json;
     expect(trialQuota.quota).toMatchObject({ planCode: 'TRIAL', limit: 50 });
 
-    expect((await cli('shop', 'set-plan', '--shop', shop.id, '--plan', 'GROWTH')).json).toMatchObject({ planCode: 'GROWTH', state: 'active', trialEndsAt: null });
-    const payee = (await cli('payee', 'add', '--shop', shop.id, '--bank', '004', '--account', '123-4-56660-9', '--holder', 'นาย สมชาย ใจดี', '--primary')).json;
+    expect((await cli('shop', 'set-plan', '--shop', shop.id, '--plan', 'GROWTH')).json).toMatchObject({
+      planCode: 'GROWTH',
+      state: 'active',
+      trialEndsAt: null,
+    });
+    const payee = (
+      await cli('payee', 'add', '--shop', shop.id, '--bank', '004', '--account', '123-4-56660-9', '--holder', 'นาย สมชาย ใจดี', '--primary')
+    ).json;
     expect(payee).toMatchObject({ bankCode: '004', accountLast4: '6609', isPrimary: true, kind: 'BANK' });
     expect(JSON.stringify(payee)).not.toContain('1234566609');
 
@@ -63,7 +71,8 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     expect(adjusted.testQuota).toMatchObject({ used: 3, limit: 200, remaining: 197 });
 
     const audit = (await cli('audit', 'list', '--shop', shop.id)).json.map((a: { action: string }) => a.action);
-    for (const a of ['shop.create', 'plan.change', 'payee.add', 'api_key.create', 'api_key.rotate', 'api_key.revoke', 'quota.adjust']) expect(audit).toContain(a);
+    for (const a of ['shop.create', 'plan.change', 'payee.add', 'api_key.create', 'api_key.rotate', 'api_key.revoke', 'quota.adjust'])
+      expect(audit).toContain(a);
   }, 60_000);
 
   it('fails clearly: unknown command, missing flag, unknown shop, bad state, bad config', async () => {
@@ -75,7 +84,9 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/not found/i);
     expect((await cli('shop', 'create', '--name', 'x', '--plan', 'GOLD')).stderr).toContain('Unknown plan');
-    const bad = await run(process.execPath, [BIN, 'plan', 'list'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' } }).catch((e) => e);
+    const bad = await run(process.execPath, [BIN, 'plan', 'list'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' } }).catch(
+      (e) => e,
+    );
     expect(bad.code).toBe(78);
     expect(bad.stderr).toContain('PORT');
   }, 60_000);
@@ -89,18 +100,30 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
         const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
         const demo = await cliWith({ CHECKER_URL: bank.url, PUBLIC_URL: base }, 'demo', '--out', out);
         expect(demo.code).toBe(0);
-        expect(demo.json).toMatchObject({ shopId: expect.stringMatching(/^shop_/), liveKey: expect.stringMatching(/^sk_live_/), testKey: expect.stringMatching(/^sk_test_/), slipFile: out });
+        expect(demo.json).toMatchObject({
+          shopId: expect.stringMatching(/^shop_/),
+          liveKey: expect.stringMatching(/^sk_live_/),
+          testKey: expect.stringMatching(/^sk_test_/),
+          slipFile: out,
+        });
         // The command is plain text on its own stderr line (JSON stays on stdout), URL in single quotes so zsh does not glob `?`.
-        const line = demo.stderr.split('\n').map((l) => l.trim()).find((l) => l.startsWith('curl '));
+        const line = demo.stderr
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => l.startsWith('curl '));
         expect(line).toBeDefined();
         expect(line).toContain(`'${base}/api/v1/verify?amount=120'`);
         expect(line).not.toContain('\\"');
         const pasted = await run('sh', ['-c', line!]);
         expect(JSON.parse(pasted.stdout).data).toMatchObject({ status: 'SUCCESS', transRef: demo.json.transRef, amount: 120 });
-      } finally { await h.close(); }
+      } finally {
+        await h.close();
+      }
       const down = await cliWith({ CHECKER_URL: 'http://127.0.0.1:1' }, 'demo');
       expect(down.code).toBe(1);
       expect(down.stderr).toContain('npm start');
-    } finally { await bank.close(); }
+    } finally {
+      await bank.close();
+    }
   }, 60_000);
 });

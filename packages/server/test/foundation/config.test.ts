@@ -6,14 +6,29 @@ import { CONFIG_DOC, ConfigError, loadConfig } from '../../src/config.js';
 describe('configuration', () => {
   it('has the documented defaults operators rely on', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ PORT: 3000, SLIP_STALE_MODE: 'alert', SLIP_STALE_MAX_AGE_HOURS: 24, SANDBOX_PORT: 3900, CHECKER: 'sandbox', TIME_ZONE: 'Asia/Bangkok', databaseKind: 'sqlite' });
+    expect(c).toMatchObject({
+      PORT: 3000,
+      SLIP_STALE_MODE: 'alert',
+      SLIP_STALE_MAX_AGE_HOURS: 24,
+      SANDBOX_PORT: 3900,
+      CHECKER: 'sandbox',
+      TIME_ZONE: 'Asia/Bangkok',
+      databaseKind: 'sqlite',
+    });
     expect(c.DATA_DIR).toBe(path.resolve('./data'));
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseKind).toBe('postgres');
   });
 
   it.each([
-    ['PORT', 'eighty'], ['PORT', '70000'], ['SLIP_STALE_MODE', 'sometimes'], ['DATABASE_URL', 'mysql://x'], ['REDIS_URL', 'not a url'],
-    ['TIME_ZONE', 'Mars/Olympus'], ['WEBHOOK_RETRY_SCHEDULE', '60,abc'], ['SECRET_KEY', 'short'], ['LOG_LEVEL', 'loud'],
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['SLIP_STALE_MODE', 'sometimes'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'not a url'],
+    ['TIME_ZONE', 'Mars/Olympus'],
+    ['WEBHOOK_RETRY_SCHEDULE', '60,abc'],
+    ['SECRET_KEY', 'short'],
+    ['LOG_LEVEL', 'loud'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
@@ -21,7 +36,9 @@ describe('configuration', () => {
 
   it('production needs a SECRET_KEY and forbids private webhook targets', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('SECRET_KEY');
-    expect(() => loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40), WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow('WEBHOOK_ALLOW_PRIVATE');
+    expect(() => loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40), WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow(
+      'WEBHOOK_ALLOW_PRIVATE',
+    );
   });
 
   it('the README documents every variable', () => {

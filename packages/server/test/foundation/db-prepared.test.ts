@@ -8,7 +8,10 @@ describe('cachingSqliteDatabase', () => {
     const raw = new Database(':memory:');
     let compiles = 0;
     const prepare = raw.prepare.bind(raw);
-    (raw as unknown as { prepare: typeof prepare }).prepare = (sql: string) => { compiles++; return prepare(sql); };
+    (raw as unknown as { prepare: typeof prepare }).prepare = (sql: string) => {
+      compiles++;
+      return prepare(sql);
+    };
     const db = cachingSqliteDatabase(raw, 2);
     db.prepare('create table t (x integer)').run([]);
     const a = db.prepare('select x from t where x = ?');
@@ -29,12 +32,17 @@ for (const kind of DB_KINDS) {
       h = await createHarness(kind);
       db = h.c.db;
       const at = new Date().toISOString();
-      await db.insertInto('quota_usage').values([
-        { shop_id: 'shop_a', period: '2025-01', used: 3, test_used: 0, updated_at: at },
-        { shop_id: 'shop_b', period: '2025-01', used: 7, test_used: 0, updated_at: at },
-      ]).execute();
+      await db
+        .insertInto('quota_usage')
+        .values([
+          { shop_id: 'shop_a', period: '2025-01', used: 3, test_used: 0, updated_at: at },
+          { shop_id: 'shop_b', period: '2025-01', used: 7, test_used: 0, updated_at: at },
+        ])
+        .execute();
     });
-    afterAll(async () => { await h.close(); });
+    afterAll(async () => {
+      await h.close();
+    });
 
     it('binds each call its own values (built once)', async () => {
       let builds = 0;
@@ -50,7 +58,13 @@ for (const kind of DB_KINDS) {
 
     it('keeps constant parameters and works for a conditional update with RETURNING', async () => {
       const take = preparedQuery((d: Db, shopId: string, limit: number) =>
-        d.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1) })).where('shop_id', '=', shopId).where('used', '<', limit).returning('used'));
+        d
+          .updateTable('quota_usage')
+          .set((eb) => ({ used: eb('used', '+', 1) }))
+          .where('shop_id', '=', shopId)
+          .where('used', '<', limit)
+          .returning('used'),
+      );
       expect(await take(db, 'shop_a', 5)).toEqual([{ used: 4 }]);
       expect(await take(db, 'shop_a', 5)).toEqual([{ used: 5 }]);
       expect(await take(db, 'shop_a', 5)).toEqual([]);
@@ -60,7 +74,12 @@ for (const kind of DB_KINDS) {
       let builds = 0;
       const q = preparedQuery((d: Db, shopId: string, twice: string) => {
         builds++;
-        return d.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).where('shop_id', '=', twice).where('shop_id', '=', twice);
+        return d
+          .selectFrom('quota_usage')
+          .select('used')
+          .where('shop_id', '=', shopId)
+          .where('shop_id', '=', twice)
+          .where('shop_id', '=', twice);
       });
       expect(await q(db, 'shop_b', 'shop_b')).toEqual([{ used: 7 }]);
       expect(await q(db, 'shop_b', 'shop_a')).toEqual([]);

@@ -8,23 +8,53 @@ const NOW = '2026-11-21T06:00:00.000Z';
 
 async function addTx(h: Harness, shopId: string, createdAt: string) {
   const id = newId('txn', Date.parse(createdAt));
-  await h.c.db.insertInto('transactions').values({
-    id, shop_id: shopId, source: 'API', environment: 'live', status: 'SUCCESS', trans_ref: `R${id.slice(-10)}`, amount_satang: 100, expected_amount_satang: null,
-    bank_code: '004', bank_name: 'KBANK', sender_name: 'นาย สมชาย ใจดี', sender_account: 'xxx-x-x1234-x', receiver_name: 'ร้าน', receiver_account: 'xxx-x-x6660-x',
-    trans_date: createdAt, error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 1, latency_ms: 1, client_ref: 'order-9', image_hash: 'ab',
-    api_key_id: null, success_ref: null, anonymized_at: null, created_at: createdAt,
-  }).execute();
+  await h.c.db
+    .insertInto('transactions')
+    .values({
+      id,
+      shop_id: shopId,
+      source: 'API',
+      environment: 'live',
+      status: 'SUCCESS',
+      trans_ref: `R${id.slice(-10)}`,
+      amount_satang: 100,
+      expected_amount_satang: null,
+      bank_code: '004',
+      bank_name: 'KBANK',
+      sender_name: 'นาย สมชาย ใจดี',
+      sender_account: 'xxx-x-x1234-x',
+      receiver_name: 'ร้าน',
+      receiver_account: 'xxx-x-x6660-x',
+      trans_date: createdAt,
+      error_code: null,
+      error_message: null,
+      duplicate: 0,
+      stale: 0,
+      charged: 1,
+      latency_ms: 1,
+      client_ref: 'order-9',
+      image_hash: 'ab',
+      api_key_id: null,
+      success_ref: null,
+      anonymized_at: null,
+      created_at: createdAt,
+    })
+    .execute();
   return id;
 }
 
 const outboxAlerts = async (h: Harness, shopId: string) =>
-  (await h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'owner.alert').where('shop_id', '=', shopId).execute()).map((r) => JSON.parse(r.payload));
+  (await h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'owner.alert').where('shop_id', '=', shopId).execute()).map((r) =>
+    JSON.parse(r.payload),
+  );
 
 for (const kind of DB_KINDS) {
   describe(`housekeeping: retention, erasure, alerts [${kind}]`, () => {
     let h: Harness;
     const clock = fixedClock(NOW);
-    beforeAll(async () => { h = await createHarness(kind, {}, { clock }); });
+    beforeAll(async () => {
+      h = await createHarness(kind, {}, { clock });
+    });
     afterAll(async () => h.close());
 
     it('purges an erased shop 24 h after the request, not before, and keeps an anonymous tombstone', async () => {
@@ -32,8 +62,16 @@ for (const kind of DB_KINDS) {
       const recent = await seedShop(h);
       await addTx(h, old.shop.id, NOW);
       await addTx(h, recent.shop.id, NOW);
-      await h.c.db.updateTable('shops').set({ deleted_at: new Date(Date.parse(NOW) - 25 * 3_600_000).toISOString() }).where('id', '=', old.shop.id).execute();
-      await h.c.db.updateTable('shops').set({ deleted_at: new Date(Date.parse(NOW) - 3_600_000).toISOString() }).where('id', '=', recent.shop.id).execute();
+      await h.c.db
+        .updateTable('shops')
+        .set({ deleted_at: new Date(Date.parse(NOW) - 25 * 3_600_000).toISOString() })
+        .where('id', '=', old.shop.id)
+        .execute();
+      await h.c.db
+        .updateTable('shops')
+        .set({ deleted_at: new Date(Date.parse(NOW) - 3_600_000).toISOString() })
+        .where('id', '=', recent.shop.id)
+        .execute();
       expect(await h.c.housekeeping.purgeErased()).toBe(1);
       const count = async (table: 'transactions' | 'api_keys' | 'payee_accounts', shopId: string) =>
         (await h.c.db.selectFrom(table).select('id').where('shop_id', '=', shopId).execute()).length;
@@ -56,7 +94,14 @@ for (const kind of DB_KINDS) {
       const kept = await addTx(h, off.shop.id, '2025-01-01T00:00:00.000Z');
       expect(await h.c.housekeeping.anonymizeExpired()).toBe(1);
       const row = async (id: string) => h.c.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      expect(await row(ancient)).toMatchObject({ sender_name: null, sender_account: null, receiver_name: null, client_ref: null, image_hash: null, amount_satang: 100 });
+      expect(await row(ancient)).toMatchObject({
+        sender_name: null,
+        sender_account: null,
+        receiver_name: null,
+        client_ref: null,
+        image_hash: null,
+        amount_satang: 100,
+      });
       expect((await row(ancient)).anonymized_at).toBeTruthy();
       expect((await row(fresh)).sender_name).toBe('นาย สมชาย ใจดี');
       expect((await row(kept)).sender_name).toBe('นาย สมชาย ใจดี');
@@ -64,7 +109,7 @@ for (const kind of DB_KINDS) {
 
     it('queues one TRIAL_ENDING alert a day before a trial ends', async () => {
       const shop = await h.c.shops.create({ name: 'trial' }, 'test');
-      expect((await outboxAlerts(h, shop.id))).toHaveLength(0);
+      expect(await outboxAlerts(h, shop.id)).toHaveLength(0);
       await h.c.housekeeping.trialEndingAlerts();
       expect(await outboxAlerts(h, shop.id)).toHaveLength(0); // 7 days left
       clock.advance(6.5 * 86_400_000);
@@ -76,7 +121,19 @@ for (const kind of DB_KINDS) {
 
     it('prunes audit entries older than 90 days', async () => {
       const s = await seedShop(h);
-      await h.c.db.insertInto('audit_log').values({ id: newId('aud'), shop_id: s.shop.id, actor: 'x', action: 'old.thing', target: null, detail: '{}', ip: null, created_at: '2026-01-01T00:00:00.000Z' }).execute();
+      await h.c.db
+        .insertInto('audit_log')
+        .values({
+          id: newId('aud'),
+          shop_id: s.shop.id,
+          actor: 'x',
+          action: 'old.thing',
+          target: null,
+          detail: '{}',
+          ip: null,
+          created_at: '2026-01-01T00:00:00.000Z',
+        })
+        .execute();
       const r = await h.c.housekeeping.runAll();
       expect(r.auditPruned).toBeGreaterThanOrEqual(1);
       expect((await h.c.audit.list(s.shop.id)).map((a) => a.action)).not.toContain('old.thing');
@@ -90,10 +147,18 @@ for (const kind of DB_KINDS) {
       bank = await startSandbox();
       h = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
     });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    afterAll(async () => {
+      await h.close();
+      await bank.close();
+    });
     const verify = async (auth: Record<string, string>, body: Record<string, unknown> = {}) => {
       const t = await bank.register(body);
-      return h.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: await bank.slip(t.transRef) });
+      return h.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        payload: await bank.slip(t.transRef),
+      });
     };
 
     it('QUOTA_80 when the pool crosses 80 % and QUOTA_100 when it is used up, once each', async () => {
@@ -106,7 +171,10 @@ for (const kind of DB_KINDS) {
       await h.c.quota.adjust(s.shop.id, { used: 499 }, 'test');
       await verify(s.auth); // 500
       await verify(s.auth); // 501, inside the free buffer
-      expect((await outboxAlerts(h, s.shop.id)).map((a) => [a.type, a.detail.used])).toEqual([['QUOTA_80', 400], ['QUOTA_100', 500]]);
+      expect((await outboxAlerts(h, s.shop.id)).map((a) => [a.type, a.detail.used])).toEqual([
+        ['QUOTA_80', 400],
+        ['QUOTA_100', 500],
+      ]);
     });
 
     it('a stale slip alerts the owner unless the shop turned stale alerts off', async () => {

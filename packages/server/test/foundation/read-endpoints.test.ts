@@ -9,13 +9,39 @@ async function seedTx(h: Harness, shopId: string, n: number, extra: Record<strin
     const created = new Date(base + i * 1000).toISOString();
     const id = newId('txn', base + i * 1000);
     ids.push(id);
-    await h.c.db.insertInto('transactions').values({
-      id, shop_id: shopId, source: i % 3 === 0 ? 'LINE' : 'API', environment: 'live', status: i % 2 ? 'SUCCESS' : 'FRAUD',
-      trans_ref: `REF${String(i).padStart(9, '0')}`, amount_satang: 12345 + i, expected_amount_satang: null, bank_code: '004', bank_name: 'KBANK',
-      sender_name: 'นาย ก', sender_account: 'xxx-x-x1234-x', receiver_name: 'ร้าน', receiver_account: 'xxx-x-x6660-x', trans_date: created,
-      error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 1, latency_ms: 42, client_ref: `order-${i}`, image_hash: null,
-      api_key_id: null, success_ref: null, anonymized_at: null, created_at: created, ...extra,
-    }).execute();
+    await h.c.db
+      .insertInto('transactions')
+      .values({
+        id,
+        shop_id: shopId,
+        source: i % 3 === 0 ? 'LINE' : 'API',
+        environment: 'live',
+        status: i % 2 ? 'SUCCESS' : 'FRAUD',
+        trans_ref: `REF${String(i).padStart(9, '0')}`,
+        amount_satang: 12345 + i,
+        expected_amount_satang: null,
+        bank_code: '004',
+        bank_name: 'KBANK',
+        sender_name: 'นาย ก',
+        sender_account: 'xxx-x-x1234-x',
+        receiver_name: 'ร้าน',
+        receiver_account: 'xxx-x-x6660-x',
+        trans_date: created,
+        error_code: null,
+        error_message: null,
+        duplicate: 0,
+        stale: 0,
+        charged: 1,
+        latency_ms: 42,
+        client_ref: `order-${i}`,
+        image_hash: null,
+        api_key_id: null,
+        success_ref: null,
+        anonymized_at: null,
+        created_at: created,
+        ...extra,
+      })
+      .execute();
   }
   return ids;
 }
@@ -59,7 +85,9 @@ for (const kind of DB_KINDS) {
       expect(d.quota).toMatchObject({ limit: 500, overage: 0 });
       expect(d.testQuota).toEqual({ used: 0, limit: 200, remaining: 200 });
       expect(d.rateLimit).toEqual({ perKeyPerMinute: 120, verifyPerMinute: 240 });
-      expect(d.payeeAccounts).toEqual([{ bankCode: '004', kind: 'BANK', holder: 'บจก. ร้านกาแฟ ทดสอบ', accountLast4: '6609', isPrimary: true, status: 'ACTIVE' }]);
+      expect(d.payeeAccounts).toEqual([
+        { bankCode: '004', kind: 'BANK', holder: 'บจก. ร้านกาแฟ ทดสอบ', accountLast4: '6609', isPrimary: true, status: 'ACTIVE' },
+      ]);
       expect(r.body).not.toContain('1234566609');
       expect(r.body).not.toContain(a.key);
     });
@@ -83,7 +111,9 @@ for (const kind of DB_KINDS) {
 
     it('filters by status, source, transRef, clientRef and time', async () => {
       const get = async (q: string) => (await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: a.auth })).json().data.items;
-      expect((await get('status=SUCCESS')).every((i: { status: string; verified: boolean }) => i.status === 'SUCCESS' && i.verified)).toBe(true);
+      expect((await get('status=SUCCESS')).every((i: { status: string; verified: boolean }) => i.status === 'SUCCESS' && i.verified)).toBe(
+        true,
+      );
       expect((await get('status=SUCCESS')).length).toBe(3);
       expect((await get('source=LINE')).length).toBe(3);
       expect((await get('transRef=REF000000002')).map((i: { amount: number }) => i.amount)).toEqual([123.47]);
@@ -91,14 +121,23 @@ for (const kind of DB_KINDS) {
       expect((await get('from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:04Z')).length).toBe(2);
     });
 
-    it.each([['limit=0'], ['limit=101'], ['limit=abc'], ['status=PAID'], ['source=FAX'], ['from=yesterday'], ['cursor=not-a-cursor'], ['bogus=1']])('rejects %s with 400 in the envelope', async (q) => {
+    it.each([
+      ['limit=0'],
+      ['limit=101'],
+      ['limit=abc'],
+      ['status=PAID'],
+      ['source=FAX'],
+      ['from=yesterday'],
+      ['cursor=not-a-cursor'],
+      ['bogus=1'],
+    ])('rejects %s with 400 in the envelope', async (q) => {
       const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: a.auth });
       expect(r.statusCode).toBe(400);
       expect(r.json()).toMatchObject({ success: false, error: 'Bad Request', statusCode: 400, path: '/api/v1/transactions' });
       expect(r.headers['x-service-quota-limit']).toBe('500');
     });
 
-    it('GET /transactions/:id answers 404 identically for a missing id and another shop\'s id', async () => {
+    it("GET /transactions/:id answers 404 identically for a missing id and another shop's id", async () => {
       const own = await h.app.inject({ url: `/api/v1/transactions/${ids[0]}`, headers: a.auth });
       expect(own.statusCode).toBe(200);
       expect(own.json().data).toMatchObject({ id: ids[0], transRef: 'REF000000000', cached: false, environment: 'live' });

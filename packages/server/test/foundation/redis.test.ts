@@ -13,7 +13,10 @@ describe.skipIf(!REDIS)('with Redis: limits and the test counter are shared by e
     // A second node on the same database and Redis.
     b = await createHarness('sqlite', { REDIS_URL: REDIS!, RATE_LIMIT_PER_KEY: '4', DATA_DIR: a.dataDir });
   });
-  afterAll(async () => { await b.close(); await a.close(); });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
 
   it('two nodes share one per-key limit', async () => {
     const s = await seedShop(a);
@@ -43,14 +46,22 @@ describe('when the test counter cannot be read', () => {
     // Nothing listens on port 1: Redis is "down" for this node.
     h = await createHarness('sqlite', { REDIS_URL: 'redis://127.0.0.1:1', CHECKER_URL: bank.url, DECODE_THREADS: '1' });
   });
-  afterAll(async () => { await h.close(); await bank.close(); });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
 
   it('testQuota.used is null, test keys draw on the shop pool, and readiness says degraded', async () => {
     const s = await seedShop(h, { env: 'test' });
     const me = (await h.app.inject({ url: '/api/v1/me', headers: s.auth })).json().data;
     expect(me.testQuota.used).toBeNull();
     const t = await bank.register();
-    const r = await h.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...s.auth, 'content-type': 'application/octet-stream' }, payload: await bank.slip(t.transRef) });
+    const r = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/verify',
+      headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+      payload: await bank.slip(t.transRef),
+    });
     expect(r.statusCode).toBe(200);
     expect(r.json().data).toMatchObject({ status: 'SUCCESS', environment: 'test', quota: { used: 1, limit: 500 } });
     const health = await h.app.inject({ url: '/health' });

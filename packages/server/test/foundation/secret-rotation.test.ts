@@ -16,11 +16,17 @@ for (const kind of DB_KINDS) {
       const schema = kind === 'postgres' ? new URL(first.config.DATABASE_URL).searchParams.get('options')!.split('=')[1] : undefined;
       const handle = openDatabase({ databaseUrl: first.config.DATABASE_URL || undefined, dataDir: first.dataDir });
       handles.push(handle);
-      const h = await createHarness(kind, { LINE_API_BASE_URL: 'http://127.0.0.1:1', DATA_DIR: first.dataDir, ...env }, { dbHandle: handle, migrationSchema: schema });
+      const h = await createHarness(
+        kind,
+        { LINE_API_BASE_URL: 'http://127.0.0.1:1', DATA_DIR: first.dataDir, ...env },
+        { dbHandle: handle, migrationSchema: schema },
+      );
       nodes.push(h);
       return h;
     };
-    beforeAll(async () => { first = await createHarness(kind, { SECRET_KEY: K1, LINE_API_BASE_URL: 'http://127.0.0.1:1' }); });
+    beforeAll(async () => {
+      first = await createHarness(kind, { SECRET_KEY: K1, LINE_API_BASE_URL: 'http://127.0.0.1:1' });
+    });
     afterAll(async () => {
       for (const h of nodes) await h.close();
       for (const x of handles) await x.close();
@@ -30,8 +36,16 @@ for (const kind of DB_KINDS) {
     it('old secrets open under SECRET_KEY_PREVIOUS, re-encryption moves them, the new key alone then suffices', async () => {
       const s = await seedShop(first);
       const { endpoint, secret } = await first.c.webhooks.addEndpoint(s.shop.id, { url: 'http://127.0.0.1:9/hook' });
-      const ch = await first.c.line.service.linkChannel(s.shop.id, { channelId: '1650000001', channelSecret: 'c'.repeat(32), accessToken: 't'.repeat(40) }, 'test');
-      const sealedBefore = await first.c.db.selectFrom('webhook_endpoints').select('secret_enc').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+      const ch = await first.c.line.service.linkChannel(
+        s.shop.id,
+        { channelId: '1650000001', channelSecret: 'c'.repeat(32), accessToken: 't'.repeat(40) },
+        'test',
+      );
+      const sealedBefore = await first.c.db
+        .selectFrom('webhook_endpoints')
+        .select('secret_enc')
+        .where('id', '=', endpoint.id)
+        .executeTakeFirstOrThrow();
 
       const newOnly = await node({ SECRET_KEY: K2 });
       await expect(newOnly.c.webhooks.revealSecret(s.shop.id, endpoint.id)).rejects.toThrow();
@@ -40,7 +54,11 @@ for (const kind of DB_KINDS) {
       expect((await rotating.c.webhooks.revealSecret(s.shop.id, endpoint.id)).secret).toBe(secret);
       expect(await rotating.c.reencryptSecrets()).toEqual({ webhookEndpoints: 1, lineChannels: 1 });
       expect(await rotating.c.reencryptSecrets()).toEqual({ webhookEndpoints: 0, lineChannels: 0 });
-      const sealedAfter = await first.c.db.selectFrom('webhook_endpoints').select('secret_enc').where('id', '=', endpoint.id).executeTakeFirstOrThrow();
+      const sealedAfter = await first.c.db
+        .selectFrom('webhook_endpoints')
+        .select('secret_enc')
+        .where('id', '=', endpoint.id)
+        .executeTakeFirstOrThrow();
       expect(sealedAfter.secret_enc).not.toBe(sealedBefore.secret_enc);
 
       expect((await newOnly.c.webhooks.revealSecret(s.shop.id, endpoint.id)).secret).toBe(secret);

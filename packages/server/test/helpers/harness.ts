@@ -27,7 +27,9 @@ if (!process.env.TEST_DATABASE_URL && !process.env.__SLIPCHECK_PG_SKIP_SAID) {
  * drop only stale schemas and never one that a concurrent run (another terminal, CI) is using.
  */
 export function testSchemaName(): string {
-  const secs = Math.floor(Date.now() / 1000).toString(16).padStart(8, '0');
+  const secs = Math.floor(Date.now() / 1000)
+    .toString(16)
+    .padStart(8, '0');
   return `t_${secs}${randomBytes(2).toString('hex')}`;
 }
 
@@ -42,7 +44,15 @@ export interface Harness {
 
 export async function createHarness(kind: DbKind, env: Record<string, string> = {}, overrides: ContainerOverrides = {}): Promise<Harness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-test-'));
-  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', ...env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WORKER_MODE: 'off',
+    SANDBOX_AUTOSTART: 'false',
+    ...env,
+  });
   let dbHandle = overrides.dbHandle;
   let migrationSchema = overrides.migrationSchema;
   if (kind === 'postgres' && !dbHandle) {
@@ -64,7 +74,11 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
   const app = await buildApp(c, { logger: false });
   await app.ready();
   return {
-    kind, config, c, app, dataDir,
+    kind,
+    config,
+    c,
+    app,
+    dataDir,
     async close() {
       await app.close();
       await c.close();
@@ -75,7 +89,10 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
 }
 
 /** A shop on a paid plan with a payee account and a live key with every scope: the common starting point. */
-export async function seedShop(h: Harness, opts: { plan?: string; scopes?: string; env?: 'live' | 'test'; payee?: boolean; name?: string } = {}) {
+export async function seedShop(
+  h: Harness,
+  opts: { plan?: string; scopes?: string; env?: 'live' | 'test'; payee?: boolean; name?: string } = {},
+) {
   const shop = await h.c.shops.create({ name: opts.name ?? 'ร้านกาแฟ Test', planCode: opts.plan ?? 'STARTER' }, 'test');
   let payee;
   if (opts.payee !== false) {

@@ -21,5 +21,7 @@ function visit(n: Node): void {
 }
 
 if (!process.env.TEST_DATABASE_URL) {
-  beforeAll(({}, file) => { visit(file as unknown as Node); });
+  beforeAll(({}, file) => {
+    visit(file as unknown as Node);
+  });
 }

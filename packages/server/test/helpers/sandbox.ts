@@ -2,12 +2,14 @@ import { createSandboxBank, type SandboxBank } from '@slipcheck/sandbox-bank';
 
 /** The sandbox bank as a real peer on loopback, plus helpers to register transfers and fetch slips. */
 export async function startSandbox(): Promise<SandboxBank & { register: typeof register; slip: typeof slip }> {
-  const bank = await createSandboxBank({ port: 0, host: "127.0.0.1", timeoutHoldMs: 3000 });
+  const bank = await createSandboxBank({ port: 0, host: '127.0.0.1', timeoutHoldMs: 3000 });
   async function register(body: Record<string, unknown> = {}) {
     const r = await fetch(`${bank.url}/transfers`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        sendingBank: '014', amount: 1250.5,
+        sendingBank: '014',
+        amount: 1250.5,
         sender: { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE', account: '4081234567' },
         receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: '1234566609', bankCode: '004' },
         ...body,

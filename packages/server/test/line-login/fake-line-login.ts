@@ -9,12 +9,24 @@ import type { AddressInfo } from 'node:net';
  * `lenient` makes verify answer 200 for any well-signed token, to prove the service checks `aud`,
  * `iss`, `exp` and `nonce` itself instead of trusting whatever the endpoint says.
  */
-export interface IdTokenClaims { sub: string; aud: string; exp: number; iss?: string; nonce?: string; name?: string }
+export interface IdTokenClaims {
+  sub: string;
+  aud: string;
+  exp: number;
+  iss?: string;
+  nonce?: string;
+  name?: string;
+}
 
 export async function startFakeLineLogin(opts: { channelId: string; channelSecret: string; now: () => Date }) {
   const key = randomBytes(32);
   const codes = new Map<string, { claims: IdTokenClaims; challenge: string; redirectUri: string }>();
-  const state = { lenient: false, authorizeAs: null as null | { sub: string; name?: string }, lastAuthorize: null as null | URLSearchParams, verifyCalls: 0 };
+  const state = {
+    lenient: false,
+    authorizeAs: null as null | { sub: string; name?: string },
+    lastAuthorize: null as null | URLSearchParams,
+    verifyCalls: 0,
+  };
 
   const issue = (c: IdTokenClaims) => {
     const body = Buffer.from(JSON.stringify({ iss: 'https://access.line.me', ...c, iat: c.exp - 3600 })).toString('base64url');
@@ -25,16 +37,20 @@ export async function startFakeLineLogin(opts: { channelId: string; channelSecre
     if (!body || !mac || createHmac('sha256', key).update(body).digest('base64url') !== mac) return null;
     return JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
   };
-  const readForm = (req: http.IncomingMessage) => new Promise<URLSearchParams>((resolve) => {
-    let s = '';
-    req.on('data', (d) => { s += d; });
-    req.on('end', () => resolve(new URLSearchParams(s)));
-  });
+  const readForm = (req: http.IncomingMessage) =>
+    new Promise<URLSearchParams>((resolve) => {
+      let s = '';
+      req.on('data', (d) => {
+        s += d;
+      });
+      req.on('end', () => resolve(new URLSearchParams(s)));
+    });
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  const bad = (res: http.ServerResponse, description: string) => send(res, 400, { error: 'invalid_request', error_description: description });
+  const bad = (res: http.ServerResponse, description: string) =>
+    send(res, 400, { error: 'invalid_request', error_description: description });
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -55,11 +71,23 @@ export async function startFakeLineLogin(opts: { channelId: string; channelSecre
       const f = await readForm(req);
       const c = codes.get(f.get('code') ?? '');
       if (!c || f.get('grant_type') !== 'authorization_code') return bad(res, 'invalid authorization code');
-      if (f.get('client_id') !== opts.channelId || f.get('client_secret') !== opts.channelSecret) return send(res, 401, { error: 'invalid_client' });
+      if (f.get('client_id') !== opts.channelId || f.get('client_secret') !== opts.channelSecret)
+        return send(res, 401, { error: 'invalid_client' });
       if (f.get('redirect_uri') !== c.redirectUri) return bad(res, 'redirect_uri does not match');
-      if (createHash('sha256').update(f.get('code_verifier') ?? '').digest('base64url') !== c.challenge) return bad(res, 'code_verifier does not match');
+      if (
+        createHash('sha256')
+          .update(f.get('code_verifier') ?? '')
+          .digest('base64url') !== c.challenge
+      )
+        return bad(res, 'code_verifier does not match');
       codes.delete(f.get('code')!);
-      return send(res, 200, { access_token: 'at', token_type: 'Bearer', expires_in: 2592000, scope: 'openid profile', id_token: issue(c.claims) });
+      return send(res, 200, {
+        access_token: 'at',
+        token_type: 'Bearer',
+        expires_in: 2592000,
+        scope: 'openid profile',
+        id_token: issue(c.claims),
+      });
     }
     if (req.method === 'GET' && url.pathname === '/oauth2/v2.1/authorize') {
       state.lastAuthorize = url.searchParams;
@@ -69,8 +97,15 @@ export async function startFakeLineLogin(opts: { channelId: string; channelSecre
       } else {
         const code = randomBytes(12).toString('hex');
         codes.set(code, {
-          claims: { sub: state.authorizeAs.sub, aud: opts.channelId, exp: Math.floor(opts.now().getTime() / 1000) + 3600, nonce: url.searchParams.get('nonce') ?? undefined, name: state.authorizeAs.name },
-          challenge: url.searchParams.get('code_challenge') ?? '', redirectUri: redirect.toString(),
+          claims: {
+            sub: state.authorizeAs.sub,
+            aud: opts.channelId,
+            exp: Math.floor(opts.now().getTime() / 1000) + 3600,
+            nonce: url.searchParams.get('nonce') ?? undefined,
+            name: state.authorizeAs.name,
+          },
+          challenge: url.searchParams.get('code_challenge') ?? '',
+          redirectUri: redirect.toString(),
         });
         redirect.searchParams.set('code', code);
       }
@@ -83,9 +118,15 @@ export async function startFakeLineLogin(opts: { channelId: string; channelSecre
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, state, issue,
+    url,
+    state,
+    issue,
     lineUserId: () => `U${randomBytes(16).toString('hex')}`,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 export type FakeLineLogin = Awaited<ReturnType<typeof startFakeLineLogin>>;

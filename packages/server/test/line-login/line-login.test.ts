@@ -16,8 +16,13 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     const started = { now: () => new Date() };
     fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: CHANNEL_SECRET, now: () => started.now() });
     ({ h, clock } = await createDashHarness(kind, {
-      LINE_API_BASE_URL: fake.url, LINE_LOGIN_CHANNEL_ID: CHANNEL_ID, LINE_LOGIN_CHANNEL_SECRET: CHANNEL_SECRET, LIFF_ID: '1657000001-AbCdEfGh',
-      LINE_LOGIN_AUTHORIZE_URL: `${fake.url}/oauth2/v2.1/authorize`, RATE_LIMIT_LOGIN: '1000', RATE_LIMIT_DASHBOARD: '10000',
+      LINE_API_BASE_URL: fake.url,
+      LINE_LOGIN_CHANNEL_ID: CHANNEL_ID,
+      LINE_LOGIN_CHANNEL_SECRET: CHANNEL_SECRET,
+      LIFF_ID: '1657000001-AbCdEfGh',
+      LINE_LOGIN_AUTHORIZE_URL: `${fake.url}/oauth2/v2.1/authorize`,
+      RATE_LIMIT_LOGIN: '1000',
+      RATE_LIMIT_DASHBOARD: '10000',
     }));
     started.now = () => clock.now();
   });
@@ -30,18 +35,27 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
   const tokenFor = (sub: string, over: Partial<{ aud: string; exp: number; iss: string; nonce: string }> = {}) =>
     fake.issue({ sub, aud: CHANNEL_ID, exp: nowSec() + 600, name: 'สมชาย', ...over });
   const ip = () => `10.77.${++seq % 250}.${(seq * 7) % 250}`;
-  const miniSignIn = (idToken: string, shopId?: string, remoteAddress = ip()) => h.app.inject({
-    method: 'POST', url: '/api/miniapp/auth/line', remoteAddress, headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` },
-    payload: { idToken, ...(shopId ? { shopId } : {}) },
-  });
+  const miniSignIn = (idToken: string, shopId?: string, remoteAddress = ip()) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/api/miniapp/auth/line',
+      remoteAddress,
+      headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` },
+      payload: { idToken, ...(shopId ? { shopId } : {}) },
+    });
   const newCode = async (o: { auth: Record<string, string> }) => {
     const res = await h.app.inject({ method: 'POST', url: '/api/dashboard/line-login/code', headers: o.auth });
     expect(res.statusCode).toBe(201);
     return res.json().data as { code: string; expiresAt: string; miniAppUrl: string };
   };
-  const link = (idToken: string, code: string) => h.app.inject({
-    method: 'POST', url: '/api/miniapp/link', remoteAddress: ip(), headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` }, payload: { idToken, code },
-  });
+  const link = (idToken: string, code: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/api/miniapp/link',
+      remoteAddress: ip(),
+      headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` },
+      payload: { idToken, code },
+    });
   const linkedOwner = async (): Promise<{ o: Owner; sub: string }> => {
     const o = await signup(h);
     const sub = fake.lineUserId();
@@ -51,18 +65,35 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
   };
   const joinStaff = async (o: Owner) => {
     const email = `staff${++seq}@example.com`;
-    expect((await h.app.inject({ method: 'POST', url: '/api/dashboard/team/invites', headers: o.auth, payload: { email } })).statusCode).toBe(201);
+    expect(
+      (await h.app.inject({ method: 'POST', url: '/api/dashboard/team/invites', headers: o.auth, payload: { email } })).statusCode,
+    ).toBe(201);
     const [m] = await h.c.mail.list({ to: email, limit: 1 });
     const token = /accept-invite\?token=(inv_[A-Za-z0-9_-]+)/.exec(m?.text ?? '')![1];
-    const res = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/accept-invite', headers: { 'user-agent': UA }, remoteAddress: ip(), payload: { token, password: 'staff password 1' } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/auth/accept-invite',
+      headers: { 'user-agent': UA },
+      remoteAddress: ip(),
+      payload: { token, password: 'staff password 1' },
+    });
     expect(res.statusCode).toBe(201);
     return { auth: { authorization: `Bearer ${res.json().data.accessToken}` }, userId: res.json().data.user.id as string };
   };
-  const sessionsOf = async (auth: Record<string, string>) => (await h.app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: auth })).json().data.items as Array<{ kind: string; current: boolean }>;
+  const sessionsOf = async (auth: Record<string, string>) =>
+    (await h.app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: auth })).json().data.items as Array<{
+      kind: string;
+      current: boolean;
+    }>;
 
   it('the mini-app reads its LIFF id and whether LINE sign-in is on', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/api/miniapp/config' });
-    expect(res.json().data).toEqual({ liffId: '1657000001-AbCdEfGh', mock: false, loginWithLine: true, miniAppUrl: 'https://liff.line.me/1657000001-AbCdEfGh' });
+    expect(res.json().data).toEqual({
+      liffId: '1657000001-AbCdEfGh',
+      mock: false,
+      loginWithLine: true,
+      miniAppUrl: 'https://liff.line.me/1657000001-AbCdEfGh',
+    });
   });
 
   it('a linked owner signs in with the LIFF ID token: a mini-app session under the dashboard rules, new-device mail, audit', async () => {
@@ -85,7 +116,9 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/overview', headers: auth })).statusCode).toBe(200);
     const mails = await h.c.mail.list({ to: o.email, limit: 10 });
     expect(mails.some((m: { template: string }) => m.template === 'new_device_login')).toBe(true);
-    const actions = (await h.c.audit.list(o.shopId, 50)).map((e: { action: string; detail: Record<string, unknown> }) => `${e.action}:${e.detail.method ?? ''}`);
+    const actions = (await h.c.audit.list(o.shopId, 50)).map(
+      (e: { action: string; detail: Record<string, unknown> }) => `${e.action}:${e.detail.method ?? ''}`,
+    );
     expect(actions).toContain('auth.login:line');
     expect(actions).toContain('line_login.link:');
   });
@@ -108,7 +141,11 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     }
     fake.state.lenient = true;
     try {
-      for (const t of [tokenFor(sub, { exp: nowSec() - 1 }), tokenFor(sub, { aud: '1999999999' }), tokenFor(sub, { iss: 'https://evil.example' })]) {
+      for (const t of [
+        tokenFor(sub, { exp: nowSec() - 1 }),
+        tokenFor(sub, { aud: '1999999999' }),
+        tokenFor(sub, { iss: 'https://evil.example' }),
+      ]) {
         const res = await miniSignIn(t);
         expect(res.statusCode).toBe(401);
       }
@@ -139,13 +176,22 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     const staffB = await joinStaff(ownerB);
     expect((await link(tokenFor(sub), (await newCode(staffB)).code)).statusCode).toBe(200);
     const first = await miniSignIn(tokenFor(sub));
-    expect(first.json().data.shops.map((s: { shopId: string; role: string }) => `${s.shopId}:${s.role}`).sort())
-      .toEqual([`${ownerA.shopId}:owner`, `${ownerB.shopId}:staff`].sort());
+    expect(
+      first
+        .json()
+        .data.shops.map((s: { shopId: string; role: string }) => `${s.shopId}:${s.role}`)
+        .sort(),
+    ).toEqual([`${ownerA.shopId}:owner`, `${ownerB.shopId}:staff`].sort());
     const asStaff = await miniSignIn(tokenFor(sub), ownerB.shopId);
     expect(asStaff.statusCode).toBe(200);
     expect(asStaff.json().data.user.role).toBe('staff');
     const staffAuth = { authorization: `Bearer ${asStaff.json().data.accessToken}` };
-    const ownerOnly = await h.app.inject({ method: 'POST', url: '/api/dashboard/api-keys', headers: staffAuth, payload: { environment: 'test', scopes: ['verify'] } });
+    const ownerOnly = await h.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/api-keys',
+      headers: staffAuth,
+      payload: { environment: 'test', scopes: ['verify'] },
+    });
     expect(ownerOnly.statusCode).toBe(403);
     expect(ownerOnly.json().code).toBe('OWNER_ONLY');
     const stranger = await signup(h);
@@ -159,7 +205,12 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     const res = await miniSignIn(tokenFor(sub));
     const auth = { authorization: `Bearer ${res.json().data.accessToken}` };
     const c1 = cookieFrom(res)!;
-    const refresh = (cookie: string) => h.app.inject({ method: 'POST', url: '/api/dashboard/auth/refresh', headers: { cookie: `slipcheck_refresh=${cookie}`, origin: ORIGIN, 'user-agent': UA } });
+    const refresh = (cookie: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/refresh',
+        headers: { cookie: `slipcheck_refresh=${cookie}`, origin: ORIGIN, 'user-agent': UA },
+      });
     const r1 = await refresh(c1);
     expect(r1.statusCode).toBe(200);
     const c2 = cookieFrom(r1)!;
@@ -196,7 +247,8 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     fake.state.authorizeAs = { sub };
     const back = await fetch(authorize, { redirect: 'manual' });
     const callback = new URL(back.headers.get('location')!);
-    const cb = (query: string, cookie = oauthCookie) => h.app.inject({ method: 'GET', url: `/api/dashboard/auth/line/callback${query}`, headers: { cookie, 'user-agent': UA } });
+    const cb = (query: string, cookie = oauthCookie) =>
+      h.app.inject({ method: 'GET', url: `/api/dashboard/auth/line/callback${query}`, headers: { cookie, 'user-agent': UA } });
 
     const tampered = await cb(`?code=${callback.searchParams.get('code')}&state=forged`);
     expect(tampered.headers.location).toBe('/login?line=LINE_STATE_MISMATCH');
@@ -208,7 +260,11 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     expect(ok.headers.location).toBe('/');
     const refreshCookie = cookieFrom(ok);
     expect(refreshCookie).toMatch(/^rt_/);
-    const r = await h.app.inject({ method: 'POST', url: '/api/dashboard/auth/refresh', headers: { cookie: `slipcheck_refresh=${refreshCookie}`, origin: ORIGIN, 'user-agent': UA } });
+    const r = await h.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/auth/refresh',
+      headers: { cookie: `slipcheck_refresh=${refreshCookie}`, origin: ORIGIN, 'user-agent': UA },
+    });
     expect(r.statusCode).toBe(200);
     expect(r.json().data.shop.id).toBe(o.shopId);
 

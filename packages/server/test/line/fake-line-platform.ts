@@ -8,8 +8,17 @@ import type { AddressInfo } from 'node:net';
  * 429 with Retry-After, expired reply tokens, gone content). It also plays LINE's side of webhooks:
  * `deliver()` signs a body with the channel secret and posts it to the service.
  */
-export interface FakeChannel { token: string; secret: string; botUserId: string; displayName: string }
-export interface Sent { token: string; body: { replyToken?: string; to?: string; messages: Array<Record<string, any>> }; retryKey?: string }
+export interface FakeChannel {
+  token: string;
+  secret: string;
+  botUserId: string;
+  displayName: string;
+}
+export interface Sent {
+  token: string;
+  body: { replyToken?: string; to?: string; messages: Array<Record<string, any>> };
+  retryKey?: string;
+}
 /**
  * A forced answer. `acceptThenHangMs`: the platform performs the call (a reply is posted, its token
  * used) but answers only after this long, so the client times out after LINE accepted it.
@@ -26,13 +35,18 @@ export function lineLimitProblems(messages: unknown): string[] {
   const out: string[] = [];
   if (!Array.isArray(messages) || messages.length < 1 || messages.length > 5) return ['messages: 1 to 5 messages'];
   const walk = (v: unknown, path: string) => {
-    if (Array.isArray(v)) { v.forEach((x, i) => walk(x, `${path}[${i}]`)); return; }
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, `${path}[${i}]`));
+      return;
+    }
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
     for (const [k, x] of Object.entries(o)) {
-      if (/color$/i.test(k) && (typeof x !== 'string' || !/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/.test(x))) out.push(`${path}.${k}: invalid color ${JSON.stringify(x)}`);
+      if (/color$/i.test(k) && (typeof x !== 'string' || !/^#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?$/.test(x)))
+        out.push(`${path}.${k}: invalid color ${JSON.stringify(x)}`);
     }
-    if (o.type === 'text' && !Array.isArray(o.contents) && (typeof o.text !== 'string' || o.text.length === 0)) out.push(`${path}.text: must not be empty`);
+    if (o.type === 'text' && !Array.isArray(o.contents) && (typeof o.text !== 'string' || o.text.length === 0))
+      out.push(`${path}.text: must not be empty`);
     for (const [k, x] of Object.entries(o)) if (x && typeof x === 'object') walk(x, `${path}.${k}`);
   };
   messages.forEach((m: any, i) => {
@@ -42,7 +56,8 @@ export function lineLimitProblems(messages: unknown): string[] {
     } else if (m?.type === 'flex') {
       if (typeof m.altText !== 'string' || m.altText.length < 1 || m.altText.length > 400) out.push(`${p}.altText: 1 to 400 characters`);
       const bubbles = m.contents?.type === 'carousel' ? m.contents.contents : [m.contents];
-      for (const b of bubbles ?? []) if (Buffer.byteLength(JSON.stringify(b ?? {})) > 30_000) out.push(`${p}.contents: bubble larger than 30 KB`);
+      for (const b of bubbles ?? [])
+        if (Buffer.byteLength(JSON.stringify(b ?? {})) > 30_000) out.push(`${p}.contents: bubble larger than 30 KB`);
       walk(m.contents, `${p}.contents`);
     } else out.push(`${p}.type: unsupported ${m?.type}`);
   });
@@ -65,25 +80,36 @@ export async function startFakeLinePlatform() {
   let waiters: Array<() => void> = [];
   let externalHits = 0;
   const pushAttempts: Array<{ retryKey?: string; body: string }> = [];
-  const notify = () => { const w = waiters; waiters = []; w.forEach((f) => f()); };
+  const notify = () => {
+    const w = waiters;
+    waiters = [];
+    w.forEach((f) => f());
+  };
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
-  const readBody = (req: http.IncomingMessage) => new Promise<Buffer>((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-  });
+  const readBody = (req: http.IncomingMessage) =>
+    new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks)));
+    });
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const auth = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     const ch = channels.get(auth);
-    const route: Route | null = /^\/v2\/bot\/message\/[^/]+\/content$/.test(url.pathname) ? 'content'
-      : url.pathname === '/v2/bot/message/reply' ? 'reply' : url.pathname === '/v2/bot/message/push' ? 'push'
-        : url.pathname === '/v2/bot/info' ? 'info' : null;
+    const route: Route | null = /^\/v2\/bot\/message\/[^/]+\/content$/.test(url.pathname)
+      ? 'content'
+      : url.pathname === '/v2/bot/message/reply'
+        ? 'reply'
+        : url.pathname === '/v2/bot/message/push'
+          ? 'push'
+          : url.pathname === '/v2/bot/info'
+            ? 'info'
+            : null;
     const body = await readBody(req);
     if (route === 'push') {
       // Every push attempt, forced failures included: one retry key must never carry two bodies.
@@ -96,7 +122,10 @@ export async function startFakeLinePlatform() {
         if (route === 'reply') {
           // Like LINE: a used token is refused (not posted again); the answer is slow either way.
           const b = JSON.parse(body.toString('utf8'));
-          if (!usedReplyTokens.has(b.replyToken)) { usedReplyTokens.add(b.replyToken); replies.push({ token: auth, body: b }); }
+          if (!usedReplyTokens.has(b.replyToken)) {
+            usedReplyTokens.add(b.replyToken);
+            replies.push({ token: auth, body: b });
+          }
         } else if (route === 'push') {
           const key = req.headers['x-line-retry-key'] as string | undefined;
           if (key) pushRetryKeys.add(key);
@@ -118,17 +147,29 @@ export async function startFakeLinePlatform() {
       // An image hosted outside LINE (contentProvider.type "external"): no token needed.
       const c = contents.get(decodeURIComponent(url.pathname.slice('/external/'.length)));
       externalHits++;
-      if (!c || 'status' in c) { send(res, c && 'status' in c ? c.status : 404, { message: 'Not found' }); return; }
+      if (!c || 'status' in c) {
+        send(res, c && 'status' in c ? c.status : 404, { message: 'Not found' });
+        return;
+      }
       res.writeHead(200, { 'content-type': c.type, 'content-length': String(c.data.length) });
       res.end(c.data);
       return;
     }
-    if (!ch && url.pathname !== '/health') { send(res, 401, { message: 'Authentication failed' }); return; }
+    if (!ch && url.pathname !== '/health') {
+      send(res, 401, { message: 'Authentication failed' });
+      return;
+    }
     if (route === 'content') {
       const id = decodeURIComponent(url.pathname.split('/')[4]!);
       const c = contents.get(id);
-      if (!c) { send(res, 404, { message: 'Not found' }); return; }
-      if ('status' in c) { send(res, c.status, { message: 'gone' }); return; }
+      if (!c) {
+        send(res, 404, { message: 'Not found' });
+        return;
+      }
+      if ('status' in c) {
+        send(res, c.status, { message: 'gone' });
+        return;
+      }
       res.writeHead(200, { 'content-type': c.type, 'content-length': String(c.data.length) });
       res.end(c.data);
       return;
@@ -137,7 +178,10 @@ export async function startFakeLinePlatform() {
       const problems = lineLimitProblems(JSON.parse(body.toString('utf8')).messages);
       if (problems.length) {
         rejected.push({ route, problems });
-        send(res, 400, { message: 'A message (messages[0]) in the request body is invalid', details: problems.map((m) => ({ message: m })) });
+        send(res, 400, {
+          message: 'A message (messages[0]) in the request body is invalid',
+          details: problems.map((m) => ({ message: m })),
+        });
         notify();
         return;
       }
@@ -157,18 +201,31 @@ export async function startFakeLinePlatform() {
     }
     if (route === 'push') {
       const key = req.headers['x-line-retry-key'] as string | undefined;
-      if (key && pushRetryKeys.has(key)) { send(res, 409, { message: 'The retry key is already accepted' }); notify(); return; }
+      if (key && pushRetryKeys.has(key)) {
+        send(res, 409, { message: 'The retry key is already accepted' });
+        notify();
+        return;
+      }
       if (key) pushRetryKeys.add(key);
       pushes.push({ token: auth, body: JSON.parse(body.toString('utf8')), retryKey: key });
       send(res, 200, { sentMessages: [] });
       notify();
       return;
     }
-    if (route === 'info') { send(res, 200, { userId: ch!.botUserId, basicId: '@fake', displayName: ch!.displayName }); return; }
+    if (route === 'info') {
+      send(res, 200, { userId: ch!.botUserId, basicId: '@fake', displayName: ch!.displayName });
+      return;
+    }
     if (url.pathname === '/v2/bot/channel/webhook/test' && req.method === 'POST') {
       const { endpoint } = JSON.parse(body.toString('utf8'));
       const r = await deliverRaw(endpoint, ch!.secret, { destination: ch!.botUserId, events: [] });
-      send(res, 200, { success: r.status === 200, timestamp: new Date().toISOString(), statusCode: r.status, reason: r.status === 200 ? 'OK' : 'ERROR', detail: String(r.status) });
+      send(res, 200, {
+        success: r.status === 200,
+        timestamp: new Date().toISOString(),
+        statusCode: r.status,
+        reason: r.status === 200 ? 'OK' : 'ERROR',
+        detail: String(r.status),
+      });
       return;
     }
     send(res, 404, { message: 'Not found' });
@@ -188,21 +245,37 @@ export async function startFakeLinePlatform() {
   let seq = 0;
   return {
     url,
-    replies, pushes, hits, rejected, pushAttempts,
-    get externalHits() { return externalHits; },
+    replies,
+    pushes,
+    hits,
+    rejected,
+    pushAttempts,
+    get externalHits() {
+      return externalHits;
+    },
     addChannel(c: Partial<FakeChannel> = {}): FakeChannel {
       const n = ++seq;
       const ch: FakeChannel = {
-        token: c.token ?? `tok${n}${'x'.repeat(40)}`, secret: c.secret ?? `${n}`.padStart(32, 'a'),
-        botUserId: c.botUserId ?? `Ubot${String(n).padStart(29, '0')}`, displayName: c.displayName ?? `Shop bot ${n}`,
+        token: c.token ?? `tok${n}${'x'.repeat(40)}`,
+        secret: c.secret ?? `${n}`.padStart(32, 'a'),
+        botUserId: c.botUserId ?? `Ubot${String(n).padStart(29, '0')}`,
+        displayName: c.displayName ?? `Shop bot ${n}`,
       };
       channels.set(ch.token, ch);
       return ch;
     },
-    setContent(messageId: string, data: Buffer, type = 'image/jpeg') { contents.set(messageId, { data, type }); },
-    setContentStatus(messageId: string, status: number) { contents.set(messageId, { status }); },
-    fail(route: Route, ...f: Forced[]) { forced[route].push(...f); },
-    expireReplyToken(t: string) { expiredReplyTokens.add(t); },
+    setContent(messageId: string, data: Buffer, type = 'image/jpeg') {
+      contents.set(messageId, { data, type });
+    },
+    setContentStatus(messageId: string, status: number) {
+      contents.set(messageId, { status });
+    },
+    fail(route: Route, ...f: Forced[]) {
+      forced[route].push(...f);
+    },
+    expireReplyToken(t: string) {
+      expiredReplyTokens.add(t);
+    },
     /** LINE's side of a webhook: sign the body with the channel secret and POST it. */
     deliver: deliverRaw,
     /** Resolves when `pred` holds (checked after every recorded reply/push), or rejects after `ms`. */
@@ -210,12 +283,26 @@ export async function startFakeLinePlatform() {
       const until = Date.now() + ms;
       while (!pred()) {
         if (Date.now() > until) throw new Error('fake LINE: condition not met in time');
-        await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 50); });
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
       }
     },
-    sentTo(chatId: string) { return pushes.filter((p) => p.body.to === chatId); },
-    reset() { replies.length = 0; pushes.length = 0; rejected.length = 0; for (const k of Object.keys(forced) as Route[]) forced[k].length = 0; },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    sentTo(chatId: string) {
+      return pushes.filter((p) => p.body.to === chatId);
+    },
+    reset() {
+      replies.length = 0;
+      pushes.length = 0;
+      rejected.length = 0;
+      for (const k of Object.keys(forced) as Route[]) forced[k].length = 0;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 export type FakeLinePlatform = Awaited<ReturnType<typeof startFakeLinePlatform>>;
@@ -226,16 +313,27 @@ export function sign(secret: string, raw: Buffer | string): string {
 
 let evSeq = 0;
 /** A LINE webhook event, shaped like the platform's. */
-export function lineEvent(type: string, source: { type: 'user' | 'group' | 'room'; userId?: string; groupId?: string }, extra: Record<string, unknown> = {}, now = Date.now()) {
+export function lineEvent(
+  type: string,
+  source: { type: 'user' | 'group' | 'room'; userId?: string; groupId?: string },
+  extra: Record<string, unknown> = {},
+  now = Date.now(),
+) {
   const n = ++evSeq;
   return {
-    type, mode: 'active', timestamp: now, source,
+    type,
+    mode: 'active',
+    timestamp: now,
+    source,
     webhookEventId: `01FAKE${String(n).padStart(10, '0')}${Math.random().toString(36).slice(2, 12).toUpperCase()}`,
-    deliveryContext: { isRedelivery: false }, replyToken: `rt-${n}-${Math.random().toString(36).slice(2)}`,
+    deliveryContext: { isRedelivery: false },
+    replyToken: `rt-${n}-${Math.random().toString(36).slice(2)}`,
     ...extra,
   };
 }
 export const imageMessage = (id: string) => ({ message: { id, type: 'image', contentProvider: { type: 'line' } } });
 /** An image shared from outside LINE: LINE holds no bytes, only the URL. */
-export const externalImageMessage = (id: string, originalContentUrl: string) => ({ message: { id, type: 'image', contentProvider: { type: 'external', originalContentUrl } } });
+export const externalImageMessage = (id: string, originalContentUrl: string) => ({
+  message: { id, type: 'image', contentProvider: { type: 'external', originalContentUrl } },
+});
 export const textMessage = (text: string) => ({ message: { id: `m${++evSeq}`, type: 'text', text } });

@@ -1,7 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLineClient, LineApiError, LineContentGoneError, LineContentTooLargeError, retryKeyFor } from '../../src/modules/line/line-client.js';
+import {
+  createLineClient,
+  LineApiError,
+  LineContentGoneError,
+  LineContentTooLargeError,
+  retryKeyFor,
+} from '../../src/modules/line/line-client.js';
 import { resultMessage } from '../../src/modules/line/line-messages.js';
 import type { TransactionRecord } from '../../src/modules/transactions/transaction-record.js';
 import { lineLimitProblems, startFakeLinePlatform, type FakeLinePlatform, type FakeChannel } from './fake-line-platform.js';
@@ -10,11 +16,22 @@ describe('LINE client against the fake platform', () => {
   let fake: FakeLinePlatform;
   let ch: FakeChannel;
   const waits: number[] = [];
-  const client = (o: Partial<Parameters<typeof createLineClient>[0]> = {}) => createLineClient({
-    apiBaseUrl: fake.url, dataApiBaseUrl: fake.url, timeoutMs: 300, retries: 2, maxImageBytes: 1000,
-    sleep: async (ms) => { waits.push(ms); }, ...o,
+  const client = (o: Partial<Parameters<typeof createLineClient>[0]> = {}) =>
+    createLineClient({
+      apiBaseUrl: fake.url,
+      dataApiBaseUrl: fake.url,
+      timeoutMs: 300,
+      retries: 2,
+      maxImageBytes: 1000,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+      ...o,
+    });
+  beforeAll(async () => {
+    fake = await startFakeLinePlatform();
+    ch = fake.addChannel();
   });
-  beforeAll(async () => { fake = await startFakeLinePlatform(); ch = fake.addChannel(); });
   afterAll(async () => fake.close());
 
   it('downloads content within the cap; refuses larger content; 404/410 are "gone" and not retried', async () => {
@@ -33,13 +50,18 @@ describe('LINE client against the fake platform', () => {
     const server = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'image/jpeg' }); // chunked: no length to check up front
       const t = setInterval(() => res.write(Buffer.alloc(256, 1)), 2);
-      res.on('close', () => { closed = true; clearInterval(t); });
+      res.on('close', () => {
+        closed = true;
+        clearInterval(t);
+      });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const started = Date.now();
-      await expect(client({ dataApiBaseUrl: base, timeoutMs: 5000, retries: 0 }).getContent(ch.token, 'endless')).rejects.toBeInstanceOf(LineContentTooLargeError);
+      await expect(client({ dataApiBaseUrl: base, timeoutMs: 5000, retries: 0 }).getContent(ch.token, 'endless')).rejects.toBeInstanceOf(
+        LineContentTooLargeError,
+      );
       expect(Date.now() - started).toBeLessThan(2000);
       await new Promise((r) => setTimeout(r, 50));
       expect(closed).toBe(true); // the download was cancelled, not read to the end
@@ -62,7 +84,9 @@ describe('LINE client against the fake platform', () => {
     expect(waits).toEqual([3000]);
 
     fake.fail('push', { status: 429, retryAfter: '120' });
-    const err = await client().push(ch.token, 'Uabc', [{ type: 'text', text: 'hi' }]).catch((e) => e);
+    const err = await client()
+      .push(ch.token, 'Uabc', [{ type: 'text', text: 'hi' }])
+      .catch((e) => e);
     expect(err).toBeInstanceOf(LineApiError);
     expect(err).toMatchObject({ status: 429, retryable: true });
   });
@@ -70,7 +94,10 @@ describe('LINE client against the fake platform', () => {
   it('does not retry a 4xx; a push retried with the same key is accepted once (409 counts as sent)', async () => {
     await client().reply(ch.token, 'rt-once', [{ type: 'text', text: 'x' }]);
     const hits = fake.hits.reply;
-    await expect(client().reply(ch.token, 'rt-once', [{ type: 'text', text: 'x' }])).rejects.toMatchObject({ status: 400, lineMessage: 'Invalid reply token' });
+    await expect(client().reply(ch.token, 'rt-once', [{ type: 'text', text: 'x' }])).rejects.toMatchObject({
+      status: 400,
+      lineMessage: 'Invalid reply token',
+    });
     expect(fake.hits.reply - hits).toBe(1);
     const key = retryKeyFor('evt-1:answer');
     expect(key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -83,7 +110,9 @@ describe('LINE client against the fake platform', () => {
   it('LINE 429 "monthly limit" is not retried (no Retry-After wait); other 429s are', async () => {
     const hits = fake.hits.push;
     fake.fail('push', { status: 429, body: { message: 'You have reached your monthly limit.' }, retryAfter: '1' });
-    const err = await client().push(ch.token, 'Uanyone', [{ type: 'text', text: 'hi' }]).catch((e: unknown) => e);
+    const err = await client()
+      .push(ch.token, 'Uanyone', [{ type: 'text', text: 'hi' }])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LineApiError);
     expect((err as LineApiError).monthlyLimit).toBe(true);
     expect(fake.hits.push - hits).toBe(1);
@@ -100,27 +129,92 @@ describe('LINE client against the fake platform', () => {
     expect(fake.externalHits).toBe(before);
     expect((await client({ allowPrivateExternal: true }).getExternalContent(`${fake.url}/external/ext1`)).length).toBe(10);
     fake.setContent('ext-big', Buffer.alloc(1001, 1));
-    await expect(client({ allowPrivateExternal: true }).getExternalContent(`${fake.url}/external/ext-big`)).rejects.toBeInstanceOf(LineContentTooLargeError);
+    await expect(client({ allowPrivateExternal: true }).getExternalContent(`${fake.url}/external/ext-big`)).rejects.toBeInstanceOf(
+      LineContentTooLargeError,
+    );
   });
 
   it('the fake refuses what LINE refuses, and every result bubble we build passes', () => {
     expect(lineLimitProblems([{ type: 'flex', altText: 'x'.repeat(401), contents: { type: 'bubble' } }])).toHaveLength(1);
-    expect(lineLimitProblems([{ type: 'flex', altText: 'ok', contents: { type: 'bubble', header: { type: 'box', layout: 'vertical', backgroundColor: 'orange', contents: [] } } }])).toHaveLength(1);
-    expect(lineLimitProblems([{ type: 'flex', altText: 'ok', contents: { type: 'bubble', body: { type: 'box', layout: 'vertical', contents: [{ type: 'text', text: '' }] } } }])).toHaveLength(1);
+    expect(
+      lineLimitProblems([
+        {
+          type: 'flex',
+          altText: 'ok',
+          contents: { type: 'bubble', header: { type: 'box', layout: 'vertical', backgroundColor: 'orange', contents: [] } },
+        },
+      ]),
+    ).toHaveLength(1);
+    expect(
+      lineLimitProblems([
+        {
+          type: 'flex',
+          altText: 'ok',
+          contents: { type: 'bubble', body: { type: 'box', layout: 'vertical', contents: [{ type: 'text', text: '' }] } },
+        },
+      ]),
+    ).toHaveLength(1);
     expect(lineLimitProblems([{ type: 'text', text: '' }])).toHaveLength(1);
-    expect(lineLimitProblems([{ type: 'flex', altText: 'ok', contents: { type: 'bubble', body: { type: 'box', layout: 'vertical', contents: [{ type: 'text', text: 'x'.repeat(31_000) }] } } }])).toHaveLength(1);
+    expect(
+      lineLimitProblems([
+        {
+          type: 'flex',
+          altText: 'ok',
+          contents: { type: 'bubble', body: { type: 'box', layout: 'vertical', contents: [{ type: 'text', text: 'x'.repeat(31_000) }] } },
+        },
+      ]),
+    ).toHaveLength(1);
     const rec: TransactionRecord = {
-      id: 'tx1', status: 'SUCCESS', verified: true, transRef: 'REF1', amount: 1, bankCode: '014', bankName: 'Siam Commercial Bank', senderName: 'x'.repeat(2000),
-      senderAccount: null, receiverName: 'r', receiverAccount: '1', transDate: '2026-01-01T00:00:00Z', errorCode: null, errorMessage: null,
-      createdAt: '2026-01-01T00:00:00Z', duplicate: false, cached: false, latencyMs: 1, environment: 'live', source: 'LINE', clientRef: null, stale: false,
+      id: 'tx1',
+      status: 'SUCCESS',
+      verified: true,
+      transRef: 'REF1',
+      amount: 1,
+      bankCode: '014',
+      bankName: 'Siam Commercial Bank',
+      senderName: 'x'.repeat(2000),
+      senderAccount: null,
+      receiverName: 'r',
+      receiverAccount: '1',
+      transDate: '2026-01-01T00:00:00Z',
+      errorCode: null,
+      errorMessage: null,
+      createdAt: '2026-01-01T00:00:00Z',
+      duplicate: false,
+      cached: false,
+      latencyMs: 1,
+      environment: 'live',
+      source: 'LINE',
+      clientRef: null,
+      stale: false,
     };
-    for (const status of ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'QUOTA_EXCEEDED', 'PROVIDER_ERROR'] as const) {
-      for (const l of ['th', 'en'] as const) for (const audience of ['customer', 'staff'] as const) for (const replay of [false, true]) {
-        const m = resultMessage({ ...rec, status, errorCode: status === 'PROVIDER_ERROR' ? 'SLIP_PENDING' : null }, l, 'Asia/Bangkok', { audience, replay, original: { amount: 1, createdAt: rec.createdAt } });
-        expect(lineLimitProblems([m]), `${status} ${l} ${audience} ${replay}`).toEqual([]);
-      }
+    for (const status of [
+      'SUCCESS',
+      'DUPLICATE',
+      'AMOUNT_MISMATCH',
+      'RECEIVER_MISMATCH',
+      'INVALID',
+      'FRAUD',
+      'QUOTA_EXCEEDED',
+      'PROVIDER_ERROR',
+    ] as const) {
+      for (const l of ['th', 'en'] as const)
+        for (const audience of ['customer', 'staff'] as const)
+          for (const replay of [false, true]) {
+            const m = resultMessage({ ...rec, status, errorCode: status === 'PROVIDER_ERROR' ? 'SLIP_PENDING' : null }, l, 'Asia/Bangkok', {
+              audience,
+              replay,
+              original: { amount: 1, createdAt: rec.createdAt },
+            });
+            expect(lineLimitProblems([m]), `${status} ${l} ${audience} ${replay}`).toEqual([]);
+          }
     }
-    const pending = JSON.stringify(resultMessage({ ...rec, status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING' }, 'th', 'Asia/Bangkok', { audience: 'customer', replay: false }));
+    const pending = JSON.stringify(
+      resultMessage({ ...rec, status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING' }, 'th', 'Asia/Bangkok', {
+        audience: 'customer',
+        replay: false,
+      }),
+    );
     expect(pending).toContain('ธนาคารยังไม่แสดงรายการโอนนี้');
     expect(pending).not.toMatch(/ขัดข้อง/);
   });

@@ -7,7 +7,9 @@ import { startLineKit, type LineKit } from './line-test-kit.js';
 for (const kind of DB_KINDS) {
   describe(`LINE dashboard routes [${kind}]`, () => {
     let k: LineKit;
-    beforeAll(async () => { k = await startLineKit(kind); });
+    beforeAll(async () => {
+      k = await startLineKit(kind);
+    });
     afterAll(async () => k.close());
 
     it('link, show (no secrets), verify webhook, link a group by code, silence setting, unlink; scoped to the session shop', async () => {
@@ -22,14 +24,22 @@ for (const kind of DB_KINDS) {
       expect(empty.json().data).toMatchObject({ channels: [], groups: [], owners: [], limits: { groups: 1, messagingAccounts: 1 } });
 
       const fc = k.fake.addChannel();
-      const linked = await inject('POST', '/api/dashboard/line/channels', owner.auth, { channelId: '1655000001', channelSecret: fc.secret, accessToken: fc.token });
+      const linked = await inject('POST', '/api/dashboard/line/channels', owner.auth, {
+        channelId: '1655000001',
+        channelSecret: fc.secret,
+        accessToken: fc.token,
+      });
       expect(linked.statusCode).toBe(201);
       expect(linked.body).not.toContain(fc.secret);
       expect(linked.body).not.toContain(fc.token);
       const ch = linked.json().data;
       expect(ch.webhookUrl).toBe(`${k.base}${ch.webhookPath}`);
       const fc2 = k.fake.addChannel();
-      const second = await inject('POST', '/api/dashboard/line/channels', owner.auth, { channelId: '1655000002', channelSecret: fc2.secret, accessToken: fc2.token });
+      const second = await inject('POST', '/api/dashboard/line/channels', owner.auth, {
+        channelId: '1655000002',
+        channelSecret: fc2.secret,
+        accessToken: fc2.token,
+      });
       expect(second.statusCode).toBe(403);
       expect(second.json().code).toBe('PLAN_LIMIT_MESSAGING_ACCOUNTS');
 
@@ -38,7 +48,12 @@ for (const kind of DB_KINDS) {
 
       const code = await inject('POST', '/api/dashboard/line/link-codes', owner.auth);
       expect(code.statusCode).toBe(201);
-      const e = lineEvent('message', { type: 'group', groupId: 'Cdash', userId: 'Uown' }, textMessage(code.json().data.code), k.clock.now().getTime());
+      const e = lineEvent(
+        'message',
+        { type: 'group', groupId: 'Cdash', userId: 'Uown' },
+        textMessage(code.json().data.code),
+        k.clock.now().getTime(),
+      );
       expect((await k.fake.deliver(`${k.base}${ch.webhookPath}`, fc.secret, { events: [e] })).status).toBe(200);
       await k.drain();
       const page = (await inject('GET', '/api/dashboard/line', owner.auth)).json().data;

@@ -20,14 +20,22 @@ for (const kind of DB_KINDS) {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let seq = 0;
-    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) => lineEvent(type, source, extra, k.clock.now().getTime());
+    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) =>
+      lineEvent(type, source, extra, k.clock.now().getTime());
     const user = (u = 'Ucust01') => ({ type: 'user' as const, userId: u });
     const grp = (g: string, u = 'Ustaff01') => ({ type: 'group' as const, groupId: g, userId: u });
-    const upload = (img: Buffer) => { const id = `d-${kind}-${++seq}`; k.fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg'); return id; };
+    const upload = (img: Buffer) => {
+      const id = `d-${kind}-${++seq}`;
+      k.fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg');
+      return id;
+    };
     const replyFor = (e: { replyToken?: string }) => k.fake.replies.filter((r) => r.body.replyToken === e.replyToken);
     const delivered = (chat: string, e: { replyToken?: string }) => [...replyFor(e), ...k.fake.sentTo(chat)];
     /** Lets the outbox's backoff pass (the event then is too old for its reply token). */
-    const later = async () => { k.clock.advance(10 * 60_000); await k.drain(); };
+    const later = async () => {
+      k.clock.advance(10 * 60_000);
+      await k.drain();
+    };
     const linkGroup = async (s: Awaited<ReturnType<LineKit['linkedShop']>>, g: string) => {
       const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
       await s.post(ev('message', grp(g, 'Ulinker'), textMessage(c.code)));
@@ -35,11 +43,17 @@ for (const kind of DB_KINDS) {
 
     beforeAll(async () => {
       bank = await startSandbox();
-      k = await startLineKit(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1', LINE_HTTP_TIMEOUT_MS: '400', WEBHOOK_ALLOW_PRIVATE: 'true' });
+      k = await startLineKit(kind, {
+        CHECKER_URL: bank.url,
+        DECODE_THREADS: '1',
+        LINE_HTTP_TIMEOUT_MS: '400',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+      });
     });
     afterAll(async () => {
       expect(k.fake.rejected).toEqual([]); // nothing we sent broke LINE's documented limits
-      await k.close(); await bank.close();
+      await k.close();
+      await bank.close();
     });
 
     it('reply 500 x3: the re-run answers the genuine first slip as received, not "already sent"; one message in the chat', async () => {
@@ -70,7 +84,8 @@ for (const kind of DB_KINDS) {
       expect(pushed).toHaveLength(1);
       expect(flexOf(pushed[0])!.altText).toContain('สลิปถูกต้อง');
       const bodiesByKey = new Map<string, Set<string>>();
-      for (const a of k.fake.pushAttempts) if (a.retryKey) bodiesByKey.set(a.retryKey, (bodiesByKey.get(a.retryKey) ?? new Set()).add(a.body));
+      for (const a of k.fake.pushAttempts)
+        if (a.retryKey) bodiesByKey.set(a.retryKey, (bodiesByKey.get(a.retryKey) ?? new Set()).add(a.body));
       for (const [key, bodies] of bodiesByKey) expect(bodies.size, `retry key ${key}`).toBe(1);
     });
 
@@ -86,7 +101,12 @@ for (const kind of DB_KINDS) {
       const e2 = ev('message', user('Uslow2'), imageMessage(upload(await bank.slip(t2.transRef))));
       // Every attempt of the first run hangs (LINE posted the first one): the job fails, the re-run
       // finds the reply token too old and must not push blindly.
-      k.fake.fail('reply', { status: 200, acceptThenHangMs: 1500 }, { status: 200, acceptThenHangMs: 1500 }, { status: 200, acceptThenHangMs: 1500 });
+      k.fake.fail(
+        'reply',
+        { status: 200, acceptThenHangMs: 1500 },
+        { status: 200, acceptThenHangMs: 1500 },
+        { status: 200, acceptThenHangMs: 1500 },
+      );
       await s.post(e2);
       await later();
       expect(delivered('Uslow2', e2)).toHaveLength(1);
@@ -111,9 +131,16 @@ for (const kind of DB_KINDS) {
       expect(json(customer)).toContain('(result: verified)');
       expect(json(customer)).not.toContain('deliver');
       const staff = flexOf(replyFor(e3)[0])!;
-      expect(json(staff)).toMatch(/This exact image was already checked at \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(result: verified\); do not deliver twice\./);
+      expect(json(staff)).toMatch(
+        /This exact image was already checked at \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(result: verified\); do not deliver twice\./,
+      );
       expect(json(staff)).not.toContain('#1DB446');
-      const api = await k.h.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...s.auth, 'content-type': 'application/octet-stream' }, payload: img });
+      const api = await k.h.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+        payload: img,
+      });
       if (api.statusCode === 200) expect(api.json().data).toMatchObject({ status: 'SUCCESS', cached: true });
     });
 
@@ -161,15 +188,27 @@ for (const kind of DB_KINDS) {
       const bubble = json(flexOf(replyFor(e)[0]));
       expect(bubble).toContain('บจก. สมชาย ค้าขาย');
       expect(bubble).not.toMatch(/\\u202e|\u202E|\\u0007/i);
-      const row = await k.h.c.db.selectFrom('transactions').select('sender_name').where('shop_id', '=', s.shop.id).executeTakeFirstOrThrow();
+      const row = await k.h.c.db
+        .selectFrom('transactions')
+        .select('sender_name')
+        .where('shop_id', '=', s.shop.id)
+        .executeTakeFirstOrThrow();
       expect(row.sender_name).toBe('บจก. สมชาย ค้าขาย');
     });
 
     it('LINE 429 "monthly limit" is terminal: no retry, no second download, the owner told once by e-mail and on the LINE page; push usage counted', async () => {
       const owner = await signup(k.h);
       const fc = k.fake.addChannel();
-      const view = await k.h.c.line.service.linkChannel(owner.shopId, { channelId: '1655123456', channelSecret: fc.secret, accessToken: fc.token }, 'test');
-      const post = async (...events: unknown[]) => { const r = await k.fake.deliver(`${k.base}${view.webhookPath}`, fc.secret, { destination: fc.botUserId, events }); expect(r.status).toBe(200); await k.drain(); };
+      const view = await k.h.c.line.service.linkChannel(
+        owner.shopId,
+        { channelId: '1655123456', channelSecret: fc.secret, accessToken: fc.token },
+        'test',
+      );
+      const post = async (...events: unknown[]) => {
+        const r = await k.fake.deliver(`${k.base}${view.webhookPath}`, fc.secret, { destination: fc.botUserId, events });
+        expect(r.status).toBe(200);
+        await k.drain();
+      };
       await k.h.c.payees.add(owner.shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
 
       // A push that works is counted (a reply is not).
@@ -189,11 +228,22 @@ for (const kind of DB_KINDS) {
       await post(old);
       expect(k.fake.hits.push - pushHits).toBe(1); // not retried
       expect(k.fake.hits.content - contentHits).toBe(1);
-      const job = await k.h.c.db.selectFrom('outbox').select(['status', 'attempts']).where('kind', '=', 'line.event').where('shop_id', '=', owner.shopId).orderBy('created_at', 'desc').executeTakeFirstOrThrow();
+      const job = await k.h.c.db
+        .selectFrom('outbox')
+        .select(['status', 'attempts'])
+        .where('kind', '=', 'line.event')
+        .where('shop_id', '=', owner.shopId)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirstOrThrow();
       expect(job.status).not.toBe('pending');
 
       // Later events that could only be pushed are not downloaded or checked again this month.
-      const old2 = lineEvent('message', user('Ulate'), imageMessage(upload(await bank.slip((await bank.register()).transRef))), k.clock.now().getTime() - 120_000);
+      const old2 = lineEvent(
+        'message',
+        user('Ulate'),
+        imageMessage(upload(await bank.slip((await bank.register()).transRef))),
+        k.clock.now().getTime() - 120_000,
+      );
       await post(old2);
       expect(k.fake.hits.content - contentHits).toBe(1);
       expect(k.fake.hits.push - pushHits).toBe(1);
@@ -203,12 +253,28 @@ for (const kind of DB_KINDS) {
       await post(fresh);
       expect(replyFor(fresh)).toHaveLength(1);
 
-      const alerts = await k.h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'owner.alert').where('shop_id', '=', owner.shopId).execute();
+      const alerts = await k.h.c.db
+        .selectFrom('outbox')
+        .select('payload')
+        .where('kind', '=', 'owner.alert')
+        .where('shop_id', '=', owner.shopId)
+        .execute();
       expect(alerts.filter((a) => JSON.parse(a.payload).type === 'LINE_MONTHLY_LIMIT')).toHaveLength(1);
       // The kit's worker runs only the LINE module's handlers (its owner.alert side pushes nothing for
       // this type); run the job again through the container's composed LINE + e-mail handler.
-      await k.h.c.db.updateTable('outbox').set({ status: 'pending' }).where('kind', '=', 'owner.alert').where('shop_id', '=', owner.shopId).execute();
-      const mailer = createOutboxWorker({ db: k.h.c.db, caps: k.h.c.caps, clock: k.h.c.clock, handlers: { 'owner.alert': k.h.c.outboxHandlers['owner.alert']! }, maxAttempts: 3 });
+      await k.h.c.db
+        .updateTable('outbox')
+        .set({ status: 'pending' })
+        .where('kind', '=', 'owner.alert')
+        .where('shop_id', '=', owner.shopId)
+        .execute();
+      const mailer = createOutboxWorker({
+        db: k.h.c.db,
+        caps: k.h.c.caps,
+        clock: k.h.c.clock,
+        handlers: { 'owner.alert': k.h.c.outboxHandlers['owner.alert']! },
+        maxAttempts: 3,
+      });
       await mailer.runOnce();
       await mailer.stop({ timeoutMs: 1000 });
       const mails = (await k.h.c.mail.list({ to: owner.email })).filter((m) => m.template === 'owner_alert_line_monthly_limit');

@@ -7,19 +7,33 @@ import { startLineKit, type LineKit } from './line-test-kit.js';
 for (const kind of DB_KINDS) {
   describe(`LINE webhook: hostile but signed input [${kind}]`, () => {
     let k: LineKit;
-    beforeAll(async () => { k = await startLineKit(kind); });
+    beforeAll(async () => {
+      k = await startLineKit(kind);
+    });
     afterAll(async () => k.close());
 
     const jobs = () => k.h.c.db.selectFrom('outbox').selectAll().where('kind', '=', 'line.event').execute();
     const postRaw = async (url: string, secret: string, raw: string, signature = sign(secret, raw)) => {
-      const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-line-signature': signature }, body: raw });
-      return { status: r.status, body: await r.json().catch(() => null) as any };
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-line-signature': signature },
+        body: raw,
+      });
+      return { status: r.status, body: (await r.json().catch(() => null)) as any };
     };
 
     it('non-object bodies, non-list events and non-events answer 200 with nothing stored', async () => {
       const s = await k.linkedShop();
       const before = (await jobs()).length;
-      for (const raw of ['null', '42', '"text"', '[]', '{"events":"x"}', '{"events":{"0":{}}}', '{"destination":{"x":1},"events":[null,1,"s",[],{},{"type":"message"},{"webhookEventId":7,"type":"message"}]}']) {
+      for (const raw of [
+        'null',
+        '42',
+        '"text"',
+        '[]',
+        '{"events":"x"}',
+        '{"events":{"0":{}}}',
+        '{"destination":{"x":1},"events":[null,1,"s",[],{},{"type":"message"},{"webhookEventId":7,"type":"message"}]}',
+      ]) {
         const r = await postRaw(s.hookUrl, s.fc.secret, raw);
         expect(r.status, raw).toBe(200);
         expect(r.body, raw).toEqual({ success: true, data: { received: 0 } });
@@ -33,8 +47,16 @@ for (const kind of DB_KINDS) {
       const s = await k.linkedShop();
       const t = k.clock.now().getTime();
       const junk = 'x'.repeat(300_000);
-      const image = { ...lineEvent('message', { type: 'user', userId: 'Uhostile01' }, { message: { id: 'm-hostile-img', type: 'image', data: junk } }, t), junk };
-      const badText = lineEvent('message', { type: 'group', groupId: 'Cgrp-hostile', userId: 12 as never }, { message: { id: 'm-hostile-txt', type: 'text', text: { code: 'ABCD-EFGH' } } }, t);
+      const image = {
+        ...lineEvent('message', { type: 'user', userId: 'Uhostile01' }, { message: { id: 'm-hostile-img', type: 'image', data: junk } }, t),
+        junk,
+      };
+      const badText = lineEvent(
+        'message',
+        { type: 'group', groupId: 'Cgrp-hostile', userId: 12 as never },
+        { message: { id: 'm-hostile-txt', type: 'text', text: { code: 'ABCD-EFGH' } } },
+        t,
+      );
       const unknown = lineEvent('beacon', { type: 'user', userId: 'Uhostile01' }, { beacon: { hwid: junk } }, t);
       const r = await s.send([image, badText, unknown]);
       expect(r.body).toEqual({ success: true, data: { received: 3 } });
@@ -51,7 +73,15 @@ for (const kind of DB_KINDS) {
 
       k.fake.fail('content', { status: 404 }); // whatever the image turns into, the run must finish cleanly
       await k.drain();
-      const after = await k.h.c.db.selectFrom('outbox').selectAll().where('id', 'in', mine.map((j) => j.id)).execute();
+      const after = await k.h.c.db
+        .selectFrom('outbox')
+        .selectAll()
+        .where(
+          'id',
+          'in',
+          mine.map((j) => j.id),
+        )
+        .execute();
       expect(after.map((j) => [j.status, j.last_error])).toEqual(mine.map(() => ['done', null]));
     });
 

@@ -4,16 +4,29 @@ import { DB_KINDS } from '../helpers/harness.js';
 import { lineEvent, sign, textMessage } from './fake-line-platform.js';
 import { startLineKit, type LineKit } from './line-test-kit.js';
 
-const texts = (m: { body: { messages: Array<Record<string, any>> } } | undefined) => (m?.body.messages ?? []).map((x) => x.text ?? x.altText).join('\n');
+const texts = (m: { body: { messages: Array<Record<string, any>> } } | undefined) =>
+  (m?.body.messages ?? []).map((x) => x.text ?? x.altText).join('\n');
 
 for (const kind of DB_KINDS) {
   describe(`LINE linking and webhooks [${kind}]`, () => {
     let k: LineKit;
-    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) => lineEvent(type, source, extra, k.clock.now().getTime());
+    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) =>
+      lineEvent(type, source, extra, k.clock.now().getTime());
     const group = (g: string, u = 'Uowner0001') => ({ type: 'group' as const, groupId: g, userId: u });
-    const countJobs = async (kindName = 'line.event') => Number((await k.h.c.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', kindName).executeTakeFirstOrThrow()).n);
+    const countJobs = async (kindName = 'line.event') =>
+      Number(
+        (
+          await k.h.c.db
+            .selectFrom('outbox')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('kind', '=', kindName)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
-    beforeAll(async () => { k = await startLineKit(kind); });
+    beforeAll(async () => {
+      k = await startLineKit(kind);
+    });
     afterAll(async () => k.close());
 
     it('links an official account: webhook path returned, secrets sealed at rest and never shown again, audited', async () => {
@@ -36,20 +49,37 @@ for (const kind of DB_KINDS) {
     it('rejects a token LINE refuses, a channel of another shop, and a second account on TRIAL', async () => {
       const s = await k.linkedShop({ plan: 'TRIAL' });
       const other = k.fake.addChannel();
-      await expect(k.h.c.line.service.linkChannel(s.shop.id, { channelId: '1999999999', channelSecret: other.secret, accessToken: 'not-a-known-token-0123456789' }, 'test'))
-        .rejects.toMatchObject({ code: 'LINE_TOKEN_INVALID' });
-      await expect(k.h.c.line.service.linkChannel(s.shop.id, { channelId: '1999999998', channelSecret: other.secret, accessToken: other.token }, 'test'))
-        .rejects.toMatchObject({ code: 'PLAN_LIMIT_MESSAGING_ACCOUNTS', statusCode: 403 });
+      await expect(
+        k.h.c.line.service.linkChannel(
+          s.shop.id,
+          { channelId: '1999999999', channelSecret: other.secret, accessToken: 'not-a-known-token-0123456789' },
+          'test',
+        ),
+      ).rejects.toMatchObject({ code: 'LINE_TOKEN_INVALID' });
+      await expect(
+        k.h.c.line.service.linkChannel(
+          s.shop.id,
+          { channelId: '1999999998', channelSecret: other.secret, accessToken: other.token },
+          'test',
+        ),
+      ).rejects.toMatchObject({ code: 'PLAN_LIMIT_MESSAGING_ACCOUNTS', statusCode: 403 });
       const t = await k.linkedShop();
-      await expect(k.h.c.line.service.linkChannel(t.shop.id, { channelId: s.view.channelId, channelSecret: other.secret, accessToken: other.token }, 'test'))
-        .rejects.toMatchObject({ code: 'LINE_CHANNEL_IN_USE', statusCode: 409 });
+      await expect(
+        k.h.c.line.service.linkChannel(
+          t.shop.id,
+          { channelId: s.view.channelId, channelSecret: other.secret, accessToken: other.token },
+          'test',
+        ),
+      ).rejects.toMatchObject({ code: 'LINE_CHANNEL_IN_USE', statusCode: 409 });
     });
 
     it('verifies the signature over the raw body before anything else', async () => {
       const s = await k.linkedShop();
       const before = await countJobs();
       const e = ev('message', { type: 'user', userId: 'Ucust01' }, textMessage('hello'));
-      const forged = await s.send([e], { signature: sign('another-secret-of-32-characters!', JSON.stringify({ destination: s.fc.botUserId, events: [e] })) });
+      const forged = await s.send([e], {
+        signature: sign('another-secret-of-32-characters!', JSON.stringify({ destination: s.fc.botUserId, events: [e] })),
+      });
       expect(forged.status).toBe(401);
       expect(forged.body).toMatchObject({ success: false, code: 'UNAUTHORIZED', statusCode: 401 });
       const missing = await s.send([e], { signature: null });
@@ -57,10 +87,20 @@ for (const kind of DB_KINDS) {
       const garbage = await s.send([e], { signature: 'AAAA' });
       expect(garbage.status).toBe(401);
       expect(await countJobs()).toBe(before);
-      expect(await k.h.c.db.selectFrom('line_events').select('webhook_event_id').where('webhook_event_id', '=', e.webhookEventId).executeTakeFirst()).toBeUndefined();
+      expect(
+        await k.h.c.db
+          .selectFrom('line_events')
+          .select('webhook_event_id')
+          .where('webhook_event_id', '=', e.webhookEventId)
+          .executeTakeFirst(),
+      ).toBeUndefined();
       // Re-serialised JSON (same meaning, other bytes) does not pass: the HMAC covers the raw body.
       const raw = JSON.stringify({ destination: s.fc.botUserId, events: [e] });
-      const r = await fetch(s.hookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-line-signature': sign(s.fc.secret, raw) }, body: JSON.stringify(JSON.parse(raw), null, 1) });
+      const r = await fetch(s.hookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-line-signature': sign(s.fc.secret, raw) },
+        body: JSON.stringify(JSON.parse(raw), null, 1),
+      });
       expect(r.status).toBe(401);
       const ok = await s.send([e]);
       expect(ok.status).toBe(200);
@@ -169,7 +209,9 @@ for (const kind of DB_KINDS) {
       const s = await k.linkedShop({ plan: 'TRIAL' });
       const channel = await k.h.c.db.selectFrom('line_channels').selectAll().where('shop_id', '=', s.shop.id).executeTakeFirstOrThrow();
       const codes = await Promise.all([1, 2, 3, 4].map(() => k.h.c.line.service.createLinkCode(s.shop.id, 'test')));
-      const results = await Promise.all(codes.map((c, i) => k.h.c.line.service.redeemCode(channel, c.code, { kind: 'group', groupId: `Crace${i}`, userId: 'Uowner' })));
+      const results = await Promise.all(
+        codes.map((c, i) => k.h.c.line.service.redeemCode(channel, c.code, { kind: 'group', groupId: `Crace${i}`, userId: 'Uowner' })),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.reason === 'GROUP_LIMIT')).toHaveLength(3);
       expect((await k.h.c.line.service.list(s.shop.id)).groups).toHaveLength(1);
@@ -194,9 +236,17 @@ for (const kind of DB_KINDS) {
 
       const { enqueueOutbox } = await import('../../src/outbox/outbox-repo.js');
       for (let i = 0; i < 2; i++) {
-        await enqueueOutbox(k.h.c.db, { kind: 'owner.alert', shopId: s.shop.id, payload: { type: 'QUOTA_80', shopId: s.shop.id, detail: { used: 400, limit: 500 } } }, k.clock.now());
+        await enqueueOutbox(
+          k.h.c.db,
+          { kind: 'owner.alert', shopId: s.shop.id, payload: { type: 'QUOTA_80', shopId: s.shop.id, detail: { used: 400, limit: 500 } } },
+          k.clock.now(),
+        );
       }
-      await enqueueOutbox(k.h.c.db, { kind: 'owner.alert', shopId: s.shop.id, payload: { type: 'TRIAL_ENDING', shopId: s.shop.id } }, k.clock.now());
+      await enqueueOutbox(
+        k.h.c.db,
+        { kind: 'owner.alert', shopId: s.shop.id, payload: { type: 'TRIAL_ENDING', shopId: s.shop.id } },
+        k.clock.now(),
+      );
       await k.drain();
       const got = k.fake.sentTo('Uowner-alerts');
       expect(got.filter((p) => texts(p).includes('80%'))).toHaveLength(1);
@@ -213,20 +263,42 @@ for (const kind of DB_KINDS) {
       const listed = await k.h.c.line.service.list(s.shop.id);
       expect(listed.channels).toHaveLength(0);
       expect(listed.groups).toHaveLength(0);
-      expect((await k.h.c.audit.list(s.shop.id)).map((a) => a.action)).toEqual(expect.arrayContaining(['line.channel.unlink', 'line.group.unlink']));
+      expect((await k.h.c.audit.list(s.shop.id)).map((a) => a.action)).toEqual(
+        expect.arrayContaining(['line.channel.unlink', 'line.group.unlink']),
+      );
     });
 
     if (kind === 'sqlite') {
       it('CLI: line link / list / link-code / unlink print JSON and never the secrets', async () => {
         const shop = await k.h.c.shops.create({ name: 'CLI shop', planCode: 'STARTER' }, 'test');
         const fc = k.fake.addChannel();
-        const env = { ...process.env, DATA_DIR: k.h.dataDir, LINE_API_BASE_URL: k.fake.url, LINE_DATA_API_BASE_URL: k.fake.url, LOG_LEVEL: 'silent', SANDBOX_AUTOSTART: 'false', NODE_ENV: 'test' };
+        const env = {
+          ...process.env,
+          DATA_DIR: k.h.dataDir,
+          LINE_API_BASE_URL: k.fake.url,
+          LINE_DATA_API_BASE_URL: k.fake.url,
+          LOG_LEVEL: 'silent',
+          SANDBOX_AUTOSTART: 'false',
+          NODE_ENV: 'test',
+        };
         const run = async (...argv: string[]) => {
-          const out: string[] = []; const err: string[] = [];
+          const out: string[] = [];
+          const err: string[] = [];
           const code = await runCli(argv, { stdout: (x) => out.push(x), stderr: (x) => err.push(x) }, env);
           return { code, out: out.join('\n'), err: err.join('\n') };
         };
-        const linked = await run('line', 'link', '--shop', shop.id, '--channel-id', '1234567890', '--channel-secret', fc.secret, '--access-token', fc.token);
+        const linked = await run(
+          'line',
+          'link',
+          '--shop',
+          shop.id,
+          '--channel-id',
+          '1234567890',
+          '--channel-secret',
+          fc.secret,
+          '--access-token',
+          fc.token,
+        );
         expect(linked.err).toBe('');
         expect(linked.code).toBe(0);
         const view = JSON.parse(linked.out);

@@ -16,10 +16,15 @@ for (const kind of DB_KINDS) {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let msgSeq = 0;
-    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) => lineEvent(type, source, extra, k.clock.now().getTime());
+    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) =>
+      lineEvent(type, source, extra, k.clock.now().getTime());
     const user = (u = 'Ucustomer01') => ({ type: 'user' as const, userId: u });
     const grp = (g: string, u = 'Ustaff01') => ({ type: 'group' as const, groupId: g, userId: u });
-    const upload = (img: Buffer) => { const id = `m-${kind}-${++msgSeq}`; k.fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg'); return id; };
+    const upload = (img: Buffer) => {
+      const id = `m-${kind}-${++msgSeq}`;
+      k.fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg');
+      return id;
+    };
     const replyFor = (e: { replyToken?: string }) => k.fake.replies.find((r) => r.body.replyToken === e.replyToken);
     const linkGroup = async (s: Awaited<ReturnType<LineKit['linkedShop']>>, g: string) => {
       const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
@@ -30,7 +35,11 @@ for (const kind of DB_KINDS) {
       bank = await startSandbox();
       k = await startLineKit(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
     });
-    afterAll(async () => { expect(k.fake.rejected).toEqual([]); await k.close(); await bank.close(); });
+    afterAll(async () => {
+      expect(k.fake.rejected).toEqual([]);
+      await k.close();
+      await bank.close();
+    });
 
     it('1:1 chat: a slip gets a Thai Flex reply; the result is in GET /api/v1/transactions with source LINE and uses the shared pool', async () => {
       const s = await k.linkedShop();
@@ -51,7 +60,12 @@ for (const kind of DB_KINDS) {
       expect(items).toEqual(expect.arrayContaining([expect.objectContaining({ source: 'LINE', status: 'SUCCESS', transRef: t.transRef })]));
       const q = await k.h.app.inject({ url: '/api/v1/quota', headers: s.auth });
       expect(q.json().data.used).toBe(1);
-      const resultJobs = await k.h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'result.created').where('shop_id', '=', s.shop.id).execute();
+      const resultJobs = await k.h.c.db
+        .selectFrom('outbox')
+        .select('payload')
+        .where('kind', '=', 'result.created')
+        .where('shop_id', '=', s.shop.id)
+        .execute();
       expect(resultJobs.map((j) => JSON.parse(j.payload).source)).toEqual(['LINE']);
     });
 
@@ -171,7 +185,11 @@ for (const kind of DB_KINDS) {
 
     it('a TRIAL that has ended: the customer is told so, no record', async () => {
       const s = await k.linkedShop({ plan: 'TRIAL' });
-      await k.h.c.db.updateTable('shops').set({ trial_ends_at: new Date(k.clock.now().getTime() - 60_000).toISOString() }).where('id', '=', s.shop.id).execute();
+      await k.h.c.db
+        .updateTable('shops')
+        .set({ trial_ends_at: new Date(k.clock.now().getTime() - 60_000).toISOString() })
+        .where('id', '=', s.shop.id)
+        .execute();
       const t = await bank.register();
       const e = ev('message', user('Ulate'), imageMessage(upload(await bank.slip(t.transRef))));
       await s.post(e);

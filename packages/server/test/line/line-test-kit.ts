@@ -7,7 +7,10 @@ import { startFakeLinePlatform, type FakeChannel, type FakeLinePlatform } from '
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const p = (s.address() as net.AddressInfo).port; s.close(() => resolve(p)); });
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
     s.on('error', reject);
   });
 }
@@ -20,13 +23,30 @@ export async function startLineKit(kind: DbKind, env: Record<string, string> = {
   const fake: FakeLinePlatform = await startFakeLinePlatform();
   const port = await freePort();
   const clock = fixedClock(new Date());
-  const h: Harness = await createHarness(kind, {
-    LINE_API_BASE_URL: fake.url, LINE_DATA_API_BASE_URL: fake.url, PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LINE_HTTP_RETRIES: '2', LINE_HTTP_TIMEOUT_MS: '3000', ...env,
-  }, { clock });
+  const h: Harness = await createHarness(
+    kind,
+    {
+      LINE_API_BASE_URL: fake.url,
+      LINE_DATA_API_BASE_URL: fake.url,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      LINE_HTTP_RETRIES: '2',
+      LINE_HTTP_TIMEOUT_MS: '3000',
+      ...env,
+    },
+    { clock },
+  );
   await h.app.listen({ port, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${port}`;
-  const worker = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: h.c.line.outboxHandlers, maxAttempts: 3, onError: (e) => { if (process.env.LINE_TEST_DEBUG) console.error('outbox job failed:', e); } });
+  const worker = createOutboxWorker({
+    db: h.c.db,
+    caps: h.c.caps,
+    clock: h.c.clock,
+    handlers: h.c.line.outboxHandlers,
+    maxAttempts: 3,
+    onError: (e) => {
+      if (process.env.LINE_TEST_DEBUG) console.error('outbox job failed:', e);
+    },
+  });
 
   /** Runs due outbox jobs of the LINE handlers until none is left. */
   async function drain(): Promise<number> {
@@ -43,9 +63,14 @@ export async function startLineKit(kind: DbKind, env: Record<string, string> = {
     const s = await seedShop(h, { plan: opts.plan, payee: opts.payee });
     if (opts.language) await h.c.shops.update(s.shop.id, { language: opts.language }, 'test');
     const fc: FakeChannel = fake.addChannel();
-    const view = await h.c.line.service.linkChannel(s.shop.id, { channelId: String(1_600_000_000 + Math.floor(Math.random() * 99_999_999)), channelSecret: fc.secret, accessToken: fc.token }, 'test');
+    const view = await h.c.line.service.linkChannel(
+      s.shop.id,
+      { channelId: String(1_600_000_000 + Math.floor(Math.random() * 99_999_999)), channelSecret: fc.secret, accessToken: fc.token },
+      'test',
+    );
     const hookUrl = `${base}${view.webhookPath}`;
-    const send = (events: unknown[], o: { signature?: string | null } = {}) => fake.deliver(hookUrl, fc.secret, { destination: fc.botUserId, events }, o);
+    const send = (events: unknown[], o: { signature?: string | null } = {}) =>
+      fake.deliver(hookUrl, fc.secret, { destination: fc.botUserId, events }, o);
     /** Deliver events as LINE would and process them (webhook answer, then the outbox). */
     const post = async (...events: unknown[]) => {
       const r = await send(events);
@@ -57,8 +82,18 @@ export async function startLineKit(kind: DbKind, env: Record<string, string> = {
   }
 
   return {
-    h, fake, base, clock, worker, drain, linkedShop,
-    async close() { await worker.stop({ timeoutMs: 1000 }); await h.close(); await fake.close(); },
+    h,
+    fake,
+    base,
+    clock,
+    worker,
+    drain,
+    linkedShop,
+    async close() {
+      await worker.stop({ timeoutMs: 1000 });
+      await h.close();
+      await fake.close();
+    },
   };
 }
 export type LineKit = Awaited<ReturnType<typeof startLineKit>>;

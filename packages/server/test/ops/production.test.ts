@@ -23,8 +23,27 @@ const certFile = path.join(dir, 'cert.pem');
 const keyFile = path.join(dir, 'key.pem');
 
 function selfSigned(cn: string, prefix: string) {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${cn}`,
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', `${prefix}-key.pem`, '-out', `${prefix}-cert.pem`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${cn}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      `${prefix}-key.pem`,
+      '-out',
+      `${prefix}-cert.pem`,
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert: fs.readFileSync(`${prefix}-cert.pem`), key: fs.readFileSync(`${prefix}-key.pem`) };
 }
 
@@ -39,27 +58,41 @@ async function freePort(): Promise<number> {
 type Outcome = { status: number; body: string; headers: Record<string, unknown> } | { error: string };
 
 /** One HTTPS request on a fresh connection (no keep-alive), so a refused connection shows as such. */
-function request(port: number, ca: Buffer, opts: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer }): Promise<Outcome> {
+function request(
+  port: number,
+  ca: Buffer,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer },
+): Promise<Outcome> {
   return new Promise((resolve) => {
-    const req = https.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, ca, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers }));
-      res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
-    });
+    const req = https.request(
+      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, ca, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers }));
+        res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+      },
+    );
     req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
     req.end(opts.body);
   });
 }
 
-function handshake(port: number, version: tls.SecureVersion, ca: Buffer): Promise<{ protocol: string | null; cn?: string } | { error: string }> {
+function handshake(
+  port: number,
+  version: tls.SecureVersion,
+  ca: Buffer,
+): Promise<{ protocol: string | null; cn?: string } | { error: string }> {
   return new Promise((resolve) => {
     // SECLEVEL=0 lets this client offer TLS 1.1 at all, so a refusal comes from the server.
-    const s = tls.connect({ host: '127.0.0.1', port, ca, minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0', servername: undefined }, () => {
-      const out = { protocol: s.getProtocol(), cn: String(s.getPeerCertificate().subject?.CN) };
-      s.end();
-      resolve(out);
-    });
+    const s = tls.connect(
+      { host: '127.0.0.1', port, ca, minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0', servername: undefined },
+      () => {
+        const out = { protocol: s.getProtocol(), cn: String(s.getPeerCertificate().subject?.CN) };
+        s.end();
+        resolve(out);
+      },
+    );
     s.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
   });
 }
@@ -83,7 +116,12 @@ let shopId = '';
 let env: NodeJS.ProcessEnv;
 
 async function verify(image: Buffer): Promise<Outcome> {
-  return request(port, certA.cert, { method: 'POST', path: '/api/v1/verify', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/octet-stream' }, body: image });
+  return request(port, certA.cert, {
+    method: 'POST',
+    path: '/api/v1/verify',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/octet-stream' },
+    body: image,
+  });
 }
 
 beforeAll(async () => {
@@ -103,9 +141,20 @@ beforeAll(async () => {
   port = await freePort();
   metricsPort = await freePort();
   env = {
-    ...process.env, NODE_ENV: 'production', SECRET_KEY: randomBytes(32).toString('hex'), DATA_DIR: dataDir,
-    HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: String(metricsPort), TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile,
-    CHECKER: 'sandbox', CHECKER_URL: sandbox.url, SHUTDOWN_GRACE_MS: '1000', SHUTDOWN_TIMEOUT_MS: '20000', LOG_LEVEL: 'warn',
+    ...process.env,
+    NODE_ENV: 'production',
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    TLS_CERT_FILE: certFile,
+    TLS_KEY_FILE: keyFile,
+    CHECKER: 'sandbox',
+    CHECKER_URL: sandbox.url,
+    SHUTDOWN_GRACE_MS: '1000',
+    SHUTDOWN_TIMEOUT_MS: '20000',
+    LOG_LEVEL: 'warn',
   };
   delete env.TEST_DATABASE_URL;
   delete env.VITEST;
@@ -118,8 +167,12 @@ beforeAll(async () => {
 
   // 3. Start (README: `npm run start:prod`).
   server = spawn('npm', ['run', 'start:prod'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stdout!.on('data', (d: Buffer) => { logs += d.toString(); });
-  server.stderr!.on('data', (d: Buffer) => { logs += d.toString(); });
+  server.stdout!.on('data', (d: Buffer) => {
+    logs += d.toString();
+  });
+  server.stderr!.on('data', (d: Buffer) => {
+    logs += d.toString();
+  });
   serverExit = new Promise((r) => server.on('exit', (code) => r(code)));
   for (let i = 0; i < 200; i++) {
     const r = await request(port, certA.cert, { path: '/health' });
@@ -137,7 +190,9 @@ afterAll(async () => {
 
 describe('production build (README "Going to production")', () => {
   it('runs compiled JavaScript: no TypeScript loader in the service process', () => {
-    const pid = execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' }).trim().split('\n')[0];
+    const pid = execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')[0];
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
     expect(cmdline).toContain('packages/server/dist/main.js');
     expect(cmdline).not.toMatch(/tsx|\.ts\b/);
@@ -170,7 +225,8 @@ describe('production build (README "Going to production")', () => {
     const text = await res.text();
     expect(text).toMatch(/slipcheck_verify_outcomes_total\{status="SUCCESS",source="API",environment="live"\} 1/);
     expect(text).toMatch(/slipcheck_http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/verify",status_code="200"\} 1/);
-    for (const stage of ['decode', 'checker', 'database']) expect(text).toContain(`slipcheck_verify_stage_duration_seconds_count{stage="${stage}"} 1`);
+    for (const stage of ['decode', 'checker', 'database'])
+      expect(text).toContain(`slipcheck_verify_stage_duration_seconds_count{stage="${stage}"} 1`);
     expect(text).toMatch(/slipcheck_checker_calls_total\{upstream="sandbox",outcome="found",breaker="closed"\} 1/);
     expect(text).toMatch(/slipcheck_decoder_threads [1-9]/);
     expect(text).toContain('slipcheck_outbox_depth');
@@ -181,7 +237,11 @@ describe('production build (README "Going to production")', () => {
   });
 
   it('reloads the certificate on SIGHUP without a restart', async () => {
-    const pid = Number(execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+    const pid = Number(
+      execFileSync('pgrep', ['-P', String(server.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')[0],
+    );
     fs.writeFileSync(certFile, certB.cert);
     fs.writeFileSync(keyFile, certB.key);
     process.kill(pid, 'SIGHUP');
@@ -198,7 +258,11 @@ describe('production build (README "Going to production")', () => {
   it('SIGTERM in the middle of 20 verifies: readiness fails at once, every request is answered or refused, nothing charged without a record', async () => {
     const transfers = await Promise.all(Array.from({ length: 20 }, () => sandbox.register()));
     const slips = await Promise.all(transfers.map((t) => sandbox.slip(t.transRef)));
-    await fetch(`${sandbox.url}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ latencyMs: 1500 }) });
+    await fetch(`${sandbox.url}/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ latencyMs: 1500 }),
+    });
 
     const outcomes: Promise<Outcome>[] = [];
     for (let i = 0; i < 10; i++) outcomes.push(verify(slips[i]));
@@ -215,7 +279,11 @@ describe('production build (README "Going to production")', () => {
     const results = await Promise.all(outcomes);
     const code = await serverExit;
     const drainMs = Date.now() - t0;
-    await fetch(`${sandbox.url}/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ reset: true }) });
+    await fetch(`${sandbox.url}/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ reset: true }),
+    });
 
     expect(health).toMatchObject({ status: 503 });
     expect(code, logs).toBe(0);
@@ -225,16 +293,25 @@ describe('production build (README "Going to production")', () => {
     // An answer (a result, or 503 on a connection that reached a closing server) or a refused connection; never a cut one.
     for (const r of refused) expect(r).toEqual({ error: 'ECONNREFUSED' });
     for (const r of answered) expect([200, 503]).toContain(r.status);
-    const ok = answered.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).data as { id: string; status: string; charged?: boolean });
+    const ok = answered
+      .filter((r) => r.status === 200)
+      .map((r) => JSON.parse(r.body).data as { id: string; status: string; charged?: boolean });
     expect(ok.length).toBeGreaterThanOrEqual(10); // every verify in flight at SIGTERM was finished and answered
     expect(refused.length).toBeGreaterThan(0); // and the late ones found the door shut
 
     // The database after the drain: every answer has its record, and the quota counts exactly the charged records.
     const db = new Database(path.join(dataDir, 'slipcheck.db'), { readonly: true });
     try {
-      const ids = db.prepare('select id from transactions where shop_id = ?').all(shopId).map((r) => (r as { id: string }).id);
+      const ids = db
+        .prepare('select id from transactions where shop_id = ?')
+        .all(shopId)
+        .map((r) => (r as { id: string }).id);
       for (const o of ok) expect(ids).toContain(o.id);
-      const charged = (db.prepare('select count(*) as n from transactions where shop_id = ? and charged = 1 and environment = ?').get(shopId, 'live') as { n: number }).n;
+      const charged = (
+        db.prepare('select count(*) as n from transactions where shop_id = ? and charged = 1 and environment = ?').get(shopId, 'live') as {
+          n: number;
+        }
+      ).n;
       const used = (db.prepare('select coalesce(sum(used), 0) as n from quota_usage where shop_id = ?').get(shopId) as { n: number }).n;
       expect(used).toBe(charged);
       expect(charged).toBe(1 + ok.filter((o) => o.status === 'SUCCESS').length);

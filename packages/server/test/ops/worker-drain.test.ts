@@ -6,20 +6,31 @@ import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 for (const kind of DB_KINDS) {
   describe(`outbox worker drain on SIGTERM (${kind})`, () => {
     let h: Harness;
-    beforeAll(async () => { h = await createHarness(kind); });
-    afterAll(async () => { await h.close(); });
+    beforeAll(async () => {
+      h = await createHarness(kind);
+    });
+    afterAll(async () => {
+      await h.close();
+    });
 
     const row = (id: string) => h.c.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const enqueue = (k: string) => h.c.db.transaction().execute((trx) => enqueueOutbox(trx, { kind: k, payload: {} }, new Date()));
 
     it('stops claiming, finishes what ends in time, and hands back what it had to cut off at once (not after the lease)', async () => {
       let release!: () => void;
-      const quickDone = new Promise<void>((r) => { release = r; });
+      const quickDone = new Promise<void>((r) => {
+        release = r;
+      });
       const w = createOutboxWorker({
-        db: h.c.db, caps: h.c.caps, clock: h.c.clock, leaseMs: 600_000,
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        leaseMs: 600_000,
         handlers: {
           // Finishes shortly after the stop begins: must be completed, not cut.
-          'drain.quick': async () => { await quickDone; },
+          'drain.quick': async () => {
+            await quickDone;
+          },
           // Runs until told to stop (a slow webhook): must be aborted and released.
           'drain.slow': (_job, ctx) => new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve())),
         },
@@ -42,7 +53,17 @@ for (const kind of DB_KINDS) {
       expect(await row(late)).toMatchObject({ status: 'pending', attempts: 0, locked_by: null });
 
       let ran = 0;
-      const next = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: { 'drain.slow': async () => { ran++; }, 'drain.quick': async () => undefined } });
+      const next = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        handlers: {
+          'drain.slow': async () => {
+            ran++;
+          },
+          'drain.quick': async () => undefined,
+        },
+      });
       expect(await next.runOnce()).toBe(2);
       expect(ran).toBe(1);
       expect(await row(slow)).toMatchObject({ status: 'done', attempts: 2 });

@@ -11,8 +11,14 @@ if (!PG) console.warn('[outbox-pg-workers] TEST_DATABASE_URL not set: the two-wo
 describe.skipIf(!PG)('two workers on PostgreSQL (FOR UPDATE SKIP LOCKED)', () => {
   let h: Harness;
   let rx: Receiver;
-  beforeAll(async () => { h = await createHarness('postgres'); rx = await startReceiver(); });
-  afterAll(async () => { await rx.close(); await h.close(); });
+  beforeAll(async () => {
+    h = await createHarness('postgres');
+    rx = await startReceiver();
+  });
+  afterAll(async () => {
+    await rx.close();
+    await h.close();
+  });
 
   it('deliver 1,000 events with no attempt sent twice', async () => {
     const N = 1000;
@@ -20,35 +26,96 @@ describe.skipIf(!PG)('two workers on PostgreSQL (FOR UPDATE SKIP LOCKED)', () =>
     await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/pg') });
     // 1,000 results, inserted in bulk with their result.created jobs before any worker runs.
     const now = new Date();
-    const txRows = [], jobs = [];
+    const txRows = [],
+      jobs = [];
     for (let i = 0; i < N; i++) {
       const id = newId('txn', now.getTime());
       txRows.push({
-        id, shop_id: shop.id, source: 'API', environment: 'live', status: 'SUCCESS', trans_ref: `PG${i}`, amount_satang: 100 + i, expected_amount_satang: null,
-        bank_code: '004', bank_name: 'KBANK', sender_name: 'A', sender_account: 'x', receiver_name: 'B', receiver_account: 'y', trans_date: now.toISOString(),
-        error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 1, latency_ms: 1, client_ref: null, image_hash: null, api_key_id: null,
-        success_ref: `PG${i}`, anonymized_at: null, created_at: now.toISOString(),
+        id,
+        shop_id: shop.id,
+        source: 'API',
+        environment: 'live',
+        status: 'SUCCESS',
+        trans_ref: `PG${i}`,
+        amount_satang: 100 + i,
+        expected_amount_satang: null,
+        bank_code: '004',
+        bank_name: 'KBANK',
+        sender_name: 'A',
+        sender_account: 'x',
+        receiver_name: 'B',
+        receiver_account: 'y',
+        trans_date: now.toISOString(),
+        error_code: null,
+        error_message: null,
+        duplicate: 0,
+        stale: 0,
+        charged: 1,
+        latency_ms: 1,
+        client_ref: null,
+        image_hash: null,
+        api_key_id: null,
+        success_ref: `PG${i}`,
+        anonymized_at: null,
+        created_at: now.toISOString(),
       });
       jobs.push({
-        id: newId('job'), kind: OUTBOX_KINDS.RESULT_CREATED, shop_id: shop.id, payload: JSON.stringify({ transactionId: id, shopId: shop.id, source: 'API' }),
-        status: 'pending', attempts: 0, run_at: now.toISOString(), locked_by: null, locked_until: null, last_error: null, created_at: now.toISOString(), updated_at: now.toISOString(),
+        id: newId('job'),
+        kind: OUTBOX_KINDS.RESULT_CREATED,
+        shop_id: shop.id,
+        payload: JSON.stringify({ transactionId: id, shopId: shop.id, source: 'API' }),
+        status: 'pending',
+        attempts: 0,
+        run_at: now.toISOString(),
+        locked_by: null,
+        locked_until: null,
+        last_error: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
       });
     }
     for (let i = 0; i < N; i += 200) {
-      await h.c.db.insertInto('transactions').values(txRows.slice(i, i + 200)).execute();
-      await h.c.db.insertInto('outbox').values(jobs.slice(i, i + 200)).execute();
+      await h.c.db
+        .insertInto('transactions')
+        .values(txRows.slice(i, i + 200))
+        .execute();
+      await h.c.db
+        .insertInto('outbox')
+        .values(jobs.slice(i, i + 200))
+        .execute();
     }
-    const mk = (id: string) => createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: h.c.outboxHandlers, workerId: id, pollMs: 50, concurrency: 16, batch: 16 });
+    const mk = (id: string) =>
+      createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        handlers: h.c.outboxHandlers,
+        workerId: id,
+        pollMs: 50,
+        concurrency: 16,
+        batch: 16,
+      });
     const workers = [mk('w1'), mk('w2')];
     const t0 = Date.now();
     workers.forEach((w) => w.start());
     try {
       await rx.waitFor(N, 60_000);
-      await until(async () => {
-        const r = await h.c.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shop.id).where('status', '=', 'delivered').executeTakeFirstOrThrow();
-        return Number(r.n) === N || null;
-      }, 30_000, 'all delivered');
-    } finally { await Promise.all(workers.map((w) => w.stop())); }
+      await until(
+        async () => {
+          const r = await h.c.db
+            .selectFrom('webhook_deliveries')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('shop_id', '=', shop.id)
+            .where('status', '=', 'delivered')
+            .executeTakeFirstOrThrow();
+          return Number(r.n) === N || null;
+        },
+        30_000,
+        'all delivered',
+      );
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
     const ms = Date.now() - t0;
 
     const perAttempt = new Map<string, number>();

@@ -7,15 +7,29 @@ import { until } from '../webhooks/helpers/receiver.js';
 for (const kind of DB_KINDS) {
   describe(`outbox worker (${kind})`, () => {
     let h: Harness;
-    beforeAll(async () => { h = await createHarness(kind); });
-    afterAll(async () => { await h.close(); });
+    beforeAll(async () => {
+      h = await createHarness(kind);
+    });
+    afterAll(async () => {
+      await h.close();
+    });
 
     const job = (id: string) => h.c.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    const enqueue = (k: string, payload: unknown, runAt?: Date) => h.c.db.transaction().execute((trx) => enqueueOutbox(trx, { kind: k, payload, runAt }, new Date()));
+    const enqueue = (k: string, payload: unknown, runAt?: Date) =>
+      h.c.db.transaction().execute((trx) => enqueueOutbox(trx, { kind: k, payload, runAt }, new Date()));
 
     it('runs due jobs once, leaves future ones and kinds it has no handler for', async () => {
       const seen: unknown[] = [];
-      const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: { 't.a': async (j) => { seen.push(j.payload); } } });
+      const w = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        handlers: {
+          't.a': async (j) => {
+            seen.push(j.payload);
+          },
+        },
+      });
       const due = await enqueue('t.a', { n: 1 });
       const later = await enqueue('t.a', { n: 2 }, new Date(Date.now() + 60_000));
       const other = await enqueue('t.other', { n: 3 });
@@ -31,8 +45,17 @@ for (const kind of DB_KINDS) {
     it('retries a throwing handler with backoff, then marks it failed after maxAttempts', async () => {
       let calls = 0;
       const w = createOutboxWorker({
-        db: h.c.db, caps: h.c.caps, clock: h.c.clock, maxAttempts: 3, retryDelayMs: (n) => n * 1000,
-        handlers: { 't.fail': async () => { calls++; throw new Error('boom '.repeat(200)); } },
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        maxAttempts: 3,
+        retryDelayMs: (n) => n * 1000,
+        handlers: {
+          't.fail': async () => {
+            calls++;
+            throw new Error('boom '.repeat(200));
+          },
+        },
       });
       const id = await enqueue('t.fail', {});
       await w.runOnce();
@@ -41,7 +64,11 @@ for (const kind of DB_KINDS) {
       expect(after1.last_error!.length).toBe(500);
       expect(Date.parse(after1.run_at) - Date.now()).toBeGreaterThan(500);
       for (let i = 0; i < 2; i++) {
-        await h.c.db.updateTable('outbox').set({ run_at: new Date(0).toISOString() }).where('id', '=', id).execute();
+        await h.c.db
+          .updateTable('outbox')
+          .set({ run_at: new Date(0).toISOString() })
+          .where('id', '=', id)
+          .execute();
         await w.runOnce();
       }
       expect(await job(id)).toMatchObject({ status: 'failed', attempts: 3 });
@@ -50,11 +77,30 @@ for (const kind of DB_KINDS) {
 
     it('takes back the claim of a dead worker after the lease, and the dead one cannot complete it', async () => {
       let release!: () => void;
-      const gate = new Promise<void>((r) => { release = r; });
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
       const ran: string[] = [];
-      const slow: OutboxHandler = async (_j, ctx) => { ran.push(ctx.workerId); if (ctx.workerId === 'dead') await gate; };
-      const dead = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, workerId: 'dead', leaseMs: 200, handlers: { 't.lease': slow } });
-      const live = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, workerId: 'live', leaseMs: 200, handlers: { 't.lease': slow } });
+      const slow: OutboxHandler = async (_j, ctx) => {
+        ran.push(ctx.workerId);
+        if (ctx.workerId === 'dead') await gate;
+      };
+      const dead = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        workerId: 'dead',
+        leaseMs: 200,
+        handlers: { 't.lease': slow },
+      });
+      const live = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        workerId: 'live',
+        leaseMs: 200,
+        handlers: { 't.lease': slow },
+      });
       const id = await enqueue('t.lease', {});
       const stuck = dead.runOnce();
       await until(async () => ran.length === 1 || null);
@@ -70,12 +116,25 @@ for (const kind of DB_KINDS) {
 
     it('a job that keeps killing its workers is parked as failed after maxAttempts claims, and others still run', async () => {
       const ran: string[] = [];
-      const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, maxAttempts: 3, handlers: { 't.poison': async (j) => { ran.push((j.payload as { n: string }).n); } } });
+      const w = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        maxAttempts: 3,
+        handlers: {
+          't.poison': async (j) => {
+            ran.push((j.payload as { n: string }).n);
+          },
+        },
+      });
       const poison = await enqueue('t.poison', { n: 'poison' });
       const healthy = await enqueue('t.poison', { n: 'healthy' });
       // Three claims so far, each by a worker that died holding the lease (crash or hang while running it).
-      await h.c.db.updateTable('outbox').set({ attempts: 3, locked_by: 'dead#1', locked_until: new Date(Date.now() - 1000).toISOString() })
-        .where('id', '=', poison).execute();
+      await h.c.db
+        .updateTable('outbox')
+        .set({ attempts: 3, locked_by: 'dead#1', locked_until: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', poison)
+        .execute();
       expect(await w.runOnce()).toBe(2);
       expect(ran).toEqual(['healthy']);
       expect(await job(healthy)).toMatchObject({ status: 'done' });
@@ -92,11 +151,25 @@ for (const kind of DB_KINDS) {
       const handler: OutboxHandler = async (j, ctx) => {
         const n = (j.payload as { n: string }).n;
         ran.push(n);
-        if (n === 'hang') await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => { aborted.push(n); setTimeout(r, 10_000).unref(); }));
+        if (n === 'hang')
+          await new Promise<void>((r) =>
+            ctx.signal.addEventListener('abort', () => {
+              aborted.push(n);
+              setTimeout(r, 10_000).unref();
+            }),
+          );
       };
       const w = createOutboxWorker({
-        db: h.c.db, caps: h.c.caps, clock: h.c.clock, concurrency: 1, batch: 1, leaseMs: 150, pollMs: 20, maxAttempts: 2,
-        handlers: { 't.hang': handler }, onError: (e) => errors.push((e as Error).message),
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        concurrency: 1,
+        batch: 1,
+        leaseMs: 150,
+        pollMs: 20,
+        maxAttempts: 2,
+        handlers: { 't.hang': handler },
+        onError: (e) => errors.push((e as Error).message),
       });
       const hang = await enqueue('t.hang', { n: 'hang' });
       await new Promise((r) => setTimeout(r, 5));
@@ -104,7 +177,9 @@ for (const kind of DB_KINDS) {
       w.start();
       try {
         await until(async () => ((await job(hang)).status === 'failed' && (await job(after)).status === 'done') || null, 5000);
-      } finally { await w.stop({ timeoutMs: 500 }); }
+      } finally {
+        await w.stop({ timeoutMs: 500 });
+      }
       expect(ran.filter((n) => n === 'hang')).toHaveLength(2); // maxAttempts runs, then parked without a third
       expect(ran).toContain('after');
       expect(aborted).toEqual(['hang', 'hang']);
@@ -114,7 +189,17 @@ for (const kind of DB_KINDS) {
 
     it('wakes on enqueue: commit to handler start is fast without a short poll', async () => {
       const started: number[] = [];
-      const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, pollMs: 60_000, handlers: { 't.wake': async () => { started.push(Date.now()); } } });
+      const w = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        pollMs: 60_000,
+        handlers: {
+          't.wake': async () => {
+            started.push(Date.now());
+          },
+        },
+      });
       w.start();
       try {
         const lat: number[] = [];
@@ -127,7 +212,9 @@ for (const kind of DB_KINDS) {
         }
         lat.sort((a, b) => a - b);
         expect(lat[5]).toBeLessThan(200);
-      } finally { await w.stop(); }
+      } finally {
+        await w.stop();
+      }
     });
   });
 }

@@ -23,26 +23,65 @@ describe.each(DB_KINDS)('slipcheck transactions export (%s)', (kind) => {
       { createdAt: bkk('2026-11-12T00:00:00'), amountSatang: 30_00, clientRef: 'A-3' },
     ]);
   });
-  afterAll(async () => { await h?.close(); });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   async function cli(...argv: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const env = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL ?? '', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', REDIS_URL: '' };
+    const env = {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: h.dataDir,
+      DATABASE_URL: h.config.DATABASE_URL ?? '',
+      WORKER_MODE: 'off',
+      SANDBOX_AUTOSTART: 'false',
+      REDIS_URL: '',
+    };
     const code = await runCli(argv, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, env);
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
   it.skipIf(skip)('writes the day range (Bangkok days, --to inclusive) as CSV and XLSX, audited as operator:cli', async () => {
     const file = path.join(h.dataDir, 'day.csv');
-    const r = await cli('transactions', 'export', '--shop', shopId, '--from', '2026-11-11', '--to', '2026-11-11', '--format', 'csv', '--out', file);
+    const r = await cli(
+      'transactions',
+      'export',
+      '--shop',
+      shopId,
+      '--from',
+      '2026-11-11',
+      '--to',
+      '2026-11-11',
+      '--format',
+      'csv',
+      '--out',
+      file,
+    );
     expect(r.code, r.err).toBe(0);
     expect(JSON.parse(r.err)).toEqual({ exported: 1, format: 'csv', file });
     const rows = parse(fs.readFileSync(file), { bom: true, columns: true }) as Array<Record<string, string>>;
-    expect(rows).toEqual([expect.objectContaining({ 'เลขออเดอร์ (clientRef)': 'A-2', 'จำนวนเงิน (บาท)': '20.25', 'ชื่อผู้โอน': 'นาย ทดสอบ ไทย' })]);
+    expect(rows).toEqual([expect.objectContaining({ 'เลขออเดอร์ (clientRef)': 'A-2', 'จำนวนเงิน (บาท)': '20.25', ชื่อผู้โอน: 'นาย ทดสอบ ไทย' })]);
 
     const xfile = path.join(h.dataDir, 'all.xlsx');
-    const x = await cli('transactions', 'export', '--shop', shopId, '--from', '2026-11-10', '--to', '2026-11-12', '--format', 'xlsx', '--lang', 'en', '--out', xfile);
+    const x = await cli(
+      'transactions',
+      'export',
+      '--shop',
+      shopId,
+      '--from',
+      '2026-11-10',
+      '--to',
+      '2026-11-12',
+      '--format',
+      'xlsx',
+      '--lang',
+      'en',
+      '--out',
+      xfile,
+    );
     expect(x.code, x.err).toBe(0);
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.readFile(xfile);
@@ -58,7 +97,20 @@ describe.each(DB_KINDS)('slipcheck transactions export (%s)', (kind) => {
     expect((await cli('transactions', 'export', '--shop', shopId, '--format', 'pdf', '--out', file)).code).toBe(2);
     expect((await cli('transactions', 'export', '--shop', shopId, '--format', 'csv', '--from', 'yesterday', '--out', file)).code).toBe(2);
     expect((await cli('transactions', 'export', '--format', 'csv', '--out', file)).code).toBe(2);
-    const range = await cli('transactions', 'export', '--shop', shopId, '--format', 'csv', '--from', '2026-11-12', '--to', '2026-11-10', '--out', file);
+    const range = await cli(
+      'transactions',
+      'export',
+      '--shop',
+      shopId,
+      '--format',
+      'csv',
+      '--from',
+      '2026-11-12',
+      '--to',
+      '2026-11-10',
+      '--out',
+      file,
+    );
     expect(range.code).toBe(1);
     expect(range.err).toContain('INVALID_RANGE');
     const missing = await cli('transactions', 'export', '--shop', 'shop_nope', '--format', 'csv', '--out', file);

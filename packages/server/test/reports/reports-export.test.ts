@@ -30,7 +30,9 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
     ]);
     await insertTx(h, other.shopId, [{ createdAt: bkk('2026-11-11T01:00:00'), amountSatang: 1_00, clientRef: 'OTHER-1' }]);
   });
-  afterAll(async () => { await h?.close(); });
+  afterAll(async () => {
+    await h?.close();
+  });
   const get = (url: string, who: Owner | null = owner) => h.app.inject({ method: 'GET', url, headers: who ? who.auth : {} });
 
   it.skipIf(skip)('CSV: UTF-8 with BOM, Thai headers and Thai text intact when parsed back, filters and clientRef carried', async () => {
@@ -52,9 +54,22 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
     expect(rows[1]['ผลตรวจ']).toBe('DUPLICATE');
     expect(rows.map((r) => r['เลขออเดอร์ (clientRef)'])).not.toContain('OTHER-1');
 
-    const en = parse((await get('/api/dashboard/transactions/export?format=csv&lang=en&clientRef=ORD-1000')).rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>;
-    expect(en).toEqual([expect.objectContaining({ 'Amount (THB)': '99.00', 'Order ref (clientRef)': 'ORD-1000', Result: 'DUPLICATE', 'Result (meaning)': 'Duplicate slip' })]);
-    const ranged = parse((await get('/api/dashboard/transactions/export?format=csv&amountMin=5&amountMax=99')).rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>;
+    const en = parse((await get('/api/dashboard/transactions/export?format=csv&lang=en&clientRef=ORD-1000')).rawPayload, {
+      bom: true,
+      columns: true,
+    }) as Array<Record<string, string>>;
+    expect(en).toEqual([
+      expect.objectContaining({
+        'Amount (THB)': '99.00',
+        'Order ref (clientRef)': 'ORD-1000',
+        Result: 'DUPLICATE',
+        'Result (meaning)': 'Duplicate slip',
+      }),
+    ]);
+    const ranged = parse((await get('/api/dashboard/transactions/export?format=csv&amountMin=5&amountMax=99')).rawPayload, {
+      bom: true,
+      columns: true,
+    }) as Array<Record<string, string>>;
     expect(ranged.map((r) => r['จำนวนเงิน (บาท)'])).toEqual(['99.00', '5.00']);
   });
 
@@ -86,10 +101,19 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
   it.skipIf(skip)('exports are audit events; personal fields follow the anonymisation rule', async () => {
     const before = (await h.c.audit.list(owner.shopId)).filter((a) => a.action === 'transactions.export').length;
     await h.c.shops.update(owner.shopId, { settings: { privacy: { autoDelete: true, retentionMonths: 1 } } }, 'test');
-    const rows = parse((await get('/api/dashboard/transactions/export?format=csv&lang=en')).rawPayload, { bom: true, columns: true }) as Array<Record<string, string>>;
+    const rows = parse((await get('/api/dashboard/transactions/export?format=csv&lang=en')).rawPayload, {
+      bom: true,
+      columns: true,
+    }) as Array<Record<string, string>>;
     const old = rows.find((r) => r['Amount (THB)'] === '700.00')!;
     expect(old).toBeDefined();
-    expect([old['Sender name'], old['Sender account'], old['Receiver name'], old['Receiver account'], old['Order ref (clientRef)']]).toEqual(['', '', '', '', '']);
+    expect([
+      old['Sender name'],
+      old['Sender account'],
+      old['Receiver name'],
+      old['Receiver account'],
+      old['Order ref (clientRef)'],
+    ]).toEqual(['', '', '', '', '']);
     expect(rows.find((r) => r['Amount (THB)'] === '1234.50')!['Sender name']).toBe('นางสาว มานี มีนา');
     await h.c.shops.update(owner.shopId, { settings: { privacy: { autoDelete: false } } }, 'test');
     const audit = (await h.c.audit.list(owner.shopId)).filter((a) => a.action === 'transactions.export');
@@ -126,7 +150,11 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
     expect(byRef.map((t: { clientRef: string }) => t.clientRef)).toEqual(['ORD-0999']);
     const ranged = (await get('/api/dashboard/transactions?amountMin=99&amountMax=1234.50')).json().data.items;
     expect(ranged.map((t: { amount: number }) => t.amount)).toEqual([1234.5, 99, 700]);
-    expect((await get('/api/dashboard/transactions?amountMin=99.01&amountMax=1234.49')).json().data.items.map((t: { amount: number }) => t.amount)).toEqual([700]);
+    expect(
+      (await get('/api/dashboard/transactions?amountMin=99.01&amountMax=1234.49'))
+        .json()
+        .data.items.map((t: { amount: number }) => t.amount),
+    ).toEqual([700]);
     expect((await get('/api/dashboard/transactions?clientRef=OTHER-1')).json().data.items).toEqual([]);
     expect((await get('/api/dashboard/transactions?amountMin=abc')).statusCode).toBe(400);
   });

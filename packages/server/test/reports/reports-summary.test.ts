@@ -15,20 +15,44 @@ const NOW = bkk('2026-11-11T21:05:00');
 
 /** Runs one worker child process (summary-worker-child.ts) against the harness's database. */
 function runChild(h: Harness, workerId: string, goAt: number): Promise<{ queued: number; ran: number }> {
-  const schema = h.kind === 'postgres' ? /search_path=([a-z0-9_]+)/.exec(decodeURIComponent(h.config.DATABASE_URL))?.[1] ?? '' : '';
+  const schema = h.kind === 'postgres' ? (/search_path=([a-z0-9_]+)/.exec(decodeURIComponent(h.config.DATABASE_URL))?.[1] ?? '') : '';
   const env: Record<string, string> = {
-    ...process.env as Record<string, string>, NODE_ENV: 'test', LOG_LEVEL: 'silent', WORKER_MODE: 'off', SANDBOX_AUTOSTART: 'false', WEBHOOK_ALLOW_PRIVATE: 'true',
-    DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL ?? '', PUBLIC_URL: h.config.PUBLIC_URL, LINE_API_BASE_URL: h.config.LINE_API_BASE_URL,
-    LINE_DATA_API_BASE_URL: h.config.LINE_DATA_API_BASE_URL, MIGRATION_SCHEMA: schema, SUMMARY_NOW: NOW, GO_AT: String(goAt), WORKER_ID: workerId, REDIS_URL: '',
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    WORKER_MODE: 'off',
+    SANDBOX_AUTOSTART: 'false',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    DATA_DIR: h.dataDir,
+    DATABASE_URL: h.config.DATABASE_URL ?? '',
+    PUBLIC_URL: h.config.PUBLIC_URL,
+    LINE_API_BASE_URL: h.config.LINE_API_BASE_URL,
+    LINE_DATA_API_BASE_URL: h.config.LINE_DATA_API_BASE_URL,
+    MIGRATION_SCHEMA: schema,
+    SUMMARY_NOW: NOW,
+    GO_AT: String(goAt),
+    WORKER_ID: workerId,
+    REDIS_URL: '',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/reports/summary-worker-child.ts'], { cwd: SERVER_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/reports/summary-worker-child.ts'], {
+      cwd: SERVER_DIR,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     child.on('exit', (code) => {
-      if (code !== 0) { reject(new Error(`worker ${workerId} exited ${code}: ${err.slice(-2000)}`)); return; }
+      if (code !== 0) {
+        reject(new Error(`worker ${workerId} exited ${code}: ${err.slice(-2000)}`));
+        return;
+      }
       resolve(JSON.parse(out.trim().split('\n').pop()!));
     });
   });
@@ -51,9 +75,19 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
       const o = await signup(h, { shopName: `ร้าน ${name}` });
       shops[name] = o;
       const ch = fake.addChannel();
-      const view = await h.c.line.service.linkChannel(o.shopId, { channelId: String(1_600_000_000 + Math.floor(Math.random() * 99_999_999)), channelSecret: ch.secret, accessToken: ch.token }, 'test');
-      lineUser[name] = `U${newId('x').replace(/[^a-z0-9]/gi, '').padEnd(32, '0').slice(0, 32)}`;
-      await h.c.db.insertInto('line_owners').values({ id: newId('lown'), shop_id: o.shopId, line_channel_id: view.id, line_user_id: lineUser[name], created_at: NOW }).execute();
+      const view = await h.c.line.service.linkChannel(
+        o.shopId,
+        { channelId: String(1_600_000_000 + Math.floor(Math.random() * 99_999_999)), channelSecret: ch.secret, accessToken: ch.token },
+        'test',
+      );
+      lineUser[name] = `U${newId('x')
+        .replace(/[^a-z0-9]/gi, '')
+        .padEnd(32, '0')
+        .slice(0, 32)}`;
+      await h.c.db
+        .insertInto('line_owners')
+        .values({ id: newId('lown'), shop_id: o.shopId, line_channel_id: view.id, line_user_id: lineUser[name], created_at: NOW })
+        .execute();
     }
     await h.c.shops.update(shops.quietAsked.shopId, { language: 'en', settings: { dailySummary: { sendEmpty: true } } }, 'test');
     await h.c.shops.update(shops.late.shopId, { settings: { dailySummary: { time: '22:00' } } }, 'test');
@@ -66,54 +100,77 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
     ]);
     await insertTx(h, shops.late.shopId, [{ createdAt: bkk('2026-11-11T12:00:00'), amountSatang: 1_00 }]);
   });
-  afterAll(async () => { await h?.close(); await fake?.close(); });
+  afterAll(async () => {
+    await h?.close();
+    await fake?.close();
+  });
 
-  it.skipIf(skip)('two worker processes on one database send each shop\'s summary exactly once', async () => {
-    const goAt = Date.now() + 4000; // both children are up (tsx start, migrations checked) before either starts
-    const results = await Promise.all([runChild(h, 'proc-a', goAt), runChild(h, 'proc-b', goAt)]);
-    expect(results.reduce((s, r) => s + r.queued, 0)).toBe(3);
-    expect(results.reduce((s, r) => s + r.ran, 0)).toBe(3);
+  it.skipIf(skip)(
+    "two worker processes on one database send each shop's summary exactly once",
+    async () => {
+      const goAt = Date.now() + 4000; // both children are up (tsx start, migrations checked) before either starts
+      const results = await Promise.all([runChild(h, 'proc-a', goAt), runChild(h, 'proc-b', goAt)]);
+      expect(results.reduce((s, r) => s + r.queued, 0)).toBe(3);
+      expect(results.reduce((s, r) => s + r.ran, 0)).toBe(3);
 
-    const rows = await h.c.db.selectFrom('daily_summaries').selectAll().execute();
-    const byShop = Object.fromEntries(rows.map((r) => [r.shop_id, r]));
-    expect(rows).toHaveLength(3);
-    expect(byShop[shops.busy.shopId]).toMatchObject({ day: '2026-11-11', status: 'sent', sent_line: 1, sent_email: 1 });
-    expect(byShop[shops.quiet.shopId]).toMatchObject({ status: 'skipped', sent_line: 0, sent_email: 0 });
-    expect(byShop[shops.quietAsked.shopId]).toMatchObject({ status: 'sent', sent_line: 1, sent_email: 1 });
-    expect(byShop[shops.late.shopId]).toBeUndefined(); // its time (22:00) has not come
+      const rows = await h.c.db.selectFrom('daily_summaries').selectAll().execute();
+      const byShop = Object.fromEntries(rows.map((r) => [r.shop_id, r]));
+      expect(rows).toHaveLength(3);
+      expect(byShop[shops.busy.shopId]).toMatchObject({ day: '2026-11-11', status: 'sent', sent_line: 1, sent_email: 1 });
+      expect(byShop[shops.quiet.shopId]).toMatchObject({ status: 'skipped', sent_line: 0, sent_email: 0 });
+      expect(byShop[shops.quietAsked.shopId]).toMatchObject({ status: 'sent', sent_line: 1, sent_email: 1 });
+      expect(byShop[shops.late.shopId]).toBeUndefined(); // its time (22:00) has not come
 
-    const jobs = await h.c.db.selectFrom('outbox').select(['shop_id', 'status']).where('kind', '=', 'report.daily_summary').execute();
-    expect(jobs).toHaveLength(3);
-    expect(jobs.every((j) => j.status === 'done')).toBe(true);
+      const jobs = await h.c.db.selectFrom('outbox').select(['shop_id', 'status']).where('kind', '=', 'report.daily_summary').execute();
+      expect(jobs).toHaveLength(3);
+      expect(jobs.every((j) => j.status === 'done')).toBe(true);
 
-    // Every push the fake LINE platform saw (a second copy would be here, or refused by its retry key).
-    const busyPushes = fake.pushes.filter((p) => p.body.to === lineUser.busy);
-    expect(busyPushes).toHaveLength(1);
-    expect(fake.pushes).toHaveLength(2);
-    const text = busyPushes[0].body.messages[0].text as string;
-    expect(text).toContain('สรุปยอดประจำวันของ ร้าน busy วันที่ 2026-11-11');
-    expect(text).toContain('ยืนยันแล้ว 1,234.50 บาท จาก 2 สลิป (ตรวจทั้งหมด 4 ครั้ง)');
-    expect(text).toContain('สลิปซ้ำ 1 ยอด/บัญชีไม่ตรง 1 สงสัยปลอม 0 (รวม 320.00 บาท)');
-    expect(text).toMatch(/โควตาคงเหลือเดือนนี้ \d+ ครั้ง/);
-    expect(text).toContain(`${h.config.PUBLIC_URL}/transactions?from=2026-11-11&to=2026-11-11`);
-    expect(fake.pushes.find((p) => p.body.to === lineUser.quietAsked)!.body.messages[0].text).toContain('Verified: 0.00 THB from 0 slips');
+      // Every push the fake LINE platform saw (a second copy would be here, or refused by its retry key).
+      const busyPushes = fake.pushes.filter((p) => p.body.to === lineUser.busy);
+      expect(busyPushes).toHaveLength(1);
+      expect(fake.pushes).toHaveLength(2);
+      const text = busyPushes[0].body.messages[0].text as string;
+      expect(text).toContain('สรุปยอดประจำวันของ ร้าน busy วันที่ 2026-11-11');
+      expect(text).toContain('ยืนยันแล้ว 1,234.50 บาท จาก 2 สลิป (ตรวจทั้งหมด 4 ครั้ง)');
+      expect(text).toContain('สลิปซ้ำ 1 ยอด/บัญชีไม่ตรง 1 สงสัยปลอม 0 (รวม 320.00 บาท)');
+      expect(text).toMatch(/โควตาคงเหลือเดือนนี้ \d+ ครั้ง/);
+      expect(text).toContain(`${h.config.PUBLIC_URL}/transactions?from=2026-11-11&to=2026-11-11`);
+      expect(fake.pushes.find((p) => p.body.to === lineUser.quietAsked)!.body.messages[0].text).toContain(
+        'Verified: 0.00 THB from 0 slips',
+      );
 
-    const mails = await h.c.db.selectFrom('mail_messages').select(['to_addr', 'subject', 'shop_id']).where('template', '=', 'daily-summary').execute();
-    expect(mails.map((m) => m.to_addr).sort()).toEqual([shops.busy.email, shops.quietAsked.email].sort());
-    expect(mails.find((m) => m.shop_id === shops.busy.shopId)!.subject).toBe('สรุปยอดประจำวัน 2026-11-11: ยืนยันแล้ว 1,234.50 บาท');
+      const mails = await h.c.db
+        .selectFrom('mail_messages')
+        .select(['to_addr', 'subject', 'shop_id'])
+        .where('template', '=', 'daily-summary')
+        .execute();
+      expect(mails.map((m) => m.to_addr).sort()).toEqual([shops.busy.email, shops.quietAsked.email].sort());
+      expect(mails.find((m) => m.shop_id === shops.busy.shopId)!.subject).toBe('สรุปยอดประจำวัน 2026-11-11: ยืนยันแล้ว 1,234.50 บาท');
 
-    // A third worker (this process) later the same day finds nothing to do.
-    expect(await h.c.reports.summary.scheduleDue()).toBe(0);
-    const third = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: { 'report.daily_summary': h.c.outboxHandlers['report.daily_summary'] } });
-    expect(await third.runOnce()).toBe(0);
-    expect(fake.pushes).toHaveLength(2);
-  }, 480_000);
+      // A third worker (this process) later the same day finds nothing to do.
+      expect(await h.c.reports.summary.scheduleDue()).toBe(0);
+      const third = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        handlers: { 'report.daily_summary': h.c.outboxHandlers['report.daily_summary'] },
+      });
+      expect(await third.runOnce()).toBe(0);
+      expect(fake.pushes).toHaveLength(2);
+    },
+    480_000,
+  );
 
   it.skipIf(skip)('settings: owners choose the time and channels; bad values are refused in the envelope', async () => {
     const o = await signup(h);
     const get = await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/summary-settings', headers: o.auth });
     expect(get.json().data).toEqual({ enabled: true, time: '21:00', line: true, email: true, sendEmpty: false });
-    const put = await h.app.inject({ method: 'PUT', url: '/api/dashboard/reports/summary-settings', headers: o.auth, payload: { time: '18:30', email: false } });
+    const put = await h.app.inject({
+      method: 'PUT',
+      url: '/api/dashboard/reports/summary-settings',
+      headers: o.auth,
+      payload: { time: '18:30', email: false },
+    });
     expect(put.statusCode).toBe(200);
     expect(put.json().data).toEqual({ enabled: true, time: '18:30', line: true, email: false, sendEmpty: false });
     for (const payload of [{ time: '24:00' }, { time: '9:00' }, { email: 'yes' }, { other: true }]) {
@@ -121,13 +178,27 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
       expect(bad.statusCode, JSON.stringify(payload)).toBe(400);
       expect(bad.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
     }
-    expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/summary-settings', headers: o.auth })).json().data.time).toBe('18:30');
+    expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/summary-settings', headers: o.auth })).json().data.time).toBe(
+      '18:30',
+    );
   });
 });
 
 describe('summary text', () => {
   it('Thai and English from integer satang', () => {
-    const f = { shopName: 'ร้าน', day: '2026-11-11', verifiedSatang: 123_456_789, verifiedCount: 3, results: 5, duplicates: 1, mismatches: 1, fraud: 0, blockedSatang: 1, quotaLeft: 9, link: 'https://x/t' };
+    const f = {
+      shopName: 'ร้าน',
+      day: '2026-11-11',
+      verifiedSatang: 123_456_789,
+      verifiedCount: 3,
+      results: 5,
+      duplicates: 1,
+      mismatches: 1,
+      fraud: 0,
+      blockedSatang: 1,
+      quotaLeft: 9,
+      link: 'https://x/t',
+    };
     expect(summaryText(f, 'th').text).toContain('ยืนยันแล้ว 1,234,567.89 บาท');
     expect(summaryText(f, 'en').text).toContain('Verified: 1,234,567.89 THB from 3 slips (5 checks in all)');
     expect(summaryText(f, 'en').text).toContain('(0.01 THB)');

@@ -16,7 +16,9 @@ describe.each(DB_KINDS)('report totals (%s)', (kind) => {
     if (kind === 'postgres' && !PG) return;
     ({ h, clock } = await createDashHarness(kind));
   });
-  afterAll(async () => { await h?.close(); });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   it.skipIf(kind === 'postgres' && !PG)('cuts today, week and month at Bangkok midnight (23:59 vs 00:01)', async () => {
     // Wednesday 11 November 2026, 10:00 in Bangkok (03:00 UTC).
@@ -50,8 +52,15 @@ describe.each(DB_KINDS)('report totals (%s)', (kind) => {
     expect(periods.week.verified).toEqual({ count: 3, amountSatang: 100_00 + 250_50 + 3_00 });
     expect(periods.month.from).toBe(bkk('2026-11-01T00:00:00'));
     expect(periods.month.verified).toEqual({ count: 5, amountSatang: 100_00 + 250_50 + 7_00 + 3_00 + 1_01 });
-    expect(periods.today.blocked).toEqual({ duplicate: { count: 1, amountSatang: 500_00 }, mismatch: { count: 2, amountSatang: 100_00 }, fraud: { count: 1, amountSatang: 1_000_00 } });
-    expect(periods.week.byChannel).toEqual([{ source: 'API', count: 2, amountSatang: 350_50 }, { source: 'LINE', count: 1, amountSatang: 3_00 }]);
+    expect(periods.today.blocked).toEqual({
+      duplicate: { count: 1, amountSatang: 500_00 },
+      mismatch: { count: 2, amountSatang: 100_00 },
+      fraud: { count: 1, amountSatang: 1_000_00 },
+    });
+    expect(periods.week.byChannel).toEqual([
+      { source: 'API', count: 2, amountSatang: 350_50 },
+      { source: 'LINE', count: 1, amountSatang: 3_00 },
+    ]);
     expect(periods.month.byPayee).toEqual([
       { account: 'xxx-x-x6660-x', name: 'บจก. ร้านกาแฟ ทดสอบ', count: 4, amountSatang: 360_50 },
       { account: 'xxx-x-x9999-x', name: 'Other', count: 1, amountSatang: 1_01 },
@@ -68,18 +77,28 @@ describe.each(DB_KINDS)('report totals (%s)', (kind) => {
     expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals' })).statusCode).toBe(401);
   });
 
-  it.skipIf(kind === 'postgres' && !PG)('sums 10,000 random amounts exactly (integer satang end to end)', async () => {
-    clock.set(bkk('2026-12-15T12:00:00'));
-    const shop = await signup(h);
-    const amounts = fc.sample(fc.integer({ min: 1, max: 2_000_000_00 }), { numRuns: 10_000, seed: 20261215 });
-    await insertTx(h, shop.shopId, amounts.map((a, i) => ({ createdAt: new Date(Date.parse(bkk('2026-12-15T00:00:00')) + i * 1000).toISOString(), amountSatang: a })));
-    const exact = amounts.reduce((s, a) => s + BigInt(a), 0n);
-    const data = (await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: shop.auth })).json().data;
-    expect(data.periods.today.verified.count).toBe(10_000);
-    expect(BigInt(data.periods.today.verified.amountSatang)).toBe(exact);
-    expect(Number.isInteger(data.periods.today.verified.amountSatang)).toBe(true);
-    expect(formatSatang(data.periods.today.verified.amountSatang, false)).toBe(`${exact / 100n}.${String(exact % 100n).padStart(2, '0')}`);
-  }, 60_000);
+  it.skipIf(kind === 'postgres' && !PG)(
+    'sums 10,000 random amounts exactly (integer satang end to end)',
+    async () => {
+      clock.set(bkk('2026-12-15T12:00:00'));
+      const shop = await signup(h);
+      const amounts = fc.sample(fc.integer({ min: 1, max: 2_000_000_00 }), { numRuns: 10_000, seed: 20261215 });
+      await insertTx(
+        h,
+        shop.shopId,
+        amounts.map((a, i) => ({ createdAt: new Date(Date.parse(bkk('2026-12-15T00:00:00')) + i * 1000).toISOString(), amountSatang: a })),
+      );
+      const exact = amounts.reduce((s, a) => s + BigInt(a), 0n);
+      const data = (await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: shop.auth })).json().data;
+      expect(data.periods.today.verified.count).toBe(10_000);
+      expect(BigInt(data.periods.today.verified.amountSatang)).toBe(exact);
+      expect(Number.isInteger(data.periods.today.verified.amountSatang)).toBe(true);
+      expect(formatSatang(data.periods.today.verified.amountSatang, false)).toBe(
+        `${exact / 100n}.${String(exact % 100n).padStart(2, '0')}`,
+      );
+    },
+    60_000,
+  );
 });
 
 describe('Bangkok period ranges', () => {
@@ -94,10 +113,12 @@ describe('Bangkok period ranges', () => {
     expect(dec.today.to.toISOString()).toBe(bkk('2027-01-01T00:00:00'));
   });
   it('formats satang without floats', () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (s) => {
-      const text = formatSatang(s, false);
-      expect(BigInt(text.replace('.', ''))).toBe(BigInt(s));
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (s) => {
+        const text = formatSatang(s, false);
+        expect(BigInt(text.replace('.', ''))).toBe(BigInt(s));
+      }),
+    );
     expect(formatSatang(123456789)).toBe('1,234,567.89');
   });
 });

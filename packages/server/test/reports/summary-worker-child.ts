@@ -10,8 +10,18 @@ import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { DAILY_SUMMARY_KIND } from '../../src/modules/reports/reports-summary.js';
 
 const env = process.env;
-const c = await createContainer(loadConfig(env), { clock: fixedClock(env.SUMMARY_NOW!), migrationSchema: env.MIGRATION_SCHEMA || undefined });
-const worker = createOutboxWorker({ db: c.db, caps: c.caps, clock: c.clock, handlers: { [DAILY_SUMMARY_KIND]: c.outboxHandlers[DAILY_SUMMARY_KIND] }, workerId: env.WORKER_ID, concurrency: 4 });
+const c = await createContainer(loadConfig(env), {
+  clock: fixedClock(env.SUMMARY_NOW!),
+  migrationSchema: env.MIGRATION_SCHEMA || undefined,
+});
+const worker = createOutboxWorker({
+  db: c.db,
+  caps: c.caps,
+  clock: c.clock,
+  handlers: { [DAILY_SUMMARY_KIND]: c.outboxHandlers[DAILY_SUMMARY_KIND] },
+  workerId: env.WORKER_ID,
+  concurrency: 4,
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 await sleep(Math.max(0, Number(env.GO_AT) - Date.now()));
 let queued = 0;

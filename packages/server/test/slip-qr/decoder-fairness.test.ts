@@ -9,7 +9,9 @@ import { startSandbox } from '../helpers/sandbox.js';
  * readers) make each copy different, so none is answered from the same-image replay cache.
  */
 export async function slowBlankPngs(n: number): Promise<Buffer[]> {
-  const png = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } }).png({ compressionLevel: 9 }).toBuffer();
+  const png = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
   return Array.from({ length: n }, (_, i) => Buffer.concat([png, Buffer.from(`#${i}`)]));
 }
 
@@ -30,20 +32,33 @@ describe('decoder fairness between shops over real HTTP', () => {
   let base: string;
   beforeAll(async () => {
     bank = await startSandbox();
-    h = await createHarness('sqlite', { CHECKER_URL: bank.url, DECODE_THREADS: '2', RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000' });
+    h = await createHarness('sqlite', {
+      CHECKER_URL: bank.url,
+      DECODE_THREADS: '2',
+      RATE_LIMIT_PER_KEY: '100000',
+      RATE_LIMIT_VERIFY_PER_SHOP: '100000',
+    });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     const addr = h.app.server.address();
     base = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   });
-  afterAll(async () => { await h.close(); await bank.close(); });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
 
   const verify = async (auth: Record<string, string>, image: Buffer) => {
     const t = performance.now();
-    const r = await fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(image) });
+    const r = await fetch(`${base}/api/v1/verify`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(image),
+    });
     const body = (await r.json()) as { code?: string; data?: { status: string; errorCode?: string | null } };
     return { status: r.status, body, ms: performance.now() - t };
   };
-  const used = async (shopId: string) => (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
+  const used = async (shopId: string) =>
+    (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
 
   it('a flood of 40 slow images from one shop neither delays another shop past the bound nor gets it DECODER_BUSY', async () => {
     const flooder = await seedShop(h, { name: 'flood' });
@@ -75,9 +90,16 @@ describe('decoder fairness between shops over real HTTP', () => {
     const floodAnswers = await flooding;
 
     expect(during.map((d) => d.state)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
-    for (const d of during) expect(d.ms, `verify during the flood (alone median ${median(alone).toFixed(0)} ms, slow image ${slow.ms.toFixed(0)} ms)`).toBeLessThanOrEqual(bound);
+    for (const d of during)
+      expect(
+        d.ms,
+        `verify during the flood (alone median ${median(alone).toFixed(0)} ms, slow image ${slow.ms.toFixed(0)} ms)`,
+      ).toBeLessThanOrEqual(bound);
     // The flood itself: INVALID (free) or refused with 503 once past its share; never anything else.
-    for (const a of floodAnswers) expect([a.status, a.body.data?.status ?? a.body.code]).toSatisfy(([s, c]: [number, string]) => (s === 200 && c === 'INVALID') || (s === 503 && c === 'DECODER_BUSY'));
+    for (const a of floodAnswers)
+      expect([a.status, a.body.data?.status ?? a.body.code]).toSatisfy(
+        ([s, c]: [number, string]) => (s === 200 && c === 'INVALID') || (s === 503 && c === 'DECODER_BUSY'),
+      );
     expect(await used(flooder.shop.id)).toBe(0);
     expect(await used(payer.shop.id)).toBe(10);
   }, 120_000);

@@ -31,7 +31,9 @@ export async function slipImage(
   const height = opts.height ?? 1900;
   const bars = await Promise.all(
     [0, 1, 2, 3, 4, 5].map(async (i) => ({
-      input: await sharp({ create: { width: 500 - i * 40, height: 28, channels: 3, background: '#333844' } }).png().toBuffer(),
+      input: await sharp({ create: { width: 500 - i * 40, height: 28, channels: 3, background: '#333844' } })
+        .png()
+        .toBuffer(),
       left: 80,
       top: 300 + i * 110,
     })),

@@ -39,14 +39,27 @@ describe('decodeSlipImage on generated images', () => {
 
   it('reads a small thumbnail, a one-channel PNG and a transparent PNG', async () => {
     const payload = bankPayload('025', 'BAYxyz0123456789');
-    const thumb = await sharp(await slipImage([{ text: payload, size: 260, left: 780, top: 1500 }])).resize({ width: 360 }).jpeg().toBuffer();
+    const thumb = await sharp(await slipImage([{ text: payload, size: 260, left: 780, top: 1500 }]))
+      .resize({ width: 360 })
+      .jpeg()
+      .toBuffer();
     expect(await decodeSlipImage(thumb)).toMatchObject({ ok: true, payload });
-    const grey = await sharp(await qrPng(payload, 300)).flatten().greyscale().toColourspace('b-w').png().toBuffer();
+    const grey = await sharp(await qrPng(payload, 300))
+      .flatten()
+      .greyscale()
+      .toColourspace('b-w')
+      .png()
+      .toBuffer();
     expect((await sharp(grey).metadata()).channels).toBe(1);
     expect(await decodeSlipImage(grey)).toMatchObject({ ok: true, payload });
-    const rgba = await sharp(await qrPng(payload, 300)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const rgba = await sharp(await qrPng(payload, 300))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     for (let i = 0; i < rgba.data.length; i += 4) if (rgba.data[i] > 128) rgba.data[i + 3] = 0; // white -> transparent
-    const transparent = await sharp(rgba.data, { raw: { width: rgba.info.width, height: rgba.info.height, channels: 4 } }).png().toBuffer();
+    const transparent = await sharp(rgba.data, { raw: { width: rgba.info.width, height: rgba.info.height, channels: 4 } })
+      .png()
+      .toBuffer();
     expect(await decodeSlipImage(transparent)).toMatchObject({ ok: true, payload });
   });
 
@@ -80,7 +93,9 @@ describe('decodeSlipImage on generated images', () => {
 
   it('refuses decompression bombs without decoding them', async () => {
     // 10000x10000 solid PNG: tiny file, 100 MP of pixels.
-    const bomb = await sharp({ create: { width: 10000, height: 10000, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const bomb = await sharp({ create: { width: 10000, height: 10000, channels: 3, background: '#ffffff' } })
+      .png()
+      .toBuffer();
     expect(bomb.length).toBeLessThan(1_000_000);
     expect(await decodeSlipImage(bomb)).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
   });

@@ -6,7 +6,9 @@ import { bankPayload, slipImage } from './qr-images.js';
 
 /** A blank PNG: a few KB of bytes that a decoder must still expand to width x height pixels. */
 const blankPng = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).png({ compressionLevel: 9 }).toBuffer();
+  sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
 
 async function timed<T>(f: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const t = performance.now();
@@ -36,13 +38,21 @@ describe('slip image limits', () => {
     const over = await decodeSlipImage(await blankPng(6000, 4001)); // 24.006 MP
     expect(over).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
     expect((over as { message: string }).message).toContain('MP');
-    for (const [w, h] of [[1000, 4100], [4100, 1000], [200, 900]]) {
+    for (const [w, h] of [
+      [1000, 4100],
+      [4100, 1000],
+      [200, 900],
+    ]) {
       const r = await decodeSlipImage(await blankPng(w, h));
       expect(r, `${w}x${h}`).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
       expect((r as { message: string }).message, `${w}x${h}`).toContain('thin');
     }
     // Shapes phones do produce are decoded, not refused: 21:9 screenshot, a 4:1 long screenshot, a 12 MP photo.
-    const cases: [number, number, number][] = [[1080, 2520, 1900], [1000, 4000, 3500], [4000, 3000, 2500]];
+    const cases: [number, number, number][] = [
+      [1080, 2520, 1900],
+      [1000, 4000, 3500],
+      [4000, 3000, 2500],
+    ];
     for (const [width, height, top] of cases) {
       const ref = `SHAPE${width}X${height}`.padEnd(15, '0');
       const img = await slipImage([{ text: bankPayload('004', ref), size: 300, left: 300, top }], { width, height });

@@ -24,7 +24,8 @@ function alnum(rnd: () => number, len: number): string {
 }
 
 function bankPayload(bank: string, transRef: string): string {
-  const body = `00${String(10 + 7 + 4 + transRef.length).padStart(2, '0')}0006000001` +
+  const body =
+    `00${String(10 + 7 + 4 + transRef.length).padStart(2, '0')}0006000001` +
     `0103${bank}02${String(transRef.length).padStart(2, '0')}${transRef}5102TH9104`;
   return body + crc16ccittFalse(body);
 }
@@ -183,7 +184,10 @@ describe('parseSlipPayload: fuzz (never throws, always typed)', () => {
   });
 
   it('every truncation of a valid payload is rejected', () => {
-    for (const p of [bankPayload('014', 'AbCdEf0123456789xyz'), ppBuildTrueMoney({ eventType: 'P2P', transactionId: 'TX1234567890', date: '01012025' })]) {
+    for (const p of [
+      bankPayload('014', 'AbCdEf0123456789xyz'),
+      ppBuildTrueMoney({ eventType: 'P2P', transactionId: 'TX1234567890', date: '01012025' }),
+    ]) {
       for (let n = 0; n < p.length; n++) {
         const r = parseSlipPayload(p.slice(0, n));
         assertTyped(r);

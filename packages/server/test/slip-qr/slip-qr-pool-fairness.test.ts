@@ -11,7 +11,11 @@ function cmd(n: number, delay10ms = 0, tag = 0): Buffer {
   b[2] = tag;
   return b;
 }
-const outcome = (p: Promise<{ ok: boolean; message?: string }>) => p.then((r) => r.message ?? 'ok', (e: { code?: string }) => e.code ?? 'error');
+const outcome = (p: Promise<{ ok: boolean; message?: string }>) =>
+  p.then(
+    (r) => r.message ?? 'ok',
+    (e: { code?: string }) => e.code ?? 'error',
+  );
 
 let pool: SlipDecoderPool | undefined;
 afterEach(async () => {
@@ -22,7 +26,7 @@ afterEach(async () => {
 // One shop flooding the decoder must not starve another: shares of the queue, fewest-running-first
 // scheduling, a per-shop running limit, and slots that come back when a job times out.
 describe('slip decoder pool fairness between shops', () => {
-  it('a shop below its share of a full queue takes the flooding shop\'s newest place; the flooder gets DECODER_BUSY', async () => {
+  it("a shop below its share of a full queue takes the flooding shop's newest place; the flooder gets DECODER_BUSY", async () => {
     pool = createSlipDecoderPool({ threads: 1, maxQueue: 4, workerUrl: FAKE, jobTimeoutMs: 60_000 });
     await pool.ready();
     const a = [0, 1, 2, 3, 4].map(() => outcome(pool!.decode(cmd(2), { key: 'A' }))); // 1 running + 4 queued

@@ -22,9 +22,7 @@ describe('slip decoder pool with the real worker', () => {
   it('decodes concurrently in worker threads and keeps the event loop free', async () => {
     pool = createSlipDecoderPool({ threads: 2 });
     const refs = ['AAAAAAAAAAAA0001', 'BBBBBBBBBBBB0002', 'CCCCCCCCCCCC0003', 'DDDDDDDDDDDD0004'];
-    const images = await Promise.all(
-      refs.map((ref) => slipImage([{ text: bankPayload('014', ref), size: 260, left: 780, top: 1500 }])),
-    );
+    const images = await Promise.all(refs.map((ref) => slipImage([{ text: bankPayload('014', ref), size: 260, left: 780, top: 1500 }])));
     await pool.ready();
     // Event-loop lag while four decodes run: the decoding must not happen on this thread. No fixed
     // limit (a loaded machine stretches everything): compared with the lag of this same loop while
@@ -38,7 +36,10 @@ describe('slip decoder pool with the real worker', () => {
         maxLag = Math.max(maxLag, now - last);
         last = now;
       }, 5);
-      return () => { clearInterval(timer); return maxLag; };
+      return () => {
+        clearInterval(timer);
+        return maxLag;
+      };
     };
     const t0 = performance.now();
     const stopBusy = watchLag();
@@ -99,7 +100,11 @@ describe('slip decoder pool failure handling', () => {
 
   it('bounds the queue and rejects the overflow with DECODER_BUSY', async () => {
     pool = createSlipDecoderPool({ threads: 1, maxQueue: 2, workerUrl: FAKE, jobTimeoutMs: 60_000 });
-    const outcome = (p: Promise<unknown>) => p.then(() => 'resolved', (e: { code?: string }) => e.code);
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        () => 'resolved',
+        (e: { code?: string }) => e.code,
+      );
     const running = outcome(pool.decode(cmd(2)));
     const queued = [outcome(pool.decode(cmd(0))), outcome(pool.decode(cmd(0)))];
     await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_BUSY', statusCode: 503 });
@@ -112,9 +117,12 @@ describe('slip decoder pool failure handling', () => {
   it('stops respawning a worker that cannot start and says DECODER_UNAVAILABLE', async () => {
     pool = createSlipDecoderPool({ threads: 1, workerUrl: BROKEN });
     await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: expect.stringMatching(/DECODER_(FAILED|UNAVAILABLE)/) });
-    await vi.waitFor(async () => {
-      await expect(pool!.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_UNAVAILABLE' });
-    }, { timeout: 5000 });
+    await vi.waitFor(
+      async () => {
+        await expect(pool!.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_UNAVAILABLE' });
+      },
+      { timeout: 5000 },
+    );
     expect(pool.stats().threads).toBe(0);
   });
 });

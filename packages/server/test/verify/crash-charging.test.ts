@@ -36,30 +36,53 @@ for (const { kind, redis } of VARIANTS) {
     let base: string;
     const children: ChildProcess[] = [];
     const post = (url: string, auth: Record<string, string>, image: Buffer) =>
-      fetch(`${url}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(image) })
-        .then(async (r) => ({ status: r.status, body: await r.json() }));
-    const usedOf = async (shopId: string) => Number((await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0);
-    const chargedOf = async (shopId: string) => (await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('charged', '=', 1).execute()).length;
+      fetch(`${url}/api/v1/verify`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(image),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const usedOf = async (shopId: string) =>
+      Number((await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0);
+    const chargedOf = async (shopId: string) =>
+      (await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('charged', '=', 1).execute()).length;
 
     /** Starts the service as a child process with the fault armed, sends it `image`, and waits for its SIGKILL. */
     async function crashOn(fault: string, auth: Record<string, string>, image: Buffer) {
       const port = await freePort();
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: serverDir, stdio: ['ignore', 'ignore', 'pipe'],
+        cwd: serverDir,
+        stdio: ['ignore', 'ignore', 'pipe'],
         env: {
-          ...process.env, NODE_ENV: 'test', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: h.dataDir, DATABASE_URL: h.config.DATABASE_URL,
-          REDIS_URL: redis, CHECKER_URL: bank.url, SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off', LOG_LEVEL: 'silent', METRICS_PORT: '',
-          DECODE_THREADS: '1', CLAIM_LEASE_MS: String(LEASE_MS), SLIPCHECK_FAULT: fault,
+          ...process.env,
+          NODE_ENV: 'test',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATA_DIR: h.dataDir,
+          DATABASE_URL: h.config.DATABASE_URL,
+          REDIS_URL: redis,
+          CHECKER_URL: bank.url,
+          SANDBOX_AUTOSTART: 'false',
+          WORKER_MODE: 'off',
+          LOG_LEVEL: 'silent',
+          METRICS_PORT: '',
+          DECODE_THREADS: '1',
+          CLAIM_LEASE_MS: String(LEASE_MS),
+          SLIPCHECK_FAULT: fault,
         },
       });
       children.push(child);
       let stderr = '';
-      child.stderr!.on('data', (d) => { stderr += String(d); });
+      child.stderr!.on('data', (d) => {
+        stderr += String(d);
+      });
       const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_code, signal) => r(signal)));
       const url = `http://127.0.0.1:${port}`;
       for (let i = 0; ; i++) {
         if (child.exitCode !== null) throw new Error(`child exited early: ${stderr}`);
-        const ok = await fetch(`${url}/health/liveness`).then((r) => r.ok, () => false);
+        const ok = await fetch(`${url}/health/liveness`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) break;
         if (i > 2400) throw new Error(`child did not start: ${stderr}`);
         await new Promise((r) => setTimeout(r, 100));
@@ -80,64 +103,74 @@ for (const { kind, redis } of VARIANTS) {
 
     beforeAll(async () => {
       bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '10000', RATE_LIMIT_VERIFY_PER_SHOP: '10000', DECODE_THREADS: '1', CLAIM_LEASE_MS: String(LEASE_MS), ...(redis ? { REDIS_URL: redis } : {}) });
+      h = await createHarness(kind, {
+        CHECKER_URL: bank.url,
+        RATE_LIMIT_PER_KEY: '10000',
+        RATE_LIMIT_VERIFY_PER_SHOP: '10000',
+        DECODE_THREADS: '1',
+        CLAIM_LEASE_MS: String(LEASE_MS),
+        ...(redis ? { REDIS_URL: redis } : {}),
+      });
       await h.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     }, 120_000);
     afterAll(async () => {
       for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-      await h.close(); await bank.close();
+      await h.close();
+      await bank.close();
     });
 
     // A child process takes long to start on a loaded machine: generous timeouts, no wall-clock bounds
     // except the retry, which is compared with a normal verify measured in the same test.
     const T = { timeout: 300_000 };
 
-    if (!redis) it('killed after the reserve: the retry takes the orphaned claim over within a lease, charged once', T, async () => {
-      const s = await seedShop(h);
-      const img = await bank.slip((await bank.register()).transRef);
-      const crash = await crashOn('kill-after-reserve', s.auth, img);
-      expect(crash.checkerCalls).toBe(0);
-      expect(await chargedOf(s.shop.id)).toBe(0); // nothing was recorded
+    if (!redis)
+      it('killed after the reserve: the retry takes the orphaned claim over within a lease, charged once', T, async () => {
+        const s = await seedShop(h);
+        const img = await bank.slip((await bank.register()).transRef);
+        const crash = await crashOn('kill-after-reserve', s.auth, img);
+        expect(crash.checkerCalls).toBe(0);
+        expect(await chargedOf(s.shop.id)).toBe(0); // nothing was recorded
 
-      const base0 = await baselineMs(s.auth);
-      const calls = (await bank.stats()).checkerCalls;
-      const t0 = performance.now();
-      const retry = await post(base, s.auth, img);
-      const retryMs = performance.now() - t0;
-      expect(retry.status).toBe(200);
-      expect(retry.body.data).toMatchObject({ status: 'SUCCESS', cached: false });
-      expect((await bank.stats()).checkerCalls - calls).toBe(1);
-      // The orphaned claim is taken over once its lease has run out (two leases of slack), not after
-      // the old CHECKER_DEADLINE_MS + 60 s in-flight takeover.
-      expect(retryMs).toBeLessThan(base0 + 2 * LEASE_MS);
-      expect(await chargedOf(s.shop.id)).toBe(2); // the baseline and the retry
-      expect(await usedOf(s.shop.id)).toBe(2);
-      // A replay now answers the retry's record: one answer for the slip.
-      expect((await post(base, s.auth, img)).body.data).toMatchObject({ id: retry.body.data.id, cached: true });
-      expect(await usedOf(s.shop.id)).toBe(2);
-    });
+        const base0 = await baselineMs(s.auth);
+        const calls = (await bank.stats()).checkerCalls;
+        const t0 = performance.now();
+        const retry = await post(base, s.auth, img);
+        const retryMs = performance.now() - t0;
+        expect(retry.status).toBe(200);
+        expect(retry.body.data).toMatchObject({ status: 'SUCCESS', cached: false });
+        expect((await bank.stats()).checkerCalls - calls).toBe(1);
+        // The orphaned claim is taken over once its lease has run out (two leases of slack), not after
+        // the old CHECKER_DEADLINE_MS + 60 s in-flight takeover.
+        expect(retryMs).toBeLessThan(base0 + 2 * LEASE_MS);
+        expect(await chargedOf(s.shop.id)).toBe(2); // the baseline and the retry
+        expect(await usedOf(s.shop.id)).toBe(2);
+        // A replay now answers the retry's record: one answer for the slip.
+        expect((await post(base, s.auth, img)).body.data).toMatchObject({ id: retry.body.data.id, cached: true });
+        expect(await usedOf(s.shop.id)).toBe(2);
+      });
 
-    if (!redis) it('killed after the checker answered: nobody retries, the sweep returns the unit; a later retry is charged once', T, async () => {
-      const s = await seedShop(h);
-      const img = await bank.slip((await bank.register()).transRef);
-      const crash = await crashOn('kill-after-check', s.auth, img);
-      expect(crash.checkerCalls).toBe(1); // asked and answered, but no record: not charged
-      let swept = 0;
-      for (let i = 0; i < 200 && swept < 1; i++) {
-        swept += await h.c.verification.sweepOrphans();
-        if (!swept) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(swept).toBe(1);
-      expect(await chargedOf(s.shop.id)).toBe(0);
-      expect(await usedOf(s.shop.id)).toBe(0);
-      expect(await h.c.db.selectFrom('image_claims').select('image_hash').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
+    if (!redis)
+      it('killed after the checker answered: nobody retries, the sweep returns the unit; a later retry is charged once', T, async () => {
+        const s = await seedShop(h);
+        const img = await bank.slip((await bank.register()).transRef);
+        const crash = await crashOn('kill-after-check', s.auth, img);
+        expect(crash.checkerCalls).toBe(1); // asked and answered, but no record: not charged
+        let swept = 0;
+        for (let i = 0; i < 200 && swept < 1; i++) {
+          swept += await h.c.verification.sweepOrphans();
+          if (!swept) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(swept).toBe(1);
+        expect(await chargedOf(s.shop.id)).toBe(0);
+        expect(await usedOf(s.shop.id)).toBe(0);
+        expect(await h.c.db.selectFrom('image_claims').select('image_hash').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
 
-      const retry = await post(base, s.auth, img);
-      expect(retry.body.data).toMatchObject({ status: 'SUCCESS', cached: false });
-      expect(await chargedOf(s.shop.id)).toBe(1);
-      expect(await usedOf(s.shop.id)).toBe(1);
-    });
+        const retry = await post(base, s.auth, img);
+        expect(retry.body.data).toMatchObject({ status: 'SUCCESS', cached: false });
+        expect(await chargedOf(s.shop.id)).toBe(1);
+        expect(await usedOf(s.shop.id)).toBe(1);
+      });
 
     it('a test key killed after the reserve gets its test call back from the sweep', T, async () => {
       const s = await seedShop(h);

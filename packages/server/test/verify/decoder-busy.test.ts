@@ -11,20 +11,33 @@ describe('decoder busy', () => {
   let busy = true;
   beforeAll(async () => {
     bank = await startSandbox();
-    h = await createHarness('sqlite', { CHECKER_URL: bank.url }, {
-      decode: async (image) => {
-        if (busy) throw new AppError('DECODER_BUSY', 503, 'decoder queue full (internal detail)');
-        return decodeSlipImage(image);
+    h = await createHarness(
+      'sqlite',
+      { CHECKER_URL: bank.url },
+      {
+        decode: async (image) => {
+          if (busy) throw new AppError('DECODER_BUSY', 503, 'decoder queue full (internal detail)');
+          return decodeSlipImage(image);
+        },
       },
-    });
+    );
   });
-  afterAll(async () => { await h.close(); await bank.close(); });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
 
   it('answers 503 with Retry-After in the envelope, charges nothing, and the retry is checked', async () => {
     const s = await seedShop(h);
     const t = await bank.register();
     const img = await bank.slip(t.transRef);
-    const post = () => h.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...s.auth, 'content-type': 'application/octet-stream' }, payload: img });
+    const post = () =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+        payload: img,
+      });
     const r = await post();
     expect(r.statusCode).toBe(503);
     expect(r.headers['retry-after']).toBe('1');

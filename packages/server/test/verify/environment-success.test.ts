@@ -12,8 +12,11 @@ for (const kind of DB_KINDS) {
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;
     const post = (auth: Record<string, string>, image: Buffer) =>
-      fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(image) })
-        .then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(`${base}/api/v1/verify`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(image),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
     const list = (auth: Record<string, string>, query = '') =>
       fetch(`${base}/api/v1/transactions${query}`, { headers: auth }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
@@ -25,11 +28,19 @@ for (const kind of DB_KINDS) {
 
     beforeAll(async () => {
       bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '10000', RATE_LIMIT_VERIFY_PER_SHOP: '10000', DECODE_THREADS: '1' });
+      h = await createHarness(kind, {
+        CHECKER_URL: bank.url,
+        RATE_LIMIT_PER_KEY: '10000',
+        RATE_LIMIT_VERIFY_PER_SHOP: '10000',
+        DECODE_THREADS: '1',
+      });
       await h.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    afterAll(async () => {
+      await h.close();
+      await bank.close();
+    });
 
     it('test first: a live check after a test check is SUCCESS, a second live check is DUPLICATE, a second test check is DUPLICATE', async () => {
       const s = await shopWithBothKeys();
@@ -50,13 +61,18 @@ for (const kind of DB_KINDS) {
       const s = await shopWithBothKeys();
       const t = await bank.register();
       expect((await post(s.live, await bank.slip(t.transRef))).body.data.status).toBe('SUCCESS');
-      expect((await post(s.test, await bank.slip(t.transRef, 'jpeg70', 'jpg'))).body.data).toMatchObject({ status: 'SUCCESS', environment: 'test' });
+      expect((await post(s.test, await bank.slip(t.transRef, 'jpeg70', 'jpg'))).body.data).toMatchObject({
+        status: 'SUCCESS',
+        environment: 'test',
+      });
     });
 
     it('concurrent live and test checks of one transfer: one SUCCESS in each environment', async () => {
       const s = await shopWithBothKeys();
       const t = await bank.register();
-      const imgs = await Promise.all(Array.from({ length: 12 }, async (_, i) => Buffer.concat([await bank.slip(t.transRef), Buffer.from([i])])));
+      const imgs = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) => Buffer.concat([await bank.slip(t.transRef), Buffer.from([i])])),
+      );
       const answers = await Promise.all(imgs.map((img, i) => post(i % 2 ? s.test : s.live, img)));
       for (const env of ['live', 'test']) {
         const mine = answers.filter((a) => a.body.data.environment === env).map((a) => a.body.data.status);

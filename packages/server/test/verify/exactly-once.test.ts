@@ -12,17 +12,29 @@ for (const kind of DB_KINDS) {
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;
     const post = (auth: Record<string, string>, image: Buffer) =>
-      fetch(`${base}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(image) })
-        .then(async (r) => ({ status: r.status, body: await r.json() }));
-    const usedOf = async (shopId: string) => (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
+      fetch(`${base}/api/v1/verify`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(image),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const usedOf = async (shopId: string) =>
+      (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
 
     beforeAll(async () => {
       bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '10000', RATE_LIMIT_VERIFY_PER_SHOP: '10000', DECODE_THREADS: '2' });
+      h = await createHarness(kind, {
+        CHECKER_URL: bank.url,
+        RATE_LIMIT_PER_KEY: '10000',
+        RATE_LIMIT_VERIFY_PER_SHOP: '10000',
+        DECODE_THREADS: '2',
+      });
       await h.app.listen({ port: 0, host: '127.0.0.1' });
       base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    afterAll(async () => {
+      await h.close();
+      await bank.close();
+    });
 
     it(`${N} concurrent uploads of one image: one check, one quota unit, one record, one id`, async () => {
       const s = await seedShop(h);
@@ -56,11 +68,21 @@ for (const kind of DB_KINDS) {
       expect(statuses.filter((x) => x === 'SUCCESS')).toHaveLength(1);
       expect(statuses.filter((x) => x === 'DUPLICATE')).toHaveLength(N - 1);
       expect(answers.filter((a) => a.body.data.duplicate)).toHaveLength(N - 1);
-      const success = await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).where('status', '=', 'SUCCESS').execute();
+      const success = await h.c.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('shop_id', '=', s.shop.id)
+        .where('status', '=', 'SUCCESS')
+        .execute();
       expect(success).toHaveLength(1);
       // Money is honest under the race: the pool holds exactly the checks that were charged, whichever
       // duplicates were caught before the checker (free) or by the unique index after it (charged).
-      const charged = await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).where('charged', '=', 1).execute();
+      const charged = await h.c.db
+        .selectFrom('transactions')
+        .select('id')
+        .where('shop_id', '=', s.shop.id)
+        .where('charged', '=', 1)
+        .execute();
       expect(charged.length).toBeGreaterThanOrEqual(1);
       expect(await usedOf(s.shop.id)).toBe(charged.length);
     });

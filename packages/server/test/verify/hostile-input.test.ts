@@ -7,74 +7,103 @@ const STATUSES = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH'
 
 // Bad input gets a clear answer in the envelope and changes nothing it should not.
 for (const kind of DB_KINDS) {
-describe(`hostile input on the public API [${kind}]`, () => {
-  let h: Harness;
-  let bank: Awaited<ReturnType<typeof startSandbox>>;
-  let s: Awaited<ReturnType<typeof seedShop>>;
-  beforeAll(async () => {
-    bank = await startSandbox();
-    h = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1', RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000' });
-    s = await seedShop(h);
-  });
-  afterAll(async () => { await h.close(); await bank.close(); });
-  const verify = (payload: Buffer, query = '') => h.app.inject({ method: 'POST', url: `/api/v1/verify${query}`, headers: { ...s.auth, 'content-type': 'application/octet-stream' }, payload });
-  const used = async () => (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used ?? 0;
+  describe(`hostile input on the public API [${kind}]`, () => {
+    let h: Harness;
+    let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let s: Awaited<ReturnType<typeof seedShop>>;
+    beforeAll(async () => {
+      bank = await startSandbox();
+      h = await createHarness(kind, {
+        CHECKER_URL: bank.url,
+        DECODE_THREADS: '1',
+        RATE_LIMIT_PER_KEY: '100000',
+        RATE_LIMIT_VERIFY_PER_SHOP: '100000',
+      });
+      s = await seedShop(h);
+    });
+    afterAll(async () => {
+      await h.close();
+      await bank.close();
+    });
+    const verify = (payload: Buffer, query = '') =>
+      h.app.inject({
+        method: 'POST',
+        url: `/api/v1/verify${query}`,
+        headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+        payload,
+      });
+    const used = async () =>
+      (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used ?? 0;
 
-  it('random bytes behind a JPEG or PNG signature: INVALID, nothing charged, the service keeps answering', async () => {
-    const before = await used();
-    for (let i = 0; i < 40; i++) {
-      const magic = i % 2 ? Buffer.from([0xff, 0xd8, 0xff, 0xe0]) : Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-      const r = await verify(Buffer.concat([magic, randomBytes(1 + Math.floor(Math.random() * 5000))]));
-      expect(r.statusCode).toBe(200);
-      expect(r.json().data).toMatchObject({ status: 'INVALID', verified: false });
-      expect(['UNREADABLE_IMAGE', 'NO_QR_FOUND']).toContain(r.json().data.errorCode);
-    }
-    expect(await used()).toBe(before);
-    expect((await h.app.inject({ url: '/health' })).statusCode).toBe(200);
-  });
-
-  it('truncated slips answer a valid status and never crash', async () => {
-    const t = await bank.register();
-    const full = await bank.slip(t.transRef, 'jpeg70', 'jpg');
-    for (const frac of [0.1, 0.3, 0.5, 0.7, 0.9, 0.99]) {
-      const r = await verify(full.subarray(0, Math.floor(full.length * frac)));
-      expect(r.statusCode, String(frac)).toBe(200);
-      expect(STATUSES).toContain(r.json().data.status);
-    }
-  });
-
-  it('hostile query strings are refused or treated as plain data', async () => {
-    const evil = ["' OR 1=1 --", '"; drop table transactions; --', '\u0000', '\u202Eevil', '🧾'.repeat(20), '../../etc/passwd', '%00', 'a'.repeat(5000)];
-    for (const [n, v] of evil.entries()) {
-      const q = encodeURIComponent(v);
-      for (const url of [`/api/v1/transactions?transRef=${q}`, `/api/v1/transactions?clientRef=${q}`, `/api/v1/transactions/${q}`, `/api/v1/transactions?cursor=${q}`]) {
-        const r = await h.app.inject({ url, headers: s.auth });
-        expect([200, 400, 404], `${url}`).toContain(r.statusCode);
-        if (r.statusCode !== 200) expect(r.json()).toMatchObject({ success: false, statusCode: r.statusCode });
-        else expect(r.json().data.items).toEqual([]);
+    it('random bytes behind a JPEG or PNG signature: INVALID, nothing charged, the service keeps answering', async () => {
+      const before = await used();
+      for (let i = 0; i < 40; i++) {
+        const magic = i % 2 ? Buffer.from([0xff, 0xd8, 0xff, 0xe0]) : Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+        const r = await verify(Buffer.concat([magic, randomBytes(1 + Math.floor(Math.random() * 5000))]));
+        expect(r.statusCode).toBe(200);
+        expect(r.json().data).toMatchObject({ status: 'INVALID', verified: false });
+        expect(['UNREADABLE_IMAGE', 'NO_QR_FOUND']).toContain(r.json().data.errorCode);
       }
-      const r = await verify(Buffer.from([0xff, 0xd8, 0xff, n]), `?clientRef=${q}`); // a new image each time: a replay would answer the earlier record
-      const acceptable = /^[\x21-\x7E]{1,64}$/.test(v);
-      expect(r.statusCode, v).toBe(acceptable ? 200 : 400);
-      if (acceptable) expect(r.json().data).toMatchObject({ status: 'INVALID', clientRef: v });
-    }
-    expect((await h.c.db.selectFrom('transactions').select('id').execute()).length).toBeGreaterThan(0);
-  });
+      expect(await used()).toBe(before);
+      expect((await h.app.inject({ url: '/health' })).statusCode).toBe(200);
+    });
 
-  it('control characters (NUL breaks PostgreSQL text) answer 400 on every route, on both stores', async () => {
-    for (const url of ['/api/v1/transactions?transRef=a%00b', '/api/v1/transactions?clientRef=%01x', '/api/v1/transactions/txn%00x']) {
-      const r = await h.app.inject({ url, headers: s.auth });
-      expect(r.statusCode, url).toBe(400);
-      expect(r.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
-    }
-    expect((await verify(Buffer.from([0xff, 0xd8, 0xff, 0x01]), '?clientRef=a%00b')).statusCode).toBe(400);
-  });
+    it('truncated slips answer a valid status and never crash', async () => {
+      const t = await bank.register();
+      const full = await bank.slip(t.transRef, 'jpeg70', 'jpg');
+      for (const frac of [0.1, 0.3, 0.5, 0.7, 0.9, 0.99]) {
+        const r = await verify(full.subarray(0, Math.floor(full.length * frac)));
+        expect(r.statusCode, String(frac)).toBe(200);
+        expect(STATUSES).toContain(r.json().data.status);
+      }
+    });
 
-  it('oversized headers and query strings get a clean error, not a crash', async () => {
-    const r = await h.app.inject({ url: `/api/v1/transactions?status=${'SUCCESS,'.repeat(2000)}SUCCESS`, headers: s.auth });
-    expect([400, 414]).toContain(r.statusCode);
-    const k = await h.app.inject({ url: '/api/v1/quota', headers: { authorization: `Bearer ${'x'.repeat(20000)}` } });
-    expect(k.statusCode).toBe(401);
+    it('hostile query strings are refused or treated as plain data', async () => {
+      const evil = [
+        "' OR 1=1 --",
+        '"; drop table transactions; --',
+        '\u0000',
+        '\u202Eevil',
+        '🧾'.repeat(20),
+        '../../etc/passwd',
+        '%00',
+        'a'.repeat(5000),
+      ];
+      for (const [n, v] of evil.entries()) {
+        const q = encodeURIComponent(v);
+        for (const url of [
+          `/api/v1/transactions?transRef=${q}`,
+          `/api/v1/transactions?clientRef=${q}`,
+          `/api/v1/transactions/${q}`,
+          `/api/v1/transactions?cursor=${q}`,
+        ]) {
+          const r = await h.app.inject({ url, headers: s.auth });
+          expect([200, 400, 404], `${url}`).toContain(r.statusCode);
+          if (r.statusCode !== 200) expect(r.json()).toMatchObject({ success: false, statusCode: r.statusCode });
+          else expect(r.json().data.items).toEqual([]);
+        }
+        const r = await verify(Buffer.from([0xff, 0xd8, 0xff, n]), `?clientRef=${q}`); // a new image each time: a replay would answer the earlier record
+        const acceptable = /^[\x21-\x7E]{1,64}$/.test(v);
+        expect(r.statusCode, v).toBe(acceptable ? 200 : 400);
+        if (acceptable) expect(r.json().data).toMatchObject({ status: 'INVALID', clientRef: v });
+      }
+      expect((await h.c.db.selectFrom('transactions').select('id').execute()).length).toBeGreaterThan(0);
+    });
+
+    it('control characters (NUL breaks PostgreSQL text) answer 400 on every route, on both stores', async () => {
+      for (const url of ['/api/v1/transactions?transRef=a%00b', '/api/v1/transactions?clientRef=%01x', '/api/v1/transactions/txn%00x']) {
+        const r = await h.app.inject({ url, headers: s.auth });
+        expect(r.statusCode, url).toBe(400);
+        expect(r.json()).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+      }
+      expect((await verify(Buffer.from([0xff, 0xd8, 0xff, 0x01]), '?clientRef=a%00b')).statusCode).toBe(400);
+    });
+
+    it('oversized headers and query strings get a clean error, not a crash', async () => {
+      const r = await h.app.inject({ url: `/api/v1/transactions?status=${'SUCCESS,'.repeat(2000)}SUCCESS`, headers: s.auth });
+      expect([400, 414]).toContain(r.statusCode);
+      const k = await h.app.inject({ url: '/api/v1/quota', headers: { authorization: `Bearer ${'x'.repeat(20000)}` } });
+      expect(k.statusCode).toBe(401);
+    });
   });
-});
 }

@@ -11,9 +11,21 @@ describe('verifySlip with a decode result from the channel', () => {
   let decodes = 0;
   beforeAll(async () => {
     bank = await startSandbox();
-    h = await createHarness('sqlite', { CHECKER_URL: bank.url }, { decode: async (img) => { decodes++; return decodeSlipImage(img); } });
+    h = await createHarness(
+      'sqlite',
+      { CHECKER_URL: bank.url },
+      {
+        decode: async (img) => {
+          decodes++;
+          return decodeSlipImage(img);
+        },
+      },
+    );
   });
-  afterAll(async () => { await h.close(); await bank.close(); });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
 
   it('uses the given result and decodes only when none is given', async () => {
     const s = await seedShop(h);

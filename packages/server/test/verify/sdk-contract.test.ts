@@ -15,7 +15,10 @@ describe('SDK client against the real service', () => {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}/api/v1`;
   });
-  afterAll(async () => { await h.close(); await bank.close(); });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
 
   it('verify, replay, duplicate, me, quota, transactions and errors', async () => {
     const s = await seedShop(h);

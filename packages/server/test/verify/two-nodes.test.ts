@@ -25,11 +25,19 @@ for (const kind of DB_KINDS) {
         urls.push(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`);
       }
     });
-    afterAll(async () => { await b.close(); await handle.close(); await a.close(); await bank.close(); });
+    afterAll(async () => {
+      await b.close();
+      await handle.close();
+      await a.close();
+      await bank.close();
+    });
 
     const post = (i: number, auth: Record<string, string>, image: Buffer) =>
-      fetch(`${urls[i % 2]}/api/v1/verify`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: new Uint8Array(image) })
-        .then(async (r) => ({ status: r.status, body: await r.json() }));
+      fetch(`${urls[i % 2]}/api/v1/verify`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(image),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
     it('the same image sent to both nodes at once: one record, one unit, one checker call', async () => {
       const s = await seedShop(a);
@@ -46,7 +54,11 @@ for (const kind of DB_KINDS) {
     it('different images of one transfer across both nodes: one SUCCESS', async () => {
       const s = await seedShop(a);
       const t = await bank.register();
-      const imgs = await Promise.all(Array.from({ length: 20 }, async (_, i) => Buffer.concat([await bank.slip(t.transRef, i % 2 ? 'w540' : 'clean'), Buffer.from([i])])));
+      const imgs = await Promise.all(
+        Array.from({ length: 20 }, async (_, i) =>
+          Buffer.concat([await bank.slip(t.transRef, i % 2 ? 'w540' : 'clean'), Buffer.from([i])]),
+        ),
+      );
       const answers = await Promise.all(imgs.map((img, i) => post(i, s.auth, img)));
       expect(answers.filter((x) => x.body.data.status === 'SUCCESS')).toHaveLength(1);
       expect(answers.filter((x) => x.body.data.status === 'DUPLICATE')).toHaveLength(19);

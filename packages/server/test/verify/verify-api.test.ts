@@ -12,14 +12,29 @@ function verifyFixture(kind: DbKind) {
   const f = {} as { h: Harness; bank: Sandbox; s: Awaited<ReturnType<typeof seedShop>> };
   beforeAll(async () => {
     f.bank = await startSandbox();
-    f.h = await createHarness(kind, { CHECKER: 'sandbox', CHECKER_URL: f.bank.url, CHECKER_TIMEOUT_MS: '1000', CHECKER_DEADLINE_MS: '2500', DECODE_THREADS: '1' });
+    f.h = await createHarness(kind, {
+      CHECKER: 'sandbox',
+      CHECKER_URL: f.bank.url,
+      CHECKER_TIMEOUT_MS: '1000',
+      CHECKER_DEADLINE_MS: '2500',
+      DECODE_THREADS: '1',
+    });
     f.s = await seedShop(f.h);
   });
-  afterAll(async () => { await f.h.close(); await f.bank.close(); });
+  afterAll(async () => {
+    await f.h.close();
+    await f.bank.close();
+  });
   return Object.assign(f, {
     verify: (image: Buffer | string, headers: Record<string, string> = f.s.auth, query = '', contentType = 'application/octet-stream') =>
-      f.h.app.inject({ method: 'POST', url: `/api/v1/verify${query}`, headers: { ...headers, 'content-type': contentType }, payload: image }),
-    used: async (shopId = f.s.shop.id) => (await f.h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0,
+      f.h.app.inject({
+        method: 'POST',
+        url: `/api/v1/verify${query}`,
+        headers: { ...headers, 'content-type': contentType },
+        payload: image,
+      }),
+    used: async (shopId = f.s.shop.id) =>
+      (await f.h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0,
   });
 }
 
@@ -30,7 +45,9 @@ for (const kind of DB_KINDS) {
     let h: Harness;
     let bank: Sandbox;
     let s: Awaited<ReturnType<typeof seedShop>>;
-    beforeAll(() => { ({ h, bank, s } = f); });
+    beforeAll(() => {
+      ({ h, bank, s } = f);
+    });
 
     it('SUCCESS: every field of the record, quota, meta and headers', async () => {
       const t = await bank.register({ amount: 1250.5 });
@@ -39,9 +56,21 @@ for (const kind of DB_KINDS) {
       const body = r.json();
       expect(body.success).toBe(true);
       expect(body.data).toMatchObject({
-        status: 'SUCCESS', verified: true, transRef: t.transRef, amount: 1250.5, bankCode: '014', senderName: expect.any(String),
-        receiverName: expect.any(String), errorCode: null, errorMessage: null, duplicate: false, cached: false, environment: 'live',
-        source: 'API', clientRef: 'order-1001', quota: { used: 1, limit: 500, remaining: 499 },
+        status: 'SUCCESS',
+        verified: true,
+        transRef: t.transRef,
+        amount: 1250.5,
+        bankCode: '014',
+        senderName: expect.any(String),
+        receiverName: expect.any(String),
+        errorCode: null,
+        errorMessage: null,
+        duplicate: false,
+        cached: false,
+        environment: 'live',
+        source: 'API',
+        clientRef: 'order-1001',
+        quota: { used: 1, limit: 500, remaining: 499 },
       });
       expect(body.data.transDate).toMatch(/Z$/);
       expect(body.data.latencyMs).toBeGreaterThanOrEqual(0);
@@ -156,7 +185,13 @@ for (const kind of DB_KINDS) {
       const t = await bank.register();
       const r = await verify(await bank.slip(t.transRef), shop.auth);
       expect(r.statusCode).toBe(402);
-      expect(r.json()).toMatchObject({ success: false, code: 'QUOTA_EXCEEDED', statusCode: 402, error: 'Payment Required', quota: { used: 510, limit: 500, remaining: 0 } });
+      expect(r.json()).toMatchObject({
+        success: false,
+        code: 'QUOTA_EXCEEDED',
+        statusCode: 402,
+        error: 'Payment Required',
+        quota: { used: 510, limit: 500, remaining: 0 },
+      });
       expect(r.headers['x-service-quota-used']).toBe('510');
     });
 
@@ -178,9 +213,16 @@ for (const kind of DB_KINDS) {
       try {
         const s2 = await seedShop(h2);
         const t = await bank.register({ transDate: new Date(Date.now() - 30 * 3_600_000).toISOString() });
-        const r = await h2.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...s2.auth, 'content-type': 'application/octet-stream' }, payload: await bank.slip(t.transRef) });
+        const r = await h2.app.inject({
+          method: 'POST',
+          url: '/api/v1/verify',
+          headers: { ...s2.auth, 'content-type': 'application/octet-stream' },
+          payload: await bank.slip(t.transRef),
+        });
         expect(r.json().data).toMatchObject({ status: 'INVALID', errorCode: 'STALE_SLIP', stale: true, verified: false });
-      } finally { await h2.close(); }
+      } finally {
+        await h2.close();
+      }
     });
 
     it('stale slips: alert mode (default) keeps SUCCESS, marks stale and queues an owner alert', async () => {
@@ -216,7 +258,9 @@ for (const kind of DB_KINDS) {
     const f = verifyFixture(kind);
     const { verify, used } = f;
     let bank: Sandbox;
-    beforeAll(() => { ({ bank } = f); });
+    beforeAll(() => {
+      ({ bank } = f);
+    });
 
     it('PROVIDER_ERROR on checker failure: not charged and never served from the cache', async () => {
       const t = await bank.register({ fault: 'error' });
@@ -225,7 +269,11 @@ for (const kind of DB_KINDS) {
       const r1 = (await verify(img)).json().data;
       expect(r1).toMatchObject({ status: 'PROVIDER_ERROR', verified: false, errorCode: 'PROVIDER_UNAVAILABLE', cached: false });
       expect(await used()).toBe(before);
-      await fetch(`${bank.url}/transfers/${t.transRef}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fault: null }) });
+      await fetch(`${bank.url}/transfers/${t.transRef}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ fault: null }),
+      });
       const r2 = (await verify(img)).json().data;
       expect(r2).toMatchObject({ status: 'SUCCESS', cached: false });
       expect(r2.id).not.toBe(r1.id);
@@ -249,8 +297,8 @@ for (const kind of DB_KINDS) {
       const t = await bank.register({ fault: 'error' });
       const r = await verify(await bank.slip(t.transRef));
       const text = JSON.stringify(r.headers) + r.body;
-      for (const word of [bank.url, '127.0.0.1:' + bank.port, 'sandbox', 'easyslip', 'slipok', 'checker']) expect(text.toLowerCase()).not.toContain(word.toLowerCase());
+      for (const word of [bank.url, '127.0.0.1:' + bank.port, 'sandbox', 'easyslip', 'slipok', 'checker'])
+        expect(text.toLowerCase()).not.toContain(word.toLowerCase());
     });
-
   });
 }

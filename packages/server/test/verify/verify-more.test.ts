@@ -9,7 +9,24 @@ const post = (h: Harness, auth: Record<string, string>, img: Buffer) =>
   h.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: img });
 
 describe('plan overage arithmetic', () => {
-  const plan = (p: Partial<Plan>): Plan => ({ code: 'X', name: 'X', monthlyLimit: 100, trialDays: 0, apiAccess: true, webhooks: true, seats: 1, groups: 1, messagingAccounts: 1, allowOverage: false, freeBuffer: 0, monthlyCap: 0, hardBlockMultiple: 1, priceThb: 0, overagePriceSatang: 0, ...p });
+  const plan = (p: Partial<Plan>): Plan => ({
+    code: 'X',
+    name: 'X',
+    monthlyLimit: 100,
+    trialDays: 0,
+    apiAccess: true,
+    webhooks: true,
+    seats: 1,
+    groups: 1,
+    messagingAccounts: 1,
+    allowOverage: false,
+    freeBuffer: 0,
+    monthlyCap: 0,
+    hardBlockMultiple: 1,
+    priceThb: 0,
+    overagePriceSatang: 0,
+    ...p,
+  });
   it('without overage: limit plus free buffer', () => {
     expect(hardLimitOf(plan({ freeBuffer: 10 }))).toBe(110);
     expect(overageOf(plan({ freeBuffer: 10 }), 105)).toBe(0);
@@ -29,7 +46,10 @@ for (const kind of DB_KINDS) {
       bank = await startSandbox();
       h = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
     });
-    afterAll(async () => { await h.close(); await bank.close(); });
+    afterAll(async () => {
+      await h.close();
+      await bank.close();
+    });
 
     it('a TrueMoney wallet slip (its own QR layout) verifies like a bank slip', async () => {
       const s = await seedShop(h);
@@ -55,29 +75,46 @@ for (const kind of DB_KINDS) {
     it('a trial that has ended cannot check slips (dashboard/LINE path): 402 with a clear message', async () => {
       const shop = await h.c.shops.create({ name: 'trial shop' }, 'test');
       await h.c.payees.add(shop.id, { bankCode: '004', accountNumber: '1234566609', holder: 'x' }, 'test');
-      await h.c.db.updateTable('shops').set({ trial_ends_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', shop.id).execute();
+      await h.c.db
+        .updateTable('shops')
+        .set({ trial_ends_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', shop.id)
+        .execute();
       const t = await bank.register();
-      await expect(h.c.verification.verifySlip({ shopId: shop.id, source: 'DASHBOARD', image: await bank.slip(t.transRef) }))
-        .rejects.toMatchObject({ statusCode: 402, code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/trial/i) });
+      await expect(
+        h.c.verification.verifySlip({ shopId: shop.id, source: 'DASHBOARD', image: await bank.slip(t.transRef) }),
+      ).rejects.toMatchObject({ statusCode: 402, code: 'QUOTA_EXCEEDED', message: expect.stringMatching(/trial/i) });
     });
 
     it('no log line carries the image bytes, even at trace level', async () => {
       const lines: string[] = [];
-      const stream = new Writable({ write(chunk, _e, cb) { lines.push(String(chunk)); cb(); } });
+      const stream = new Writable({
+        write(chunk, _e, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      });
       const app = await buildApp(h.c, { logger: { level: 'trace', stream } });
       await app.ready();
       try {
         const s = await seedShop(h);
         const t = await bank.register();
         const img = await bank.slip(t.transRef, 'jpeg70', 'jpg');
-        const r = await app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...s.auth, 'content-type': 'application/octet-stream' }, payload: img });
+        const r = await app.inject({
+          method: 'POST',
+          url: '/api/v1/verify',
+          headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+          payload: img,
+        });
         expect(r.json().data.status).toBe('SUCCESS');
         const log = lines.join('');
         expect(log.length).toBeGreaterThan(100);
         const probe = img.subarray(1000, 1024);
         for (const enc of ['base64', 'hex', 'latin1'] as const) expect(log).not.toContain(probe.toString(enc));
         expect(log).not.toContain(s.key);
-      } finally { await app.close(); }
+      } finally {
+        await app.close();
+      }
     });
   });
 }

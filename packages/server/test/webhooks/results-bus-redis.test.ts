@@ -5,14 +5,17 @@ import type { BusMessage } from '../../src/lib/results-bus.js';
 const REDIS = process.env.TEST_REDIS_URL;
 if (!REDIS) console.warn('[results-bus-redis] TEST_REDIS_URL not set: the Redis results bus test is SKIPPED');
 
-describe.skipIf(!REDIS)('Redis results bus: two nodes see each other\'s results', () => {
+describe.skipIf(!REDIS)("Redis results bus: two nodes see each other's results", () => {
   let a: Harness;
   let b: Harness;
   beforeAll(async () => {
     a = await createHarness('sqlite', { REDIS_URL: REDIS! });
     b = await createHarness('sqlite', { REDIS_URL: REDIS! });
   });
-  afterAll(async () => { await a.close(); await b.close(); });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
 
   it('a result published on one container reaches subscribers on the other, once, and only for that shop', async () => {
     const { shop } = await seedShop(a);
@@ -34,7 +37,11 @@ describe.skipIf(!REDIS)('Redis results bus: two nodes see each other\'s results'
     // Order across nodes is not guaranteed (own messages are local and immediate): compare as sets.
     expect(onA.map((m) => m.type).sort()).toEqual(['owner.alert', 'transaction.created']);
     expect(onB.map((m) => m.type).sort()).toEqual(['owner.alert', 'transaction.created']);
-    expect(onB.find((m) => m.type === 'transaction.created')).toEqual({ shopId: shop.id, type: 'transaction.created', data: { id: 'txn_1' } });
+    expect(onB.find((m) => m.type === 'transaction.created')).toEqual({
+      shopId: shop.id,
+      type: 'transaction.created',
+      data: { id: 'txn_1' },
+    });
     expect(onBOther).toEqual([]);
 
     offB();
@@ -42,6 +49,7 @@ describe.skipIf(!REDIS)('Redis results bus: two nodes see each other\'s results'
     await new Promise((r) => setTimeout(r, 150));
     expect(onB).toHaveLength(2);
     expect(onA).toHaveLength(3);
-    offA(); offO();
+    offA();
+    offO();
   });
 });

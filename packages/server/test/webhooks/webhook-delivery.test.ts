@@ -24,12 +24,17 @@ for (const kind of DB_KINDS) {
       h = await createHarness(kind, { WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0', WEBHOOK_TIMEOUT_MS: '1500' });
       rx = await startReceiver();
     });
-    afterAll(async () => { await rx.close(); await h.close(); });
+    afterAll(async () => {
+      await rx.close();
+      await h.close();
+    });
     afterEach(async () => {
       await worker?.stop({ abandon: true });
       worker = null;
       rx.received.length = 0;
-      rx.setBehaviour((_r, _n, res) => { res.writeHead(200).end(); });
+      rx.setBehaviour((_r, _n, res) => {
+        res.writeHead(200).end();
+      });
     });
 
     const startWorker = (o: { leaseMs?: number; workerId?: string } = {}) => {
@@ -38,17 +43,23 @@ for (const kind of DB_KINDS) {
       return w;
     };
     const delivery = (id: string) => h.c.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    const deliveriesOf = (endpointId: string) => h.c.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).execute();
+    const deliveriesOf = (endpointId: string) =>
+      h.c.db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId).execute();
 
     it('fails N times then delivers; every attempt is signed (SDK and independent HMAC) with the same body and delivery id', async () => {
       const { shop } = await seedShop(h);
       const { endpoint, secret } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/flaky'), description: 'orders' });
       expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
-      rx.setBehaviour((_r, n, res) => { res.writeHead(n <= 2 ? 500 : 200).end(); });
+      rx.setBehaviour((_r, n, res) => {
+        res.writeHead(n <= 2 ? 500 : 200).end();
+      });
       worker = startWorker();
       const tx = await insertResult(h, shop.id, { status: 'SUCCESS', amount: 150.5, clientRef: 'order-42' });
 
-      const [d] = await until(async () => { const l = await deliveriesOf(endpoint.id); return l[0]?.status === 'delivered' ? l : null; });
+      const [d] = await until(async () => {
+        const l = await deliveriesOf(endpoint.id);
+        return l[0]?.status === 'delivered' ? l : null;
+      });
       expect(rx.received).toHaveLength(3);
       for (const r of rx.received) {
         const ev = verifyWebhookSignature(r.body, r.headers['x-service-signature'] as string, secret);
@@ -62,15 +73,29 @@ for (const kind of DB_KINDS) {
       expect(rx.received.map((r) => r.headers['x-service-attempt'])).toEqual(['0', '1', '2']);
       const body = JSON.parse(rx.received[0]!.body);
       expect(body).toEqual({
-        event: 'slip.verified', id: expect.stringMatching(/^evt_[0-9a-f]+$/), created: expect.any(Number),
+        event: 'slip.verified',
+        id: expect.stringMatching(/^evt_[0-9a-f]+$/),
+        created: expect.any(Number),
         data: {
-          transactionId: tx.id, transRef: tx.transRef, amount: 150.5, status: 'SUCCESS', sender: 'นาย ทดสอบ ส่ง', receiver: 'บจก. ร้านกาแฟ',
-          verifiedAt: expect.stringMatching(/Z$/), latencyMs: 321, clientRef: 'order-42', source: 'API',
+          transactionId: tx.id,
+          transRef: tx.transRef,
+          amount: 150.5,
+          status: 'SUCCESS',
+          sender: 'นาย ทดสอบ ส่ง',
+          receiver: 'บจก. ร้านกาแฟ',
+          verifiedAt: expect.stringMatching(/Z$/),
+          latencyMs: 321,
+          clientRef: 'order-42',
+          source: 'API',
         },
       });
       expect(d).toMatchObject({ status: 'delivered', attempts: 3, round: 2, last_status_code: 200 });
       const full = await h.c.webhooks.getDelivery(shop.id, d!.id);
-      expect(full.attempts.map((a) => [a.round, a.status, a.responseCode])).toEqual([[0, 'failed', 500], [1, 'failed', 500], [2, 'delivered', 200]]);
+      expect(full.attempts.map((a) => [a.round, a.status, a.responseCode])).toEqual([
+        [0, 'failed', 500],
+        [1, 'failed', 500],
+        [2, 'delivered', 200],
+      ]);
       expect(full.attempts[0]!.error).toBe('HTTP 500');
       expect(full.attempts[0]!.nextAttemptAt).not.toBeNull();
       expect(full.attempts.every((a) => a.durationMs !== null && a.finishedAt)).toBe(true);
@@ -81,7 +106,10 @@ for (const kind of DB_KINDS) {
       const all = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/all') });
       const failedOnly = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/failed'), events: 'slip.failed' });
       const trial = await seedShop(h, { plan: 'TRIAL' });
-      await expect(h.c.webhooks.addEndpoint(trial.shop.id, { url: rx.url('/t') })).rejects.toMatchObject({ statusCode: 403, code: 'PLAN_API_ACCESS_REQUIRED' });
+      await expect(h.c.webhooks.addEndpoint(trial.shop.id, { url: rx.url('/t') })).rejects.toMatchObject({
+        statusCode: 403,
+        code: 'PLAN_API_ACCESS_REQUIRED',
+      });
       // A shop that had webhooks and went back to a plan without them gets no deliveries either.
       const downgraded = await seedShop(h);
       await h.c.webhooks.addEndpoint(downgraded.shop.id, { url: rx.url('/down') });
@@ -93,8 +121,14 @@ for (const kind of DB_KINDS) {
       await insertResult(h, shop.id, { status: 'FRAUD' });
       await insertResult(h, downgraded.shop.id, { status: 'SUCCESS' });
       await rx.waitFor(4);
-      await until(async () => (await h.c.db.selectFrom('outbox').select('id').where('status', '=', 'pending').execute()).length === 0 || null);
-      const kinds = (path: string) => rx.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body).event).sort();
+      await until(
+        async () => (await h.c.db.selectFrom('outbox').select('id').where('status', '=', 'pending').execute()).length === 0 || null,
+      );
+      const kinds = (path: string) =>
+        rx.received
+          .filter((r) => r.path === path)
+          .map((r) => JSON.parse(r.body).event)
+          .sort();
       expect(kinds('/all')).toEqual(['slip.duplicate', 'slip.failed', 'slip.verified']);
       expect(kinds('/failed')).toEqual(['slip.failed']);
       expect(kinds('/down')).toEqual([]);
@@ -105,10 +139,15 @@ for (const kind of DB_KINDS) {
     it('a receiver that hangs past the timeout is a failed attempt, retried', async () => {
       const { shop } = await seedShop(h);
       const { endpoint } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/hang') });
-      rx.setBehaviour((_r, n, res) => { if (n > 1) res.writeHead(204).end(); /* first: never answers */ });
+      rx.setBehaviour((_r, n, res) => {
+        if (n > 1) res.writeHead(204).end(); /* first: never answers */
+      });
       worker = startWorker();
       await insertResult(h, shop.id);
-      const [d] = await until(async () => { const l = await deliveriesOf(endpoint.id); return l[0]?.status === 'delivered' ? l : null; });
+      const [d] = await until(async () => {
+        const l = await deliveriesOf(endpoint.id);
+        return l[0]?.status === 'delivered' ? l : null;
+      });
       const full = await h.c.webhooks.getDelivery(shop.id, d!.id);
       expect(full.attempts[0]).toMatchObject({ round: 0, status: 'failed', responseCode: null, error: 'timeout after 1500 ms' });
       expect(full.attempts[0]!.durationMs).toBeGreaterThanOrEqual(1400);
@@ -131,7 +170,10 @@ for (const kind of DB_KINDS) {
       await insertResult(h, shop.id);
       await until(async () => (await deliveriesOf(gone.endpoint.id))[0]?.status === 'failed' || null);
       // The redirect endpoint is retried (schedule 0 s) 5 times, then failed; its target is never called.
-      const [rd] = await until(async () => { const l = await deliveriesOf(redirect.endpoint.id); return l[0]?.status === 'failed' ? l : null; });
+      const [rd] = await until(async () => {
+        const l = await deliveriesOf(redirect.endpoint.id);
+        return l[0]?.status === 'failed' ? l : null;
+      });
       expect(rd).toMatchObject({ attempts: 6, round: 5, last_status_code: 302 });
       expect(rd!.last_error).toMatch(/redirect not followed/);
       expect(rx.received.some((r) => r.path === '/target')).toBe(false);
@@ -143,22 +185,31 @@ for (const kind of DB_KINDS) {
       const [gd] = await deliveriesOf(gone.endpoint.id);
       expect(gd).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410 });
       expect(await h.c.webhooks.get(shop.id, gone.endpoint.id)).toMatchObject({ status: 'disabled', disabledReason: 'GONE' });
-      expect((await h.c.audit.list(shop.id)).some((a) => a.action === 'webhook.endpoint.disable' && a.target === gone.endpoint.id)).toBe(true);
+      expect((await h.c.audit.list(shop.id)).some((a) => a.action === 'webhook.endpoint.disable' && a.target === gone.endpoint.id)).toBe(
+        true,
+      );
       expect(rx.received.filter((r) => r.path === '/gone')).toHaveLength(1);
     });
 
     it('gives up after 5 retries, then a manual redelivery sends the same event once more', async () => {
       const { shop } = await seedShop(h);
       const { endpoint, secret } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/down') });
-      rx.setBehaviour((_r, _n, res) => { res.writeHead(500).end(); });
+      rx.setBehaviour((_r, _n, res) => {
+        res.writeHead(500).end();
+      });
       worker = startWorker();
       await insertResult(h, shop.id);
-      const [d] = await until(async () => { const l = await deliveriesOf(endpoint.id); return l[0]?.status === 'failed' ? l : null; });
+      const [d] = await until(async () => {
+        const l = await deliveriesOf(endpoint.id);
+        return l[0]?.status === 'failed' ? l : null;
+      });
       expect(d).toMatchObject({ attempts: 6, round: 5 });
       expect(rx.received).toHaveLength(6);
       await expect(h.c.webhooks.redeliver('shop_other', d!.id)).rejects.toMatchObject({ statusCode: 404 });
 
-      rx.setBehaviour((_r, _n, res) => { res.writeHead(200).end(); });
+      rx.setBehaviour((_r, _n, res) => {
+        res.writeHead(200).end();
+      });
       const r = await h.c.webhooks.redeliver(shop.id, d!.id, 'user:test');
       expect(r.status).toBe('pending');
       await expect(h.c.webhooks.redeliver(shop.id, d!.id)).rejects.toMatchObject({ statusCode: 409 });
@@ -173,15 +224,29 @@ for (const kind of DB_KINDS) {
     it('a delivery whose job the worker parks as failed is marked failed and can be redelivered', async () => {
       const { shop } = await seedShop(h);
       const { endpoint } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/parked') });
-      rx.setBehaviour((_r, _n, res) => { res.writeHead(200).end(); });
+      rx.setBehaviour((_r, _n, res) => {
+        res.writeHead(200).end();
+      });
       // A worker whose delivery handler always crashes, giving up after one claim.
       const broken = createOutboxWorker({
-        db: h.c.db, caps: h.c.caps, clock: h.c.clock, maxAttempts: 1, onFinalFailure: h.c.outboxFinalFailure,
-        handlers: { ...h.c.outboxHandlers, 'webhook.deliver': async () => { throw new Error('handler crashed'); } },
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        maxAttempts: 1,
+        onFinalFailure: h.c.outboxFinalFailure,
+        handlers: {
+          ...h.c.outboxHandlers,
+          'webhook.deliver': async () => {
+            throw new Error('handler crashed');
+          },
+        },
       });
       await insertResult(h, shop.id);
       await broken.runOnce(); // the delivery job is adopted and runs right after, not awaited by runOnce
-      const [d] = await until(async () => { const l = await deliveriesOf(endpoint.id); return l[0]?.status === 'failed' ? l : null; });
+      const [d] = await until(async () => {
+        const l = await deliveriesOf(endpoint.id);
+        return l[0]?.status === 'failed' ? l : null;
+      });
       expect(d).toMatchObject({ status: 'failed' });
       expect(d!.last_error).toContain('handler crashed');
       worker = startWorker();
@@ -223,7 +288,13 @@ for (const kind of DB_KINDS) {
     it('a worker killed mid-delivery: the lease is taken back and the round is delivered exactly once', async () => {
       const { shop } = await seedShop(h);
       const { endpoint } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/slow') });
-      rx.setBehaviour((_r, n, res) => { if (n === 1) setTimeout(() => { if (!res.destroyed) res.writeHead(200).end(); }, 5000); else res.writeHead(200).end(); });
+      rx.setBehaviour((_r, n, res) => {
+        if (n === 1)
+          setTimeout(() => {
+            if (!res.destroyed) res.writeHead(200).end();
+          }, 5000);
+        else res.writeHead(200).end();
+      });
       const a = startWorker({ leaseMs: 500, workerId: 'worker-a' });
       await insertResult(h, shop.id);
       await rx.waitFor(1);
@@ -232,15 +303,26 @@ for (const kind of DB_KINDS) {
       expect(d0).toMatchObject({ status: 'pending', attempts: 0 });
 
       worker = startWorker({ leaseMs: 500, workerId: 'worker-b' });
-      const [d] = await until(async () => { const l = await deliveriesOf(endpoint.id); return l[0]?.status === 'delivered' ? l : null; });
+      const [d] = await until(async () => {
+        const l = await deliveriesOf(endpoint.id);
+        return l[0]?.status === 'delivered' ? l : null;
+      });
       expect(rx.received).toHaveLength(2);
       expect(rx.received[1]!.at - rx.received[0]!.at).toBeGreaterThanOrEqual(400); // not before the lease ran out
       expect(rx.received.filter((r) => r.answered)).toHaveLength(1); // delivered once
       expect(new Set(rx.received.map((r) => r.headers['x-service-delivery-id']))).toEqual(new Set([d!.id]));
       const full = await h.c.webhooks.getDelivery(shop.id, d!.id);
-      expect(full.attempts.map((x) => [x.round, x.status])).toEqual([[0, 'lost'], [0, 'delivered']]);
+      expect(full.attempts.map((x) => [x.round, x.status])).toEqual([
+        [0, 'lost'],
+        [0, 'delivered'],
+      ]);
       expect(d).toMatchObject({ attempts: 1, round: 0 });
-      const job = await h.c.db.selectFrom('outbox').selectAll().where('kind', '=', 'webhook.deliver').where('payload', 'like', `%${d!.id}%`).executeTakeFirstOrThrow();
+      const job = await h.c.db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('kind', '=', 'webhook.deliver')
+        .where('payload', 'like', `%${d!.id}%`)
+        .executeTakeFirstOrThrow();
       expect(job).toMatchObject({ status: 'done', attempts: 2 });
     });
 
@@ -250,37 +332,91 @@ for (const kind of DB_KINDS) {
       const now = h.c.clock.now().getTime();
       const at = (days: number) => new Date(now - days * 86_400_000).toISOString();
       const old = h.config.WEBHOOK_RETENTION_DAYS + 1;
-      const rows = [['whd_prune_old_delivered', 'delivered', old], ['whd_prune_old_failed', 'failed', old], ['whd_prune_old_retrying', 'retrying', old], ['whd_prune_recent', 'delivered', 1]] as const;
+      const rows = [
+        ['whd_prune_old_delivered', 'delivered', old],
+        ['whd_prune_old_failed', 'failed', old],
+        ['whd_prune_old_retrying', 'retrying', old],
+        ['whd_prune_recent', 'delivered', 1],
+      ] as const;
       for (const [id, status, days] of rows) {
-        await h.c.db.insertInto('webhook_deliveries').values({
-          id, shop_id: shop.id, endpoint_id: endpoint.id, event_id: `evt_${id}`, event_kind: 'slip.verified', transaction_id: null, payload: '{}', is_test: 0,
-          status, attempts: 1, round: 0, last_status_code: 200, last_error: null, last_duration_ms: 5, next_attempt_at: null, delivered_at: null,
-          created_at: at(days), updated_at: at(days),
-        }).execute();
-        await h.c.db.insertInto('webhook_attempts').values({
-          id: `wha_${id}`, delivery_id: id, shop_id: shop.id, endpoint_id: endpoint.id, event_id: `evt_${id}`, round: 0, manual: 0, status: 'delivered',
-          response_code: 200, duration_ms: 5, error: null, next_attempt_at: null, worker_id: null, started_at: at(days), finished_at: at(days),
-        }).execute();
+        await h.c.db
+          .insertInto('webhook_deliveries')
+          .values({
+            id,
+            shop_id: shop.id,
+            endpoint_id: endpoint.id,
+            event_id: `evt_${id}`,
+            event_kind: 'slip.verified',
+            transaction_id: null,
+            payload: '{}',
+            is_test: 0,
+            status,
+            attempts: 1,
+            round: 0,
+            last_status_code: 200,
+            last_error: null,
+            last_duration_ms: 5,
+            next_attempt_at: null,
+            delivered_at: null,
+            created_at: at(days),
+            updated_at: at(days),
+          })
+          .execute();
+        await h.c.db
+          .insertInto('webhook_attempts')
+          .values({
+            id: `wha_${id}`,
+            delivery_id: id,
+            shop_id: shop.id,
+            endpoint_id: endpoint.id,
+            event_id: `evt_${id}`,
+            round: 0,
+            manual: 0,
+            status: 'delivered',
+            response_code: 200,
+            duration_ms: 5,
+            error: null,
+            next_attempt_at: null,
+            worker_id: null,
+            started_at: at(days),
+            finished_at: at(days),
+          })
+          .execute();
       }
       expect(await h.c.webhooks.prune()).toBe(2);
-      const left = await h.c.db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', endpoint.id).orderBy('id').execute();
+      const left = await h.c.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', endpoint.id)
+        .orderBy('id')
+        .execute();
       expect(left.map((r) => r.id)).toEqual(['whd_prune_old_retrying', 'whd_prune_recent']);
-      const attempts = await h.c.db.selectFrom('webhook_attempts').select('delivery_id').where('endpoint_id', '=', endpoint.id).orderBy('delivery_id').execute();
+      const attempts = await h.c.db
+        .selectFrom('webhook_attempts')
+        .select('delivery_id')
+        .where('endpoint_id', '=', endpoint.id)
+        .orderBy('delivery_id')
+        .execute();
       expect(attempts.map((r) => r.delivery_id)).toEqual(['whd_prune_old_retrying', 'whd_prune_recent']);
     });
 
-    it('is shop-scoped: another shop\'s endpoint and delivery ids answer 404', async () => {
+    it("is shop-scoped: another shop's endpoint and delivery ids answer 404", async () => {
       const a = await seedShop(h);
       const b = await seedShop(h);
       const { endpoint } = await h.c.webhooks.addEndpoint(a.shop.id, { url: rx.url('/a') });
       const test = await h.c.webhooks.sendTest(a.shop.id, endpoint.id);
       for (const call of [
-        () => h.c.webhooks.get(b.shop.id, endpoint.id), () => h.c.webhooks.update(b.shop.id, endpoint.id, { description: 'x' }),
-        () => h.c.webhooks.disable(b.shop.id, endpoint.id), () => h.c.webhooks.delete(b.shop.id, endpoint.id),
-        () => h.c.webhooks.revealSecret(b.shop.id, endpoint.id), () => h.c.webhooks.rotateSecret(b.shop.id, endpoint.id),
-        () => h.c.webhooks.sendTest(b.shop.id, endpoint.id), () => h.c.webhooks.redeliver(b.shop.id, test.id),
+        () => h.c.webhooks.get(b.shop.id, endpoint.id),
+        () => h.c.webhooks.update(b.shop.id, endpoint.id, { description: 'x' }),
+        () => h.c.webhooks.disable(b.shop.id, endpoint.id),
+        () => h.c.webhooks.delete(b.shop.id, endpoint.id),
+        () => h.c.webhooks.revealSecret(b.shop.id, endpoint.id),
+        () => h.c.webhooks.rotateSecret(b.shop.id, endpoint.id),
+        () => h.c.webhooks.sendTest(b.shop.id, endpoint.id),
+        () => h.c.webhooks.redeliver(b.shop.id, test.id),
         () => h.c.webhooks.getDelivery(b.shop.id, test.id),
-      ]) await expect(call()).rejects.toMatchObject({ statusCode: 404 });
+      ])
+        await expect(call()).rejects.toMatchObject({ statusCode: 404 });
       expect(await h.c.webhooks.list(b.shop.id)).toEqual([]);
       expect((await h.c.webhooks.listDeliveries(b.shop.id)).items).toEqual([]);
       expect((await h.c.webhooks.listDeliveries(a.shop.id, { endpointId: endpoint.id })).items.map((d) => d.id)).toEqual([test.id]);

@@ -8,23 +8,55 @@ import { startReceiver, type Receiver } from './helpers/receiver.js';
 describe('slipcheck webhook CLI', () => {
   let h: Harness;
   let rx: Receiver;
-  beforeAll(async () => { h = await createHarness('sqlite'); rx = await startReceiver(); });
-  afterAll(async () => { await rx.close(); await h.close(); });
+  beforeAll(async () => {
+    h = await createHarness('sqlite');
+    rx = await startReceiver();
+  });
+  afterAll(async () => {
+    await rx.close();
+    await h.close();
+  });
 
   async function cli(args: string[], extraEnv: Record<string, string> = {}) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(args, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, {
-      NODE_ENV: 'test', DATA_DIR: h.dataDir, LOG_LEVEL: 'silent', WEBHOOK_ALLOW_PRIVATE: 'true', SANDBOX_AUTOSTART: 'false', WORKER_MODE: 'off', ...extraEnv,
-    });
+    const code = await runCli(
+      args,
+      { stdout: (s) => out.push(s), stderr: (s) => err.push(s) },
+      {
+        NODE_ENV: 'test',
+        DATA_DIR: h.dataDir,
+        LOG_LEVEL: 'silent',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        SANDBOX_AUTOSTART: 'false',
+        WORKER_MODE: 'off',
+        ...extraEnv,
+      },
+    );
     return { code, json: out.length ? JSON.parse(out.join('\n')) : null, err: err.join('\n') };
   }
 
   it('add, list, test, deliveries, rotate-secret, redeliver', async () => {
     const { shop } = await seedShop(h);
-    const add = await cli(['webhook', 'add', '--shop', shop.id, '--url', rx.url('/cli'), '--events', 'slip.verified,slip.failed', '--description', 'ERP']);
+    const add = await cli([
+      'webhook',
+      'add',
+      '--shop',
+      shop.id,
+      '--url',
+      rx.url('/cli'),
+      '--events',
+      'slip.verified,slip.failed',
+      '--description',
+      'ERP',
+    ]);
     expect(add.code).toBe(0);
-    expect(add.json).toMatchObject({ id: expect.stringMatching(/^whe_/), secret: expect.stringMatching(/^whsec_/), events: ['slip.verified', 'slip.failed'], description: 'ERP' });
+    expect(add.json).toMatchObject({
+      id: expect.stringMatching(/^whe_/),
+      secret: expect.stringMatching(/^whsec_/),
+      events: ['slip.verified', 'slip.failed'],
+      description: 'ERP',
+    });
 
     const list = await cli(['webhook', 'list', '--shop', shop.id]);
     expect(list.json).toHaveLength(1);
@@ -60,8 +92,12 @@ describe('slipcheck webhook CLI', () => {
     const { shop } = await seedShop(h);
     const strict = { WEBHOOK_ALLOW_PRIVATE: 'false' };
     expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', rx.url('/x')], strict)).err).toMatch(/https/);
-    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://127.0.0.1/x'], strict)).err).toMatch(/public internet address/);
-    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://localhost/x'], strict)).err).toMatch(/public internet address/);
+    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://127.0.0.1/x'], strict)).err).toMatch(
+      /public internet address/,
+    );
+    expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://localhost/x'], strict)).err).toMatch(
+      /public internet address/,
+    );
     expect((await cli(['webhook', 'add', '--shop', shop.id, '--url', 'https://u:p@example.com/x'], strict)).err).toMatch(/credentials/);
   });
 });

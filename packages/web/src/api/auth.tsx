@@ -21,10 +21,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   const [loading, setLoading] = useState(true);
   const { setLang } = useI18n();
   // The signed-in person's stored choice wins over this browser's last choice.
-  useEffect(() => { if (me?.user.language) setLang(me.user.language); }, [me?.user.language, setLang]);
+  useEffect(() => {
+    if (me?.user.language) setLang(me.user.language);
+  }, [me?.user.language, setLang]);
 
   const reload = useCallback(async () => {
-    try { setMe(await api<Me>(ROUTES.me)); } catch { setMe(null); }
+    try {
+      setMe(await api<Me>(ROUTES.me));
+    } catch {
+      setMe(null);
+    }
   }, []);
 
   useEffect(() => {
@@ -33,41 +39,61 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       if (await refreshSession()) await reload();
       if (live) setLoading(false);
     })();
-    const off = onAuthChange((signedIn) => { if (!signedIn) setMe(null); });
-    return () => { live = false; off(); };
+    const off = onAuthChange((signedIn) => {
+      if (!signedIn) setMe(null);
+    });
+    return () => {
+      live = false;
+      off();
+    };
   }, [reload]);
 
-  const value = useMemo<AuthCtx>(() => ({
-    me, loading, reload,
-    chooseLanguage: async (l) => {
-      setLang(l);
-      if (!me) return;
-      try {
-        const r = await api<{ user: Me['user'] }>(ROUTES.mePreferences, { method: 'PATCH', body: { language: l } });
-        setMe((m) => (m ? { ...m, user: { ...m.user, ...r.user } } : m));
-      } catch { /* the screen already switched; the next sign-in shows the stored choice */ }
-    },
-    login: async (email, password) => {
-      const data = await api<Record<string, unknown>>(ROUTES.login, { method: 'POST', body: { email, password }, noAuth: true });
-      setAccessToken(pickToken(data));
-      await reload();
-    },
-    signup: async (input) => {
-      const data = await api<Record<string, unknown>>(ROUTES.signup, { method: 'POST', body: input, noAuth: true });
-      const token = pickToken(data);
-      if (token) setAccessToken(token);
-      else {
-        const login = await api<Record<string, unknown>>(ROUTES.login, { method: 'POST', body: { email: input.email, password: input.password }, noAuth: true });
-        setAccessToken(pickToken(login));
-      }
-      await reload();
-    },
-    logout: async () => {
-      try { await api(ROUTES.logout, { method: 'POST' }); } catch { /* the session ends locally either way */ }
-      setAccessToken(null);
-      setMe(null);
-    },
-  }), [me, loading, reload, setLang]);
+  const value = useMemo<AuthCtx>(
+    () => ({
+      me,
+      loading,
+      reload,
+      chooseLanguage: async (l) => {
+        setLang(l);
+        if (!me) return;
+        try {
+          const r = await api<{ user: Me['user'] }>(ROUTES.mePreferences, { method: 'PATCH', body: { language: l } });
+          setMe((m) => (m ? { ...m, user: { ...m.user, ...r.user } } : m));
+        } catch {
+          /* the screen already switched; the next sign-in shows the stored choice */
+        }
+      },
+      login: async (email, password) => {
+        const data = await api<Record<string, unknown>>(ROUTES.login, { method: 'POST', body: { email, password }, noAuth: true });
+        setAccessToken(pickToken(data));
+        await reload();
+      },
+      signup: async (input) => {
+        const data = await api<Record<string, unknown>>(ROUTES.signup, { method: 'POST', body: input, noAuth: true });
+        const token = pickToken(data);
+        if (token) setAccessToken(token);
+        else {
+          const login = await api<Record<string, unknown>>(ROUTES.login, {
+            method: 'POST',
+            body: { email: input.email, password: input.password },
+            noAuth: true,
+          });
+          setAccessToken(pickToken(login));
+        }
+        await reload();
+      },
+      logout: async () => {
+        try {
+          await api(ROUTES.logout, { method: 'POST' });
+        } catch {
+          /* the session ends locally either way */
+        }
+        setAccessToken(null);
+        setMe(null);
+      },
+    }),
+    [me, loading, reload, setLang],
+  );
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }
 

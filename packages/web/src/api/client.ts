@@ -18,7 +18,12 @@ export function onAuthChange(l: (signedIn: boolean) => void) {
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly body: Record<string, unknown> = {}) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body: Record<string, unknown> = {},
+  ) {
     super(message);
   }
 }
@@ -32,10 +37,21 @@ function pickToken(data: unknown): string | null {
 
 async function refreshOnce(): Promise<boolean> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const res = await fetch(ROUTES.refresh, { method: 'POST', credentials: 'include', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await fetch(ROUTES.refresh, {
+      method: 'POST',
+      credentials: 'include',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     // 409 REFRESH_RACE came from servers before the grace re-issue: another tab had rotated the cookie.
-    if (res.status === 409 && attempt === 0) { await new Promise((r) => setTimeout(r, 300)); continue; }
-    if (!res.ok) { setAccessToken(null); return false; }
+    if (res.status === 409 && attempt === 0) {
+      await new Promise((r) => setTimeout(r, 300));
+      continue;
+    }
+    if (!res.ok) {
+      setAccessToken(null);
+      return false;
+    }
     const body = await res.json().catch(() => null);
     const token = pickToken(body?.data ?? body);
     setAccessToken(token);
@@ -57,7 +73,9 @@ export function refreshSession(): Promise<boolean> {
       } catch {
         return false;
       } finally {
-        setTimeout(() => { refreshing = null; }, 0);
+        setTimeout(() => {
+          refreshing = null;
+        }, 0);
       }
     })();
   }
@@ -86,9 +104,16 @@ async function send(path: string, o: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (accessToken && !o.noAuth) headers.Authorization = `Bearer ${accessToken}`;
   let body: BodyInit | undefined;
-  if (o.raw !== undefined) { body = o.raw; headers['Content-Type'] = o.contentType ?? 'application/octet-stream'; }
-  else if (o.body !== undefined) { body = JSON.stringify(o.body); headers['Content-Type'] = 'application/json'; }
-  else if (o.method && o.method !== 'GET') { body = '{}'; headers['Content-Type'] = 'application/json'; }
+  if (o.raw !== undefined) {
+    body = o.raw;
+    headers['Content-Type'] = o.contentType ?? 'application/octet-stream';
+  } else if (o.body !== undefined) {
+    body = JSON.stringify(o.body);
+    headers['Content-Type'] = 'application/json';
+  } else if (o.method && o.method !== 'GET') {
+    body = '{}';
+    headers['Content-Type'] = 'application/json';
+  }
   return fetch(withQuery(path, o.query), { method: o.method ?? 'GET', headers, body, credentials: 'include', signal: o.signal });
 }
 
@@ -101,7 +126,11 @@ export async function api<T = unknown>(path: string, o: RequestOptions = {}): Pr
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   let json: Record<string, unknown> | null;
-  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
   if (!res.ok || (json && json.success === false)) {
     const code = typeof json?.code === 'string' ? json.code : res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`;
     const msg = typeof json?.message === 'string' ? json.message : res.statusText;

@@ -49,7 +49,11 @@ export function useLiveResults(onRecord: (r: TransactionRecord) => void, enabled
         es.addEventListener('transaction.created', (ev) => {
           const me = ev as MessageEvent<string>;
           if (me.lastEventId) lastId = me.lastEventId;
-          try { cb.current(JSON.parse(me.data) as TransactionRecord); } catch { /* ignore a malformed event */ }
+          try {
+            cb.current(JSON.parse(me.data) as TransactionRecord);
+          } catch {
+            /* ignore a malformed event */
+          }
         });
         es.onerror = () => {
           // The browser retries by itself with the same (expired) ticket; take over with a fresh one.
@@ -63,7 +67,11 @@ export function useLiveResults(onRecord: (r: TransactionRecord) => void, enabled
     }
 
     void connect();
-    return () => { stopped = true; clearTimeout(timer); es?.close(); };
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      es?.close();
+    };
   }, [enabled]);
   return state;
 }

@@ -1,4 +1,13 @@
-export const STATUSES = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'QUOTA_EXCEEDED', 'PROVIDER_ERROR'] as const;
+export const STATUSES = [
+  'SUCCESS',
+  'DUPLICATE',
+  'AMOUNT_MISMATCH',
+  'RECEIVER_MISMATCH',
+  'INVALID',
+  'FRAUD',
+  'QUOTA_EXCEEDED',
+  'PROVIDER_ERROR',
+] as const;
 export type TxStatus = (typeof STATUSES)[number];
 export const SOURCES = ['API', 'LINE', 'DASHBOARD'] as const;
 export type TxSource = (typeof SOURCES)[number];
@@ -53,15 +62,41 @@ export interface Shop {
 }
 
 export interface Quota {
-  used: number; limit: number; remaining: number; percentUsed?: number; allowOverage?: boolean; planCode?: string;
-  periodMonth?: string; daysUntilReset?: number; overage?: number;
+  used: number;
+  limit: number;
+  remaining: number;
+  percentUsed?: number;
+  allowOverage?: boolean;
+  planCode?: string;
+  periodMonth?: string;
+  daysUntilReset?: number;
+  overage?: number;
 }
 
 export type Role = 'owner' | 'staff';
-export interface Me { user: { id: string; email: string; language?: 'th' | 'en'; role?: Role }; shop: Shop }
-export interface TeamMember { id: string; email: string; role: Role; createdAt: string; lastLoginAt: string | null }
-export interface TeamInvite { id: string; email: string; role: 'staff'; createdAt: string; expiresAt: string }
-export interface Team { seats: { used: number; limit: number }; members: TeamMember[]; invites: TeamInvite[] }
+export interface Me {
+  user: { id: string; email: string; language?: 'th' | 'en'; role?: Role };
+  shop: Shop;
+}
+export interface TeamMember {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+  lastLoginAt: string | null;
+}
+export interface TeamInvite {
+  id: string;
+  email: string;
+  role: 'staff';
+  createdAt: string;
+  expiresAt: string;
+}
+export interface Team {
+  seats: { used: number; limit: number };
+  members: TeamMember[];
+  invites: TeamInvite[];
+}
 
 export interface Overview {
   shop: Shop;
@@ -74,7 +109,13 @@ export interface Overview {
   recent: TransactionRecord[];
 }
 
-export interface Settings { shopName: string; language: 'th' | 'en'; notifications: { staleSlipAlerts: boolean; email: boolean }; privacy: { autoDelete: boolean; retentionMonths: number }; email: string }
+export interface Settings {
+  shopName: string;
+  language: 'th' | 'en';
+  notifications: { staleSlipAlerts: boolean; email: boolean };
+  privacy: { autoDelete: boolean; retentionMonths: number };
+  email: string;
+}
 
 export interface Payee {
   id: string;
@@ -156,5 +197,11 @@ export interface AuditEntry {
   ip: string | null;
 }
 
-export interface DailyStats { date: string; counts: Partial<Record<TxStatus, number>> }
-export interface PlanCard extends Plan { messagingAccounts?: number; allowOverage?: boolean }
+export interface DailyStats {
+  date: string;
+  counts: Partial<Record<TxStatus, number>>;
+}
+export interface PlanCard extends Plan {
+  messagingAccounts?: number;
+  allowOverage?: boolean;
+}

@@ -11,7 +11,11 @@ export const NAV: { to: string; key: MessageKey; icon: string; ownerOnly?: boole
   { to: '/keys', key: 'nav.keys', icon: 'M15 7a4 4 0 1 1-3.5 6H9v2H7v2H4v-3l6.5-6.5A4 4 0 0 1 15 7z', ownerOnly: true },
   { to: '/line', key: 'nav.line', icon: 'M4 5h16v11H9l-5 4zM8 10h8' },
   { to: '/webhooks', key: 'nav.webhooks', icon: 'M8 17a4 4 0 1 1 3-6.7M16 17h-6l3-5M16 17a4 4 0 1 0-1-7.9', ownerOnly: true },
-  { to: '/team', key: 'nav.team', icon: 'M9 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM3 20c0-3.3 2.7-6 6-6s6 2.7 6 6M16 5a3 3 0 0 1 0 6M21 20c0-2.6-1.7-4.8-4-5.6' },
+  {
+    to: '/team',
+    key: 'nav.team',
+    icon: 'M9 11a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM3 20c0-3.3 2.7-6 6-6s6 2.7 6 6M16 5a3 3 0 0 1 0 6M21 20c0-2.6-1.7-4.8-4-5.6',
+  },
   { to: '/settings', key: 'nav.settings', icon: 'M12 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM4 12h2M18 12h2M12 4v2M12 18v2' },
   { to: '/security', key: 'nav.security', icon: 'M12 3l8 3v6c0 5-3.5 8-8 9-4.5-1-8-4-8-9V6z' },
 ];
@@ -21,8 +25,12 @@ export function LangSwitch() {
   const setLang = useAuthMaybe()?.chooseLanguage ?? setLocal;
   return (
     <div className="lang-switch" role="group" aria-label={t('common.language')}>
-      <button type="button" aria-pressed={lang === 'th'} onClick={() => setLang('th')} lang="th">ไทย</button>
-      <button type="button" aria-pressed={lang === 'en'} onClick={() => setLang('en')} lang="en">EN</button>
+      <button type="button" aria-pressed={lang === 'th'} onClick={() => setLang('th')} lang="th">
+        ไทย
+      </button>
+      <button type="button" aria-pressed={lang === 'en'} onClick={() => setLang('en')} lang="en">
+        EN
+      </button>
     </div>
   );
 }
@@ -30,7 +38,10 @@ export function LangSwitch() {
 export function Brand() {
   return (
     <span className="brand">
-      <svg aria-hidden="true" viewBox="0 0 32 32" width="28" height="28"><rect width="32" height="32" rx="8" fill="#0f5f4a" /><path d="M9 17l5 5 9-11" stroke="#fff" strokeWidth="3" fill="none" strokeLinecap="round" strokeLinejoin="round" /></svg>
+      <svg aria-hidden="true" viewBox="0 0 32 32" width="28" height="28">
+        <rect width="32" height="32" rx="8" fill="#0f5f4a" />
+        <path d="M9 17l5 5 9-11" stroke="#fff" strokeWidth="3" fill="none" strokeLinecap="round" strokeLinejoin="round" />
+      </svg>
       slipcheck
     </span>
   );
@@ -49,13 +60,28 @@ export function AppShell({ children }: { children: ReactNode }) {
   }, [path]);
   return (
     <div className="shell">
-      <a className="skip" href="#main">{t('common.skip')}</a>
+      <a className="skip" href="#main">
+        {t('common.skip')}
+      </a>
       <header className="topbar">
-        <button type="button" className="icon-btn menu-btn" aria-expanded={open} aria-controls="sidenav" onClick={() => setOpen((o) => !o)} aria-label={t('nav.menu')}>
-          <svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true"><path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" /></svg>
+        <button
+          type="button"
+          className="icon-btn menu-btn"
+          aria-expanded={open}
+          aria-controls="sidenav"
+          onClick={() => setOpen((o) => !o)}
+          aria-label={t('nav.menu')}
+        >
+          <svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true">
+            <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+          </svg>
         </button>
-        <Link to="/" className="brand-link" aria-label="slipcheck"><Brand /></Link>
-        <span className="topbar-shop" title={me?.shop.name}>{me?.shop.name}</span>
+        <Link to="/" className="brand-link" aria-label="slipcheck">
+          <Brand />
+        </Link>
+        <span className="topbar-shop" title={me?.shop.name}>
+          {me?.shop.name}
+        </span>
         <LangSwitch />
       </header>
       <nav id="sidenav" className={`sidenav ${open ? 'open' : ''}`} aria-label={t('nav.main')}>
@@ -63,15 +89,21 @@ export function AppShell({ children }: { children: ReactNode }) {
           {NAV.filter((n) => !(n.ownerOnly && me?.user.role === 'staff')).map((n) => (
             <li key={n.to}>
               <Link to={n.to} className="nav-link">
-                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path d={n.icon} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" /></svg>
+                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+                  <path d={n.icon} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" />
+                </svg>
                 {t(n.key)}
               </Link>
             </li>
           ))}
         </ul>
         <div className="sidenav-foot">
-          <p className="sidenav-email" title={me?.user.email}>{me?.user.email}</p>
-          <button type="button" className="btn btn-ghost" onClick={() => void logout()}>{t('nav.logout')}</button>
+          <p className="sidenav-email" title={me?.user.email}>
+            {me?.user.email}
+          </p>
+          <button type="button" className="btn btn-ghost" onClick={() => void logout()}>
+            {t('nav.logout')}
+          </button>
         </div>
       </nav>
       <main id="main" className="main" tabIndex={-1}>
@@ -86,9 +118,17 @@ export function AuthLayout({ children }: { children: ReactNode }) {
   const { t } = useI18n();
   return (
     <div className="auth-page">
-      <a className="skip" href="#main">{t('common.skip')}</a>
-      <header className="auth-top"><Brand /><LangSwitch /></header>
-      <main id="main" className="auth-main" tabIndex={-1}><OfflineNotice />{children}</main>
+      <a className="skip" href="#main">
+        {t('common.skip')}
+      </a>
+      <header className="auth-top">
+        <Brand />
+        <LangSwitch />
+      </header>
+      <main id="main" className="auth-main" tabIndex={-1}>
+        <OfflineNotice />
+        {children}
+      </main>
     </div>
   );
 }
@@ -102,7 +142,14 @@ export function OfflineNotice() {
     const down = () => setOnline(false);
     window.addEventListener('online', up);
     window.addEventListener('offline', down);
-    return () => { window.removeEventListener('online', up); window.removeEventListener('offline', down); };
+    return () => {
+      window.removeEventListener('online', up);
+      window.removeEventListener('offline', down);
+    };
   }, []);
-  return <div role="status" className="offline-slot">{online ? null : <p className="alert alert-warn offline">{t('error.offlineBanner')}</p>}</div>;
+  return (
+    <div role="status" className="offline-slot">
+      {online ? null : <p className="alert alert-warn offline">{t('error.offlineBanner')}</p>}
+    </div>
+  );
 }

@@ -21,7 +21,8 @@ export const LINE_LOGIN_TEXT = {
     disabled: 'ผู้ให้บริการยังไม่ได้ตั้งค่าการเข้าสู่ระบบด้วย LINE',
     miniAppSession: 'มินิแอป LINE',
     miniAppTitle: 'มินิแอปตรวจสลิปใน LINE',
-    miniAppRichMenu: 'ใส่ลิงก์นี้ในริชเมนูของ LINE OA (LINE Official Account Manager > ริชเมนู > การทำงาน: ลิงก์) ให้พนักงานเปิดตรวจสลิปจากแชทได้ทันที คนที่เปิดครั้งแรกต้องเชื่อม LINE ก่อนที่หน้า ความปลอดภัย',
+    miniAppRichMenu:
+      'ใส่ลิงก์นี้ในริชเมนูของ LINE OA (LINE Official Account Manager > ริชเมนู > การทำงาน: ลิงก์) ให้พนักงานเปิดตรวจสลิปจากแชทได้ทันที คนที่เปิดครั้งแรกต้องเชื่อม LINE ก่อนที่หน้า ความปลอดภัย',
   },
   en: {
     loginWithLine: 'Log in with LINE',
@@ -31,7 +32,8 @@ export const LINE_LOGIN_TEXT = {
     LINE_STATE_MISMATCH: 'The LINE sign-in expired or did not match. Press Log in with LINE again.',
     other: 'Could not sign in with LINE. Try again.',
     cardTitle: 'Link my LINE',
-    cardIntro: 'Once linked, you can open the slip-check mini-app in LINE and log in with LINE without a password. Your permissions in the shop stay the same.',
+    cardIntro:
+      'Once linked, you can open the slip-check mini-app in LINE and log in with LINE without a password. Your permissions in the shop stay the same.',
     linked: 'LINE is linked',
     notLinked: 'LINE is not linked',
     newCode: 'Create a link code',
@@ -43,7 +45,8 @@ export const LINE_LOGIN_TEXT = {
     disabled: 'Sign-in with LINE is not set up on this service yet',
     miniAppSession: 'LINE mini-app',
     miniAppTitle: 'Slip-check mini-app in LINE',
-    miniAppRichMenu: "Put this link in your LINE OA's rich menu (LINE Official Account Manager > Rich menus > action: Link) so staff can check slips right from the chat. Each person links their LINE once on the Security page.",
+    miniAppRichMenu:
+      "Put this link in your LINE OA's rich menu (LINE Official Account Manager > Rich menus > action: Link) so staff can check slips right from the chat. Each person links their LINE once on the Security page.",
   },
 };
 export type LineLoginKey = keyof typeof LINE_LOGIN_TEXT.th;

@@ -5,22 +5,36 @@ import { useLoad } from '../lib/use-load';
 import { Alert, Button, Card, Checkbox, ErrorText, Field, Loading } from './ui';
 
 const B = '/api/dashboard';
-export const REPORT_ROUTES = { totals: `${B}/reports/totals`, export: `${B}/transactions/export`, summary: `${B}/reports/summary-settings` };
+export const REPORT_ROUTES = {
+  totals: `${B}/reports/totals`,
+  export: `${B}/transactions/export`,
+  summary: `${B}/reports/summary-settings`,
+};
 
-interface Money { count: number; amountSatang: number }
+interface Money {
+  count: number;
+  amountSatang: number;
+}
 interface PeriodTotals {
-  from: string; to: string; verified: Money;
+  from: string;
+  to: string;
+  verified: Money;
   byPayee: Array<Money & { account: string | null; name: string | null }>;
   byChannel: Array<Money & { source: string }>;
   blocked: { duplicate: Money; mismatch: Money; fraud: Money };
 }
 type PeriodName = 'today' | 'week' | 'month';
-interface Totals { timeZone: string; periods: Record<PeriodName, PeriodTotals> }
+interface Totals {
+  timeZone: string;
+  periods: Record<PeriodName, PeriodTotals>;
+}
 
 /** Satang (integer) to "฿1,234.50" by integer arithmetic: money never goes through a float on screen either. */
 export function formatSatang(satang: number): string {
   const abs = Math.abs(Math.trunc(satang));
-  const baht = Math.floor(abs / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const baht = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${satang < 0 ? '-' : ''}฿${baht}.${String(abs % 100).padStart(2, '0')}`;
 }
 
@@ -31,25 +45,52 @@ export function TotalsCard({ reloadKey }: { reloadKey?: unknown }) {
   const [period, setPeriod] = useState<PeriodName>('today');
   const p = totals.data?.periods[period];
   return (
-    <Card title={t('reports.totalsTitle')} actions={
-      <div className="segmented" role="group" aria-label={t('reports.period')}>
-        {(['today', 'week', 'month'] as const).map((k) => (
-          <Button key={k} variant={k === period ? 'primary' : 'ghost'} aria-pressed={k === period} onClick={() => setPeriod(k)}>{t(`reports.${k}` as MessageKey)}</Button>
-        ))}
-      </div>
-    }>
+    <Card
+      title={t('reports.totalsTitle')}
+      actions={
+        <div className="segmented" role="group" aria-label={t('reports.period')}>
+          {(['today', 'week', 'month'] as const).map((k) => (
+            <Button key={k} variant={k === period ? 'primary' : 'ghost'} aria-pressed={k === period} onClick={() => setPeriod(k)}>
+              {t(`reports.${k}` as MessageKey)}
+            </Button>
+          ))}
+        </div>
+      }
+    >
       <ErrorText error={totals.error} />
-      {!p ? (!totals.error && <Loading />) : (
+      {!p ? (
+        !totals.error && <Loading />
+      ) : (
         <>
-          <p className="big" data-testid="verified-total">{formatSatang(p.verified.amountSatang)}</p>
+          <p className="big" data-testid="verified-total">
+            {formatSatang(p.verified.amountSatang)}
+          </p>
           <p className="muted">{t('reports.verifiedCount', { n: p.verified.count })}</p>
           <dl className="kv">
-            {p.byChannel.map((c) => <div key={c.source}><dt>{t(`source.${c.source}` as MessageKey)}</dt><dd>{formatSatang(c.amountSatang)} · {c.count}</dd></div>)}
-            {p.byPayee.map((x) => <div key={`${x.account}|${x.name}`}><dt>{x.name ?? '—'} <span className="mono small">{x.account ?? ''}</span></dt><dd>{formatSatang(x.amountSatang)} · {x.count}</dd></div>)}
+            {p.byChannel.map((c) => (
+              <div key={c.source}>
+                <dt>{t(`source.${c.source}` as MessageKey)}</dt>
+                <dd>
+                  {formatSatang(c.amountSatang)} · {c.count}
+                </dd>
+              </div>
+            ))}
+            {p.byPayee.map((x) => (
+              <div key={`${x.account}|${x.name}`}>
+                <dt>
+                  {x.name ?? '—'} <span className="mono small">{x.account ?? ''}</span>
+                </dt>
+                <dd>
+                  {formatSatang(x.amountSatang)} · {x.count}
+                </dd>
+              </div>
+            ))}
           </dl>
           <p className="small">
             {t('reports.blocked', {
-              dup: p.blocked.duplicate.count, mis: p.blocked.mismatch.count, fraud: p.blocked.fraud.count,
+              dup: p.blocked.duplicate.count,
+              mis: p.blocked.mismatch.count,
+              fraud: p.blocked.fraud.count,
               money: formatSatang(p.blocked.duplicate.amountSatang + p.blocked.mismatch.amountSatang + p.blocked.fraud.amountSatang),
             })}
           </p>
@@ -66,7 +107,8 @@ export function ExportButtons({ query }: { query: Record<string, string | number
   const [busy, setBusy] = useState<'' | 'csv' | 'xlsx'>('');
   const [error, setError] = useState<unknown>(null);
   async function download(format: 'csv' | 'xlsx') {
-    setBusy(format); setError(null);
+    setBusy(format);
+    setError(null);
     try {
       const url = withQuery(REPORT_ROUTES.export, { ...query, cursor: undefined, limit: undefined, format, lang });
       const go = () => fetch(url, { headers: { Authorization: `Bearer ${getAccessToken() ?? ''}` }, credentials: 'include' });
@@ -82,18 +124,32 @@ export function ExportButtons({ query }: { query: Record<string, string | number
       a.download = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? `slipcheck-transactions.${format}`;
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-    } catch (e) { setError(e); } finally { setBusy(''); }
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy('');
+    }
   }
   return (
     <div className="export-actions">
-      <Button variant="secondary" busy={busy === 'csv'} onClick={() => void download('csv')}>{t('reports.exportCsv')}</Button>
-      <Button variant="secondary" busy={busy === 'xlsx'} onClick={() => void download('xlsx')}>{t('reports.exportXlsx')}</Button>
+      <Button variant="secondary" busy={busy === 'csv'} onClick={() => void download('csv')}>
+        {t('reports.exportCsv')}
+      </Button>
+      <Button variant="secondary" busy={busy === 'xlsx'} onClick={() => void download('xlsx')}>
+        {t('reports.exportXlsx')}
+      </Button>
       <ErrorText error={error} />
     </div>
   );
 }
 
-interface SummarySettings { enabled: boolean; time: string; line: boolean; email: boolean; sendEmpty: boolean }
+interface SummarySettings {
+  enabled: boolean;
+  time: string;
+  line: boolean;
+  email: boolean;
+  sendEmpty: boolean;
+}
 
 /** Settings: when and where the daily summary goes (owner only). */
 export function SummarySettingsCard({ isOwner }: { isOwner: boolean }) {
@@ -103,27 +159,65 @@ export function SummarySettingsCard({ isOwner }: { isOwner: boolean }) {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  useEffect(() => { if (s.data) setForm(s.data); }, [s.data]);
+  useEffect(() => {
+    if (s.data) setForm(s.data);
+  }, [s.data]);
   async function save(e: FormEvent) {
     e.preventDefault();
     if (!form) return;
-    setBusy(true); setError(null); setSaved(false);
-    try { s.setData(await api<SummarySettings>(REPORT_ROUTES.summary, { method: 'PUT', body: form })); setSaved(true); } catch (err) { setError(err); } finally { setBusy(false); }
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      s.setData(await api<SummarySettings>(REPORT_ROUTES.summary, { method: 'PUT', body: form }));
+      setSaved(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <Card title={t('reports.summaryTitle')}>
       <ErrorText error={s.error} />
-      {!form ? (!s.error && <Loading />) : (
+      {!form ? (
+        !s.error && <Loading />
+      ) : (
         <form onSubmit={save}>
           <fieldset disabled={!isOwner}>
-            <Checkbox label={t('reports.summaryEnabled')} hint={t('reports.summaryHint')} checked={form.enabled} onChange={(e) => setForm({ ...form, enabled: e.target.checked })} />
-            <Field label={t('reports.summaryTime')} type="time" required value={form.time} onChange={(e) => setForm({ ...form, time: e.target.value.slice(0, 5) })} />
+            <Checkbox
+              label={t('reports.summaryEnabled')}
+              hint={t('reports.summaryHint')}
+              checked={form.enabled}
+              onChange={(e) => setForm({ ...form, enabled: e.target.checked })}
+            />
+            <Field
+              label={t('reports.summaryTime')}
+              type="time"
+              required
+              value={form.time}
+              onChange={(e) => setForm({ ...form, time: e.target.value.slice(0, 5) })}
+            />
             <Checkbox label={t('reports.summaryLine')} checked={form.line} onChange={(e) => setForm({ ...form, line: e.target.checked })} />
-            <Checkbox label={t('reports.summaryEmail')} checked={form.email} onChange={(e) => setForm({ ...form, email: e.target.checked })} />
-            <Checkbox label={t('reports.summaryEmpty')} checked={form.sendEmpty} onChange={(e) => setForm({ ...form, sendEmpty: e.target.checked })} />
+            <Checkbox
+              label={t('reports.summaryEmail')}
+              checked={form.email}
+              onChange={(e) => setForm({ ...form, email: e.target.checked })}
+            />
+            <Checkbox
+              label={t('reports.summaryEmpty')}
+              checked={form.sendEmpty}
+              onChange={(e) => setForm({ ...form, sendEmpty: e.target.checked })}
+            />
             <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
             <ErrorText error={error} />
-            {isOwner ? <Button type="submit" busy={busy}>{t('common.save')}</Button> : <Alert kind="info" title={t('common.ownerOnly')} />}
+            {isOwner ? (
+              <Button type="submit" busy={busy}>
+                {t('common.save')}
+              </Button>
+            ) : (
+              <Alert kind="info" title={t('common.ownerOnly')} />
+            )}
           </fieldset>
         </form>
       )}

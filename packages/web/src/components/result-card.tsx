@@ -16,31 +16,90 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
   const { t, lang } = useI18n();
   const ex = explainResult(record);
   const H = headingLevel === 2 ? 'h2' : 'h3';
-  const bank = record.bankCode ? bankName(record.bankCode, lang, record.bankName) : record.bankName ?? '—';
+  const bank = record.bankCode ? bankName(record.bankCode, lang, record.bankName) : (record.bankName ?? '—');
   const expected = expectedAmountOf(record);
   // The replay names the first check's time and result (the record is the earlier one, unchanged).
   const vars = ex.replay ? { time: formatDateTime(record.createdAt, lang), result: t(`status.${record.status}` as MessageKey) } : undefined;
   return (
     <article className={`result result-${ex.tone}`} aria-labelledby={`res-${record.id}`} data-variant={ex.replay ? 'replay' : ex.variant}>
       <header className="result-head">
-        <span className={`result-icon icon-${ex.tone}`} aria-hidden="true">{ICON[ex.tone]}</span>
+        <span className={`result-icon icon-${ex.tone}`} aria-hidden="true">
+          {ICON[ex.tone]}
+        </span>
         <div className="result-text">
-          <H id={`res-${record.id}`} className="result-title">{t(ex.title)}</H>
+          <H id={`res-${record.id}`} className="result-title">
+            {t(ex.title)}
+          </H>
           <p className="result-body">{t(ex.body, vars)}</p>
         </div>
       </header>
-      <p className="result-next"><strong>{t('result.nextLabel')}</strong> {t(ex.next)}</p>
-      {ex.notes.map((k) => <p key={k} className="result-note">{t(k)}</p>)}
+      <p className="result-next">
+        <strong>{t('result.nextLabel')}</strong> {t(ex.next)}
+      </p>
+      {ex.notes.map((k) => (
+        <p key={k} className="result-note">
+          {t(k)}
+        </p>
+      ))}
       <dl className="kv">
-        <div><dt>{t('tx.status')}</dt><dd><StatusBadge status={record.status} /></dd></div>
-        <div><dt>{t('tx.amount')}</dt><dd className="amount">{formatMoney(record.amount)}</dd></div>
-        {expected !== null && <div data-testid="expected-amount"><dt>{t('tx.expectedAmount')}</dt><dd className="amount">{formatMoney(expected)}</dd></div>}
-        <div><dt>{t('tx.sender')}</dt><dd>{record.senderName ? <bdi className="bank-name">{stripBidi(record.senderName)}</bdi> : '—'}{record.senderAccount && <span className="muted"> · <span className="mono">{record.senderAccount}</span></span>}</dd></div>
-        <div><dt>{t('tx.receiver')}</dt><dd>{record.receiverName ? <bdi className="bank-name">{stripBidi(record.receiverName)}</bdi> : '—'}{record.receiverAccount && <span className="muted"> · <span className="mono">{record.receiverAccount}</span></span>}</dd></div>
-        <div><dt>{t('tx.bank')}</dt><dd>{bank}</dd></div>
-        <div><dt>{t('tx.transDate')}</dt><dd>{formatDateTime(record.transDate, lang)}</dd></div>
-        <div><dt>{t('tx.transRef')}</dt><dd className="mono">{record.transRef ?? '—'}</dd></div>
-        {record.errorCode && <div><dt>{t('tx.errorCode')}</dt><dd className="mono code-detail">{record.errorCode}</dd></div>}
+        <div>
+          <dt>{t('tx.status')}</dt>
+          <dd>
+            <StatusBadge status={record.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('tx.amount')}</dt>
+          <dd className="amount">{formatMoney(record.amount)}</dd>
+        </div>
+        {expected !== null && (
+          <div data-testid="expected-amount">
+            <dt>{t('tx.expectedAmount')}</dt>
+            <dd className="amount">{formatMoney(expected)}</dd>
+          </div>
+        )}
+        <div>
+          <dt>{t('tx.sender')}</dt>
+          <dd>
+            {record.senderName ? <bdi className="bank-name">{stripBidi(record.senderName)}</bdi> : '—'}
+            {record.senderAccount && (
+              <span className="muted">
+                {' '}
+                · <span className="mono">{record.senderAccount}</span>
+              </span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('tx.receiver')}</dt>
+          <dd>
+            {record.receiverName ? <bdi className="bank-name">{stripBidi(record.receiverName)}</bdi> : '—'}
+            {record.receiverAccount && (
+              <span className="muted">
+                {' '}
+                · <span className="mono">{record.receiverAccount}</span>
+              </span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>{t('tx.bank')}</dt>
+          <dd>{bank}</dd>
+        </div>
+        <div>
+          <dt>{t('tx.transDate')}</dt>
+          <dd>{formatDateTime(record.transDate, lang)}</dd>
+        </div>
+        <div>
+          <dt>{t('tx.transRef')}</dt>
+          <dd className="mono">{record.transRef ?? '—'}</dd>
+        </div>
+        {record.errorCode && (
+          <div>
+            <dt>{t('tx.errorCode')}</dt>
+            <dd className="mono code-detail">{record.errorCode}</dd>
+          </div>
+        )}
       </dl>
     </article>
   );

@@ -46,7 +46,8 @@ export const en: Record<MessageKey, string> = {
 
   'signup.title': 'Sign up for slipcheck',
   'signup.trialTitle': 'Start with a free 7-day trial',
-  'signup.trialBody': 'Your shop starts on the TRIAL plan for 7 days: 50 slips through the dashboard and LINE, without REST API or webhooks. The plan you choose takes effect once payment is received.',
+  'signup.trialBody':
+    'Your shop starts on the TRIAL plan for 7 days: 50 slips through the dashboard and LINE, without REST API or webhooks. The plan you choose takes effect once payment is received.',
   'signup.shopName': 'Shop name',
   'signup.choosePlan': 'Choose the plan for after the trial',
   'signup.perMonth': '{price} / month',
@@ -112,7 +113,6 @@ export const en: Record<MessageKey, string> = {
   'source.LINE': 'LINE',
   'source.DASHBOARD': 'Dashboard',
 
-
   'tx.title': 'Transactions',
   'tx.intro': 'Results from every channel, newest first. New results appear here by themselves.',
   'tx.filters': 'Filters',
@@ -159,9 +159,9 @@ export const en: Record<MessageKey, string> = {
   'reports.amountMax': 'Amount to (THB)',
   'reports.summaryTitle': 'Daily summary',
   'reports.summaryEnabled': 'Send a summary every day',
-  'reports.summaryHint': 'Verified total, slip count, duplicates and mismatches blocked, quota left and a link to that day\'s results',
+  'reports.summaryHint': "Verified total, slip count, duplicates and mismatches blocked, quota left and a link to that day's results",
   'reports.summaryTime': 'Time to send (Bangkok time)',
-  'reports.summaryLine': 'By LINE to the owner\'s linked LINE accounts',
+  'reports.summaryLine': "By LINE to the owner's linked LINE accounts",
   'reports.summaryEmail': 'By e-mail',
   'reports.summaryEmpty': 'Send even on days with no results',
   'tx.latency': 'Check time',
@@ -188,14 +188,16 @@ export const en: Record<MessageKey, string> = {
   'result.genuine.body': 'The slip matches the bank record and the receiver is one of your accounts.',
   'result.genuine.next': 'You can confirm the order. Check that the amount below matches the price.',
   'result.genuineStale.title': 'Genuine, but an old transfer',
-  'result.genuineStale.body': 'The money did reach your account, but the transfer is older than allowed. It may be the slip of an earlier payment sent again.',
+  'result.genuineStale.body':
+    'The money did reach your account, but the transfer is older than allowed. It may be the slip of an earlier payment sent again.',
   'result.genuineStale.next': 'Look at the transfer time below. If it is not the payment for this order, do not ship; ask the customer.',
   'result.duplicate.title': 'This slip was already used',
   'result.duplicate.body': 'This transfer was already verified once; this money has been counted before.',
   'result.duplicate.next': 'Do not ship or credit it again. If the customer says they paid again, ask for the slip of the new transfer.',
   'result.amount.title': 'The amount differs',
   'result.amount.body': 'The slip is genuine, but its amount is not the amount you entered.',
-  'result.amount.next': 'Compare the amount below with the price; ask the customer to pay the difference, or confirm the order for the amount actually paid.',
+  'result.amount.next':
+    'Compare the amount below with the price; ask the customer to pay the difference, or confirm the order for the amount actually paid.',
   'result.wrongAccount.title': 'Paid into another account, not yours',
   'result.wrongAccount.body': 'The receiver on the slip is none of your payee accounts.',
   'result.wrongAccount.next': 'Do not ship. If that account really is yours, add it under Payee accounts and check the slip again.',
@@ -207,13 +209,15 @@ export const en: Record<MessageKey, string> = {
   'result.staleRejected.next': 'Do not ship; ask the customer for the slip of the payment for this order.',
   'result.noQr.title': 'The slip could not be read',
   'result.noQr.body': 'No slip QR code was found in the picture, or the picture is unclear.',
-  'result.noQr.next': 'Use the original slip image from the banking app (not cropped or edited), or take a new photo showing the whole slip and its QR code clearly.',
+  'result.noQr.next':
+    'Use the original slip image from the banking app (not cropped or edited), or take a new photo showing the whole slip and its QR code clearly.',
   'result.notSlipQr.title': 'This is not a transfer slip',
   'result.notSlipQr.body': 'The picture has a QR code, but not a bank slip QR (for example a payment QR or another code).',
   'result.notSlipQr.next': 'Ask the customer for the slip their banking app shows after the transfer, then check again.',
   'result.badChecksum.title': 'The slip QR is damaged or altered',
   'result.badChecksum.body': 'The slip QR code could be read, but its content does not add up; it may have been altered.',
-  'result.badChecksum.next': 'Do not ship; ask for the original slip image. If it fails again, check in your banking app whether the money arrived.',
+  'result.badChecksum.next':
+    'Do not ship; ask for the original slip image. If it fails again, check in your banking app whether the money arrived.',
   'result.unknownBank.title': 'Unknown bank on the slip',
   'result.unknownBank.body': 'This slip is from a bank the service cannot check yet.',
   'result.unknownBank.next': 'Check in your shop’s banking app that the money arrived before you ship.',
@@ -231,7 +235,8 @@ export const en: Record<MessageKey, string> = {
   'result.retry.next': 'Check the same slip again in a minute. Do not ship until it passes.',
   'result.quota.title': 'Quota used up: this slip was not checked',
   'result.quota.body': 'This month’s slips for your plan are used up (or the trial ended), so this slip was not checked.',
-  'result.quota.next': 'See your quota on Overview; upgrade the plan or wait for the next period. Meanwhile check payments in your banking app.',
+  'result.quota.next':
+    'See your quota on Overview; upgrade the plan or wait for the next period. Meanwhile check payments in your banking app.',
   'result.nextLabel': 'What to do next:',
   'result.cachedPaid': 'If you already confirmed an order with this slip the first time, do not ship again.',
   'result.detail': 'Details from the check',
@@ -241,7 +246,8 @@ export const en: Record<MessageKey, string> = {
   'payees.add': 'Add an account',
   'payees.edit': 'Edit account',
   'payees.emptyTitle': 'No payee account yet',
-  'payees.emptyBody': 'Without a payee account every slip is rejected, because the service cannot tell which account the money should reach.',
+  'payees.emptyBody':
+    'Without a payee account every slip is rejected, because the service cannot tell which account the money should reach.',
   'payees.emptyList': 'Add your shop’s first account to start checking slips',
   'payees.primary': 'Primary',
   'payees.disabled': 'Disabled',
@@ -269,7 +275,8 @@ export const en: Record<MessageKey, string> = {
   'keys.intro': 'Connect your shop system or website to the slipcheck REST API.',
   'keys.create': 'Create a key',
   'keys.trialTitle': 'API access needs a paid plan',
-  'keys.trialBody': 'During the trial slips are checked through the dashboard and LINE only, so keys cannot be created yet. To upgrade: pay for Starter or a larger plan and give our team your shop id (on the Settings page); once the payment is recorded, Create key works at once.',
+  'keys.trialBody':
+    'During the trial slips are checked through the dashboard and LINE only, so keys cannot be created yet. To upgrade: pay for Starter or a larger plan and give our team your shop id (on the Settings page); once the payment is recorded, Create key works at once.',
   'keys.newKeyTitle': 'Your new key',
   'keys.showOnce': 'Copy it now: the full key is shown only once. A lost key must be replaced by a new one.',
   'keys.fullKey': 'Full API key',
@@ -343,7 +350,8 @@ export const en: Record<MessageKey, string> = {
 
   'settings.title': 'Settings',
   'settings.shop': 'Shop',
-  'settings.languageHint': 'The shop\'s language for LINE replies, e-mails and notices (the dashboard language is each person\'s own: the ไทย/EN switch at the top)',
+  'settings.languageHint':
+    "The shop's language for LINE replies, e-mails and notices (the dashboard language is each person's own: the ไทย/EN switch at the top)",
   'settings.notifications': 'Notifications',
   'settings.staleAlerts': 'Alert me about old slips',
   'settings.staleAlertsHint': 'A slip whose transfer time is too old may be re-used',
@@ -416,7 +424,8 @@ export const en: Record<MessageKey, string> = {
   'error.INVALID_WEBHOOK_URL': 'This URL cannot be used; it must be https:// and reachable from the internet',
   'error.KEY_REVOKED': 'This key is already revoked',
   'error.INVALID_CURSOR': 'The page expired; please search again',
-  'error.TEST_QUOTA_EXCEEDED': 'Test keys are limited to 200 calls a month and this month’s are used up. Use a live key or wait for next month.',
+  'error.TEST_QUOTA_EXCEEDED':
+    'Test keys are limited to 200 calls a month and this month’s are used up. Use a live key or wait for next month.',
   'error.RATE_LIMITED_wait': 'Too many requests. Please wait {seconds} seconds and try again.',
   'error.offline': 'You are offline. Check Wi‑Fi or mobile data and try again.',
   'error.offlineBanner': 'You are offline: this page may be out of date and slips cannot be checked.',
@@ -429,9 +438,12 @@ export const en: Record<MessageKey, string> = {
   'error.quotaNext': 'See your quota and plan on Overview',
   'overview.trialBannerTitle': 'Free trial: {n} days left',
   'overview.trialBannerOver': 'Your free trial has ended; slip checking is paused',
-  'overview.trialBannerBody': 'During the trial you can check {limit} slips on the web and in LINE (no API or webhooks yet). When the trial ends, checking stops until a plan is paid.',
-  'overview.trialBannerNext': 'What happens next: pay for the {plan} plan ({price} / month). Once the payment is recorded, its entitlements start at once; no new sign-up, and your data stays.',
-  'overview.trialBannerNextNoPlan': 'What happens next: choose and pay for a plan. Once the payment is recorded, its entitlements start at once, and your data stays.',
+  'overview.trialBannerBody':
+    'During the trial you can check {limit} slips on the web and in LINE (no API or webhooks yet). When the trial ends, checking stops until a plan is paid.',
+  'overview.trialBannerNext':
+    'What happens next: pay for the {plan} plan ({price} / month). Once the payment is recorded, its entitlements start at once; no new sign-up, and your data stays.',
+  'overview.trialBannerNextNoPlan':
+    'What happens next: choose and pay for a plan. Once the payment is recorded, its entitlements start at once, and your data stays.',
   'line.title': 'LINE',
   'line.intro': 'Check slips in your shop’s LINE groups and get alerts on LINE.',
   'line.link': 'Link a LINE official account',
@@ -440,7 +452,8 @@ export const en: Record<MessageKey, string> = {
   'line.limit': '{n} of {max} used',
   'line.pushUsage': 'Pushes this month: {n}. Replies are free; pushes count against the official account’s monthly message allowance.',
   'line.monthlyLimitTitle': 'LINE monthly message limit reached',
-  'line.monthlyLimit': 'Since {time} LINE refuses pushes from this official account until next month. Slips are still checked, but the bot can only answer with immediate replies. To lift it, raise the message plan in LINE Official Account Manager.',
+  'line.monthlyLimit':
+    'Since {time} LINE refuses pushes from this official account until next month. Slips are still checked, but the bot can only answer with immediate replies. To lift it, raise the message plan in LINE Official Account Manager.',
   'line.noChannels': 'No LINE official account linked yet',
   'line.noChannelsHint': 'Link your shop’s official account, then paste the webhook URL into LINE Developers.',
   'line.webhookUrl': 'Webhook URL (paste into LINE Developers)',
@@ -484,7 +497,8 @@ export const en: Record<MessageKey, string> = {
   'audit.webhook.secret.rotate': 'Webhook secret rotated',
   'nav.team': 'Team',
   'team.title': 'Team',
-  'team.intro': 'Invite staff to check slips and see transactions. Staff cannot manage API keys, webhooks, payee accounts, shop settings or the team.',
+  'team.intro':
+    'Invite staff to check slips and see transactions. Staff cannot manage API keys, webhooks, payee accounts, shop settings or the team.',
   'team.introStaff': 'The people of this shop. Only the shop owner can invite or remove members.',
   'team.seats': 'Seats in use: {used} / {limit}',
   'team.seatsHint': 'Members plus pending invites',
@@ -509,7 +523,8 @@ export const en: Record<MessageKey, string> = {
   'accept.intro': "Set a password to join the shop's team on slipcheck.",
   'accept.submit': 'Set password and join',
   'common.ownerOnly': 'Only the shop owner can change this.',
-  'error.PLAN_LIMIT_SEATS': 'All seats of your plan are taken (pending invites count too). Revoke an invite, remove a member or upgrade the plan.',
+  'error.PLAN_LIMIT_SEATS':
+    'All seats of your plan are taken (pending invites count too). Revoke an invite, remove a member or upgrade the plan.',
   'error.OWNER_ONLY': 'Only the shop owner can do this.',
   'error.OWNER_NOT_REMOVABLE': 'The shop owner cannot be removed.',
   'error.INVITE_INVALID': 'This invite link is wrong, used, revoked or expired. Ask the shop owner for a new one.',
@@ -521,8 +536,10 @@ export const en: Record<MessageKey, string> = {
   'plan.TRIAL': '7-day trial',
   'tx.expectedAmount': 'Expected amount',
   'result.replay.title': 'Already checked: do not deliver twice',
-  'result.replay.body': 'This exact image was already checked at {time} (result: {result}), so that result is shown again and no quota is used. It is not a new payment.',
-  'result.replay.next': 'If you already shipped or confirmed an order with this slip, do not deliver twice. If the customer says they paid again, ask for the slip of the new transfer.',
+  'result.replay.body':
+    'This exact image was already checked at {time} (result: {result}), so that result is shown again and no quota is used. It is not a new payment.',
+  'result.replay.next':
+    'If you already shipped or confirmed an order with this slip, do not deliver twice. If the customer says they paid again, ask for the slip of the new transfer.',
   'actor.operator': 'the slipcheck team',
   'actor.system': 'automatic',
   'actor.anonymous': 'someone not signed in',
@@ -535,7 +552,8 @@ export const en: Record<MessageKey, string> = {
   'webhooks.attempts': 'sent {n} times',
   'webhooks.notSentYet': 'not sent yet',
   'webhooks.serverReason': 'Server reason',
-  'webhooks.localHint': 'Development machine: local targets (localhost, 127.0.0.1, 10.x, 192.168.x) are refused by default. Set {setting} and restart the service to test with a local receiver.',
+  'webhooks.localHint':
+    'Development machine: local targets (localhost, 127.0.0.1, 10.x, 192.168.x) are refused by default. Set {setting} and restart the service to test with a local receiver.',
   'keys.createDisabled': 'Create key works once a plan with API access is paid',
   'settings.shopId': 'Shop id',
   'settings.shopIdHint': 'Give this id when you contact our team, e.g. when you pay for a plan.',

@@ -14,14 +14,20 @@ export function translate(lang: Lang, key: MessageKey, vars?: Record<string, str
   return vars ? s.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m)) : s;
 }
 
-interface I18n { lang: Lang; setLang: (l: Lang) => void; t: TFunc }
+interface I18n {
+  lang: Lang;
+  setLang: (l: Lang) => void;
+  t: TFunc;
+}
 const Ctx = createContext<I18n | null>(null);
 
 function initialLang(): Lang {
   try {
     const saved = localStorage.getItem(STORE_KEY);
     if (saved === 'en' || saved === 'th') return saved;
-  } catch { /* storage may be blocked */ }
+  } catch {
+    /* storage may be blocked */
+  }
   return 'th';
 }
 
@@ -29,9 +35,15 @@ export function I18nProvider({ children }: { children: ReactNode }) {
   const [lang, setLangState] = useState<Lang>(initialLang);
   const setLang = useCallback((l: Lang) => {
     setLangState(l);
-    try { localStorage.setItem(STORE_KEY, l); } catch { /* ignore */ }
+    try {
+      localStorage.setItem(STORE_KEY, l);
+    } catch {
+      /* ignore */
+    }
   }, []);
-  useEffect(() => { document.documentElement.lang = lang; }, [lang]);
+  useEffect(() => {
+    document.documentElement.lang = lang;
+  }, [lang]);
   const value = useMemo<I18n>(() => ({ lang, setLang, t: (k, v) => translate(lang, k, v) }), [lang, setLang]);
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }

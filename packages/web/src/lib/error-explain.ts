@@ -1,18 +1,49 @@
 import { ApiError } from '../api/client';
 import { th, type MessageKey } from '../i18n/th';
 
-export interface ErrorText { key: MessageKey; vars?: Record<string, string | number>; fallback?: string }
+export interface ErrorText {
+  key: MessageKey;
+  vars?: Record<string, string | number>;
+  fallback?: string;
+}
 
 /**
  * The API error codes the screens can receive (docs/dashboard-api.md). The unit test checks each has
  * Thai and English wording, so the owner never sees a bare code or an English-only server message.
  */
 export const SCREEN_ERROR_CODES = [
-  'VALIDATION_ERROR', 'UNAUTHORIZED', 'NOT_FOUND', 'RATE_LIMITED', 'INVALID_CREDENTIALS', 'ACCOUNT_DISABLED', 'EMAIL_TAKEN',
-  'WEAK_PASSWORD', 'UNKNOWN_PLAN', 'WRONG_PASSWORD', 'RESET_TOKEN_INVALID', 'REFRESH_INVALID', 'REFRESH_REUSED', 'ORIGIN_REJECTED',
-  'INVALID_IMAGE', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'QUOTA_EXCEEDED', 'TEST_QUOTA_EXCEEDED', 'NO_PAYEE_CONFIGURED',
-  'VERIFY_UNAVAILABLE', 'PLAN_API_ACCESS_REQUIRED', 'KEY_REVOKED', 'INVALID_CURSOR', 'INVALID_WEBHOOK_URL', 'WEBHOOK_ENDPOINT_LIMIT',
-  'DELIVERY_IN_PROGRESS', 'WEBHOOK_ENDPOINT_DISABLED', 'PLAN_LIMIT_SEATS', 'OWNER_ONLY', 'OWNER_NOT_REMOVABLE', 'INVITE_INVALID',
+  'VALIDATION_ERROR',
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'RATE_LIMITED',
+  'INVALID_CREDENTIALS',
+  'ACCOUNT_DISABLED',
+  'EMAIL_TAKEN',
+  'WEAK_PASSWORD',
+  'UNKNOWN_PLAN',
+  'WRONG_PASSWORD',
+  'RESET_TOKEN_INVALID',
+  'REFRESH_INVALID',
+  'REFRESH_REUSED',
+  'ORIGIN_REJECTED',
+  'INVALID_IMAGE',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'QUOTA_EXCEEDED',
+  'TEST_QUOTA_EXCEEDED',
+  'NO_PAYEE_CONFIGURED',
+  'VERIFY_UNAVAILABLE',
+  'PLAN_API_ACCESS_REQUIRED',
+  'KEY_REVOKED',
+  'INVALID_CURSOR',
+  'INVALID_WEBHOOK_URL',
+  'WEBHOOK_ENDPOINT_LIMIT',
+  'DELIVERY_IN_PROGRESS',
+  'WEBHOOK_ENDPOINT_DISABLED',
+  'PLAN_LIMIT_SEATS',
+  'OWNER_ONLY',
+  'OWNER_NOT_REMOVABLE',
+  'INVITE_INVALID',
 ] as const;
 
 const isOnline = () => (typeof navigator === 'undefined' ? true : navigator.onLine !== false);
@@ -22,7 +53,9 @@ export function explainError(error: unknown, online = isOnline()): ErrorText {
   if (error instanceof ApiError) {
     if (error.status === 429 || error.code === 'RATE_LIMITED') {
       const s = Number(error.body.retryAfter);
-      return Number.isFinite(s) && s > 0 ? { key: 'error.RATE_LIMITED_wait', vars: { seconds: Math.ceil(s) } } : { key: 'error.RATE_LIMITED' };
+      return Number.isFinite(s) && s > 0
+        ? { key: 'error.RATE_LIMITED_wait', vars: { seconds: Math.ceil(s) } }
+        : { key: 'error.RATE_LIMITED' };
     }
     const key = `error.${error.code}`;
     if (key in th) return { key: key as MessageKey, vars: { message: error.message } };

@@ -26,7 +26,11 @@ export const formatNumber = (n: number, lang: Lang) => new Intl.NumberFormat(loc
 /** The calendar day in Bangkok, YYYY-MM-DD. */
 export function bangkokDay(date: Date | string): string {
   const d = typeof date === 'string' ? new Date(date) : date;
-  const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone: TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(d).map((x) => [x.type, x.value]));
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' })
+      .formatToParts(d)
+      .map((x) => [x.type, x.value]),
+  );
   return `${p.year}-${p.month}-${p.day}`;
 }
 

@@ -5,15 +5,42 @@ export type Tone = 'ok' | 'warn' | 'error' | 'info';
 
 /** One plain-language reading of a result; each has a title, what it means, and what to do next. */
 export const VARIANTS = [
-  'genuine', 'genuineStale', 'duplicate', 'amount', 'wrongAccount', 'receiverUnverified', 'staleRejected',
-  'noQr', 'notSlipQr', 'badChecksum', 'unknownBank', 'invalid', 'fake', 'pending', 'retry', 'quota',
+  'genuine',
+  'genuineStale',
+  'duplicate',
+  'amount',
+  'wrongAccount',
+  'receiverUnverified',
+  'staleRejected',
+  'noQr',
+  'notSlipQr',
+  'badChecksum',
+  'unknownBank',
+  'invalid',
+  'fake',
+  'pending',
+  'retry',
+  'quota',
 ] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 export const VARIANT_TONE: Record<Variant, Tone> = {
-  genuine: 'ok', genuineStale: 'warn', duplicate: 'warn', amount: 'warn', wrongAccount: 'error', receiverUnverified: 'warn',
-  staleRejected: 'error', noQr: 'info', notSlipQr: 'info', badChecksum: 'error', unknownBank: 'warn', invalid: 'error',
-  fake: 'error', pending: 'info', retry: 'info', quota: 'error',
+  genuine: 'ok',
+  genuineStale: 'warn',
+  duplicate: 'warn',
+  amount: 'warn',
+  wrongAccount: 'error',
+  receiverUnverified: 'warn',
+  staleRejected: 'error',
+  noQr: 'info',
+  notSlipQr: 'info',
+  badChecksum: 'error',
+  unknownBank: 'warn',
+  invalid: 'error',
+  fake: 'error',
+  pending: 'info',
+  retry: 'info',
+  quota: 'error',
 };
 
 /**
@@ -35,23 +62,39 @@ export const KNOWN_ERROR_CODES: Record<TxStatus, (string | null)[]> = {
 export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale'>): Variant {
   switch (r.status) {
     // stale on SUCCESS is the "alert" mode: the money did arrive, but the owner should look twice.
-    case 'SUCCESS': return r.stale ? 'genuineStale' : 'genuine';
-    case 'DUPLICATE': return 'duplicate';
-    case 'AMOUNT_MISMATCH': return 'amount';
-    case 'RECEIVER_MISMATCH': return r.errorCode === 'RECEIVER_UNVERIFIED' ? 'receiverUnverified' : 'wrongAccount';
-    case 'FRAUD': return 'fake';
-    case 'QUOTA_EXCEEDED': return 'quota';
-    case 'PROVIDER_ERROR': return r.errorCode === 'SLIP_PENDING' ? 'pending' : 'retry';
+    case 'SUCCESS':
+      return r.stale ? 'genuineStale' : 'genuine';
+    case 'DUPLICATE':
+      return 'duplicate';
+    case 'AMOUNT_MISMATCH':
+      return 'amount';
+    case 'RECEIVER_MISMATCH':
+      return r.errorCode === 'RECEIVER_UNVERIFIED' ? 'receiverUnverified' : 'wrongAccount';
+    case 'FRAUD':
+      return 'fake';
+    case 'QUOTA_EXCEEDED':
+      return 'quota';
+    case 'PROVIDER_ERROR':
+      return r.errorCode === 'SLIP_PENDING' ? 'pending' : 'retry';
     case 'INVALID':
       switch (r.errorCode) {
-        case 'STALE_SLIP': return 'staleRejected';
-        case 'NO_QR_FOUND': case 'UNREADABLE_IMAGE': case null: return 'noQr';
-        case 'NOT_SLIP_QR': return 'notSlipQr';
-        case 'BAD_CHECKSUM': return 'badChecksum';
-        case 'UNKNOWN_BANK': return 'unknownBank';
-        default: return 'invalid';
+        case 'STALE_SLIP':
+          return 'staleRejected';
+        case 'NO_QR_FOUND':
+        case 'UNREADABLE_IMAGE':
+        case null:
+          return 'noQr';
+        case 'NOT_SLIP_QR':
+          return 'notSlipQr';
+        case 'BAD_CHECKSUM':
+          return 'badChecksum';
+        case 'UNKNOWN_BANK':
+          return 'unknownBank';
+        default:
+          return 'invalid';
       }
-    default: return 'retry';
+    default:
+      return 'retry';
   }
 }
 
@@ -73,7 +116,15 @@ export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' 
   // A replay (same picture within 24 h) is never a fresh "paid": the money is the one already counted,
   // so the card is a warning whatever the first result was; the first result is named in its body.
   if (r.cached) {
-    return { variant, replay: true, tone: 'warn', title: 'result.replay.title', body: 'result.replay.body', next: 'result.replay.next', notes };
+    return {
+      variant,
+      replay: true,
+      tone: 'warn',
+      title: 'result.replay.title',
+      body: 'result.replay.body',
+      next: 'result.replay.next',
+      notes,
+    };
   }
   return {
     replay: false,

@@ -1,11 +1,19 @@
 import { createContext, useContext, useEffect, useMemo, useState, type AnchorHTMLAttributes, type ReactNode } from 'react';
 
 // A tiny History-API router: the service answers every non-/api GET with index.html, so deep links work.
-interface Loc { path: string; search: URLSearchParams }
-interface RouterCtx extends Loc { navigate: (to: string, opts?: { replace?: boolean }) => void }
+interface Loc {
+  path: string;
+  search: URLSearchParams;
+}
+interface RouterCtx extends Loc {
+  navigate: (to: string, opts?: { replace?: boolean }) => void;
+}
 const Ctx = createContext<RouterCtx | null>(null);
 
-const read = (): Loc => ({ path: window.location.pathname.replace(/\/+$/, '') || '/', search: new URLSearchParams(window.location.search) });
+const read = (): Loc => ({
+  path: window.location.pathname.replace(/\/+$/, '') || '/',
+  search: new URLSearchParams(window.location.search),
+});
 
 export function RouterProvider({ children }: { children: ReactNode }) {
   const [loc, setLoc] = useState<Loc>(read);
@@ -14,14 +22,18 @@ export function RouterProvider({ children }: { children: ReactNode }) {
     window.addEventListener('popstate', on);
     return () => window.removeEventListener('popstate', on);
   }, []);
-  const value = useMemo<RouterCtx>(() => ({
-    ...loc,
-    navigate: (to, opts) => {
-      if (opts?.replace) window.history.replaceState(null, '', to); else window.history.pushState(null, '', to);
-      setLoc(read());
-      window.scrollTo(0, 0);
-    },
-  }), [loc]);
+  const value = useMemo<RouterCtx>(
+    () => ({
+      ...loc,
+      navigate: (to, opts) => {
+        if (opts?.replace) window.history.replaceState(null, '', to);
+        else window.history.pushState(null, '', to);
+        setLoc(read());
+        window.scrollTo(0, 0);
+      },
+    }),
+    [loc],
+  );
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }
 

@@ -13,7 +13,10 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[] = []) {
     setLoading(true);
     try {
       const d = await fnRef.current();
-      if (n === seq.current) { setData(d); setError(null); }
+      if (n === seq.current) {
+        setData(d);
+        setError(null);
+      }
     } catch (e) {
       if (n === seq.current) setError(e);
     } finally {
@@ -21,6 +24,8 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[] = []) {
     }
   }, []);
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  useEffect(() => { void reload(); }, deps);
+  useEffect(() => {
+    void reload();
+  }, deps);
   return { data, error, loading, reload, setData };
 }

@@ -2,8 +2,17 @@
 // session under the dashboard's rules (refresh cookie on /api, 15-minute access token in memory).
 import { api, ApiError, setAccessToken } from '../api/client';
 
-export interface MiniConfig { liffId: string | null; mock: boolean; loginWithLine: boolean; miniAppUrl: string | null }
-export interface Membership { shopId: string; shopName: string; role: 'owner' | 'staff' }
+export interface MiniConfig {
+  liffId: string | null;
+  mock: boolean;
+  loginWithLine: boolean;
+  miniAppUrl: string | null;
+}
+export interface Membership {
+  shopId: string;
+  shopName: string;
+  role: 'owner' | 'staff';
+}
 export interface MiniAuth {
   accessToken: string;
   user: { id: string; email: string; role: 'owner' | 'staff' };
@@ -37,12 +46,26 @@ export async function liffIdToken(config: MiniConfig): Promise<string | null> {
   return liff.getIDToken();
 }
 
-export const savedShop = () => { try { return localStorage.getItem(SHOP_KEY) ?? undefined; } catch { return undefined; } };
-const saveShop = (id: string) => { try { localStorage.setItem(SHOP_KEY, id); } catch { /* storage may be blocked */ } };
+export const savedShop = () => {
+  try {
+    return localStorage.getItem(SHOP_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+};
+const saveShop = (id: string) => {
+  try {
+    localStorage.setItem(SHOP_KEY, id);
+  } catch {
+    /* storage may be blocked */
+  }
+};
 
 export async function signInWithLine(idToken: string, shopId?: string): Promise<MiniAuth> {
   try {
-    return remember(await api<MiniAuth>('/api/miniapp/auth/line', { method: 'POST', body: { idToken, ...(shopId ? { shopId } : {}) }, noAuth: true }));
+    return remember(
+      await api<MiniAuth>('/api/miniapp/auth/line', { method: 'POST', body: { idToken, ...(shopId ? { shopId } : {}) }, noAuth: true }),
+    );
   } catch (e) {
     // A remembered shop the person no longer belongs to: fall back to their first shop.
     if (shopId && e instanceof ApiError && e.code === 'LINE_NOT_LINKED') return signInWithLine(idToken);

@@ -7,5 +7,11 @@ import '../styles.css';
 import './miniapp.css';
 
 createRoot(document.getElementById('root')!).render(
-  <StrictMode><I18nProvider><RouterProvider><MiniApp /></RouterProvider></I18nProvider></StrictMode>,
+  <StrictMode>
+    <I18nProvider>
+      <RouterProvider>
+        <MiniApp />
+      </RouterProvider>
+    </I18nProvider>
+  </StrictMode>,
 );

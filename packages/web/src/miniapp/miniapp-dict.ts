@@ -8,7 +8,8 @@ const th = {
   shop: 'ร้าน',
   quotaLeft: 'เหลือ {n} ครั้งเดือนนี้',
   notLinkedTitle: 'บัญชี LINE นี้ยังไม่ได้เชื่อมกับร้าน',
-  notLinkedBody: 'เพื่อความปลอดภัย มินิแอปจะแสดงข้อมูลร้านเฉพาะคนที่เจ้าของร้านเพิ่มไว้แล้วเท่านั้น ขอรหัสเชื่อมจากแดชบอร์ด (เมนู ความปลอดภัย > เชื่อม LINE ของฉัน) แล้วกรอกด้านล่าง',
+  notLinkedBody:
+    'เพื่อความปลอดภัย มินิแอปจะแสดงข้อมูลร้านเฉพาะคนที่เจ้าของร้านเพิ่มไว้แล้วเท่านั้น ขอรหัสเชื่อมจากแดชบอร์ด (เมนู ความปลอดภัย > เชื่อม LINE ของฉัน) แล้วกรอกด้านล่าง',
   codeLabel: 'รหัสเชื่อม 8 ตัว',
   codeHint: 'เช่น ABCD-2345 ใช้ได้ 10 นาที ครั้งเดียว',
   link: 'เชื่อม LINE',
@@ -36,7 +37,8 @@ const en: Record<MiniKey, string> = {
   shop: 'Shop',
   quotaLeft: '{n} checks left this month',
   notLinkedTitle: 'This LINE account is not linked to a shop yet',
-  notLinkedBody: 'For safety the mini-app shows a shop only to people its owner added. Get a link code in the dashboard (Security > Link my LINE) and enter it below.',
+  notLinkedBody:
+    'For safety the mini-app shows a shop only to people its owner added. Get a link code in the dashboard (Security > Link my LINE) and enter it below.',
   codeLabel: '8-character link code',
   codeHint: 'e.g. ABCD-2345; valid 10 minutes, once',
   link: 'Link LINE',

@@ -12,7 +12,11 @@ import { bangkokDay, bangkokDayEnd, bangkokDayStart, formatMoney } from '../lib/
 import { linkWithCode, liffIdToken, savedShop, signInWithLine, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';
 
-type Phase = { kind: 'loading' } | { kind: 'unlinked'; idToken: string } | { kind: 'ready'; auth: MiniAuth; idToken: string } | { kind: 'failed'; why: 'openInLine' | 'notSetUp' | 'signInFailed' };
+type Phase =
+  | { kind: 'loading' }
+  | { kind: 'unlinked'; idToken: string }
+  | { kind: 'ready'; auth: MiniAuth; idToken: string }
+  | { kind: 'failed'; why: 'openInLine' | 'notSetUp' | 'signInFailed' };
 
 /** The LINE mini-app: sign in with LINE, check a slip, see today. Phone-only layout, Thai first. */
 export function MiniApp() {
@@ -44,10 +48,27 @@ export function MiniApp() {
         <strong className="mini-title">{m('title')}</strong>
         <LangSwitch />
       </header>
-      {phase.kind === 'loading' && <p className="mini-pad muted" role="status">{m('loading')}</p>}
-      {phase.kind === 'failed' && <div className="mini-pad"><Alert kind="error" title={m(phase.why)} /></div>}
-      {phase.kind === 'unlinked' && <LinkForm idToken={phase.idToken} onLinked={(auth) => setPhase({ kind: 'ready', auth, idToken: phase.idToken })} />}
-      {phase.kind === 'ready' && <Signed auth={phase.auth} onSwitch={async (shopId) => setPhase({ kind: 'ready', auth: await signInWithLine(phase.idToken, shopId), idToken: phase.idToken })} />}
+      {phase.kind === 'loading' && (
+        <p className="mini-pad muted" role="status">
+          {m('loading')}
+        </p>
+      )}
+      {phase.kind === 'failed' && (
+        <div className="mini-pad">
+          <Alert kind="error" title={m(phase.why)} />
+        </div>
+      )}
+      {phase.kind === 'unlinked' && (
+        <LinkForm idToken={phase.idToken} onLinked={(auth) => setPhase({ kind: 'ready', auth, idToken: phase.idToken })} />
+      )}
+      {phase.kind === 'ready' && (
+        <Signed
+          auth={phase.auth}
+          onSwitch={async (shopId) =>
+            setPhase({ kind: 'ready', auth: await signInWithLine(phase.idToken, shopId), idToken: phase.idToken })
+          }
+        />
+      )}
     </div>
   );
 }
@@ -58,15 +79,39 @@ function LinkForm({ idToken, onLinked }: { idToken: string; onLinked: (a: MiniAu
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   return (
-    <form className="mini-pad" onSubmit={async (e) => {
-      e.preventDefault();
-      setBusy(true); setError(null);
-      try { onLinked(await linkWithCode(idToken, code)); } catch (err) { setError(err); } finally { setBusy(false); }
-    }}>
-      <Alert kind="warn" title={m('notLinkedTitle')}>{m('notLinkedBody')}</Alert>
-      <Field label={m('codeLabel')} hint={m('codeHint')} value={code} onChange={(e) => setCode(e.target.value.toUpperCase())} autoCapitalize="characters" autoComplete="one-time-code" required maxLength={12} data-testid="link-code" />
+    <form
+      className="mini-pad"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        setBusy(true);
+        setError(null);
+        try {
+          onLinked(await linkWithCode(idToken, code));
+        } catch (err) {
+          setError(err);
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      <Alert kind="warn" title={m('notLinkedTitle')}>
+        {m('notLinkedBody')}
+      </Alert>
+      <Field
+        label={m('codeLabel')}
+        hint={m('codeHint')}
+        value={code}
+        onChange={(e) => setCode(e.target.value.toUpperCase())}
+        autoCapitalize="characters"
+        autoComplete="one-time-code"
+        required
+        maxLength={12}
+        data-testid="link-code"
+      />
       <ErrorText error={error} />
-      <Button type="submit" busy={busy}>{m('link')}</Button>
+      <Button type="submit" busy={busy}>
+        {m('link')}
+      </Button>
     </form>
   );
 }
@@ -75,7 +120,11 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
   const m = useMiniText();
   const [tab, setTab] = useState<'check' | 'today'>('check');
   const [quota, setQuota] = useState<Overview['quota'] | null>(null);
-  const loadQuota = useCallback(() => { api<Overview>(ROUTES.overview).then((o) => setQuota(o.quota)).catch(() => undefined); }, []);
+  const loadQuota = useCallback(() => {
+    api<Overview>(ROUTES.overview)
+      .then((o) => setQuota(o.quota))
+      .catch(() => undefined);
+  }, []);
   useEffect(loadQuota, [loadQuota, auth.shop.id]);
   return (
     <>
@@ -84,20 +133,38 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
           <label className="mini-switch">
             <span className="sr-only">{m('shop')}</span>
             <select value={auth.shop.id} onChange={(e) => void onSwitch(e.target.value)} data-testid="shop-switch">
-              {auth.shops.map((s) => <option key={s.shopId} value={s.shopId}>{s.shopName}</option>)}
+              {auth.shops.map((s) => (
+                <option key={s.shopId} value={s.shopId}>
+                  {s.shopName}
+                </option>
+              ))}
             </select>
           </label>
-        ) : <span className="mini-shop-name">{auth.shop.name}</span>}
-        {quota && <span className="mini-quota" data-testid="quota-left">{m('quotaLeft', { n: Math.max(0, quota.remaining).toLocaleString() })}</span>}
+        ) : (
+          <span className="mini-shop-name">{auth.shop.name}</span>
+        )}
+        {quota && (
+          <span className="mini-quota" data-testid="quota-left">
+            {m('quotaLeft', { n: Math.max(0, quota.remaining).toLocaleString() })}
+          </span>
+        )}
       </div>
       <nav className="mini-tabs" role="tablist">
-        <button type="button" role="tab" aria-selected={tab === 'check'} onClick={() => setTab('check')}>{m('tabCheck')}</button>
-        <button type="button" role="tab" aria-selected={tab === 'today'} onClick={() => setTab('today')}>{m('tabToday')}</button>
+        <button type="button" role="tab" aria-selected={tab === 'check'} onClick={() => setTab('check')}>
+          {m('tabCheck')}
+        </button>
+        <button type="button" role="tab" aria-selected={tab === 'today'} onClick={() => setTab('today')}>
+          {m('tabToday')}
+        </button>
       </nav>
       <main className="mini-pad">
         {/* Both stay mounted: today's live list keeps counting while a slip is being checked. */}
-        <div hidden={tab !== 'check'}><CheckSlip key={auth.shop.id} onChecked={loadQuota} /></div>
-        <div hidden={tab !== 'today'}><Today key={auth.shop.id} /></div>
+        <div hidden={tab !== 'check'}>
+          <CheckSlip key={auth.shop.id} onChecked={loadQuota} />
+        </div>
+        <div hidden={tab !== 'today'}>
+          <Today key={auth.shop.id} />
+        </div>
       </main>
     </>
   );
@@ -114,15 +181,25 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
 
   async function check(f: File | undefined) {
     if (!f) return;
-    setBusy(true); setResult(null); setError(null);
+    setBusy(true);
+    setResult(null);
+    setError(null);
     const amount = Number(expected.replace(/,/g, ''));
     try {
-      setResult(await api<TransactionRecord>(ROUTES.verify, {
-        method: 'POST', raw: f, contentType: f.type || 'application/octet-stream',
-        query: { expectedAmount: expected && Number.isFinite(amount) && amount > 0 ? amount : undefined },
-      }));
+      setResult(
+        await api<TransactionRecord>(ROUTES.verify, {
+          method: 'POST',
+          raw: f,
+          contentType: f.type || 'application/octet-stream',
+          query: { expectedAmount: expected && Number.isFinite(amount) && amount > 0 ? amount : undefined },
+        }),
+      );
       onChecked();
-    } catch (e) { setError(e); } finally { setBusy(false); }
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
   }
 
   return (
@@ -130,12 +207,47 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
       <Field label={m('expected')} inputMode="decimal" enterKeyHint="done" value={expected} onChange={(e) => setExpected(e.target.value)} />
       <div className="mini-actions">
         <Button onClick={() => camRef.current?.click()}>{m('camera')}</Button>
-        <Button variant="secondary" onClick={() => pickRef.current?.click()}>{m('pick')}</Button>
+        <Button variant="secondary" onClick={() => pickRef.current?.click()}>
+          {m('pick')}
+        </Button>
       </div>
-      <input ref={camRef} type="file" accept="image/*" capture="environment" className="sr-only" tabIndex={-1} aria-hidden="true" onChange={(e) => { void check(e.target.files?.[0]); e.target.value = ''; }} />
-      <input ref={pickRef} type="file" accept="image/png,image/jpeg,image/*" className="sr-only" tabIndex={-1} aria-label={m('pick')} data-testid="slip-input" onChange={(e) => { void check(e.target.files?.[0]); e.target.value = ''; }} />
+      <input
+        ref={camRef}
+        type="file"
+        accept="image/*"
+        capture="environment"
+        className="sr-only"
+        tabIndex={-1}
+        aria-hidden="true"
+        onChange={(e) => {
+          void check(e.target.files?.[0]);
+          e.target.value = '';
+        }}
+      />
+      <input
+        ref={pickRef}
+        type="file"
+        accept="image/png,image/jpeg,image/*"
+        className="sr-only"
+        tabIndex={-1}
+        aria-label={m('pick')}
+        data-testid="slip-input"
+        onChange={(e) => {
+          void check(e.target.files?.[0]);
+          e.target.value = '';
+        }}
+      />
       <div aria-live="polite" aria-busy={busy} className="result-region">
-        {busy && <Alert kind="info" title={<><span className="spinner" aria-hidden="true" /> {m('checking')}</>} />}
+        {busy && (
+          <Alert
+            kind="info"
+            title={
+              <>
+                <span className="spinner" aria-hidden="true" /> {m('checking')}
+              </>
+            }
+          />
+        )}
         <ErrorText error={error} />
         {result && <ResultCard record={result} />}
       </div>
@@ -153,32 +265,52 @@ function Today() {
   const load = useCallback(async () => {
     const day = bangkokDay(new Date());
     try {
-      const page = await api<{ items: TransactionRecord[] }>(ROUTES.transactions, { query: { from: bangkokDayStart(day), to: bangkokDayEnd(day), limit: 100 } });
+      const page = await api<{ items: TransactionRecord[] }>(ROUTES.transactions, {
+        query: { from: bangkokDayStart(day), to: bangkokDayEnd(day), limit: 100 },
+      });
       setItems(page.items);
-    } catch (e) { setError(e); }
+    } catch (e) {
+      setError(e);
+    }
   }, []);
-  useEffect(() => { void load(); }, [load]);
-  const live = useLiveResults((r) => {
-    if (bangkokDay(r.createdAt) !== bangkokDay(new Date())) return;
-    setItems((prev) => (prev && !prev.some((x) => x.id === r.id) ? [r, ...prev] : prev));
-    setFresh((s) => new Set(s).add(r.id));
-  }, true, () => void load());
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const live = useLiveResults(
+    (r) => {
+      if (bangkokDay(r.createdAt) !== bangkokDay(new Date())) return;
+      setItems((prev) => (prev && !prev.some((x) => x.id === r.id) ? [r, ...prev] : prev));
+      setFresh((s) => new Set(s).add(r.id));
+    },
+    true,
+    () => void load(),
+  );
 
   if (error) return <ErrorText error={error} />;
   if (!items) return <p className="muted">{m('loading')}</p>;
   // Satang integers: a float sum of many amounts can be off by a satang.
-  const verifiedSatang = items.filter((r) => r.status === 'SUCCESS' && r.amount !== null).reduce((s, r) => s + Math.round((r.amount ?? 0) * 100), 0);
+  const verifiedSatang = items
+    .filter((r) => r.status === 'SUCCESS' && r.amount !== null)
+    .reduce((s, r) => s + Math.round((r.amount ?? 0) * 100), 0);
   const counts = COUNTED.map((s) => [s, items.filter((r) => r.status === s).length] as const).filter(([, n]) => n > 0);
   return (
     <>
       <section className="mini-total" aria-label={m('todayVerified')}>
         <span className="muted small">{m('todayVerified')}</span>
-        <strong className="mini-total-amount" data-testid="today-total">{formatMoney(verifiedSatang / 100)}</strong>
-        <span className="muted small">{m('todayCount', { n: items.length })} · {live === 'open' ? m('live') : m('reconnecting')}</span>
+        <strong className="mini-total-amount" data-testid="today-total">
+          {formatMoney(verifiedSatang / 100)}
+        </strong>
+        <span className="muted small">
+          {m('todayCount', { n: items.length })} · {live === 'open' ? m('live') : m('reconnecting')}
+        </span>
       </section>
       {counts.length > 0 && (
         <ul className="mini-counts" aria-label={m('byStatus')}>
-          {counts.map(([s, n]) => <li key={s}><StatusBadge status={s} /> <span data-testid={`count-${s}`}>{n}</span></li>)}
+          {counts.map(([s, n]) => (
+            <li key={s}>
+              <StatusBadge status={s} /> <span data-testid={`count-${s}`}>{n}</span>
+            </li>
+          ))}
         </ul>
       )}
       {items.length ? <TxList items={items} highlight={fresh} /> : <p className="muted">{m('todayEmpty')}</p>}

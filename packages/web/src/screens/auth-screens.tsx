@@ -17,29 +17,68 @@ export function LoginScreen() {
   const { login } = useAuth();
   const { navigate } = useRouter();
   // Back here right after "delete shop and account" (Settings): say it worked and when the purge runs.
-  const [erasedUntil] = useState(() => { try { return sessionStorage.getItem(ERASED_KEY); } catch { return null; } });
+  const [erasedUntil] = useState(() => {
+    try {
+      return sessionStorage.getItem(ERASED_KEY);
+    } catch {
+      return null;
+    }
+  });
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
-    try { await login(email, password); try { sessionStorage.removeItem(ERASED_KEY); } catch { /* ignore */ } navigate('/', { replace: true }); } catch (err) { setError(err); } finally { setBusy(false); }
+    setBusy(true);
+    setError(null);
+    try {
+      await login(email, password);
+      try {
+        sessionStorage.removeItem(ERASED_KEY);
+      } catch {
+        /* ignore */
+      }
+      navigate('/', { replace: true });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <AuthLayout>
       <Card className="auth-card">
-        <h1 id="page-title" tabIndex={-1}>{t('auth.loginTitle')}</h1>
+        <h1 id="page-title" tabIndex={-1}>
+          {t('auth.loginTitle')}
+        </h1>
         {erasedUntil && !Number.isNaN(Date.parse(erasedUntil)) && (
-          <Alert kind="ok" title={t('erase.doneTitle')}>{t('erase.doneBody', { time: formatDateTime(erasedUntil, lang) })}</Alert>
+          <Alert kind="ok" title={t('erase.doneTitle')}>
+            {t('erase.doneBody', { time: formatDateTime(erasedUntil, lang) })}
+          </Alert>
         )}
         <p className="muted">{t('auth.tagline')}</p>
         <form onSubmit={submit} noValidate={false}>
-          <Field label={t('auth.email')} type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-          <Field label={t('auth.password')} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <Field
+            label={t('auth.email')}
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+          <Field
+            label={t('auth.password')}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
           <ErrorText error={error} />
-          <Button type="submit" busy={busy} className="btn-block">{t('auth.login')}</Button>
+          <Button type="submit" busy={busy} className="btn-block">
+            {t('auth.login')}
+          </Button>
         </form>
         <LineLoginButton />
         <p className="auth-links">
@@ -66,21 +105,54 @@ export function SignupScreen() {
   const cards = (plans.data?.items ?? []).filter((p) => p.code !== 'TRIAL');
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
       await signup({ email, password, shopName, planCode, language: lang });
       navigate('/?welcome=1', { replace: true });
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <AuthLayout>
       <Card className="auth-card auth-wide">
-        <h1 id="page-title" tabIndex={-1}>{t('signup.title')}</h1>
-        <Alert kind="info" title={t('signup.trialTitle')}>{t('signup.trialBody')}</Alert>
+        <h1 id="page-title" tabIndex={-1}>
+          {t('signup.title')}
+        </h1>
+        <Alert kind="info" title={t('signup.trialTitle')}>
+          {t('signup.trialBody')}
+        </Alert>
         <form onSubmit={submit}>
-          <Field label={t('signup.shopName')} autoComplete="organization" required maxLength={120} value={shopName} onChange={(e) => setShopName(e.target.value)} />
-          <Field label={t('auth.email')} type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-          <Field label={t('auth.password')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={password} onChange={(e) => setPassword(e.target.value)} />
+          <Field
+            label={t('signup.shopName')}
+            autoComplete="organization"
+            required
+            maxLength={120}
+            value={shopName}
+            onChange={(e) => setShopName(e.target.value)}
+          />
+          <Field
+            label={t('auth.email')}
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
+          <Field
+            label={t('auth.password')}
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={8}
+            maxLength={200}
+            hint={t('auth.passwordHint')}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
           <fieldset className="plan-cards">
             <legend>{t('signup.choosePlan')}</legend>
             {plans.loading && !plans.data && <Loading />}
@@ -104,9 +176,13 @@ export function SignupScreen() {
             <li>{t('signup.step3')}</li>
           </ol>
           <ErrorText error={error} />
-          <Button type="submit" busy={busy} className="btn-block">{t('signup.submit')}</Button>
+          <Button type="submit" busy={busy} className="btn-block">
+            {t('signup.submit')}
+          </Button>
         </form>
-        <p className="auth-links"><Link to="/login">{t('auth.haveAccount')}</Link></p>
+        <p className="auth-links">
+          <Link to="/login">{t('auth.haveAccount')}</Link>
+        </p>
       </Card>
     </AuthLayout>
   );
@@ -120,31 +196,62 @@ export function ForgotScreen() {
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
-    try { await api(ROUTES.resetRequest, { method: 'POST', body: { email }, noAuth: true }); setSent(true); } catch (err) { setError(err); } finally { setBusy(false); }
+    setBusy(true);
+    setError(null);
+    try {
+      await api(ROUTES.resetRequest, { method: 'POST', body: { email }, noAuth: true });
+      setSent(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <AuthLayout>
       <Card className="auth-card">
-        <h1 id="page-title" tabIndex={-1}>{t('forgot.title')}</h1>
+        <h1 id="page-title" tabIndex={-1}>
+          {t('forgot.title')}
+        </h1>
         {sent ? (
-          <Alert kind="ok" title={t('forgot.sentTitle')}>{t('forgot.sentBody')}</Alert>
+          <Alert kind="ok" title={t('forgot.sentTitle')}>
+            {t('forgot.sentBody')}
+          </Alert>
         ) : (
           <form onSubmit={submit}>
             <p>{t('forgot.intro')}</p>
-            <Field label={t('auth.email')} type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+            <Field
+              label={t('auth.email')}
+              type="email"
+              autoComplete="email"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
             <ErrorText error={error} />
-            <Button type="submit" busy={busy} className="btn-block">{t('forgot.submit')}</Button>
+            <Button type="submit" busy={busy} className="btn-block">
+              {t('forgot.submit')}
+            </Button>
           </form>
         )}
-        <p className="auth-links"><Link to="/login">{t('auth.backToLogin')}</Link></p>
+        <p className="auth-links">
+          <Link to="/login">{t('auth.backToLogin')}</Link>
+        </p>
       </Card>
     </AuthLayout>
   );
 }
 
 /** A new password typed twice; used by the reset link and the team invite link. */
-function NewPasswordForm({ intro, submitLabel, onSubmit }: { intro?: string; submitLabel: string; onSubmit: (password: string) => Promise<void> }) {
+function NewPasswordForm({
+  intro,
+  submitLabel,
+  onSubmit,
+}: {
+  intro?: string;
+  submitLabel: string;
+  onSubmit: (password: string) => Promise<void>;
+}) {
   const { t } = useI18n();
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -154,16 +261,43 @@ function NewPasswordForm({ intro, submitLabel, onSubmit }: { intro?: string; sub
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (mismatch) return;
-    setBusy(true); setError(null);
-    try { await onSubmit(password); } catch (err) { setError(err); } finally { setBusy(false); }
+    setBusy(true);
+    setError(null);
+    try {
+      await onSubmit(password);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <form onSubmit={submit}>
       {intro && <p>{intro}</p>}
-      <Field label={t('reset.newPassword')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={password} onChange={(e) => setPassword(e.target.value)} />
-      <Field label={t('reset.confirm')} type="password" autoComplete="new-password" required value={confirm} error={mismatch ? t('reset.mismatch') : null} onChange={(e) => setConfirm(e.target.value)} />
+      <Field
+        label={t('reset.newPassword')}
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        maxLength={200}
+        hint={t('auth.passwordHint')}
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+      />
+      <Field
+        label={t('reset.confirm')}
+        type="password"
+        autoComplete="new-password"
+        required
+        value={confirm}
+        error={mismatch ? t('reset.mismatch') : null}
+        onChange={(e) => setConfirm(e.target.value)}
+      />
       <ErrorText error={error} />
-      <Button type="submit" busy={busy} className="btn-block">{submitLabel}</Button>
+      <Button type="submit" busy={busy} className="btn-block">
+        {submitLabel}
+      </Button>
     </form>
   );
 }
@@ -176,17 +310,28 @@ export function ResetScreen() {
   return (
     <AuthLayout>
       <Card className="auth-card">
-        <h1 id="page-title" tabIndex={-1}>{t('reset.title')}</h1>
+        <h1 id="page-title" tabIndex={-1}>
+          {t('reset.title')}
+        </h1>
         {!token && <Alert kind="error" title={t('error.RESET_TOKEN_INVALID')} />}
         {done ? (
-          <Alert kind="ok" title={t('reset.done')}><Link to="/login">{t('auth.backToLogin')}</Link></Alert>
-        ) : token && (
-          <NewPasswordForm submitLabel={t('reset.submit')} onSubmit={async (password) => {
-            await api(ROUTES.resetConfirm, { method: 'POST', body: { token, password }, noAuth: true });
-            setDone(true);
-          }} />
+          <Alert kind="ok" title={t('reset.done')}>
+            <Link to="/login">{t('auth.backToLogin')}</Link>
+          </Alert>
+        ) : (
+          token && (
+            <NewPasswordForm
+              submitLabel={t('reset.submit')}
+              onSubmit={async (password) => {
+                await api(ROUTES.resetConfirm, { method: 'POST', body: { token, password }, noAuth: true });
+                setDone(true);
+              }}
+            />
+          )
         )}
-        <p className="auth-links"><Link to="/login">{t('auth.backToLogin')}</Link></p>
+        <p className="auth-links">
+          <Link to="/login">{t('auth.backToLogin')}</Link>
+        </p>
       </Card>
     </AuthLayout>
   );
@@ -201,16 +346,30 @@ export function AcceptInviteScreen() {
   return (
     <AuthLayout>
       <Card className="auth-card">
-        <h1 id="page-title" tabIndex={-1}>{t('accept.title')}</h1>
-        {!token ? <Alert kind="error" title={t('error.INVITE_INVALID')} /> : (
-          <NewPasswordForm intro={t('accept.intro')} submitLabel={t('accept.submit')} onSubmit={async (password) => {
-            const data = await api<Record<string, unknown>>(ROUTES.acceptInvite, { method: 'POST', body: { token, password }, noAuth: true });
-            setAccessToken(pickToken(data));
-            await reload();
-            navigate('/', { replace: true });
-          }} />
+        <h1 id="page-title" tabIndex={-1}>
+          {t('accept.title')}
+        </h1>
+        {!token ? (
+          <Alert kind="error" title={t('error.INVITE_INVALID')} />
+        ) : (
+          <NewPasswordForm
+            intro={t('accept.intro')}
+            submitLabel={t('accept.submit')}
+            onSubmit={async (password) => {
+              const data = await api<Record<string, unknown>>(ROUTES.acceptInvite, {
+                method: 'POST',
+                body: { token, password },
+                noAuth: true,
+              });
+              setAccessToken(pickToken(data));
+              await reload();
+              navigate('/', { replace: true });
+            }}
+          />
         )}
-        <p className="auth-links"><Link to="/login">{t('auth.backToLogin')}</Link></p>
+        <p className="auth-links">
+          <Link to="/login">{t('auth.backToLogin')}</Link>
+        </p>
       </Card>
     </AuthLayout>
   );

@@ -26,15 +26,34 @@ export function CheckScreen() {
   const resultRef = useRef<HTMLDivElement>(null);
 
   // On a phone the card is below the picture: bring it into view once the answer is there.
-  useEffect(() => { if (result || error) resultRef.current?.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' }); }, [result, error]);
+  useEffect(() => {
+    if (result || error)
+      resultRef.current?.scrollIntoView({
+        block: 'start',
+        behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth',
+      });
+  }, [result, error]);
 
-  useEffect(() => () => { if (preview) URL.revokeObjectURL(preview); }, [preview]);
+  useEffect(
+    () => () => {
+      if (preview) URL.revokeObjectURL(preview);
+    },
+    [preview],
+  );
 
   function choose(f: File | null | undefined) {
-    setResult(null); setError(null); setLocalError(null);
+    setResult(null);
+    setError(null);
+    setLocalError(null);
     if (!f) return;
-    if (!/^image\//.test(f.type)) { setLocalError(t('check.notImage')); return; }
-    if (f.size > MAX_BYTES) { setLocalError(t('error.PAYLOAD_TOO_LARGE')); return; }
+    if (!/^image\//.test(f.type)) {
+      setLocalError(t('check.notImage'));
+      return;
+    }
+    if (f.size > MAX_BYTES) {
+      setLocalError(t('error.PAYLOAD_TOO_LARGE'));
+      return;
+    }
     setFile(f);
     setPreview(URL.createObjectURL(f));
     void verify(f);
@@ -45,22 +64,33 @@ export function CheckScreen() {
     const onPaste = (e: ClipboardEvent) => {
       const item = Array.from(e.clipboardData?.items ?? []).find((i) => i.type.startsWith('image/'));
       const f = item?.getAsFile();
-      if (f) { e.preventDefault(); choose(f); }
+      if (f) {
+        e.preventDefault();
+        choose(f);
+      }
     };
     document.addEventListener('paste', onPaste);
     return () => document.removeEventListener('paste', onPaste);
   });
 
   async function verify(f: File) {
-    setBusy(true); setResult(null); setError(null);
+    setBusy(true);
+    setResult(null);
+    setError(null);
     const amount = Number(expected.replace(/,/g, ''));
     try {
       const r = await api<VerifyResult>(ROUTES.verify, {
-        method: 'POST', raw: f, contentType: f.type || 'application/octet-stream',
+        method: 'POST',
+        raw: f,
+        contentType: f.type || 'application/octet-stream',
         query: { expectedAmount: expected && Number.isFinite(amount) && amount > 0 ? amount : undefined },
       });
       setResult(r);
-    } catch (e) { setError(e); } finally { setBusy(false); }
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
   }
 
   const code = error instanceof ApiError ? error.code : null;
@@ -69,43 +99,132 @@ export function CheckScreen() {
       <PageHeader title={t('check.title')} intro={t('check.intro')} />
       <Card>
         {/* Before the picture: checking starts the moment a picture is chosen. */}
-        <Field label={t('check.expected')} hint={t('check.expectedHint')} enterKeyHint="done" inputMode="decimal" value={expected} onChange={(e) => setExpected(e.target.value)} />
+        <Field
+          label={t('check.expected')}
+          hint={t('check.expectedHint')}
+          enterKeyHint="done"
+          inputMode="decimal"
+          value={expected}
+          onChange={(e) => setExpected(e.target.value)}
+        />
         <div
           className={`dropzone ${drag ? 'drag' : ''}`}
-          onDragOver={(e) => { e.preventDefault(); setDrag(true); }}
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDrag(true);
+          }}
           onDragLeave={() => setDrag(false)}
-          onDrop={(e) => { e.preventDefault(); setDrag(false); choose(e.dataTransfer.files?.[0]); }}
+          onDrop={(e) => {
+            e.preventDefault();
+            setDrag(false);
+            choose(e.dataTransfer.files?.[0]);
+          }}
         >
-          {preview ? <img src={preview} alt={t('check.previewAlt')} className="preview" /> : (
-            <svg aria-hidden="true" viewBox="0 0 48 48" width="48" height="48"><path d="M24 32V12M16 20l8-8 8 8M10 34v4h28v-4" fill="none" stroke="currentColor" strokeWidth="3" strokeLinecap="round" strokeLinejoin="round" /></svg>
+          {preview ? (
+            <img src={preview} alt={t('check.previewAlt')} className="preview" />
+          ) : (
+            <svg aria-hidden="true" viewBox="0 0 48 48" width="48" height="48">
+              <path
+                d="M24 32V12M16 20l8-8 8 8M10 34v4h28v-4"
+                fill="none"
+                stroke="currentColor"
+                strokeWidth="3"
+                strokeLinecap="round"
+                strokeLinejoin="round"
+              />
+            </svg>
           )}
           <p className="dropzone-text">{t('check.dropHint')}</p>
           <div className="dropzone-actions">
-            <Button onClick={() => camRef.current?.click()} className="only-touch">{t('check.camera')}</Button>
-            <Button variant="secondary" onClick={() => pickRef.current?.click()}>{t('check.choose')}</Button>
+            <Button onClick={() => camRef.current?.click()} className="only-touch">
+              {t('check.camera')}
+            </Button>
+            <Button variant="secondary" onClick={() => pickRef.current?.click()}>
+              {t('check.choose')}
+            </Button>
           </div>
-          <input ref={camRef} type="file" accept="image/*" capture="environment" className="sr-only" tabIndex={-1} aria-hidden="true" data-testid="camera-input" onChange={(e) => { choose(e.target.files?.[0]); e.target.value = ''; }} />
-          <input ref={pickRef} type="file" accept="image/png,image/jpeg,image/*" className="sr-only" tabIndex={-1} aria-label={t('check.choose')} data-testid="slip-input" onChange={(e) => { choose(e.target.files?.[0]); e.target.value = ''; }} />
+          <input
+            ref={camRef}
+            type="file"
+            accept="image/*"
+            capture="environment"
+            className="sr-only"
+            tabIndex={-1}
+            aria-hidden="true"
+            data-testid="camera-input"
+            onChange={(e) => {
+              choose(e.target.files?.[0]);
+              e.target.value = '';
+            }}
+          />
+          <input
+            ref={pickRef}
+            type="file"
+            accept="image/png,image/jpeg,image/*"
+            className="sr-only"
+            tabIndex={-1}
+            aria-label={t('check.choose')}
+            data-testid="slip-input"
+            onChange={(e) => {
+              choose(e.target.files?.[0]);
+              e.target.value = '';
+            }}
+          />
         </div>
-        {file && !busy && (!!result || !!error) && <Button variant="secondary" onClick={() => void verify(file)}>{t('check.again')}</Button>}
+        {file && !busy && (!!result || !!error) && (
+          <Button variant="secondary" onClick={() => void verify(file)}>
+            {t('check.again')}
+          </Button>
+        )}
       </Card>
       {/* A short sentence for screen readers; the full card below is not read out on every change. */}
       <p className="sr-only" role="status" aria-live="polite">
-        {busy ? t('check.checking') : result ? `${t(explainResult(result).title)}. ${t('result.nextLabel')} ${t(explainResult(result).next)}` : ''}
+        {busy
+          ? t('check.checking')
+          : result
+            ? `${t(explainResult(result).title)}. ${t('result.nextLabel')} ${t(explainResult(result).next)}`
+            : ''}
       </p>
       <div ref={resultRef} aria-busy={busy} className="result-region">
-        {busy && <Alert kind="info" title={<><span className="spinner" aria-hidden="true" /> {t('check.checking')}</>} />}
+        {busy && (
+          <Alert
+            kind="info"
+            title={
+              <>
+                <span className="spinner" aria-hidden="true" /> {t('check.checking')}
+              </>
+            }
+          />
+        )}
         {localError && <Alert kind="error" title={localError} />}
         {code === 'NO_PAYEE_CONFIGURED' ? (
-          <Alert kind="error" title={t('error.NO_PAYEE_CONFIGURED')}><Link to="/payees" className="alert-action">{t('overview.addPayee')}</Link></Alert>
+          <Alert kind="error" title={t('error.NO_PAYEE_CONFIGURED')}>
+            <Link to="/payees" className="alert-action">
+              {t('overview.addPayee')}
+            </Link>
+          </Alert>
         ) : code === 'QUOTA_EXCEEDED' ? (
-          <Alert kind="error" title={t('error.QUOTA_EXCEEDED')}><Link to="/" className="alert-action">{t('error.quotaNext')}</Link></Alert>
-        ) : <ErrorText error={error} />}
+          <Alert kind="error" title={t('error.QUOTA_EXCEEDED')}>
+            <Link to="/" className="alert-action">
+              {t('error.quotaNext')}
+            </Link>
+          </Alert>
+        ) : (
+          <ErrorText error={error} />
+        )}
         {result && (
           <>
             <ResultCard record={result} />
-            {result.quota && <p className="muted small">{t('check.quotaAfter', { used: result.quota.used.toLocaleString(), limit: result.quota.limit.toLocaleString() })}</p>}
-            <p><Link to={`/transactions/${result.id}`} className="btn btn-ghost">{t('check.openRecord')}</Link></p>
+            {result.quota && (
+              <p className="muted small">
+                {t('check.quotaAfter', { used: result.quota.used.toLocaleString(), limit: result.quota.limit.toLocaleString() })}
+              </p>
+            )}
+            <p>
+              <Link to={`/transactions/${result.id}`} className="btn btn-ghost">
+                {t('check.openRecord')}
+              </Link>
+            </p>
           </>
         )}
       </div>

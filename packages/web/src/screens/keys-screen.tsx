@@ -21,56 +21,130 @@ export function KeysScreen() {
   const planError = error instanceof ApiError && error.code === 'PLAN_API_ACCESS_REQUIRED';
 
   async function run(c: { kind: 'rotate' | 'revoke'; key: ApiKey }) {
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
       if (c.kind === 'rotate') setShown(await api<{ key: string; apiKey: ApiKey }>(ROUTES.keyRotate(c.key.id), { method: 'POST' }));
       else await api(ROUTES.keyRevoke(c.key.id), { method: 'POST' });
       setConfirm(null);
       await list.reload();
-    } catch (e) { setError(e); setConfirm(null); } finally { setBusy(false); }
+    } catch (e) {
+      setError(e);
+      setConfirm(null);
+    } finally {
+      setBusy(false);
+    }
   }
 
   return (
     <>
-      <PageHeader title={t('keys.title')} intro={t('keys.intro')} actions={<Button disabled={!apiAccess} aria-describedby={!apiAccess ? 'keys-disabled-why' : undefined} onClick={() => { setError(null); setCreating(true); }}>{t('keys.create')}</Button>} />
-      {!apiAccess && <p id="keys-disabled-why" className="field-hint">{t('keys.createDisabled')}</p>}
+      <PageHeader
+        title={t('keys.title')}
+        intro={t('keys.intro')}
+        actions={
+          <Button
+            disabled={!apiAccess}
+            aria-describedby={!apiAccess ? 'keys-disabled-why' : undefined}
+            onClick={() => {
+              setError(null);
+              setCreating(true);
+            }}
+          >
+            {t('keys.create')}
+          </Button>
+        }
+      />
+      {!apiAccess && (
+        <p id="keys-disabled-why" className="field-hint">
+          {t('keys.createDisabled')}
+        </p>
+      )}
       {/* After a refused create the error below says the same thing: show one, not both. */}
-      {!apiAccess && !planError && <Alert kind="warn" title={t('keys.trialTitle')}>{t('keys.trialBody')}</Alert>}
-      {planError ? <Alert kind="error" title={t('error.PLAN_API_ACCESS_REQUIRED')}>{t('keys.trialBody')}</Alert> : <ErrorText error={error ?? list.error} />}
+      {!apiAccess && !planError && (
+        <Alert kind="warn" title={t('keys.trialTitle')}>
+          {t('keys.trialBody')}
+        </Alert>
+      )}
+      {planError ? (
+        <Alert kind="error" title={t('error.PLAN_API_ACCESS_REQUIRED')}>
+          {t('keys.trialBody')}
+        </Alert>
+      ) : (
+        <ErrorText error={error ?? list.error} />
+      )}
       {shown && (
         <Card title={t('keys.newKeyTitle')} className="new-key">
           <Alert kind="warn" title={t('keys.showOnce')} />
-          <p className="secret mono" aria-label={t('keys.fullKey')}>{shown.key}</p>
+          <p className="secret mono" aria-label={t('keys.fullKey')}>
+            {shown.key}
+          </p>
           <div className="row-actions">
             <CopyButton value={shown.key} />
-            <Button variant="ghost" onClick={() => setShown(null)}>{t('keys.saved')}</Button>
+            <Button variant="ghost" onClick={() => setShown(null)}>
+              {t('keys.saved')}
+            </Button>
           </div>
         </Card>
       )}
-      {list.loading && !list.data ? <Loading /> : !list.data?.items.length ? (
-        <Card><Empty title={t('keys.empty')}>{t('keys.emptyHint')}</Empty></Card>
+      {list.loading && !list.data ? (
+        <Loading />
+      ) : !list.data?.items.length ? (
+        <Card>
+          <Empty title={t('keys.empty')}>{t('keys.emptyHint')}</Empty>
+        </Card>
       ) : (
         <ul className="cards-list">
           {list.data.items.map((k) => (
             <li key={k.id} className={`card key ${k.revokedAt ? 'revoked' : ''}`}>
               <div className="key-head">
                 <p className="key-name">{k.name || t('keys.unnamed')}</p>
-                <span className={`tag ${k.environment === 'live' ? 'tag-live' : 'tag-test'}`}>{t(`keys.env.${k.environment}` as MessageKey)}</span>
+                <span className={`tag ${k.environment === 'live' ? 'tag-live' : 'tag-test'}`}>
+                  {t(`keys.env.${k.environment}` as MessageKey)}
+                </span>
                 {k.revokedAt && <span className="tag tag-revoked">{t('keys.revoked')}</span>}
               </div>
               <dl className="kv kv-compact">
-                <div><dt>{t('keys.prefix')}</dt><dd className="mono">{k.prefix}…</dd></div>
-                <div><dt>{t('keys.scopes')}</dt><dd>{k.scopes.map((s) => t(`keys.scope.${s}` as MessageKey)).join(', ')}</dd></div>
-                <div><dt>{t('keys.created')}</dt><dd>{formatDateTime(k.createdAt, lang)}</dd></div>
-                <div><dt>{t('keys.lastUsed')}</dt><dd>{k.lastUsedAt ? formatDateTime(k.lastUsedAt, lang) : t('keys.never')}</dd></div>
-                <div><dt>{t('keys.calls')}</dt><dd>{(k.callsThisMonth ?? 0).toLocaleString()}{k.usage && k.usage.total > 0 && (
-                  <span className="key-usage"> ({Object.entries(k.usage.byStatus).map(([s, n]) => `${t(`status.${s}` as MessageKey)} ${n.toLocaleString()}`).join(' · ')})</span>
-                )}</dd></div>
+                <div>
+                  <dt>{t('keys.prefix')}</dt>
+                  <dd className="mono">{k.prefix}…</dd>
+                </div>
+                <div>
+                  <dt>{t('keys.scopes')}</dt>
+                  <dd>{k.scopes.map((s) => t(`keys.scope.${s}` as MessageKey)).join(', ')}</dd>
+                </div>
+                <div>
+                  <dt>{t('keys.created')}</dt>
+                  <dd>{formatDateTime(k.createdAt, lang)}</dd>
+                </div>
+                <div>
+                  <dt>{t('keys.lastUsed')}</dt>
+                  <dd>{k.lastUsedAt ? formatDateTime(k.lastUsedAt, lang) : t('keys.never')}</dd>
+                </div>
+                <div>
+                  <dt>{t('keys.calls')}</dt>
+                  <dd>
+                    {(k.callsThisMonth ?? 0).toLocaleString()}
+                    {k.usage && k.usage.total > 0 && (
+                      <span className="key-usage">
+                        {' '}
+                        (
+                        {Object.entries(k.usage.byStatus)
+                          .map(([s, n]) => `${t(`status.${s}` as MessageKey)} ${n.toLocaleString()}`)
+                          .join(' · ')}
+                        )
+                      </span>
+                    )}
+                  </dd>
+                </div>
               </dl>
               {!k.revokedAt && (
                 <div className="row-actions">
-                  <Button variant="secondary" onClick={() => setConfirm({ kind: 'rotate', key: k })}>{t('keys.rotate')}</Button>
-                  <Button variant="danger" onClick={() => setConfirm({ kind: 'revoke', key: k })}>{t('keys.revoke')}</Button>
+                  <Button variant="secondary" onClick={() => setConfirm({ kind: 'rotate', key: k })}>
+                    {t('keys.rotate')}
+                  </Button>
+                  <Button variant="danger" onClick={() => setConfirm({ kind: 'revoke', key: k })}>
+                    {t('keys.revoke')}
+                  </Button>
                 </div>
               )}
             </li>
@@ -78,15 +152,39 @@ export function KeysScreen() {
         </ul>
       )}
       <Dialog open={creating} title={t('keys.create')} onClose={() => setCreating(false)}>
-        {!apiAccess && <Alert kind="warn" title={t('keys.trialTitle')}>{t('keys.trialBody')}</Alert>}
-        <CreateKeyForm onCreated={async (r) => { setCreating(false); setShown(r); await list.reload(); }} onError={(e) => { setCreating(false); setError(e); }} />
+        {!apiAccess && (
+          <Alert kind="warn" title={t('keys.trialTitle')}>
+            {t('keys.trialBody')}
+          </Alert>
+        )}
+        <CreateKeyForm
+          onCreated={async (r) => {
+            setCreating(false);
+            setShown(r);
+            await list.reload();
+          }}
+          onError={(e) => {
+            setCreating(false);
+            setError(e);
+          }}
+        />
       </Dialog>
-      <Dialog open={!!confirm} title={confirm?.kind === 'rotate' ? t('keys.rotateTitle') : t('keys.revokeTitle')} onClose={() => setConfirm(null)}>
+      <Dialog
+        open={!!confirm}
+        title={confirm?.kind === 'rotate' ? t('keys.rotateTitle') : t('keys.revokeTitle')}
+        onClose={() => setConfirm(null)}
+      >
         {confirm && (
           <>
-            <p>{confirm.kind === 'rotate' ? t('keys.rotateBody', { prefix: confirm.key.prefix }) : t('keys.revokeBody', { prefix: confirm.key.prefix })}</p>
+            <p>
+              {confirm.kind === 'rotate'
+                ? t('keys.rotateBody', { prefix: confirm.key.prefix })
+                : t('keys.revokeBody', { prefix: confirm.key.prefix })}
+            </p>
             <div className="dialog-actions">
-              <Button variant="secondary" onClick={() => setConfirm(null)}>{t('common.cancel')}</Button>
+              <Button variant="secondary" onClick={() => setConfirm(null)}>
+                {t('common.cancel')}
+              </Button>
               <Button variant={confirm.kind === 'revoke' ? 'danger' : 'primary'} busy={busy} onClick={() => void run(confirm)}>
                 {confirm.kind === 'rotate' ? t('keys.rotate') : t('keys.revoke')}
               </Button>
@@ -98,7 +196,13 @@ export function KeysScreen() {
   );
 }
 
-function CreateKeyForm({ onCreated, onError }: { onCreated: (r: { key: string; apiKey: ApiKey }) => Promise<void>; onError: (e: unknown) => void }) {
+function CreateKeyForm({
+  onCreated,
+  onError,
+}: {
+  onCreated: (r: { key: string; apiKey: ApiKey }) => Promise<void>;
+  onError: (e: unknown) => void;
+}) {
   const { t } = useI18n();
   const [name, setName] = useState('');
   const [environment, setEnv] = useState<'live' | 'test'>('live');
@@ -107,31 +211,57 @@ function CreateKeyForm({ onCreated, onError }: { onCreated: (r: { key: string; a
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
-      await onCreated(await api<{ key: string; apiKey: ApiKey }>(ROUTES.keys, { method: 'POST', body: { name: name.trim() || undefined, environment, scopes } }));
+      await onCreated(
+        await api<{ key: string; apiKey: ApiKey }>(ROUTES.keys, {
+          method: 'POST',
+          body: { name: name.trim() || undefined, environment, scopes },
+        }),
+      );
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'PLAN_API_ACCESS_REQUIRED') onError(err); else setError(err);
-    } finally { setBusy(false); }
+      if (err instanceof ApiError && err.code === 'PLAN_API_ACCESS_REQUIRED') onError(err);
+      else setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <form onSubmit={submit}>
-      <Field label={t('keys.name')} maxLength={80} placeholder={t('keys.namePlaceholder')} value={name} onChange={(e) => setName(e.target.value)} />
+      <Field
+        label={t('keys.name')}
+        maxLength={80}
+        placeholder={t('keys.namePlaceholder')}
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+      />
       <fieldset className="segmented">
         <legend>{t('keys.environment')}</legend>
-        <label><input type="radio" name="env" checked={environment === 'live'} onChange={() => setEnv('live')} /> {t('keys.env.live')}</label>
-        <label><input type="radio" name="env" checked={environment === 'test'} onChange={() => setEnv('test')} /> {t('keys.env.test')}</label>
+        <label>
+          <input type="radio" name="env" checked={environment === 'live'} onChange={() => setEnv('live')} /> {t('keys.env.live')}
+        </label>
+        <label>
+          <input type="radio" name="env" checked={environment === 'test'} onChange={() => setEnv('test')} /> {t('keys.env.test')}
+        </label>
       </fieldset>
       <p className="field-hint">{environment === 'live' ? t('keys.liveHint') : t('keys.testHint')}</p>
       <fieldset>
         <legend>{t('keys.scopes')}</legend>
         {SCOPES.map((s) => (
-          <Checkbox key={s} label={t(`keys.scope.${s}` as MessageKey)} hint={t(`keys.scopeHint.${s}` as MessageKey)} checked={scopes.includes(s)}
-            onChange={(e) => setScopes((xs) => (e.target.checked ? [...xs, s] : xs.filter((x) => x !== s)))} />
+          <Checkbox
+            key={s}
+            label={t(`keys.scope.${s}` as MessageKey)}
+            hint={t(`keys.scopeHint.${s}` as MessageKey)}
+            checked={scopes.includes(s)}
+            onChange={(e) => setScopes((xs) => (e.target.checked ? [...xs, s] : xs.filter((x) => x !== s)))}
+          />
         ))}
       </fieldset>
       <ErrorText error={error} />
-      <Button type="submit" busy={busy} disabled={!scopes.length} className="btn-block">{t('keys.create')}</Button>
+      <Button type="submit" busy={busy} disabled={!scopes.length} className="btn-block">
+        {t('keys.create')}
+      </Button>
     </form>
   );
 }

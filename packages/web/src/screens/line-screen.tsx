@@ -7,11 +7,41 @@ import { formatDateTime } from '../lib/format';
 import { useLoad } from '../lib/use-load';
 import { MiniAppLinkCard } from '../components/line-login';
 
-interface Channel { id: string; channelId: string; botName: string | null; webhookUrl: string; status: string; createdAt: string }
-interface Group { id: string; lineChannelId: string; groupId: string; silentNonSlip: boolean; status: string; createdAt: string }
-interface Owner { id: string; lineChannelId: string; lineUserId: string; createdAt: string }
-interface PushUsage { lineChannelId: string; period: string; pushes: number; monthlyLimitReachedAt: string | null }
-interface LinePage { channels: Channel[]; groups: Group[]; owners: Owner[]; limits: { groups: number; messagingAccounts: number }; pushUsage?: PushUsage[] }
+interface Channel {
+  id: string;
+  channelId: string;
+  botName: string | null;
+  webhookUrl: string;
+  status: string;
+  createdAt: string;
+}
+interface Group {
+  id: string;
+  lineChannelId: string;
+  groupId: string;
+  silentNonSlip: boolean;
+  status: string;
+  createdAt: string;
+}
+interface Owner {
+  id: string;
+  lineChannelId: string;
+  lineUserId: string;
+  createdAt: string;
+}
+interface PushUsage {
+  lineChannelId: string;
+  period: string;
+  pushes: number;
+  monthlyLimitReachedAt: string | null;
+}
+interface LinePage {
+  channels: Channel[];
+  groups: Group[];
+  owners: Owner[];
+  limits: { groups: number; messagingAccounts: number };
+  pushUsage?: PushUsage[];
+}
 
 /** LINE official accounts, linked group chats and owner alert users (the LINE module owns the logic). */
 export function LineScreen() {
@@ -23,24 +53,46 @@ export function LineScreen() {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   async function act(id: string, fn: () => Promise<void>) {
-    setBusy(id); setError(null); setNote('');
-    try { await fn(); await page.reload(); } catch (e) { setError(e); } finally { setBusy(null); }
+    setBusy(id);
+    setError(null);
+    setNote('');
+    try {
+      await fn();
+      await page.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
   }
   const d = page.data;
   return (
     <>
-      <PageHeader title={t('line.title')} intro={t('line.intro')} actions={<Button onClick={() => setLinking(true)}>{t('line.link')}</Button>} />
+      <PageHeader
+        title={t('line.title')}
+        intro={t('line.intro')}
+        actions={<Button onClick={() => setLinking(true)}>{t('line.link')}</Button>}
+      />
       <ErrorText error={error ?? page.error} />
       <div aria-live="polite">{note && <Alert kind="ok" title={note} />}</div>
       <MiniAppLinkCard />
-      {!d ? (!page.error && <Loading />) : (
+      {!d ? (
+        !page.error && <Loading />
+      ) : (
         <>
-          <Card title={t('line.channels')} actions={<span className="muted small">{t('line.limit', { n: d.channels.length, max: d.limits.messagingAccounts })}</span>}>
-            {d.channels.length === 0 ? <Empty title={t('line.noChannels')}>{t('line.noChannelsHint')}</Empty> : (
+          <Card
+            title={t('line.channels')}
+            actions={<span className="muted small">{t('line.limit', { n: d.channels.length, max: d.limits.messagingAccounts })}</span>}
+          >
+            {d.channels.length === 0 ? (
+              <Empty title={t('line.noChannels')}>{t('line.noChannelsHint')}</Empty>
+            ) : (
               <ul className="plain-list">
                 {d.channels.map((ch) => (
                   <li key={ch.id}>
-                    <p><strong>{ch.botName ?? ch.channelId}</strong> <span className="tag">{ch.status}</span></p>
+                    <p>
+                      <strong>{ch.botName ?? ch.channelId}</strong> <span className="tag">{ch.status}</span>
+                    </p>
                     <p className="small muted">{t('line.webhookUrl')}</p>
                     <p className="mono small break">{ch.webhookUrl}</p>
                     {(() => {
@@ -50,51 +102,126 @@ export function LineScreen() {
                       return (
                         <>
                           <p className="small muted">{t('line.pushUsage', { n: u.pushes })}</p>
-                          {u.monthlyLimitReachedAt && <Alert kind="warn" title={t('line.monthlyLimitTitle')}>{t('line.monthlyLimit', { time: formatDateTime(u.monthlyLimitReachedAt, lang) })}</Alert>}
+                          {u.monthlyLimitReachedAt && (
+                            <Alert kind="warn" title={t('line.monthlyLimitTitle')}>
+                              {t('line.monthlyLimit', { time: formatDateTime(u.monthlyLimitReachedAt, lang) })}
+                            </Alert>
+                          )}
                         </>
                       );
                     })()}
                     <div className="row-actions">
                       <CopyButton value={ch.webhookUrl} />
-                      <Button variant="secondary" busy={busy === `v${ch.id}`} onClick={() => void act(`v${ch.id}`, async () => {
-                        const r = await api<{ success: boolean; statusCode: number | null; reason?: string | null }>(ROUTES.lineVerify(ch.id), { method: 'POST' });
-                        setNote(r.success ? t('line.verifyOk') : t('line.verifyFail', { reason: r.reason ?? String(r.statusCode ?? '') }));
-                      })}>{t('line.verify')}</Button>
-                      <Button variant="danger" busy={busy === ch.id} onClick={() => void act(ch.id, async () => { await api(ROUTES.lineChannel(ch.id), { method: 'DELETE' }); })}>{t('line.unlink')}</Button>
+                      <Button
+                        variant="secondary"
+                        busy={busy === `v${ch.id}`}
+                        onClick={() =>
+                          void act(`v${ch.id}`, async () => {
+                            const r = await api<{ success: boolean; statusCode: number | null; reason?: string | null }>(
+                              ROUTES.lineVerify(ch.id),
+                              { method: 'POST' },
+                            );
+                            setNote(
+                              r.success ? t('line.verifyOk') : t('line.verifyFail', { reason: r.reason ?? String(r.statusCode ?? '') }),
+                            );
+                          })
+                        }
+                      >
+                        {t('line.verify')}
+                      </Button>
+                      <Button
+                        variant="danger"
+                        busy={busy === ch.id}
+                        onClick={() =>
+                          void act(ch.id, async () => {
+                            await api(ROUTES.lineChannel(ch.id), { method: 'DELETE' });
+                          })
+                        }
+                      >
+                        {t('line.unlink')}
+                      </Button>
                     </div>
                   </li>
                 ))}
               </ul>
             )}
           </Card>
-          <Card title={t('line.groups')} actions={
-            <Button variant="secondary" busy={busy === 'code'} onClick={() => void act('code', async () => setCode(await api<{ code: string; expiresAt: string }>(ROUTES.lineCodes, { method: 'POST' })))}>{t('line.newCode')}</Button>
-          }>
+          <Card
+            title={t('line.groups')}
+            actions={
+              <Button
+                variant="secondary"
+                busy={busy === 'code'}
+                onClick={() =>
+                  void act('code', async () =>
+                    setCode(await api<{ code: string; expiresAt: string }>(ROUTES.lineCodes, { method: 'POST' })),
+                  )
+                }
+              >
+                {t('line.newCode')}
+              </Button>
+            }
+          >
             {code && (
               <Alert kind="info" title={t('line.codeTitle', { code: code.code })}>
                 {t('line.codeBody', { time: formatDateTime(code.expiresAt, lang) })}
               </Alert>
             )}
             <p className="muted small">{t('line.limit', { n: d.groups.length, max: d.limits.groups })}</p>
-            {d.groups.length === 0 ? <p className="muted">{t('line.noGroups')}</p> : (
+            {d.groups.length === 0 ? (
+              <p className="muted">{t('line.noGroups')}</p>
+            ) : (
               <ul className="plain-list">
                 {d.groups.map((g) => (
                   <li key={g.id}>
                     <p className="mono small break">{g.groupId}</p>
-                    <Checkbox label={t('line.silent')} checked={g.silentNonSlip} onChange={(e) => void act(g.id, async () => { await api(ROUTES.lineGroup(g.id), { method: 'PATCH', body: { silentNonSlip: e.target.checked } }); })} />
-                    <Button variant="danger" busy={busy === `u${g.id}`} onClick={() => void act(`u${g.id}`, async () => { await api(ROUTES.lineGroup(g.id), { method: 'DELETE' }); })}>{t('line.unlink')}</Button>
+                    <Checkbox
+                      label={t('line.silent')}
+                      checked={g.silentNonSlip}
+                      onChange={(e) =>
+                        void act(g.id, async () => {
+                          await api(ROUTES.lineGroup(g.id), { method: 'PATCH', body: { silentNonSlip: e.target.checked } });
+                        })
+                      }
+                    />
+                    <Button
+                      variant="danger"
+                      busy={busy === `u${g.id}`}
+                      onClick={() =>
+                        void act(`u${g.id}`, async () => {
+                          await api(ROUTES.lineGroup(g.id), { method: 'DELETE' });
+                        })
+                      }
+                    >
+                      {t('line.unlink')}
+                    </Button>
                   </li>
                 ))}
               </ul>
             )}
           </Card>
           <Card title={t('line.owners')}>
-            {d.owners.length === 0 ? <p className="muted">{t('line.noOwners')}</p> : (
+            {d.owners.length === 0 ? (
+              <p className="muted">{t('line.noOwners')}</p>
+            ) : (
               <ul className="plain-list">
                 {d.owners.map((o) => (
                   <li key={o.id} className="session">
-                    <div><p className="mono small break">{o.lineUserId}</p><p className="small muted">{formatDateTime(o.createdAt, lang)}</p></div>
-                    <Button variant="danger" busy={busy === o.id} onClick={() => void act(o.id, async () => { await api(ROUTES.lineOwner(o.id), { method: 'DELETE' }); })}>{t('line.unlink')}</Button>
+                    <div>
+                      <p className="mono small break">{o.lineUserId}</p>
+                      <p className="small muted">{formatDateTime(o.createdAt, lang)}</p>
+                    </div>
+                    <Button
+                      variant="danger"
+                      busy={busy === o.id}
+                      onClick={() =>
+                        void act(o.id, async () => {
+                          await api(ROUTES.lineOwner(o.id), { method: 'DELETE' });
+                        })
+                      }
+                    >
+                      {t('line.unlink')}
+                    </Button>
                   </li>
                 ))}
               </ul>
@@ -103,7 +230,12 @@ export function LineScreen() {
         </>
       )}
       <Dialog open={linking} title={t('line.link')} onClose={() => setLinking(false)}>
-        <LinkForm onDone={async () => { setLinking(false); await page.reload(); }} />
+        <LinkForm
+          onDone={async () => {
+            setLinking(false);
+            await page.reload();
+          }}
+        />
       </Dialog>
     </>
   );
@@ -118,18 +250,51 @@ function LinkForm({ onDone }: { onDone: () => Promise<void> }) {
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
-    try { await api(ROUTES.lineChannels, { method: 'POST', body: { channelId: channelId.trim(), channelSecret: channelSecret.trim(), accessToken: accessToken.trim() } }); await onDone(); }
-    catch (err) { setError(err); } finally { setBusy(false); }
+    setBusy(true);
+    setError(null);
+    try {
+      await api(ROUTES.lineChannels, {
+        method: 'POST',
+        body: { channelId: channelId.trim(), channelSecret: channelSecret.trim(), accessToken: accessToken.trim() },
+      });
+      await onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <form onSubmit={submit}>
       <p className="muted small">{t('line.linkHint')}</p>
-      <Field label="Channel ID" required inputMode="numeric" autoComplete="off" value={channelId} onChange={(e) => setChannelId(e.target.value)} />
-      <Field label="Channel secret" required type="password" autoComplete="off" value={channelSecret} onChange={(e) => setSecret(e.target.value)} />
-      <Field label="Channel access token" required type="password" autoComplete="off" value={accessToken} onChange={(e) => setToken(e.target.value)} />
+      <Field
+        label="Channel ID"
+        required
+        inputMode="numeric"
+        autoComplete="off"
+        value={channelId}
+        onChange={(e) => setChannelId(e.target.value)}
+      />
+      <Field
+        label="Channel secret"
+        required
+        type="password"
+        autoComplete="off"
+        value={channelSecret}
+        onChange={(e) => setSecret(e.target.value)}
+      />
+      <Field
+        label="Channel access token"
+        required
+        type="password"
+        autoComplete="off"
+        value={accessToken}
+        onChange={(e) => setToken(e.target.value)}
+      />
       <ErrorText error={error} />
-      <Button type="submit" busy={busy} className="btn-block">{t('line.link')}</Button>
+      <Button type="submit" busy={busy} className="btn-block">
+        {t('line.link')}
+      </Button>
     </form>
   );
 }

@@ -29,12 +29,23 @@ export function OverviewScreen() {
     <>
       <PageHeader title={t('overview.title')} intro={d.shop.name} />
       {search.get('welcome') && (
-        <Alert kind="ok" title={t('overview.welcomeTitle')}>{t('overview.welcomeBody')}</Alert>
+        <Alert kind="ok" title={t('overview.welcomeTitle')}>
+          {t('overview.welcomeBody')}
+        </Alert>
       )}
-      {onTrial && <TrialBanner daysLeft={d.trialDaysLeft} limit={d.plan.monthlyLimit} chosen={plans.data?.items.find((p) => p.code === d.shop.chosenPlanCode) ?? null} />}
+      {onTrial && (
+        <TrialBanner
+          daysLeft={d.trialDaysLeft}
+          limit={d.plan.monthlyLimit}
+          chosen={plans.data?.items.find((p) => p.code === d.shop.chosenPlanCode) ?? null}
+        />
+      )}
       {d.payeeCount === 0 && (
         <Alert kind="warn" title={t('payees.emptyTitle')}>
-          {t('payees.emptyBody')} <Link to="/payees" className="alert-action">{t('overview.addPayee')}</Link>
+          {t('payees.emptyBody')}{' '}
+          <Link to="/payees" className="alert-action">
+            {t('overview.addPayee')}
+          </Link>
         </Alert>
       )}
       <TotalsCard reloadKey={d} />
@@ -49,10 +60,16 @@ export function OverviewScreen() {
           )}
           {onTrial && (
             <p className="muted small">
-              {d.shop.chosenPlanCode ? t('overview.chosenPlan', { plan: plans.data?.items.find((p) => p.code === d.shop.chosenPlanCode)?.name ?? d.shop.chosenPlanCode }) : t('overview.trialNext')}
+              {d.shop.chosenPlanCode
+                ? t('overview.chosenPlan', {
+                    plan: plans.data?.items.find((p) => p.code === d.shop.chosenPlanCode)?.name ?? d.shop.chosenPlanCode,
+                  })
+                : t('overview.trialNext')}
             </p>
           )}
-          {!onTrial && d.plan.priceThb > 0 && <p className="muted small">{t('signup.perMonth', { price: formatMoney(d.plan.priceThb) })}</p>}
+          {!onTrial && d.plan.priceThb > 0 && (
+            <p className="muted small">{t('signup.perMonth', { price: formatMoney(d.plan.priceThb) })}</p>
+          )}
         </Card>
         <Card title={t('overview.quota')}>
           <Gauge used={d.quota.used} limit={d.quota.limit} label={t('overview.quotaLabel', { used: d.quota.used, limit: d.quota.limit })} />
@@ -63,16 +80,37 @@ export function OverviewScreen() {
         </Card>
         <Card title={t('overview.quick')}>
           <ul className="quick">
-            <li><Link to="/check" className="btn btn-primary btn-block">{t('nav.check')}</Link></li>
-            <li><Link to="/payees" className="btn btn-secondary btn-block">{t('overview.payeesCount', { n: d.payeeCount })}</Link></li>
-            {me?.user.role !== 'staff' && <li><Link to="/keys" className="btn btn-secondary btn-block">{t('nav.keys')}</Link></li>}
+            <li>
+              <Link to="/check" className="btn btn-primary btn-block">
+                {t('nav.check')}
+              </Link>
+            </li>
+            <li>
+              <Link to="/payees" className="btn btn-secondary btn-block">
+                {t('overview.payeesCount', { n: d.payeeCount })}
+              </Link>
+            </li>
+            {me?.user.role !== 'staff' && (
+              <li>
+                <Link to="/keys" className="btn btn-secondary btn-block">
+                  {t('nav.keys')}
+                </Link>
+              </li>
+            )}
           </ul>
         </Card>
       </div>
       <Card title={t('overview.chartTitle')}>
         <DailyChart days={days} />
       </Card>
-      <Card title={t('overview.recent')} actions={<Link to="/transactions" className="btn btn-ghost">{t('overview.seeAll')}</Link>}>
+      <Card
+        title={t('overview.recent')}
+        actions={
+          <Link to="/transactions" className="btn btn-ghost">
+            {t('overview.seeAll')}
+          </Link>
+        }
+      >
         {d.recent.length ? <TxList items={d.recent} /> : <Empty title={t('tx.empty')}>{t('tx.emptyHint')}</Empty>}
         <p className="muted small">{t('common.updated', { time: formatDateTime(new Date().toISOString(), lang) })}</p>
       </Card>
@@ -84,10 +122,19 @@ export function OverviewScreen() {
 function TrialBanner({ daysLeft, limit, chosen }: { daysLeft: number | null; limit: number; chosen: PlanCard | null }) {
   const { t, lang } = useI18n();
   const over = daysLeft !== null && daysLeft <= 0;
-  const title = over ? t('overview.trialBannerOver') : daysLeft !== null ? t('overview.trialBannerTitle', { n: daysLeft }) : t('shopState.trial');
+  const title = over
+    ? t('overview.trialBannerOver')
+    : daysLeft !== null
+      ? t('overview.trialBannerTitle', { n: daysLeft })
+      : t('shopState.trial');
   return (
-    <section className={`trial-banner ${over ? 'trial-over' : daysLeft !== null && daysLeft <= 2 ? 'trial-soon' : ''}`} aria-labelledby="trial-title">
-      <h2 id="trial-title" className="trial-title">{title}</h2>
+    <section
+      className={`trial-banner ${over ? 'trial-over' : daysLeft !== null && daysLeft <= 2 ? 'trial-soon' : ''}`}
+      aria-labelledby="trial-title"
+    >
+      <h2 id="trial-title" className="trial-title">
+        {title}
+      </h2>
       <p>{t('overview.trialBannerBody', { limit: limit.toLocaleString(lang === 'th' ? 'th-TH' : 'en-GB') })}</p>
       <p className="trial-next">
         {chosen && chosen.priceThb > 0

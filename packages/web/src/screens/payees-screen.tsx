@@ -22,18 +22,40 @@ export function PayeesScreen() {
   const items = list.data?.items ?? [];
 
   async function act(id: string, fn: () => Promise<unknown>) {
-    setBusyId(id); setError(null);
-    try { await fn(); await list.reload(); } catch (e) { setError(e); } finally { setBusyId(null); }
+    setBusyId(id);
+    setError(null);
+    try {
+      await fn();
+      await list.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusyId(null);
+    }
   }
 
   return (
     <>
-      <PageHeader title={t('payees.title')} intro={t('payees.intro')} actions={isOwner ? <Button onClick={() => setAdding(true)}>{t('payees.add')}</Button> : undefined} />
+      <PageHeader
+        title={t('payees.title')}
+        intro={t('payees.intro')}
+        actions={isOwner ? <Button onClick={() => setAdding(true)}>{t('payees.add')}</Button> : undefined}
+      />
       <ErrorText error={error ?? list.error} />
-      {list.loading && !list.data ? <Loading /> : items.length === 0 ? (
+      {list.loading && !list.data ? (
+        <Loading />
+      ) : items.length === 0 ? (
         <Card>
-          <Alert kind="warn" title={t('payees.emptyTitle')}>{t('payees.emptyBody')}</Alert>
-          <Empty title={t('payees.emptyList')}>{isOwner ? <Button onClick={() => setAdding(true)}>{t('payees.add')}</Button> : <Alert kind="info" title={t('common.ownerOnly')} />}</Empty>
+          <Alert kind="warn" title={t('payees.emptyTitle')}>
+            {t('payees.emptyBody')}
+          </Alert>
+          <Empty title={t('payees.emptyList')}>
+            {isOwner ? (
+              <Button onClick={() => setAdding(true)}>{t('payees.add')}</Button>
+            ) : (
+              <Alert kind="info" title={t('common.ownerOnly')} />
+            )}
+          </Empty>
         </Card>
       ) : (
         <ul className="cards-list">
@@ -42,28 +64,60 @@ export function PayeesScreen() {
               <div className="payee-main">
                 <p className="payee-holder">{p.holder}</p>
                 <p className="muted">
-                  {p.kind === 'PROMPTPAY' ? `PromptPay (${t(`payees.proxy.${p.proxyType ?? 'PHONE'}` as MessageKey)})` : bankName(p.bankCode, lang)}
-                  {' · '}<span className="mono" aria-label={t('payees.endingIn', { last4: p.accountLast4 })}>•••• {p.accountLast4}</span>
+                  {p.kind === 'PROMPTPAY'
+                    ? `PromptPay (${t(`payees.proxy.${p.proxyType ?? 'PHONE'}` as MessageKey)})`
+                    : bankName(p.bankCode, lang)}
+                  {' · '}
+                  <span className="mono" aria-label={t('payees.endingIn', { last4: p.accountLast4 })}>
+                    •••• {p.accountLast4}
+                  </span>
                 </p>
                 <p className="tags">
                   {p.isPrimary && <span className="tag tag-primary">{t('payees.primary')}</span>}
                   {p.status !== 'ACTIVE' && <span className="tag">{t('payees.disabled')}</span>}
                 </p>
               </div>
-              {isOwner && <div className="row-actions">
-                {!p.isPrimary && <Button variant="secondary" busy={busyId === p.id} onClick={() => void act(p.id, () => api(ROUTES.payee(p.id), { method: 'PATCH', body: { isPrimary: true } }))}>{t('payees.makePrimary')}</Button>}
-                <Button variant="secondary" onClick={() => setEditing(p)}>{t('common.edit')}</Button>
-                <Button variant="danger" onClick={() => setRemoving(p)}>{t('common.remove')}</Button>
-              </div>}
+              {isOwner && (
+                <div className="row-actions">
+                  {!p.isPrimary && (
+                    <Button
+                      variant="secondary"
+                      busy={busyId === p.id}
+                      onClick={() => void act(p.id, () => api(ROUTES.payee(p.id), { method: 'PATCH', body: { isPrimary: true } }))}
+                    >
+                      {t('payees.makePrimary')}
+                    </Button>
+                  )}
+                  <Button variant="secondary" onClick={() => setEditing(p)}>
+                    {t('common.edit')}
+                  </Button>
+                  <Button variant="danger" onClick={() => setRemoving(p)}>
+                    {t('common.remove')}
+                  </Button>
+                </div>
+              )}
             </li>
           ))}
         </ul>
       )}
       <Dialog open={adding} title={t('payees.add')} onClose={() => setAdding(false)}>
-        <PayeeForm onDone={async () => { setAdding(false); await list.reload(); }} />
+        <PayeeForm
+          onDone={async () => {
+            setAdding(false);
+            await list.reload();
+          }}
+        />
       </Dialog>
       <Dialog open={!!editing} title={t('payees.edit')} onClose={() => setEditing(null)}>
-        {editing && <EditPayee payee={editing} onDone={async () => { setEditing(null); await list.reload(); }} />}
+        {editing && (
+          <EditPayee
+            payee={editing}
+            onDone={async () => {
+              setEditing(null);
+              await list.reload();
+            }}
+          />
+        )}
       </Dialog>
       <Dialog open={!!removing} title={t('payees.removeTitle')} onClose={() => setRemoving(null)}>
         {removing && (
@@ -71,8 +125,20 @@ export function PayeesScreen() {
             <p>{t('payees.removeBody', { holder: removing.holder, last4: removing.accountLast4 })}</p>
             {items.length === 1 && <Alert kind="warn" title={t('payees.emptyBody')} />}
             <div className="dialog-actions">
-              <Button variant="secondary" onClick={() => setRemoving(null)}>{t('common.cancel')}</Button>
-              <Button variant="danger" busy={busyId === removing.id} onClick={() => { const p = removing; setRemoving(null); void act(p.id, () => api(ROUTES.payee(p.id), { method: 'DELETE' })); }}>{t('common.remove')}</Button>
+              <Button variant="secondary" onClick={() => setRemoving(null)}>
+                {t('common.cancel')}
+              </Button>
+              <Button
+                variant="danger"
+                busy={busyId === removing.id}
+                onClick={() => {
+                  const p = removing;
+                  setRemoving(null);
+                  void act(p.id, () => api(ROUTES.payee(p.id), { method: 'DELETE' }));
+                }}
+              >
+                {t('common.remove')}
+              </Button>
             </div>
           </>
         )}
@@ -93,38 +159,72 @@ function PayeeForm({ onDone }: { onDone: () => Promise<void> }) {
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
-    const body = kind === 'BANK'
-      ? { kind, bankCode, accountNumber: accountNumber.replace(/[\s-]/g, ''), holder: holder.trim(), isPrimary }
-      : { kind, proxyType, accountNumber: accountNumber.replace(/[\s-]/g, ''), holder: holder.trim(), isPrimary };
+    setBusy(true);
+    setError(null);
+    const body =
+      kind === 'BANK'
+        ? { kind, bankCode, accountNumber: accountNumber.replace(/[\s-]/g, ''), holder: holder.trim(), isPrimary }
+        : { kind, proxyType, accountNumber: accountNumber.replace(/[\s-]/g, ''), holder: holder.trim(), isPrimary };
     try {
       await api(ROUTES.payees, { method: 'POST', body });
       setAccountNumber(''); // the full number is not kept in the page once saved
       await onDone();
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <form onSubmit={submit}>
       <fieldset className="segmented">
         <legend>{t('payees.kind')}</legend>
-        <label><input type="radio" name="kind" checked={kind === 'BANK'} onChange={() => setKind('BANK')} /> {t('payees.kindBank')}</label>
-        <label><input type="radio" name="kind" checked={kind === 'PROMPTPAY'} onChange={() => setKind('PROMPTPAY')} /> PromptPay</label>
+        <label>
+          <input type="radio" name="kind" checked={kind === 'BANK'} onChange={() => setKind('BANK')} /> {t('payees.kindBank')}
+        </label>
+        <label>
+          <input type="radio" name="kind" checked={kind === 'PROMPTPAY'} onChange={() => setKind('PROMPTPAY')} /> PromptPay
+        </label>
       </fieldset>
       {kind === 'BANK' ? (
         <Select label={t('payees.bank')} value={bankCode} onChange={(e) => setBankCode(e.target.value)}>
-          {BANKS.map((b) => <option key={b.code} value={b.code}>{lang === 'th' ? b.th : b.en} ({b.short})</option>)}
+          {BANKS.map((b) => (
+            <option key={b.code} value={b.code}>
+              {lang === 'th' ? b.th : b.en} ({b.short})
+            </option>
+          ))}
         </Select>
       ) : (
         <Select label={t('payees.proxyType')} value={proxyType} onChange={(e) => setProxyType(e.target.value)}>
-          {['PHONE', 'NATID', 'EWALLET'].map((p) => <option key={p} value={p}>{t(`payees.proxy.${p}` as MessageKey)}</option>)}
+          {['PHONE', 'NATID', 'EWALLET'].map((p) => (
+            <option key={p} value={p}>
+              {t(`payees.proxy.${p}` as MessageKey)}
+            </option>
+          ))}
         </Select>
       )}
-      <Field label={kind === 'BANK' ? t('payees.accountNumber') : t('payees.promptpayId')} inputMode="numeric" autoComplete="off" required
-        hint={t('payees.numberOnce')} value={accountNumber} onChange={(e) => setAccountNumber(e.target.value)} />
-      <Field label={t('payees.holder')} required maxLength={120} hint={t('payees.holderHint')} value={holder} onChange={(e) => setHolder(e.target.value)} />
+      <Field
+        label={kind === 'BANK' ? t('payees.accountNumber') : t('payees.promptpayId')}
+        inputMode="numeric"
+        autoComplete="off"
+        required
+        hint={t('payees.numberOnce')}
+        value={accountNumber}
+        onChange={(e) => setAccountNumber(e.target.value)}
+      />
+      <Field
+        label={t('payees.holder')}
+        required
+        maxLength={120}
+        hint={t('payees.holderHint')}
+        value={holder}
+        onChange={(e) => setHolder(e.target.value)}
+      />
       <Checkbox label={t('payees.setPrimary')} checked={isPrimary} onChange={(e) => setPrimary(e.target.checked)} />
       <ErrorText error={error} />
-      <Button type="submit" busy={busy} className="btn-block">{t('common.save')}</Button>
+      <Button type="submit" busy={busy} className="btn-block">
+        {t('common.save')}
+      </Button>
     </form>
   );
 }
@@ -137,11 +237,16 @@ function EditPayee({ payee, onDone }: { payee: Payee; onDone: () => Promise<void
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
       await api(ROUTES.payee(payee.id), { method: 'PATCH', body: { holder: holder.trim(), status: active ? 'ACTIVE' : 'DISABLED' } });
       await onDone();
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <form onSubmit={submit}>
@@ -149,7 +254,9 @@ function EditPayee({ payee, onDone }: { payee: Payee; onDone: () => Promise<void
       <Field label={t('payees.holder')} required maxLength={120} value={holder} onChange={(e) => setHolder(e.target.value)} />
       <Checkbox label={t('payees.active')} checked={active} onChange={(e) => setActive(e.target.checked)} />
       <ErrorText error={error} />
-      <Button type="submit" busy={busy} className="btn-block">{t('common.save')}</Button>
+      <Button type="submit" busy={busy} className="btn-block">
+        {t('common.save')}
+      </Button>
     </form>
   );
 }

@@ -12,8 +12,26 @@ import { useLoad } from '../lib/use-load';
 /** A short device label from the user agent, so the owner can recognise their phone and computer. */
 function deviceOf(ua: string | null): string {
   if (!ua) return '—';
-  const os = /iPhone|iPad/.test(ua) ? 'iOS' : /Android/.test(ua) ? 'Android' : /Windows/.test(ua) ? 'Windows' : /Mac OS X/.test(ua) ? 'macOS' : /Linux/.test(ua) ? 'Linux' : '';
-  const br = /Edg\//.test(ua) ? 'Edge' : /Chrome\//.test(ua) ? 'Chrome' : /Firefox\//.test(ua) ? 'Firefox' : /Safari\//.test(ua) ? 'Safari' : '';
+  const os = /iPhone|iPad/.test(ua)
+    ? 'iOS'
+    : /Android/.test(ua)
+      ? 'Android'
+      : /Windows/.test(ua)
+        ? 'Windows'
+        : /Mac OS X/.test(ua)
+          ? 'macOS'
+          : /Linux/.test(ua)
+            ? 'Linux'
+            : '';
+  const br = /Edg\//.test(ua)
+    ? 'Edge'
+    : /Chrome\//.test(ua)
+      ? 'Chrome'
+      : /Firefox\//.test(ua)
+        ? 'Firefox'
+        : /Safari\//.test(ua)
+          ? 'Safari'
+          : '';
   return [br, os].filter(Boolean).join(' · ') || ua.slice(0, 60);
 }
 
@@ -26,8 +44,16 @@ export function SecurityScreen() {
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   async function act(id: string, fn: () => Promise<unknown>) {
-    setBusy(id); setError(null);
-    try { await fn(); await Promise.all([sessions.reload(), audit.reload()]); } catch (e) { setError(e); } finally { setBusy(null); }
+    setBusy(id);
+    setError(null);
+    try {
+      await fn();
+      await Promise.all([sessions.reload(), audit.reload()]);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
   }
   const label = (action: string) => {
     const k = `audit.${action}` as MessageKey;
@@ -46,21 +72,49 @@ export function SecurityScreen() {
     <>
       <PageHeader title={t('security.title')} intro={t('security.intro')} />
       <ErrorText error={error} />
-      <Card title={t('security.sessions')} actions={
-        <Button variant="secondary" busy={busy === 'all'} onClick={() => void act('all', () => api(ROUTES.revokeAll, { method: 'POST', body: { includeCurrent: false } }))}>{t('security.revokeOthers')}</Button>
-      }>
+      <Card
+        title={t('security.sessions')}
+        actions={
+          <Button
+            variant="secondary"
+            busy={busy === 'all'}
+            onClick={() => void act('all', () => api(ROUTES.revokeAll, { method: 'POST', body: { includeCurrent: false } }))}
+          >
+            {t('security.revokeOthers')}
+          </Button>
+        }
+      >
         <ErrorText error={sessions.error} />
-        {sessions.loading && !sessions.data ? <Loading /> : (
+        {sessions.loading && !sessions.data ? (
+          <Loading />
+        ) : (
           <ul className="plain-list">
             {(sessions.data?.items ?? []).map((s) => (
               <li key={s.id} className="session">
                 <div>
-                  <p><strong>{deviceOf(s.userAgent)}</strong> {s.current && <span className="tag tag-primary">{t('security.thisDevice')}</span>} {s.kind === 'miniapp' && <span className="tag">{lx('miniAppSession')}</span>}</p>
-                  <p className="small muted">{s.ip ?? '—'} · {t('security.signedIn', { time: formatDateTime(s.createdAt, lang) })} · {t('security.lastActive', { time: formatDateTime(s.lastUsedAt ?? s.createdAt, lang) })}</p>
+                  <p>
+                    <strong>{deviceOf(s.userAgent)}</strong>{' '}
+                    {s.current && <span className="tag tag-primary">{t('security.thisDevice')}</span>}{' '}
+                    {s.kind === 'miniapp' && <span className="tag">{lx('miniAppSession')}</span>}
+                  </p>
+                  <p className="small muted">
+                    {s.ip ?? '—'} · {t('security.signedIn', { time: formatDateTime(s.createdAt, lang) })} ·{' '}
+                    {t('security.lastActive', { time: formatDateTime(s.lastUsedAt ?? s.createdAt, lang) })}
+                  </p>
                 </div>
-                {s.current
-                  ? <Button variant="secondary" onClick={() => void logout()}>{t('nav.logout')}</Button>
-                  : <Button variant="danger" busy={busy === s.id} onClick={() => void act(s.id, () => api(ROUTES.session(s.id), { method: 'DELETE' }))}>{t('security.revoke')}</Button>}
+                {s.current ? (
+                  <Button variant="secondary" onClick={() => void logout()}>
+                    {t('nav.logout')}
+                  </Button>
+                ) : (
+                  <Button
+                    variant="danger"
+                    busy={busy === s.id}
+                    onClick={() => void act(s.id, () => api(ROUTES.session(s.id), { method: 'DELETE' }))}
+                  >
+                    {t('security.revoke')}
+                  </Button>
+                )}
               </li>
             ))}
           </ul>
@@ -69,12 +123,22 @@ export function SecurityScreen() {
       <LineLinkCard onChange={() => void Promise.all([sessions.reload(), audit.reload()])} />
       <Card title={t('security.audit')}>
         <ErrorText error={audit.error} />
-        {audit.loading && !audit.data ? <Loading /> : !audit.data?.items.length ? <Empty title={t('security.auditEmpty')} /> : (
+        {audit.loading && !audit.data ? (
+          <Loading />
+        ) : !audit.data?.items.length ? (
+          <Empty title={t('security.auditEmpty')} />
+        ) : (
           <ul className="plain-list audit">
             {audit.data.items.map((a) => (
               <li key={a.id}>
-                <p><strong>{label(a.action)}</strong></p>
-                <p className="small muted">{formatDateTime(a.createdAt, lang)}{a.ip ? ` · ${a.ip}` : ''}{actorLabel(a.actor) ? ` · ${actorLabel(a.actor)}` : ''}</p>
+                <p>
+                  <strong>{label(a.action)}</strong>
+                </p>
+                <p className="small muted">
+                  {formatDateTime(a.createdAt, lang)}
+                  {a.ip ? ` · ${a.ip}` : ''}
+                  {actorLabel(a.actor) ? ` · ${actorLabel(a.actor)}` : ''}
+                </p>
               </li>
             ))}
           </ul>

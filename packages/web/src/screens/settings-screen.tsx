@@ -19,51 +19,106 @@ export function SettingsScreen() {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  useEffect(() => { if (s.data) setForm(s.data); }, [s.data]);
+  useEffect(() => {
+    if (s.data) setForm(s.data);
+  }, [s.data]);
 
   async function save(e: FormEvent) {
     e.preventDefault();
     if (!form) return;
-    setBusy(true); setError(null); setSaved(false);
+    setBusy(true);
+    setError(null);
+    setSaved(false);
     try {
-      const next = await api<Settings>(ROUTES.settings, { method: 'PATCH', body: { shopName: form.shopName.trim(), language: form.language, notifications: form.notifications, privacy: form.privacy } });
+      const next = await api<Settings>(ROUTES.settings, {
+        method: 'PATCH',
+        body: { shopName: form.shopName.trim(), language: form.language, notifications: form.notifications, privacy: form.privacy },
+      });
       s.setData(next);
       // The shop's language is for LINE and mails; the screen's language is the person's own switch.
       setSaved(true);
       await reloadMe();
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
 
   return (
     <>
       <PageHeader title={t('settings.title')} />
       <ErrorText error={s.error} />
-      {!form ? (!s.error && <Loading />) : (
+      {!form ? (
+        !s.error && <Loading />
+      ) : (
         <Card title={t('settings.shop')}>
           <form onSubmit={save}>
             <fieldset disabled={!isOwner}>
-            <Field label={t('signup.shopName')} required maxLength={120} value={form.shopName} onChange={(e) => setForm({ ...form, shopName: e.target.value })} />
-            <Select label={t('common.language')} value={form.language} onChange={(e) => setForm({ ...form, language: e.target.value === 'en' ? 'en' : 'th' })} hint={t('settings.languageHint')}>
-              <option value="th">ไทย (Thai)</option>
-              <option value="en">English</option>
-            </Select>
-            <fieldset>
-              <legend>{t('settings.notifications')}</legend>
-              <Checkbox label={t('settings.staleAlerts')} hint={t('settings.staleAlertsHint')} checked={form.notifications.staleSlipAlerts}
-                onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, staleSlipAlerts: e.target.checked } })} />
-              <Checkbox label={t('settings.emailNotices')} hint={t('settings.emailHint', { email: form.email })} checked={form.notifications.email}
-                onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, email: e.target.checked } })} />
-            </fieldset>
-            <fieldset>
-              <legend>{t('settings.retention')}</legend>
-              <Checkbox label={t('settings.autoDelete')} hint={t('settings.autoDeleteHint', { months: String(form.privacy.retentionMonths) })} checked={form.privacy.autoDelete}
-                onChange={(e) => setForm({ ...form, privacy: { ...form.privacy, autoDelete: e.target.checked } })} />
-              <Field label={t('settings.retentionMonths')} type="number" inputMode="numeric" min={1} max={120} required value={String(form.privacy.retentionMonths)}
-                onChange={(e) => setForm({ ...form, privacy: { ...form.privacy, retentionMonths: Math.max(1, Math.min(120, Number(e.target.value) || 1)) } })} />
-            </fieldset>
-            <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
-            <ErrorText error={error} />
-            {isOwner ? <Button type="submit" busy={busy}>{t('common.save')}</Button> : <Alert kind="info" title={t('common.ownerOnly')} />}
+              <Field
+                label={t('signup.shopName')}
+                required
+                maxLength={120}
+                value={form.shopName}
+                onChange={(e) => setForm({ ...form, shopName: e.target.value })}
+              />
+              <Select
+                label={t('common.language')}
+                value={form.language}
+                onChange={(e) => setForm({ ...form, language: e.target.value === 'en' ? 'en' : 'th' })}
+                hint={t('settings.languageHint')}
+              >
+                <option value="th">ไทย (Thai)</option>
+                <option value="en">English</option>
+              </Select>
+              <fieldset>
+                <legend>{t('settings.notifications')}</legend>
+                <Checkbox
+                  label={t('settings.staleAlerts')}
+                  hint={t('settings.staleAlertsHint')}
+                  checked={form.notifications.staleSlipAlerts}
+                  onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, staleSlipAlerts: e.target.checked } })}
+                />
+                <Checkbox
+                  label={t('settings.emailNotices')}
+                  hint={t('settings.emailHint', { email: form.email })}
+                  checked={form.notifications.email}
+                  onChange={(e) => setForm({ ...form, notifications: { ...form.notifications, email: e.target.checked } })}
+                />
+              </fieldset>
+              <fieldset>
+                <legend>{t('settings.retention')}</legend>
+                <Checkbox
+                  label={t('settings.autoDelete')}
+                  hint={t('settings.autoDeleteHint', { months: String(form.privacy.retentionMonths) })}
+                  checked={form.privacy.autoDelete}
+                  onChange={(e) => setForm({ ...form, privacy: { ...form.privacy, autoDelete: e.target.checked } })}
+                />
+                <Field
+                  label={t('settings.retentionMonths')}
+                  type="number"
+                  inputMode="numeric"
+                  min={1}
+                  max={120}
+                  required
+                  value={String(form.privacy.retentionMonths)}
+                  onChange={(e) =>
+                    setForm({
+                      ...form,
+                      privacy: { ...form.privacy, retentionMonths: Math.max(1, Math.min(120, Number(e.target.value) || 1)) },
+                    })
+                  }
+                />
+              </fieldset>
+              <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
+              <ErrorText error={error} />
+              {isOwner ? (
+                <Button type="submit" busy={busy}>
+                  {t('common.save')}
+                </Button>
+              ) : (
+                <Alert kind="info" title={t('common.ownerOnly')} />
+              )}
             </fieldset>
           </form>
         </Card>
@@ -72,7 +127,9 @@ export function SettingsScreen() {
       {me && (
         <Card title={t('settings.shopId')}>
           <p className="field-hint">{t('settings.shopIdHint')}</p>
-          <p className="mono break" data-testid="shop-id">{me.shop.id}</p>
+          <p className="mono break" data-testid="shop-id">
+            {me.shop.id}
+          </p>
           <CopyButton value={me.shop.id} />
         </Card>
       )}
@@ -92,20 +149,47 @@ function PasswordCard() {
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null); setDone(false);
+    setBusy(true);
+    setError(null);
+    setDone(false);
     try {
       await api(ROUTES.changePassword, { method: 'POST', body: { currentPassword: current, newPassword: next } });
-      setDone(true); setCurrent(''); setNext('');
-    } catch (err) { setError(err); } finally { setBusy(false); }
+      setDone(true);
+      setCurrent('');
+      setNext('');
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <Card title={t('settings.password')}>
       <form onSubmit={submit}>
-        <Field label={t('settings.currentPassword')} type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
-        <Field label={t('reset.newPassword')} type="password" autoComplete="new-password" required minLength={8} maxLength={200} hint={t('auth.passwordHint')} value={next} onChange={(e) => setNext(e.target.value)} />
+        <Field
+          label={t('settings.currentPassword')}
+          type="password"
+          autoComplete="current-password"
+          required
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+        />
+        <Field
+          label={t('reset.newPassword')}
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          maxLength={200}
+          hint={t('auth.passwordHint')}
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+        />
         <div aria-live="polite">{done && <Alert kind="ok" title={t('settings.passwordChanged')} />}</div>
         <ErrorText error={error} />
-        <Button type="submit" busy={busy}>{t('settings.changePassword')}</Button>
+        <Button type="submit" busy={busy}>
+          {t('settings.changePassword')}
+        </Button>
       </form>
     </Card>
   );
@@ -116,20 +200,29 @@ function ExportCard() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   async function download() {
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
       const data = await api<unknown>(ROUTES.privacyExport);
       const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
       const a = document.createElement('a');
-      a.href = url; a.download = 'slipcheck-export.json'; a.click();
+      a.href = url;
+      a.download = 'slipcheck-export.json';
+      a.click();
       setTimeout(() => URL.revokeObjectURL(url), 1000);
-    } catch (e) { setError(e); } finally { setBusy(false); }
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <Card title={t('settings.privacy')}>
       <p>{t('settings.exportBody')}</p>
       <ErrorText error={error} />
-      <Button variant="secondary" busy={busy} onClick={() => void download()}>{t('settings.export')}</Button>
+      <Button variant="secondary" busy={busy} onClick={() => void download()}>
+        {t('settings.export')}
+      </Button>
     </Card>
   );
 }
@@ -144,17 +237,30 @@ function EraseCard({ email }: { email: string }) {
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
-      const r = await api<{ erased: boolean; purgeAfter: string }>(ROUTES.privacyErase, { method: 'POST', body: { password, confirm: 'DELETE' } });
-      setOpen(false); setPassword('');
+      const r = await api<{ erased: boolean; purgeAfter: string }>(ROUTES.privacyErase, {
+        method: 'POST',
+        body: { password, confirm: 'DELETE' },
+      });
+      setOpen(false);
+      setPassword('');
       // Every session is revoked now: sign out here too; the sign-in page says it worked (session storage
       // survives the redirect that signing out causes, a query string would not).
-      try { sessionStorage.setItem(ERASED_KEY, r.purgeAfter); } catch { /* storage blocked: no notice */ }
+      try {
+        sessionStorage.setItem(ERASED_KEY, r.purgeAfter);
+      } catch {
+        /* storage blocked: no notice */
+      }
       await logout();
       // A fresh page load: nothing of the erased shop stays in memory, and no screen can call the API again.
       window.location.assign('/login');
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   const meaning = (
     <ul className="erase-meaning">
@@ -169,15 +275,34 @@ function EraseCard({ email }: { email: string }) {
       <p>{t('erase.intro')}</p>
       {meaning}
       <p className="field-hint">{t('erase.exportFirst')}</p>
-      <Button variant="danger" onClick={() => { setError(null); setOpen(true); }}>{t('erase.open')}</Button>
+      <Button
+        variant="danger"
+        onClick={() => {
+          setError(null);
+          setOpen(true);
+        }}
+      >
+        {t('erase.open')}
+      </Button>
       <Dialog open={open} title={t('erase.title')} onClose={() => setOpen(false)}>
         <form onSubmit={submit}>
           {meaning}
-          <Field label={t('erase.password')} type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <Field
+            label={t('erase.password')}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
           <ErrorText error={error} />
           <div className="dialog-actions">
-            <Button type="button" variant="secondary" onClick={() => setOpen(false)}>{t('common.cancel')}</Button>
-            <Button type="submit" variant="danger" busy={busy}>{t('erase.confirm')}</Button>
+            <Button type="button" variant="secondary" onClick={() => setOpen(false)}>
+              {t('common.cancel')}
+            </Button>
+            <Button type="submit" variant="danger" busy={busy}>
+              {t('erase.confirm')}
+            </Button>
           </div>
         </form>
       </Dialog>

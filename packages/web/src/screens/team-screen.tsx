@@ -22,8 +22,17 @@ export function TeamScreen() {
   const full = !!seats && seats.used >= seats.limit;
 
   async function act(id: string, fn: () => Promise<unknown>) {
-    setBusy(id); setError(null); setSent(null);
-    try { await fn(); await team.reload(); } catch (e) { setError(e); } finally { setBusy(null); }
+    setBusy(id);
+    setError(null);
+    setSent(null);
+    try {
+      await fn();
+      await team.reload();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
   }
   async function invite(e: FormEvent) {
     e.preventDefault();
@@ -41,33 +50,59 @@ export function TeamScreen() {
       <ErrorText error={team.error} />
       {seats && (
         <p className="seat-usage" aria-live="polite">
-          <strong>{t('team.seats', { used: seats.used, limit: seats.limit })}</strong> <span className="small muted">{t('team.seatsHint')}</span>
+          <strong>{t('team.seats', { used: seats.used, limit: seats.limit })}</strong>{' '}
+          <span className="small muted">{t('team.seatsHint')}</span>
         </p>
       )}
       {isOwner && (
         <Card title={t('team.invite')}>
           <form onSubmit={(e) => void invite(e)}>
-            <Field label={t('team.inviteEmail')} type="email" inputMode="email" autoComplete="off" required maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} />
+            <Field
+              label={t('team.inviteEmail')}
+              type="email"
+              inputMode="email"
+              autoComplete="off"
+              required
+              maxLength={254}
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
             {full && <Alert kind="warn" title={t('team.seatsFull')} />}
             <div aria-live="polite">{sent && <Alert kind="ok" title={t('team.invited', { email: sent })} />}</div>
             <ErrorText error={error} />
-            <Button type="submit" busy={busy === 'invite'} disabled={full} className="btn-block">{t('team.inviteSubmit')}</Button>
+            <Button type="submit" busy={busy === 'invite'} disabled={full} className="btn-block">
+              {t('team.inviteSubmit')}
+            </Button>
           </form>
         </Card>
       )}
       <Card title={t('team.members')}>
-        {team.loading && !team.data ? <Loading /> : (
+        {team.loading && !team.data ? (
+          <Loading />
+        ) : (
           <ul className="plain-list team-list">
             {(team.data?.members ?? []).map((m) => (
               <li key={m.id} className="session">
                 <div>
-                  <p><strong>{m.email}</strong> <span className="tag">{t(m.role === 'owner' ? 'team.role.owner' : 'team.role.staff')}</span>{m.id === me?.user.id && <span className="tag tag-primary">{t('team.you')}</span>}</p>
-                  <p className="small muted">{m.lastLoginAt ? t('team.lastLogin', { time: formatDateTime(m.lastLoginAt, lang) }) : t('team.neverLoggedIn')}</p>
+                  <p>
+                    <strong>{m.email}</strong> <span className="tag">{t(m.role === 'owner' ? 'team.role.owner' : 'team.role.staff')}</span>
+                    {m.id === me?.user.id && <span className="tag tag-primary">{t('team.you')}</span>}
+                  </p>
+                  <p className="small muted">
+                    {m.lastLoginAt ? t('team.lastLogin', { time: formatDateTime(m.lastLoginAt, lang) }) : t('team.neverLoggedIn')}
+                  </p>
                 </div>
                 {isOwner && m.role === 'staff' && (
-                  <Button variant="danger" busy={busy === m.id} onClick={() => {
-                    if (window.confirm(t('team.confirmRemove', { email: m.email }))) void act(m.id, () => api(ROUTES.teamMember(m.id), { method: 'DELETE' }));
-                  }}>{t('team.remove')}</Button>
+                  <Button
+                    variant="danger"
+                    busy={busy === m.id}
+                    onClick={() => {
+                      if (window.confirm(t('team.confirmRemove', { email: m.email })))
+                        void act(m.id, () => api(ROUTES.teamMember(m.id), { method: 'DELETE' }));
+                    }}
+                  >
+                    {t('team.remove')}
+                  </Button>
                 )}
               </li>
             ))}
@@ -75,15 +110,27 @@ export function TeamScreen() {
         )}
       </Card>
       <Card title={t('team.pending')}>
-        {team.data && !team.data.invites.length ? <Empty title={t('team.noPending')} /> : (
+        {team.data && !team.data.invites.length ? (
+          <Empty title={t('team.noPending')} />
+        ) : (
           <ul className="plain-list team-list">
             {(team.data?.invites ?? []).map((i) => (
               <li key={i.id} className="session">
                 <div>
-                  <p><strong>{i.email}</strong> <span className="tag">{t('team.role.staff')}</span></p>
+                  <p>
+                    <strong>{i.email}</strong> <span className="tag">{t('team.role.staff')}</span>
+                  </p>
                   <p className="small muted">{t('team.expires', { time: formatDateTime(i.expiresAt, lang) })}</p>
                 </div>
-                {isOwner && <Button variant="secondary" busy={busy === i.id} onClick={() => void act(i.id, () => api(ROUTES.teamInvite(i.id), { method: 'DELETE' }))}>{t('team.revoke')}</Button>}
+                {isOwner && (
+                  <Button
+                    variant="secondary"
+                    busy={busy === i.id}
+                    onClick={() => void act(i.id, () => api(ROUTES.teamInvite(i.id), { method: 'DELETE' }))}
+                  >
+                    {t('team.revoke')}
+                  </Button>
+                )}
               </li>
             ))}
           </ul>

@@ -12,7 +12,16 @@ import { Link, useRouter } from '../lib/router';
 import { ExportButtons, TotalsCard } from '../components/reports';
 import { useLoad } from '../lib/use-load';
 
-interface Filters { status: string; source: string; transRef: string; from: string; to: string; clientRef: string; amountMin: string; amountMax: string }
+interface Filters {
+  status: string;
+  source: string;
+  transRef: string;
+  from: string;
+  to: string;
+  clientRef: string;
+  amountMin: string;
+  amountMax: string;
+}
 const EMPTY: Filters = { status: '', source: '', transRef: '', from: '', to: '', clientRef: '', amountMin: '', amountMax: '' };
 // Baht text to satang: compared as integers, like the server does.
 const satang = (v: string) => Math.round(Number(v) * 100);
@@ -42,11 +51,21 @@ export function TransactionsScreen() {
   const [more, setMore] = useState(false);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   const [announce, setAnnounce] = useState('');
-  const query = useCallback((f: Filters, c?: string | null) => ({
-    status: f.status, source: f.source, transRef: f.transRef.trim(),
-    from: f.from ? bangkokDayStart(f.from) : '', to: f.to ? bangkokDayEnd(f.to) : '', cursor: c ?? '', limit: 30,
-    clientRef: f.clientRef.trim(), amountMin: f.amountMin, amountMax: f.amountMax,
-  }), []);
+  const query = useCallback(
+    (f: Filters, c?: string | null) => ({
+      status: f.status,
+      source: f.source,
+      transRef: f.transRef.trim(),
+      from: f.from ? bangkokDayStart(f.from) : '',
+      to: f.to ? bangkokDayEnd(f.to) : '',
+      cursor: c ?? '',
+      limit: 30,
+      clientRef: f.clientRef.trim(),
+      amountMin: f.amountMin,
+      amountMax: f.amountMax,
+    }),
+    [],
+  );
   const list = useLoad(async () => {
     const page = await api<{ items: TransactionRecord[]; nextCursor: string | null }>(ROUTES.transactions, { query: query(filters) });
     setItems(page.items);
@@ -55,61 +74,129 @@ export function TransactionsScreen() {
   }, [filters]);
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
-  const live = useLiveResults((r) => {
-    if (!matches(r, filtersRef.current)) return;
-    setItems((xs) => (xs.some((x) => x.id === r.id) ? xs : [r, ...xs]));
-    setFresh((s) => new Set(s).add(r.id));
-    setAnnounce(t('tx.liveNew', { status: t(`status.${r.status}` as MessageKey) }));
-  }, true, () => void list.reload());
+  const live = useLiveResults(
+    (r) => {
+      if (!matches(r, filtersRef.current)) return;
+      setItems((xs) => (xs.some((x) => x.id === r.id) ? xs : [r, ...xs]));
+      setFresh((s) => new Set(s).add(r.id));
+      setAnnounce(t('tx.liveNew', { status: t(`status.${r.status}` as MessageKey) }));
+    },
+    true,
+    () => void list.reload(),
+  );
   async function loadMore() {
     if (!cursor) return;
     setMore(true);
     try {
-      const page = await api<{ items: TransactionRecord[]; nextCursor: string | null }>(ROUTES.transactions, { query: query(filters, cursor) });
+      const page = await api<{ items: TransactionRecord[]; nextCursor: string | null }>(ROUTES.transactions, {
+        query: query(filters, cursor),
+      });
       setItems((xs) => [...xs, ...page.items.filter((p) => !xs.some((x) => x.id === p.id))]);
       setCursor(page.nextCursor);
-    } finally { setMore(false); }
+    } finally {
+      setMore(false);
+    }
   }
-  function apply(e: FormEvent) { e.preventDefault(); setFilters({ ...draft }); }
+  function apply(e: FormEvent) {
+    e.preventDefault();
+    setFilters({ ...draft });
+  }
   const active = useMemo(() => Object.values(filters).some(Boolean), [filters]);
   return (
     <>
-      <PageHeader title={t('tx.title')} intro={t('tx.intro')} actions={
-        <span className={`live live-${live}`} role="status">
-          <span className="live-dot" aria-hidden="true" />{t(`live.${live}` as MessageKey)}
-        </span>
-      } />
+      <PageHeader
+        title={t('tx.title')}
+        intro={t('tx.intro')}
+        actions={
+          <span className={`live live-${live}`} role="status">
+            <span className="live-dot" aria-hidden="true" />
+            {t(`live.${live}` as MessageKey)}
+          </span>
+        }
+      />
       <Card>
         <form className="filters" onSubmit={apply} aria-label={t('tx.filters')}>
           <Select label={t('tx.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
             <option value="">{t('common.all')}</option>
-            {STATUSES.map((s) => <option key={s} value={s}>{t(`status.${s}` as MessageKey)}</option>)}
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {t(`status.${s}` as MessageKey)}
+              </option>
+            ))}
           </Select>
           <Select label={t('tx.source')} value={draft.source} onChange={(e) => setDraft({ ...draft, source: e.target.value })}>
             <option value="">{t('common.all')}</option>
-            {SOURCES.map((s) => <option key={s} value={s}>{t(`source.${s}` as MessageKey)}</option>)}
+            {SOURCES.map((s) => (
+              <option key={s} value={s}>
+                {t(`source.${s}` as MessageKey)}
+              </option>
+            ))}
           </Select>
-          <Field label={t('tx.transRef')} value={draft.transRef} maxLength={64} onChange={(e) => setDraft({ ...draft, transRef: e.target.value })} />
+          <Field
+            label={t('tx.transRef')}
+            value={draft.transRef}
+            maxLength={64}
+            onChange={(e) => setDraft({ ...draft, transRef: e.target.value })}
+          />
           <Field label={t('tx.from')} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
           <Field label={t('tx.to')} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
-          <Field label={t('reports.clientRef')} value={draft.clientRef} maxLength={64} onChange={(e) => setDraft({ ...draft, clientRef: e.target.value })} />
-          <Field label={t('reports.amountMin')} type="number" inputMode="decimal" min={0} step="0.01" value={draft.amountMin} onChange={(e) => setDraft({ ...draft, amountMin: e.target.value })} />
-          <Field label={t('reports.amountMax')} type="number" inputMode="decimal" min={0} step="0.01" value={draft.amountMax} onChange={(e) => setDraft({ ...draft, amountMax: e.target.value })} />
+          <Field
+            label={t('reports.clientRef')}
+            value={draft.clientRef}
+            maxLength={64}
+            onChange={(e) => setDraft({ ...draft, clientRef: e.target.value })}
+          />
+          <Field
+            label={t('reports.amountMin')}
+            type="number"
+            inputMode="decimal"
+            min={0}
+            step="0.01"
+            value={draft.amountMin}
+            onChange={(e) => setDraft({ ...draft, amountMin: e.target.value })}
+          />
+          <Field
+            label={t('reports.amountMax')}
+            type="number"
+            inputMode="decimal"
+            min={0}
+            step="0.01"
+            value={draft.amountMax}
+            onChange={(e) => setDraft({ ...draft, amountMax: e.target.value })}
+          />
           <div className="filter-actions">
             <Button type="submit">{t('tx.apply')}</Button>
-            {active && <Button variant="ghost" onClick={() => { setDraft(EMPTY); setFilters(EMPTY); }}>{t('tx.clear')}</Button>}
+            {active && (
+              <Button
+                variant="ghost"
+                onClick={() => {
+                  setDraft(EMPTY);
+                  setFilters(EMPTY);
+                }}
+              >
+                {t('tx.clear')}
+              </Button>
+            )}
           </div>
         </form>
       </Card>
       <ExportButtons query={query(filters)} />
       <TotalsCard reloadKey={items.length} />
-      <div className="sr-only" aria-live="polite" aria-atomic="true">{announce}</div>
+      <div className="sr-only" aria-live="polite" aria-atomic="true">
+        {announce}
+      </div>
       <Card>
         <ErrorText error={list.error} />
-        {list.loading && !items.length ? <Loading /> : items.length ? (
+        {list.loading && !items.length ? (
+          <Loading />
+        ) : items.length ? (
           <>
             <TxList items={items} highlight={fresh} />
-            {cursor && <Button variant="secondary" busy={more} onClick={() => void loadMore()} className="btn-block">{t('common.loadMore')}</Button>}
+            {cursor && (
+              <Button variant="secondary" busy={more} onClick={() => void loadMore()} className="btn-block">
+                {t('common.loadMore')}
+              </Button>
+            )}
           </>
         ) : (
           <Empty title={active ? t('tx.emptyFiltered') : t('tx.empty')}>{!active && t('tx.emptyHint')}</Empty>
@@ -125,7 +212,11 @@ export function TransactionDetailScreen({ id }: { id: string }) {
   const r = rec.data;
   return (
     <>
-      <p><Link to="/transactions" className="btn btn-ghost back-link">← {t('tx.back')}</Link></p>
+      <p>
+        <Link to="/transactions" className="btn btn-ghost back-link">
+          ← {t('tx.back')}
+        </Link>
+      </p>
       <PageHeader title={t('tx.detailTitle')} />
       <ErrorText error={rec.error} />
       {!r && !rec.error && <Loading />}
@@ -134,15 +225,44 @@ export function TransactionDetailScreen({ id }: { id: string }) {
           <ResultCard record={r} />
           <Card title={t('tx.technical')}>
             <dl className="kv">
-              <div><dt>ID</dt><dd className="mono">{r.id}</dd></div>
-              <div><dt>{t('tx.createdAt')}</dt><dd>{formatDateTime(r.createdAt, lang)}</dd></div>
-              <div><dt>{t('tx.source')}</dt><dd>{t(`source.${r.source}` as MessageKey)}</dd></div>
-              <div><dt>{t('tx.environment')}</dt><dd>{t(`keys.env.${r.environment}` as MessageKey)}</dd></div>
-              <div><dt>{t('tx.duplicate')}</dt><dd>{r.duplicate ? t('common.yes') : t('common.no')}</dd></div>
-              <div><dt>{t('tx.stale')}</dt><dd>{r.stale ? t('common.yes') : t('common.no')}</dd></div>
-              <div><dt>{t('tx.clientRef')}</dt><dd className="mono">{r.clientRef ?? '—'}</dd></div>
-              <div><dt>{t('tx.latency')}</dt><dd>{r.latencyMs} ms</dd></div>
-              {r.errorMessage && <div><dt>{t('tx.errorMessage')}</dt><dd>{r.errorMessage}</dd></div>}
+              <div>
+                <dt>ID</dt>
+                <dd className="mono">{r.id}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.createdAt')}</dt>
+                <dd>{formatDateTime(r.createdAt, lang)}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.source')}</dt>
+                <dd>{t(`source.${r.source}` as MessageKey)}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.environment')}</dt>
+                <dd>{t(`keys.env.${r.environment}` as MessageKey)}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.duplicate')}</dt>
+                <dd>{r.duplicate ? t('common.yes') : t('common.no')}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.stale')}</dt>
+                <dd>{r.stale ? t('common.yes') : t('common.no')}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.clientRef')}</dt>
+                <dd className="mono">{r.clientRef ?? '—'}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.latency')}</dt>
+                <dd>{r.latencyMs} ms</dd>
+              </div>
+              {r.errorMessage && (
+                <div>
+                  <dt>{t('tx.errorMessage')}</dt>
+                  <dd>{r.errorMessage}</dd>
+                </div>
+              )}
             </dl>
           </Card>
         </>

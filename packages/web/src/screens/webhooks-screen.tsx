@@ -9,7 +9,7 @@ import { formatDateTime } from '../lib/format';
 import { useLoad } from '../lib/use-load';
 
 const EVENTS = ['slip.verified', 'slip.duplicate', 'slip.failed'];
-const isEnabled = (e: WebhookEndpoint) => (e.enabled ?? e.status !== 'disabled');
+const isEnabled = (e: WebhookEndpoint) => e.enabled ?? e.status !== 'disabled';
 
 export function WebhooksScreen() {
   const { t } = useI18n();
@@ -22,22 +22,59 @@ export function WebhooksScreen() {
   const missing = list.error instanceof ApiError && list.error.status === 404;
   return (
     <>
-      <PageHeader title={t('webhooks.title')} intro={t('webhooks.intro')} actions={!planError && !missing ? <Button onClick={() => setAdding(true)}>{t('webhooks.add')}</Button> : undefined} />
-      {onTrial && !planError && <Alert kind="warn" title={t('keys.trialTitle')}>{t('webhooks.planBody')}</Alert>}
-      {planError ? <Alert kind="warn" title={t('error.PLAN_WEBHOOKS_REQUIRED')}>{t('webhooks.planBody')}</Alert>
-        : missing ? <Alert kind="info" title={t('webhooks.unavailable')} /> : <ErrorText error={list.error} />}
+      <PageHeader
+        title={t('webhooks.title')}
+        intro={t('webhooks.intro')}
+        actions={!planError && !missing ? <Button onClick={() => setAdding(true)}>{t('webhooks.add')}</Button> : undefined}
+      />
+      {onTrial && !planError && (
+        <Alert kind="warn" title={t('keys.trialTitle')}>
+          {t('webhooks.planBody')}
+        </Alert>
+      )}
+      {planError ? (
+        <Alert kind="warn" title={t('error.PLAN_WEBHOOKS_REQUIRED')}>
+          {t('webhooks.planBody')}
+        </Alert>
+      ) : missing ? (
+        <Alert kind="info" title={t('webhooks.unavailable')} />
+      ) : (
+        <ErrorText error={list.error} />
+      )}
       {secret && (
         <Card title={t('webhooks.secretTitle')}>
           <Alert kind="warn" title={t('webhooks.secretOnce')} />
           <p className="secret mono">{secret.secret}</p>
-          <div className="row-actions"><CopyButton value={secret.secret} /><Button variant="ghost" onClick={() => setSecret(null)}>{t('common.hide')}</Button></div>
+          <div className="row-actions">
+            <CopyButton value={secret.secret} />
+            <Button variant="ghost" onClick={() => setSecret(null)}>
+              {t('common.hide')}
+            </Button>
+          </div>
         </Card>
       )}
-      {list.loading && !list.data ? <Loading /> : list.data && (list.data.items.length === 0 ? (
-        <Card><Empty title={t('webhooks.empty')}>{t('webhooks.emptyHint')}</Empty></Card>
-      ) : list.data.items.map((ep) => <EndpointCard key={ep.id} ep={ep} onChanged={list.reload} onSecret={(s) => setSecret({ id: ep.id, secret: s })} />))}
+      {list.loading && !list.data ? (
+        <Loading />
+      ) : (
+        list.data &&
+        (list.data.items.length === 0 ? (
+          <Card>
+            <Empty title={t('webhooks.empty')}>{t('webhooks.emptyHint')}</Empty>
+          </Card>
+        ) : (
+          list.data.items.map((ep) => (
+            <EndpointCard key={ep.id} ep={ep} onChanged={list.reload} onSecret={(s) => setSecret({ id: ep.id, secret: s })} />
+          ))
+        ))
+      )}
       <Dialog open={adding} title={t('webhooks.add')} onClose={() => setAdding(false)}>
-        <AddEndpoint onDone={async (s) => { setAdding(false); if (s) setSecret(s); await list.reload(); }} />
+        <AddEndpoint
+          onDone={async (s) => {
+            setAdding(false);
+            if (s) setSecret(s);
+            await list.reload();
+          }}
+        />
       </Dialog>
     </>
   );
@@ -52,31 +89,58 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
   const [error, setError] = useState<unknown>(null);
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
-      const r = await api<{ endpoint: WebhookEndpoint; secret: string }>(ROUTES.webhooks, { method: 'POST', body: { url: url.trim(), events, description: description.trim() || undefined } });
+      const r = await api<{ endpoint: WebhookEndpoint; secret: string }>(ROUTES.webhooks, {
+        method: 'POST',
+        body: { url: url.trim(), events, description: description.trim() || undefined },
+      });
       await onDone({ id: r.endpoint.id, secret: r.secret });
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   }
   return (
     <form onSubmit={submit}>
-      <Field label={t('webhooks.url')} type="url" required inputMode="url" hint={t('webhooks.urlHint')} value={url} onChange={(e) => setUrl(e.target.value)} />
+      <Field
+        label={t('webhooks.url')}
+        type="url"
+        required
+        inputMode="url"
+        hint={t('webhooks.urlHint')}
+        value={url}
+        onChange={(e) => setUrl(e.target.value)}
+      />
       <Field label={t('webhooks.description')} maxLength={200} value={description} onChange={(e) => setDescription(e.target.value)} />
       <fieldset>
         <legend>{t('webhooks.events')}</legend>
         {EVENTS.map((ev) => (
-          <Checkbox key={ev} label={t(`webhooks.event.${ev}` as MessageKey)} hint={<code className="code-detail">{ev}</code>} checked={events.includes(ev)}
-            onChange={(e) => setEvents((xs) => (e.target.checked ? [...xs, ev] : xs.filter((x) => x !== ev)))} />
+          <Checkbox
+            key={ev}
+            label={t(`webhooks.event.${ev}` as MessageKey)}
+            hint={<code className="code-detail">{ev}</code>}
+            checked={events.includes(ev)}
+            onChange={(e) => setEvents((xs) => (e.target.checked ? [...xs, ev] : xs.filter((x) => x !== ev)))}
+          />
         ))}
       </fieldset>
       <ErrorText error={error} />
       {error instanceof ApiError && error.code === 'INVALID_WEBHOOK_URL' && (
         <div className="url-refusal" data-testid="webhook-url-reason">
-          <p className="small"><strong>{t('webhooks.serverReason')}:</strong> <span className="code-detail break">{error.message}</span></p>
-          {typeof error.body.allowLocalTargets === 'string' && <p className="small">{t('webhooks.localHint', { setting: error.body.allowLocalTargets })}</p>}
+          <p className="small">
+            <strong>{t('webhooks.serverReason')}:</strong> <span className="code-detail break">{error.message}</span>
+          </p>
+          {typeof error.body.allowLocalTargets === 'string' && (
+            <p className="small">{t('webhooks.localHint', { setting: error.body.allowLocalTargets })}</p>
+          )}
         </div>
       )}
-      <Button type="submit" busy={busy} disabled={!events.length} className="btn-block">{t('common.save')}</Button>
+      <Button type="submit" busy={busy} disabled={!events.length} className="btn-block">
+        {t('common.save')}
+      </Button>
     </form>
   );
 }
@@ -89,40 +153,126 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
   const [note, setNote] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
   async function act(what: string, fn: () => Promise<void>) {
-    setBusy(what); setError(null); setNote('');
-    try { await fn(); } catch (e) { setError(e); } finally { setBusy(null); }
+    setBusy(what);
+    setError(null);
+    setNote('');
+    try {
+      await fn();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
   }
   const enabled = isEnabled(ep);
   const eventLabel = (ev: string) => (EVENTS.includes(ev) ? t(`webhooks.event.${ev}` as MessageKey) : ev);
   return (
-    <Card title={<span className="break">{ep.url}</span>} actions={<span className={`tag ${enabled ? 'tag-primary' : ''}`}>{enabled ? t('webhooks.enabled') : t('webhooks.disabled')}</span>}>
+    <Card
+      title={<span className="break">{ep.url}</span>}
+      actions={<span className={`tag ${enabled ? 'tag-primary' : ''}`}>{enabled ? t('webhooks.enabled') : t('webhooks.disabled')}</span>}
+    >
       {ep.description && <p className="muted">{ep.description}</p>}
-      <p className="small muted">{t('webhooks.events')}: {(ep.events ?? EVENTS).map((ev) => eventLabel(ev)).join(', ')}</p>
-      {ep.secretHint && <p className="small muted">{t('webhooks.secretHint')}: <span className="mono">{ep.secretHint}</span></p>}
+      <p className="small muted">
+        {t('webhooks.events')}: {(ep.events ?? EVENTS).map((ev) => eventLabel(ev)).join(', ')}
+      </p>
+      {ep.secretHint && (
+        <p className="small muted">
+          {t('webhooks.secretHint')}: <span className="mono">{ep.secretHint}</span>
+        </p>
+      )}
       {ep.disabledReason === 'GONE' && <Alert kind="warn" title={t('webhooks.gone')} />}
       <div className="row-actions wrap">
-        <Button busy={busy === 'test'} onClick={() => void act('test', async () => { await api(ROUTES.webhookTest(ep.id), { method: 'POST' }); setNote(t('webhooks.testSent')); await deliveries.reload(); })}>{t('webhooks.sendTest')}</Button>
-        <Button variant="secondary" busy={busy === 'reveal'} onClick={() => void act('reveal', async () => onSecret((await api<{ secret: string }>(ROUTES.webhookReveal(ep.id), { method: 'POST' })).secret))}>{t('webhooks.reveal')}</Button>
-        <Button variant="secondary" busy={busy === 'rotate'} onClick={() => void act('rotate', async () => onSecret((await api<{ secret: string }>(ROUTES.webhookRotate(ep.id), { method: 'POST' })).secret))}>{t('webhooks.rotate')}</Button>
-        <Button variant="secondary" busy={busy === 'toggle'} onClick={() => void act('toggle', async () => { await api(ROUTES.webhook(ep.id), { method: 'PATCH', body: { enabled: !enabled } }); await onChanged(); })}>{enabled ? t('webhooks.disable') : t('webhooks.enable')}</Button>
-        <Button variant="danger" onClick={() => setConfirmDelete(true)}>{t('common.remove')}</Button>
+        <Button
+          busy={busy === 'test'}
+          onClick={() =>
+            void act('test', async () => {
+              await api(ROUTES.webhookTest(ep.id), { method: 'POST' });
+              setNote(t('webhooks.testSent'));
+              await deliveries.reload();
+            })
+          }
+        >
+          {t('webhooks.sendTest')}
+        </Button>
+        <Button
+          variant="secondary"
+          busy={busy === 'reveal'}
+          onClick={() =>
+            void act('reveal', async () =>
+              onSecret((await api<{ secret: string }>(ROUTES.webhookReveal(ep.id), { method: 'POST' })).secret),
+            )
+          }
+        >
+          {t('webhooks.reveal')}
+        </Button>
+        <Button
+          variant="secondary"
+          busy={busy === 'rotate'}
+          onClick={() =>
+            void act('rotate', async () =>
+              onSecret((await api<{ secret: string }>(ROUTES.webhookRotate(ep.id), { method: 'POST' })).secret),
+            )
+          }
+        >
+          {t('webhooks.rotate')}
+        </Button>
+        <Button
+          variant="secondary"
+          busy={busy === 'toggle'}
+          onClick={() =>
+            void act('toggle', async () => {
+              await api(ROUTES.webhook(ep.id), { method: 'PATCH', body: { enabled: !enabled } });
+              await onChanged();
+            })
+          }
+        >
+          {enabled ? t('webhooks.disable') : t('webhooks.enable')}
+        </Button>
+        <Button variant="danger" onClick={() => setConfirmDelete(true)}>
+          {t('common.remove')}
+        </Button>
       </div>
       <div aria-live="polite">{note && <Alert kind="ok" title={note} />}</div>
       <ErrorText error={error} />
-      <h3 className="sub-title">{t('webhooks.deliveries')} <Button variant="ghost" onClick={() => void deliveries.reload()}>{t('common.refresh')}</Button></h3>
-      {deliveries.loading && !deliveries.data ? <Loading /> : !deliveries.data?.items.length ? <p className="muted">{t('webhooks.noDeliveries')}</p> : (
+      <h3 className="sub-title">
+        {t('webhooks.deliveries')}{' '}
+        <Button variant="ghost" onClick={() => void deliveries.reload()}>
+          {t('common.refresh')}
+        </Button>
+      </h3>
+      {deliveries.loading && !deliveries.data ? (
+        <Loading />
+      ) : !deliveries.data?.items.length ? (
+        <p className="muted">{t('webhooks.noDeliveries')}</p>
+      ) : (
         <ul className="deliveries" data-testid="deliveries">
           {deliveries.data.items.map((d) => (
             <li key={d.id} className="delivery">
               <span className={`tag tag-d-${d.status}`}>{t(`webhooks.dstatus.${d.status}` as MessageKey)}</span>
-              <span className="small">{eventLabel(d.event ?? d.eventKind ?? '')}{d.test ?? d.isTest ? ` (${t('webhooks.test')})` : ''}</span>
+              <span className="small">
+                {eventLabel(d.event ?? d.eventKind ?? '')}
+                {(d.test ?? d.isTest) ? ` (${t('webhooks.test')})` : ''}
+              </span>
               <span className="small muted">
                 {formatDateTime(d.createdAt, lang)} · {d.attempts ? t('webhooks.attempts', { n: d.attempts }) : t('webhooks.notSentYet')}
                 {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''}
-                {d.nextAttemptAt && d.status !== 'delivered' ? ` · ${t('webhooks.nextAt', { time: formatDateTime(d.nextAttemptAt, lang) })}` : ''}
+                {d.nextAttemptAt && d.status !== 'delivered'
+                  ? ` · ${t('webhooks.nextAt', { time: formatDateTime(d.nextAttemptAt, lang) })}`
+                  : ''}
               </span>
               {d.lastError && <span className="small error-text break">{d.lastError}</span>}
-              <Button variant="ghost" busy={busy === d.id} onClick={() => void act(d.id, async () => { await api(ROUTES.redeliver(ep.id, d.id), { method: 'POST' }); await deliveries.reload(); })}>{t('webhooks.redeliver')}</Button>
+              <Button
+                variant="ghost"
+                busy={busy === d.id}
+                onClick={() =>
+                  void act(d.id, async () => {
+                    await api(ROUTES.redeliver(ep.id, d.id), { method: 'POST' });
+                    await deliveries.reload();
+                  })
+                }
+              >
+                {t('webhooks.redeliver')}
+              </Button>
             </li>
           ))}
         </ul>
@@ -130,8 +280,21 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
       <Dialog open={confirmDelete} title={t('webhooks.removeTitle')} onClose={() => setConfirmDelete(false)}>
         <p className="break">{ep.url}</p>
         <div className="dialog-actions">
-          <Button variant="secondary" onClick={() => setConfirmDelete(false)}>{t('common.cancel')}</Button>
-          <Button variant="danger" onClick={() => { setConfirmDelete(false); void act('delete', async () => { await api(ROUTES.webhook(ep.id), { method: 'DELETE' }); await onChanged(); }); }}>{t('common.remove')}</Button>
+          <Button variant="secondary" onClick={() => setConfirmDelete(false)}>
+            {t('common.cancel')}
+          </Button>
+          <Button
+            variant="danger"
+            onClick={() => {
+              setConfirmDelete(false);
+              void act('delete', async () => {
+                await api(ROUTES.webhook(ep.id), { method: 'DELETE' });
+                await onChanged();
+              });
+            }}
+          >
+            {t('common.remove')}
+          </Button>
         </div>
       </Dialog>
     </Card>

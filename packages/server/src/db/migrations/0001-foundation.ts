@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 
 // Portable types only (text, integer, bigint) so one migration set serves SQLite and PostgreSQL.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('plans')
+  await db.schema
+    .createTable('plans')
     .addColumn('code', 'text', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('monthly_limit', 'integer', (c) => c.notNull())
@@ -21,7 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('shops')
+  await db.schema
+    .createTable('shops')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
@@ -34,7 +36,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('deleted_at', 'text')
     .execute();
 
-  await db.schema.createTable('payee_accounts')
+  await db.schema
+    .createTable('payee_accounts')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('bank_code', 'text', (c) => c.notNull())
@@ -48,7 +51,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('payee_accounts_shop').on('payee_accounts').column('shop_id').execute();
 
-  await db.schema.createTable('api_keys')
+  await db.schema
+    .createTable('api_keys')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -63,7 +67,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('api_keys_shop').on('api_keys').column('shop_id').execute();
 
-  await db.schema.createTable('transactions')
+  await db.schema
+    .createTable('transactions')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('source', 'text', (c) => c.notNull())
@@ -98,7 +103,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   // At most one SUCCESS per transRef and shop, enforced by the database (NULLs never collide).
   await db.schema.createIndex('transactions_one_success').on('transactions').columns(['shop_id', 'success_ref']).unique().execute();
 
-  await db.schema.createTable('image_claims')
+  await db.schema
+    .createTable('image_claims')
     .addColumn('shop_id', 'text', (c) => c.notNull())
     .addColumn('scope', 'text', (c) => c.notNull())
     .addColumn('image_hash', 'text', (c) => c.notNull())
@@ -107,7 +113,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('image_claims_pk', ['shop_id', 'scope', 'image_hash'])
     .execute();
 
-  await db.schema.createTable('quota_usage')
+  await db.schema
+    .createTable('quota_usage')
     .addColumn('shop_id', 'text', (c) => c.notNull())
     .addColumn('period', 'text', (c) => c.notNull())
     .addColumn('used', 'integer', (c) => c.notNull().defaultTo(0))
@@ -116,7 +123,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('quota_usage_pk', ['shop_id', 'period'])
     .execute();
 
-  await db.schema.createTable('audit_log')
+  await db.schema
+    .createTable('audit_log')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text')
     .addColumn('actor', 'text', (c) => c.notNull())
@@ -128,7 +136,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('audit_log_shop_created').on('audit_log').columns(['shop_id', 'created_at']).execute();
 
-  await db.schema.createTable('outbox')
+  await db.schema
+    .createTable('outbox')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('shop_id', 'text')

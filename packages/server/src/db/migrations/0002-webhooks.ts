@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 // Outgoing webhooks: endpoints (secret sealed with lib/secret-box), one delivery per (event, endpoint),
 // and one attempt row per HTTP attempt. Portable types only.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('webhook_endpoints')
+  await db.schema
+    .createTable('webhook_endpoints')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('url', 'text', (c) => c.notNull())
@@ -19,7 +20,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('webhook_endpoints_shop').on('webhook_endpoints').columns(['shop_id', 'status']).execute();
 
-  await db.schema.createTable('webhook_deliveries')
+  await db.schema
+    .createTable('webhook_deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull())
     .addColumn('endpoint_id', 'text', (c) => c.notNull())
@@ -39,12 +41,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_event_endpoint').on('webhook_deliveries').columns(['event_id', 'endpoint_id']).unique().execute();
+  await db.schema
+    .createIndex('webhook_deliveries_event_endpoint')
+    .on('webhook_deliveries')
+    .columns(['event_id', 'endpoint_id'])
+    .unique()
+    .execute();
   await db.schema.createIndex('webhook_deliveries_shop').on('webhook_deliveries').columns(['shop_id', 'id']).execute();
   await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
   await db.schema.createIndex('webhook_deliveries_created').on('webhook_deliveries').columns(['created_at']).execute();
 
-  await db.schema.createTable('webhook_attempts')
+  await db.schema
+    .createTable('webhook_attempts')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('delivery_id', 'text', (c) => c.notNull())
     .addColumn('shop_id', 'text', (c) => c.notNull())

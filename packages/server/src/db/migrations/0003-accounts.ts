@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 // Dashboard owner accounts, sessions (refresh-token families), password resets and the mail sink.
 // Portable types only (text, integer) so one migration serves SQLite and PostgreSQL.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('users')
+  await db.schema
+    .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('email', 'text', (c) => c.notNull().unique()) // lower-cased
@@ -18,7 +19,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('users_shop').on('users').column('shop_id').execute();
 
   // One row per login: the refresh-token family. Revoking it revokes every token of the chain.
-  await db.schema.createTable('user_sessions')
+  await db.schema
+    .createTable('user_sessions')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
     .addColumn('shop_id', 'text', (c) => c.notNull())
@@ -33,7 +35,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('user_sessions_user').on('user_sessions').columns(['user_id', 'fingerprint']).execute();
 
-  await db.schema.createTable('refresh_tokens')
+  await db.schema
+    .createTable('refresh_tokens')
     .addColumn('token_hash', 'text', (c) => c.primaryKey())
     .addColumn('session_id', 'text', (c) => c.notNull().references('user_sessions.id'))
     .addColumn('created_at', 'text', (c) => c.notNull())
@@ -42,7 +45,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('refresh_tokens_session').on('refresh_tokens').column('session_id').execute();
 
-  await db.schema.createTable('password_resets')
+  await db.schema
+    .createTable('password_resets')
     .addColumn('token_hash', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id'))
     .addColumn('created_at', 'text', (c) => c.notNull())
@@ -52,7 +56,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('password_resets_user').on('password_resets').column('user_id').execute();
 
   // Development sink rows hold the body; with SMTP only the metadata and the send outcome are kept.
-  await db.schema.createTable('mail_messages')
+  await db.schema
+    .createTable('mail_messages')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('to_addr', 'text', (c) => c.notNull())
     .addColumn('subject', 'text', (c) => c.notNull())

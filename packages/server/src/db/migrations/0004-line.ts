@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely';
  * notice marks. Portable types only.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('line_channels')
+  await db.schema
+    .createTable('line_channels')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('channel_id', 'text', (c) => c.notNull().unique()) // LINE's channel id: one shop at a time
@@ -21,7 +22,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('line_channels_shop').on('line_channels').column('shop_id').execute();
 
-  await db.schema.createTable('line_groups')
+  await db.schema
+    .createTable('line_groups')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('line_channel_id', 'text', (c) => c.notNull().references('line_channels.id'))
@@ -35,7 +37,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('line_groups_channel_group').on('line_groups').columns(['line_channel_id', 'group_id']).unique().execute();
   await db.schema.createIndex('line_groups_shop').on('line_groups').column('shop_id').execute();
 
-  await db.schema.createTable('line_link_codes')
+  await db.schema
+    .createTable('line_link_codes')
     .addColumn('code_hash', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('created_by', 'text', (c) => c.notNull())
@@ -45,7 +48,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
 
-  await db.schema.createTable('line_owners')
+  await db.schema
+    .createTable('line_owners')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('line_channel_id', 'text', (c) => c.notNull().references('line_channels.id'))
@@ -55,14 +59,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('line_owners_unique').on('line_owners').columns(['line_channel_id', 'line_user_id']).unique().execute();
   await db.schema.createIndex('line_owners_shop').on('line_owners').column('shop_id').execute();
 
-  await db.schema.createTable('line_events')
+  await db.schema
+    .createTable('line_events')
     .addColumn('webhook_event_id', 'text', (c) => c.primaryKey())
     .addColumn('line_channel_id', 'text', (c) => c.notNull())
     .addColumn('received_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('line_events_received').on('line_events').column('received_at').execute();
 
-  await db.schema.createTable('line_notices')
+  await db.schema
+    .createTable('line_notices')
     .addColumn('shop_id', 'text', (c) => c.notNull())
     .addColumn('notice', 'text', (c) => c.notNull())
     .addColumn('period', 'text', (c) => c.notNull())

@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.updateTable('users').set({ role: 'owner' }).where('role', '!=', 'staff').execute();
 
-  await db.schema.createTable('team_invites')
+  await db.schema
+    .createTable('team_invites')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('email', 'text', (c) => c.notNull()) // lower-cased

@@ -16,12 +16,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('image_claims_in_flight').on('image_claims').columns(['transaction_id', 'lease_until']).execute();
 
   await db.schema.dropIndex('transactions_one_success').execute();
-  await db.schema.createIndex('transactions_one_success').on('transactions').columns(['shop_id', 'environment', 'success_ref']).unique().execute();
+  await db.schema
+    .createIndex('transactions_one_success')
+    .on('transactions')
+    .columns(['shop_id', 'environment', 'success_ref'])
+    .unique()
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('transactions_one_success').execute();
   await db.schema.createIndex('transactions_one_success').on('transactions').columns(['shop_id', 'success_ref']).unique().execute();
   await db.schema.dropIndex('image_claims_in_flight').execute();
-  for (const c of ['reserved_period', 'reserved_pool', 'lease_until', 'owner']) await db.schema.alterTable('image_claims').dropColumn(c).execute();
+  for (const c of ['reserved_period', 'reserved_pool', 'lease_until', 'owner'])
+    await db.schema.alterTable('image_claims').dropColumn(c).execute();
 }

@@ -11,7 +11,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('line_events').addColumn('transaction_id', 'text').execute();
   await db.schema.alterTable('line_events').addColumn('created_record', 'integer').execute();
   await db.schema.alterTable('line_events').addColumn('answer_state', 'text').execute();
-  await db.schema.createTable('line_push_usage')
+  await db.schema
+    .createTable('line_push_usage')
     .addColumn('line_channel_id', 'text', (c) => c.notNull())
     .addColumn('period', 'text', (c) => c.notNull())
     .addColumn('pushes', 'integer', (c) => c.notNull())

@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
 // hold across any number of workers and processes: a second scheduler's insert conflicts and
 // enqueues nothing.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('daily_summaries')
+  await db.schema
+    .createTable('daily_summaries')
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
     .addColumn('day', 'text', (c) => c.notNull()) // YYYY-MM-DD in the shop's business time zone
     .addColumn('status', 'text', (c) => c.notNull()) // queued | sent | skipped

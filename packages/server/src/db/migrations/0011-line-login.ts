@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
 // Link codes are shown once in the dashboard and stored as SHA-256 only. Sessions get a `kind` so the
 // security screen can tell a mini-app session from a dashboard one and unlinking revokes the former.
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createTable('line_logins')
+  await db.schema
+    .createTable('line_logins')
     .addColumn('user_id', 'text', (c) => c.primaryKey())
     .addColumn('shop_id', 'text', (c) => c.notNull())
     .addColumn('line_user_id', 'text', (c) => c.notNull())
@@ -13,7 +14,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('line_logins_line_user').on('line_logins').columns(['line_user_id']).execute();
 
-  await db.schema.createTable('line_login_codes')
+  await db.schema
+    .createTable('line_login_codes')
     .addColumn('code_hash', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('shop_id', 'text', (c) => c.notNull())
@@ -22,7 +24,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('used_at', 'text')
     .execute();
 
-  await db.schema.alterTable('user_sessions').addColumn('kind', 'text', (c) => c.notNull().defaultTo('dashboard')).execute();
+  await db.schema
+    .alterTable('user_sessions')
+    .addColumn('kind', 'text', (c) => c.notNull().defaultTo('dashboard'))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

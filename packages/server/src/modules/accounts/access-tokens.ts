@@ -26,16 +26,26 @@ export function createAccessTokens(deps: { secret: string; clock: Clock }) {
     const nowSec = Math.floor(deps.clock.now().getTime() / 1000);
     const token = await new SignJWT({ shop: c.shopId, sid: c.sessionId, typ })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(c.userId).setIssuer(ISSUER).setAudience(AUDIENCE)
-      .setIssuedAt(nowSec).setExpirationTime(nowSec + ttlSec)
+      .setSubject(c.userId)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt(nowSec)
+      .setExpirationTime(nowSec + ttlSec)
       .sign(key);
     return { token, expiresAt: new Date((nowSec + ttlSec) * 1000).toISOString() };
   }
 
   async function verify(token: string, typ: 'access' | 'ticket'): Promise<SessionClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE, currentDate: deps.clock.now(), clockTolerance: 0 });
-      if (payload.typ !== typ || typeof payload.sub !== 'string' || typeof payload.shop !== 'string' || typeof payload.sid !== 'string') return null;
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        currentDate: deps.clock.now(),
+        clockTolerance: 0,
+      });
+      if (payload.typ !== typ || typeof payload.sub !== 'string' || typeof payload.shop !== 'string' || typeof payload.sid !== 'string')
+        return null;
       return { userId: payload.sub, shopId: payload.shop, sessionId: payload.sid };
     } catch {
       return null;

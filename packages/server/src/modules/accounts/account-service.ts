@@ -23,7 +23,14 @@ export interface User {
   createdAt: string;
 }
 
-const userFromRow = (r: UsersTable): User => ({ id: r.id, shopId: r.shop_id, email: r.email, language: r.language === 'en' ? 'en' : 'th', role: r.role === 'staff' ? 'staff' : 'owner', createdAt: r.created_at });
+const userFromRow = (r: UsersTable): User => ({
+  id: r.id,
+  shopId: r.shop_id,
+  email: r.email,
+  language: r.language === 'en' ? 'en' : 'th',
+  role: r.role === 'staff' ? 'staff' : 'owner',
+  createdAt: r.created_at,
+});
 
 export interface LoginResult {
   user: User;
@@ -66,11 +73,15 @@ export function createAccountService(deps: AccountDeps) {
     getUser,
 
     /** The shop starts on TRIAL whatever card was chosen; the card is remembered as chosenPlanCode. */
-    async signup(input: { email: string; password: string; shopName: string; planCode: string; language?: 'th' | 'en' }, client: ClientInfo): Promise<LoginResult> {
+    async signup(
+      input: { email: string; password: string; shopName: string; planCode: string; language?: 'th' | 'en' },
+      client: ClientInfo,
+    ): Promise<LoginResult> {
       const email = normaliseEmail(input.email);
       const password = validatePassword(input.password);
       const chosen = await plans.get(input.planCode); // 400 UNKNOWN_PLAN before any work
-      if (await activeUserByEmail(email)) throw new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists; sign in or reset the password');
+      if (await activeUserByEmail(email))
+        throw new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists; sign in or reset the password');
       const passwordHash = await hasher.hash(password);
       const userId = newId('usr');
       const now = clock.now().toISOString();
@@ -82,51 +93,113 @@ export function createAccountService(deps: AccountDeps) {
       let out: { shop: Shop; session: SessionView; refreshToken: string };
       try {
         out = await db.transaction().execute(async (trx) => {
-          await trx.insertInto('users').values({
-            id: userId, shop_id: shop.id, email, password_hash: passwordHash, role: 'owner', language, created_at: now,
-            password_changed_at: null, disabled_at: null, deleted_at: null,
-          }).execute();
-          await audit.record({ shopId: shop.id, actor: actorOf(userId), action: 'user.signup', target: userId, ip: client.ip, detail: { chosenPlan: chosen.code } }, trx);
+          await trx
+            .insertInto('users')
+            .values({
+              id: userId,
+              shop_id: shop.id,
+              email,
+              password_hash: passwordHash,
+              role: 'owner',
+              language,
+              created_at: now,
+              password_changed_at: null,
+              disabled_at: null,
+              deleted_at: null,
+            })
+            .execute();
+          await audit.record(
+            {
+              shopId: shop.id,
+              actor: actorOf(userId),
+              action: 'user.signup',
+              target: userId,
+              ip: client.ip,
+              detail: { chosenPlan: chosen.code },
+            },
+            trx,
+          );
           const s = await sessions.start({ id: userId, shopId: shop.id }, client, trx);
           return { shop, ...s };
         });
       } catch (e) {
         await db.updateTable('shops').set({ deleted_at: now }).where('id', '=', shop.id).execute();
         // Two sign-ups racing for one address: the unique index decides.
-        if (/unique|duplicate/i.test(String((e as Error).message))) throw new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists; sign in or reset the password');
+        if (/unique|duplicate/i.test(String((e as Error).message)))
+          throw new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists; sign in or reset the password');
         throw e;
       }
       const trialPlan = await plans.get(out.shop.planCode);
-      await mail.send(email, mailTemplates.welcome({
-        shopName: out.shop.name, trialEndsAt: out.shop.trialEndsAt, chosenPlanName: chosen.code !== trialPlan.code ? chosen.name : null,
-        dashboardUrl: base, timeZone: deps.timeZone,
-      }), out.shop.id);
+      await mail.send(
+        email,
+        mailTemplates.welcome({
+          shopName: out.shop.name,
+          trialEndsAt: out.shop.trialEndsAt,
+          chosenPlanName: chosen.code !== trialPlan.code ? chosen.name : null,
+          dashboardUrl: base,
+          timeZone: deps.timeZone,
+        }),
+        out.shop.id,
+      );
       const user = await getUser(userId);
       return { user, shop: out.shop, session: out.session, refreshToken: out.refreshToken };
     },
 
     async login(input: { email: string; password: string }, client: ClientInfo): Promise<LoginResult> {
       let email: string;
-      try { email = normaliseEmail(input.email); } catch { await hasher.burn(String(input.password)); throw invalidCredentials(); }
+      try {
+        email = normaliseEmail(input.email);
+      } catch {
+        await hasher.burn(String(input.password));
+        throw invalidCredentials();
+      }
       const row = await activeUserByEmail(email);
       if (!row) {
         await hasher.burn(String(input.password));
-        await audit.record({ shopId: null, actor: 'anonymous', action: 'auth.login_failed', ip: client.ip, detail: { reason: 'unknown_account' } });
+        await audit.record({
+          shopId: null,
+          actor: 'anonymous',
+          action: 'auth.login_failed',
+          ip: client.ip,
+          detail: { reason: 'unknown_account' },
+        });
         throw invalidCredentials();
       }
       if (!(await hasher.verify(row.password_hash, String(input.password)))) {
-        await audit.record({ shopId: row.shop_id, actor: 'anonymous', action: 'auth.login_failed', target: row.id, ip: client.ip, detail: { reason: 'wrong_password', userAgent: client.userAgent?.slice(0, 200) ?? null } });
+        await audit.record({
+          shopId: row.shop_id,
+          actor: 'anonymous',
+          action: 'auth.login_failed',
+          target: row.id,
+          ip: client.ip,
+          detail: { reason: 'wrong_password', userAgent: client.userAgent?.slice(0, 200) ?? null },
+        });
         throw invalidCredentials();
       }
       if (row.disabled_at) throw new AppError('ACCOUNT_DISABLED', 403, 'This account is disabled; contact support');
       const shop = await shops.get(row.shop_id);
       const newDevice = await sessions.isNewDevice(row.id, client);
       const s = await sessions.start({ id: row.id, shopId: row.shop_id }, client);
-      await audit.record({ shopId: row.shop_id, actor: actorOf(row.id), action: 'auth.login', target: s.session.id, ip: client.ip, detail: { newDevice, userAgent: client.userAgent?.slice(0, 200) ?? null } });
+      await audit.record({
+        shopId: row.shop_id,
+        actor: actorOf(row.id),
+        action: 'auth.login',
+        target: s.session.id,
+        ip: client.ip,
+        detail: { newDevice, userAgent: client.userAgent?.slice(0, 200) ?? null },
+      });
       if (newDevice) {
-        await mail.send(row.email, mailTemplates.newDeviceLogin({
-          at: clock.now(), userAgent: client.userAgent?.slice(0, 200) || 'unknown', ip: client.ip ?? 'unknown', securityUrl: `${base}/security`, timeZone: deps.timeZone,
-        }), row.shop_id);
+        await mail.send(
+          row.email,
+          mailTemplates.newDeviceLogin({
+            at: clock.now(),
+            userAgent: client.userAgent?.slice(0, 200) || 'unknown',
+            ip: client.ip ?? 'unknown',
+            securityUrl: `${base}/security`,
+            timeZone: deps.timeZone,
+          }),
+          row.shop_id,
+        );
       }
       return { user: userFromRow(row), shop, session: s.session, refreshToken: s.refreshToken };
     },
@@ -136,35 +209,75 @@ export function createAccountService(deps: AccountDeps) {
       const row = await db.selectFrom('users').selectAll().where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
       if (!row) throw notFound('User');
       if (!(await hasher.verify(row.password_hash, currentPassword))) {
-        await audit.record({ shopId: row.shop_id, actor: actorOf(userId), action: 'auth.password_change_failed', target: userId, ip: client.ip });
+        await audit.record({
+          shopId: row.shop_id,
+          actor: actorOf(userId),
+          action: 'auth.password_change_failed',
+          target: userId,
+          ip: client.ip,
+        });
         throw new AppError('WRONG_PASSWORD', 400, 'The current password is wrong');
       }
       const hash = await hasher.hash(validatePassword(newPassword));
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('users').set({ password_hash: hash, password_changed_at: now.toISOString() }).where('id', '=', userId).execute();
+        await trx
+          .updateTable('users')
+          .set({ password_hash: hash, password_changed_at: now.toISOString() })
+          .where('id', '=', userId)
+          .execute();
         // A reset link mailed before the change must not undo it.
-        await trx.updateTable('password_resets').set({ used_at: now.toISOString() }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
-        await audit.record({ shopId: row.shop_id, actor: actorOf(userId), action: 'auth.password_change', target: userId, ip: client.ip }, trx);
-        await sessions.revokeAll(userId, { actor: actorOf(userId), shopId: row.shop_id, ip: client.ip, reason: 'password_change', exceptSessionId: sessionId }, trx);
+        await trx
+          .updateTable('password_resets')
+          .set({ used_at: now.toISOString() })
+          .where('user_id', '=', userId)
+          .where('used_at', 'is', null)
+          .execute();
+        await audit.record(
+          { shopId: row.shop_id, actor: actorOf(userId), action: 'auth.password_change', target: userId, ip: client.ip },
+          trx,
+        );
+        await sessions.revokeAll(
+          userId,
+          { actor: actorOf(userId), shopId: row.shop_id, ip: client.ip, reason: 'password_change', exceptSessionId: sessionId },
+          trx,
+        );
       });
-      await mail.send(row.email, mailTemplates.passwordChanged({ at: now, timeZone: deps.timeZone, securityUrl: `${base}/login` }), row.shop_id);
+      await mail.send(
+        row.email,
+        mailTemplates.passwordChanged({ at: now, timeZone: deps.timeZone, securityUrl: `${base}/login` }),
+        row.shop_id,
+      );
     },
 
     /** Same answer whether or not the address has an account (no account discovery). */
     async requestPasswordReset(emailInput: string, client: ClientInfo): Promise<void> {
       let email: string;
-      try { email = normaliseEmail(emailInput); } catch { return; }
+      try {
+        email = normaliseEmail(emailInput);
+      } catch {
+        return;
+      }
       const row = await activeUserByEmail(email);
       if (!row) return;
       const token = `pr_${randomBytes(32).toString('base64url')}`;
       const now = clock.now();
-      await db.insertInto('password_resets').values({
-        token_hash: sha256(token), user_id: row.id, created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + RESET_TTL_MIN * 60_000).toISOString(), used_at: null,
-      }).execute();
+      await db
+        .insertInto('password_resets')
+        .values({
+          token_hash: sha256(token),
+          user_id: row.id,
+          created_at: now.toISOString(),
+          expires_at: new Date(now.getTime() + RESET_TTL_MIN * 60_000).toISOString(),
+          used_at: null,
+        })
+        .execute();
       await audit.record({ shopId: row.shop_id, actor: 'anonymous', action: 'auth.password_reset_request', target: row.id, ip: client.ip });
-      await mail.send(row.email, mailTemplates.passwordReset({ link: `${base}/reset-password?token=${token}`, minutes: RESET_TTL_MIN }), row.shop_id);
+      await mail.send(
+        row.email,
+        mailTemplates.passwordReset({ link: `${base}/reset-password?token=${token}`, minutes: RESET_TTL_MIN }),
+        row.shop_id,
+      );
     },
 
     /** Single use: the conditional update lets exactly one confirm through; every session is signed out. */
@@ -175,19 +288,41 @@ export function createAccountService(deps: AccountDeps) {
       const now = clock.now().toISOString();
       const rec = await db.selectFrom('password_resets').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirst();
       if (!rec || rec.used_at || rec.expires_at <= now) throw bad();
-      const user = await db.selectFrom('users').selectAll().where('id', '=', rec.user_id).where('deleted_at', 'is', null).executeTakeFirst();
+      const user = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', rec.user_id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       if (!user) throw bad();
       const hash = await hasher.hash(password);
       await db.transaction().execute(async (trx) => {
-        const upd = await trx.updateTable('password_resets').set({ used_at: now }).where('token_hash', '=', rec.token_hash).where('used_at', 'is', null).executeTakeFirst();
+        const upd = await trx
+          .updateTable('password_resets')
+          .set({ used_at: now })
+          .where('token_hash', '=', rec.token_hash)
+          .where('used_at', 'is', null)
+          .executeTakeFirst();
         if (Number(upd.numUpdatedRows) !== 1) throw bad();
         // Other outstanding links for the account die with this one.
-        await trx.updateTable('password_resets').set({ used_at: now }).where('user_id', '=', user.id).where('used_at', 'is', null).execute();
+        await trx
+          .updateTable('password_resets')
+          .set({ used_at: now })
+          .where('user_id', '=', user.id)
+          .where('used_at', 'is', null)
+          .execute();
         await trx.updateTable('users').set({ password_hash: hash, password_changed_at: now }).where('id', '=', user.id).execute();
-        await audit.record({ shopId: user.shop_id, actor: actorOf(user.id), action: 'auth.password_reset', target: user.id, ip: client.ip }, trx);
+        await audit.record(
+          { shopId: user.shop_id, actor: actorOf(user.id), action: 'auth.password_reset', target: user.id, ip: client.ip },
+          trx,
+        );
         await sessions.revokeAll(user.id, { actor: actorOf(user.id), shopId: user.shop_id, ip: client.ip, reason: 'password_reset' }, trx);
       });
-      await mail.send(user.email, mailTemplates.passwordChanged({ at: clock.now(), timeZone: deps.timeZone, securityUrl: `${base}/login` }), user.shop_id);
+      await mail.send(
+        user.email,
+        mailTemplates.passwordChanged({ at: clock.now(), timeZone: deps.timeZone, securityUrl: `${base}/login` }),
+        user.shop_id,
+      );
     },
 
     /** The person's dashboard language (the EN/ไทย switch); the shop's language for LINE and mails is separate. */
@@ -196,7 +331,12 @@ export function createAccountService(deps: AccountDeps) {
       return getUser(userId);
     },
     async verifyPassword(userId: string, password: string): Promise<boolean> {
-      const row = await db.selectFrom('users').select('password_hash').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+      const row = await db
+        .selectFrom('users')
+        .select('password_hash')
+        .where('id', '=', userId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       return !!row && hasher.verify(row.password_hash, password);
     },
   };

@@ -14,14 +14,31 @@ export const publicUrlOf = (config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>
   (config.PUBLIC_URL || `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
 
 /** Owner accounts, sessions and the dashboard token issuer, built once in the container. */
-export function createAccountsModule(deps: { db: Db; clock: Clock; audit: AuditService; shops: ShopService; plans: PlanService; mail: MailService; secret: string; config: Config }) {
+export function createAccountsModule(deps: {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  shops: ShopService;
+  plans: PlanService;
+  mail: MailService;
+  secret: string;
+  config: Config;
+}) {
   const { db, clock, audit, config } = deps;
   const hasher = createPasswordHasher({ fast: config.NODE_ENV === 'test' });
   const sessions = createSessionService({ db, clock, audit });
   const tokens = createAccessTokens({ secret: deps.secret, clock });
   const accounts = createAccountService({
-    db, clock, audit, shops: deps.shops, plans: deps.plans, sessions, mail: deps.mail, hasher,
-    publicUrl: publicUrlOf(config), timeZone: config.TIME_ZONE,
+    db,
+    clock,
+    audit,
+    shops: deps.shops,
+    plans: deps.plans,
+    sessions,
+    mail: deps.mail,
+    hasher,
+    publicUrl: publicUrlOf(config),
+    timeZone: config.TIME_ZONE,
   });
   return { accounts, sessions, tokens, hasher };
 }

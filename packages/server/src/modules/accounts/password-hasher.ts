@@ -17,7 +17,11 @@ export function createPasswordHasher(opts: { fast?: boolean } = {}) {
   return {
     hash: (password: string) => hash(password, params),
     async verify(phc: string, password: string): Promise<boolean> {
-      try { return await verify(phc, password); } catch { return false; }
+      try {
+        return await verify(phc, password);
+      } catch {
+        return false;
+      }
     },
     async burn(password: string): Promise<void> {
       dummy ??= hash('slipcheck-timing-equaliser', params);

@@ -24,7 +24,8 @@ export const clientOf = (req: FastifyRequest): ClientInfo => ({
   userAgent: typeof req.headers['user-agent'] === 'string' ? req.headers['user-agent'].slice(0, 300) : null,
 });
 
-const unauthorized = (msg = 'Sign in again: the access token is missing, expired or its session has ended') => new AppError('UNAUTHORIZED', 401, msg);
+const unauthorized = (msg = 'Sign in again: the access token is missing, expired or its session has ended') =>
+  new AppError('UNAUTHORIZED', 401, msg);
 
 /** 429 with Retry-After as a header and in the envelope. */
 export async function enforceRate(rl: RateLimiter, reply: FastifyReply, key: string, max: number) {
@@ -73,7 +74,11 @@ export function publicRate(deps: DashboardAuthDeps): onRequestAsyncHookHandler {
 export function checkOrigin(publicUrl: string, req: FastifyRequest) {
   const origin = req.headers.origin;
   const allowed = new Set<string>();
-  try { allowed.add(new URL(publicUrl).origin); } catch { /* unset PUBLIC_URL falls back to Host */ }
+  try {
+    allowed.add(new URL(publicUrl).origin);
+  } catch {
+    /* unset PUBLIC_URL falls back to Host */
+  }
   if (req.headers.host) allowed.add(`${req.protocol}://${req.headers.host}`.toLowerCase());
   if (typeof origin !== 'string' || !allowed.has(origin.toLowerCase())) {
     throw new AppError('ORIGIN_REJECTED', 403, 'This request must come from the dashboard itself (Origin header missing or foreign)');

@@ -34,8 +34,14 @@ export interface ApiKeyView {
 }
 
 export const keyFromRow = (r: ApiKeysTable): ApiKeyView => ({
-  id: r.id, name: r.name, prefix: r.prefix, environment: r.environment as KeyEnvironment, scopes: r.scopes.split(',').filter(Boolean),
-  createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
+  id: r.id,
+  name: r.name,
+  prefix: r.prefix,
+  environment: r.environment as KeyEnvironment,
+  scopes: r.scopes.split(',').filter(Boolean),
+  createdAt: r.created_at,
+  lastUsedAt: r.last_used_at,
+  revokedAt: r.revoked_at,
 });
 
 export interface AuthenticatedKey {
@@ -60,19 +66,40 @@ export function parseScopes(input: string | string[] | undefined): Scope[] {
 
 /** The key with its shop and plan, by hash: one indexed lookup, SQL built once (preparedQuery). */
 const authQuery = preparedQuery((db: Db, keyHash: string) =>
-  db.selectFrom('api_keys')
+  db
+    .selectFrom('api_keys')
     .innerJoin('shops', 'shops.id', 'api_keys.shop_id')
     .innerJoin('plans', 'plans.code', 'shops.plan_code')
     .selectAll('api_keys')
     .select([
-      'shops.id as s_id', 'shops.name as s_name', 'shops.state as s_state', 'shops.plan_code as s_plan_code', 'shops.chosen_plan_code as s_chosen',
-      'shops.trial_ends_at as s_trial', 'shops.language as s_lang', 'shops.settings as s_settings', 'shops.created_at as s_created', 'shops.deleted_at as s_deleted',
+      'shops.id as s_id',
+      'shops.name as s_name',
+      'shops.state as s_state',
+      'shops.plan_code as s_plan_code',
+      'shops.chosen_plan_code as s_chosen',
+      'shops.trial_ends_at as s_trial',
+      'shops.language as s_lang',
+      'shops.settings as s_settings',
+      'shops.created_at as s_created',
+      'shops.deleted_at as s_deleted',
     ])
     .select([
-      'plans.code as p_code', 'plans.name as p_name', 'plans.monthly_limit as p_limit', 'plans.trial_days as p_trial_days', 'plans.api_access as p_api',
-      'plans.webhooks as p_webhooks', 'plans.seats as p_seats', 'plans.groups as p_groups', 'plans.messaging_accounts as p_msg',
-      'plans.allow_overage as p_overage', 'plans.free_buffer as p_buffer', 'plans.monthly_cap as p_cap', 'plans.hard_block_multiple as p_block',
-      'plans.price_thb as p_price', 'plans.overage_price_satang as p_oprice', 'plans.updated_at as p_updated',
+      'plans.code as p_code',
+      'plans.name as p_name',
+      'plans.monthly_limit as p_limit',
+      'plans.trial_days as p_trial_days',
+      'plans.api_access as p_api',
+      'plans.webhooks as p_webhooks',
+      'plans.seats as p_seats',
+      'plans.groups as p_groups',
+      'plans.messaging_accounts as p_msg',
+      'plans.allow_overage as p_overage',
+      'plans.free_buffer as p_buffer',
+      'plans.monthly_cap as p_cap',
+      'plans.hard_block_multiple as p_block',
+      'plans.price_thb as p_price',
+      'plans.overage_price_satang as p_oprice',
+      'plans.updated_at as p_updated',
     ])
     .where('api_keys.key_hash', '=', keyHash),
 );
@@ -91,17 +118,32 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditSe
   }
 
   async function assertApiAccess(shopId: string) {
-    const row = await db.selectFrom('shops').innerJoin('plans', 'plans.code', 'shops.plan_code')
-      .select(['plans.api_access']).where('shops.id', '=', shopId).where('shops.deleted_at', 'is', null).executeTakeFirst();
+    const row = await db
+      .selectFrom('shops')
+      .innerJoin('plans', 'plans.code', 'shops.plan_code')
+      .select(['plans.api_access'])
+      .where('shops.id', '=', shopId)
+      .where('shops.deleted_at', 'is', null)
+      .executeTakeFirst();
     if (!row) throw notFound('Shop');
-    if (!row.api_access) throw new AppError('PLAN_API_ACCESS_REQUIRED', 403, 'The current plan has no REST API access; API keys need a paid plan');
+    if (!row.api_access)
+      throw new AppError('PLAN_API_ACCESS_REQUIRED', 403, 'The current plan has no REST API access; API keys need a paid plan');
   }
 
   async function insertKey(trx: Db, shopId: string, name: string, env: KeyEnvironment, scopes: string[]) {
     const full = generateKey(env);
     const row: ApiKeysTable = {
-      id: newId('key'), shop_id: shopId, name, prefix: full.slice(0, PREFIX_CHARS), key_hash: hashApiKey(full), environment: env,
-      scopes: scopes.join(','), created_at: clock.now().toISOString(), last_used_at: null, revoked_at: null, replaced_by: null,
+      id: newId('key'),
+      shop_id: shopId,
+      name,
+      prefix: full.slice(0, PREFIX_CHARS),
+      key_hash: hashApiKey(full),
+      environment: env,
+      scopes: scopes.join(','),
+      created_at: clock.now().toISOString(),
+      last_used_at: null,
+      revoked_at: null,
+      replaced_by: null,
     };
     await trx.insertInto('api_keys').values(row).execute();
     return { key: full, view: keyFromRow(row) };
@@ -119,12 +161,22 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditSe
     /** Returns the full key exactly once; only its hash is stored. */
     async create(shopId: string, input: { name?: string; environment: KeyEnvironment; scopes?: string | string[] }, actor: string) {
       await assertApiAccess(shopId);
-      if (input.environment !== 'live' && input.environment !== 'test') throw new AppError('VALIDATION_ERROR', 400, 'environment must be live or test');
+      if (input.environment !== 'live' && input.environment !== 'test')
+        throw new AppError('VALIDATION_ERROR', 400, 'environment must be live or test');
       const scopes = parseScopes(input.scopes);
       const name = (input.name ?? `${input.environment} key`).trim().slice(0, 80) || `${input.environment} key`;
       return db.transaction().execute(async (trx) => {
         const created = await insertKey(trx, shopId, name, input.environment, scopes);
-        await audit.record({ shopId, actor, action: 'api_key.create', target: created.view.id, detail: { prefix: created.view.prefix, environment: input.environment, scopes } }, trx);
+        await audit.record(
+          {
+            shopId,
+            actor,
+            action: 'api_key.create',
+            target: created.view.id,
+            detail: { prefix: created.view.prefix, environment: input.environment, scopes },
+          },
+          trx,
+        );
         return created;
       });
     },
@@ -142,8 +194,21 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditSe
       await assertApiAccess(row.shop_id);
       return db.transaction().execute(async (trx) => {
         const created = await insertKey(trx, row.shop_id, row.name, row.environment as KeyEnvironment, row.scopes.split(','));
-        await trx.updateTable('api_keys').set({ revoked_at: clock.now().toISOString(), replaced_by: created.view.id }).where('id', '=', id).execute();
-        await audit.record({ shopId: row.shop_id, actor, action: 'api_key.rotate', target: id, detail: { prefix: row.prefix, newKeyId: created.view.id, newPrefix: created.view.prefix } }, trx);
+        await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: clock.now().toISOString(), replaced_by: created.view.id })
+          .where('id', '=', id)
+          .execute();
+        await audit.record(
+          {
+            shopId: row.shop_id,
+            actor,
+            action: 'api_key.rotate',
+            target: id,
+            detail: { prefix: row.prefix, newKeyId: created.view.id, newPrefix: created.view.prefix },
+          },
+          trx,
+        );
         return created;
       });
     },
@@ -160,13 +225,44 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditSe
       const now = clock.now().toISOString();
       pendingLastUsed.set(row.id, now);
       if (!timer && deps.lastUsedFlushMs !== 0) {
-        timer = setTimeout(() => { timer = null; void flushLastUsed().catch(() => undefined); }, deps.lastUsedFlushMs ?? 5000);
+        timer = setTimeout(() => {
+          timer = null;
+          void flushLastUsed().catch(() => undefined);
+        }, deps.lastUsedFlushMs ?? 5000);
         timer.unref();
       }
       return {
         key: { ...keyFromRow(row), lastUsedAt: now },
-        shop: shopFromRow({ id: row.s_id, name: row.s_name, state: row.s_state, plan_code: row.s_plan_code, chosen_plan_code: row.s_chosen, trial_ends_at: row.s_trial, language: row.s_lang, settings: row.s_settings, created_at: row.s_created, deleted_at: row.s_deleted }),
-        plan: planFromRow({ code: row.p_code, name: row.p_name, monthly_limit: row.p_limit, trial_days: row.p_trial_days, api_access: row.p_api, webhooks: row.p_webhooks, seats: row.p_seats, groups: row.p_groups, messaging_accounts: row.p_msg, allow_overage: row.p_overage, free_buffer: row.p_buffer, monthly_cap: row.p_cap, hard_block_multiple: row.p_block, price_thb: row.p_price, overage_price_satang: row.p_oprice, updated_at: row.p_updated }),
+        shop: shopFromRow({
+          id: row.s_id,
+          name: row.s_name,
+          state: row.s_state,
+          plan_code: row.s_plan_code,
+          chosen_plan_code: row.s_chosen,
+          trial_ends_at: row.s_trial,
+          language: row.s_lang,
+          settings: row.s_settings,
+          created_at: row.s_created,
+          deleted_at: row.s_deleted,
+        }),
+        plan: planFromRow({
+          code: row.p_code,
+          name: row.p_name,
+          monthly_limit: row.p_limit,
+          trial_days: row.p_trial_days,
+          api_access: row.p_api,
+          webhooks: row.p_webhooks,
+          seats: row.p_seats,
+          groups: row.p_groups,
+          messaging_accounts: row.p_msg,
+          allow_overage: row.p_overage,
+          free_buffer: row.p_buffer,
+          monthly_cap: row.p_cap,
+          hard_block_multiple: row.p_block,
+          price_thb: row.p_price,
+          overage_price_satang: row.p_oprice,
+          updated_at: row.p_updated,
+        }),
       };
     },
     flushLastUsed,

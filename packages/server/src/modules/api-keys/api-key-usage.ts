@@ -12,10 +12,14 @@ export interface KeyUsage {
  * Counted from records, so it matches what the transactions list shows (cached answers included).
  */
 export async function usageByKey(db: Db, shopId: string, since: string): Promise<Map<string, KeyUsage>> {
-  const rows = await db.selectFrom('transactions')
+  const rows = await db
+    .selectFrom('transactions')
     .select(['api_key_id', 'status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('shop_id', '=', shopId).where('api_key_id', 'is not', null).where('created_at', '>=', since)
-    .groupBy(['api_key_id', 'status']).execute();
+    .where('shop_id', '=', shopId)
+    .where('api_key_id', 'is not', null)
+    .where('created_at', '>=', since)
+    .groupBy(['api_key_id', 'status'])
+    .execute();
   const out = new Map<string, KeyUsage>();
   for (const r of rows) {
     const u = out.get(r.api_key_id as string) ?? { total: 0, byStatus: {} };

@@ -21,15 +21,38 @@ export function createAuditService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
   return {
     async record(e: AuditEntry, trx: Db = db): Promise<void> {
-      await trx.insertInto('audit_log').values({
-        id: newId('aud'), shop_id: e.shopId ?? null, actor: e.actor, action: e.action, target: e.target ?? null,
-        detail: JSON.stringify(e.detail ?? {}), ip: e.ip ?? null, created_at: clock.now().toISOString(),
-      }).execute();
+      await trx
+        .insertInto('audit_log')
+        .values({
+          id: newId('aud'),
+          shop_id: e.shopId ?? null,
+          actor: e.actor,
+          action: e.action,
+          target: e.target ?? null,
+          detail: JSON.stringify(e.detail ?? {}),
+          ip: e.ip ?? null,
+          created_at: clock.now().toISOString(),
+        })
+        .execute();
     },
     async list(shopId: string, limit = 100) {
-      const rows = await db.selectFrom('audit_log').selectAll().where('shop_id', '=', shopId)
-        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-      return rows.map((r) => ({ id: r.id, actor: r.actor, action: r.action, target: r.target, detail: JSON.parse(r.detail), ip: r.ip, createdAt: r.created_at }));
+      const rows = await db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({
+        id: r.id,
+        actor: r.actor,
+        action: r.action,
+        target: r.target,
+        detail: JSON.parse(r.detail),
+        ip: r.ip,
+        createdAt: r.created_at,
+      }));
     },
     async prune(): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - AUDIT_RETENTION_DAYS * 86_400_000).toISOString();

@@ -113,8 +113,14 @@ export function cleanBankText(v: string | null | undefined): string | null {
 }
 
 /** A FOUND slip with its parties' names cleaned (see cleanBankText). */
-export function cleanSlipNames<T extends { sender: { name: string; nameEn?: string | null }; receiver: { name: string; nameEn?: string | null } }>(slip: T): T {
-  const party = <P extends { name: string; nameEn?: string | null }>(p: P): P => ({ ...p, name: cleanBankText(p.name) ?? '', nameEn: cleanBankText(p.nameEn) });
+export function cleanSlipNames<
+  T extends { sender: { name: string; nameEn?: string | null }; receiver: { name: string; nameEn?: string | null } },
+>(slip: T): T {
+  const party = <P extends { name: string; nameEn?: string | null }>(p: P): P => ({
+    ...p,
+    name: cleanBankText(p.name) ?? '',
+    nameEn: cleanBankText(p.nameEn),
+  });
   return { ...slip, sender: party(slip.sender), receiver: party(slip.receiver) };
 }
 

@@ -55,10 +55,7 @@ function party(v: unknown): BankParty | null {
   const th = str(name.th);
   const en = str(name.en);
   const account = isRecord(acc.bank) ? str(acc.bank.account) : null;
-  const proxy =
-    isRecord(acc.proxy) && str(acc.proxy.account)
-      ? { type: proxyType(acc.proxy.type), value: str(acc.proxy.account)! }
-      : null;
+  const proxy = isRecord(acc.proxy) && str(acc.proxy.account) ? { type: proxyType(acc.proxy.type), value: str(acc.proxy.account)! } : null;
   return { name: th || en || '', nameEn: en || null, account: account || null, proxy, bankCode: bank };
 }
 

@@ -100,8 +100,7 @@ export function createResilientChecker(inner: Checker, opts: ResilientOptions = 
   const now = deps.now ?? Date.now;
   const sleep = deps.sleep ?? abortableSleep;
   const random = deps.random ?? Math.random;
-  const breaker =
-    opts.breaker === false ? null : isBreaker(opts.breaker) ? opts.breaker : createCircuitBreaker(opts.breaker ?? {}, deps);
+  const breaker = opts.breaker === false ? null : isBreaker(opts.breaker) ? opts.breaker : createCircuitBreaker(opts.breaker ?? {}, deps);
 
   return {
     id: inner.id,
@@ -117,7 +116,11 @@ export function createResilientChecker(inner: Checker, opts: ResilientOptions = 
         const attemptMs = Math.min(timeoutMs, remaining);
         const call = () => callWithTimeout(inner, q, attemptMs, outer);
         const r = breaker ? await breaker.run(call, () => outer?.aborted === true) : await call();
-        metrics.checkerCalls.inc({ upstream: inner.id, outcome: r.kind === 'UNAVAILABLE' ? 'failure' : r.kind.toLowerCase(), breaker: (breaker?.state() ?? 'CLOSED').toLowerCase() });
+        metrics.checkerCalls.inc({
+          upstream: inner.id,
+          outcome: r.kind === 'UNAVAILABLE' ? 'failure' : r.kind.toLowerCase(),
+          breaker: (breaker?.state() ?? 'CLOSED').toLowerCase(),
+        });
         if (r.kind !== 'UNAVAILABLE') return r;
         last = r;
         if (r.retryable === false || attempt === maxAttempts) break;
@@ -155,9 +158,9 @@ export async function callWithTimeout(inner: Checker, q: CheckerQuery, ms: numbe
     ac.signal.addEventListener('abort', () => resolve(unavailable('aborted', !outer?.aborted)), { once: true });
   });
   try {
-    const work = inner.check(q, { signal: ac.signal }).catch((err: unknown) =>
-      unavailable(`checker threw: ${(err as Error)?.message ?? String(err)}`, true),
-    );
+    const work = inner
+      .check(q, { signal: ac.signal })
+      .catch((err: unknown) => unavailable(`checker threw: ${(err as Error)?.message ?? String(err)}`, true));
     return await Promise.race([work, timedOut, aborted]);
   } finally {
     clearTimeout(timer);

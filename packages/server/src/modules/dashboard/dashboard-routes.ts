@@ -20,12 +20,23 @@ import { reportsRoutes } from '../reports/reports-routes.js';
 /** Everything under /api/dashboard (see docs/dashboard-api.md). One registration in app.ts. */
 export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: number }> = async (app, { c, heartbeatMs }) => {
   const auth: DashboardAuthDeps = {
-    tokens: c.dashboardTokens, sessions: c.sessions, rateLimiter: c.rateLimiter, perMinute: c.config.RATE_LIMIT_DASHBOARD,
-    publicUrl: publicUrlOf(c.config), cookieSecure: c.config.COOKIE_SECURE,
+    tokens: c.dashboardTokens,
+    sessions: c.sessions,
+    rateLimiter: c.rateLimiter,
+    perMinute: c.config.RATE_LIMIT_DASHBOARD,
+    publicUrl: publicUrlOf(c.config),
+    cookieSecure: c.config.COOKIE_SECURE,
   };
   const overview = createOverviewService({ db: c.db, clock: c.clock, timeZone: c.config.TIME_ZONE });
   await app.register(accountRoutes, {
-    auth, accounts: c.accounts, sessions: c.sessions, tokens: c.dashboardTokens, shops: c.shops, plans: c.plans, audit: c.audit, loginPerMinute: c.config.RATE_LIMIT_LOGIN,
+    auth,
+    accounts: c.accounts,
+    sessions: c.sessions,
+    tokens: c.dashboardTokens,
+    shops: c.shops,
+    plans: c.plans,
+    audit: c.audit,
+    loginPerMinute: c.config.RATE_LIMIT_LOGIN,
   });
   await app.register(overviewRoutes, { c, auth, overview });
   await app.register(eventsRoutes, { c, auth, heartbeatMs });
@@ -36,13 +47,29 @@ export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: n
   await app.register(lineDashboardRoutes, { c, auth });
   await app.register(reportsRoutes, { c, auth });
   const team = createTeamService({
-    db: c.db, clock: c.clock, audit: c.audit, plans: c.plans, shops: c.shops, sessions: c.sessions, mail: c.mail,
-    hasher: createPasswordHasher({ fast: c.config.NODE_ENV === 'test' }), publicUrl: auth.publicUrl,
+    db: c.db,
+    clock: c.clock,
+    audit: c.audit,
+    plans: c.plans,
+    shops: c.shops,
+    sessions: c.sessions,
+    mail: c.mail,
+    hasher: createPasswordHasher({ fast: c.config.NODE_ENV === 'test' }),
+    publicUrl: auth.publicUrl,
   });
   await app.register(teamRoutes, { c, auth, team });
   await app.register(lineLoginRoutes, {
-    auth, lineLogin: c.lineLogin, client: c.lineLoginClient, accounts: c.accounts, shops: c.shops, tokens: c.dashboardTokens,
-    liffId: c.config.LIFF_ID, liffMock: c.config.LIFF_MOCK, authorizeUrl: c.config.LINE_LOGIN_AUTHORIZE_URL,
-    channelId: c.config.LINE_LOGIN_CHANNEL_ID, secret: c.secret, loginPerMinute: c.config.RATE_LIMIT_LOGIN,
+    auth,
+    lineLogin: c.lineLogin,
+    client: c.lineLoginClient,
+    accounts: c.accounts,
+    shops: c.shops,
+    tokens: c.dashboardTokens,
+    liffId: c.config.LIFF_ID,
+    liffMock: c.config.LIFF_MOCK,
+    authorizeUrl: c.config.LINE_LOGIN_AUTHORIZE_URL,
+    channelId: c.config.LINE_LOGIN_CHANNEL_ID,
+    secret: c.secret,
+    loginPerMinute: c.config.RATE_LIMIT_LOGIN,
   });
 };

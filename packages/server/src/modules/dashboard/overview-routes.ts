@@ -14,56 +14,106 @@ import { DashboardListQuery } from '../reports/reports-schemas.js';
 const tags = ['dashboard'];
 const E = [401, 429];
 
-export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; overview: OverviewService }> = async (app, { c, auth, overview }) => {
+export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; overview: OverviewService }> = async (
+  app,
+  { c, auth, overview },
+) => {
   const session = requireSession(auth);
 
-  app.get('/api/dashboard/overview', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'Plan, trial, quota, 30-day chart and recent results',
-      response: {
-        200: success(Type.Object({
-          shop: ShopViewSchema,
-          plan: Type.Object({ code: Type.String(), name: Type.String(), monthlyLimit: Type.Integer(), apiAccess: Type.Boolean(), webhooks: Type.Boolean(), priceThb: Type.Number() }),
-          trialDaysLeft: Nullable(Type.Integer()),
-          quota: QuotaSnapshotSchema,
-          testQuota: TestQuotaSchema,
-          payeeCount: Type.Integer(),
-          daily: Type.Array(DailySchema),
-          recent: Type.Array(TransactionRecordSchema),
-        })),
-        ...errorResponses(...E),
+  app.get(
+    '/api/dashboard/overview',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Plan, trial, quota, 30-day chart and recent results',
+        response: {
+          200: success(
+            Type.Object({
+              shop: ShopViewSchema,
+              plan: Type.Object({
+                code: Type.String(),
+                name: Type.String(),
+                monthlyLimit: Type.Integer(),
+                apiAccess: Type.Boolean(),
+                webhooks: Type.Boolean(),
+                priceThb: Type.Number(),
+              }),
+              trialDaysLeft: Nullable(Type.Integer()),
+              quota: QuotaSnapshotSchema,
+              testQuota: TestQuotaSchema,
+              payeeCount: Type.Integer(),
+              daily: Type.Array(DailySchema),
+              recent: Type.Array(TransactionRecordSchema),
+            }),
+          ),
+          ...errorResponses(...E),
+        },
       },
     },
-  }, async (req) => {
-    const shop = await c.shops.get(req.dashboard!.shopId);
-    const plan = await c.plans.get(shop.planCode);
-    const [quota, testQuota, payees, daily, recent] = await Promise.all([
-      c.quota.snapshot(shop, plan), c.quota.testSnapshot(shop.id), c.payees.list(shop.id), overview.daily(shop.id), c.transactions.list(shop.id, { limit: 10 }),
-    ]);
-    return {
-      success: true as const,
-      data: {
-        shop: shopView(shop),
-        plan: { code: plan.code, name: plan.name, monthlyLimit: plan.monthlyLimit, apiAccess: plan.apiAccess, webhooks: plan.webhooks, priceThb: plan.priceThb },
-        trialDaysLeft: overview.trialDaysLeft(shop.trialEndsAt, shop.state), quota, testQuota,
-        payeeCount: payees.filter((p) => p.status === 'ACTIVE').length, daily, recent: recent.items,
-      },
-    };
-  });
-
-  app.get('/api/dashboard/transactions', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'The shop\'s results from every channel, newest first (plus an amount range)', querystring: DashboardListQuery,
-      response: { 200: success(Type.Object({ items: Type.Array(TransactionRecordSchema), nextCursor: Nullable(Type.String()) })), ...errorResponses(400, ...E) },
+    async (req) => {
+      const shop = await c.shops.get(req.dashboard!.shopId);
+      const plan = await c.plans.get(shop.planCode);
+      const [quota, testQuota, payees, daily, recent] = await Promise.all([
+        c.quota.snapshot(shop, plan),
+        c.quota.testSnapshot(shop.id),
+        c.payees.list(shop.id),
+        overview.daily(shop.id),
+        c.transactions.list(shop.id, { limit: 10 }),
+      ]);
+      return {
+        success: true as const,
+        data: {
+          shop: shopView(shop),
+          plan: {
+            code: plan.code,
+            name: plan.name,
+            monthlyLimit: plan.monthlyLimit,
+            apiAccess: plan.apiAccess,
+            webhooks: plan.webhooks,
+            priceThb: plan.priceThb,
+          },
+          trialDaysLeft: overview.trialDaysLeft(shop.trialEndsAt, shop.state),
+          quota,
+          testQuota,
+          payeeCount: payees.filter((p) => p.status === 'ACTIVE').length,
+          daily,
+          recent: recent.items,
+        },
+      };
     },
-  }, async (req) => ({ success: true as const, data: await c.transactions.list(req.dashboard!.shopId, req.query) }));
+  );
 
-  app.get('/api/dashboard/transactions/:id', {
-    onRequest: session,
-    schema: { tags, summary: 'One result (404 for unknown ids and other shops alike)', params: IdParams, response: { 200: success(TransactionRecordSchema), ...errorResponses(404, ...E) } },
-  }, async (req) => ({ success: true as const, data: await c.transactions.get(req.dashboard!.shopId, req.params.id) }));
+  app.get(
+    '/api/dashboard/transactions',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: "The shop's results from every channel, newest first (plus an amount range)",
+        querystring: DashboardListQuery,
+        response: {
+          200: success(Type.Object({ items: Type.Array(TransactionRecordSchema), nextCursor: Nullable(Type.String()) })),
+          ...errorResponses(400, ...E),
+        },
+      },
+    },
+    async (req) => ({ success: true as const, data: await c.transactions.list(req.dashboard!.shopId, req.query) }),
+  );
+
+  app.get(
+    '/api/dashboard/transactions/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'One result (404 for unknown ids and other shops alike)',
+        params: IdParams,
+        response: { 200: success(TransactionRecordSchema), ...errorResponses(404, ...E) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await c.transactions.get(req.dashboard!.shopId, req.params.id) }),
+  );
 
   // Raw image bytes, like the public API; only inside this plugin, so no other route reads binary bodies.
   for (const type of ['application/octet-stream', /^image\/[\w.+-]+$/] as const) {
@@ -71,26 +121,49 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
     app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: c.config.MAX_IMAGE_BYTES }, (_req, body, done) => done(null, body));
   }
 
-  app.post('/api/dashboard/verify', {
-    onRequest: session,
-    bodyLimit: c.config.MAX_IMAGE_BYTES,
-    schema: {
-      tags, summary: 'Check one slip from the dashboard (raw image bytes; live; shop quota)',
-      querystring: Type.Object({ expectedAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01 })) }, { additionalProperties: false }),
-      response: {
-        200: Type.Object({ success: Type.Literal(true), data: VerifyRecordSchema, meta: Type.Object({ requestId: Type.String(), timestamp: Type.String() }) }),
-        ...errorResponses(400, 402, 413, 415, 422, 503, ...E),
+  app.post(
+    '/api/dashboard/verify',
+    {
+      onRequest: session,
+      bodyLimit: c.config.MAX_IMAGE_BYTES,
+      schema: {
+        tags,
+        summary: 'Check one slip from the dashboard (raw image bytes; live; shop quota)',
+        querystring: Type.Object(
+          { expectedAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01 })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            success: Type.Literal(true),
+            data: VerifyRecordSchema,
+            meta: Type.Object({ requestId: Type.String(), timestamp: Type.String() }),
+          }),
+          ...errorResponses(400, 402, 413, 415, 422, 503, ...E),
+        },
       },
     },
-  }, async (req) => {
-    const image = req.body as unknown;
-    if (!Buffer.isBuffer(image) || !image.length) throw new AppError('INVALID_IMAGE', 400, 'Send the slip image (JPEG or PNG) as the request body');
-    if (!c.verification) throw new AppError('VERIFY_UNAVAILABLE', 503, 'Slip checking is not available right now');
-    try {
-      const out = await c.verification.verifySlip({ shopId: req.dashboard!.shopId, source: 'DASHBOARD', image, environment: 'live', expectedAmount: req.query.expectedAmount });
-      return { success: true as const, data: { ...out.record, quota: out.quota }, meta: { requestId: req.id, timestamp: isoWithOffset(c.clock.now(), c.config.TIME_ZONE) } };
-    } finally {
-      req.body = undefined; // the image must not outlive the call
-    }
-  });
+    async (req) => {
+      const image = req.body as unknown;
+      if (!Buffer.isBuffer(image) || !image.length)
+        throw new AppError('INVALID_IMAGE', 400, 'Send the slip image (JPEG or PNG) as the request body');
+      if (!c.verification) throw new AppError('VERIFY_UNAVAILABLE', 503, 'Slip checking is not available right now');
+      try {
+        const out = await c.verification.verifySlip({
+          shopId: req.dashboard!.shopId,
+          source: 'DASHBOARD',
+          image,
+          environment: 'live',
+          expectedAmount: req.query.expectedAmount,
+        });
+        return {
+          success: true as const,
+          data: { ...out.record, quota: out.quota },
+          meta: { requestId: req.id, timestamp: isoWithOffset(c.clock.now(), c.config.TIME_ZONE) },
+        };
+      } finally {
+        req.body = undefined; // the image must not outlive the call
+      }
+    },
+  );
 };

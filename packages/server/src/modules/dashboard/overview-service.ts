@@ -6,9 +6,20 @@ const DAY_MS = 86_400_000;
 
 /** UTC instant at which the calendar month containing `now` starts in `timeZone`. */
 export function periodStart(now: Date, timeZone: string): Date {
-  const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', {
-    timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-  }).formatToParts(now).map((x) => [x.type, x.value]));
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
+      .formatToParts(now)
+      .map((x) => [x.type, x.value]),
+  );
   const localAsUtc = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
   const offset = localAsUtc - Math.floor(now.getTime() / 1000) * 1000;
   return new Date(Date.UTC(+p.year, +p.month - 1, 1) - offset);
@@ -34,10 +45,14 @@ export function createOverviewService(deps: { db: Db; clock: Clock; timeZone: st
       for (let i = days - 1; i >= 0; i--) dates.push(toLocal(new Date(now.getTime() - i * DAY_MS)));
       const since = new Date(now.getTime() - (days + 1) * DAY_MS).toISOString();
       const hour = sql<string>`substr(created_at, 1, 13)`;
-      const rows = await db.selectFrom('transactions')
+      const rows = await db
+        .selectFrom('transactions')
         .select([hour.as('h'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('shop_id', '=', shopId).where('environment', '=', 'live').where('created_at', '>=', since)
-        .groupBy([hour, 'status']).execute();
+        .where('shop_id', '=', shopId)
+        .where('environment', '=', 'live')
+        .where('created_at', '>=', since)
+        .groupBy([hour, 'status'])
+        .execute();
       const out = new Map(dates.map((d) => [d, { date: d, total: 0, byStatus: {} as Record<string, number> }]));
       for (const r of rows) {
         const day = out.get(toLocal(new Date(`${r.h}:00:00.000Z`)));
@@ -52,9 +67,14 @@ export function createOverviewService(deps: { db: Db; clock: Clock; timeZone: st
     /** Results per API key in the current quota period (what "calls this month" shows per key). */
     async callsByKey(shopId: string): Promise<Map<string, number>> {
       const since = periodStart(clock.now(), timeZone).toISOString();
-      const rows = await db.selectFrom('transactions').select(['api_key_id', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('shop_id', '=', shopId).where('api_key_id', 'is not', null).where('created_at', '>=', since)
-        .groupBy('api_key_id').execute();
+      const rows = await db
+        .selectFrom('transactions')
+        .select(['api_key_id', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('shop_id', '=', shopId)
+        .where('api_key_id', 'is not', null)
+        .where('created_at', '>=', since)
+        .groupBy('api_key_id')
+        .execute();
       return new Map(rows.map((r) => [r.api_key_id as string, Number(r.n)]));
     },
 

@@ -11,43 +11,79 @@ const E = [401, 429];
 export const securityRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
   const session = requireSession(auth);
 
-  app.get('/api/dashboard/sessions', {
-    onRequest: session, schema: { tags, summary: 'Active sessions of the signed-in owner', response: { 200: success(Type.Object({ items: Type.Array(SessionSchema) })), ...errorResponses(...E) } },
-  }, async (req) => {
-    const p = req.dashboard!;
-    const items = (await c.sessions.list(p.userId)).map((s) => ({ ...s, current: s.id === p.sessionId }));
-    return { success: true as const, data: { items } };
-  });
-
-  app.delete('/api/dashboard/sessions/:id', {
-    onRequest: session, schema: { tags, summary: 'Sign out one session', params: IdParams, response: { 200: success(Type.Object({ revoked: Type.Boolean() })), ...errorResponses(404, ...E) } },
-  }, async (req) => {
-    const p = req.dashboard!;
-    await c.sessions.revoke(p.userId, req.params.id, { actor: `user:${p.userId}`, shopId: p.shopId, ip: req.ip, reason: 'owner_revoke' });
-    return { success: true as const, data: { revoked: true } };
-  });
-
-  app.post('/api/dashboard/sessions/revoke-all', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'Sign out every other session (or all with includeCurrent)',
-      querystring: Type.Object({ includeCurrent: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-      response: { 200: success(Type.Object({ revoked: Type.Integer() })), ...errorResponses(400, ...E) },
+  app.get(
+    '/api/dashboard/sessions',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Active sessions of the signed-in owner',
+        response: { 200: success(Type.Object({ items: Type.Array(SessionSchema) })), ...errorResponses(...E) },
+      },
     },
-  }, async (req) => {
-    const p = req.dashboard!;
-    const n = await c.sessions.revokeAll(p.userId, {
-      actor: `user:${p.userId}`, shopId: p.shopId, ip: req.ip, reason: 'owner_revoke_all', exceptSessionId: req.query.includeCurrent ? undefined : p.sessionId,
-    });
-    return { success: true as const, data: { revoked: n } };
-  });
-
-  app.get('/api/dashboard/audit', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'The shop\'s security log, newest first',
-      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })) }, { additionalProperties: false }),
-      response: { 200: success(Type.Object({ items: Type.Array(AuditEntrySchema) })), ...errorResponses(400, ...E) },
+    async (req) => {
+      const p = req.dashboard!;
+      const items = (await c.sessions.list(p.userId)).map((s) => ({ ...s, current: s.id === p.sessionId }));
+      return { success: true as const, data: { items } };
     },
-  }, async (req) => ({ success: true as const, data: { items: await c.audit.list(req.dashboard!.shopId, req.query.limit ?? 100) } }));
+  );
+
+  app.delete(
+    '/api/dashboard/sessions/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Sign out one session',
+        params: IdParams,
+        response: { 200: success(Type.Object({ revoked: Type.Boolean() })), ...errorResponses(404, ...E) },
+      },
+    },
+    async (req) => {
+      const p = req.dashboard!;
+      await c.sessions.revoke(p.userId, req.params.id, { actor: `user:${p.userId}`, shopId: p.shopId, ip: req.ip, reason: 'owner_revoke' });
+      return { success: true as const, data: { revoked: true } };
+    },
+  );
+
+  app.post(
+    '/api/dashboard/sessions/revoke-all',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Sign out every other session (or all with includeCurrent)',
+        querystring: Type.Object({ includeCurrent: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 200: success(Type.Object({ revoked: Type.Integer() })), ...errorResponses(400, ...E) },
+      },
+    },
+    async (req) => {
+      const p = req.dashboard!;
+      const n = await c.sessions.revokeAll(p.userId, {
+        actor: `user:${p.userId}`,
+        shopId: p.shopId,
+        ip: req.ip,
+        reason: 'owner_revoke_all',
+        exceptSessionId: req.query.includeCurrent ? undefined : p.sessionId,
+      });
+      return { success: true as const, data: { revoked: n } };
+    },
+  );
+
+  app.get(
+    '/api/dashboard/audit',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: "The shop's security log, newest first",
+        querystring: Type.Object(
+          { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: success(Type.Object({ items: Type.Array(AuditEntrySchema) })), ...errorResponses(400, ...E) },
+      },
+    },
+    async (req) => ({ success: true as const, data: { items: await c.audit.list(req.dashboard!.shopId, req.query.limit ?? 100) } }),
+  );
 };

@@ -14,21 +14,51 @@ const E = [401, 429];
 
 const EventKind = Type.Union(WEBHOOK_EVENT_KINDS.map((k) => Type.Literal(k)));
 const EndpointSchema = Type.Object({
-  id: Type.String(), url: Type.String(), description: Nullable(Type.String()), events: Type.Array(Type.String()),
-  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]), disabledReason: Nullable(Type.String()),
-  secretHint: Type.String(), previousSecretExpiresAt: Nullable(Type.String()), createdAt: Type.String(), updatedAt: Type.String(),
+  id: Type.String(),
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  events: Type.Array(Type.String()),
+  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+  disabledReason: Nullable(Type.String()),
+  secretHint: Type.String(),
+  previousSecretExpiresAt: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });
 const DeliverySchema = Type.Object({
-  id: Type.String(), endpointId: Type.String(), eventId: Type.String(), event: Type.String(), transactionId: Nullable(Type.String()), test: Type.Boolean(),
-  status: Type.String(), attempts: Type.Integer(), retryRound: Type.Integer(), lastStatusCode: Nullable(Type.Integer()), lastError: Nullable(Type.String()),
-  lastDurationMs: Nullable(Type.Integer()), nextAttemptAt: Nullable(Type.String()), deliveredAt: Nullable(Type.String()), createdAt: Type.String(),
+  id: Type.String(),
+  endpointId: Type.String(),
+  eventId: Type.String(),
+  event: Type.String(),
+  transactionId: Nullable(Type.String()),
+  test: Type.Boolean(),
+  status: Type.String(),
+  attempts: Type.Integer(),
+  retryRound: Type.Integer(),
+  lastStatusCode: Nullable(Type.Integer()),
+  lastError: Nullable(Type.String()),
+  lastDurationMs: Nullable(Type.Integer()),
+  nextAttemptAt: Nullable(Type.String()),
+  deliveredAt: Nullable(Type.String()),
+  createdAt: Type.String(),
 });
 const AttemptSchema = Type.Object({
-  id: Type.String(), round: Type.Integer(), manual: Type.Boolean(), status: Type.String(), responseCode: Nullable(Type.Integer()), durationMs: Nullable(Type.Integer()),
-  error: Nullable(Type.String()), nextAttemptAt: Nullable(Type.String()), startedAt: Type.String(), finishedAt: Nullable(Type.String()),
+  id: Type.String(),
+  round: Type.Integer(),
+  manual: Type.Boolean(),
+  status: Type.String(),
+  responseCode: Nullable(Type.Integer()),
+  durationMs: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  nextAttemptAt: Nullable(Type.String()),
+  startedAt: Type.String(),
+  finishedAt: Nullable(Type.String()),
 });
 const DeliveryDetailSchema = Type.Object({ ...DeliverySchema.properties, payload: Type.Unknown(), attempts: Type.Array(AttemptSchema) });
-const DeliveryParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), deliveryId: Type.String({ minLength: 1, maxLength: 64 }) });
+const DeliveryParams = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
+});
 
 /** The owner's webhook screen, over c.webhooks (module webhooks); every call is scoped by the session's shop. */
 export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
@@ -39,99 +69,255 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
   // In development a local receiver (localhost, 10.x) is the usual first target and is refused by the
   // SSRF guard: the answer then names the switch (the screen shows it beside the server's reason).
   const explainUrl = async <T>(p: Promise<T>): Promise<T> => {
-    try { return await p; } catch (e) {
-      if (e instanceof AppError && e.code === 'INVALID_WEBHOOK_URL' && c.config.NODE_ENV === 'development' && !c.config.WEBHOOK_ALLOW_PRIVATE) {
+    try {
+      return await p;
+    } catch (e) {
+      if (
+        e instanceof AppError &&
+        e.code === 'INVALID_WEBHOOK_URL' &&
+        c.config.NODE_ENV === 'development' &&
+        !c.config.WEBHOOK_ALLOW_PRIVATE
+      ) {
         throw new AppError(e.code, e.statusCode, e.message, { ...e.extra, allowLocalTargets: 'WEBHOOK_ALLOW_PRIVATE=true' });
       }
       throw e;
     }
   };
 
-  app.get('/api/dashboard/webhooks', {
-    onRequest: session, schema: { tags, summary: 'Webhook endpoints', response: { 200: success(Type.Object({ items: Type.Array(EndpointSchema) })), ...errorResponses(...E) } },
-  }, async (req) => ({ success: true as const, data: { items: await wh.list(req.dashboard!.shopId) } }));
-
-  app.post('/api/dashboard/webhooks', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'Add an endpoint; the signing secret is in this answer (403 on plans without webhooks)',
-      body: Type.Object({ url: Type.String({ minLength: 1, maxLength: 2000 }), events: Type.Optional(Type.Array(EventKind, { minItems: 1 })), description: Type.Optional(Nullable(Type.String({ maxLength: 200 }))) }, { additionalProperties: false }),
-      response: { 201: success(Type.Object({ endpoint: EndpointSchema, secret: Type.String() })), ...errorResponses(400, 403, 409, ...E) },
+  app.get(
+    '/api/dashboard/webhooks',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Webhook endpoints',
+        response: { 200: success(Type.Object({ items: Type.Array(EndpointSchema) })), ...errorResponses(...E) },
+      },
     },
-  }, async (req, reply) => reply.status(201).send({ success: true as const, data: await explainUrl(wh.addEndpoint(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId))) }));
+    async (req) => ({ success: true as const, data: { items: await wh.list(req.dashboard!.shopId) } }),
+  );
 
-  app.patch('/api/dashboard/webhooks/:id', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'Change url, events, description; enable or disable', params: IdParams,
-      body: Type.Object({ url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })), events: Type.Optional(Type.Array(EventKind, { minItems: 1 })), description: Type.Optional(Nullable(Type.String({ maxLength: 200 }))), enabled: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
-      response: { 200: success(EndpointSchema), ...errorResponses(400, 403, 404, ...E) },
+  app.post(
+    '/api/dashboard/webhooks',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Add an endpoint; the signing secret is in this answer (403 on plans without webhooks)',
+        body: Type.Object(
+          {
+            url: Type.String({ minLength: 1, maxLength: 2000 }),
+            events: Type.Optional(Type.Array(EventKind, { minItems: 1 })),
+            description: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: success(Type.Object({ endpoint: EndpointSchema, secret: Type.String() })),
+          ...errorResponses(400, 403, 409, ...E),
+        },
+      },
     },
-  }, async (req) => {
-    const { shopId, userId } = req.dashboard!;
-    const { enabled, ...patch } = req.body;
-    let ep = Object.keys(patch).length ? await explainUrl(wh.update(shopId, req.params.id, patch, actor(userId))) : await wh.get(shopId, req.params.id);
-    if (enabled === true && ep.status !== 'enabled') ep = await wh.enable(shopId, req.params.id, actor(userId));
-    if (enabled === false && ep.status !== 'disabled') ep = await wh.disable(shopId, req.params.id, actor(userId));
-    return { success: true as const, data: ep };
-  });
+    async (req, reply) =>
+      reply.status(201).send({
+        success: true as const,
+        data: await explainUrl(wh.addEndpoint(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId))),
+      }),
+  );
 
-  app.delete('/api/dashboard/webhooks/:id', {
-    onRequest: session, schema: { tags, summary: 'Delete an endpoint and its delivery history', params: IdParams, response: { 200: success(Type.Object({ deleted: Type.Boolean() })), ...errorResponses(404, ...E) } },
-  }, async (req) => {
-    await wh.delete(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId));
-    return { success: true as const, data: { deleted: true } };
-  });
-
-  app.post('/api/dashboard/webhooks/:id/reveal-secret', {
-    onRequest: session,
-    schema: { tags, summary: 'Show the signing secret (audited)', params: IdParams, response: { 200: success(Type.Object({ secret: Type.String(), previousSecret: Nullable(Type.String()), previousSecretExpiresAt: Nullable(Type.String()) })), ...errorResponses(404, ...E) } },
-  }, async (req) => ({ success: true as const, data: await wh.revealSecret(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)) }));
-
-  app.post('/api/dashboard/webhooks/:id/rotate-secret', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'New signing secret; the old one keeps signing during the overlap', params: IdParams,
-      querystring: Type.Object({ overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 720 })) }, { additionalProperties: false }),
-      response: { 200: success(Type.Object({ endpoint: EndpointSchema, secret: Type.String(), previousSecretExpiresAt: Nullable(Type.String()) })), ...errorResponses(400, 404, ...E) },
+  app.patch(
+    '/api/dashboard/webhooks/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Change url, events, description; enable or disable',
+        params: IdParams,
+        body: Type.Object(
+          {
+            url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+            events: Type.Optional(Type.Array(EventKind, { minItems: 1 })),
+            description: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+            enabled: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: success(EndpointSchema), ...errorResponses(400, 403, 404, ...E) },
+      },
     },
-  }, async (req) => ({ success: true as const, data: await wh.rotateSecret(req.dashboard!.shopId, req.params.id, { overlapHours: req.query.overlapHours }, actor(req.dashboard!.userId)) }));
+    async (req) => {
+      const { shopId, userId } = req.dashboard!;
+      const { enabled, ...patch } = req.body;
+      let ep = Object.keys(patch).length
+        ? await explainUrl(wh.update(shopId, req.params.id, patch, actor(userId)))
+        : await wh.get(shopId, req.params.id);
+      if (enabled === true && ep.status !== 'enabled') ep = await wh.enable(shopId, req.params.id, actor(userId));
+      if (enabled === false && ep.status !== 'disabled') ep = await wh.disable(shopId, req.params.id, actor(userId));
+      return { success: true as const, data: ep };
+    },
+  );
 
-  app.post('/api/dashboard/webhooks/:id/test', {
-    onRequest: session,
-    schema: { tags, summary: 'Send a sample slip.verified now and show the outcome', params: IdParams, response: { 200: success(Type.Object({ delivery: DeliveryDetailSchema })), ...errorResponses(403, 404, ...E) } },
-  }, async (req) => ({ success: true as const, data: { delivery: await wh.sendTest(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)) } }));
+  app.delete(
+    '/api/dashboard/webhooks/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Delete an endpoint and its delivery history',
+        params: IdParams,
+        response: { 200: success(Type.Object({ deleted: Type.Boolean() })), ...errorResponses(404, ...E) },
+      },
+    },
+    async (req) => {
+      await wh.delete(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId));
+      return { success: true as const, data: { deleted: true } };
+    },
+  );
 
-  const ListQuery = Type.Object({
-    status: Type.Optional(Type.String({ pattern: `^(${DELIVERY_STATUSES.join('|')})(,(${DELIVERY_STATUSES.join('|')}))*$` })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    cursor: Type.Optional(Type.String({ maxLength: 64 })),
-  }, { additionalProperties: false });
+  app.post(
+    '/api/dashboard/webhooks/:id/reveal-secret',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Show the signing secret (audited)',
+        params: IdParams,
+        response: {
+          200: success(
+            Type.Object({
+              secret: Type.String(),
+              previousSecret: Nullable(Type.String()),
+              previousSecretExpiresAt: Nullable(Type.String()),
+            }),
+          ),
+          ...errorResponses(404, ...E),
+        },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await wh.revealSecret(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)),
+    }),
+  );
+
+  app.post(
+    '/api/dashboard/webhooks/:id/rotate-secret',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'New signing secret; the old one keeps signing during the overlap',
+        params: IdParams,
+        querystring: Type.Object(
+          { overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 720 })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: success(Type.Object({ endpoint: EndpointSchema, secret: Type.String(), previousSecretExpiresAt: Nullable(Type.String()) })),
+          ...errorResponses(400, 404, ...E),
+        },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await wh.rotateSecret(
+        req.dashboard!.shopId,
+        req.params.id,
+        { overlapHours: req.query.overlapHours },
+        actor(req.dashboard!.userId),
+      ),
+    }),
+  );
+
+  app.post(
+    '/api/dashboard/webhooks/:id/test',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Send a sample slip.verified now and show the outcome',
+        params: IdParams,
+        response: { 200: success(Type.Object({ delivery: DeliveryDetailSchema })), ...errorResponses(403, 404, ...E) },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: { delivery: await wh.sendTest(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)) },
+    }),
+  );
+
+  const ListQuery = Type.Object(
+    {
+      status: Type.Optional(Type.String({ pattern: `^(${DELIVERY_STATUSES.join('|')})(,(${DELIVERY_STATUSES.join('|')}))*$` })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+      cursor: Type.Optional(Type.String({ maxLength: 64 })),
+    },
+    { additionalProperties: false },
+  );
   const ListAnswer = success(Type.Object({ items: Type.Array(DeliverySchema), nextCursor: Nullable(Type.String()) }));
 
-  app.get('/api/dashboard/webhooks/deliveries', {
-    onRequest: session, schema: { tags, summary: 'Deliveries of every endpoint, newest first', querystring: ListQuery, response: { 200: ListAnswer, ...errorResponses(400, ...E) } },
-  }, async (req) => ({ success: true as const, data: await wh.listDeliveries(req.dashboard!.shopId, req.query) }));
+  app.get(
+    '/api/dashboard/webhooks/deliveries',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Deliveries of every endpoint, newest first',
+        querystring: ListQuery,
+        response: { 200: ListAnswer, ...errorResponses(400, ...E) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await wh.listDeliveries(req.dashboard!.shopId, req.query) }),
+  );
 
-  app.get('/api/dashboard/webhooks/:id/deliveries', {
-    onRequest: session, schema: { tags, summary: 'Deliveries of one endpoint, newest first', params: IdParams, querystring: ListQuery, response: { 200: ListAnswer, ...errorResponses(400, 404, ...E) } },
-  }, async (req) => {
-    await wh.get(req.dashboard!.shopId, req.params.id); // 404 for another shop's endpoint
-    return { success: true as const, data: await wh.listDeliveries(req.dashboard!.shopId, { ...req.query, endpointId: req.params.id }) };
-  });
+  app.get(
+    '/api/dashboard/webhooks/:id/deliveries',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Deliveries of one endpoint, newest first',
+        params: IdParams,
+        querystring: ListQuery,
+        response: { 200: ListAnswer, ...errorResponses(400, 404, ...E) },
+      },
+    },
+    async (req) => {
+      await wh.get(req.dashboard!.shopId, req.params.id); // 404 for another shop's endpoint
+      return { success: true as const, data: await wh.listDeliveries(req.dashboard!.shopId, { ...req.query, endpointId: req.params.id }) };
+    },
+  );
 
-  app.get('/api/dashboard/webhooks/deliveries/:deliveryId', {
-    onRequest: session,
-    schema: { tags, summary: 'One delivery with its attempts and body', params: Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 64 }) }), response: { 200: success(DeliveryDetailSchema), ...errorResponses(404, ...E) } },
-  }, async (req) => ({ success: true as const, data: await wh.getDelivery(req.dashboard!.shopId, req.params.deliveryId) }));
+  app.get(
+    '/api/dashboard/webhooks/deliveries/:deliveryId',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'One delivery with its attempts and body',
+        params: Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: { 200: success(DeliveryDetailSchema), ...errorResponses(404, ...E) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await wh.getDelivery(req.dashboard!.shopId, req.params.deliveryId) }),
+  );
 
-  app.post('/api/dashboard/webhooks/:id/deliveries/:deliveryId/redeliver', {
-    onRequest: session,
-    schema: { tags, summary: 'Send a finished delivery once more', params: DeliveryParams, response: { 200: success(Type.Object({ delivery: DeliverySchema })), ...errorResponses(404, 409, ...E) } },
-  }, async (req) => {
-    const { shopId, userId } = req.dashboard!;
-    const d = await wh.getDelivery(shopId, req.params.deliveryId);
-    if (d.endpointId !== req.params.id) throw notFound('Webhook delivery');
-    return { success: true as const, data: { delivery: await wh.redeliver(shopId, d.id, actor(userId)) } };
-  });
+  app.post(
+    '/api/dashboard/webhooks/:id/deliveries/:deliveryId/redeliver',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Send a finished delivery once more',
+        params: DeliveryParams,
+        response: { 200: success(Type.Object({ delivery: DeliverySchema })), ...errorResponses(404, 409, ...E) },
+      },
+    },
+    async (req) => {
+      const { shopId, userId } = req.dashboard!;
+      const d = await wh.getDelivery(shopId, req.params.deliveryId);
+      if (d.endpointId !== req.params.id) throw notFound('Webhook delivery');
+      return { success: true as const, data: { delivery: await wh.redeliver(shopId, d.id, actor(userId)) } };
+    },
+  );
 };

@@ -22,8 +22,11 @@ const HealthBody = Type.Object({
 async function timed(fn: () => Promise<unknown>) {
   const t = performance.now();
   try {
-    const ok = await Promise.race([fn().then((r) => r !== false), new Promise<boolean>((res) => setTimeout(() => res(false), 2000).unref())]);
-    return { status: ok ? 'up' as const : 'down' as const, latencyMs: Math.round(performance.now() - t) };
+    const ok = await Promise.race([
+      fn().then((r) => r !== false),
+      new Promise<boolean>((res) => setTimeout(() => res(false), 2000).unref()),
+    ]);
+    return { status: ok ? ('up' as const) : ('down' as const), latencyMs: Math.round(performance.now() - t) };
   } catch {
     return { status: 'down' as const, latencyMs: Math.round(performance.now() - t) };
   }
@@ -32,16 +35,54 @@ async function timed(fn: () => Promise<unknown>) {
 /** Public, no auth, no secrets: readiness (/health), liveness and uptime, also under the old /v1 prefix. */
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, deps) => {
   for (const prefix of ['', '/v1']) {
-    app.get(`${prefix}/health`, { schema: { tags: ['health'], summary: 'Readiness: database (and Redis when configured)', response: { 200: HealthBody, 503: HealthBody } } }, async (_req, reply) => {
-      const database = await timed(() => sql`select 1`.execute(deps.db));
-      const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
-      const ok = database.status === 'up' && (!redis || redis.status === 'up') && !deps.draining?.();
-      reply.status(ok ? 200 : 503);
-      return { status: ok ? 'ok' as const : 'degraded' as const, checks: { database, ...(redis ? { redis } : {}) }, timestamp: new Date().toISOString() };
-    });
-    app.get(`${prefix}/health/liveness`, { schema: { tags: ['health'], summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } }, async () => ({ status: 'ok' as const }));
-    app.get(`${prefix}/health/uptime`, {
-      schema: { tags: ['health'], summary: 'Uptime', response: { 200: Type.Object({ status: Type.Literal('ok'), uptimeSeconds: Type.Integer(), startedAt: Type.String(), version: Type.String() }) } },
-    }, async () => ({ status: 'ok' as const, uptimeSeconds: Math.floor((Date.now() - deps.startedAt.getTime()) / 1000), startedAt: deps.startedAt.toISOString(), version: deps.version }));
+    app.get(
+      `${prefix}/health`,
+      {
+        schema: {
+          tags: ['health'],
+          summary: 'Readiness: database (and Redis when configured)',
+          response: { 200: HealthBody, 503: HealthBody },
+        },
+      },
+      async (_req, reply) => {
+        const database = await timed(() => sql`select 1`.execute(deps.db));
+        const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
+        const ok = database.status === 'up' && (!redis || redis.status === 'up') && !deps.draining?.();
+        reply.status(ok ? 200 : 503);
+        return {
+          status: ok ? ('ok' as const) : ('degraded' as const),
+          checks: { database, ...(redis ? { redis } : {}) },
+          timestamp: new Date().toISOString(),
+        };
+      },
+    );
+    app.get(
+      `${prefix}/health/liveness`,
+      { schema: { tags: ['health'], summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+      async () => ({ status: 'ok' as const }),
+    );
+    app.get(
+      `${prefix}/health/uptime`,
+      {
+        schema: {
+          tags: ['health'],
+          summary: 'Uptime',
+          response: {
+            200: Type.Object({
+              status: Type.Literal('ok'),
+              uptimeSeconds: Type.Integer(),
+              startedAt: Type.String(),
+              version: Type.String(),
+            }),
+          },
+        },
+      },
+      async () => ({
+        status: 'ok' as const,
+        uptimeSeconds: Math.floor((Date.now() - deps.startedAt.getTime()) / 1000),
+        startedAt: deps.startedAt.toISOString(),
+        version: deps.version,
+      }),
+    );
   }
 };

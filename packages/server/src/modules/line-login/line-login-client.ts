@@ -30,23 +30,35 @@ export function createLineLoginClient(deps: LineLoginClientDeps) {
     let res: Response;
     try {
       res = await fetch(`${base}${path}`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(form).toString(), signal: AbortSignal.timeout(deps.timeoutMs), redirect: 'error',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+        signal: AbortSignal.timeout(deps.timeoutMs),
+        redirect: 'error',
       });
     } catch {
       throw new AppError('LINE_UNAVAILABLE', 503, 'LINE did not answer; try again in a moment', { retryAfter: 5 });
     }
     const text = await res.text();
     let body: Record<string, unknown> | null;
-    try { body = JSON.parse(text) as Record<string, unknown>; } catch { body = null; }
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      body = null;
+    }
     if (res.status >= 500) throw new AppError('LINE_UNAVAILABLE', 503, 'LINE did not answer; try again in a moment', { retryAfter: 5 });
     return { status: res.status, body };
   }
 
   async function verifyIdToken(idToken: string, nonce?: string): Promise<LineIdentity> {
     if (!deps.channelId) throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
-    const { status, body } = await postForm('/oauth2/v2.1/verify', { id_token: idToken, client_id: deps.channelId, ...(nonce ? { nonce } : {}) });
-    if (status !== 200 || !body) throw rejected(typeof body?.error_description === 'string' ? body.error_description.slice(0, 80) : 'the token was refused');
+    const { status, body } = await postForm('/oauth2/v2.1/verify', {
+      id_token: idToken,
+      client_id: deps.channelId,
+      ...(nonce ? { nonce } : {}),
+    });
+    if (status !== 200 || !body)
+      throw rejected(typeof body?.error_description === 'string' ? body.error_description.slice(0, 80) : 'the token was refused');
     const nowSec = Math.floor(deps.now().getTime() / 1000);
     if (body.iss !== ISSUER) throw rejected('wrong issuer');
     if (body.aud !== deps.channelId) throw rejected('the token was made for another channel');
@@ -58,10 +70,15 @@ export function createLineLoginClient(deps: LineLoginClientDeps) {
 
   /** OAuth 2.1 authorization code + PKCE verifier -> ID token (the dashboard's "Log in with LINE"). */
   async function exchangeCode(input: { code: string; redirectUri: string; codeVerifier: string }): Promise<string> {
-    if (!deps.channelId || !deps.channelSecret) throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
+    if (!deps.channelId || !deps.channelSecret)
+      throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
     const { status, body } = await postForm('/oauth2/v2.1/token', {
-      grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri,
-      client_id: deps.channelId, client_secret: deps.channelSecret, code_verifier: input.codeVerifier,
+      grant_type: 'authorization_code',
+      code: input.code,
+      redirect_uri: input.redirectUri,
+      client_id: deps.channelId,
+      client_secret: deps.channelSecret,
+      code_verifier: input.codeVerifier,
     });
     if (status !== 200 || typeof body?.id_token !== 'string') throw rejected('LINE refused the sign-in code');
     return body.id_token;

@@ -6,7 +6,15 @@ import { AppError } from '../../errors.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { authResultOf, type AccountRouteDeps } from '../accounts/account-routes.js';
 import { AuthResultSchema } from '../accounts/account-schemas.js';
-import { checkOrigin, clientOf, enforceRate, publicRate, requireSession, setRefreshCookie, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import {
+  checkOrigin,
+  clientOf,
+  enforceRate,
+  publicRate,
+  requireSession,
+  setRefreshCookie,
+  type DashboardAuthDeps,
+} from '../accounts/session-auth.js';
 import type { LineLoginClient } from './line-login-client.js';
 import type { LineLoginService } from './line-login-service.js';
 
@@ -27,7 +35,11 @@ const OAUTH_PATH = '/api/dashboard/auth/line';
 const OAUTH_TTL_MS = 10 * 60_000;
 const IdToken = Type.String({ minLength: 10, maxLength: 4096, pattern: '^[A-Za-z0-9._-]+$' });
 const ShopId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
-const MembershipSchema = Type.Object({ shopId: Type.String(), shopName: Type.String(), role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]) });
+const MembershipSchema = Type.Object({
+  shopId: Type.String(),
+  shopName: Type.String(),
+  role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
+});
 const MiniAppAuthSchema = Type.Object({ ...AuthResultSchema.properties, shops: Type.Array(MembershipSchema) });
 const tags = ['line-login'];
 
@@ -47,103 +59,205 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
   const answer = async (reply: FastifyReply, r: Awaited<ReturnType<LineLoginService['signIn']>>) => {
     setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
     const base = await authResultOf(d, r.membership.userId, r.membership.shopId, r.session.id);
-    return { success: true as const, data: { ...base, shops: r.memberships.map((m) => ({ shopId: m.shopId, shopName: m.shopName, role: m.role })) } };
+    return {
+      success: true as const,
+      data: { ...base, shops: r.memberships.map((m) => ({ shopId: m.shopId, shopName: m.shopName, role: m.role })) },
+    };
   };
-  const limitLine = (req: FastifyRequest, reply: FastifyReply) => enforceRate(auth.rateLimiter, reply, `line-login:ip:${req.ip}`, d.loginPerMinute * 4);
+  const limitLine = (req: FastifyRequest, reply: FastifyReply) =>
+    enforceRate(auth.rateLimiter, reply, `line-login:ip:${req.ip}`, d.loginPerMinute * 4);
 
-  app.get('/api/miniapp/config', {
-    onRequest: publicRate(auth),
-    schema: { tags, summary: 'What the mini-app and the sign-in page need to start LINE sign-in', response: { 200: success(Type.Object({ liffId: Nullable(Type.String()), mock: Type.Boolean(), loginWithLine: Type.Boolean(), miniAppUrl: Nullable(Type.String()) })) } },
-  }, async () => ({ success: true as const, data: { liffId: d.liffId || null, mock: d.liffMock, loginWithLine: d.client.enabled(), miniAppUrl } }));
-
-  app.post('/api/miniapp/auth/line', {
-    onRequest: publicRate(auth),
-    schema: {
-      tags, summary: 'Mini-app sign-in with the LIFF ID token; sets the refresh cookie',
-      body: Type.Object({ idToken: IdToken, shopId: Type.Optional(ShopId) }, { additionalProperties: false }),
-      response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+  app.get(
+    '/api/miniapp/config',
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: 'What the mini-app and the sign-in page need to start LINE sign-in',
+        response: {
+          200: success(
+            Type.Object({
+              liffId: Nullable(Type.String()),
+              mock: Type.Boolean(),
+              loginWithLine: Type.Boolean(),
+              miniAppUrl: Nullable(Type.String()),
+            }),
+          ),
+        },
+      },
     },
-  }, async (req, reply) => {
-    checkOrigin(auth.publicUrl, req);
-    await limitLine(req, reply);
-    const identity = await d.client.verifyIdToken(req.body.idToken);
-    return answer(reply, await d.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
-  });
+    async () => ({
+      success: true as const,
+      data: { liffId: d.liffId || null, mock: d.liffMock, loginWithLine: d.client.enabled(), miniAppUrl },
+    }),
+  );
 
-  app.post('/api/miniapp/link', {
-    onRequest: publicRate(auth),
-    schema: {
-      tags, summary: 'Link this LINE user with a one-time code from the dashboard, then sign in',
-      body: Type.Object({ idToken: IdToken, code: Type.String({ minLength: 4, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }) }, { additionalProperties: false }),
-      response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+  app.post(
+    '/api/miniapp/auth/line',
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: 'Mini-app sign-in with the LIFF ID token; sets the refresh cookie',
+        body: Type.Object({ idToken: IdToken, shopId: Type.Optional(ShopId) }, { additionalProperties: false }),
+        response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+      },
     },
-  }, async (req, reply) => {
-    checkOrigin(auth.publicUrl, req);
-    await limitLine(req, reply);
-    const identity = await d.client.verifyIdToken(req.body.idToken);
-    const linked = await d.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
-    return answer(reply, await d.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));
-  });
+    async (req, reply) => {
+      checkOrigin(auth.publicUrl, req);
+      await limitLine(req, reply);
+      const identity = await d.client.verifyIdToken(req.body.idToken);
+      return answer(reply, await d.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
+    },
+  );
 
-  app.get('/api/dashboard/line-login', {
-    onRequest: session,
-    schema: { tags, summary: 'Whether this person has linked a LINE account', response: { 200: success(Type.Object({ enabled: Type.Boolean(), linked: Type.Boolean(), linkedAt: Nullable(Type.String()), miniAppUrl: Nullable(Type.String()) })), ...errorResponses(401, 429) } },
-  }, async (req) => ({ success: true as const, data: { enabled: d.client.enabled(), ...(await d.lineLogin.status(req.dashboard!.userId)), miniAppUrl } }));
+  app.post(
+    '/api/miniapp/link',
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: 'Link this LINE user with a one-time code from the dashboard, then sign in',
+        body: Type.Object(
+          { idToken: IdToken, code: Type.String({ minLength: 4, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+      },
+    },
+    async (req, reply) => {
+      checkOrigin(auth.publicUrl, req);
+      await limitLine(req, reply);
+      const identity = await d.client.verifyIdToken(req.body.idToken);
+      const linked = await d.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
+      return answer(reply, await d.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));
+    },
+  );
 
-  app.post('/api/dashboard/line-login/code', {
-    onRequest: session,
-    schema: { tags, summary: 'A one-time code (10 minutes) to link my LINE in the mini-app', response: { 201: success(Type.Object({ code: Type.String(), expiresAt: Type.String(), miniAppUrl: Nullable(Type.String()) })), ...errorResponses(401, 404, 429) } },
-  }, async (req, reply) => {
-    if (!d.client.enabled()) throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
-    const c = await d.lineLogin.createCode({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId });
-    return reply.status(201).send({ success: true as const, data: { ...c, miniAppUrl } });
-  });
+  app.get(
+    '/api/dashboard/line-login',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Whether this person has linked a LINE account',
+        response: {
+          200: success(
+            Type.Object({
+              enabled: Type.Boolean(),
+              linked: Type.Boolean(),
+              linkedAt: Nullable(Type.String()),
+              miniAppUrl: Nullable(Type.String()),
+            }),
+          ),
+          ...errorResponses(401, 429),
+        },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: { enabled: d.client.enabled(), ...(await d.lineLogin.status(req.dashboard!.userId)), miniAppUrl },
+    }),
+  );
 
-  app.delete('/api/dashboard/line-login', {
-    onRequest: session,
-    schema: { tags, summary: 'Unlink my LINE; ends my mini-app sessions', response: { 204: Type.Null(), ...errorResponses(401, 404, 429) } },
-  }, async (req, reply) => {
-    await d.lineLogin.unlink({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId }, clientOf(req));
-    return reply.status(204).send(null);
-  });
+  app.post(
+    '/api/dashboard/line-login/code',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'A one-time code (10 minutes) to link my LINE in the mini-app',
+        response: {
+          201: success(Type.Object({ code: Type.String(), expiresAt: Type.String(), miniAppUrl: Nullable(Type.String()) })),
+          ...errorResponses(401, 404, 429),
+        },
+      },
+    },
+    async (req, reply) => {
+      if (!d.client.enabled()) throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
+      const c = await d.lineLogin.createCode({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId });
+      return reply.status(201).send({ success: true as const, data: { ...c, miniAppUrl } });
+    },
+  );
+
+  app.delete(
+    '/api/dashboard/line-login',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Unlink my LINE; ends my mini-app sessions',
+        response: { 204: Type.Null(), ...errorResponses(401, 404, 429) },
+      },
+    },
+    async (req, reply) => {
+      await d.lineLogin.unlink({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId }, clientOf(req));
+      return reply.status(204).send(null);
+    },
+  );
 
   const callbackUrl = () => `${auth.publicUrl}${OAUTH_PATH}/callback`;
-  const toLogin = (reply: FastifyReply, code: string) => reply.header('Set-Cookie', oauthCookie('', 0, auth.cookieSecure)).redirect(`/login?line=${encodeURIComponent(code)}`, 302);
+  const toLogin = (reply: FastifyReply, code: string) =>
+    reply.header('Set-Cookie', oauthCookie('', 0, auth.cookieSecure)).redirect(`/login?line=${encodeURIComponent(code)}`, 302);
 
-  app.get(`${OAUTH_PATH}/start`, { onRequest: publicRate(auth), schema: { tags, summary: 'Redirects to LINE Login (state + PKCE S256)' } }, async (_req, reply) => {
-    if (!d.client.enabled()) return toLogin(reply, 'LINE_LOGIN_DISABLED');
-    const state = randomBytes(24).toString('base64url');
-    const verifier = randomBytes(48).toString('base64url');
-    const nonce = randomBytes(16).toString('base64url');
-    const payload = Buffer.from(JSON.stringify({ state, verifier, nonce, exp: Date.now() + OAUTH_TTL_MS })).toString('base64url');
-    const u = new URL(d.authorizeUrl);
-    u.search = new URLSearchParams({
-      response_type: 'code', client_id: d.channelId, redirect_uri: callbackUrl(), state, scope: 'openid profile', nonce,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
-    }).toString();
-    return reply.header('Set-Cookie', oauthCookie(`${payload}.${sign(payload)}`, OAUTH_TTL_MS / 1000, auth.cookieSecure)).redirect(u.toString(), 302);
-  });
+  app.get(
+    `${OAUTH_PATH}/start`,
+    { onRequest: publicRate(auth), schema: { tags, summary: 'Redirects to LINE Login (state + PKCE S256)' } },
+    async (_req, reply) => {
+      if (!d.client.enabled()) return toLogin(reply, 'LINE_LOGIN_DISABLED');
+      const state = randomBytes(24).toString('base64url');
+      const verifier = randomBytes(48).toString('base64url');
+      const nonce = randomBytes(16).toString('base64url');
+      const payload = Buffer.from(JSON.stringify({ state, verifier, nonce, exp: Date.now() + OAUTH_TTL_MS })).toString('base64url');
+      const u = new URL(d.authorizeUrl);
+      u.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: d.channelId,
+        redirect_uri: callbackUrl(),
+        state,
+        scope: 'openid profile',
+        nonce,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString();
+      return reply
+        .header('Set-Cookie', oauthCookie(`${payload}.${sign(payload)}`, OAUTH_TTL_MS / 1000, auth.cookieSecure))
+        .redirect(u.toString(), 302);
+    },
+  );
 
-  app.get(`${OAUTH_PATH}/callback`, {
-    onRequest: publicRate(auth),
-    schema: { tags, summary: 'LINE Login redirects back here', querystring: Type.Object({ code: Type.Optional(Type.String({ maxLength: 512 })), state: Type.Optional(Type.String({ maxLength: 256 })), error: Type.Optional(Type.String({ maxLength: 128 })) }) },
-  }, async (req, reply) => {
-    const q = req.query;
-    const saved = readOauthCookie(req, sign);
-    if (q.error || !q.code || !q.state) return toLogin(reply, 'LINE_CANCELLED');
-    if (!saved || saved.exp < Date.now() || !safeEqual(saved.state, q.state)) return toLogin(reply, 'LINE_STATE_MISMATCH');
-    try {
-      const idToken = await d.client.exchangeCode({ code: q.code, redirectUri: callbackUrl(), codeVerifier: saved.verifier });
-      const identity = await d.client.verifyIdToken(idToken, saved.nonce);
-      const r = await d.lineLogin.signIn(identity, undefined, clientOf(req), 'dashboard');
-      setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
-      // Two Set-Cookie lines: the session cookie above and the spent OAuth cookie cleared.
-      reply.header('Set-Cookie', [reply.getHeader('Set-Cookie') as string, oauthCookie('', 0, auth.cookieSecure)]);
-      return reply.redirect('/', 302);
-    } catch (err) {
-      return toLogin(reply, err instanceof AppError ? err.code : 'LINE_UNAVAILABLE');
-    }
-  });
+  app.get(
+    `${OAUTH_PATH}/callback`,
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: 'LINE Login redirects back here',
+        querystring: Type.Object({
+          code: Type.Optional(Type.String({ maxLength: 512 })),
+          state: Type.Optional(Type.String({ maxLength: 256 })),
+          error: Type.Optional(Type.String({ maxLength: 128 })),
+        }),
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      const saved = readOauthCookie(req, sign);
+      if (q.error || !q.code || !q.state) return toLogin(reply, 'LINE_CANCELLED');
+      if (!saved || saved.exp < Date.now() || !safeEqual(saved.state, q.state)) return toLogin(reply, 'LINE_STATE_MISMATCH');
+      try {
+        const idToken = await d.client.exchangeCode({ code: q.code, redirectUri: callbackUrl(), codeVerifier: saved.verifier });
+        const identity = await d.client.verifyIdToken(idToken, saved.nonce);
+        const r = await d.lineLogin.signIn(identity, undefined, clientOf(req), 'dashboard');
+        setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
+        // Two Set-Cookie lines: the session cookie above and the spent OAuth cookie cleared.
+        reply.header('Set-Cookie', [reply.getHeader('Set-Cookie') as string, oauthCookie('', 0, auth.cookieSecure)]);
+        return reply.redirect('/', 302);
+      } catch (err) {
+        return toLogin(reply, err instanceof AppError ? err.code : 'LINE_UNAVAILABLE');
+      }
+    },
+  );
 };
 
 // SameSite=Lax, not Strict: the callback is a top-level navigation coming back from LINE's site.
@@ -156,15 +270,23 @@ function safeEqual(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function readOauthCookie(req: FastifyRequest, sign: (p: string) => string): { state: string; verifier: string; nonce: string; exp: number } | null {
+function readOauthCookie(
+  req: FastifyRequest,
+  sign: (p: string) => string,
+): { state: string; verifier: string; nonce: string; exp: number } | null {
   const raw = req.headers.cookie ?? '';
-  const part = raw.split(';').map((p) => p.trim()).find((p) => p.startsWith(`${OAUTH_COOKIE}=`));
+  const part = raw
+    .split(';')
+    .map((p) => p.trim())
+    .find((p) => p.startsWith(`${OAUTH_COOKIE}=`));
   const value = part?.slice(OAUTH_COOKIE.length + 1) ?? '';
   const [payload, mac] = value.split('.');
   if (!payload || !mac || !safeEqual(sign(payload), mac)) return null;
   try {
     const v = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    return typeof v.state === 'string' && typeof v.verifier === 'string' && typeof v.nonce === 'string' && typeof v.exp === 'number' ? v : null;
+    return typeof v.state === 'string' && typeof v.verifier === 'string' && typeof v.nonce === 'string' && typeof v.exp === 'number'
+      ? v
+      : null;
   } catch {
     return null;
   }

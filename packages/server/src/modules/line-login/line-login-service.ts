@@ -11,7 +11,10 @@ import type { LineIdentity } from './line-login-client.js';
 export const LINK_CODE_TTL_MS = 10 * 60_000;
 // No 0/O, 1/I/L: the code is read off a screen and typed on a phone.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
-const hashCode = (code: string) => createHash('sha256').update(code.replace(/[^A-Za-z0-9]/g, '').toUpperCase()).digest('hex');
+const hashCode = (code: string) =>
+  createHash('sha256')
+    .update(code.replace(/[^A-Za-z0-9]/g, '').toUpperCase())
+    .digest('hex');
 
 export interface Membership {
   userId: string;
@@ -20,25 +23,41 @@ export interface Membership {
   role: 'owner' | 'staff';
 }
 
-const notLinked = () => new AppError('LINE_NOT_LINKED', 403,
-  'This LINE account is not linked to any shop yet. Ask for a link code in the dashboard (Security > Link my LINE) and enter it here.');
+const notLinked = () =>
+  new AppError(
+    'LINE_NOT_LINKED',
+    403,
+    'This LINE account is not linked to any shop yet. Ask for a link code in the dashboard (Security > Link my LINE) and enter it here.',
+  );
 
 /**
  * Sign-in with LINE. A person (a `users` row, one per shop) links their LINE user once with a one-time
  * code from the dashboard; afterwards a verified LINE ID token opens a session under exactly the
  * dashboard's rules (same session service, refresh rotation and reuse detection), marked `miniapp`.
  */
-export function createLineLoginService(deps: { db: Db; clock: Clock; audit: AuditService; sessions: SessionService; mail: MailService; securityUrl: string; timeZone: string }) {
+export function createLineLoginService(deps: {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  sessions: SessionService;
+  mail: MailService;
+  securityUrl: string;
+  timeZone: string;
+}) {
   const { db, clock, audit, sessions } = deps;
 
   async function memberships(lineUserId: string): Promise<Membership[]> {
-    const rows = await db.selectFrom('line_logins')
+    const rows = await db
+      .selectFrom('line_logins')
       .innerJoin('users', 'users.id', 'line_logins.user_id')
       .innerJoin('shops', 'shops.id', 'users.shop_id')
       .select(['users.id as userId', 'users.shop_id as shopId', 'shops.name as shopName', 'users.role as role'])
       .where('line_logins.line_user_id', '=', lineUserId)
-      .where('users.deleted_at', 'is', null).where('users.disabled_at', 'is', null).where('shops.deleted_at', 'is', null)
-      .orderBy('shops.name').orderBy('users.shop_id')
+      .where('users.deleted_at', 'is', null)
+      .where('users.disabled_at', 'is', null)
+      .where('shops.deleted_at', 'is', null)
+      .orderBy('shops.name')
+      .orderBy('users.shop_id')
       .execute();
     return rows.map((r) => ({ ...r, role: r.role === 'staff' ? 'staff' : 'owner' }));
   }
@@ -59,8 +78,23 @@ export function createLineLoginService(deps: { db: Db; clock: Clock; audit: Audi
       const expiresAt = new Date(now.getTime() + LINK_CODE_TTL_MS).toISOString();
       await db.transaction().execute(async (trx) => {
         // One live code per person: a new one voids the old.
-        await trx.updateTable('line_login_codes').set({ used_at: now.toISOString() }).where('user_id', '=', user.id).where('used_at', 'is', null).execute();
-        await trx.insertInto('line_login_codes').values({ code_hash: hashCode(code), user_id: user.id, shop_id: user.shopId, created_at: now.toISOString(), expires_at: expiresAt, used_at: null }).execute();
+        await trx
+          .updateTable('line_login_codes')
+          .set({ used_at: now.toISOString() })
+          .where('user_id', '=', user.id)
+          .where('used_at', 'is', null)
+          .execute();
+        await trx
+          .insertInto('line_login_codes')
+          .values({
+            code_hash: hashCode(code),
+            user_id: user.id,
+            shop_id: user.shopId,
+            created_at: now.toISOString(),
+            expires_at: expiresAt,
+            used_at: null,
+          })
+          .execute();
       });
       return { code, expiresAt };
     },
@@ -72,15 +106,27 @@ export function createLineLoginService(deps: { db: Db; clock: Clock; audit: Audi
         const row = await trx.selectFrom('line_login_codes').selectAll().where('code_hash', '=', hashCode(code)).executeTakeFirst();
         if (!row || row.used_at || row.expires_at <= now) return null;
         // Conditional: two phones entering one code, exactly one links.
-        const used = await trx.updateTable('line_login_codes').set({ used_at: now }).where('code_hash', '=', row.code_hash).where('used_at', 'is', null).executeTakeFirst();
+        const used = await trx
+          .updateTable('line_login_codes')
+          .set({ used_at: now })
+          .where('code_hash', '=', row.code_hash)
+          .where('used_at', 'is', null)
+          .executeTakeFirst();
         if (Number(used.numUpdatedRows) !== 1) return null;
         await trx.deleteFrom('line_logins').where('shop_id', '=', row.shop_id).where('line_user_id', '=', identity.lineUserId).execute();
         await trx.deleteFrom('line_logins').where('user_id', '=', row.user_id).execute();
-        await trx.insertInto('line_logins').values({ user_id: row.user_id, shop_id: row.shop_id, line_user_id: identity.lineUserId, linked_at: now }).execute();
-        await audit.record({ shopId: row.shop_id, actor: `user:${row.user_id}`, action: 'line_login.link', target: row.user_id, ip: client.ip, detail: {} }, trx);
+        await trx
+          .insertInto('line_logins')
+          .values({ user_id: row.user_id, shop_id: row.shop_id, line_user_id: identity.lineUserId, linked_at: now })
+          .execute();
+        await audit.record(
+          { shopId: row.shop_id, actor: `user:${row.user_id}`, action: 'line_login.link', target: row.user_id, ip: client.ip, detail: {} },
+          trx,
+        );
         return row;
       });
-      if (!linked) throw new AppError('LINK_CODE_INVALID', 400, 'This link code is wrong, used or expired; create a new one in the dashboard');
+      if (!linked)
+        throw new AppError('LINK_CODE_INVALID', 400, 'This link code is wrong, used or expired; create a new one in the dashboard');
       return { userId: linked.user_id, shopId: linked.shop_id };
     },
 
@@ -88,8 +134,21 @@ export function createLineLoginService(deps: { db: Db; clock: Clock; audit: Audi
     async unlink(user: { id: string; shopId: string }, client: ClientInfo) {
       const r = await db.deleteFrom('line_logins').where('user_id', '=', user.id).where('shop_id', '=', user.shopId).executeTakeFirst();
       if (!Number(r.numDeletedRows)) throw new AppError('NOT_FOUND', 404, 'No LINE account is linked');
-      await sessions.revokeAll(user.id, { actor: `user:${user.id}`, shopId: user.shopId, ip: client.ip, reason: 'line_unlinked', kind: 'miniapp' });
-      await audit.record({ shopId: user.shopId, actor: `user:${user.id}`, action: 'line_login.unlink', target: user.id, ip: client.ip, detail: {} });
+      await sessions.revokeAll(user.id, {
+        actor: `user:${user.id}`,
+        shopId: user.shopId,
+        ip: client.ip,
+        reason: 'line_unlinked',
+        kind: 'miniapp',
+      });
+      await audit.record({
+        shopId: user.shopId,
+        actor: `user:${user.id}`,
+        action: 'line_login.unlink',
+        target: user.id,
+        ip: client.ip,
+        detail: {},
+      });
     },
 
     /**
@@ -102,12 +161,27 @@ export function createLineLoginService(deps: { db: Db; clock: Clock; audit: Audi
       if (!chosen) throw notLinked();
       const newDevice = await sessions.isNewDevice(chosen.userId, client);
       const s = await sessions.start({ id: chosen.userId, shopId: chosen.shopId }, client, db, kind);
-      await audit.record({ shopId: chosen.shopId, actor: `user:${chosen.userId}`, action: 'auth.login', target: s.session.id, ip: client.ip, detail: { newDevice, method: 'line', kind, userAgent: client.userAgent?.slice(0, 200) ?? null } });
+      await audit.record({
+        shopId: chosen.shopId,
+        actor: `user:${chosen.userId}`,
+        action: 'auth.login',
+        target: s.session.id,
+        ip: client.ip,
+        detail: { newDevice, method: 'line', kind, userAgent: client.userAgent?.slice(0, 200) ?? null },
+      });
       if (newDevice) {
         const user = await db.selectFrom('users').select('email').where('id', '=', chosen.userId).executeTakeFirstOrThrow();
-        await deps.mail.send(user.email, mailTemplates.newDeviceLogin({
-          at: clock.now(), userAgent: client.userAgent?.slice(0, 200) || 'unknown', ip: client.ip ?? 'unknown', securityUrl: deps.securityUrl, timeZone: deps.timeZone,
-        }), chosen.shopId);
+        await deps.mail.send(
+          user.email,
+          mailTemplates.newDeviceLogin({
+            at: clock.now(),
+            userAgent: client.userAgent?.slice(0, 200) || 'unknown',
+            ip: client.ip ?? 'unknown',
+            securityUrl: deps.securityUrl,
+            timeZone: deps.timeZone,
+          }),
+          chosen.shopId,
+        );
       }
       return { membership: chosen, memberships: all, session: s.session, refreshToken: s.refreshToken };
     },

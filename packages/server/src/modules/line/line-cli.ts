@@ -21,10 +21,19 @@ const lineOf = (c: Container) => c.line.service;
 const commands: Record<string, Cmd> = {
   link: async (c, argv) => {
     const { values } = flags(argv, { shop: 'string', 'channel-id': 'string', 'channel-secret': 'string', 'access-token': 'string' });
-    const view = await lineOf(c).linkChannel(required(values, 'shop'), {
-      channelId: required(values, 'channel-id'), channelSecret: required(values, 'channel-secret'), accessToken: required(values, 'access-token'),
-    }, OPERATOR);
-    return { ...view, notice: 'Paste webhookUrl into the LINE Developers console (Messaging API > Webhook URL) and turn "Use webhook" on.' };
+    const view = await lineOf(c).linkChannel(
+      required(values, 'shop'),
+      {
+        channelId: required(values, 'channel-id'),
+        channelSecret: required(values, 'channel-secret'),
+        accessToken: required(values, 'access-token'),
+      },
+      OPERATOR,
+    );
+    return {
+      ...view,
+      notice: 'Paste webhookUrl into the LINE Developers console (Messaging API > Webhook URL) and turn "Use webhook" on.',
+    };
   },
   unlink: async (c, argv) => {
     const { values } = flags(argv, { shop: 'string', channel: 'string' });
@@ -39,7 +48,10 @@ const commands: Record<string, Cmd> = {
   'link-code': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string' });
     const r = await lineOf(c).createLinkCode(required(values, 'shop'), OPERATOR);
-    return { ...r, notice: 'Type this code in the LINE group (after adding the bot) or in a 1:1 chat with the official account. It works once.' };
+    return {
+      ...r,
+      notice: 'Type this code in the LINE group (after adding the bot) or in a 1:1 chat with the official account. It works once.',
+    };
   },
   'unlink-group': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string', group: 'string' });
@@ -55,7 +67,10 @@ const commands: Record<string, Cmd> = {
 /** `slipcheck line <sub> ...`: registered in cli.ts extraCommands under 'line'. */
 export async function runLineCli(argv: string[], out: Out, env: Record<string, string | undefined>): Promise<number> {
   const sub = argv[0];
-  if (!sub || !commands[sub]) { out.stderr(sub ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : LINE_USAGE); return 2; }
+  if (!sub || !commands[sub]) {
+    out.stderr(sub ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : LINE_USAGE);
+    return 2;
+  }
   return withContainer(env, out, LINE_USAGE, (c) => commands[sub](c, argv.slice(1)));
 }
 

@@ -24,7 +24,12 @@ export interface LineClientOptions {
 }
 
 export class LineApiError extends Error {
-  constructor(readonly status: number, message: string, readonly retryable: boolean, readonly lineMessage?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryable: boolean,
+    readonly lineMessage?: string,
+  ) {
     super(message);
     this.name = 'LineApiError';
   }
@@ -32,17 +37,30 @@ export class LineApiError extends Error {
    * LINE's 429 "You have reached your monthly limit.": the official account's message allowance is
    * used up until the month turns. Waiting or retrying cannot help, so it is never retried.
    */
-  get monthlyLimit(): boolean { return this.status === 429 && /monthly limit/i.test(this.lineMessage ?? ''); }
+  get monthlyLimit(): boolean {
+    return this.status === 429 && /monthly limit/i.test(this.lineMessage ?? '');
+  }
 }
 /** The message content is gone (LINE keeps it for a limited time) or never existed. */
-export class LineContentGoneError extends Error { name = 'LineContentGoneError'; }
-export class LineContentTooLargeError extends Error { name = 'LineContentTooLargeError'; }
+export class LineContentGoneError extends Error {
+  name = 'LineContentGoneError';
+}
+export class LineContentTooLargeError extends Error {
+  name = 'LineContentTooLargeError';
+}
 /** Every reply attempt timed out or failed on the network: LINE may or may not have posted it. */
 export class LineReplyUncertainError extends LineApiError {
-  constructor(message: string) { super(0, message, true); this.name = 'LineReplyUncertainError'; }
+  constructor(message: string) {
+    super(0, message, true);
+    this.name = 'LineReplyUncertainError';
+  }
 }
 
-export interface LineBotInfo { userId: string; basicId?: string; displayName?: string }
+export interface LineBotInfo {
+  userId: string;
+  basicId?: string;
+  displayName?: string;
+}
 /** Outgoing messages are typed with the official SDK's model (text and Flex are what we send). */
 export type LineMessage = messagingApi.Message;
 /** How a reply ended: `sent`, or `probably-sent` when an attempt timed out and LINE then called the token used. */
@@ -92,7 +110,11 @@ export function createLineClient(opts: LineClientOptions) {
       if (res.ok) return onOk(res);
       const body = await res.text().catch(() => '');
       let lineMessage: string | undefined;
-      try { lineMessage = (JSON.parse(body) as { message?: string }).message; } catch { /* not JSON */ }
+      try {
+        lineMessage = (JSON.parse(body) as { message?: string }).message;
+      } catch {
+        /* not JSON */
+      }
       last = new LineApiError(res.status, `${what}: LINE answered ${res.status}`, false, lineMessage);
       const retryable = res.status >= 500 || (res.status === 429 && !last.monthlyLimit);
       if (!retryable) throw last;
@@ -107,10 +129,14 @@ export function createLineClient(opts: LineClientOptions) {
   }
 
   const json = (token: string, extra: Record<string, string> = {}) => ({
-    authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8', ...extra,
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json; charset=utf-8',
+    ...extra,
   });
   const signal = () => AbortSignal.timeout(opts.timeoutMs);
-  const externalAgent = new Agent({ connect: { timeout: opts.timeoutMs, ...(opts.allowPrivateExternal ? {} : { lookup: guardedLookup as never }) } });
+  const externalAgent = new Agent({
+    connect: { timeout: opts.timeoutMs, ...(opts.allowPrivateExternal ? {} : { lookup: guardedLookup as never }) },
+  });
   const externalFetch = (url: string, init: Record<string, unknown>) => undiciFetch(url, { ...init, dispatcher: externalAgent } as never);
 
   /** Reads a body up to maxImageBytes (a lying or absent Content-Length is caught while streaming). */
@@ -135,19 +161,23 @@ export function createLineClient(opts: LineClientOptions) {
     /** Downloads an image message's bytes: capped at maxImageBytes, 404/410 -> LineContentGoneError. */
     async getContent(token: string, messageId: string): Promise<Buffer> {
       const url = `${data}/v2/bot/message/${encodeURIComponent(messageId)}/content`;
-      const result = await withRetry('content', async () => {
-        const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: signal() });
-        if (res.status === 404 || res.status === 410) {
-          await res.body?.cancel().catch(() => undefined);
-          throw new LineContentGoneError('message content is no longer available');
-        }
-        const len = Number(res.headers.get('content-length') ?? NaN);
-        if (res.ok && Number.isFinite(len) && len > opts.maxImageBytes) {
-          await res.body?.cancel().catch(() => undefined);
-          throw new LineContentTooLargeError('image is larger than the cap');
-        }
-        return res;
-      }, readCapped);
+      const result = await withRetry(
+        'content',
+        async () => {
+          const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: signal() });
+          if (res.status === 404 || res.status === 410) {
+            await res.body?.cancel().catch(() => undefined);
+            throw new LineContentGoneError('message content is no longer available');
+          }
+          const len = Number(res.headers.get('content-length') ?? NaN);
+          if (res.ok && Number.isFinite(len) && len > opts.maxImageBytes) {
+            await res.body?.cancel().catch(() => undefined);
+            throw new LineContentTooLargeError('image is larger than the cap');
+          }
+          return res;
+        },
+        readCapped,
+      );
       return result as Buffer;
     },
 
@@ -161,13 +191,21 @@ export function createLineClient(opts: LineClientOptions) {
       try {
         u = parseWebhookUrl(rawUrl, { allowPrivate: !!opts.allowPrivateExternal });
         assertLiteralHostAllowed(u, !!opts.allowPrivateExternal);
-      } catch { throw new LineContentGoneError('external image URL refused'); }
+      } catch {
+        throw new LineContentGoneError('external image URL refused');
+      }
       const res = await externalFetch(u.toString(), { redirect: 'manual', signal: signal() }).catch((e: Error) => {
         throw new LineApiError(0, `external content: ${e.name === 'TimeoutError' ? 'timed out' : 'network error'}`, false);
       });
-      if (!res.ok) { await res.body?.cancel().catch(() => undefined); throw new LineContentGoneError(`external image answered ${res.status}`); }
+      if (!res.ok) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new LineContentGoneError(`external image answered ${res.status}`);
+      }
       const len = Number(res.headers.get('content-length') ?? NaN);
-      if (Number.isFinite(len) && len > opts.maxImageBytes) { await res.body?.cancel().catch(() => undefined); throw new LineContentTooLargeError('image is larger than the cap'); }
+      if (Number.isFinite(len) && len > opts.maxImageBytes) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new LineContentTooLargeError('image is larger than the cap');
+      }
       return readCapped(res as unknown as Response);
     },
 
@@ -176,16 +214,33 @@ export function createLineClient(opts: LineClientOptions) {
      * may still have been accepted by LINE: when a later attempt then hears 400 (token used), the
      * answer is `probably-sent`, and the caller must not fall back to a push (that would post twice).
      */
-    async reply(token: string, replyToken: string, messages: LineMessage[], opts: { uncertainBefore?: boolean } = {}): Promise<ReplyOutcome> {
+    async reply(
+      token: string,
+      replyToken: string,
+      messages: LineMessage[],
+      opts: { uncertainBefore?: boolean } = {},
+    ): Promise<ReplyOutcome> {
       let uncertain = !!opts.uncertainBefore;
       try {
-        await withRetry('reply', async () => {
-          try {
-            return await fetch(`${api}/v2/bot/message/reply`, {
-              method: 'POST', headers: json(token), body: JSON.stringify({ replyToken, messages }), signal: signal(),
-            });
-          } catch (e) { uncertain = true; throw e; }
-        }, async (r) => { await r.body?.cancel(); });
+        await withRetry(
+          'reply',
+          async () => {
+            try {
+              return await fetch(`${api}/v2/bot/message/reply`, {
+                method: 'POST',
+                headers: json(token),
+                body: JSON.stringify({ replyToken, messages }),
+                signal: signal(),
+              });
+            } catch (e) {
+              uncertain = true;
+              throw e;
+            }
+          },
+          async (r) => {
+            await r.body?.cancel();
+          },
+        );
         metrics.lineDeliveries.inc({ kind: 'reply', outcome: 'ok' });
         return 'sent';
       } catch (e) {
@@ -202,9 +257,19 @@ export function createLineClient(opts: LineClientOptions) {
     /** Push with an idempotency key: LINE answers 409 for a key it already accepted, which counts as sent. */
     async push(token: string, to: string, messages: LineMessage[], retryKey?: string): Promise<'sent' | 'already-sent'> {
       try {
-        await withRetry('push', () => fetch(`${api}/v2/bot/message/push`, {
-          method: 'POST', headers: json(token, retryKey ? { 'x-line-retry-key': retryKey } : {}), body: JSON.stringify({ to, messages }), signal: signal(),
-        }), async (r) => { await r.body?.cancel(); });
+        await withRetry(
+          'push',
+          () =>
+            fetch(`${api}/v2/bot/message/push`, {
+              method: 'POST',
+              headers: json(token, retryKey ? { 'x-line-retry-key': retryKey } : {}),
+              body: JSON.stringify({ to, messages }),
+              signal: signal(),
+            }),
+          async (r) => {
+            await r.body?.cancel();
+          },
+        );
         metrics.lineDeliveries.inc({ kind: 'push', outcome: 'ok' });
         return 'sent';
       } catch (e) {
@@ -216,15 +281,29 @@ export function createLineClient(opts: LineClientOptions) {
     },
 
     async botInfo(token: string): Promise<LineBotInfo> {
-      return await withRetry('bot info', () => fetch(`${api}/v2/bot/info`, { headers: { authorization: `Bearer ${token}` }, signal: signal() }),
-        async (r) => (await r.json()) as LineBotInfo) as LineBotInfo;
+      return (await withRetry(
+        'bot info',
+        () => fetch(`${api}/v2/bot/info`, { headers: { authorization: `Bearer ${token}` }, signal: signal() }),
+        async (r) => (await r.json()) as LineBotInfo,
+      )) as LineBotInfo;
     },
 
     /** Asks LINE to call the webhook endpoint (the console's "Verify" button). */
-    async testWebhook(token: string, endpoint: string): Promise<{ success: boolean; statusCode?: number; reason?: string; detail?: string }> {
-      return await withRetry('webhook test', () => fetch(`${api}/v2/bot/channel/webhook/test`, {
-        method: 'POST', headers: json(token), body: JSON.stringify({ endpoint }), signal: signal(),
-      }), async (r) => r.json()) as { success: boolean; statusCode?: number; reason?: string; detail?: string };
+    async testWebhook(
+      token: string,
+      endpoint: string,
+    ): Promise<{ success: boolean; statusCode?: number; reason?: string; detail?: string }> {
+      return (await withRetry(
+        'webhook test',
+        () =>
+          fetch(`${api}/v2/bot/channel/webhook/test`, {
+            method: 'POST',
+            headers: json(token),
+            body: JSON.stringify({ endpoint }),
+            signal: signal(),
+          }),
+        async (r) => r.json(),
+      )) as { success: boolean; statusCode?: number; reason?: string; detail?: string };
     },
   };
 }

@@ -10,28 +10,52 @@ const E = [401, 429];
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 const ChannelSchema = Type.Object({
-  id: Type.String(), shopId: Type.String(), channelId: Type.String(), botName: Nullable(Type.String()), botUserId: Nullable(Type.String()),
-  webhookPath: Type.String(), webhookUrl: Type.String({ description: 'paste into the LINE Developers console (Messaging API > Webhook URL)' }),
-  status: Type.String(), createdAt: Type.String(),
+  id: Type.String(),
+  shopId: Type.String(),
+  channelId: Type.String(),
+  botName: Nullable(Type.String()),
+  botUserId: Nullable(Type.String()),
+  webhookPath: Type.String(),
+  webhookUrl: Type.String({ description: 'paste into the LINE Developers console (Messaging API > Webhook URL)' }),
+  status: Type.String(),
+  createdAt: Type.String(),
 });
 const GroupSchema = Type.Object({
-  id: Type.String(), lineChannelId: Type.String(), groupId: Type.String(), linkedBy: Nullable(Type.String()),
-  silentNonSlip: Type.Boolean(), status: Type.String(), createdAt: Type.String(),
+  id: Type.String(),
+  lineChannelId: Type.String(),
+  groupId: Type.String(),
+  linkedBy: Nullable(Type.String()),
+  silentNonSlip: Type.Boolean(),
+  status: Type.String(),
+  createdAt: Type.String(),
 });
 const OwnerSchema = Type.Object({ id: Type.String(), lineChannelId: Type.String(), lineUserId: Type.String(), createdAt: Type.String() });
 const LinePage = Type.Object({
-  channels: Type.Array(ChannelSchema), groups: Type.Array(GroupSchema), owners: Type.Array(OwnerSchema),
+  channels: Type.Array(ChannelSchema),
+  groups: Type.Array(GroupSchema),
+  owners: Type.Array(OwnerSchema),
   limits: Type.Object({ groups: Type.Integer(), messagingAccounts: Type.Integer() }),
-  pushUsage: Type.Array(Type.Object({
-    lineChannelId: Type.String(), period: Type.String({ description: 'YYYY-MM in the service time zone' }),
-    pushes: Type.Integer({ description: 'pushes sent this month (replies are free; pushes draw on the official account\'s monthly allowance)' }),
-    monthlyLimitReachedAt: Nullable(Type.String({ description: 'when LINE answered "You have reached your monthly limit." this month; answers are then replies only' })),
-  })),
+  pushUsage: Type.Array(
+    Type.Object({
+      lineChannelId: Type.String(),
+      period: Type.String({ description: 'YYYY-MM in the service time zone' }),
+      pushes: Type.Integer({
+        description: "pushes sent this month (replies are free; pushes draw on the official account's monthly allowance)",
+      }),
+      monthlyLimitReachedAt: Nullable(
+        Type.String({ description: 'when LINE answered "You have reached your monthly limit." this month; answers are then replies only' }),
+      ),
+    }),
+  ),
 });
-const LinkBody = Type.Object({
-  channelId: Type.String({ minLength: 1, maxLength: 32 }), channelSecret: Type.String({ minLength: 1, maxLength: 200 }),
-  accessToken: Type.String({ minLength: 1, maxLength: 2000 }),
-}, { additionalProperties: false });
+const LinkBody = Type.Object(
+  {
+    channelId: Type.String({ minLength: 1, maxLength: 32 }),
+    channelSecret: Type.String({ minLength: 1, maxLength: 200 }),
+    accessToken: Type.String({ minLength: 1, maxLength: 2000 }),
+  },
+  { additionalProperties: false },
+);
 
 /**
  * The dashboard's LINE page: link an official account (secrets go in, never come out), the webhook
@@ -44,61 +68,160 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
   const delivery = createLineDeliveryRepo({ db: c.db, clock: c.clock, timeZone: c.config.TIME_ZONE });
   const actor = (userId: string) => `user:${userId}`;
 
-  app.get('/api/dashboard/line', {
-    onRequest: session, schema: { tags, summary: 'LINE official accounts, linked groups and owner users (never secrets)', response: { 200: success(LinePage), ...errorResponses(...E) } },
-  }, async (req) => {
-    const shop = await c.shops.get(req.dashboard!.shopId);
-    const plan = await c.plans.get(shop.planCode);
-    const page = await line.list(shop.id);
-    const ids = page.channels.map((ch) => ch.id);
-    const usage = await delivery.pushUsage(ids);
-    const pushUsage = await Promise.all(ids.map(async (id) => ({
-      lineChannelId: id, period: delivery.period(), pushes: usage.get(id) ?? 0, monthlyLimitReachedAt: await delivery.monthlyLimitAt(shop.id, id),
-    })));
-    return { success: true as const, data: { ...page, limits: { groups: plan.groups, messagingAccounts: plan.messagingAccounts }, pushUsage } };
-  });
-
-  app.post('/api/dashboard/line/channels', {
-    onRequest: session,
-    schema: { tags, summary: 'Link a LINE official account (403 PLAN_LIMIT_MESSAGING_ACCOUNTS, 409 LINE_CHANNEL_IN_USE)', body: LinkBody, response: { 201: success(ChannelSchema), ...errorResponses(400, 403, 409, ...E) } },
-  }, async (req, reply) => {
-    const view = await line.linkChannel(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId), req.ip);
-    return reply.status(201).send({ success: true as const, data: view });
-  });
-
-  app.delete('/api/dashboard/line/channels/:id', {
-    onRequest: session, schema: { tags, summary: 'Unlink a LINE official account (its groups and owner links go with it)', params: IdParams, response: { 200: success(ChannelSchema), ...errorResponses(404, ...E) } },
-  }, async (req) => ({ success: true as const, data: await line.unlinkChannel(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip) }));
-
-  app.post('/api/dashboard/line/channels/:id/verify-webhook', {
-    onRequest: session,
-    schema: { tags, summary: 'Ask LINE to call the webhook URL now', params: IdParams, response: { 200: success(Type.Object({ success: Type.Boolean(), statusCode: Nullable(Type.Integer()), reason: Nullable(Type.String()), webhookUrl: Type.String() })), ...errorResponses(404, ...E) } },
-  }, async (req) => ({ success: true as const, data: await line.verifyWebhook(req.dashboard!.shopId, req.params.id) }));
-
-  app.post('/api/dashboard/line/link-codes', {
-    onRequest: session,
-    schema: { tags, summary: 'A one-time code: typed in a group it links the group, in 1:1 chat it links the owner for alerts', response: { 201: success(Type.Object({ code: Type.String(), expiresAt: Type.String() })), ...errorResponses(...E) } },
-  }, async (req, reply) => reply.status(201).send({ success: true as const, data: await line.createLinkCode(req.dashboard!.shopId, actor(req.dashboard!.userId)) }));
-
-  app.delete('/api/dashboard/line/groups/:id', {
-    onRequest: session, schema: { tags, summary: 'Unlink a group chat', params: IdParams, response: { 200: success(Type.Object({ unlinked: Type.Boolean() })), ...errorResponses(404, ...E) } },
-  }, async (req) => {
-    await line.unlinkGroup(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
-    return { success: true as const, data: { unlinked: true } };
-  });
-
-  app.patch('/api/dashboard/line/groups/:id', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'Group setting: stay silent on pictures without a slip QR (null = service default)', params: IdParams,
-      body: Type.Object({ silentNonSlip: Nullable(Type.Boolean()) }, { additionalProperties: false }), response: { 200: success(GroupSchema), ...errorResponses(400, 404, ...E) },
+  app.get(
+    '/api/dashboard/line',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'LINE official accounts, linked groups and owner users (never secrets)',
+        response: { 200: success(LinePage), ...errorResponses(...E) },
+      },
     },
-  }, async (req) => ({ success: true as const, data: await line.setGroupSilent(req.dashboard!.shopId, req.params.id, req.body.silentNonSlip, actor(req.dashboard!.userId)) }));
+    async (req) => {
+      const shop = await c.shops.get(req.dashboard!.shopId);
+      const plan = await c.plans.get(shop.planCode);
+      const page = await line.list(shop.id);
+      const ids = page.channels.map((ch) => ch.id);
+      const usage = await delivery.pushUsage(ids);
+      const pushUsage = await Promise.all(
+        ids.map(async (id) => ({
+          lineChannelId: id,
+          period: delivery.period(),
+          pushes: usage.get(id) ?? 0,
+          monthlyLimitReachedAt: await delivery.monthlyLimitAt(shop.id, id),
+        })),
+      );
+      return {
+        success: true as const,
+        data: { ...page, limits: { groups: plan.groups, messagingAccounts: plan.messagingAccounts }, pushUsage },
+      };
+    },
+  );
 
-  app.delete('/api/dashboard/line/owners/:id', {
-    onRequest: session, schema: { tags, summary: 'Stop owner alerts to a LINE user', params: IdParams, response: { 200: success(Type.Object({ unlinked: Type.Boolean() })), ...errorResponses(404, ...E) } },
-  }, async (req) => {
-    await line.unlinkOwner(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
-    return { success: true as const, data: { unlinked: true } };
-  });
+  app.post(
+    '/api/dashboard/line/channels',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Link a LINE official account (403 PLAN_LIMIT_MESSAGING_ACCOUNTS, 409 LINE_CHANNEL_IN_USE)',
+        body: LinkBody,
+        response: { 201: success(ChannelSchema), ...errorResponses(400, 403, 409, ...E) },
+      },
+    },
+    async (req, reply) => {
+      const view = await line.linkChannel(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId), req.ip);
+      return reply.status(201).send({ success: true as const, data: view });
+    },
+  );
+
+  app.delete(
+    '/api/dashboard/line/channels/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Unlink a LINE official account (its groups and owner links go with it)',
+        params: IdParams,
+        response: { 200: success(ChannelSchema), ...errorResponses(404, ...E) },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await line.unlinkChannel(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip),
+    }),
+  );
+
+  app.post(
+    '/api/dashboard/line/channels/:id/verify-webhook',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Ask LINE to call the webhook URL now',
+        params: IdParams,
+        response: {
+          200: success(
+            Type.Object({
+              success: Type.Boolean(),
+              statusCode: Nullable(Type.Integer()),
+              reason: Nullable(Type.String()),
+              webhookUrl: Type.String(),
+            }),
+          ),
+          ...errorResponses(404, ...E),
+        },
+      },
+    },
+    async (req) => ({ success: true as const, data: await line.verifyWebhook(req.dashboard!.shopId, req.params.id) }),
+  );
+
+  app.post(
+    '/api/dashboard/line/link-codes',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'A one-time code: typed in a group it links the group, in 1:1 chat it links the owner for alerts',
+        response: { 201: success(Type.Object({ code: Type.String(), expiresAt: Type.String() })), ...errorResponses(...E) },
+      },
+    },
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send({ success: true as const, data: await line.createLinkCode(req.dashboard!.shopId, actor(req.dashboard!.userId)) }),
+  );
+
+  app.delete(
+    '/api/dashboard/line/groups/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Unlink a group chat',
+        params: IdParams,
+        response: { 200: success(Type.Object({ unlinked: Type.Boolean() })), ...errorResponses(404, ...E) },
+      },
+    },
+    async (req) => {
+      await line.unlinkGroup(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
+      return { success: true as const, data: { unlinked: true } };
+    },
+  );
+
+  app.patch(
+    '/api/dashboard/line/groups/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Group setting: stay silent on pictures without a slip QR (null = service default)',
+        params: IdParams,
+        body: Type.Object({ silentNonSlip: Nullable(Type.Boolean()) }, { additionalProperties: false }),
+        response: { 200: success(GroupSchema), ...errorResponses(400, 404, ...E) },
+      },
+    },
+    async (req) => ({
+      success: true as const,
+      data: await line.setGroupSilent(req.dashboard!.shopId, req.params.id, req.body.silentNonSlip, actor(req.dashboard!.userId)),
+    }),
+  );
+
+  app.delete(
+    '/api/dashboard/line/owners/:id',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Stop owner alerts to a LINE user',
+        params: IdParams,
+        response: { 200: success(Type.Object({ unlinked: Type.Boolean() })), ...errorResponses(404, ...E) },
+      },
+    },
+    async (req) => {
+      await line.unlinkOwner(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
+      return { success: true as const, data: { unlinked: true } };
+    },
+  );
 };

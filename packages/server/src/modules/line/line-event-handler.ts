@@ -7,7 +7,16 @@ import { TRIAL_PLAN } from '../plans/plan-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
-import { LineApiError, LineContentGoneError, LineContentTooLargeError, LineReplyUncertainError, messageDigest, retryKeyFor, type LineClient, type LineMessage } from './line-client.js';
+import {
+  LineApiError,
+  LineContentGoneError,
+  LineContentTooLargeError,
+  LineReplyUncertainError,
+  messageDigest,
+  retryKeyFor,
+  type LineClient,
+  type LineMessage,
+} from './line-client.js';
 import { createLineDeliveryRepo } from './line-delivery-repo.js';
 import { chatIdOf, isGroupChat, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 import { msg, resultMessage, type Audience, type Lang } from './line-messages.js';
@@ -31,7 +40,14 @@ export interface LineEventHandlerDeps {
   client: LineClient;
   shops: ShopService;
   /** The shared pipeline (c.verification.verifySlip); a getter so the handler can be built before it. */
-  verifySlip: () => ((input: { shopId: string; source: 'LINE'; image: Buffer; decoded?: DecodeResult }) => Promise<{ record: TransactionRecord; isNew: boolean }>) | undefined;
+  verifySlip: () =>
+    | ((input: {
+        shopId: string;
+        source: 'LINE';
+        image: Buffer;
+        decoded?: DecodeResult;
+      }) => Promise<{ record: TransactionRecord; isNew: boolean }>)
+    | undefined;
   /** Optional pre-check in groups: a non-slip picture then costs no record and no quota interaction. */
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -58,7 +74,13 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
    * re-run of the job does not answer again. A push's retry key names the event, the purpose and the
    * exact messages: a re-run with the same answer is dropped by LINE, a different answer is not.
    */
-  async function answer(token: string, ch: LineChannelsTable, event: LineEvent, messages: LineMessage[], purpose = 'answer'): Promise<'reply' | 'push' | 'none'> {
+  async function answer(
+    token: string,
+    ch: LineChannelsTable,
+    event: LineEvent,
+    messages: LineMessage[],
+    purpose = 'answer',
+  ): Promise<'reply' | 'push' | 'none'> {
     if (!messages.length) return 'none';
     const state = (await repo.outcome(event.webhookEventId)).answerState;
     if (state === 'replied' || state === 'pushed') return 'none';
@@ -69,7 +91,10 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
         await repo.setAnswerState(event.webhookEventId, 'replied');
         return 'reply';
       } catch (e) {
-        if (e instanceof LineReplyUncertainError) { await repo.setAnswerState(event.webhookEventId, 'uncertain'); throw e; }
+        if (e instanceof LineReplyUncertainError) {
+          await repo.setAnswerState(event.webhookEventId, 'uncertain');
+          throw e;
+        }
         if (!(e instanceof LineApiError && e.status === 400)) throw e;
       }
     } else if (state === 'uncertain') {
@@ -103,7 +128,12 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       if (LINK_CODE_PATTERN.test(textIn)) {
         const r = await line.redeemCode(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null });
         if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
-        await answer(token, ch, event, r.ok ? msg.groupLinked(lang, r.shopName, deps.miniAppUrl ?? null) : codeFailure(lang, r.reason, r.limit));
+        await answer(
+          token,
+          ch,
+          event,
+          r.ok ? msg.groupLinked(lang, r.shopName, deps.miniAppUrl ?? null) : codeFailure(lang, r.reason, r.limit),
+        );
         return;
       }
       if (UNLINK_COMMAND.test(textIn)) {
@@ -117,10 +147,19 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     if (LINK_CODE_PATTERN.test(textIn)) {
       const r = await line.redeemCode(ch, textIn, { kind: 'owner', userId: src.userId });
       if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
-      await answer(token, ch, event, r.ok ? msg.ownerLinked(lang, r.shopName) : r.reason === 'ALREADY_LINKED' ? msg.ownerAlreadyLinked(lang) : codeFailure(lang, r.reason, r.limit));
+      await answer(
+        token,
+        ch,
+        event,
+        r.ok
+          ? msg.ownerLinked(lang, r.shopName)
+          : r.reason === 'ALREADY_LINKED'
+            ? msg.ownerAlreadyLinked(lang)
+            : codeFailure(lang, r.reason, r.limit),
+      );
       return;
     }
-    if (UNLINK_COMMAND.test(textIn) && await line.unlinkOwnerByCommand(ch.id, src.userId)) {
+    if (UNLINK_COMMAND.test(textIn) && (await line.unlinkOwnerByCommand(ch.id, src.userId))) {
       await answer(token, ch, event, msg.ownerUnlinked(lang));
     }
     // Other 1:1 text belongs to the official account's own chat (auto-replies, staff): not ours.
@@ -128,11 +167,16 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
 
   function codeFailure(lang: Lang, reason: string, limit?: number): LineMessage[] {
     switch (reason) {
-      case 'EXPIRED': return msg.codeExpired(lang);
-      case 'USED': return msg.codeUsed(lang);
-      case 'GROUP_LIMIT': return msg.groupLimit(lang, limit ?? 0);
-      case 'ALREADY_LINKED': return msg.groupAlreadyLinked(lang);
-      default: return msg.codeInvalid(lang);
+      case 'EXPIRED':
+        return msg.codeExpired(lang);
+      case 'USED':
+        return msg.codeUsed(lang);
+      case 'GROUP_LIMIT':
+        return msg.groupLimit(lang, limit ?? 0);
+      case 'ALREADY_LINKED':
+        return msg.groupAlreadyLinked(lang);
+      default:
+        return msg.codeInvalid(lang);
     }
   }
 
@@ -156,12 +200,15 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     if (done.answerState === 'replied' || done.answerState === 'pushed') return;
     if (done.transactionId) {
       const rec = await repo.record(ch.shop_id, done.transactionId, done.createdRecord);
-      if (rec) { await answerRecord(token, ch, event, rec, !done.createdRecord, lang, audience); return; }
+      if (rec) {
+        await answerRecord(token, ch, event, rec, !done.createdRecord, lang, audience);
+        return;
+      }
     }
     // No reply token left and the OA's monthly allowance is used up: nothing could be said, so do not
     // download or check (a check would be charged for an answer nobody sees).
     const age = clock.now().getTime() - Number(event.timestamp || 0);
-    if (!(event.replyToken && age < deps.replyTokenTtlSeconds * 1000) && await repo.monthlyLimitAt(ch.shop_id, ch.id)) return;
+    if (!(event.replyToken && age < deps.replyTokenTtlSeconds * 1000) && (await repo.monthlyLimitAt(ch.shop_id, ch.id))) return;
 
     let image: Buffer;
     try {
@@ -169,8 +216,14 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       if (external && !url) throw new LineContentGoneError('external image without a URL');
       image = external ? await client.getExternalContent(url!) : await client.getContent(token, messageId);
     } catch (e) {
-      if (e instanceof LineContentGoneError) { await answer(token, ch, event, msg.contentGone(lang)); return; }
-      if (e instanceof LineContentTooLargeError) { if (!silentNonSlip) await answer(token, ch, event, msg.tooLarge(lang)); return; }
+      if (e instanceof LineContentGoneError) {
+        await answer(token, ch, event, msg.contentGone(lang));
+        return;
+      }
+      if (e instanceof LineContentTooLargeError) {
+        if (!silentNonSlip) await answer(token, ch, event, msg.tooLarge(lang));
+        return;
+      }
       deps.log?.warn({ err: (e as Error).message, lineChannelId: ch.id }, 'LINE content download failed');
       await answer(token, ch, event, msg.contentFailed(lang));
       return;
@@ -199,9 +252,18 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
         if (!trialOver) await alertQuotaExhausted(ch.shop_id);
         return;
       }
-      if (e.code === 'NO_PAYEE_CONFIGURED') { await answer(token, ch, event, msg.noPayee(lang, audience)); return; }
-      if (e.code === 'INVALID_IMAGE') { if (!silentNonSlip) await answer(token, ch, event, msg.badImage(lang)); return; }
-      if (e.code === 'PAYLOAD_TOO_LARGE') { if (!silentNonSlip) await answer(token, ch, event, msg.tooLarge(lang)); return; }
+      if (e.code === 'NO_PAYEE_CONFIGURED') {
+        await answer(token, ch, event, msg.noPayee(lang, audience));
+        return;
+      }
+      if (e.code === 'INVALID_IMAGE') {
+        if (!silentNonSlip) await answer(token, ch, event, msg.badImage(lang));
+        return;
+      }
+      if (e.code === 'PAYLOAD_TOO_LARGE') {
+        if (!silentNonSlip) await answer(token, ch, event, msg.tooLarge(lang));
+        return;
+      }
       if (e.statusCode < 500) return; // e.g. a suspended shop: nothing useful to say in a chat
       throw e;
     }
@@ -210,7 +272,15 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     await answerRecord(token, ch, event, record, !isNew, lang, audience);
   }
 
-  async function answerRecord(token: string, ch: LineChannelsTable, event: LineEvent, record: TransactionRecord, replay: boolean, lang: Lang, audience: Audience): Promise<void> {
+  async function answerRecord(
+    token: string,
+    ch: LineChannelsTable,
+    event: LineEvent,
+    record: TransactionRecord,
+    replay: boolean,
+    lang: Lang,
+    audience: Audience,
+  ): Promise<void> {
     const original = record.status === 'DUPLICATE' ? await repo.original(ch.shop_id, record) : null;
     await answer(token, ch, event, [resultMessage(record, lang, deps.timeZone, { audience, replay, original })]);
   }

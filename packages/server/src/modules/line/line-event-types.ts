@@ -4,7 +4,9 @@ import type { webhook } from '@line/bot-sdk';
  * The parts of LINE webhook event objects this service reads (everything else is ignored), typed
  * from the official SDK's webhook model (`webhook.Event`): a field LINE renames breaks the build.
  */
-export type LineSource = { type: NonNullable<webhook.Source>['type'] } & Partial<Pick<webhook.UserSource, 'userId'> & Pick<webhook.GroupSource, 'groupId'> & Pick<webhook.RoomSource, 'roomId'>>;
+export type LineSource = { type: NonNullable<webhook.Source>['type'] } & Partial<
+  Pick<webhook.UserSource, 'userId'> & Pick<webhook.GroupSource, 'groupId'> & Pick<webhook.RoomSource, 'roomId'>
+>;
 
 export interface LineEvent {
   type: webhook.Event['type']; // message | join | leave | follow | unfollow | ...
@@ -40,7 +42,8 @@ export const isGroupChat = (s: LineSource | undefined) => s?.type === 'group' ||
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 // eslint-disable-next-line no-control-regex
 const TEXT_CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
-const str = (v: unknown, max: number): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= max && !CONTROL_CHARS.test(v) ? v : undefined);
+const str = (v: unknown, max: number): string | undefined =>
+  typeof v === 'string' && v.length > 0 && v.length <= max && !CONTROL_CHARS.test(v) ? v : undefined;
 
 /**
  * Keeps only the fields this service reads, each with the type it expects, so a hostile or odd
@@ -54,7 +57,11 @@ export function sanitizeLineEvent(raw: unknown): LineEvent | null {
   const type = str(e.type, 50);
   const webhookEventId = str(e.webhookEventId, 100);
   if (!type || !webhookEventId) return null;
-  const out: LineEvent = { type: type as LineEvent['type'], webhookEventId, timestamp: typeof e.timestamp === 'number' && Number.isFinite(e.timestamp) ? e.timestamp : 0 };
+  const out: LineEvent = {
+    type: type as LineEvent['type'],
+    webhookEventId,
+    timestamp: typeof e.timestamp === 'number' && Number.isFinite(e.timestamp) ? e.timestamp : 0,
+  };
   const mode = str(e.mode, 20);
   if (mode) out.mode = mode as webhook.EventMode;
   const replyToken = str(e.replyToken, 200);
@@ -64,7 +71,10 @@ export function sanitizeLineEvent(raw: unknown): LineEvent | null {
   const s = e.source as Record<string, unknown> | null | undefined;
   if (s && typeof s === 'object' && (s.type === 'user' || s.type === 'group' || s.type === 'room')) {
     const source: LineSource = { type: s.type };
-    for (const k of ['userId', 'groupId', 'roomId'] as const) { const v = str(s[k], 100); if (v) source[k] = v; }
+    for (const k of ['userId', 'groupId', 'roomId'] as const) {
+      const v = str(s[k], 100);
+      if (v) source[k] = v;
+    }
     out.source = source;
   }
   const m = e.message as Record<string, unknown> | null | undefined;

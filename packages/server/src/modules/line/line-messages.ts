@@ -18,12 +18,15 @@ const T = {
     en: 'Hello! This group is not linked to a shop yet, so slips here are not checked.\nTo link it: the shop owner opens the dashboard, LINE page, taps "New link code" and types that code (like ABCD-2345) in this group.\nOnce linked, every slip posted here is checked automatically.',
   },
   groupLinked: {
-    th: (shop: string) => `✅ เชื่อมกลุ่มนี้กับร้าน "${shop}" แล้ว\nส่งรูปสลิปในกลุ่มได้เลย ระบบจะตรวจให้อัตโนมัติ\nพิมพ์ "ยกเลิก" เพื่อยกเลิกการเชื่อมต่อ (เฉพาะผู้ที่เชื่อมต่อ)`,
-    en: (shop: string) => `✅ This group is now linked to "${shop}".\nPost slip images here and they are checked automatically.\nType "unlink" to disconnect (only the person who linked it).`,
+    th: (shop: string) =>
+      `✅ เชื่อมกลุ่มนี้กับร้าน "${shop}" แล้ว\nส่งรูปสลิปในกลุ่มได้เลย ระบบจะตรวจให้อัตโนมัติ\nพิมพ์ "ยกเลิก" เพื่อยกเลิกการเชื่อมต่อ (เฉพาะผู้ที่เชื่อมต่อ)`,
+    en: (shop: string) =>
+      `✅ This group is now linked to "${shop}".\nPost slip images here and they are checked automatically.\nType "unlink" to disconnect (only the person who linked it).`,
   },
   miniApp: {
     th: (url: string) => `📱 พนักงานตรวจสลิปเองในแอป LINE ได้ที่มินิแอป: ${url}\n(ครั้งแรกให้ขอรหัสเชื่อมจากแดชบอร์ด หน้า ความปลอดภัย)`,
-    en: (url: string) => `📱 Staff can check slips themselves in the LINE mini-app: ${url}\n(The first time, get a link code on the dashboard's Security page.)`,
+    en: (url: string) =>
+      `📱 Staff can check slips themselves in the LINE mini-app: ${url}\n(The first time, get a link code on the dashboard's Security page.)`,
   },
   groupAlreadyLinked: {
     th: 'กลุ่มนี้เชื่อมกับร้านอยู่แล้วค่ะ',
@@ -39,7 +42,7 @@ const T = {
   },
   ownerUnlinked: {
     th: 'ยกเลิกการรับแจ้งเตือนของร้านทางแชทนี้แล้วค่ะ',
-    en: 'You will no longer receive the shop\'s alerts in this chat.',
+    en: "You will no longer receive the shop's alerts in this chat.",
   },
   codeInvalid: {
     th: 'รหัสเชื่อมต่อไม่ถูกต้อง โปรดตรวจสอบรหัสจากหน้าแดชบอร์ดอีกครั้ง',
@@ -55,7 +58,8 @@ const T = {
   },
   groupLimit: {
     th: (n: number) => `ไม่สามารถเชื่อมกลุ่มนี้ได้: แพ็กเกจปัจจุบันใช้ได้สูงสุด ${n} กลุ่ม\nยกเลิกการเชื่อมต่อกลุ่มอื่นในแดชบอร์ด หรืออัปเกรดแพ็กเกจ`,
-    en: (n: number) => `This group cannot be linked: your plan allows at most ${n} group(s).\nUnlink another group in the dashboard or upgrade your plan.`,
+    en: (n: number) =>
+      `This group cannot be linked: your plan allows at most ${n} group(s).\nUnlink another group in the dashboard or upgrade your plan.`,
   },
   groupUnlinked: {
     th: 'ยกเลิกการเชื่อมกลุ่มนี้กับร้านแล้ว ระบบจะไม่ตรวจสลิปในกลุ่มนี้อีก',
@@ -67,11 +71,11 @@ const T = {
   },
   quotaExhausted: {
     th: 'ขออภัยค่ะ ขณะนี้ร้านใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว จึงยังตรวจสลิปนี้ไม่ได้\nทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',
-    en: 'Sorry, the shop has used up this month\'s slip checks, so this slip could not be checked automatically.\nThe shop will confirm your payment manually.',
+    en: "Sorry, the shop has used up this month's slip checks, so this slip could not be checked automatically.\nThe shop will confirm your payment manually.",
   },
   trialEnded: {
     th: 'ขออภัยค่ะ ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว จึงยังตรวจสลิปนี้อัตโนมัติไม่ได้\nทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',
-    en: 'Sorry, the shop\'s trial has ended, so this slip could not be checked automatically.\nThe shop will confirm your payment manually.',
+    en: "Sorry, the shop's trial has ended, so this slip could not be checked automatically.\nThe shop will confirm your payment manually.",
   },
   contentGone: {
     th: 'ไม่สามารถเปิดรูปนี้ได้แล้ว (รูปหมดอายุ) โปรดส่งรูปสลิปอีกครั้งค่ะ',
@@ -100,17 +104,19 @@ const T = {
   },
   quotaExhaustedStaff: {
     th: 'ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว สลิปนี้ยังไม่ถูกตรวจ ตรวจยอดเงินเข้าด้วยตนเอง หรืออัปเกรดแพ็กเกจในแดชบอร์ด',
-    en: 'This month\'s slip checks are used up, so this slip was not checked. Confirm the payment manually, or upgrade the plan in the dashboard.',
+    en: "This month's slip checks are used up, so this slip was not checked. Confirm the payment manually, or upgrade the plan in the dashboard.",
   },
   trialEndedStaff: {
     th: 'ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว สลิปนี้ยังไม่ถูกตรวจ เลือกแพ็กเกจในแดชบอร์ดเพื่อตรวจสลิปต่อ',
-    en: 'The shop\'s trial has ended, so this slip was not checked. Choose a plan in the dashboard to keep checking slips.',
+    en: "The shop's trial has ended, so this slip was not checked. Choose a plan in the dashboard to keep checking slips.",
   },
 } as const;
 
 export const msg = {
   joinPrompt: (l: Lang) => [text(T.joinPrompt[l])],
-  groupLinked: (l: Lang, shop: string, miniAppUrl: string | null = null) => [text(miniAppUrl ? `${T.groupLinked[l](shop)}\n\n${T.miniApp[l](miniAppUrl)}` : T.groupLinked[l](shop))],
+  groupLinked: (l: Lang, shop: string, miniAppUrl: string | null = null) => [
+    text(miniAppUrl ? `${T.groupLinked[l](shop)}\n\n${T.miniApp[l](miniAppUrl)}` : T.groupLinked[l](shop)),
+  ],
   groupAlreadyLinked: (l: Lang) => [text(T.groupAlreadyLinked[l])],
   ownerLinked: (l: Lang, shop: string) => [text(T.ownerLinked[l](shop))],
   ownerAlreadyLinked: (l: Lang) => [text(T.ownerAlreadyLinked[l])],
@@ -137,100 +143,189 @@ export const msg = {
  */
 export type Audience = 'customer' | 'staff';
 type Pair = { th: string; en: string };
-interface StatusText { title: Record<Audience, Pair>; color: string; note: Record<Audience, Pair>; result: Pair }
+interface StatusText {
+  title: Record<Audience, Pair>;
+  color: string;
+  note: Record<Audience, Pair>;
+  result: Pair;
+}
 
 /** Warning colours: orange for "look again", red for "money did not arrive as expected". */
 const ORANGE = '#E67E22';
 const RED = '#D32F2F';
 const STATUS: Record<string, StatusText> = {
   SUCCESS: {
-    color: '#1DB446', result: { th: 'ตรวจผ่าน', en: 'verified' },
+    color: '#1DB446',
+    result: { th: 'ตรวจผ่าน', en: 'verified' },
     title: { customer: { th: '✅ ได้รับยอดโอนแล้ว', en: '✅ Payment received' }, staff: { th: '✅ สลิปถูกต้อง', en: '✅ Slip verified' } },
     note: {
       customer: { th: 'ขอบคุณค่ะ ร้านได้รับยอดโอนของคุณแล้ว', en: 'Thank you, the shop has received your transfer.' },
-      staff: { th: 'ยอดเงินเข้าบัญชีของร้านแล้ว', en: 'The money reached the shop\'s account.' },
+      staff: { th: 'ยอดเงินเข้าบัญชีของร้านแล้ว', en: "The money reached the shop's account." },
     },
   },
   DUPLICATE: {
-    color: ORANGE, result: { th: 'สลิปซ้ำ', en: 'duplicate' },
-    title: { customer: { th: '⚠️ สลิปนี้เคยใช้ชำระแล้ว', en: '⚠️ This slip was already used' }, staff: { th: '⚠️ สลิปซ้ำ', en: '⚠️ Duplicate slip' } },
+    color: ORANGE,
+    result: { th: 'สลิปซ้ำ', en: 'duplicate' },
+    title: {
+      customer: { th: '⚠️ สลิปนี้เคยใช้ชำระแล้ว', en: '⚠️ This slip was already used' },
+      staff: { th: '⚠️ สลิปซ้ำ', en: '⚠️ Duplicate slip' },
+    },
     note: {
-      customer: { th: 'รายการโอนนี้เคยใช้ชำระกับร้านไปแล้ว หากเป็นการชำระรายการใหม่ โปรดส่งสลิปของการโอนครั้งใหม่ค่ะ', en: 'This transfer was already used to pay the shop. If this is a new payment, please send the slip of the new transfer.' },
-      staff: { th: 'รายการโอนนี้เคยใช้ยืนยันไปแล้ว อย่าส่งสินค้าหรือบันทึกยอดซ้ำ', en: 'This transfer was already used. Do not hand over goods or credit the order twice.' },
+      customer: {
+        th: 'รายการโอนนี้เคยใช้ชำระกับร้านไปแล้ว หากเป็นการชำระรายการใหม่ โปรดส่งสลิปของการโอนครั้งใหม่ค่ะ',
+        en: 'This transfer was already used to pay the shop. If this is a new payment, please send the slip of the new transfer.',
+      },
+      staff: {
+        th: 'รายการโอนนี้เคยใช้ยืนยันไปแล้ว อย่าส่งสินค้าหรือบันทึกยอดซ้ำ',
+        en: 'This transfer was already used. Do not hand over goods or credit the order twice.',
+      },
     },
   },
   AMOUNT_MISMATCH: {
-    color: ORANGE, result: { th: 'ยอดเงินไม่ตรง', en: 'amount does not match' },
-    title: { customer: { th: '⚠️ ยอดโอนไม่ตรงกับยอดที่ต้องชำระ', en: '⚠️ The amount does not match' }, staff: { th: '⚠️ ยอดเงินไม่ตรง', en: '⚠️ Amount does not match' } },
+    color: ORANGE,
+    result: { th: 'ยอดเงินไม่ตรง', en: 'amount does not match' },
+    title: {
+      customer: { th: '⚠️ ยอดโอนไม่ตรงกับยอดที่ต้องชำระ', en: '⚠️ The amount does not match' },
+      staff: { th: '⚠️ ยอดเงินไม่ตรง', en: '⚠️ Amount does not match' },
+    },
     note: {
-      customer: { th: 'ยอดในสลิปไม่ตรงกับยอดที่ต้องชำระ ทางร้านจะตรวจสอบและติดต่อกลับค่ะ', en: 'The amount on the slip differs from the amount due. The shop will check it and get back to you.' },
+      customer: {
+        th: 'ยอดในสลิปไม่ตรงกับยอดที่ต้องชำระ ทางร้านจะตรวจสอบและติดต่อกลับค่ะ',
+        en: 'The amount on the slip differs from the amount due. The shop will check it and get back to you.',
+      },
       staff: { th: 'ตรวจยอดโอนเทียบกับยอดสั่งซื้ออีกครั้ง', en: 'Compare the transferred amount with the order total.' },
     },
   },
   RECEIVER_MISMATCH: {
-    color: RED, result: { th: 'บัญชีผู้รับไม่ใช่ของร้าน', en: 'paid to another account' },
-    title: { customer: { th: '❌ โอนเข้าบัญชีที่ไม่ใช่ของร้าน', en: '❌ Paid to a different account' }, staff: { th: '❌ บัญชีผู้รับไม่ใช่ของร้าน', en: '❌ Paid to another account' } },
+    color: RED,
+    result: { th: 'บัญชีผู้รับไม่ใช่ของร้าน', en: 'paid to another account' },
+    title: {
+      customer: { th: '❌ โอนเข้าบัญชีที่ไม่ใช่ของร้าน', en: '❌ Paid to a different account' },
+      staff: { th: '❌ บัญชีผู้รับไม่ใช่ของร้าน', en: '❌ Paid to another account' },
+    },
     note: {
-      customer: { th: 'การโอนนี้เข้าบัญชีอื่นที่ไม่ใช่บัญชีของร้าน โปรดตรวจสอบชื่อผู้รับในสลิป แล้วติดต่อร้านค่ะ', en: 'This transfer went to an account that is not the shop\'s. Please check the receiver on your slip and contact the shop.' },
-      staff: { th: 'เงินไม่ได้โอนเข้าบัญชีของร้าน ตรวจบัญชีรับเงินในแดชบอร์ด หรือขอให้ลูกค้าตรวจสอบการโอน', en: 'The money did not go to the shop\'s account. Check the receiving accounts in the dashboard, or ask the customer to check the transfer.' },
+      customer: {
+        th: 'การโอนนี้เข้าบัญชีอื่นที่ไม่ใช่บัญชีของร้าน โปรดตรวจสอบชื่อผู้รับในสลิป แล้วติดต่อร้านค่ะ',
+        en: "This transfer went to an account that is not the shop's. Please check the receiver on your slip and contact the shop.",
+      },
+      staff: {
+        th: 'เงินไม่ได้โอนเข้าบัญชีของร้าน ตรวจบัญชีรับเงินในแดชบอร์ด หรือขอให้ลูกค้าตรวจสอบการโอน',
+        en: "The money did not go to the shop's account. Check the receiving accounts in the dashboard, or ask the customer to check the transfer.",
+      },
     },
   },
   INVALID: {
-    color: RED, result: { th: 'สลิปไม่ถูกต้อง', en: 'invalid slip' },
-    title: { customer: { th: '❌ ตรวจสลิปนี้ไม่ได้', en: '❌ This slip could not be checked' }, staff: { th: '❌ สลิปไม่ถูกต้อง', en: '❌ Invalid slip' } },
+    color: RED,
+    result: { th: 'สลิปไม่ถูกต้อง', en: 'invalid slip' },
+    title: {
+      customer: { th: '❌ ตรวจสลิปนี้ไม่ได้', en: '❌ This slip could not be checked' },
+      staff: { th: '❌ สลิปไม่ถูกต้อง', en: '❌ Invalid slip' },
+    },
     note: {
-      customer: { th: 'ไม่พบสลิปโอนเงินในรูปนี้ หรืออ่านคิวอาร์โค้ดบนสลิปไม่ได้ โปรดส่งรูปสลิปที่เห็นคิวอาร์โค้ดชัดเจนค่ะ', en: 'We could not find a transfer slip in this picture, or could not read its QR code. Please send a clear picture of the slip with its QR code.' },
-      staff: { th: 'รูปนี้ไม่ใช่สลิป หรืออ่านคิวอาร์โค้ดบนสลิปไม่ได้ ขอให้ลูกค้าส่งรูปสลิปที่ชัดเจนอีกครั้ง', en: 'This picture holds no readable slip QR code. Ask the customer for a clear picture of the slip.' },
+      customer: {
+        th: 'ไม่พบสลิปโอนเงินในรูปนี้ หรืออ่านคิวอาร์โค้ดบนสลิปไม่ได้ โปรดส่งรูปสลิปที่เห็นคิวอาร์โค้ดชัดเจนค่ะ',
+        en: 'We could not find a transfer slip in this picture, or could not read its QR code. Please send a clear picture of the slip with its QR code.',
+      },
+      staff: {
+        th: 'รูปนี้ไม่ใช่สลิป หรืออ่านคิวอาร์โค้ดบนสลิปไม่ได้ ขอให้ลูกค้าส่งรูปสลิปที่ชัดเจนอีกครั้ง',
+        en: 'This picture holds no readable slip QR code. Ask the customer for a clear picture of the slip.',
+      },
     },
   },
   FRAUD: {
-    color: '#B71C1C', result: { th: 'ไม่ตรงกับข้อมูลธนาคาร', en: 'does not match bank data' },
-    title: { customer: { th: '❌ ธนาคารยืนยันการโอนนี้ไม่ได้', en: '❌ The bank could not confirm this transfer' }, staff: { th: '🚫 สลิปไม่ตรงกับข้อมูลธนาคาร', en: '🚫 Slip does not match bank data' } },
+    color: '#B71C1C',
+    result: { th: 'ไม่ตรงกับข้อมูลธนาคาร', en: 'does not match bank data' },
+    title: {
+      customer: { th: '❌ ธนาคารยืนยันการโอนนี้ไม่ได้', en: '❌ The bank could not confirm this transfer' },
+      staff: { th: '🚫 สลิปไม่ตรงกับข้อมูลธนาคาร', en: '🚫 Slip does not match bank data' },
+    },
     note: {
-      customer: { th: 'ข้อมูลในสลิปไม่ตรงกับข้อมูลของธนาคาร ทางร้านจะตรวจสอบและติดต่อกลับค่ะ', en: 'The slip does not match the bank\'s records. The shop will look into it and get back to you.' },
-      staff: { th: 'อาจเป็นสลิปปลอม อย่าส่งสินค้า ตรวจยอดเงินเข้าในแอปธนาคารก่อน', en: 'This may be a forged slip. Do not hand over goods; check your bank app for the incoming money first.' },
+      customer: {
+        th: 'ข้อมูลในสลิปไม่ตรงกับข้อมูลของธนาคาร ทางร้านจะตรวจสอบและติดต่อกลับค่ะ',
+        en: "The slip does not match the bank's records. The shop will look into it and get back to you.",
+      },
+      staff: {
+        th: 'อาจเป็นสลิปปลอม อย่าส่งสินค้า ตรวจยอดเงินเข้าในแอปธนาคารก่อน',
+        en: 'This may be a forged slip. Do not hand over goods; check your bank app for the incoming money first.',
+      },
     },
   },
   QUOTA_EXCEEDED: {
-    color: '#757575', result: { th: 'ใช้สิทธิ์ตรวจครบแล้ว', en: 'slip checks used up' },
-    title: { customer: { th: '⏸️ ยังตรวจสลิปอัตโนมัติไม่ได้', en: '⏸️ Not checked automatically' }, staff: { th: '⏸️ ใช้สิทธิ์ตรวจครบแล้ว', en: '⏸️ Slip checks used up' } },
+    color: '#757575',
+    result: { th: 'ใช้สิทธิ์ตรวจครบแล้ว', en: 'slip checks used up' },
+    title: {
+      customer: { th: '⏸️ ยังตรวจสลิปอัตโนมัติไม่ได้', en: '⏸️ Not checked automatically' },
+      staff: { th: '⏸️ ใช้สิทธิ์ตรวจครบแล้ว', en: '⏸️ Slip checks used up' },
+    },
     note: {
       customer: { th: 'ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏', en: 'The shop will confirm your payment manually.' },
-      staff: { th: 'ตรวจยอดเงินเข้าด้วยตนเอง หรืออัปเกรดแพ็กเกจในแดชบอร์ด', en: 'Confirm the payment manually, or upgrade the plan in the dashboard.' },
+      staff: {
+        th: 'ตรวจยอดเงินเข้าด้วยตนเอง หรืออัปเกรดแพ็กเกจในแดชบอร์ด',
+        en: 'Confirm the payment manually, or upgrade the plan in the dashboard.',
+      },
     },
   },
   PROVIDER_ERROR: {
-    color: '#757575', result: { th: 'ตรวจสอบไม่ได้ชั่วคราว', en: 'could not check' },
-    title: { customer: { th: '⏳ ยังตรวจสอบไม่ได้ในขณะนี้', en: '⏳ Could not check right now' }, staff: { th: '⏳ ตรวจสอบไม่ได้ชั่วคราว', en: '⏳ Could not check right now' } },
+    color: '#757575',
+    result: { th: 'ตรวจสอบไม่ได้ชั่วคราว', en: 'could not check' },
+    title: {
+      customer: { th: '⏳ ยังตรวจสอบไม่ได้ในขณะนี้', en: '⏳ Could not check right now' },
+      staff: { th: '⏳ ตรวจสอบไม่ได้ชั่วคราว', en: '⏳ Could not check right now' },
+    },
     note: {
       customer: { th: 'โปรดส่งรูปสลิปเดิมอีกครั้งในอีกสักครู่ค่ะ', en: 'Please send the same slip again in a moment.' },
-      staff: { th: 'การตรวจกับธนาคารขัดข้องชั่วคราว ยังไม่ถูกหักสิทธิ์ตรวจ ส่งสลิปอีกครั้งในอีกสักครู่', en: 'The bank check is temporarily unavailable; nothing was charged. Send the slip again in a moment.' },
+      staff: {
+        th: 'การตรวจกับธนาคารขัดข้องชั่วคราว ยังไม่ถูกหักสิทธิ์ตรวจ ส่งสลิปอีกครั้งในอีกสักครู่',
+        en: 'The bank check is temporarily unavailable; nothing was charged. Send the slip again in a moment.',
+      },
     },
   },
 };
 /** The bank has not published the transfer yet (some banks take minutes): not an outage. */
 const PENDING: Omit<StatusText, 'result' | 'color'> = {
-  title: { customer: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not shown this transfer yet' }, staff: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not published this transfer yet' } },
+  title: {
+    customer: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not shown this transfer yet' },
+    staff: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not published this transfer yet' },
+  },
   note: {
-    customer: { th: 'บางธนาคารใช้เวลาสักครู่กว่ารายการโอนจะแสดง โปรดส่งรูปสลิปเดิมอีกครั้งในอีก 2–3 นาทีค่ะ', en: 'Some banks take a few minutes to publish a transfer. Please send the same slip again in 2–3 minutes.' },
-    staff: { th: 'บางธนาคารใช้เวลาสักครู่กว่ารายการโอนจะแสดง ยังไม่ถูกหักสิทธิ์ตรวจ ส่งสลิปเดิมอีกครั้งในอีก 2–3 นาที', en: 'Some banks take a few minutes to publish a transfer; nothing was charged. Send the same slip again in 2–3 minutes.' },
+    customer: {
+      th: 'บางธนาคารใช้เวลาสักครู่กว่ารายการโอนจะแสดง โปรดส่งรูปสลิปเดิมอีกครั้งในอีก 2–3 นาทีค่ะ',
+      en: 'Some banks take a few minutes to publish a transfer. Please send the same slip again in 2–3 minutes.',
+    },
+    staff: {
+      th: 'บางธนาคารใช้เวลาสักครู่กว่ารายการโอนจะแสดง ยังไม่ถูกหักสิทธิ์ตรวจ ส่งสลิปเดิมอีกครั้งในอีก 2–3 นาที',
+      en: 'Some banks take a few minutes to publish a transfer; nothing was charged. Send the same slip again in 2–3 minutes.',
+    },
   },
 };
 const STALE: Record<Audience, Pair> = {
-  customer: { th: 'สลิปนี้เป็นการโอนที่เก่าเกินกำหนด โปรดส่งสลิปของการโอนครั้งล่าสุดค่ะ', en: 'This slip is from an older transfer. Please send the slip of your latest transfer.' },
-  staff: { th: 'สลิปเก่าเกินกำหนด ขอให้ลูกค้าส่งสลิปของการโอนล่าสุด', en: 'The slip is too old. Ask the customer for the slip of the latest transfer.' },
+  customer: {
+    th: 'สลิปนี้เป็นการโอนที่เก่าเกินกำหนด โปรดส่งสลิปของการโอนครั้งล่าสุดค่ะ',
+    en: 'This slip is from an older transfer. Please send the slip of your latest transfer.',
+  },
+  staff: {
+    th: 'สลิปเก่าเกินกำหนด ขอให้ลูกค้าส่งสลิปของการโอนล่าสุด',
+    en: 'The slip is too old. Ask the customer for the slip of the latest transfer.',
+  },
 };
 
 /**
  * The same picture sent again replays the earlier record (the API says `cached: true`). In a chat
  * that is the "one slip for two orders" case: never a second green tick.
  */
-const REPLAY: { title: Record<Audience, Pair>; note: Record<Audience, { th: (t: string, r: string) => string; en: (t: string, r: string) => string }> } = {
-  title: { customer: { th: '⚠️ สลิปนี้เคยส่งแล้ว', en: '⚠️ This slip was already sent' }, staff: { th: '⚠️ รูปสลิปนี้เคยตรวจแล้ว', en: '⚠️ This image was already checked' } },
+const REPLAY: {
+  title: Record<Audience, Pair>;
+  note: Record<Audience, { th: (t: string, r: string) => string; en: (t: string, r: string) => string }>;
+} = {
+  title: {
+    customer: { th: '⚠️ สลิปนี้เคยส่งแล้ว', en: '⚠️ This slip was already sent' },
+    staff: { th: '⚠️ รูปสลิปนี้เคยตรวจแล้ว', en: '⚠️ This image was already checked' },
+  },
   note: {
     customer: {
       th: (t, r) => `รูปสลิปนี้ส่งมาแล้วเมื่อ ${t} (ผล: ${r}) หากเป็นการชำระรายการใหม่ โปรดส่งสลิปของการโอนครั้งใหม่ค่ะ`,
-      en: (t, r) => `This exact slip image was already sent at ${t} (result: ${r}). If this is a new payment, please send the slip of the new transfer.`,
+      en: (t, r) =>
+        `This exact slip image was already sent at ${t} (result: ${r}). If this is a new payment, please send the slip of the new transfer.`,
     },
     staff: {
       th: (t, r) => `รูปนี้ถูกตรวจไปแล้วเมื่อ ${t} (ผล: ${r}) อย่าส่งสินค้าหรือบันทึกยอดซ้ำ`,
@@ -260,7 +355,13 @@ export function formatAmount(amount: number | null, l: Lang): string {
 export function formatTime(iso: string | null, l: Lang, timeZone: string): string {
   if (!iso) return '-';
   return new Intl.DateTimeFormat(l === 'th' ? 'th-TH' : 'en-GB', {
-    timeZone, day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    timeZone,
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
   }).format(new Date(iso));
 }
 
@@ -272,7 +373,10 @@ export function bankNameFor(r: Pick<TransactionRecord, 'bankCode' | 'bankName'>,
 }
 
 const row = (label: string, value: string): messagingApi.FlexBox => ({
-  type: 'box', layout: 'baseline', spacing: 'sm', contents: [
+  type: 'box',
+  layout: 'baseline',
+  spacing: 'sm',
+  contents: [
     { type: 'text', text: label, size: 'sm', color: '#8C8C8C', flex: 2 },
     { type: 'text', text: value || '-', size: 'sm', color: '#333333', flex: 5, wrap: true },
   ],
@@ -319,24 +423,42 @@ export function resultMessage(r: TransactionRecord, l: Lang, timeZone: string, c
 
   const body: messagingApi.FlexComponent[] = [];
   if (facts.length) body.push({ type: 'box', layout: 'vertical', spacing: 'sm', contents: facts }, { type: 'separator', margin: 'md' });
-  notes.forEach((n, i) => body.push({
-    type: 'text', text: n, size: 'sm', wrap: true, margin: 'md',
-    // The replay warning is the point of the bubble: in its colour and bold, not grey small print.
-    ...(replay && i === 0 ? { color: ORANGE, weight: 'bold' as const } : { color: '#555555' }),
-  }));
+  notes.forEach((n, i) =>
+    body.push({
+      type: 'text',
+      text: n,
+      size: 'sm',
+      wrap: true,
+      margin: 'md',
+      // The replay warning is the point of the bubble: in its colour and bold, not grey small print.
+      ...(replay && i === 0 ? { color: ORANGE, weight: 'bold' as const } : { color: '#555555' }),
+    }),
+  );
   const alt = `${title} ${r.amount !== null ? formatAmount(r.amount, l) : ''}`.trim();
   return {
-    type: 'flex', altText: alt.slice(0, 400),
+    type: 'flex',
+    altText: alt.slice(0, 400),
     contents: {
-      type: 'bubble', size: 'kilo',
-      header: { type: 'box', layout: 'vertical', backgroundColor: color, paddingAll: '12px', contents: [{ type: 'text', text: title, color: '#FFFFFF', weight: 'bold', size: 'md', wrap: true }] },
+      type: 'bubble',
+      size: 'kilo',
+      header: {
+        type: 'box',
+        layout: 'vertical',
+        backgroundColor: color,
+        paddingAll: '12px',
+        contents: [{ type: 'text', text: title, color: '#FFFFFF', weight: 'bold', size: 'md', wrap: true }],
+      },
       body: { type: 'box', layout: 'vertical', spacing: 'md', contents: body },
     },
   };
 }
 
 /** Owner alerts pushed to the owner's LINE user. */
-export function ownerAlertMessage(type: string, l: Lang, ctx: { shopName: string; amount?: string; trialEndsAt?: string; used?: number; limit?: number }): LineMessage[] {
+export function ownerAlertMessage(
+  type: string,
+  l: Lang,
+  ctx: { shopName: string; amount?: string; trialEndsAt?: string; used?: number; limit?: number },
+): LineMessage[] {
   const shop = ctx.shopName;
   const lines: Record<string, { th: string; en: string }> = {
     STALE_SLIP: {

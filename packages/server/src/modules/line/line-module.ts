@@ -32,19 +32,37 @@ export interface LineModuleDeps {
 export function createLineModule(deps: LineModuleDeps) {
   const { config, db, clock } = deps;
   const client = createLineClient({
-    apiBaseUrl: config.LINE_API_BASE_URL, dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
-    timeoutMs: config.LINE_HTTP_TIMEOUT_MS, retries: config.LINE_HTTP_RETRIES, maxImageBytes: config.MAX_IMAGE_BYTES,
+    apiBaseUrl: config.LINE_API_BASE_URL,
+    dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
+    timeoutMs: config.LINE_HTTP_TIMEOUT_MS,
+    retries: config.LINE_HTTP_RETRIES,
+    maxImageBytes: config.MAX_IMAGE_BYTES,
     allowPrivateExternal: config.WEBHOOK_ALLOW_PRIVATE,
   });
   const box = createSecretBox({ secrets: deps.secret, purpose: 'line-channel' });
   const service = createLineService({
-    db, clock, audit: deps.audit, plans: deps.plans, shops: deps.shops, box, client,
+    db,
+    clock,
+    audit: deps.audit,
+    plans: deps.plans,
+    shops: deps.shops,
+    box,
+    client,
     publicBaseUrl: config.PUBLIC_URL || `http://${config.HOST}:${config.PORT}`,
-    linkCodeTtlMinutes: config.LINE_LINK_CODE_TTL_MINUTES, groupSilentDefault: config.LINE_GROUP_SILENT_NON_SLIP,
+    linkCodeTtlMinutes: config.LINE_LINK_CODE_TTL_MINUTES,
+    groupSilentDefault: config.LINE_GROUP_SILENT_NON_SLIP,
   });
   const events = createLineEventHandler({
-    db, clock, line: service, client, shops: deps.shops, verifySlip: deps.verifySlip, decode: deps.decode,
-    timeZone: config.TIME_ZONE, replyTokenTtlSeconds: config.LINE_REPLY_TOKEN_TTL_SECONDS, log: deps.log,
+    db,
+    clock,
+    line: service,
+    client,
+    shops: deps.shops,
+    verifySlip: deps.verifySlip,
+    decode: deps.decode,
+    timeZone: config.TIME_ZONE,
+    replyTokenTtlSeconds: config.LINE_REPLY_TOKEN_TTL_SECONDS,
+    log: deps.log,
     miniAppUrl: config.LIFF_ID ? `https://liff.line.me/${config.LIFF_ID}` : null,
   });
   const ownerAlerts = createLineOwnerAlerts({ db, clock, line: service, client, shops: deps.shops, timeZone: config.TIME_ZONE });
@@ -55,7 +73,9 @@ export function createLineModule(deps: LineModuleDeps) {
    */
   const outboxHandlers: Record<string, OutboxHandler> = {
     [LINE_EVENT_JOB]: async (job) => events.handle(job.payload as LineEventJobPayload),
-    [OUTBOX_KINDS.OWNER_ALERT]: async (job) => { await ownerAlerts.handle(job.payload as OwnerAlertPayload); },
+    [OUTBOX_KINDS.OWNER_ALERT]: async (job) => {
+      await ownerAlerts.handle(job.payload as OwnerAlertPayload);
+    },
   };
 
   return { service, client, events, ownerAlerts, outboxHandlers };
@@ -71,7 +91,11 @@ export function composeHandlers(...handlers: Array<OutboxHandler | undefined>): 
   return async (job, ctx) => {
     const errors: unknown[] = [];
     for (const h of list) {
-      try { await h(job, ctx); } catch (e) { errors.push(e); }
+      try {
+        await h(job, ctx);
+      } catch (e) {
+        errors.push(e);
+      }
     }
     if (errors.length) throw errors[0];
   };

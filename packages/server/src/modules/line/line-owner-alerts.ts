@@ -14,7 +14,14 @@ import type { LineService } from './line-service.js';
  * alert once per transaction. The mark is written after a successful push, so a failed push is retried
  * by the outbox, and the push retry key makes LINE drop a second copy of a push it already took.
  */
-export function createLineOwnerAlerts(deps: { db: Db; clock: Clock; line: LineService; client: LineClient; shops: ShopService; timeZone: string }) {
+export function createLineOwnerAlerts(deps: {
+  db: Db;
+  clock: Clock;
+  line: LineService;
+  client: LineClient;
+  shops: ShopService;
+  timeZone: string;
+}) {
   const { db, clock, line, client, shops } = deps;
   const repo = createLineDeliveryRepo({ db, clock, timeZone: deps.timeZone });
 
@@ -27,14 +34,23 @@ export function createLineOwnerAlerts(deps: { db: Db; clock: Clock; line: LineSe
       if (!shop) return { sent: 0 };
       const lang: Lang = shop.language === 'en' ? 'en' : 'th';
 
-      const once = p.type === 'STALE_SLIP'
-        ? { notice: `STALE_SLIP:${p.transactionId ?? 'none'}`, period: 'once' }
-        : { notice: `ALERT_${p.type}`, period: p.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : periodOf(clock.now(), deps.timeZone).periodMonth };
+      const once =
+        p.type === 'STALE_SLIP'
+          ? { notice: `STALE_SLIP:${p.transactionId ?? 'none'}`, period: 'once' }
+          : {
+              notice: `ALERT_${p.type}`,
+              period: p.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : periodOf(clock.now(), deps.timeZone).periodMonth,
+            };
       if (await line.hasNotice(p.shopId, once.notice, once.period)) return { sent: 0 };
 
       const ctx: Parameters<typeof ownerAlertMessage>[2] = { shopName: shop.name };
       if (p.transactionId) {
-        const tx = await db.selectFrom('transactions').select(['amount_satang']).where('id', '=', p.transactionId).where('shop_id', '=', p.shopId).executeTakeFirst();
+        const tx = await db
+          .selectFrom('transactions')
+          .select(['amount_satang'])
+          .where('id', '=', p.transactionId)
+          .where('shop_id', '=', p.shopId)
+          .executeTakeFirst();
         if (tx?.amount_satang != null) ctx.amount = formatAmount(Number(tx.amount_satang) / 100, lang);
       }
       if (p.type === 'TRIAL_ENDING' && shop.trialEndsAt) ctx.trialEndsAt = formatTime(shop.trialEndsAt, lang, deps.timeZone);
@@ -48,11 +64,19 @@ export function createLineOwnerAlerts(deps: { db: Db; clock: Clock; line: LineSe
       for (const t of targets) {
         if (await repo.monthlyLimitAt(p.shopId, t.lineChannelId)) continue; // the OA cannot push until the month turns
         try {
-          const r = await client.push(t.token, t.to, messages, retryKeyFor(`owner-alert:${p.shopId}:${once.notice}:${once.period}:${t.to}`));
+          const r = await client.push(
+            t.token,
+            t.to,
+            messages,
+            retryKeyFor(`owner-alert:${p.shopId}:${once.notice}:${once.period}:${t.to}`),
+          );
           if (r === 'sent') await repo.countPush(t.lineChannelId);
         } catch (e) {
           // The monthly limit is terminal: mark it (the owner hears it by e-mail) instead of retrying the job.
-          if (e instanceof LineApiError && e.monthlyLimit) { await repo.markMonthlyLimit(p.shopId, t.lineChannelId); continue; }
+          if (e instanceof LineApiError && e.monthlyLimit) {
+            await repo.markMonthlyLimit(p.shopId, t.lineChannelId);
+            continue;
+          }
           throw e;
         }
         sent++;

@@ -9,7 +9,10 @@ import type { LineService } from './line-service.js';
 import { CONTROL_CHARS, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 
 export const LINE_EVENT_JOB = 'line.event';
-export interface LineEventJobPayload { lineChannelId: string; event: LineEvent }
+export interface LineEventJobPayload {
+  lineChannelId: string;
+  event: LineEvent;
+}
 
 // The SDK's index loads its whole HTTP client (measured: ~1 s of start-up on this machine's kind) for a
 // one-line HMAC check. Loaded once when the HTTP app registers this route, so the CLI and the worker
@@ -39,8 +42,11 @@ export async function ingestLineEvents(db: Db, clock: Clock, channel: { id: stri
       const event = sanitizeLineEvent(rawEvent);
       if (!event) continue;
       const eventId = event.webhookEventId;
-      const r = await trx.insertInto('line_events').values({ webhook_event_id: eventId, line_channel_id: channel.id, received_at: now.toISOString() })
-        .onConflict((oc) => oc.column('webhook_event_id').doNothing()).executeTakeFirst();
+      const r = await trx
+        .insertInto('line_events')
+        .values({ webhook_event_id: eventId, line_channel_id: channel.id, received_at: now.toISOString() })
+        .onConflict((oc) => oc.column('webhook_event_id').doNothing())
+        .executeTakeFirst();
       if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) continue;
       const payload: LineEventJobPayload = { lineChannelId: channel.id, event };
       await enqueueOutbox(trx, { kind: LINE_EVENT_JOB, shopId: channel.shop_id, payload }, now);
@@ -50,32 +56,45 @@ export async function ingestLineEvents(db: Db, clock: Clock, channel: { id: stri
   return fresh;
 }
 
-export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; db: Db; clock: Clock }> = async (app, { line, db, clock }) => {
+export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; db: Db; clock: Clock }> = async (
+  app,
+  { line, db, clock },
+) => {
   void loadLineSdk();
   // The signature covers the exact bytes LINE sent: keep them raw (scoped to this plugin only).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
 
-  app.post('/api/line/webhook/:channelKey', {
-    schema: {
-      tags: ['line'], summary: 'LINE Messaging API webhook of one linked official account (signed by LINE with the channel secret)',
-      params: Type.Object({ channelKey: Type.String({ maxLength: 100 }) }),
-      response: { 200: success(Type.Object({ received: Type.Integer() })), ...errorResponses(400, 401, 404) },
+  app.post(
+    '/api/line/webhook/:channelKey',
+    {
+      schema: {
+        tags: ['line'],
+        summary: 'LINE Messaging API webhook of one linked official account (signed by LINE with the channel secret)',
+        params: Type.Object({ channelKey: Type.String({ maxLength: 100 }) }),
+        response: { 200: success(Type.Object({ received: Type.Integer() })), ...errorResponses(400, 401, 404) },
+      },
     },
-  }, async (req) => {
-    const found = await line.byWebhookKey(req.params.channelKey);
-    if (!found) throw new AppError('NOT_FOUND', 404, 'Unknown LINE webhook');
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    if (!(await verifyLineSignature(found.secret, raw, req.headers['x-line-signature']))) {
-      throw new AppError('UNAUTHORIZED', 401, 'Missing or invalid LINE signature');
-    }
-    let body: { destination?: unknown; events?: unknown } | null;
-    try { body = JSON.parse(raw.toString('utf8')); } catch { throw new AppError('BAD_REQUEST', 400, 'Body is not valid JSON'); }
-    // Signed but odd (null, a number, events not a list): answer cleanly, store nothing.
-    const events: unknown[] = body && typeof body === 'object' && Array.isArray(body.events) ? body.events : [];
-    const destination = body && typeof body === 'object' ? body.destination : undefined;
-    if (typeof destination === 'string' && destination.length <= 100 && !CONTROL_CHARS.test(destination) && !found.row.bot_user_id) await line.recordBotUserId(found.row.id, destination);
-    const received = await ingestLineEvents(db, clock, found.row, events);
-    return { success: true as const, data: { received } };
-  });
+    async (req) => {
+      const found = await line.byWebhookKey(req.params.channelKey);
+      if (!found) throw new AppError('NOT_FOUND', 404, 'Unknown LINE webhook');
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (!(await verifyLineSignature(found.secret, raw, req.headers['x-line-signature']))) {
+        throw new AppError('UNAUTHORIZED', 401, 'Missing or invalid LINE signature');
+      }
+      let body: { destination?: unknown; events?: unknown } | null;
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new AppError('BAD_REQUEST', 400, 'Body is not valid JSON');
+      }
+      // Signed but odd (null, a number, events not a list): answer cleanly, store nothing.
+      const events: unknown[] = body && typeof body === 'object' && Array.isArray(body.events) ? body.events : [];
+      const destination = body && typeof body === 'object' ? body.destination : undefined;
+      if (typeof destination === 'string' && destination.length <= 100 && !CONTROL_CHARS.test(destination) && !found.row.bot_user_id)
+        await line.recordBotUserId(found.row.id, destination);
+      const received = await ingestLineEvents(db, clock, found.row, events);
+      return { success: true as const, data: { received } };
+    },
+  );
 };

@@ -5,8 +5,9 @@ export const MAIL_USAGE = `  mail list [--to EMAIL] [--limit N]             (dev
 
 /** `slipcheck mail list`: the operator reads the development mail sink (reset links, notices). */
 export const mailCommands: Record<string, CliCommand> = {
-  'mail list': async (argv, out, env) => withContainer(env, out, MAIL_USAGE, async (c) => {
-    const { values } = flags(argv, { to: 'string', limit: 'string' });
-    return c.mail.list({ to: values.to as string | undefined, limit: optionalInt(values, 'limit') ?? 20 });
-  }),
+  'mail list': async (argv, out, env) =>
+    withContainer(env, out, MAIL_USAGE, async (c) => {
+      const { values } = flags(argv, { to: 'string', limit: 'string' });
+      return c.mail.list({ to: values.to as string | undefined, limit: optionalInt(values, 'limit') ?? 20 });
+    }),
 };

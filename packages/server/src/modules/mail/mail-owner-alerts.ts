@@ -26,9 +26,26 @@ export function createMailOwnerAlertHandler(deps: { db: Db; shops: ShopService; 
     const prefs = (shop.settings.notifications ?? {}) as { email?: boolean; staleSlipAlerts?: boolean };
     if (prefs.email === false) return;
     if (p.type === 'STALE_SLIP' && prefs.staleSlipAlerts === false) return;
-    const owners = await deps.db.selectFrom('users').select(['email']).where('shop_id', '=', shopId).where('deleted_at', 'is', null).where('disabled_at', 'is', null).execute();
+    const owners = await deps.db
+      .selectFrom('users')
+      .select(['email'])
+      .where('shop_id', '=', shopId)
+      .where('deleted_at', 'is', null)
+      .where('disabled_at', 'is', null)
+      .execute();
     for (const o of owners) {
-      await deps.mail.send(o.email, mailTemplates.ownerAlert({ type: p.type, shopName: shop.name, transactionId: p.transactionId, detail: p.detail, dashboardUrl: deps.dashboardUrl }), shopId, { dedupeKey: `${job.id}:${o.email}` });
+      await deps.mail.send(
+        o.email,
+        mailTemplates.ownerAlert({
+          type: p.type,
+          shopName: shop.name,
+          transactionId: p.transactionId,
+          detail: p.detail,
+          dashboardUrl: deps.dashboardUrl,
+        }),
+        shopId,
+        { dedupeKey: `${job.id}:${o.email}` },
+      );
     }
   };
 }

@@ -50,24 +50,43 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
       const badRecipient = !SINGLE_MAILBOX.test(to);
       const subject = headerSafe(content.subject);
       const id = opts.dedupeKey ? `mail_${createHash('sha256').update(opts.dedupeKey).digest('hex').slice(0, 26)}` : newId('mail');
-      const ins = await db.insertInto('mail_messages').values({
-        id, to_addr: badRecipient ? headerSafe(to).toLowerCase() : to.toLowerCase(), subject, template: content.template,
-        body_text: transport || badRecipient ? null : content.text, transport: transport ? 'smtp' : 'sink',
-        status: badRecipient ? 'failed' : transport ? 'sending' : 'stored', error: badRecipient ? 'invalid recipient' : null, shop_id: shopId, created_at: clock.now().toISOString(),
-      }).onConflict((oc) => oc.column('id').doNothing()).executeTakeFirst();
+      const ins = await db
+        .insertInto('mail_messages')
+        .values({
+          id,
+          to_addr: badRecipient ? headerSafe(to).toLowerCase() : to.toLowerCase(),
+          subject,
+          template: content.template,
+          body_text: transport || badRecipient ? null : content.text,
+          transport: transport ? 'smtp' : 'sink',
+          status: badRecipient ? 'failed' : transport ? 'sending' : 'stored',
+          error: badRecipient ? 'invalid recipient' : null,
+          shop_id: shopId,
+          created_at: clock.now().toISOString(),
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
       if (opts.dedupeKey && Number(ins.numInsertedOrUpdatedRows ?? 1n) === 0) return null;
       if (badRecipient) {
         deps.log?.warn({ mailId: id }, 'mail not sent: invalid recipient');
         return id;
       }
       if (transport) {
-        const p = transport.sendMail({ from: deps.from, to, subject, text: content.text })
+        const p = transport
+          .sendMail({ from: deps.from, to, subject, text: content.text })
           .then(() => db.updateTable('mail_messages').set({ status: 'sent' }).where('id', '=', id).execute())
           .catch((err: Error) => {
             deps.log?.warn({ mailId: id, err: err.message }, 'mail delivery failed');
-            return db.updateTable('mail_messages').set({ status: 'failed', error: err.message.slice(0, 500) }).where('id', '=', id).execute();
+            return db
+              .updateTable('mail_messages')
+              .set({ status: 'failed', error: err.message.slice(0, 500) })
+              .where('id', '=', id)
+              .execute();
           })
-          .then(() => undefined, () => undefined);
+          .then(
+            () => undefined,
+            () => undefined,
+          );
         pending.add(p);
         void p.finally(() => pending.delete(p));
       }
@@ -76,10 +95,21 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
     async list(opts: { to?: string; limit?: number } = {}): Promise<SentMail[]> {
       let q = db.selectFrom('mail_messages').selectAll();
       if (opts.to) q = q.where('to_addr', '=', opts.to.toLowerCase());
-      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit ?? 50).execute();
+      const rows = await q
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(opts.limit ?? 50)
+        .execute();
       return rows.map((r) => ({
-        id: r.id, to: r.to_addr, subject: r.subject, template: r.template, text: r.body_text,
-        transport: r.transport as 'sink' | 'smtp', status: r.status, error: r.error, createdAt: r.created_at,
+        id: r.id,
+        to: r.to_addr,
+        subject: r.subject,
+        template: r.template,
+        text: r.body_text,
+        transport: r.transport as 'sink' | 'smtp',
+        status: r.status,
+        error: r.error,
+        createdAt: r.created_at,
       }));
     },
     async close() {

@@ -19,22 +19,36 @@ function when(d: Date, timeZone: string) {
 }
 
 export const mailTemplates = {
-  welcome(p: { shopName: string; trialEndsAt: string | null; chosenPlanName: string | null; dashboardUrl: string; timeZone: string }): MailContent {
+  welcome(p: {
+    shopName: string;
+    trialEndsAt: string | null;
+    chosenPlanName: string | null;
+    dashboardUrl: string;
+    timeZone: string;
+  }): MailContent {
     const end = p.trialEndsAt ? when(new Date(p.trialEndsAt), p.timeZone) : null;
     const th = [
       `ยินดีต้อนรับสู่ slipcheck ร้าน "${p.shopName}" พร้อมใช้งานแล้ว`,
       end ? `ร้านของคุณอยู่ในช่วงทดลองใช้ฟรี 7 วัน (ตรวจสลิปได้ 50 ใบ) ถึง ${end.th}` : '',
-      p.chosenPlanName ? `แพ็กเกจที่คุณเลือก: ${p.chosenPlanName} จะเริ่มใช้งานเมื่อชำระเงินแล้ว ระหว่างทดลองใช้ยังไม่สามารถสร้าง API key หรือ webhook ได้` : '',
+      p.chosenPlanName
+        ? `แพ็กเกจที่คุณเลือก: ${p.chosenPlanName} จะเริ่มใช้งานเมื่อชำระเงินแล้ว ระหว่างทดลองใช้ยังไม่สามารถสร้าง API key หรือ webhook ได้`
+        : '',
       `ขั้นตอนต่อไป: เพิ่มบัญชีรับเงินของร้าน แล้วลองอัปโหลดสลิปที่ ${p.dashboardUrl}`,
       SIGN_TH,
-    ].filter(Boolean).join('\n\n');
+    ]
+      .filter(Boolean)
+      .join('\n\n');
     const en = [
       `Welcome to slipcheck. Your shop "${p.shopName}" is ready.`,
       end ? `You are on the free 7-day trial (50 slips) until ${end.en}.` : '',
-      p.chosenPlanName ? `The plan you chose, ${p.chosenPlanName}, starts once payment is received. During the trial, API keys and webhooks are not available.` : '',
+      p.chosenPlanName
+        ? `The plan you chose, ${p.chosenPlanName}, starts once payment is received. During the trial, API keys and webhooks are not available.`
+        : '',
       `Next: add the shop's receiving account, then check a slip at ${p.dashboardUrl}`,
       SIGN_EN,
-    ].filter(Boolean).join('\n\n');
+    ]
+      .filter(Boolean)
+      .join('\n\n');
     return { template: 'welcome', subject: 'ยินดีต้อนรับสู่ slipcheck / Welcome to slipcheck', text: th + RULE + en };
   },
 
@@ -75,11 +89,23 @@ export const mailTemplates = {
 
   ownerAlert(p: { type: string; shopName: string; transactionId?: string; detail?: unknown; dashboardUrl: string }): MailContent {
     const what: Record<string, [string, string]> = {
-      STALE_SLIP: ['ได้รับสลิปที่เก่ากว่ากำหนด (อาจเป็นสลิปที่เคยใช้แล้ว) โปรดตรวจสอบก่อนส่งสินค้า', 'A slip older than the allowed age was received (it may be re-used). Check it before you ship.'],
-      QUOTA_80: ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', '80% of this month\'s slip quota is used.'],
-      QUOTA_100: ['โควตาตรวจสลิปเดือนนี้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ', 'This month\'s slip quota is used up; new slips are refused until next month or a larger plan.'],
-      TRIAL_ENDING: ['ช่วงทดลองใช้ของร้านใกล้หมดแล้ว เลือกแพ็กเกจเพื่อใช้งานต่อ', 'Your shop\'s trial ends soon; choose a plan to keep checking slips.'],
-      LINE_MONTHLY_LIMIT: ['บัญชี LINE Official Account ของร้านส่งข้อความครบโควตาของเดือนนี้แล้ว (LINE แจ้งว่าถึงขีดจำกัดรายเดือน) ระบบยังตรวจสลิปได้ แต่จะตอบในแชทได้เฉพาะการตอบกลับทันที จนถึงเดือนหน้า หรือจนกว่าจะเพิ่มแพ็กเกจข้อความใน LINE Official Account Manager', 'Your LINE Official Account has used up this month\'s message allowance (LINE answered "monthly limit"). Slips are still checked, but the bot can only answer with immediate replies until next month or until you raise the message plan in LINE Official Account Manager.'],
+      STALE_SLIP: [
+        'ได้รับสลิปที่เก่ากว่ากำหนด (อาจเป็นสลิปที่เคยใช้แล้ว) โปรดตรวจสอบก่อนส่งสินค้า',
+        'A slip older than the allowed age was received (it may be re-used). Check it before you ship.',
+      ],
+      QUOTA_80: ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', "80% of this month's slip quota is used."],
+      QUOTA_100: [
+        'โควตาตรวจสลิปเดือนนี้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ',
+        "This month's slip quota is used up; new slips are refused until next month or a larger plan.",
+      ],
+      TRIAL_ENDING: [
+        'ช่วงทดลองใช้ของร้านใกล้หมดแล้ว เลือกแพ็กเกจเพื่อใช้งานต่อ',
+        "Your shop's trial ends soon; choose a plan to keep checking slips.",
+      ],
+      LINE_MONTHLY_LIMIT: [
+        'บัญชี LINE Official Account ของร้านส่งข้อความครบโควตาของเดือนนี้แล้ว (LINE แจ้งว่าถึงขีดจำกัดรายเดือน) ระบบยังตรวจสลิปได้ แต่จะตอบในแชทได้เฉพาะการตอบกลับทันที จนถึงเดือนหน้า หรือจนกว่าจะเพิ่มแพ็กเกจข้อความใน LINE Official Account Manager',
+        'Your LINE Official Account has used up this month\'s message allowance (LINE answered "monthly limit"). Slips are still checked, but the bot can only answer with immediate replies until next month or until you raise the message plan in LINE Official Account Manager.',
+      ],
     };
     const [th, en] = what[p.type] ?? ['มีการแจ้งเตือนจากระบบ', 'There is a new alert.'];
     const ref = p.transactionId ? `\n\n${p.dashboardUrl}/transactions/${p.transactionId}` : `\n\n${p.dashboardUrl}`;

@@ -26,8 +26,15 @@ export interface PayeeAccount {
 }
 
 export const payeeFromRow = (r: PayeeAccountsTable): PayeeAccount => ({
-  id: r.id, bankCode: r.bank_code, kind: r.kind, proxyType: r.proxy_type, holder: r.holder,
-  accountLast4: r.account_number.slice(-4), isPrimary: !!r.is_primary, status: r.status, createdAt: r.created_at,
+  id: r.id,
+  bankCode: r.bank_code,
+  kind: r.kind,
+  proxyType: r.proxy_type,
+  holder: r.holder,
+  accountLast4: r.account_number.slice(-4),
+  isPrimary: !!r.is_primary,
+  status: r.status,
+  createdAt: r.created_at,
 });
 
 export interface PayeeInput {
@@ -46,15 +53,28 @@ function normalise(input: PayeeInput) {
   const holder = String(input.holder ?? '').trim();
   if (!holder || holder.length > 120) throw new AppError('VALIDATION_ERROR', 400, 'holder must be 1 to 120 characters');
   if (kind === 'BANK') {
-    if (!BANK_CODES.has(input.bankCode)) throw new AppError('VALIDATION_ERROR', 400, `Unknown bank code ${String(input.bankCode).slice(0, 10)}`);
+    if (!BANK_CODES.has(input.bankCode))
+      throw new AppError('VALIDATION_ERROR', 400, `Unknown bank code ${String(input.bankCode).slice(0, 10)}`);
     if (!/^\d{10,15}$/.test(digits)) throw new AppError('VALIDATION_ERROR', 400, 'accountNumber must be 10 to 15 digits');
     return { kind, bankCode: input.bankCode, proxyType: null, accountNumber: digits, holder };
   }
   const proxyType = (input.proxyType ?? 'PHONE').toUpperCase();
-  if (!PROXY_TYPES.includes(proxyType as never)) throw new AppError('VALIDATION_ERROR', 400, `proxyType must be one of ${PROXY_TYPES.join(', ')}`);
+  if (!PROXY_TYPES.includes(proxyType as never))
+    throw new AppError('VALIDATION_ERROR', 400, `proxyType must be one of ${PROXY_TYPES.join(', ')}`);
   const ok = proxyType === 'PHONE' ? /^0\d{9}$/.test(digits) : proxyType === 'NATID' ? /^\d{13}$/.test(digits) : /^\d{15}$/.test(digits);
-  if (!ok) throw new AppError('VALIDATION_ERROR', 400, 'PromptPay id must be a 10-digit phone (0...), a 13-digit national id or a 15-digit e-wallet id');
-  return { kind, bankCode: input.bankCode && BANK_CODES.has(input.bankCode) ? input.bankCode : 'PROMPTPAY', proxyType, accountNumber: digits, holder };
+  if (!ok)
+    throw new AppError(
+      'VALIDATION_ERROR',
+      400,
+      'PromptPay id must be a 10-digit phone (0...), a 13-digit national id or a 15-digit e-wallet id',
+    );
+  return {
+    kind,
+    bankCode: input.bankCode && BANK_CODES.has(input.bankCode) ? input.bankCode : 'PROMPTPAY',
+    proxyType,
+    accountNumber: digits,
+    holder,
+  };
 }
 
 export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditService }) {
@@ -74,28 +94,53 @@ export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditSer
     async add(shopId: string, input: PayeeInput, actor: string): Promise<PayeeAccount> {
       const n = normalise(input);
       return db.transaction().execute(async (trx) => {
-        const count = await trx.selectFrom('payee_accounts').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shopId).executeTakeFirstOrThrow();
+        const count = await trx
+          .selectFrom('payee_accounts')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('shop_id', '=', shopId)
+          .executeTakeFirstOrThrow();
         const primary = input.isPrimary || Number(count.n) === 0;
         if (primary) await clearPrimary(trx, shopId);
         const row: PayeeAccountsTable = {
-          id: newId('payee'), shop_id: shopId, bank_code: n.bankCode, kind: n.kind, account_number: n.accountNumber,
-          proxy_type: n.proxyType, holder: n.holder, is_primary: primary ? 1 : 0, status: 'ACTIVE', created_at: clock.now().toISOString(),
+          id: newId('payee'),
+          shop_id: shopId,
+          bank_code: n.bankCode,
+          kind: n.kind,
+          account_number: n.accountNumber,
+          proxy_type: n.proxyType,
+          holder: n.holder,
+          is_primary: primary ? 1 : 0,
+          status: 'ACTIVE',
+          created_at: clock.now().toISOString(),
         };
         await trx.insertInto('payee_accounts').values(row).execute();
-        await audit.record({ shopId, actor, action: 'payee.add', target: row.id, detail: { bankCode: n.bankCode, last4: n.accountNumber.slice(-4) } }, trx);
+        await audit.record(
+          { shopId, actor, action: 'payee.add', target: row.id, detail: { bankCode: n.bankCode, last4: n.accountNumber.slice(-4) } },
+          trx,
+        );
         return payeeFromRow(row);
       });
     },
     async list(shopId: string): Promise<PayeeAccount[]> {
-      const rows = await db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId)
-        .orderBy('is_primary', 'desc').orderBy('created_at').execute();
+      const rows = await db
+        .selectFrom('payee_accounts')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .orderBy('is_primary', 'desc')
+        .orderBy('created_at')
+        .execute();
       return rows.map(payeeFromRow);
     },
     /** Full rows for receiver matching inside the pipeline; never serialised to a client. */
     async activeForMatching(shopId: string): Promise<PayeeAccountsTable[]> {
       return db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId).where('status', '=', 'ACTIVE').execute();
     },
-    async update(shopId: string, id: string, patch: { holder?: string; isPrimary?: boolean; status?: string }, actor: string): Promise<PayeeAccount> {
+    async update(
+      shopId: string,
+      id: string,
+      patch: { holder?: string; isPrimary?: boolean; status?: string },
+      actor: string,
+    ): Promise<PayeeAccount> {
       const row = await getRow(shopId, id);
       const set: Partial<PayeeAccountsTable> = {};
       if (patch.holder !== undefined) {
@@ -104,12 +149,17 @@ export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditSer
         set.holder = h;
       }
       if (patch.status !== undefined) {
-        if (!PAYEE_STATUSES.includes(patch.status as never)) throw new AppError('VALIDATION_ERROR', 400, `status must be one of ${PAYEE_STATUSES.join(', ')}`);
+        if (!PAYEE_STATUSES.includes(patch.status as never))
+          throw new AppError('VALIDATION_ERROR', 400, `status must be one of ${PAYEE_STATUSES.join(', ')}`);
         set.status = patch.status;
       }
       await db.transaction().execute(async (trx) => {
-        if (patch.isPrimary) { await clearPrimary(trx, shopId); set.is_primary = 1; }
-        if (Object.keys(set).length) await trx.updateTable('payee_accounts').set(set).where('shop_id', '=', shopId).where('id', '=', id).execute();
+        if (patch.isPrimary) {
+          await clearPrimary(trx, shopId);
+          set.is_primary = 1;
+        }
+        if (Object.keys(set).length)
+          await trx.updateTable('payee_accounts').set(set).where('shop_id', '=', shopId).where('id', '=', id).execute();
         await audit.record({ shopId, actor, action: 'payee.update', target: id, detail: { fields: Object.keys(set) } }, trx);
       });
       return payeeFromRow({ ...row, ...set });

@@ -35,7 +35,8 @@ export function loadCatalogue(file?: string): Plan[] {
   }
   for (const p of plans) {
     if (!/^[A-Z][A-Z0-9_]{1,31}$/.test(p.code)) throw new Error(`plan code ${JSON.stringify(p.code)} must be upper-case letters/digits`);
-    if (!Number.isInteger(p.monthlyLimit) || p.monthlyLimit < 0) throw new Error(`plan ${p.code}: monthlyLimit must be a non-negative integer`);
+    if (!Number.isInteger(p.monthlyLimit) || p.monthlyLimit < 0)
+      throw new Error(`plan ${p.code}: monthlyLimit must be a non-negative integer`);
   }
   return plans;
 }
@@ -80,14 +81,29 @@ export function createPlanService(deps: { db: Db; clock: Clock }) {
       const now = clock.now().toISOString();
       for (const p of catalogue) {
         const row: PlansTable = {
-          code: p.code, name: p.name, monthly_limit: p.monthlyLimit, trial_days: p.trialDays ?? 0,
-          api_access: p.apiAccess ? 1 : 0, webhooks: p.webhooks ? 1 : 0, seats: p.seats, groups: p.groups,
-          messaging_accounts: p.messagingAccounts, allow_overage: p.allowOverage ? 1 : 0, free_buffer: p.freeBuffer ?? 0,
-          monthly_cap: p.monthlyCap ?? 0, hard_block_multiple: p.hardBlockMultiple ?? 1, price_thb: p.priceThb ?? 0,
-          overage_price_satang: p.overagePriceSatang ?? 0, updated_at: now,
+          code: p.code,
+          name: p.name,
+          monthly_limit: p.monthlyLimit,
+          trial_days: p.trialDays ?? 0,
+          api_access: p.apiAccess ? 1 : 0,
+          webhooks: p.webhooks ? 1 : 0,
+          seats: p.seats,
+          groups: p.groups,
+          messaging_accounts: p.messagingAccounts,
+          allow_overage: p.allowOverage ? 1 : 0,
+          free_buffer: p.freeBuffer ?? 0,
+          monthly_cap: p.monthlyCap ?? 0,
+          hard_block_multiple: p.hardBlockMultiple ?? 1,
+          price_thb: p.priceThb ?? 0,
+          overage_price_satang: p.overagePriceSatang ?? 0,
+          updated_at: now,
         };
         const { code, ...rest } = row;
-        await db.insertInto('plans').values(row).onConflict((oc) => oc.column('code').doUpdateSet(rest)).execute();
+        await db
+          .insertInto('plans')
+          .values(row)
+          .onConflict((oc) => oc.column('code').doUpdateSet(rest))
+          .execute();
       }
     },
     async list(): Promise<Plan[]> {

@@ -36,15 +36,29 @@ export interface Reservation {
 
 // Hot statements (every verify and every authenticated answer): SQL built once, see preparedQuery.
 const usedQuery = preparedQuery((db: Db, shopId: string, p: string) =>
-  db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).where('period', '=', p));
+  db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).where('period', '=', p),
+);
 // The conditional update is the whole exactly-k rule: the database lets k increments through.
 // RETURNING gives the value our own increment made: the caller answers with it instead of reading
 // the counter again, and exactly one reservation sees each value (threshold alerts rely on that).
 const takeQuery = preparedQuery((db: Db, shopId: string, p: string, hardLimit: number, now: string) =>
-  db.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1), updated_at: now }))
-    .where('shop_id', '=', shopId).where('period', '=', p).where('used', '<', hardLimit).returning('used'));
+  db
+    .updateTable('quota_usage')
+    .set((eb) => ({ used: eb('used', '+', 1), updated_at: now }))
+    .where('shop_id', '=', shopId)
+    .where('period', '=', p)
+    .where('used', '<', hardLimit)
+    .returning('used'),
+);
 
-export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditService; testCounter: TestUsageCounter; timeZone: string; testQuotaLimit: number }) {
+export function createQuotaService(deps: {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  testCounter: TestUsageCounter;
+  timeZone: string;
+  testQuotaLimit: number;
+}) {
   const { db, clock, audit, testCounter, timeZone, testQuotaLimit } = deps;
   const period = () => periodOf(clock.now(), timeZone);
 
@@ -56,8 +70,15 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
   function shape(plan: Plan, used: number, p = period()): QuotaSnapshot {
     const limit = plan.monthlyLimit;
     return {
-      used, limit, remaining: Math.max(0, limit - used), percentUsed: limit > 0 ? Math.min(100, Math.floor((used * 100) / limit)) : 100,
-      allowOverage: plan.allowOverage, planCode: plan.code, periodMonth: p.periodMonth, daysUntilReset: p.daysUntilReset, overage: overageOf(plan, used),
+      used,
+      limit,
+      remaining: Math.max(0, limit - used),
+      percentUsed: limit > 0 ? Math.min(100, Math.floor((used * 100) / limit)) : 100,
+      allowOverage: plan.allowOverage,
+      planCode: plan.code,
+      periodMonth: p.periodMonth,
+      daysUntilReset: p.daysUntilReset,
+      overage: overageOf(plan, used),
     };
   }
 
@@ -78,17 +99,27 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
 
   async function testOver(shopId: string, p: string) {
     const used = await testCounter.get(shopId, p);
-    return new AppError('TEST_QUOTA_EXCEEDED', 402, `Test keys are limited to ${testQuotaLimit} calls per month`, { quota: { used: used ?? testQuotaLimit, limit: testQuotaLimit, remaining: 0 } });
+    return new AppError('TEST_QUOTA_EXCEEDED', 402, `Test keys are limited to ${testQuotaLimit} calls per month`, {
+      quota: { used: used ?? testQuotaLimit, limit: testQuotaLimit, remaining: 0 },
+    });
   }
 
   /** Gives one unit back inside `trx`; a Redis test counter can only be given back after the commit (`after`). */
   async function releaseIn(trx: Db, res: Reservation): Promise<{ after?: () => Promise<void> }> {
     if (res.pool === 'test') {
-      if (testCounter.inDatabase) { await testCounter.release(res.shopId, res.period, trx); return {}; }
+      if (testCounter.inDatabase) {
+        await testCounter.release(res.shopId, res.period, trx);
+        return {};
+      }
       return { after: () => testCounter.release(res.shopId, res.period) };
     }
-    await trx.updateTable('quota_usage').set((eb) => ({ used: eb('used', '-', 1) }))
-      .where('shop_id', '=', res.shopId).where('period', '=', res.period).where('used', '>', 0).execute();
+    await trx
+      .updateTable('quota_usage')
+      .set((eb) => ({ used: eb('used', '-', 1) }))
+      .where('shop_id', '=', res.shopId)
+      .where('period', '=', res.period)
+      .where('used', '>', 0)
+      .execute();
     return {};
   }
 
@@ -114,7 +145,12 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
      * `mark` answering false (the claim is no longer ours) rolls the take back and throws.
      * Test keys use their own cap; when that counter cannot be read they draw on the shop pool.
      */
-    async reserve(shop: Shop, plan: Plan, environment: 'live' | 'test', mark: (trx: Db, res: Reservation) => Promise<boolean> = async () => true): Promise<Reservation> {
+    async reserve(
+      shop: Shop,
+      plan: Plan,
+      environment: 'live' | 'test',
+      mark: (trx: Db, res: Reservation) => Promise<boolean> = async () => true,
+    ): Promise<Reservation> {
       const p = period().periodMonth;
       const lost = () => new AppError('SERVICE_UNAVAILABLE', 503, 'The check was interrupted; send the same slip again');
       if (environment === 'test') {
@@ -133,15 +169,26 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
           if (r === 'ok') {
             // Redis and the database cannot share a transaction: a crash right here counts one test call too many (never money).
             const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
-            const ok = await db.transaction().execute((trx) => mark(trx, res)).catch(async (e) => { await testCounter.release(shop.id, p); throw e; });
-            if (!ok) { await testCounter.release(shop.id, p); throw lost(); }
+            const ok = await db
+              .transaction()
+              .execute((trx) => mark(trx, res))
+              .catch(async (e) => {
+                await testCounter.release(shop.id, p);
+                throw e;
+              });
+            if (!ok) {
+              await testCounter.release(shop.id, p);
+              throw lost();
+            }
             return res;
           }
           if (r === 'over') throw await testOver(shop.id, p);
         }
       }
       if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now()) {
-        throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
+        throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', {
+          quota: quotaBody(shape(plan, await usedIn(shop.id, p))),
+        });
       }
       // Reads for the 402 body happen after the transaction: on SQLite it holds the only connection.
       const res = await db.transaction().execute(async (trx) => {
@@ -150,7 +197,12 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
         return r;
       });
       if (res) return res;
-      throw new AppError('QUOTA_EXCEEDED', 402, 'Monthly slip quota is used up; it resets at the start of next month or with a larger plan', { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) });
+      throw new AppError(
+        'QUOTA_EXCEEDED',
+        402,
+        'Monthly slip quota is used up; it resets at the start of next month or with a larger plan',
+        { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) },
+      );
     },
     releaseIn,
     /** A unit for a record whose reservation was already returned (its claim was swept or taken over): counted unconditionally. */
@@ -159,23 +211,40 @@ export function createQuotaService(deps: { db: Db; clock: Clock; audit: AuditSer
       if (res.pool === 'test') {
         if (testCounter.inDatabase) {
           await ensureUsageRow(trx, res.shopId, res.period, now);
-          await trx.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '+', 1) })).where('shop_id', '=', res.shopId).where('period', '=', res.period).execute();
+          await trx
+            .updateTable('quota_usage')
+            .set((eb) => ({ test_used: eb('test_used', '+', 1) }))
+            .where('shop_id', '=', res.shopId)
+            .where('period', '=', res.period)
+            .execute();
         }
         return; // a Redis test counter keeps the count it had: at worst one test call uncounted
       }
       await ensureUsageRow(trx, res.shopId, res.period, now);
-      await trx.updateTable('quota_usage').set((eb) => ({ used: eb('used', '+', 1), updated_at: now })).where('shop_id', '=', res.shopId).where('period', '=', res.period).execute();
+      await trx
+        .updateTable('quota_usage')
+        .set((eb) => ({ used: eb('used', '+', 1), updated_at: now }))
+        .where('shop_id', '=', res.shopId)
+        .where('period', '=', res.period)
+        .execute();
     },
     /** Support correction of the current period's counters; always audited. */
     async adjust(shopId: string, values: { used?: number; testUsed?: number }, actor: string) {
       const p = period().periodMonth;
       const now = clock.now().toISOString();
       for (const v of [values.used, values.testUsed]) {
-        if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new AppError('VALIDATION_ERROR', 400, 'counters must be non-negative integers');
+        if (v !== undefined && (!Number.isInteger(v) || v < 0))
+          throw new AppError('VALIDATION_ERROR', 400, 'counters must be non-negative integers');
       }
       await ensureUsageRow(db, shopId, p, now);
       const before = { used: await usedIn(shopId, p), testUsed: await testCounter.get(shopId, p) };
-      if (values.used !== undefined) await db.updateTable('quota_usage').set({ used: values.used, updated_at: now }).where('shop_id', '=', shopId).where('period', '=', p).execute();
+      if (values.used !== undefined)
+        await db
+          .updateTable('quota_usage')
+          .set({ used: values.used, updated_at: now })
+          .where('shop_id', '=', shopId)
+          .where('period', '=', p)
+          .execute();
       if (values.testUsed !== undefined) await testCounter.set(shopId, p, values.testUsed);
       await audit.record({ shopId, actor, action: 'quota.adjust', target: shopId, detail: { period: p, before, after: values } });
     },

@@ -17,32 +17,55 @@ export interface TestUsageCounter {
 }
 
 export async function ensureUsageRow(db: Db, shopId: string, period: string, now: string) {
-  await db.insertInto('quota_usage').values({ shop_id: shopId, period, used: 0, test_used: 0, updated_at: now })
-    .onConflict((oc) => oc.columns(['shop_id', 'period']).doNothing()).execute();
+  await db
+    .insertInto('quota_usage')
+    .values({ shop_id: shopId, period, used: 0, test_used: 0, updated_at: now })
+    .onConflict((oc) => oc.columns(['shop_id', 'period']).doNothing())
+    .execute();
 }
 
 export function createDbTestUsageCounter(db: Db, clock: Clock): TestUsageCounter {
   return {
     inDatabase: true,
     async get(shopId, period) {
-      const r = await db.selectFrom('quota_usage').select('test_used').where('shop_id', '=', shopId).where('period', '=', period).executeTakeFirst();
+      const r = await db
+        .selectFrom('quota_usage')
+        .select('test_used')
+        .where('shop_id', '=', shopId)
+        .where('period', '=', period)
+        .executeTakeFirst();
       return r?.test_used ?? 0;
     },
     async reserve(shopId, period, cap, trx = db) {
       const now = clock.now().toISOString();
       await ensureUsageRow(trx, shopId, period, now);
-      const r = await trx.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '+', 1), updated_at: now }))
-        .where('shop_id', '=', shopId).where('period', '=', period).where('test_used', '<', cap).executeTakeFirst();
+      const r = await trx
+        .updateTable('quota_usage')
+        .set((eb) => ({ test_used: eb('test_used', '+', 1), updated_at: now }))
+        .where('shop_id', '=', shopId)
+        .where('period', '=', period)
+        .where('test_used', '<', cap)
+        .executeTakeFirst();
       return Number(r.numUpdatedRows) === 1 ? 'ok' : 'over';
     },
     async release(shopId, period, trx = db) {
-      await trx.updateTable('quota_usage').set((eb) => ({ test_used: eb('test_used', '-', 1) }))
-        .where('shop_id', '=', shopId).where('period', '=', period).where('test_used', '>', 0).execute();
+      await trx
+        .updateTable('quota_usage')
+        .set((eb) => ({ test_used: eb('test_used', '-', 1) }))
+        .where('shop_id', '=', shopId)
+        .where('period', '=', period)
+        .where('test_used', '>', 0)
+        .execute();
     },
     async set(shopId, period, value) {
       const now = clock.now().toISOString();
       await ensureUsageRow(db, shopId, period, now);
-      await db.updateTable('quota_usage').set({ test_used: value, updated_at: now }).where('shop_id', '=', shopId).where('period', '=', period).execute();
+      await db
+        .updateTable('quota_usage')
+        .set({ test_used: value, updated_at: now })
+        .where('shop_id', '=', shopId)
+        .where('period', '=', period)
+        .execute();
     },
   };
 }
@@ -57,13 +80,25 @@ export function createRedisTestUsageCounter(redis: Redis): TestUsageCounter {
   return {
     inDatabase: false,
     async get(shopId, period) {
-      try { return Number((await redis.get(key(shopId, period))) ?? 0); } catch { return null; }
+      try {
+        return Number((await redis.get(key(shopId, period))) ?? 0);
+      } catch {
+        return null;
+      }
     },
     async reserve(shopId, period, cap) {
-      try { return (await redis.eval(RESERVE, 1, key(shopId, period), cap)) === 1 ? 'ok' : 'over'; } catch { return 'unavailable'; }
+      try {
+        return (await redis.eval(RESERVE, 1, key(shopId, period), cap)) === 1 ? 'ok' : 'over';
+      } catch {
+        return 'unavailable';
+      }
     },
     async release(shopId, period) {
-      try { await redis.decr(key(shopId, period)); } catch { /* counted high by one: errs in the shop's favour of safety */ }
+      try {
+        await redis.decr(key(shopId, period));
+      } catch {
+        /* counted high by one: errs in the shop's favour of safety */
+      }
     },
     async set(shopId, period, value) {
       await redis.set(key(shopId, period), String(value), 'EX', 5356800);

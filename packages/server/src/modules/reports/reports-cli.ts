@@ -16,30 +16,55 @@ function instant(v: string | undefined, timeZone: string, end: boolean): string 
     const r = dayRange(v, timeZone);
     return end ? new Date(r.to.getTime() - 1).toISOString() : r.from.toISOString();
   }
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(v) || Number.isNaN(Date.parse(v))) throw new UsageError(`--${end ? 'to' : 'from'} must be YYYY-MM-DD or an ISO 8601 date-time`);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(v) || Number.isNaN(Date.parse(v)))
+    throw new UsageError(`--${end ? 'to' : 'from'} must be YYYY-MM-DD or an ISO 8601 date-time`);
   return new Date(v).toISOString();
 }
 
 /** Operators' export: the same file as the dashboard's, the same audit event (actor operator:cli). */
 export const reportsCommands: Record<string, CliCommand> = {
-  'transactions export': async (argv, out, env) => withContainer(env, out, REPORTS_USAGE, async (c) => {
-    const { values } = flags(argv, { shop: 'string', format: 'string', from: 'string', to: 'string', out: 'string', lang: 'string', status: 'string', source: 'string', 'client-ref': 'string', environment: 'string' });
-    const shopId = required(values, 'shop');
-    const format = required(values, 'format');
-    if (format !== 'csv' && format !== 'xlsx') throw new UsageError('--format must be csv or xlsx');
-    const lang = values.lang as string | undefined;
-    if (lang !== undefined && lang !== 'th' && lang !== 'en') throw new UsageError('--lang must be th or en');
-    const tz = c.config.TIME_ZONE;
-    const filters = {
-      from: instant(values.from as string | undefined, tz, false), to: instant(values.to as string | undefined, tz, true),
-      status: values.status as string | undefined, source: values.source as string | undefined,
-      clientRef: values['client-ref'] as string | undefined, environment: values.environment as string | undefined,
-    };
-    const options = await c.reports.prepareExport(shopId, filters, format, lang, 'operator:cli');
-    const file = values.out as string | undefined;
-    const sink: Writable = file ? fs.createWriteStream(file) : process.stdout;
-    const rows = await c.reports.writeExport(shopId, filters, options, sink);
-    if (file) { sink.end(); await finished(sink); }
-    out.stderr(JSON.stringify({ exported: rows, format, file: file ?? '(stdout)' }));
-  }, false),
+  'transactions export': async (argv, out, env) =>
+    withContainer(
+      env,
+      out,
+      REPORTS_USAGE,
+      async (c) => {
+        const { values } = flags(argv, {
+          shop: 'string',
+          format: 'string',
+          from: 'string',
+          to: 'string',
+          out: 'string',
+          lang: 'string',
+          status: 'string',
+          source: 'string',
+          'client-ref': 'string',
+          environment: 'string',
+        });
+        const shopId = required(values, 'shop');
+        const format = required(values, 'format');
+        if (format !== 'csv' && format !== 'xlsx') throw new UsageError('--format must be csv or xlsx');
+        const lang = values.lang as string | undefined;
+        if (lang !== undefined && lang !== 'th' && lang !== 'en') throw new UsageError('--lang must be th or en');
+        const tz = c.config.TIME_ZONE;
+        const filters = {
+          from: instant(values.from as string | undefined, tz, false),
+          to: instant(values.to as string | undefined, tz, true),
+          status: values.status as string | undefined,
+          source: values.source as string | undefined,
+          clientRef: values['client-ref'] as string | undefined,
+          environment: values.environment as string | undefined,
+        };
+        const options = await c.reports.prepareExport(shopId, filters, format, lang, 'operator:cli');
+        const file = values.out as string | undefined;
+        const sink: Writable = file ? fs.createWriteStream(file) : process.stdout;
+        const rows = await c.reports.writeExport(shopId, filters, options, sink);
+        if (file) {
+          sink.end();
+          await finished(sink);
+        }
+        out.stderr(JSON.stringify({ exported: rows, format, file: file ?? '(stdout)' }));
+      },
+      false,
+    ),
 };

@@ -71,7 +71,9 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
           const r = applyAnonymisation(raw, o.anonymizeBefore);
           rows++;
           yield {
-            ...r, createdAt: localDateTime(r.createdAt, o.timeZone), transDate: r.transDate ? localDateTime(r.transDate, o.timeZone) : '',
+            ...r,
+            createdAt: localDateTime(r.createdAt, o.timeZone),
+            transDate: r.transDate ? localDateTime(r.transDate, o.timeZone) : '',
             // Plain digits and a dot, no grouping: spreadsheets read it as a number.
             amount: r.amount === null ? '' : formatSatang(Math.round(r.amount * 100), false),
             statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
@@ -89,8 +91,14 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
   const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   const ws = wb.addWorksheet(o.lang === 'th' ? 'รายการ' : 'Transactions', { views: [{ state: 'frozen', ySplit: 1 }] });
   ws.columns = EXPORT_COLUMNS.map((c) => ({
-    header: c[o.lang], key: c.key, width: c.width,
-    ...(c.key === 'amount' ? { style: { numFmt: '#,##0.00' } } : c.key === 'createdAt' || c.key === 'transDate' ? { style: { numFmt: 'yyyy-mm-dd hh:mm:ss' } } : {}),
+    header: c[o.lang],
+    key: c.key,
+    width: c.width,
+    ...(c.key === 'amount'
+      ? { style: { numFmt: '#,##0.00' } }
+      : c.key === 'createdAt' || c.key === 'transDate'
+        ? { style: { numFmt: 'yyyy-mm-dd hh:mm:ss' } }
+        : {}),
   }));
   ws.getRow(1).font = { bold: true };
   for await (const page of pages) {
@@ -100,11 +108,17 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
       ws.addRow({
         ...r,
         // Real dates showing Bangkok wall time (a spreadsheet cell has no zone), real numbers with two decimals.
-        createdAt: wallClockDate(r.createdAt, o.timeZone), transDate: r.transDate ? wallClockDate(r.transDate, o.timeZone) : null,
-        amount: r.amount, statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
+        createdAt: wallClockDate(r.createdAt, o.timeZone),
+        transDate: r.transDate ? wallClockDate(r.transDate, o.timeZone) : null,
+        amount: r.amount,
+        statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
       }).commit();
     }
-    if (out.writableNeedDrain) await new Promise<void>((resolve, reject) => { out.once('drain', resolve); out.once('error', reject); });
+    if (out.writableNeedDrain)
+      await new Promise<void>((resolve, reject) => {
+        out.once('drain', resolve);
+        out.once('error', reject);
+      });
   }
   ws.commit();
   await wb.commit();
@@ -114,6 +128,12 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
 /** A readable body for HTTP: the export runs into it in the background; a failure destroys the stream. */
 export function exportStream(pages: AsyncIterable<TransactionRecord[]>, o: ExportOptions, onDone?: (rows: number) => void): PassThrough {
   const body = new PassThrough();
-  writeExport(pages, body, o).then((n) => { if (o.format === 'xlsx') body.end(); onDone?.(n); }, (e) => body.destroy(e as Error));
+  writeExport(pages, body, o).then(
+    (n) => {
+      if (o.format === 'xlsx') body.end();
+      onDone?.(n);
+    },
+    (e) => body.destroy(e as Error),
+  );
   return body;
 }

@@ -18,42 +18,82 @@ export type ExportFilters = Omit<TransactionFilters, 'cursor' | 'limit'>;
 
 /** Reports: money totals, exports and the daily summary (see README.md beside this file). */
 export function createReportsModule(deps: {
-  db: Db; clock: Clock; timeZone: string; audit: AuditService; shops: ShopService; plans: PlanService; quota: QuotaService;
-  transactions: TransactionService; line: LineModule; mail: MailService; dashboardUrl: string; defaultRetentionMonths: number;
+  db: Db;
+  clock: Clock;
+  timeZone: string;
+  audit: AuditService;
+  shops: ShopService;
+  plans: PlanService;
+  quota: QuotaService;
+  transactions: TransactionService;
+  line: LineModule;
+  mail: MailService;
+  dashboardUrl: string;
+  defaultRetentionMonths: number;
 }) {
   const totals = createReportTotals({ db: deps.db, clock: deps.clock, timeZone: deps.timeZone });
   const summary = createDailySummary({
-    db: deps.db, clock: deps.clock, timeZone: deps.timeZone, totals, shops: deps.shops, plans: deps.plans, quota: deps.quota,
-    line: deps.line.service, lineClient: deps.line.client, mail: deps.mail, dashboardUrl: deps.dashboardUrl,
+    db: deps.db,
+    clock: deps.clock,
+    timeZone: deps.timeZone,
+    totals,
+    shops: deps.shops,
+    plans: deps.plans,
+    quota: deps.quota,
+    line: deps.line.service,
+    lineClient: deps.line.client,
+    mail: deps.mail,
+    dashboardUrl: deps.dashboardUrl,
   });
 
   /**
    * Checks the request, records the audit event and returns the export's options. Every refusal is
    * thrown here, before a byte of the file is sent, so it reaches the client as the error envelope.
    */
-  async function prepareExport(shopId: string, f: ExportFilters, format: ExportFormat, lang: ExportLang | undefined, actor: string, ip?: string | null): Promise<ExportOptions> {
+  async function prepareExport(
+    shopId: string,
+    f: ExportFilters,
+    format: ExportFormat,
+    lang: ExportLang | undefined,
+    actor: string,
+    ip?: string | null,
+  ): Promise<ExportOptions> {
     if (format !== 'csv' && format !== 'xlsx') throw new AppError('VALIDATION_ERROR', 400, 'format must be csv or xlsx');
     for (const k of ['from', 'to'] as const) {
-      if (f[k] !== undefined && Number.isNaN(Date.parse(f[k]!))) throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date-time`);
+      if (f[k] !== undefined && Number.isNaN(Date.parse(f[k]!)))
+        throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date-time`);
     }
     if (f.from && f.to && Date.parse(f.from) > Date.parse(f.to)) throw new AppError('INVALID_RANGE', 400, 'from must not be after to');
-    if (f.amountMin !== undefined && f.amountMax !== undefined && f.amountMin > f.amountMax) throw new AppError('INVALID_RANGE', 400, 'amountMin must not be above amountMax');
+    if (f.amountMin !== undefined && f.amountMax !== undefined && f.amountMin > f.amountMax)
+      throw new AppError('INVALID_RANGE', 400, 'amountMin must not be above amountMax');
     const shop = await deps.shops.get(shopId);
     const options: ExportOptions = {
-      format, lang: lang ?? (shop.language === 'en' ? 'en' : 'th'), timeZone: deps.timeZone,
+      format,
+      lang: lang ?? (shop.language === 'en' ? 'en' : 'th'),
+      timeZone: deps.timeZone,
       anonymizeBefore: anonymizeCutoff(shop.settings, deps.clock.now(), deps.defaultRetentionMonths),
     };
     // Exports carry the shop's customers' data out of the service: who took it, when and which slice.
-    await deps.audit.record({ shopId, actor, action: 'transactions.export', target: shopId, ip: ip ?? null, detail: { format, lang: options.lang, filters: f } });
+    await deps.audit.record({
+      shopId,
+      actor,
+      action: 'transactions.export',
+      target: shopId,
+      ip: ip ?? null,
+      detail: { format, lang: options.lang, filters: f },
+    });
     return options;
   }
 
   return {
-    totals, summary, prepareExport,
+    totals,
+    summary,
+    prepareExport,
     /** HTTP: a readable body streaming the file. */
     streamExport: (shopId: string, f: ExportFilters, o: ExportOptions) => exportStream(deps.transactions.iterate(shopId, f), o),
     /** CLI and bench: write the file into `out`; returns the row count. */
-    writeExport: (shopId: string, f: ExportFilters, o: ExportOptions, out: Writable) => writeExport(deps.transactions.iterate(shopId, f), out, o),
+    writeExport: (shopId: string, f: ExportFilters, o: ExportOptions, out: Writable) =>
+      writeExport(deps.transactions.iterate(shopId, f), out, o),
   };
 }
 export type ReportsModule = ReturnType<typeof createReportsModule>;

@@ -15,39 +15,71 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
   const session = requireSession(auth);
   const owner = [session, requireOwner(c.db)];
 
-  app.get('/api/dashboard/reports/totals', {
-    onRequest: session,
-    schema: { tags, summary: 'Verified THB today / this week / this month (live, SUCCESS only) by payee account and channel, and what was blocked', response: { 200: success(TotalsSchema), ...errorResponses(...E) } },
-  }, async (req) => ({ success: true as const, data: await c.reports.totals.summary(req.dashboard!.shopId) }));
-
-  app.get('/api/dashboard/transactions/export', {
-    onRequest: session,
-    schema: {
-      tags, summary: 'The transactions the filters show, as CSV (UTF-8 with BOM) or XLSX, streamed; an audit event',
-      querystring: ExportQuery, response: { ...errorResponses(400, ...E) },
+  app.get(
+    '/api/dashboard/reports/totals',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Verified THB today / this week / this month (live, SUCCESS only) by payee account and channel, and what was blocked',
+        response: { 200: success(TotalsSchema), ...errorResponses(...E) },
+      },
     },
-  }, async (req, reply) => {
-    const { format, lang, ...filters } = req.query;
-    const { shopId, userId } = req.dashboard!;
-    const options = await c.reports.prepareExport(shopId, filters, format, lang, `user:${userId}`, req.ip);
-    const day = new Date().toISOString().slice(0, 10);
-    reply.header('content-type', EXPORT_TYPES[format]);
-    reply.header('content-disposition', `attachment; filename="slipcheck-transactions-${day}.${format}"`);
-    reply.header('cache-control', 'no-store');
-    return reply.send(c.reports.streamExport(shopId, filters, options));
-  });
+    async (req) => ({ success: true as const, data: await c.reports.totals.summary(req.dashboard!.shopId) }),
+  );
 
-  app.get('/api/dashboard/reports/summary-settings', {
-    onRequest: session, schema: { tags, summary: 'Daily summary: time, channels, empty days', response: { 200: success(SummarySettingsSchema), ...errorResponses(...E) } },
-  }, async (req) => ({ success: true as const, data: summarySettingsOf(await c.shops.get(req.dashboard!.shopId)) }));
+  app.get(
+    '/api/dashboard/transactions/export',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'The transactions the filters show, as CSV (UTF-8 with BOM) or XLSX, streamed; an audit event',
+        querystring: ExportQuery,
+        response: { ...errorResponses(400, ...E) },
+      },
+    },
+    async (req, reply) => {
+      const { format, lang, ...filters } = req.query;
+      const { shopId, userId } = req.dashboard!;
+      const options = await c.reports.prepareExport(shopId, filters, format, lang, `user:${userId}`, req.ip);
+      const day = new Date().toISOString().slice(0, 10);
+      reply.header('content-type', EXPORT_TYPES[format]);
+      reply.header('content-disposition', `attachment; filename="slipcheck-transactions-${day}.${format}"`);
+      reply.header('cache-control', 'no-store');
+      return reply.send(c.reports.streamExport(shopId, filters, options));
+    },
+  );
 
-  app.put('/api/dashboard/reports/summary-settings', {
-    onRequest: owner,
-    schema: { tags, summary: 'Change the daily summary (owner only)', body: SummarySettingsPatch, response: { 200: success(SummarySettingsSchema), ...errorResponses(400, 403, ...E) } },
-  }, async (req) => {
-    const { shopId, userId } = req.dashboard!;
-    const next = { ...summarySettingsOf(await c.shops.get(shopId)), ...req.body };
-    const shop = await c.shops.update(shopId, { settings: { dailySummary: next } }, `user:${userId}`);
-    return { success: true as const, data: summarySettingsOf(shop) };
-  });
+  app.get(
+    '/api/dashboard/reports/summary-settings',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Daily summary: time, channels, empty days',
+        response: { 200: success(SummarySettingsSchema), ...errorResponses(...E) },
+      },
+    },
+    async (req) => ({ success: true as const, data: summarySettingsOf(await c.shops.get(req.dashboard!.shopId)) }),
+  );
+
+  app.put(
+    '/api/dashboard/reports/summary-settings',
+    {
+      onRequest: owner,
+      schema: {
+        tags,
+        summary: 'Change the daily summary (owner only)',
+        body: SummarySettingsPatch,
+        response: { 200: success(SummarySettingsSchema), ...errorResponses(400, 403, ...E) },
+      },
+    },
+    async (req) => {
+      const { shopId, userId } = req.dashboard!;
+      const next = { ...summarySettingsOf(await c.shops.get(shopId)), ...req.body };
+      const shop = await c.shops.update(shopId, { settings: { dailySummary: next } }, `user:${userId}`);
+      return { success: true as const, data: summarySettingsOf(shop) };
+    },
+  );
 };

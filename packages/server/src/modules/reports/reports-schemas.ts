@@ -5,25 +5,45 @@ const amount = (description: string) => Type.Optional(Type.Number({ minimum: 0, 
 const { cursor: _cursor, limit: _limit, ...filterProps } = ListQuery.properties;
 
 /** The dashboard list: the public filters plus an amount range (baht, inclusive) for matching an order. */
-export const DashboardListQuery = Type.Object({
-  ...ListQuery.properties,
-  amountMin: amount('smallest amount in baht'),
-  amountMax: amount('largest amount in baht'),
-}, { additionalProperties: false });
+export const DashboardListQuery = Type.Object(
+  {
+    ...ListQuery.properties,
+    amountMin: amount('smallest amount in baht'),
+    amountMax: amount('largest amount in baht'),
+  },
+  { additionalProperties: false },
+);
 
 /** What the list's filters show, as a file. */
-export const ExportQuery = Type.Object({
-  ...filterProps,
-  amountMin: amount('smallest amount in baht'),
-  amountMax: amount('largest amount in baht'),
-  format: Type.Union([Type.Literal('csv'), Type.Literal('xlsx')]),
-  lang: Type.Optional(Type.Union([Type.Literal('th'), Type.Literal('en')], { description: 'header language; the shop language when absent' })),
-}, { additionalProperties: false });
+export const ExportQuery = Type.Object(
+  {
+    ...filterProps,
+    amountMin: amount('smallest amount in baht'),
+    amountMax: amount('largest amount in baht'),
+    format: Type.Union([Type.Literal('csv'), Type.Literal('xlsx')]),
+    lang: Type.Optional(
+      Type.Union([Type.Literal('th'), Type.Literal('en')], { description: 'header language; the shop language when absent' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-const MoneySchema = Type.Object({ count: Type.Integer(), amountSatang: Type.Integer({ description: 'satang (1/100 baht), exact integer' }) });
+const MoneySchema = Type.Object({
+  count: Type.Integer(),
+  amountSatang: Type.Integer({ description: 'satang (1/100 baht), exact integer' }),
+});
 const PeriodSchema = Type.Object({
-  from: Type.String(), to: Type.String(), verified: MoneySchema,
-  byPayee: Type.Array(Type.Object({ account: Type.Union([Type.String(), Type.Null()]), name: Type.Union([Type.String(), Type.Null()]), count: Type.Integer(), amountSatang: Type.Integer() })),
+  from: Type.String(),
+  to: Type.String(),
+  verified: MoneySchema,
+  byPayee: Type.Array(
+    Type.Object({
+      account: Type.Union([Type.String(), Type.Null()]),
+      name: Type.Union([Type.String(), Type.Null()]),
+      count: Type.Integer(),
+      amountSatang: Type.Integer(),
+    }),
+  ),
   byChannel: Type.Array(Type.Object({ source: Type.String(), count: Type.Integer(), amountSatang: Type.Integer() })),
   blocked: Type.Object({ duplicate: MoneySchema, mismatch: MoneySchema, fraud: MoneySchema }),
 });
@@ -35,7 +55,7 @@ export const TotalsSchema = Type.Object({
 export const SummarySettingsSchema = Type.Object({
   enabled: Type.Boolean(),
   time: Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, business time zone' }),
-  line: Type.Boolean({ description: 'push to the owner\'s linked LINE users' }),
+  line: Type.Boolean({ description: "push to the owner's linked LINE users" }),
   email: Type.Boolean({ description: 'e-mail the owner' }),
   sendEmpty: Type.Boolean({ description: 'also on days with no results' }),
 });

@@ -29,13 +29,24 @@ export function summarySettingsOf(shop: Pick<Shop, 'settings'>): SummarySettings
   return {
     enabled: s.enabled !== false,
     time: typeof s.time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(s.time) ? s.time : DEFAULT_SUMMARY.time,
-    line: s.line !== false, email: s.email !== false, sendEmpty: s.sendEmpty === true,
+    line: s.line !== false,
+    email: s.email !== false,
+    sendEmpty: s.sendEmpty === true,
   };
 }
 
 export interface DailySummaryFacts {
-  shopName: string; day: string; verifiedSatang: number; verifiedCount: number; results: number;
-  duplicates: number; mismatches: number; fraud: number; blockedSatang: number; quotaLeft: number; link: string;
+  shopName: string;
+  day: string;
+  verifiedSatang: number;
+  verifiedCount: number;
+  results: number;
+  duplicates: number;
+  mismatches: number;
+  fraud: number;
+  blockedSatang: number;
+  quotaLeft: number;
+  link: string;
 }
 
 /** The message in the shop's language; money from integer satang, never through a float. */
@@ -65,8 +76,17 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
 }
 
 interface Deps {
-  db: Db; clock: Clock; timeZone: string; totals: ReportTotals; shops: ShopService; plans: PlanService; quota: QuotaService;
-  line: LineService; lineClient: LineClient; mail: MailService; dashboardUrl: string;
+  db: Db;
+  clock: Clock;
+  timeZone: string;
+  totals: ReportTotals;
+  shops: ShopService;
+  plans: PlanService;
+  quota: QuotaService;
+  line: LineService;
+  lineClient: LineClient;
+  mail: MailService;
+  dashboardUrl: string;
 }
 
 /**
@@ -85,16 +105,24 @@ export function createDailySummary(deps: Deps) {
     const day = localDay(now, timeZone);
     const p = localParts(now, timeZone);
     const hhmm = `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}`;
-    const shops = await db.selectFrom('shops').leftJoin('daily_summaries', (j) => j.onRef('daily_summaries.shop_id', '=', 'shops.id').on('daily_summaries.day', '=', day))
-      .select(['shops.id', 'shops.settings']).where('shops.deleted_at', 'is', null).where('daily_summaries.shop_id', 'is', null).execute();
+    const shops = await db
+      .selectFrom('shops')
+      .leftJoin('daily_summaries', (j) => j.onRef('daily_summaries.shop_id', '=', 'shops.id').on('daily_summaries.day', '=', day))
+      .select(['shops.id', 'shops.settings'])
+      .where('shops.deleted_at', 'is', null)
+      .where('daily_summaries.shop_id', 'is', null)
+      .execute();
     let queued = 0;
     for (const s of shops) {
       const cfg = summarySettingsOf({ settings: JSON.parse(s.settings || '{}') });
       if (!cfg.enabled || hhmm < cfg.time) continue;
       const iso = now.toISOString();
       const inserted = await db.transaction().execute(async (trx) => {
-        const r = await trx.insertInto('daily_summaries').values({ shop_id: s.id, day, status: 'queued', job_id: null, sent_line: 0, sent_email: 0, created_at: iso, updated_at: iso })
-          .onConflict((oc) => oc.columns(['shop_id', 'day']).doNothing()).executeTakeFirst();
+        const r = await trx
+          .insertInto('daily_summaries')
+          .values({ shop_id: s.id, day, status: 'queued', job_id: null, sent_line: 0, sent_email: 0, created_at: iso, updated_at: iso })
+          .onConflict((oc) => oc.columns(['shop_id', 'day']).doNothing())
+          .executeTakeFirst();
         if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
         const jobId = await enqueueOutbox(trx, { kind: DAILY_SUMMARY_KIND, shopId: s.id, payload: { shopId: s.id, day } }, now);
         await trx.updateTable('daily_summaries').set({ job_id: jobId }).where('shop_id', '=', s.id).where('day', '=', day).execute();
@@ -109,15 +137,28 @@ export function createDailySummary(deps: Deps) {
   async function facts(shop: Shop, day: string): Promise<DailySummaryFacts> {
     const { from, to } = dayRange(day, timeZone);
     const t = await deps.totals.between(shop.id, from, to);
-    const all = await db.selectFrom('transactions').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('shop_id', '=', shop.id).where('environment', '=', 'live').where('created_at', '>=', from.toISOString()).where('created_at', '<', to.toISOString()).executeTakeFirst();
+    const all = await db
+      .selectFrom('transactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('shop_id', '=', shop.id)
+      .where('environment', '=', 'live')
+      .where('created_at', '>=', from.toISOString())
+      .where('created_at', '<', to.toISOString())
+      .executeTakeFirst();
     const plan = await deps.plans.get(shop.planCode);
     const q = await deps.quota.snapshot(shop, plan);
     const b = t.blocked;
     return {
-      shopName: shop.name, day, verifiedSatang: t.verified.amountSatang, verifiedCount: t.verified.count, results: Number(all?.n ?? 0),
-      duplicates: b.duplicate.count, mismatches: b.mismatch.count, fraud: b.fraud.count,
-      blockedSatang: b.duplicate.amountSatang + b.mismatch.amountSatang + b.fraud.amountSatang, quotaLeft: q.remaining,
+      shopName: shop.name,
+      day,
+      verifiedSatang: t.verified.amountSatang,
+      verifiedCount: t.verified.count,
+      results: Number(all?.n ?? 0),
+      duplicates: b.duplicate.count,
+      mismatches: b.mismatch.count,
+      fraud: b.fraud.count,
+      blockedSatang: b.duplicate.amountSatang + b.mismatch.amountSatang + b.fraud.amountSatang,
+      quotaLeft: q.remaining,
       // Bangkok days: the transactions screen opens with its date filters set to this day.
       link: `${deps.dashboardUrl}/transactions?from=${day}&to=${day}`,
     };
@@ -126,14 +167,25 @@ export function createDailySummary(deps: Deps) {
   const handler: OutboxHandler = async (job, ctx) => {
     const p = job.payload as { shopId?: string; day?: string };
     if (!p?.shopId || !p.day || !/^\d{4}-\d{2}-\d{2}$/.test(p.day)) return;
-    const row = await db.selectFrom('daily_summaries').selectAll().where('shop_id', '=', p.shopId).where('day', '=', p.day).executeTakeFirst();
+    const row = await db
+      .selectFrom('daily_summaries')
+      .selectAll()
+      .where('shop_id', '=', p.shopId)
+      .where('day', '=', p.day)
+      .executeTakeFirst();
     if (!row || row.status !== 'queued') return;
     const shop = await deps.shops.get(p.shopId).catch(() => null);
-    const finish = (status: string, line = 0, email = 0) => db.transaction().execute(async (trx) => {
-      await trx.updateTable('daily_summaries').set({ status, sent_line: line, sent_email: email, updated_at: ctx.now().toISOString() })
-        .where('shop_id', '=', p.shopId!).where('day', '=', p.day!).where('status', '=', 'queued').execute();
-      await ctx.completeIn(trx);
-    });
+    const finish = (status: string, line = 0, email = 0) =>
+      db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('daily_summaries')
+          .set({ status, sent_line: line, sent_email: email, updated_at: ctx.now().toISOString() })
+          .where('shop_id', '=', p.shopId!)
+          .where('day', '=', p.day!)
+          .where('status', '=', 'queued')
+          .execute();
+        await ctx.completeIn(trx);
+      });
     if (!shop) return finish('skipped');
     const cfg = summarySettingsOf(shop);
     const f = await facts(shop, p.day);
@@ -144,16 +196,29 @@ export function createDailySummary(deps: Deps) {
     if (cfg.line) {
       for (const t of await deps.line.ownerTargets(shop.id)) {
         if (ctx.signal.aborted) return;
-        await deps.lineClient.push(t.token, t.to, [{ type: 'text', text: msg.text }], retryKeyFor(`daily-summary:${shop.id}:${p.day}:${t.to}`));
+        await deps.lineClient.push(
+          t.token,
+          t.to,
+          [{ type: 'text', text: msg.text }],
+          retryKeyFor(`daily-summary:${shop.id}:${p.day}:${t.to}`),
+        );
         line++;
       }
     }
     let email = 0;
     if (cfg.email) {
-      const owners = await db.selectFrom('users').select(['email']).where('shop_id', '=', shop.id).where('role', '=', 'owner')
-        .where('deleted_at', 'is', null).where('disabled_at', 'is', null).execute();
+      const owners = await db
+        .selectFrom('users')
+        .select(['email'])
+        .where('shop_id', '=', shop.id)
+        .where('role', '=', 'owner')
+        .where('deleted_at', 'is', null)
+        .where('disabled_at', 'is', null)
+        .execute();
       for (const o of owners) {
-        await deps.mail.send(o.email, { template: 'daily-summary', subject: msg.subject, text: msg.text }, shop.id, { dedupeKey: `daily-summary:${shop.id}:${p.day}:${o.email}` });
+        await deps.mail.send(o.email, { template: 'daily-summary', subject: msg.subject, text: msg.text }, shop.id, {
+          dedupeKey: `daily-summary:${shop.id}:${p.day}:${o.email}`,
+        });
         email++;
       }
     }

@@ -5,13 +5,24 @@ import { cachedFormat, offsetMs } from '../../lib/period.js';
  * (Monday first) and months are cut at local midnight and turned back into UTC instants, so SQL only
  * ever compares the stored UTC ISO strings.
  */
-export interface LocalParts { year: number; month: number; day: number; hour: number; minute: number; weekday: number }
+export interface LocalParts {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  weekday: number;
+}
 
 export function localParts(d: Date, timeZone: string): LocalParts {
   const local = new Date(d.getTime() + offsetMs(d, timeZone));
   return {
-    year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate(),
-    hour: local.getUTCHours(), minute: local.getUTCMinutes(), weekday: (local.getUTCDay() + 6) % 7, // 0 = Monday
+    year: local.getUTCFullYear(),
+    month: local.getUTCMonth() + 1,
+    day: local.getUTCDate(),
+    hour: local.getUTCHours(),
+    minute: local.getUTCMinutes(),
+    weekday: (local.getUTCDay() + 6) % 7, // 0 = Monday
   };
 }
 
@@ -25,7 +36,10 @@ export function localMidnight(year: number, month: number, day: number, timeZone
 
 /** YYYY-MM-DD of `d` in the zone. */
 export function localDay(d: Date, timeZone: string): string {
-  return cachedFormat(`ymd:${timeZone}`, () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })).format(d);
+  return cachedFormat(
+    `ymd:${timeZone}`,
+    () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
+  ).format(d);
 }
 
 /** [from, to) of a local day given as YYYY-MM-DD. */
@@ -41,7 +55,10 @@ export function periodRanges(now: Date, timeZone: string): Record<PeriodName, { 
   const p = localParts(now, timeZone);
   return {
     today: { from: localMidnight(p.year, p.month, p.day, timeZone), to: localMidnight(p.year, p.month, p.day + 1, timeZone) },
-    week: { from: localMidnight(p.year, p.month, p.day - p.weekday, timeZone), to: localMidnight(p.year, p.month, p.day - p.weekday + 7, timeZone) },
+    week: {
+      from: localMidnight(p.year, p.month, p.day - p.weekday, timeZone),
+      to: localMidnight(p.year, p.month, p.day - p.weekday + 7, timeZone),
+    },
     month: { from: localMidnight(p.year, p.month, 1, timeZone), to: localMidnight(p.year, p.month + 1, 1, timeZone) },
   };
 }

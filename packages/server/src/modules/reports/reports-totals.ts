@@ -6,7 +6,10 @@ import { periodRanges, type PeriodName } from './reports-time.js';
 export const BLOCKED = { duplicate: ['DUPLICATE'], mismatch: ['AMOUNT_MISMATCH', 'RECEIVER_MISMATCH'], fraud: ['FRAUD'] } as const;
 const COUNTED = ['SUCCESS', ...BLOCKED.duplicate, ...BLOCKED.mismatch, ...BLOCKED.fraud];
 
-export interface Money { count: number; amountSatang: number }
+export interface Money {
+  count: number;
+  amountSatang: number;
+}
 export interface PeriodTotals {
   from: string;
   to: string;
@@ -30,28 +33,55 @@ export function createReportTotals(deps: { db: Db; clock: Clock; timeZone: strin
   const { db, clock, timeZone } = deps;
 
   async function between(shopId: string, from: Date, to: Date): Promise<PeriodTotals> {
-    const rows = await db.selectFrom('transactions')
-      .select(['status', 'source', 'receiver_account', 'receiver_name', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.sum<number>('amount_satang').as('s')])
-      .where('shop_id', '=', shopId).where('environment', '=', 'live').where('status', 'in', COUNTED)
-      .where('created_at', '>=', from.toISOString()).where('created_at', '<', to.toISOString())
-      .groupBy(['status', 'source', 'receiver_account', 'receiver_name']).execute();
-    const out: PeriodTotals = { from: from.toISOString(), to: to.toISOString(), verified: zero(), byPayee: [], byChannel: [], blocked: { duplicate: zero(), mismatch: zero(), fraud: zero() } };
+    const rows = await db
+      .selectFrom('transactions')
+      .select([
+        'status',
+        'source',
+        'receiver_account',
+        'receiver_name',
+        (eb) => eb.fn.countAll<number>().as('n'),
+        (eb) => eb.fn.sum<number>('amount_satang').as('s'),
+      ])
+      .where('shop_id', '=', shopId)
+      .where('environment', '=', 'live')
+      .where('status', 'in', COUNTED)
+      .where('created_at', '>=', from.toISOString())
+      .where('created_at', '<', to.toISOString())
+      .groupBy(['status', 'source', 'receiver_account', 'receiver_name'])
+      .execute();
+    const out: PeriodTotals = {
+      from: from.toISOString(),
+      to: to.toISOString(),
+      verified: zero(),
+      byPayee: [],
+      byChannel: [],
+      blocked: { duplicate: zero(), mismatch: zero(), fraud: zero() },
+    };
     const payees = new Map<string, PeriodTotals['byPayee'][number]>();
     const channels = new Map<string, PeriodTotals['byChannel'][number]>();
     for (const r of rows) {
       const n = int(r.n);
       const s = int(r.s);
       if (r.status === 'SUCCESS') {
-        out.verified.count += n; out.verified.amountSatang += s;
+        out.verified.count += n;
+        out.verified.amountSatang += s;
         const pk = `${r.receiver_account ?? ''}\u0000${r.receiver_name ?? ''}`;
         const p = payees.get(pk) ?? { account: r.receiver_account, name: r.receiver_name, count: 0, amountSatang: 0 };
-        p.count += n; p.amountSatang += s; payees.set(pk, p);
+        p.count += n;
+        p.amountSatang += s;
+        payees.set(pk, p);
         const ch = channels.get(r.source) ?? { source: r.source, count: 0, amountSatang: 0 };
-        ch.count += n; ch.amountSatang += s; channels.set(r.source, ch);
+        ch.count += n;
+        ch.amountSatang += s;
+        channels.set(r.source, ch);
         continue;
       }
       for (const [k, list] of Object.entries(BLOCKED) as Array<[keyof typeof BLOCKED, readonly string[]]>) {
-        if (list.includes(r.status)) { out.blocked[k].count += n; out.blocked[k].amountSatang += s; }
+        if (list.includes(r.status)) {
+          out.blocked[k].count += n;
+          out.blocked[k].amountSatang += s;
+        }
       }
     }
     out.byPayee = [...payees.values()].sort((a, b) => b.amountSatang - a.amountSatang);
@@ -65,7 +95,9 @@ export function createReportTotals(deps: { db: Db; clock: Clock; timeZone: strin
     async summary(shopId: string): Promise<{ timeZone: string; periods: Record<PeriodName, PeriodTotals> }> {
       const ranges = periodRanges(clock.now(), timeZone);
       const [today, week, month] = await Promise.all([
-        between(shopId, ranges.today.from, ranges.today.to), between(shopId, ranges.week.from, ranges.week.to), between(shopId, ranges.month.from, ranges.month.to),
+        between(shopId, ranges.today.from, ranges.today.to),
+        between(shopId, ranges.week.from, ranges.week.to),
+        between(shopId, ranges.month.from, ranges.month.to),
       ]);
       return { timeZone, periods: { today, week, month } };
     },

@@ -22,8 +22,15 @@ export interface Shop {
 }
 
 export const shopFromRow = (r: ShopsTable): Shop => ({
-  id: r.id, name: r.name, state: r.state as ShopState, planCode: r.plan_code, chosenPlanCode: r.chosen_plan_code,
-  trialEndsAt: r.trial_ends_at, language: r.language === 'en' ? 'en' : 'th', settings: JSON.parse(r.settings || '{}'), createdAt: r.created_at,
+  id: r.id,
+  name: r.name,
+  state: r.state as ShopState,
+  planCode: r.plan_code,
+  chosenPlanCode: r.chosen_plan_code,
+  trialEndsAt: r.trial_ends_at,
+  language: r.language === 'en' ? 'en' : 'th',
+  settings: JSON.parse(r.settings || '{}'),
+  createdAt: r.created_at,
 });
 
 /**
@@ -31,7 +38,11 @@ export const shopFromRow = (r: ShopsTable): Shop => ({
  * write lock on SQLite), so a count-then-insert against a plan limit cannot race another node.
  */
 export async function lockShopRow(trx: Db, shopId: string): Promise<void> {
-  await trx.updateTable('shops').set((eb) => ({ name: eb.ref('name') })).where('id', '=', shopId).execute();
+  await trx
+    .updateTable('shops')
+    .set((eb) => ({ name: eb.ref('name') }))
+    .where('id', '=', shopId)
+    .execute();
 }
 
 export function validateShopName(name: unknown): string {
@@ -55,7 +66,11 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
      * A shop without a paid plan starts on TRIAL (7 days); a chosen plan card is remembered but
      * entitlements start only when the operator records the payment with set-plan.
      */
-    async create(input: { name: string; planCode?: string; state?: ShopState; chosenPlanCode?: string; language?: 'th' | 'en' }, actor: string, trx: Db = db): Promise<Shop> {
+    async create(
+      input: { name: string; planCode?: string; state?: ShopState; chosenPlanCode?: string; language?: 'th' | 'en' },
+      actor: string,
+      trx: Db = db,
+    ): Promise<Shop> {
       const name = validateShopName(input.name);
       const planCode = input.planCode ?? TRIAL_PLAN;
       const plan = await plans.get(planCode);
@@ -65,9 +80,16 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
       const state: ShopState = input.state ?? (isTrial ? 'trial' : 'active');
       if (!SHOP_STATES.includes(state)) throw new AppError('VALIDATION_ERROR', 400, `state must be one of ${SHOP_STATES.join(', ')}`);
       const row: ShopsTable = {
-        id: newId('shop'), name, state, plan_code: plan.code, chosen_plan_code: input.chosenPlanCode ?? null,
+        id: newId('shop'),
+        name,
+        state,
+        plan_code: plan.code,
+        chosen_plan_code: input.chosenPlanCode ?? null,
         trial_ends_at: isTrial ? new Date(now.getTime() + (plan.trialDays || 7) * 86_400_000).toISOString() : null,
-        language: input.language ?? 'th', settings: '{}', created_at: now.toISOString(), deleted_at: null,
+        language: input.language ?? 'th',
+        settings: '{}',
+        created_at: now.toISOString(),
+        deleted_at: null,
       };
       await trx.insertInto('shops').values(row).execute();
       await audit.record({ shopId: row.id, actor, action: 'shop.create', target: row.id, detail: { plan: plan.code, state } }, trx);
@@ -77,11 +99,15 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
       const before = await get(id);
       const plan = await plans.get(planCode);
       const isTrial = plan.code === TRIAL_PLAN;
-      await db.updateTable('shops').set({
-        plan_code: plan.code,
-        state: isTrial ? 'trial' : before.state === 'trial' ? 'active' : before.state,
-        trial_ends_at: isTrial ? before.trialEndsAt : null,
-      }).where('id', '=', id).execute();
+      await db
+        .updateTable('shops')
+        .set({
+          plan_code: plan.code,
+          state: isTrial ? 'trial' : before.state === 'trial' ? 'active' : before.state,
+          trial_ends_at: isTrial ? before.trialEndsAt : null,
+        })
+        .where('id', '=', id)
+        .execute();
       await audit.record({ shopId: id, actor, action: 'plan.change', target: id, detail: { from: before.planCode, to: plan.code } });
       return get(id);
     },
@@ -92,7 +118,11 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
       await audit.record({ shopId: id, actor, action: 'shop.state', target: id, detail: { from: before.state, to: state } });
       return get(id);
     },
-    async update(id: string, patch: { name?: string; language?: 'th' | 'en'; settings?: Record<string, unknown> }, actor: string): Promise<Shop> {
+    async update(
+      id: string,
+      patch: { name?: string; language?: 'th' | 'en'; settings?: Record<string, unknown> },
+      actor: string,
+    ): Promise<Shop> {
       const before = await get(id);
       const set: Partial<ShopsTable> = {};
       if (patch.name !== undefined) set.name = validateShopName(patch.name);

@@ -234,10 +234,18 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   const { width, height } = meta;
   if (!width || !height) return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image has no size' };
   if (width * height > MAX_SLIP_PIXELS) {
-    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: `image has ${width}x${height} pixels: more than a phone photo of a slip (max ${MAX_SLIP_PIXELS / 1e6} MP)` };
+    return {
+      ok: false,
+      errorCode: 'UNREADABLE_IMAGE',
+      message: `image has ${width}x${height} pixels: more than a phone photo of a slip (max ${MAX_SLIP_PIXELS / 1e6} MP)`,
+    };
   }
   if (Math.max(width, height) / Math.min(width, height) > MAX_SLIP_ASPECT) {
-    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: `image of ${width}x${height} pixels is too long and thin for a slip (max ${MAX_SLIP_ASPECT}:1)` };
+    return {
+      ok: false,
+      errorCode: 'UNREADABLE_IMAGE',
+      message: `image of ${width}x${height} pixels is too long and thin for a slip (max ${MAX_SLIP_ASPECT}:1)`,
+    };
   }
   const r = new Renditions(
     buf,

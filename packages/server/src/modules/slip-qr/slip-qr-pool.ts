@@ -193,10 +193,13 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
    */
   function armTimer(slot: Slot): void {
     if (slot.timer) clearTimeout(slot.timer);
-    slot.timer = setTimeout(() => {
-      // terminate() ends in 'exit', which rejects the job and spawns a replacement.
-      void slot.worker.terminate();
-    }, slot.ready ? jobTimeoutMs : jobTimeoutMs + 30_000);
+    slot.timer = setTimeout(
+      () => {
+        // terminate() ends in 'exit', which rejects the job and spawns a replacement.
+        void slot.worker.terminate();
+      },
+      slot.ready ? jobTimeoutMs : jobTimeoutMs + 30_000,
+    );
   }
 
   function start(slot: Slot, job: Job): void {

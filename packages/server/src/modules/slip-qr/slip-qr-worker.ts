@@ -9,9 +9,7 @@ export interface WorkerRequest {
 }
 
 export type WorkerResponse =
-  | { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> }
-  | { id: number; error: string }
-  | { ready: true };
+  { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> } | { id: number; error: string } | { ready: true };
 
 const port = parentPort;
 if (port) {
@@ -23,8 +21,7 @@ if (port) {
     const image = Buffer.from(msg.image.buffer, msg.image.byteOffset, msg.image.byteLength);
     decodeSlipImage(image).then(
       (result) => port.postMessage({ id: msg.id, result } satisfies WorkerResponse),
-      (err: unknown) =>
-        port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerResponse),
+      (err: unknown) => port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerResponse),
     );
   });
 }

@@ -142,19 +142,16 @@ async function scanViaPublicApi(img: LumaImage, o: ScanOptions): Promise<ScanHit
     rgba[j + 2] = v;
     rgba[j + 3] = 255;
   }
-  const results = await readBarcodes(
-    { data: rgba, width: img.width, height: img.height, colorSpace: 'srgb' } as ImageData,
-    {
-      formats: ['QRCode'],
-      tryHarder: o.tryHarder ?? false,
-      tryRotate: o.tryRotate ?? false,
-      tryInvert: o.tryInvert ?? false,
-      tryDownscale: o.tryDownscale ?? false,
-      tryDenoise: o.tryDenoise ?? false,
-      binarizer: o.binarizer ?? 'LocalAverage',
-      returnErrors: o.returnErrors ?? false,
-      maxNumberOfSymbols: o.maxNumberOfSymbols ?? 4,
-    },
-  );
+  const results = await readBarcodes({ data: rgba, width: img.width, height: img.height, colorSpace: 'srgb' } as ImageData, {
+    formats: ['QRCode'],
+    tryHarder: o.tryHarder ?? false,
+    tryRotate: o.tryRotate ?? false,
+    tryInvert: o.tryInvert ?? false,
+    tryDownscale: o.tryDownscale ?? false,
+    tryDenoise: o.tryDenoise ?? false,
+    binarizer: o.binarizer ?? 'LocalAverage',
+    returnErrors: o.returnErrors ?? false,
+    maxNumberOfSymbols: o.maxNumberOfSymbols ?? 4,
+  });
   return results.map((r) => toHit(r as unknown as RawResult));
 }

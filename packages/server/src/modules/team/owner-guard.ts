@@ -10,7 +10,9 @@ import { AppError } from '../../errors.js';
 export function requireOwner(db: Db): onRequestAsyncHookHandler {
   return async (req) => {
     const p = req.dashboard;
-    const row = p ? await db.selectFrom('users').select('role').where('id', '=', p.userId).where('deleted_at', 'is', null).executeTakeFirst() : undefined;
+    const row = p
+      ? await db.selectFrom('users').select('role').where('id', '=', p.userId).where('deleted_at', 'is', null).executeTakeFirst()
+      : undefined;
     if (!row || row.role === 'staff') throw new AppError('OWNER_ONLY', 403, 'Only the shop owner can do this');
   };
 }

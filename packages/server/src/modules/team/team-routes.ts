@@ -11,55 +11,133 @@ import type { TeamService } from './team-service.js';
 const tags = ['dashboard-team'];
 const E = [401, 429];
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('staff')]);
-const MemberSchema = Type.Object({ id: Type.String(), email: Type.String(), role: Role, createdAt: Type.String(), lastLoginAt: Nullable(Type.String()) });
-const InviteSchema = Type.Object({ id: Type.String(), email: Type.String(), role: Type.Literal('staff'), createdAt: Type.String(), expiresAt: Type.String() });
+const MemberSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Role,
+  createdAt: Type.String(),
+  lastLoginAt: Nullable(Type.String()),
+});
+const InviteSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Type.Literal('staff'),
+  createdAt: Type.String(),
+  expiresAt: Type.String(),
+});
 const TeamSchema = Type.Object({
   seats: Type.Object({ used: Type.Integer({ description: 'active members plus pending invites' }), limit: Type.Integer() }),
-  members: Type.Array(MemberSchema), invites: Type.Array(InviteSchema),
+  members: Type.Array(MemberSchema),
+  invites: Type.Array(InviteSchema),
 });
 const InviteBody = Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) }, { additionalProperties: false });
-const AcceptBody = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }), password: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
+const AcceptBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200 }), password: Type.String({ minLength: 1, maxLength: 200 }) },
+  { additionalProperties: false },
+);
 
 /** Staff seats: the owner invites by e-mail; the invitee sets a password on the accept page and is signed in. */
-export const teamRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; team: TeamService }> = async (app, { c, auth, team }) => {
+export const teamRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; team: TeamService }> = async (
+  app,
+  { c, auth, team },
+) => {
   const session = requireSession(auth);
   const owner = requireOwner(c.db);
 
-  app.get('/api/dashboard/team', {
-    onRequest: session, schema: { tags, summary: 'Members, pending invites and seat usage (owner and staff)', response: { 200: success(TeamSchema), ...errorResponses(...E) } },
-  }, async (req) => ({ success: true as const, data: await team.list(req.dashboard!.shopId) }));
+  app.get(
+    '/api/dashboard/team',
+    {
+      onRequest: session,
+      schema: {
+        tags,
+        summary: 'Members, pending invites and seat usage (owner and staff)',
+        response: { 200: success(TeamSchema), ...errorResponses(...E) },
+      },
+    },
+    async (req) => ({ success: true as const, data: await team.list(req.dashboard!.shopId) }),
+  );
 
-  app.post('/api/dashboard/team/invites', {
-    onRequest: [session, owner],
-    schema: { tags, summary: 'Invite a staff member by e-mail (owner only; 403 PLAN_LIMIT_SEATS when members + pending invites fill the plan)', body: InviteBody, response: { 201: success(Type.Object({ invite: InviteSchema })), ...errorResponses(400, 403, 409, ...E) } },
-  }, async (req, reply) => {
-    const p = req.dashboard!;
-    const invite = await team.invite(p.shopId, p.userId, req.body.email, clientOf(req));
-    return reply.status(201).send({ success: true as const, data: { invite } });
-  });
+  app.post(
+    '/api/dashboard/team/invites',
+    {
+      onRequest: [session, owner],
+      schema: {
+        tags,
+        summary: 'Invite a staff member by e-mail (owner only; 403 PLAN_LIMIT_SEATS when members + pending invites fill the plan)',
+        body: InviteBody,
+        response: { 201: success(Type.Object({ invite: InviteSchema })), ...errorResponses(400, 403, 409, ...E) },
+      },
+    },
+    async (req, reply) => {
+      const p = req.dashboard!;
+      const invite = await team.invite(p.shopId, p.userId, req.body.email, clientOf(req));
+      return reply.status(201).send({ success: true as const, data: { invite } });
+    },
+  );
 
-  app.delete('/api/dashboard/team/invites/:id', {
-    onRequest: [session, owner], schema: { tags, summary: 'Revoke a pending invite (owner only)', params: IdParams, response: { 200: success(Type.Object({ revoked: Type.Boolean() })), ...errorResponses(403, 404, ...E) } },
-  }, async (req) => {
-    await team.revokeInvite(req.dashboard!.shopId, req.dashboard!.userId, req.params.id, req.ip);
-    return { success: true as const, data: { revoked: true } };
-  });
+  app.delete(
+    '/api/dashboard/team/invites/:id',
+    {
+      onRequest: [session, owner],
+      schema: {
+        tags,
+        summary: 'Revoke a pending invite (owner only)',
+        params: IdParams,
+        response: { 200: success(Type.Object({ revoked: Type.Boolean() })), ...errorResponses(403, 404, ...E) },
+      },
+    },
+    async (req) => {
+      await team.revokeInvite(req.dashboard!.shopId, req.dashboard!.userId, req.params.id, req.ip);
+      return { success: true as const, data: { revoked: true } };
+    },
+  );
 
-  app.delete('/api/dashboard/team/members/:id', {
-    onRequest: [session, owner], schema: { tags, summary: 'Remove a staff member; their sessions end at once (owner only; the owner cannot be removed)', params: IdParams, response: { 200: success(Type.Object({ removed: Type.Boolean() })), ...errorResponses(403, 404, ...E) } },
-  }, async (req) => {
-    await team.removeMember(req.dashboard!.shopId, req.dashboard!.userId, req.params.id, req.ip);
-    return { success: true as const, data: { removed: true } };
-  });
+  app.delete(
+    '/api/dashboard/team/members/:id',
+    {
+      onRequest: [session, owner],
+      schema: {
+        tags,
+        summary: 'Remove a staff member; their sessions end at once (owner only; the owner cannot be removed)',
+        params: IdParams,
+        response: { 200: success(Type.Object({ removed: Type.Boolean() })), ...errorResponses(403, 404, ...E) },
+      },
+    },
+    async (req) => {
+      await team.removeMember(req.dashboard!.shopId, req.dashboard!.userId, req.params.id, req.ip);
+      return { success: true as const, data: { removed: true } };
+    },
+  );
 
-  app.post('/api/dashboard/auth/accept-invite', {
-    onRequest: publicRate(auth),
-    schema: { tags, summary: 'Accept an invite: set a password, join the shop as staff, signed in (sets the refresh cookie)', body: AcceptBody, response: { 201: success(AuthResultSchema), ...errorResponses(400, 403, 409, 429) } },
-  }, async (req, reply) => {
-    await enforceRate(auth.rateLimiter, reply, `accept:ip:${req.ip}`, c.config.RATE_LIMIT_LOGIN);
-    const r = await team.accept(req.body.token, req.body.password, clientOf(req));
-    setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
-    const [user, shop, access] = await Promise.all([c.accounts.getUser(r.userId), c.shops.get(r.shopId), auth.tokens.issueAccess({ userId: r.userId, shopId: r.shopId, sessionId: r.session.id })]);
-    return reply.status(201).send({ success: true as const, data: { accessToken: access.token, accessTokenExpiresAt: access.expiresAt, user: { id: user.id, email: user.email, language: user.language, role: user.role }, shop: shopView(shop) } });
-  });
+  app.post(
+    '/api/dashboard/auth/accept-invite',
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: 'Accept an invite: set a password, join the shop as staff, signed in (sets the refresh cookie)',
+        body: AcceptBody,
+        response: { 201: success(AuthResultSchema), ...errorResponses(400, 403, 409, 429) },
+      },
+    },
+    async (req, reply) => {
+      await enforceRate(auth.rateLimiter, reply, `accept:ip:${req.ip}`, c.config.RATE_LIMIT_LOGIN);
+      const r = await team.accept(req.body.token, req.body.password, clientOf(req));
+      setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
+      const [user, shop, access] = await Promise.all([
+        c.accounts.getUser(r.userId),
+        c.shops.get(r.shopId),
+        auth.tokens.issueAccess({ userId: r.userId, shopId: r.shopId, sessionId: r.session.id }),
+      ]);
+      return reply.status(201).send({
+        success: true as const,
+        data: {
+          accessToken: access.token,
+          accessTokenExpiresAt: access.expiresAt,
+          user: { id: user.id, email: user.email, language: user.language, role: user.role },
+          shop: shopView(shop),
+        },
+      });
+    },
+  );
 };

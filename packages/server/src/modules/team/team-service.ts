@@ -15,16 +15,38 @@ export const INVITE_TTL_DAYS = 7;
 const INVITE_TOKEN = /^inv_[A-Za-z0-9_-]{40,60}$/;
 export type Role = 'owner' | 'staff';
 
-export interface MemberView { id: string; email: string; role: Role; createdAt: string; lastLoginAt: string | null }
-export interface InviteView { id: string; email: string; role: 'staff'; createdAt: string; expiresAt: string }
-export interface TeamView { seats: { used: number; limit: number }; members: MemberView[]; invites: InviteView[] }
+export interface MemberView {
+  id: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+  lastLoginAt: string | null;
+}
+export interface InviteView {
+  id: string;
+  email: string;
+  role: 'staff';
+  createdAt: string;
+  expiresAt: string;
+}
+export interface TeamView {
+  seats: { used: number; limit: number };
+  members: MemberView[];
+  invites: InviteView[];
+}
 
 export const roleOf = (r: string): Role => (r === 'staff' ? 'staff' : 'owner');
 const actorOf = (userId: string) => `user:${userId}`;
-const inviteInvalid = () => new AppError('INVITE_INVALID', 400, 'This invitation link is invalid, used, revoked or expired; ask the shop owner for a new one');
+const inviteInvalid = () =>
+  new AppError('INVITE_INVALID', 400, 'This invitation link is invalid, used, revoked or expired; ask the shop owner for a new one');
 const emailTaken = () => new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists');
-const seatLimit = (used: number, limit: number) => new AppError('PLAN_LIMIT_SEATS', 403,
-  `Your plan includes ${limit} seat(s) and ${used} are in use (members plus pending invites); revoke an invite, remove a member or upgrade the plan`, { used, limit });
+const seatLimit = (used: number, limit: number) =>
+  new AppError(
+    'PLAN_LIMIT_SEATS',
+    403,
+    `Your plan includes ${limit} seat(s) and ${used} are in use (members plus pending invites); revoke an invite, remove a member or upgrade the plan`,
+    { used, limit },
+  );
 
 /**
  * Staff seats. A seat is taken by every active user of the shop and every pending invite, so an
@@ -32,15 +54,34 @@ const seatLimit = (used: number, limit: number) => new AppError('PLAN_LIMIT_SEAT
  * the shop row lock (see lockShopRow) so two concurrent invites cannot both take the last seat.
  */
 export function createTeamService(deps: {
-  db: Db; clock: Clock; audit: AuditService; plans: PlanService; shops: ShopService; sessions: SessionService; mail: MailService; hasher: PasswordHasher; publicUrl: string;
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  plans: PlanService;
+  shops: ShopService;
+  sessions: SessionService;
+  mail: MailService;
+  hasher: PasswordHasher;
+  publicUrl: string;
 }) {
   const { db, clock, audit, plans, shops, sessions, mail, hasher } = deps;
   const base = deps.publicUrl.replace(/\/+$/, '');
 
   async function seatsUsed(trx: Db, shopId: string, nowIso: string) {
-    const u = await trx.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shopId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
-    const i = await trx.selectFrom('team_invites').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shopId)
-      .where('used_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirstOrThrow();
+    const u = await trx
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('shop_id', '=', shopId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const i = await trx
+      .selectFrom('team_invites')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('shop_id', '=', shopId)
+      .where('used_at', 'is', null)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', nowIso)
+      .executeTakeFirstOrThrow();
     return { users: Number(u.n), invites: Number(i.n) };
   }
 
@@ -59,94 +100,221 @@ export function createTeamService(deps: {
     async list(shopId: string): Promise<TeamView> {
       const nowIso = clock.now().toISOString();
       const { limit } = await limitOf(shopId);
-      const rows = await db.selectFrom('users').select(['id', 'email', 'role', 'created_at']).where('shop_id', '=', shopId).where('deleted_at', 'is', null)
-        .orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+      const rows = await db
+        .selectFrom('users')
+        .select(['id', 'email', 'role', 'created_at'])
+        .where('shop_id', '=', shopId)
+        .where('deleted_at', 'is', null)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
       // Last sign-in = newest session start (login, sign-up or accepted invite); no extra column to keep in step.
-      const logins = await db.selectFrom('user_sessions').select(['user_id', (eb) => eb.fn.max('created_at').as('last')]).where('shop_id', '=', shopId).groupBy('user_id').execute();
+      const logins = await db
+        .selectFrom('user_sessions')
+        .select(['user_id', (eb) => eb.fn.max('created_at').as('last')])
+        .where('shop_id', '=', shopId)
+        .groupBy('user_id')
+        .execute();
       const last = new Map(logins.map((l) => [l.user_id, l.last as string | null]));
-      const invites = await db.selectFrom('team_invites').select(['id', 'email', 'created_at', 'expires_at']).where('shop_id', '=', shopId)
-        .where('used_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', nowIso).orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+      const invites = await db
+        .selectFrom('team_invites')
+        .select(['id', 'email', 'created_at', 'expires_at'])
+        .where('shop_id', '=', shopId)
+        .where('used_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', nowIso)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
       return {
         seats: { used: rows.length + invites.length, limit },
-        members: rows.map((r) => ({ id: r.id, email: r.email, role: roleOf(r.role), createdAt: r.created_at, lastLoginAt: last.get(r.id) ?? null })),
-        invites: invites.map((r) => ({ id: r.id, email: r.email, role: 'staff' as const, createdAt: r.created_at, expiresAt: r.expires_at })),
+        members: rows.map((r) => ({
+          id: r.id,
+          email: r.email,
+          role: roleOf(r.role),
+          createdAt: r.created_at,
+          lastLoginAt: last.get(r.id) ?? null,
+        })),
+        invites: invites.map((r) => ({
+          id: r.id,
+          email: r.email,
+          role: 'staff' as const,
+          createdAt: r.created_at,
+          expiresAt: r.expires_at,
+        })),
       };
     },
 
     /** Re-inviting an address with a pending invite replaces it (a resend), so it takes no second seat. */
     async invite(shopId: string, inviterId: string, emailInput: string, client: ClientInfo): Promise<InviteView> {
       const email = normaliseEmail(emailInput);
-      if (await db.selectFrom('users').select('id').where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst()) throw emailTaken();
+      if (await db.selectFrom('users').select('id').where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst())
+        throw emailTaken();
       const { shop, limit } = await limitOf(shopId);
       const inviter = await db.selectFrom('users').select('email').where('id', '=', inviterId).executeTakeFirstOrThrow();
       const token = `inv_${randomBytes(32).toString('base64url')}`;
       const now = clock.now();
       const nowIso = now.toISOString();
       const row = {
-        id: newId('inv'), shop_id: shopId, email, role: 'staff', token_hash: sha256(token), invited_by: inviterId, created_at: nowIso,
-        expires_at: new Date(now.getTime() + INVITE_TTL_DAYS * 86_400_000).toISOString(), used_at: null, revoked_at: null, accepted_user_id: null,
+        id: newId('inv'),
+        shop_id: shopId,
+        email,
+        role: 'staff',
+        token_hash: sha256(token),
+        invited_by: inviterId,
+        created_at: nowIso,
+        expires_at: new Date(now.getTime() + INVITE_TTL_DAYS * 86_400_000).toISOString(),
+        used_at: null,
+        revoked_at: null,
+        accepted_user_id: null,
       };
       await db.transaction().execute(async (trx) => {
         await lockShopRow(trx, shopId);
-        const replaced = await trx.updateTable('team_invites').set({ revoked_at: nowIso }).where('shop_id', '=', shopId).where('email', '=', email)
-          .where('used_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirst();
+        const replaced = await trx
+          .updateTable('team_invites')
+          .set({ revoked_at: nowIso })
+          .where('shop_id', '=', shopId)
+          .where('email', '=', email)
+          .where('used_at', 'is', null)
+          .where('revoked_at', 'is', null)
+          .where('expires_at', '>', nowIso)
+          .executeTakeFirst();
         const used = await seatsUsed(trx, shopId, nowIso);
         if (used.users + used.invites + 1 > limit) throw seatLimit(used.users + used.invites, limit);
         await trx.insertInto('team_invites').values(row).execute();
-        await audit.record({ shopId, actor: actorOf(inviterId), action: 'team.invite', target: row.id, ip: client.ip, detail: { email, resent: Number(replaced.numUpdatedRows) > 0 } }, trx);
+        await audit.record(
+          {
+            shopId,
+            actor: actorOf(inviterId),
+            action: 'team.invite',
+            target: row.id,
+            ip: client.ip,
+            detail: { email, resent: Number(replaced.numUpdatedRows) > 0 },
+          },
+          trx,
+        );
       });
-      await mail.send(email, mailTemplates.teamInvite({ shopName: shop.name, inviterEmail: inviter.email, link: `${base}/accept-invite?token=${token}`, days: INVITE_TTL_DAYS }), shopId);
+      await mail.send(
+        email,
+        mailTemplates.teamInvite({
+          shopName: shop.name,
+          inviterEmail: inviter.email,
+          link: `${base}/accept-invite?token=${token}`,
+          days: INVITE_TTL_DAYS,
+        }),
+        shopId,
+      );
       return { id: row.id, email, role: 'staff', createdAt: row.created_at, expiresAt: row.expires_at };
     },
 
     /** 404 for unknown ids, other shops' ids and invites that are no longer pending alike. */
     async revokeInvite(shopId: string, actorId: string, inviteId: string, ip: string | null): Promise<void> {
       const nowIso = clock.now().toISOString();
-      const upd = await db.updateTable('team_invites').set({ revoked_at: nowIso }).where('id', '=', inviteId).where('shop_id', '=', shopId)
-        .where('used_at', 'is', null).where('revoked_at', 'is', null).executeTakeFirst();
+      const upd = await db
+        .updateTable('team_invites')
+        .set({ revoked_at: nowIso })
+        .where('id', '=', inviteId)
+        .where('shop_id', '=', shopId)
+        .where('used_at', 'is', null)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       if (Number(upd.numUpdatedRows) !== 1) throw notFound('Invite');
       await audit.record({ shopId, actor: actorOf(actorId), action: 'team.invite_revoke', target: inviteId, ip });
     },
 
     /** Soft delete: the address is freed (it may be invited again), every session ends at once. */
     async removeMember(shopId: string, actorId: string, memberId: string, ip: string | null): Promise<void> {
-      const row = await db.selectFrom('users').select(['id', 'role', 'email']).where('id', '=', memberId).where('shop_id', '=', shopId).where('deleted_at', 'is', null).executeTakeFirst();
+      const row = await db
+        .selectFrom('users')
+        .select(['id', 'role', 'email'])
+        .where('id', '=', memberId)
+        .where('shop_id', '=', shopId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
       if (!row) throw notFound('Member');
       if (roleOf(row.role) === 'owner') throw new AppError('OWNER_NOT_REMOVABLE', 403, 'The shop owner cannot be removed');
       const nowIso = clock.now().toISOString();
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('users').set({ deleted_at: nowIso, email: `removed+${row.id}@invalid` }).where('id', '=', row.id).execute();
-        await trx.updateTable('password_resets').set({ used_at: nowIso }).where('user_id', '=', row.id).where('used_at', 'is', null).execute();
+        await trx
+          .updateTable('users')
+          .set({ deleted_at: nowIso, email: `removed+${row.id}@invalid` })
+          .where('id', '=', row.id)
+          .execute();
+        await trx
+          .updateTable('password_resets')
+          .set({ used_at: nowIso })
+          .where('user_id', '=', row.id)
+          .where('used_at', 'is', null)
+          .execute();
         await sessions.revokeAll(row.id, { actor: actorOf(actorId), shopId, ip, reason: 'team_remove' }, trx);
-        await audit.record({ shopId, actor: actorOf(actorId), action: 'team.remove', target: row.id, ip, detail: { email: row.email } }, trx);
+        await audit.record(
+          { shopId, actor: actorOf(actorId), action: 'team.remove', target: row.id, ip, detail: { email: row.email } },
+          trx,
+        );
       });
     },
 
     /** Single use under the shop lock: exactly one accept of a token wins; the seat is re-checked (the plan may have shrunk). */
-    async accept(token: string, passwordInput: string, client: ClientInfo): Promise<{ userId: string; shopId: string; session: SessionView; refreshToken: string }> {
+    async accept(
+      token: string,
+      passwordInput: string,
+      client: ClientInfo,
+    ): Promise<{ userId: string; shopId: string; session: SessionView; refreshToken: string }> {
       if (!INVITE_TOKEN.test(token)) throw inviteInvalid();
       const password = validatePassword(passwordInput);
       const nowIso = clock.now().toISOString();
       const inv = await db.selectFrom('team_invites').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirst();
       if (!inv || inv.used_at || inv.revoked_at || inv.expires_at <= nowIso) throw inviteInvalid();
       let limit: number;
-      try { ({ limit } = await limitOf(inv.shop_id)); } catch { throw inviteInvalid(); } // erased shop
-      if (await db.selectFrom('users').select('id').where('email', '=', inv.email).where('deleted_at', 'is', null).executeTakeFirst()) throw emailTaken();
+      try {
+        ({ limit } = await limitOf(inv.shop_id));
+      } catch {
+        throw inviteInvalid();
+      } // erased shop
+      if (await db.selectFrom('users').select('id').where('email', '=', inv.email).where('deleted_at', 'is', null).executeTakeFirst())
+        throw emailTaken();
       const passwordHash = await hasher.hash(password);
       const userId = newId('usr');
       try {
         return await db.transaction().execute(async (trx) => {
           await lockShopRow(trx, inv.shop_id);
-          const upd = await trx.updateTable('team_invites').set({ used_at: nowIso, accepted_user_id: userId }).where('id', '=', inv.id)
-            .where('used_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', nowIso).executeTakeFirst();
+          const upd = await trx
+            .updateTable('team_invites')
+            .set({ used_at: nowIso, accepted_user_id: userId })
+            .where('id', '=', inv.id)
+            .where('used_at', 'is', null)
+            .where('revoked_at', 'is', null)
+            .where('expires_at', '>', nowIso)
+            .executeTakeFirst();
           if (Number(upd.numUpdatedRows) !== 1) throw inviteInvalid();
           const used = await seatsUsed(trx, inv.shop_id, nowIso); // this invite no longer counts: it is used
           if (used.users + used.invites + 1 > limit) throw seatLimit(used.users + used.invites, limit);
-          await trx.insertInto('users').values({
-            id: userId, shop_id: inv.shop_id, email: inv.email, password_hash: passwordHash, role: 'staff', language: 'th', created_at: nowIso,
-            password_changed_at: null, disabled_at: null, deleted_at: null,
-          }).execute();
-          await audit.record({ shopId: inv.shop_id, actor: actorOf(userId), action: 'team.accept', target: inv.id, ip: client.ip, detail: { invitedBy: inv.invited_by } }, trx);
+          await trx
+            .insertInto('users')
+            .values({
+              id: userId,
+              shop_id: inv.shop_id,
+              email: inv.email,
+              password_hash: passwordHash,
+              role: 'staff',
+              language: 'th',
+              created_at: nowIso,
+              password_changed_at: null,
+              disabled_at: null,
+              deleted_at: null,
+            })
+            .execute();
+          await audit.record(
+            {
+              shopId: inv.shop_id,
+              actor: actorOf(userId),
+              action: 'team.accept',
+              target: inv.id,
+              ip: client.ip,
+              detail: { invitedBy: inv.invited_by },
+            },
+            trx,
+          );
           const s = await sessions.start({ id: userId, shopId: inv.shop_id }, client, trx);
           return { userId, shopId: inv.shop_id, ...s };
         });

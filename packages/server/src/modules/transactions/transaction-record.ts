@@ -1,6 +1,15 @@
 import type { TransactionsTable } from '../../db/db-schema.js';
 
-export const STATUSES = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'QUOTA_EXCEEDED', 'PROVIDER_ERROR'] as const;
+export const STATUSES = [
+  'SUCCESS',
+  'DUPLICATE',
+  'AMOUNT_MISMATCH',
+  'RECEIVER_MISMATCH',
+  'INVALID',
+  'FRAUD',
+  'QUOTA_EXCEEDED',
+  'PROVIDER_ERROR',
+] as const;
 export type TxStatus = (typeof STATUSES)[number];
 export const SOURCES = ['API', 'LINE', 'DASHBOARD'] as const;
 export type TxSource = (typeof SOURCES)[number];
@@ -36,10 +45,27 @@ export const amountToSatang = (a: number) => Math.round(a * 100);
 
 export function recordFromRow(r: TransactionsTable, cached = false): TransactionRecord {
   return {
-    id: r.id, status: r.status as TxStatus, verified: r.status === 'SUCCESS', transRef: r.trans_ref, amount: satangToAmount(r.amount_satang),
-    bankCode: r.bank_code, bankName: r.bank_name, senderName: r.sender_name, senderAccount: r.sender_account, receiverName: r.receiver_name,
-    receiverAccount: r.receiver_account, transDate: r.trans_date, errorCode: r.error_code, errorMessage: r.error_message, createdAt: r.created_at,
-    duplicate: !!r.duplicate, cached, latencyMs: r.latency_ms, environment: r.environment === 'test' ? 'test' : 'live',
-    source: r.source as TxSource, clientRef: r.client_ref, stale: !!r.stale,
+    id: r.id,
+    status: r.status as TxStatus,
+    verified: r.status === 'SUCCESS',
+    transRef: r.trans_ref,
+    amount: satangToAmount(r.amount_satang),
+    bankCode: r.bank_code,
+    bankName: r.bank_name,
+    senderName: r.sender_name,
+    senderAccount: r.sender_account,
+    receiverName: r.receiver_name,
+    receiverAccount: r.receiver_account,
+    transDate: r.trans_date,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    createdAt: r.created_at,
+    duplicate: !!r.duplicate,
+    cached,
+    latencyMs: r.latency_ms,
+    environment: r.environment === 'test' ? 'test' : 'live',
+    source: r.source as TxSource,
+    clientRef: r.client_ref,
+    stale: !!r.stale,
   };
 }

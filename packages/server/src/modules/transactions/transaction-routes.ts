@@ -5,27 +5,45 @@ import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import type { TransactionService } from './transaction-service.js';
 import { ListQuery, TransactionRecordSchema } from './transaction-schemas.js';
 
-export const transactionRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; transactions: TransactionService }> = async (app, { auth, transactions }) => {
-  app.get('/api/v1/transactions', {
-    onRequest: apiAuth(auth, ['read']),
-    schema: {
-      tags: ['transactions'], summary: 'List verification results from every channel, newest first (the key\'s own environment unless environment= is given)', security: bearerSecurity,
-      querystring: ListQuery,
-      response: { 200: success(Type.Object({ items: Type.Array(TransactionRecordSchema), nextCursor: Nullable(Type.String()) })), ...errorResponses(...API_ERRORS) },
+export const transactionRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; transactions: TransactionService }> = async (
+  app,
+  { auth, transactions },
+) => {
+  app.get(
+    '/api/v1/transactions',
+    {
+      onRequest: apiAuth(auth, ['read']),
+      schema: {
+        tags: ['transactions'],
+        summary: "List verification results from every channel, newest first (the key's own environment unless environment= is given)",
+        security: bearerSecurity,
+        querystring: ListQuery,
+        response: {
+          200: success(Type.Object({ items: Type.Array(TransactionRecordSchema), nextCursor: Nullable(Type.String()) })),
+          ...errorResponses(...API_ERRORS),
+        },
+      },
     },
-  }, async (req) => {
-    // A key reads its own environment's records unless `environment=` asks for the other one
-    // explicitly (README: Test keys): a test integration never sees live payments by accident.
-    const environment = req.query.environment ?? req.apiAuth!.key.environment;
-    return { success: true as const, data: await transactions.list(req.apiAuth!.shop.id, { ...req.query, environment }) };
-  });
+    async (req) => {
+      // A key reads its own environment's records unless `environment=` asks for the other one
+      // explicitly (README: Test keys): a test integration never sees live payments by accident.
+      const environment = req.query.environment ?? req.apiAuth!.key.environment;
+      return { success: true as const, data: await transactions.list(req.apiAuth!.shop.id, { ...req.query, environment }) };
+    },
+  );
 
-  app.get('/api/v1/transactions/:id', {
-    onRequest: apiAuth(auth, ['read']),
-    schema: {
-      tags: ['transactions'], summary: 'One verification result (404 for unknown ids and for other shops alike)', security: bearerSecurity,
-      params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-      response: { 200: success(TransactionRecordSchema), ...errorResponses(...API_ERRORS, 404) },
+  app.get(
+    '/api/v1/transactions/:id',
+    {
+      onRequest: apiAuth(auth, ['read']),
+      schema: {
+        tags: ['transactions'],
+        summary: 'One verification result (404 for unknown ids and for other shops alike)',
+        security: bearerSecurity,
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        response: { 200: success(TransactionRecordSchema), ...errorResponses(...API_ERRORS, 404) },
+      },
     },
-  }, async (req) => ({ success: true as const, data: await transactions.get(req.apiAuth!.shop.id, req.params.id) }));
+    async (req) => ({ success: true as const, data: await transactions.get(req.apiAuth!.shop.id, req.params.id) }),
+  );
 };

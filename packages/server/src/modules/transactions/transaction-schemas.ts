@@ -30,14 +30,29 @@ const fields = {
 export const TransactionRecordSchema = Type.Object(fields, { $id: 'TransactionRecord' });
 export const VerifyRecordSchema = Type.Object({ ...fields, quota: QuotaSmall }, { $id: 'VerifyRecord' });
 
-export const ListQuery = Type.Object({
-  status: Type.Optional(Type.String({ maxLength: 160, pattern: `^(${STATUSES.join('|')})(,(${STATUSES.join('|')}))*$`, description: 'one status or a comma list' })),
-  source: Type.Optional(Type.String({ maxLength: 40, pattern: `^(${SOURCES.join('|')})(,(${SOURCES.join('|')}))*$`, description: 'API, LINE or DASHBOARD (comma list allowed)' })),
-  transRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
-  from: Type.Optional(Type.String({ format: 'date-time' })),
-  to: Type.Optional(Type.String({ format: 'date-time' })),
-  cursor: Type.Optional(Type.String({ maxLength: 512 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-}, { additionalProperties: false });
+export const ListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.String({
+        maxLength: 160,
+        pattern: `^(${STATUSES.join('|')})(,(${STATUSES.join('|')}))*$`,
+        description: 'one status or a comma list',
+      }),
+    ),
+    source: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        pattern: `^(${SOURCES.join('|')})(,(${SOURCES.join('|')}))*$`,
+        description: 'API, LINE or DASHBOARD (comma list allowed)',
+      }),
+    ),
+    transRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+    from: Type.Optional(Type.String({ format: 'date-time' })),
+    to: Type.Optional(Type.String({ format: 'date-time' })),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  },
+  { additionalProperties: false },
+);

@@ -17,7 +17,10 @@ export interface TransactionFilters {
   limit?: number;
 }
 
-interface Cursor { c: string; i: string }
+interface Cursor {
+  c: string;
+  i: string;
+}
 
 /** Opaque to clients; it is the (createdAt, id) of the last item, so pages never skip or repeat rows. */
 const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
@@ -25,7 +28,9 @@ function decodeCursor(s: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Cursor;
     if (typeof c.c === 'string' && typeof c.i === 'string' && !Number.isNaN(Date.parse(c.c))) return c;
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   throw new AppError('INVALID_CURSOR', 400, 'cursor is not a nextCursor value returned by this endpoint');
 }
 
@@ -48,12 +53,21 @@ export function createTransactionService(deps: { db: Db }) {
         const c = decodeCursor(f.cursor);
         // The plain `<=` lets the (shop_id, created_at, id) index seek to the cursor; with the OR alone
         // both stores scanned from the newest row on every page (an export of 100,000 rows went quadratic).
-        q = q.where('created_at', '<=', c.c).where((eb) => eb.or([eb('created_at', '<', c.c), eb.and([eb('created_at', '=', c.c), eb('id', '<', c.i)])]));
+        q = q
+          .where('created_at', '<=', c.c)
+          .where((eb) => eb.or([eb('created_at', '<', c.c), eb.and([eb('created_at', '=', c.c), eb('id', '<', c.i)])]));
       }
-      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await q
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      return { items: page.map((r) => recordFromRow(r)), nextCursor: rows.length > limit && last ? encodeCursor({ c: last.created_at, i: last.id }) : null };
+      return {
+        items: page.map((r) => recordFromRow(r)),
+        nextCursor: rows.length > limit && last ? encodeCursor({ c: last.created_at, i: last.id }) : null,
+      };
     },
     /** Every record the filters match, newest first, in pages of `batch` (exports: constant memory whatever the count). */
     async *iterate(shopId: string, f: Omit<TransactionFilters, 'cursor' | 'limit'>, batch = 1000): AsyncGenerator<TransactionRecord[]> {

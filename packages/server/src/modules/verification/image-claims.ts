@@ -12,40 +12,76 @@ import type { TransactionsTable } from '../../db/db-schema.js';
  * (`reserved`), so a retry waits seconds and is charged once. The worker's sweep returns the unit of
  * an orphan nobody retries (verification-service `sweepOrphans`).
  */
-export interface ClaimReservation { pool: 'live' | 'test'; period: string }
+export interface ClaimReservation {
+  pool: 'live' | 'test';
+  period: string;
+}
 
 export type ClaimOutcome =
   | { kind: 'owner'; token: string; inherited: ClaimReservation | null }
   /** `record` is the claimed transaction, read in the same statement as the claim (absent if it is gone). */
   | { kind: 'cached'; transactionId: string; record?: TransactionsTable };
 
-export interface ClaimKey { shopId: string; scope: string; hash: string; token: string }
+export interface ClaimKey {
+  shopId: string;
+  scope: string;
+  hash: string;
+  token: string;
+}
 
 const POLL_MS = 25;
 
 /** The claim and, once there is one, its transaction: one statement on the replay path. */
 const claimQuery = preparedQuery((db: Db, shopId: string, scope: string, hash: string) =>
-  db.selectFrom('image_claims as c')
+  db
+    .selectFrom('image_claims as c')
     .leftJoin('transactions as t', 't.id', 'c.transaction_id')
     .selectAll('t')
-    .select(['c.claimed_at as claim_claimed_at', 'c.transaction_id as claim_transaction_id', 'c.owner as claim_owner',
-      'c.lease_until as claim_lease_until', 'c.reserved_pool as claim_reserved_pool', 'c.reserved_period as claim_reserved_period'])
-    .where('c.shop_id', '=', shopId).where('c.scope', '=', scope).where('c.image_hash', '=', hash));
+    .select([
+      'c.claimed_at as claim_claimed_at',
+      'c.transaction_id as claim_transaction_id',
+      'c.owner as claim_owner',
+      'c.lease_until as claim_lease_until',
+      'c.reserved_pool as claim_reserved_pool',
+      'c.reserved_period as claim_reserved_period',
+    ])
+    .where('c.shop_id', '=', shopId)
+    .where('c.scope', '=', scope)
+    .where('c.image_hash', '=', hash),
+);
 
 const reservationOf = (pool: string | null, period: string | null): ClaimReservation | null =>
   (pool === 'live' || pool === 'test') && period ? { pool, period } : null;
 
-export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: number; inFlightTakeoverMs: number; waitMs: number; leaseMs: number }) {
+export function createImageClaims(deps: {
+  db: Db;
+  now: () => Date;
+  windowMs: number;
+  inFlightTakeoverMs: number;
+  waitMs: number;
+  leaseMs: number;
+}) {
   const { db, now, leaseMs } = deps;
   const leaseFrom = (t: Date) => new Date(t.getTime() + leaseMs).toISOString();
   const keyed = <Q extends { where: (...a: any[]) => any }>(q: Q, k: ClaimKey): Q =>
     q.where('shop_id', '=', k.shopId).where('scope', '=', k.scope).where('image_hash', '=', k.hash).where('owner', '=', k.token) as Q;
 
   async function tryInsert(shopId: string, scope: string, hash: string, t: Date, token: string): Promise<boolean> {
-    const r = await db.insertInto('image_claims').values({
-      shop_id: shopId, scope, image_hash: hash, transaction_id: null, claimed_at: t.toISOString(), owner: token, lease_until: leaseFrom(t),
-      reserved_pool: null, reserved_period: null,
-    }).onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing()).executeTakeFirst();
+    const r = await db
+      .insertInto('image_claims')
+      .values({
+        shop_id: shopId,
+        scope,
+        image_hash: hash,
+        transaction_id: null,
+        claimed_at: t.toISOString(),
+        owner: token,
+        lease_until: leaseFrom(t),
+        reserved_pool: null,
+        reserved_period: null,
+      })
+      .onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing())
+      .executeTakeFirst();
     return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
@@ -63,8 +99,15 @@ export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: num
           if (await tryInsert(shopId, scope, hash, t, token)) return { kind: 'owner', token, inherited: null };
           continue; // someone else claimed it between our read and insert: read their claim
         }
-        const { claim_claimed_at: claimedAt, claim_transaction_id: transactionId, claim_owner: owner, claim_lease_until: leaseUntil,
-          claim_reserved_pool: pool, claim_reserved_period: period, ...tx } = row;
+        const {
+          claim_claimed_at: claimedAt,
+          claim_transaction_id: transactionId,
+          claim_owner: owner,
+          claim_lease_until: leaseUntil,
+          claim_reserved_pool: pool,
+          claim_reserved_period: period,
+          ...tx
+        } = row;
         const age = t.getTime() - Date.parse(claimedAt);
         // Claims written before 0006 have no lease: the old in-flight takeover rule applies to them.
         const orphaned = leaseUntil ? t.getTime() >= Date.parse(leaseUntil) : age >= deps.inFlightTakeoverMs;
@@ -72,12 +115,19 @@ export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: num
         if (expired || (!transactionId && Date.now() > deadline)) {
           // Conditional takeover: only one of several racing callers matches the old owner and lease
           // (a renewal by a live owner changes the lease, so it also defeats a stale read).
-          const u = await db.updateTable('image_claims').set({ claimed_at: t.toISOString(), transaction_id: null, owner: token, lease_until: leaseFrom(t) })
-            .where('shop_id', '=', shopId).where('scope', '=', scope).where('image_hash', '=', hash).where('claimed_at', '=', claimedAt)
-            .where('owner', owner === null ? 'is' : '=', owner).where('lease_until', leaseUntil === null ? 'is' : '=', leaseUntil)
+          const u = await db
+            .updateTable('image_claims')
+            .set({ claimed_at: t.toISOString(), transaction_id: null, owner: token, lease_until: leaseFrom(t) })
+            .where('shop_id', '=', shopId)
+            .where('scope', '=', scope)
+            .where('image_hash', '=', hash)
+            .where('claimed_at', '=', claimedAt)
+            .where('owner', owner === null ? 'is' : '=', owner)
+            .where('lease_until', leaseUntil === null ? 'is' : '=', leaseUntil)
             .executeTakeFirst();
           // A completed claim holds no unit; an orphan hands its reserved unit to the new owner.
-          if (Number(u.numUpdatedRows) === 1) return { kind: 'owner', token, inherited: transactionId ? null : reservationOf(pool, period) };
+          if (Number(u.numUpdatedRows) === 1)
+            return { kind: 'owner', token, inherited: transactionId ? null : reservationOf(pool, period) };
           continue;
         }
         if (transactionId) {
@@ -89,21 +139,33 @@ export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: num
     },
     /** Renews the owner's lease every third of it until the returned stop function is called. */
     keepAlive(k: ClaimKey): () => void {
-      const timer = setInterval(() => {
-        void keyed(db.updateTable('image_claims').set({ lease_until: leaseFrom(now()) }), k).where('transaction_id', 'is', null).execute().catch(() => undefined);
-      }, Math.max(50, Math.floor(leaseMs / 3)));
+      const timer = setInterval(
+        () => {
+          void keyed(db.updateTable('image_claims').set({ lease_until: leaseFrom(now()) }), k)
+            .where('transaction_id', 'is', null)
+            .execute()
+            .catch(() => undefined);
+        },
+        Math.max(50, Math.floor(leaseMs / 3)),
+      );
       timer.unref();
       return () => clearInterval(timer);
     },
     /** Marks the unit this owner reserved; false when the claim is no longer ours (the caller rolls back). */
     async markReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {
-      const u = await keyed(trx.updateTable('image_claims').set({ reserved_pool: r.pool, reserved_period: r.period }), k).where('transaction_id', 'is', null).executeTakeFirst();
+      const u = await keyed(trx.updateTable('image_claims').set({ reserved_pool: r.pool, reserved_period: r.period }), k)
+        .where('transaction_id', 'is', null)
+        .executeTakeFirst();
       return Number(u.numUpdatedRows) === 1;
     },
     /** Ties the claim to its record and clears the reservation mark; false when the claim is no longer ours. */
     async complete(trx: Db, k: ClaimKey, transactionId: string): Promise<boolean> {
-      const u = await keyed(trx.updateTable('image_claims').set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null }), k)
-        .where('transaction_id', 'is', null).executeTakeFirst();
+      const u = await keyed(
+        trx.updateTable('image_claims').set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null }),
+        k,
+      )
+        .where('transaction_id', 'is', null)
+        .executeTakeFirst();
       return Number(u.numUpdatedRows) === 1;
     },
     /**
@@ -112,15 +174,23 @@ export function createImageClaims(deps: { db: Db; now: () => Date; windowMs: num
      * or `false` when the claim is no longer ours.
      */
     async release(trx: Db, k: ClaimKey): Promise<ClaimReservation | null | false> {
-      const r = await keyed(trx.deleteFrom('image_claims'), k).where('transaction_id', 'is', null)
-        .returning(['reserved_pool', 'reserved_period']).executeTakeFirst();
+      const r = await keyed(trx.deleteFrom('image_claims'), k)
+        .where('transaction_id', 'is', null)
+        .returning(['reserved_pool', 'reserved_period'])
+        .executeTakeFirst();
       return r ? reservationOf(r.reserved_pool, r.reserved_period) : false;
     },
     /** In-flight claims whose owner stopped renewing its lease (a dead node), oldest first. */
     async orphans(limit = 100): Promise<ClaimKey[]> {
-      const rows = await db.selectFrom('image_claims').select(['shop_id', 'scope', 'image_hash', 'owner'])
-        .where('transaction_id', 'is', null).where('lease_until', '<', now().toISOString()).where('owner', 'is not', null)
-        .orderBy('lease_until').limit(limit).execute();
+      const rows = await db
+        .selectFrom('image_claims')
+        .select(['shop_id', 'scope', 'image_hash', 'owner'])
+        .where('transaction_id', 'is', null)
+        .where('lease_until', '<', now().toISOString())
+        .where('owner', 'is not', null)
+        .orderBy('lease_until')
+        .limit(limit)
+        .execute();
       return rows.map((r) => ({ shopId: r.shop_id, scope: r.scope, hash: r.image_hash, token: r.owner! }));
     },
     async prune() {

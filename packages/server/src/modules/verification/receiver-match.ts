@@ -106,14 +106,45 @@ export function matchProxy(
 // ---------------------------------------------------------------- names
 
 const TITLE_TOKENS = new Set([
-  'นาย', 'นาง', 'นางสาว', 'นส', 'ดช', 'ดญ', 'เด็กชาย', 'เด็กหญิง', 'คุณ', 'ว่าที่',
-  'mr', 'mrs', 'ms', 'miss', 'mstr', 'master', 'dr', 'khun',
+  'นาย',
+  'นาง',
+  'นางสาว',
+  'นส',
+  'ดช',
+  'ดญ',
+  'เด็กชาย',
+  'เด็กหญิง',
+  'คุณ',
+  'ว่าที่',
+  'mr',
+  'mrs',
+  'ms',
+  'miss',
+  'mstr',
+  'master',
+  'dr',
+  'khun',
 ]);
 /** glued Thai titles ("นายสมชาย"), longest first so นางสาว wins over นาง */
 const GLUED_TITLES = ['เด็กหญิง', 'เด็กชาย', 'นางสาว', 'นาง', 'นาย'];
 const COMPANY_LEADING = new Set(['บริษัท', 'บจก', 'บมจ', 'หจก', 'หสน', 'ห้างหุ้นส่วนจำกัด', 'ห้างหุ้นส่วนสามัญ', 'ร้าน']);
 const COMPANY_TRAILING = [
-  'จำกัด', 'มหาชน', 'co', 'ltd', 'coltd', 'company', 'limited', 'pcl', 'plc', 'public', 'inc', 'corp', 'corporation', 'llc', 'part', 'partnership',
+  'จำกัด',
+  'มหาชน',
+  'co',
+  'ltd',
+  'coltd',
+  'company',
+  'limited',
+  'pcl',
+  'plc',
+  'public',
+  'inc',
+  'corp',
+  'corporation',
+  'llc',
+  'part',
+  'partnership',
 ];
 const COMPANY_TRAILING_SET = new Set(COMPANY_TRAILING);
 
@@ -130,7 +161,10 @@ function nameTokens(name: unknown): string[] {
   if (typeof name !== 'string') return [];
   let s = name.slice(0, MAX_INPUT_CHARS).normalize('NFC').toLowerCase();
   // dotted Thai abbreviations would otherwise split into single letters
-  s = s.replace(/น\s*\.\s*ส\s*\./g, ' นส ').replace(/ด\s*\.\s*ช\s*\./g, ' ดช ').replace(/ด\s*\.\s*ญ\s*\./g, ' ดญ ');
+  s = s
+    .replace(/น\s*\.\s*ส\s*\./g, ' นส ')
+    .replace(/ด\s*\.\s*ช\s*\./g, ' ดช ')
+    .replace(/ด\s*\.\s*ญ\s*\./g, ' ดญ ');
   s = s.replace(/[^\p{L}\p{M}\p{N}]+/gu, ' ');
   const t = s.split(' ').filter(Boolean);
 
@@ -174,7 +208,11 @@ function nameTokens(name: unknown): string[] {
       continue;
     }
     // slips cut names short: "EXAMPLE CO., LT" -> the "lt" is what is left of LTD
-    if ((company || COMPANY_TRAILING_SET.has(t[t.length - 2])) && t.length > 1 && COMPANY_TRAILING.some((w) => w.startsWith(last) && w !== last)) {
+    if (
+      (company || COMPANY_TRAILING_SET.has(t[t.length - 2])) &&
+      t.length > 1 &&
+      COMPANY_TRAILING.some((w) => w.startsWith(last) && w !== last)
+    ) {
       t.pop();
       continue;
     }

@@ -9,46 +9,107 @@ import type { VerificationService } from './verification-service.js';
 
 const IMAGE_TYPES = new Set(['application/octet-stream', 'image/jpeg', 'image/png', 'image/jpg']);
 
-const VerifyQuery = Type.Object({
-  amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01, description: 'expected amount in THB; a different bank amount gives AMOUNT_MISMATCH' })),
-  clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[\\x21-\\x7E]+$', description: 'your order id (printable ASCII, no spaces), stored on the record, echoed in webhooks, filterable in GET /transactions' })),
-}, { additionalProperties: false });
+const VerifyQuery = Type.Object(
+  {
+    amount: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 1_000_000_000,
+        multipleOf: 0.01,
+        description: 'expected amount in THB; a different bank amount gives AMOUNT_MISMATCH',
+      }),
+    ),
+    clientRef: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[\\x21-\\x7E]+$',
+        description:
+          'your order id (printable ASCII, no spaces), stored on the record, echoed in webhooks, filterable in GET /transactions',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
-export const verificationRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; verification: VerificationService; maxImageBytes: number; timeZone: string; now: () => Date }> = async (app, opts) => {
+export const verificationRoutes: FastifyPluginAsyncTypebox<{
+  auth: ApiAuthDeps;
+  verification: VerificationService;
+  maxImageBytes: number;
+  timeZone: string;
+  now: () => Date;
+}> = async (app, opts) => {
   // Every content type is read as raw bytes here (up to the cap, never beyond), so the route can say
   // precisely what was wrong instead of a generic 415.
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: opts.maxImageBytes }, (_req, body, done) => done(null, body));
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: opts.maxImageBytes }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: opts.maxImageBytes }, (_req, body, done) =>
+    done(null, body),
+  );
 
-  app.post('/api/v1/verify', {
-    onRequest: apiAuth(opts.auth, ['verify'], { verify: true }),
-    bodyLimit: opts.maxImageBytes,
-    schema: {
-      tags: ['verify'], summary: 'Check one slip image (raw JPEG or PNG bytes)', security: bearerSecurity,
-      description: 'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account.',
-      querystring: VerifyQuery,
-      response: {
-        200: Type.Object({ success: Type.Literal(true), data: VerifyRecordSchema, meta: Type.Object({ requestId: Type.String(), timestamp: Type.String() }) }),
-        ...errorResponses(...API_ERRORS, 402, 413, 422, 503),
+  app.post(
+    '/api/v1/verify',
+    {
+      onRequest: apiAuth(opts.auth, ['verify'], { verify: true }),
+      bodyLimit: opts.maxImageBytes,
+      schema: {
+        tags: ['verify'],
+        summary: 'Check one slip image (raw JPEG or PNG bytes)',
+        security: bearerSecurity,
+        description:
+          'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account.',
+        querystring: VerifyQuery,
+        response: {
+          200: Type.Object({
+            success: Type.Literal(true),
+            data: VerifyRecordSchema,
+            meta: Type.Object({ requestId: Type.String(), timestamp: Type.String() }),
+          }),
+          ...errorResponses(...API_ERRORS, 402, 413, 422, 503),
+        },
       },
     },
-  }, async (req) => {
-    const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    const body = req.body as Buffer | undefined;
-    if (type && !IMAGE_TYPES.has(type)) {
-      throw new AppError('INVALID_IMAGE', 400, `Content-Type ${type.slice(0, 60)} is not accepted: send the raw JPEG or PNG bytes with Content-Type: application/octet-stream (not JSON, multipart or base64)`);
-    }
-    const { shop, plan, key } = req.apiAuth!;
-    try {
-      const out = await opts.verification.verifySlip({
-        shopId: shop.id, shop, plan, source: 'API', image: Buffer.isBuffer(body) ? body : Buffer.alloc(0), environment: key.environment,
-        apiKeyId: key.id, expectedAmount: req.query.amount, clientRef: req.query.clientRef ?? null,
-      });
-      if (key.environment === 'live') req.quotaHeaders = { limit: out.quota.limit, used: out.quota.used, remaining: out.quota.remaining, resetDays: out.daysUntilReset };
-      return { success: true as const, data: { ...out.record, quota: out.quota }, meta: { requestId: req.id, timestamp: isoWithOffset(opts.now(), opts.timeZone) } };
-    } finally {
-      req.body = undefined; // drop our reference to the image as early as possible
-    }
-  });
+    async (req) => {
+      const type = String(req.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim()
+        .toLowerCase();
+      const body = req.body as Buffer | undefined;
+      if (type && !IMAGE_TYPES.has(type)) {
+        throw new AppError(
+          'INVALID_IMAGE',
+          400,
+          `Content-Type ${type.slice(0, 60)} is not accepted: send the raw JPEG or PNG bytes with Content-Type: application/octet-stream (not JSON, multipart or base64)`,
+        );
+      }
+      const { shop, plan, key } = req.apiAuth!;
+      try {
+        const out = await opts.verification.verifySlip({
+          shopId: shop.id,
+          shop,
+          plan,
+          source: 'API',
+          image: Buffer.isBuffer(body) ? body : Buffer.alloc(0),
+          environment: key.environment,
+          apiKeyId: key.id,
+          expectedAmount: req.query.amount,
+          clientRef: req.query.clientRef ?? null,
+        });
+        if (key.environment === 'live')
+          req.quotaHeaders = {
+            limit: out.quota.limit,
+            used: out.quota.used,
+            remaining: out.quota.remaining,
+            resetDays: out.daysUntilReset,
+          };
+        return {
+          success: true as const,
+          data: { ...out.record, quota: out.quota },
+          meta: { requestId: req.id, timestamp: isoWithOffset(opts.now(), opts.timeZone) },
+        };
+      } finally {
+        req.body = undefined; // drop our reference to the image as early as possible
+      }
+    },
+  );
 };

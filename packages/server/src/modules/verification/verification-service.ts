@@ -76,17 +76,51 @@ const DECODE_MESSAGES: Record<string, string> = {
   UNREADABLE_IMAGE: 'The image could not be read.',
 };
 
-type Draft = Omit<TransactionsTable, 'id' | 'shop_id' | 'source' | 'environment' | 'latency_ms' | 'client_ref' | 'image_hash' | 'api_key_id' | 'created_at' | 'anonymized_at' | 'expected_amount_satang'>;
+type Draft = Omit<
+  TransactionsTable,
+  | 'id'
+  | 'shop_id'
+  | 'source'
+  | 'environment'
+  | 'latency_ms'
+  | 'client_ref'
+  | 'image_hash'
+  | 'api_key_id'
+  | 'created_at'
+  | 'anonymized_at'
+  | 'expected_amount_satang'
+>;
 
 const emptyDraft = (): Draft => ({
-  status: 'INVALID', trans_ref: null, amount_satang: null, bank_code: null, bank_name: null, sender_name: null, sender_account: null,
-  receiver_name: null, receiver_account: null, trans_date: null, error_code: null, error_message: null, duplicate: 0, stale: 0, charged: 0, success_ref: null,
+  status: 'INVALID',
+  trans_ref: null,
+  amount_satang: null,
+  bank_code: null,
+  bank_name: null,
+  sender_name: null,
+  sender_account: null,
+  receiver_name: null,
+  receiver_account: null,
+  trans_date: null,
+  error_code: null,
+  error_message: null,
+  duplicate: 0,
+  stale: 0,
+  charged: 0,
+  success_ref: null,
 });
 
 // A transfer's first SUCCESS is tracked per key environment (migration 0006): a test check never
 // turns a later live check into DUPLICATE.
 const succeededQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
-  db.selectFrom('transactions').select('id').where('shop_id', '=', shopId).where('environment', '=', environment).where('success_ref', '=', transRef).limit(1));
+  db
+    .selectFrom('transactions')
+    .select('id')
+    .where('shop_id', '=', shopId)
+    .where('environment', '=', environment)
+    .where('success_ref', '=', transRef)
+    .limit(1),
+);
 
 /**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
@@ -96,30 +130,46 @@ export function createVerificationService(deps: VerificationDeps) {
   const { db, clock, quota, claims } = deps;
 
   async function loadShop(input: VerifyInput): Promise<{ shop: Shop; plan: Plan }> {
-    const shop = input.shop ?? await deps.shops.get(input.shopId);
-    const plan = input.plan ?? await deps.plans.get(shop.planCode);
+    const shop = input.shop ?? (await deps.shops.get(input.shopId));
+    const plan = input.plan ?? (await deps.plans.get(shop.planCode));
     if (shop.state === 'suspended') throw new AppError('SHOP_SUSPENDED', 403, 'This shop is suspended; contact support');
     return { shop, plan };
   }
 
   function checkImage(image: Buffer) {
-    if (!image || image.length === 0) throw new AppError('INVALID_IMAGE', 400, 'Send the slip image as the raw request body (JPEG or PNG bytes, Content-Type: application/octet-stream); the body was empty');
-    if (image.length > deps.maxImageBytes) throw new AppError('PAYLOAD_TOO_LARGE', 413, `The image is larger than ${deps.maxImageBytes} bytes`);
-    if (!isJpegOrPng(image)) throw new AppError('INVALID_IMAGE', 400, 'The body is not a JPEG or PNG image. Send the raw image bytes (not JSON, multipart or base64) with Content-Type: application/octet-stream');
+    if (!image || image.length === 0)
+      throw new AppError(
+        'INVALID_IMAGE',
+        400,
+        'Send the slip image as the raw request body (JPEG or PNG bytes, Content-Type: application/octet-stream); the body was empty',
+      );
+    if (image.length > deps.maxImageBytes)
+      throw new AppError('PAYLOAD_TOO_LARGE', 413, `The image is larger than ${deps.maxImageBytes} bytes`);
+    if (!isJpegOrPng(image))
+      throw new AppError(
+        'INVALID_IMAGE',
+        400,
+        'The body is not a JPEG or PNG image. Send the raw image bytes (not JSON, multipart or base64) with Content-Type: application/octet-stream',
+      );
   }
 
   /** `usedAfter`: the live counter this call's own charge produced, when known (no read needed). */
   async function quotaAfter(shop: Shop, plan: Plan, environment: 'live' | 'test', usedAfter?: number) {
     if (environment === 'test') {
       const t = await quota.testSnapshot(shop.id);
-      if (t.used !== null) return { quota: { used: t.used, limit: t.limit, remaining: t.remaining }, daysUntilReset: quota.period().daysUntilReset };
+      if (t.used !== null)
+        return { quota: { used: t.used, limit: t.limit, remaining: t.remaining }, daysUntilReset: quota.period().daysUntilReset };
     }
     const q = environment === 'live' && usedAfter !== undefined ? quota.shapeOf(plan, usedAfter) : await quota.snapshot(shop, plan);
     return { quota: quota.quotaBody(q), daysUntilReset: q.daysUntilReset };
   }
 
   /** Asks the checker and turns its answer into a draft record; `charged` follows the charging rule. */
-  async function judge(decoded: Extract<DecodeResult, { ok: true }>, payees: PayeeForMatch[], expectedAmount: number | undefined): Promise<Draft> {
+  async function judge(
+    decoded: Extract<DecodeResult, { ok: true }>,
+    payees: PayeeForMatch[],
+    expectedAmount: number | undefined,
+  ): Promise<Draft> {
     const draft = emptyDraft();
     draft.trans_ref = decoded.transRef;
     draft.bank_code = decoded.bankCode;
@@ -127,36 +177,69 @@ export function createVerificationService(deps: VerificationDeps) {
     let answer: CheckerResult;
     try {
       const t = process.hrtime.bigint();
-      answer = await deps.checker.check({ payload: decoded.payload, bankCode: decoded.bankCode, transRef: decoded.transRef })
+      answer = await deps.checker
+        .check({ payload: decoded.payload, bankCode: decoded.bankCode, transRef: decoded.transRef })
         .finally(() => metrics.stageDuration.observe({ stage: 'checker' }, secondsSince(t)));
     } catch (err) {
       deps.onError?.(err, 'checker');
       answer = { kind: 'UNAVAILABLE', reason: 'checker threw' };
     }
     if (answer.kind === 'UNAVAILABLE') {
-      return { ...draft, status: 'PROVIDER_ERROR', error_code: 'PROVIDER_UNAVAILABLE', error_message: 'The bank data service did not answer in time. Nothing was charged; send the same slip again in a minute.' };
+      return {
+        ...draft,
+        status: 'PROVIDER_ERROR',
+        error_code: 'PROVIDER_UNAVAILABLE',
+        error_message: 'The bank data service did not answer in time. Nothing was charged; send the same slip again in a minute.',
+      };
     }
     if (answer.kind === 'PENDING') {
       const mins = Math.max(1, Math.ceil(answer.retryAfterSeconds / 60));
-      return { ...draft, status: 'PROVIDER_ERROR', error_code: 'SLIP_PENDING', error_message: `The bank has not published this transfer yet (some banks take a few minutes). Nothing was charged; try again in about ${mins} minute(s).` };
+      return {
+        ...draft,
+        status: 'PROVIDER_ERROR',
+        error_code: 'SLIP_PENDING',
+        error_message: `The bank has not published this transfer yet (some banks take a few minutes). Nothing was charged; try again in about ${mins} minute(s).`,
+      };
     }
     draft.charged = 1;
     if (answer.kind === 'NOT_FOUND') {
-      return { ...draft, status: 'FRAUD', error_code: 'SLIP_NOT_FOUND', error_message: 'The bank has no transfer matching this slip: it may be forged or edited.' };
+      return {
+        ...draft,
+        status: 'FRAUD',
+        error_code: 'SLIP_NOT_FOUND',
+        error_message: 'The bank has no transfer matching this slip: it may be forged or edited.',
+      };
     }
     const slip = answer.slip;
     if (slip.transRef && slip.transRef !== decoded.transRef) {
-      return { ...draft, status: 'FRAUD', error_code: 'DATA_MISMATCH', error_message: 'The bank data does not match the slip QR: it may be forged or edited.' };
+      return {
+        ...draft,
+        status: 'FRAUD',
+        error_code: 'DATA_MISMATCH',
+        error_message: 'The bank data does not match the slip QR: it may be forged or edited.',
+      };
     }
-    const verdict = judgeFoundSlip(slip, payees, expectedAmount, { staleMode: deps.staleMode, staleMaxAgeHours: deps.staleMaxAgeHours, now: clock.now() });
+    const verdict = judgeFoundSlip(slip, payees, expectedAmount, {
+      staleMode: deps.staleMode,
+      staleMaxAgeHours: deps.staleMaxAgeHours,
+      now: clock.now(),
+    });
     const bank = BANKS[slip.sendingBankCode] ?? BANKS[decoded.bankCode];
     return {
       ...draft,
-      status: verdict.status, error_code: verdict.errorCode, error_message: verdict.errorMessage, stale: verdict.stale ? 1 : 0,
-      amount_satang: amountToSatang(slip.amount), bank_code: slip.sendingBankCode || decoded.bankCode, bank_name: bank?.nameEn ?? decoded.bankName,
-      sender_name: slip.sender.name || slip.sender.nameEn || null, sender_account: slip.sender.account ?? slip.sender.proxy?.value ?? null,
-      receiver_name: slip.receiver.name || slip.receiver.nameEn || null, receiver_account: slip.receiver.account ?? slip.receiver.proxy?.value ?? null,
-      trans_date: new Date(slip.transDate).toISOString(), success_ref: verdict.status === 'SUCCESS' ? decoded.transRef : null,
+      status: verdict.status,
+      error_code: verdict.errorCode,
+      error_message: verdict.errorMessage,
+      stale: verdict.stale ? 1 : 0,
+      amount_satang: amountToSatang(slip.amount),
+      bank_code: slip.sendingBankCode || decoded.bankCode,
+      bank_name: bank?.nameEn ?? decoded.bankName,
+      sender_name: slip.sender.name || slip.sender.nameEn || null,
+      sender_account: slip.sender.account ?? slip.sender.proxy?.value ?? null,
+      receiver_name: slip.receiver.name || slip.receiver.nameEn || null,
+      receiver_account: slip.receiver.account ?? slip.receiver.proxy?.value ?? null,
+      trans_date: new Date(slip.transDate).toISOString(),
+      success_ref: verdict.status === 'SUCCESS' ? decoded.transRef : null,
     };
   }
 
@@ -167,7 +250,11 @@ export function createVerificationService(deps: VerificationDeps) {
   async function quotaAlert(shopId: string, q: { used: number; limit: number }) {
     const type = q.used === q.limit ? 'QUOTA_100' : q.used === Math.ceil(q.limit * 0.8) ? 'QUOTA_80' : null;
     if (!type || q.limit <= 0) return;
-    await enqueueOutbox(db, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit } } }, clock.now());
+    await enqueueOutbox(
+      db,
+      { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit } } },
+      clock.now(),
+    );
   }
 
   async function alreadySucceeded(shopId: string, environment: string, transRef: string): Promise<boolean> {
@@ -175,7 +262,11 @@ export function createVerificationService(deps: VerificationDeps) {
   }
 
   const duplicateOf = (d: Draft): Draft => ({
-    ...d, status: 'DUPLICATE', duplicate: 1, success_ref: null, error_code: 'DUPLICATE',
+    ...d,
+    status: 'DUPLICATE',
+    duplicate: 1,
+    success_ref: null,
+    error_code: 'DUPLICATE',
     error_message: 'This transfer was already verified successfully for this shop: the slip is being re-used.',
   });
 
@@ -185,27 +276,46 @@ export function createVerificationService(deps: VerificationDeps) {
    * The claim answers whether it is still ours: if a sweep or a takeover took it (our lease ran out),
    * its unit went with it, so a charged record takes a unit of its own and an uncharged one returns nothing.
    */
-  async function persist(row: TransactionsTable, cacheable: boolean, key: ClaimKey, held: Reservation | null, alertStale: boolean): Promise<TransactionsTable> {
+  async function persist(
+    row: TransactionsTable,
+    cacheable: boolean,
+    key: ClaimKey,
+    held: Reservation | null,
+    alertStale: boolean,
+  ): Promise<TransactionsTable> {
     const after: Array<() => Promise<void>> = [];
-    const write = async (r: TransactionsTable) => db.transaction().execute(async (trx) => {
-      after.length = 0;
-      await trx.insertInto('transactions').values(r).execute();
-      let ours: boolean;
-      if (cacheable) ours = await claims.complete(trx, key, r.id);
-      else ours = (await claims.release(trx, key)) !== false;
-      const unit: Reservation = held ?? { shopId: r.shop_id, period: quota.period().periodMonth, pool: r.environment === 'test' ? 'test' : 'live' };
-      if (ours && held && !r.charged) {
-        const x = await quota.releaseIn(trx, held);
-        if (x.after) after.push(x.after);
-      }
-      if (!ours && r.charged) await quota.chargeIn(trx, unit);
-      const now = clock.now();
-      await enqueueOutbox(trx, { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } }, now);
-      if (alertStale && r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
-        await enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: r.shop_id, payload: { type: 'STALE_SLIP', shopId: r.shop_id, transactionId: r.id } }, now);
-      }
-      return r;
-    });
+    const write = async (r: TransactionsTable) =>
+      db.transaction().execute(async (trx) => {
+        after.length = 0;
+        await trx.insertInto('transactions').values(r).execute();
+        let ours: boolean;
+        if (cacheable) ours = await claims.complete(trx, key, r.id);
+        else ours = (await claims.release(trx, key)) !== false;
+        const unit: Reservation = held ?? {
+          shopId: r.shop_id,
+          period: quota.period().periodMonth,
+          pool: r.environment === 'test' ? 'test' : 'live',
+        };
+        if (ours && held && !r.charged) {
+          const x = await quota.releaseIn(trx, held);
+          if (x.after) after.push(x.after);
+        }
+        if (!ours && r.charged) await quota.chargeIn(trx, unit);
+        const now = clock.now();
+        await enqueueOutbox(
+          trx,
+          { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } },
+          now,
+        );
+        if (alertStale && r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
+          await enqueueOutbox(
+            trx,
+            { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: r.shop_id, payload: { type: 'STALE_SLIP', shopId: r.shop_id, transactionId: r.id } },
+            now,
+          );
+        }
+        return r;
+      });
     let saved: TransactionsTable;
     try {
       saved = await write(row);
@@ -235,7 +345,12 @@ export function createVerificationService(deps: VerificationDeps) {
   async function sweepOrphans(): Promise<number> {
     let n = 0;
     for (const key of await claims.orphans()) {
-      await abandon(key).then(() => { n++; }, (e) => deps.onError?.(e, 'orphan sweep'));
+      await abandon(key).then(
+        () => {
+          n++;
+        },
+        (e) => deps.onError?.(e, 'orphan sweep'),
+      );
     }
     return n;
   }
@@ -251,9 +366,16 @@ export function createVerificationService(deps: VerificationDeps) {
 
       const claim = await claims.claim(shop.id, environment, hash);
       if (claim.kind === 'cached') {
-        const row = claim.record ?? await db.selectFrom('transactions').selectAll().where('shop_id', '=', shop.id).where('id', '=', claim.transactionId).executeTakeFirst();
+        const row =
+          claim.record ??
+          (await db
+            .selectFrom('transactions')
+            .selectAll()
+            .where('shop_id', '=', shop.id)
+            .where('id', '=', claim.transactionId)
+            .executeTakeFirst());
         if (!row) throw notFound('Transaction');
-        return { record: recordFromRow(row, true), ...await quotaAfter(shop, plan, environment), isNew: false };
+        return { record: recordFromRow(row, true), ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
       const key: ClaimKey = { shopId: shop.id, scope: environment, hash, token: claim.token };
       const stopLease = claims.keepAlive(key);
@@ -262,28 +384,62 @@ export function createVerificationService(deps: VerificationDeps) {
       try {
         const payees = await deps.payees.activeForMatching(shop.id);
         if (!payees.length) {
-          throw new AppError('NO_PAYEE_CONFIGURED', 422, 'This shop has no active payee account, so the receiver on a slip cannot be checked. Add the bank account or PromptPay id customers pay into, then send the slip again.');
+          throw new AppError(
+            'NO_PAYEE_CONFIGURED',
+            422,
+            'This shop has no active payee account, so the receiver on a slip cannot be checked. Add the bank account or PromptPay id customers pay into, then send the slip again.',
+          );
         }
-        reservation ??= await quota.reserve(shop, plan, environment, (trx, res) => claims.markReserved(trx, key, { pool: res.pool, period: res.period }));
+        reservation ??= await quota.reserve(shop, plan, environment, (trx, res) =>
+          claims.markReserved(trx, key, { pool: res.pool, period: res.period }),
+        );
         await faultPoint('after-reserve');
         const decodeStart = process.hrtime.bigint();
-        const decoded = input.decoded ?? await deps.decode(input.image, shop.id).finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart)));
+        const decoded =
+          input.decoded ??
+          (await deps
+            .decode(input.image, shop.id)
+            .finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart))));
         let draft: Draft;
         if (!decoded.ok) {
-          draft = { ...emptyDraft(), status: 'INVALID', error_code: decoded.errorCode, error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message };
+          draft = {
+            ...emptyDraft(),
+            status: 'INVALID',
+            error_code: decoded.errorCode,
+            error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message,
+          };
         } else if (await alreadySucceeded(shop.id, environment, decoded.transRef)) {
           draft = duplicateOf({ ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName });
         } else {
-          draft = await judge(decoded, payees.map((p) => ({ bankCode: p.bank_code, kind: p.kind as 'BANK' | 'PROMPTPAY', accountNumber: p.account_number, proxyType: p.proxy_type, holder: p.holder, status: p.status })), input.expectedAmount);
+          draft = await judge(
+            decoded,
+            payees.map((p) => ({
+              bankCode: p.bank_code,
+              kind: p.kind as 'BANK' | 'PROMPTPAY',
+              accountNumber: p.account_number,
+              proxyType: p.proxy_type,
+              holder: p.holder,
+              status: p.status,
+            })),
+            input.expectedAmount,
+          );
           await faultPoint('after-check');
         }
         const usedAfter = draft.charged ? reservation.used : undefined;
         const now = clock.now();
         const row: TransactionsTable = {
-          ...draft, id: newId('txn', now.getTime()), shop_id: shop.id, source: input.source, environment,
+          ...draft,
+          id: newId('txn', now.getTime()),
+          shop_id: shop.id,
+          source: input.source,
+          environment,
           expected_amount_satang: input.expectedAmount === undefined ? null : amountToSatang(input.expectedAmount),
-          latency_ms: Math.round(performance.now() - started), client_ref: input.clientRef ?? null, image_hash: hash,
-          api_key_id: input.apiKeyId ?? null, anonymized_at: null, created_at: now.toISOString(),
+          latency_ms: Math.round(performance.now() - started),
+          client_ref: input.clientRef ?? null,
+          image_hash: hash,
+          api_key_id: input.apiKeyId ?? null,
+          anonymized_at: null,
+          created_at: now.toISOString(),
         };
         // A provider failure must really be retried next time, so it is never replayed from the cache.
         const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;

@@ -13,7 +13,11 @@ import type { WebhookSender } from './webhook-sender.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 import { metrics } from '../../lib/metrics.js';
 
-export interface DeliverPayload { deliveryId: string; round: number; manual?: boolean }
+export interface DeliverPayload {
+  deliveryId: string;
+  round: number;
+  manual?: boolean;
+}
 
 export interface WebhookDeliveryDeps {
   db: Db;
@@ -58,26 +62,53 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
    * from a dead worker first records that worker's attempt as `lost` (its answer was never seen).
    */
   async function runAttempt(a: {
-    delivery: WebhookDeliveriesTable; endpoint: WebhookEndpointsTable; round: number; manual: boolean; workerId: string | null;
-    signal?: AbortSignal; completeIn?: (trx: Db) => Promise<void>; takenBack?: boolean;
+    delivery: WebhookDeliveriesTable;
+    endpoint: WebhookEndpointsTable;
+    round: number;
+    manual: boolean;
+    workerId: string | null;
+    signal?: AbortSignal;
+    completeIn?: (trx: Db) => Promise<void>;
+    takenBack?: boolean;
   }) {
     const { delivery: d, endpoint: ep, round, manual } = a;
     const started = clock.now();
     const attemptRow = (status: string) => ({
-      id: newId('wha', started.getTime()), delivery_id: d.id, shop_id: d.shop_id, endpoint_id: ep.id, event_id: d.event_id, round, manual: manual ? 1 : 0,
-      status, response_code: null, duration_ms: null, error: null, next_attempt_at: null, worker_id: a.workerId,
-      started_at: started.toISOString(), finished_at: null as string | null,
+      id: newId('wha', started.getTime()),
+      delivery_id: d.id,
+      shop_id: d.shop_id,
+      endpoint_id: ep.id,
+      event_id: d.event_id,
+      round,
+      manual: manual ? 1 : 0,
+      status,
+      response_code: null,
+      duration_ms: null,
+      error: null,
+      next_attempt_at: null,
+      worker_id: a.workerId,
+      started_at: started.toISOString(),
+      finished_at: null as string | null,
     });
     if (a.takenBack) {
       // The previous worker died during this round: whether the receiver got that request is unknown.
-      const lost = { ...attemptRow('lost'), id: newId('wha', started.getTime() - 1), started_at: new Date(started.getTime() - 1).toISOString() };
-      await db.insertInto('webhook_attempts').values({ ...lost, error: 'worker stopped before the answer was recorded; round sent again', finished_at: started.toISOString() }).execute();
+      const lost = {
+        ...attemptRow('lost'),
+        id: newId('wha', started.getTime() - 1),
+        started_at: new Date(started.getTime() - 1).toISOString(),
+      };
+      await db
+        .insertInto('webhook_attempts')
+        .values({ ...lost, error: 'worker stopped before the answer was recorded; round sent again', finished_at: started.toISOString() })
+        .execute();
     }
     const attempt = attemptRow('delivered');
 
     const t = Math.floor(started.getTime() / 1000);
     const result = await sender.send({
-      url: ep.url, body: d.payload, signal: a.signal,
+      url: ep.url,
+      body: d.payload,
+      signal: a.signal,
       headers: {
         [DELIVERY_HEADERS.signature]: signWebhookPayload(d.payload, signingSecrets(box, ep, started), t),
         [DELIVERY_HEADERS.deliveryId]: d.id,
@@ -94,23 +125,63 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     metrics.webhookDeliveries.inc({ outcome: status === 'retrying' ? 'retry' : status });
     const error = cut(result.gone ? `${result.error}: endpoint disabled (410 Gone)` : result.error);
     await db.transaction().execute(async (trx) => {
-      await trx.insertInto('webhook_attempts').values({
-        ...attempt, status: result.ok ? 'delivered' : 'failed', response_code: result.statusCode, duration_ms: result.durationMs, error,
-        next_attempt_at: next?.toISOString() ?? null, finished_at: finished.toISOString(),
-      }).execute();
-      await trx.updateTable('webhook_deliveries').set((eb) => ({
-        status, attempts: eb('attempts', '+', 1), round, last_status_code: result.statusCode, last_error: error,
-        last_duration_ms: result.durationMs, next_attempt_at: next?.toISOString() ?? null,
-        delivered_at: result.ok ? finished.toISOString() : d.delivered_at, updated_at: finished.toISOString(),
-      })).where('id', '=', d.id).execute();
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          ...attempt,
+          status: result.ok ? 'delivered' : 'failed',
+          response_code: result.statusCode,
+          duration_ms: result.durationMs,
+          error,
+          next_attempt_at: next?.toISOString() ?? null,
+          finished_at: finished.toISOString(),
+        })
+        .execute();
+      await trx
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status,
+          attempts: eb('attempts', '+', 1),
+          round,
+          last_status_code: result.statusCode,
+          last_error: error,
+          last_duration_ms: result.durationMs,
+          next_attempt_at: next?.toISOString() ?? null,
+          delivered_at: result.ok ? finished.toISOString() : d.delivered_at,
+          updated_at: finished.toISOString(),
+        }))
+        .where('id', '=', d.id)
+        .execute();
       if (next) {
-        await enqueueOutbox(trx, { kind: OUTBOX_KINDS.WEBHOOK_DELIVER, shopId: d.shop_id, payload: { deliveryId: d.id, round: round + 1 } satisfies DeliverPayload, runAt: next }, finished);
+        await enqueueOutbox(
+          trx,
+          {
+            kind: OUTBOX_KINDS.WEBHOOK_DELIVER,
+            shopId: d.shop_id,
+            payload: { deliveryId: d.id, round: round + 1 } satisfies DeliverPayload,
+            runAt: next,
+          },
+          finished,
+        );
       }
       if (result.gone && !d.is_test) {
         // The receiver says the URL is gone for good: stop sending there until the owner re-enables it.
-        await trx.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: 'GONE', updated_at: finished.toISOString() })
-          .where('id', '=', ep.id).where('shop_id', '=', ep.shop_id).execute();
-        await audit.record({ shopId: ep.shop_id, actor: 'system', action: 'webhook.endpoint.disable', target: ep.id, detail: { reason: 'GONE', deliveryId: d.id } }, trx);
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ status: 'disabled', disabled_reason: 'GONE', updated_at: finished.toISOString() })
+          .where('id', '=', ep.id)
+          .where('shop_id', '=', ep.shop_id)
+          .execute();
+        await audit.record(
+          {
+            shopId: ep.shop_id,
+            actor: 'system',
+            action: 'webhook.endpoint.disable',
+            target: ep.id,
+            detail: { reason: 'GONE', deliveryId: d.id },
+          },
+          trx,
+        );
       }
       if (a.completeIn) await a.completeIn(trx);
     });
@@ -121,7 +192,12 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const onResultCreated: OutboxHandler = async (job, ctx) => {
     const p = job.payload as ResultCreatedPayload;
     if (!p?.transactionId || !p.shopId) return;
-    const row = await db.selectFrom('transactions').selectAll().where('id', '=', p.transactionId).where('shop_id', '=', p.shopId).executeTakeFirst();
+    const row = await db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', p.transactionId)
+      .where('shop_id', '=', p.shopId)
+      .executeTakeFirst();
     if (!row) return;
     const shop = await db.selectFrom('shops').select(['plan_code', 'deleted_at']).where('id', '=', p.shopId).executeTakeFirst();
     if (!shop || shop.deleted_at) return;
@@ -129,19 +205,42 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     if (!plan?.webhooks) return; // trial and plans without webhooks get no deliveries
     const now = ctx.now();
     const event = buildEvent(recordFromRow(row), now);
-    const endpoints = (await db.selectFrom('webhook_endpoints').selectAll().where('shop_id', '=', p.shopId).where('status', '=', 'enabled').execute())
-      .filter((ep) => ep.events.split(',').includes(event.kind));
+    const endpoints = (
+      await db.selectFrom('webhook_endpoints').selectAll().where('shop_id', '=', p.shopId).where('status', '=', 'enabled').execute()
+    ).filter((ep) => ep.events.split(',').includes(event.kind));
     if (!endpoints.length) return;
     await db.transaction().execute(async (trx) => {
       for (const ep of endpoints) {
         const id = newId('whd', now.getTime());
-        await trx.insertInto('webhook_deliveries').values({
-          id, shop_id: p.shopId, endpoint_id: ep.id, event_id: event.id, event_kind: event.kind, transaction_id: row.id, payload: event.body,
-          is_test: 0, status: 'pending', attempts: 0, round: 0, last_status_code: null, last_error: null, last_duration_ms: null,
-          next_attempt_at: now.toISOString(), delivered_at: null, created_at: now.toISOString(), updated_at: now.toISOString(),
-        }).execute();
+        await trx
+          .insertInto('webhook_deliveries')
+          .values({
+            id,
+            shop_id: p.shopId,
+            endpoint_id: ep.id,
+            event_id: event.id,
+            event_kind: event.kind,
+            transaction_id: row.id,
+            payload: event.body,
+            is_test: 0,
+            status: 'pending',
+            attempts: 0,
+            round: 0,
+            last_status_code: null,
+            last_error: null,
+            last_duration_ms: null,
+            next_attempt_at: now.toISOString(),
+            delivered_at: null,
+            created_at: now.toISOString(),
+            updated_at: now.toISOString(),
+          })
+          .execute();
         // Claimed by this worker: the first attempt starts right after this commit, without a claim round trip.
-        await ctx.enqueueClaimed(trx, { kind: OUTBOX_KINDS.WEBHOOK_DELIVER, shopId: p.shopId, payload: { deliveryId: id, round: 0 } satisfies DeliverPayload });
+        await ctx.enqueueClaimed(trx, {
+          kind: OUTBOX_KINDS.WEBHOOK_DELIVER,
+          shopId: p.shopId,
+          payload: { deliveryId: id, round: 0 } satisfies DeliverPayload,
+        });
       }
       await ctx.completeIn(trx);
     });
@@ -150,33 +249,69 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   /** `webhook.deliver`: one attempt round of one delivery. */
   const onDeliver: OutboxHandler = async (job, ctx) => {
     const p = job.payload as DeliverPayload;
-    const d = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', p?.deliveryId ?? '').executeTakeFirst();
+    const d = await db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', p?.deliveryId ?? '')
+      .executeTakeFirst();
     // Stale jobs (already delivered, failed or cancelled meanwhile) do nothing.
     if (!d || !['pending', 'retrying'].includes(d.status)) return;
-    const ep = await db.selectFrom('webhook_endpoints').selectAll().where('id', '=', d.endpoint_id).where('shop_id', '=', d.shop_id).executeTakeFirst();
+    const ep = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', d.endpoint_id)
+      .where('shop_id', '=', d.shop_id)
+      .executeTakeFirst();
     if (!ep || ep.status !== 'enabled') {
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('webhook_deliveries').set({
-          status: 'cancelled', last_error: ep ? 'endpoint disabled' : 'endpoint deleted', next_attempt_at: null, updated_at: ctx.now().toISOString(),
-        }).where('id', '=', d.id).execute();
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({
+            status: 'cancelled',
+            last_error: ep ? 'endpoint disabled' : 'endpoint deleted',
+            next_attempt_at: null,
+            updated_at: ctx.now().toISOString(),
+          })
+          .where('id', '=', d.id)
+          .execute();
         await ctx.completeIn(trx);
       });
       return;
     }
-    await runAttempt({ delivery: d, endpoint: ep, round: p.round ?? 0, manual: !!p.manual, workerId: ctx.workerId, signal: ctx.signal, completeIn: ctx.completeIn, takenBack: job.takenBack });
+    await runAttempt({
+      delivery: d,
+      endpoint: ep,
+      round: p.round ?? 0,
+      manual: !!p.manual,
+      workerId: ctx.workerId,
+      signal: ctx.signal,
+      completeIn: ctx.completeIn,
+      takenBack: job.takenBack,
+    });
   };
 
   /** A delivery job the worker gave up on (it kept crashing or hanging): the delivery is failed, so the owner can redeliver it. */
   const onDeliverFailed = async (job: { payload: unknown }, error: string) => {
     const p = job.payload as DeliverPayload;
-    await db.updateTable('webhook_deliveries').set({
-      status: 'failed', last_error: `delivery could not be attempted: ${error}`.slice(0, 500), next_attempt_at: null, updated_at: clock.now().toISOString(),
-    }).where('id', '=', p?.deliveryId ?? '').where('status', 'in', ['pending', 'retrying']).execute();
+    await db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'failed',
+        last_error: `delivery could not be attempted: ${error}`.slice(0, 500),
+        next_attempt_at: null,
+        updated_at: clock.now().toISOString(),
+      })
+      .where('id', '=', p?.deliveryId ?? '')
+      .where('status', 'in', ['pending', 'retrying'])
+      .execute();
   };
 
   return {
     runAttempt,
-    handlers: { [OUTBOX_KINDS.RESULT_CREATED]: onResultCreated, [OUTBOX_KINDS.WEBHOOK_DELIVER]: onDeliver } as Record<string, OutboxHandler>,
+    handlers: { [OUTBOX_KINDS.RESULT_CREATED]: onResultCreated, [OUTBOX_KINDS.WEBHOOK_DELIVER]: onDeliver } as Record<
+      string,
+      OutboxHandler
+    >,
     onFinalFailure: { [OUTBOX_KINDS.WEBHOOK_DELIVER]: onDeliverFailed },
   };
 }

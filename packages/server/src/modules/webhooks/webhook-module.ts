@@ -11,20 +11,46 @@ import { createWebhookService } from './webhook-service.js';
 
 /** Builds the webhooks module: the service (c.webhooks) and the outbox handlers the worker runs. */
 export function createWebhookModule(deps: {
-  db: Db; clock: Clock; audit: AuditService; plans: PlanService; shops: ShopService;
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  plans: PlanService;
+  shops: ShopService;
   /** The container's master secret (c.secret); previous ones may follow for a master-key rotation. */
   masterSecrets: string | string[];
-  config: { WEBHOOK_ALLOW_PRIVATE: boolean; WEBHOOK_TIMEOUT_MS: number; WEBHOOK_RETRY_SCHEDULE: number[]; WEBHOOK_SECRET_OVERLAP_HOURS: number; WEBHOOK_RETENTION_DAYS: number };
+  config: {
+    WEBHOOK_ALLOW_PRIVATE: boolean;
+    WEBHOOK_TIMEOUT_MS: number;
+    WEBHOOK_RETRY_SCHEDULE: number[];
+    WEBHOOK_SECRET_OVERLAP_HOURS: number;
+    WEBHOOK_RETENTION_DAYS: number;
+  };
   sender?: WebhookSender;
   lookup?: typeof dns.promises.lookup;
 }) {
   const { config } = deps;
   const box = createSecretBox({ secrets: deps.masterSecrets, purpose: 'webhook-endpoint-secret' });
   const sender = deps.sender ?? createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
-  const delivery = createWebhookDelivery({ db: deps.db, clock: deps.clock, audit: deps.audit, plans: deps.plans, box, sender, retrySchedule: config.WEBHOOK_RETRY_SCHEDULE });
+  const delivery = createWebhookDelivery({
+    db: deps.db,
+    clock: deps.clock,
+    audit: deps.audit,
+    plans: deps.plans,
+    box,
+    sender,
+    retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+  });
   const service = createWebhookService({
-    db: deps.db, clock: deps.clock, audit: deps.audit, plans: deps.plans, shops: deps.shops, box, delivery,
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE, secretOverlapHours: config.WEBHOOK_SECRET_OVERLAP_HOURS, retentionDays: config.WEBHOOK_RETENTION_DAYS,
+    db: deps.db,
+    clock: deps.clock,
+    audit: deps.audit,
+    plans: deps.plans,
+    shops: deps.shops,
+    box,
+    delivery,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    secretOverlapHours: config.WEBHOOK_SECRET_OVERLAP_HOURS,
+    retentionDays: config.WEBHOOK_RETENTION_DAYS,
     lookup: deps.lookup,
   });
   return { service, handlers: delivery.handlers, onFinalFailure: delivery.onFinalFailure, close: () => sender.close() };

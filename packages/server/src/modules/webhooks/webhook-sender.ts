@@ -56,18 +56,32 @@ export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boo
       const timeout = AbortSignal.timeout(opts.timeoutMs);
       const signal = input.signal ? AbortSignal.any([timeout, input.signal]) : timeout;
       const done = (r: Partial<SendResult>): SendResult => ({
-        ok: false, statusCode: null, error: null, retryAfterMs: null, gone: false, ...r, durationMs: Math.round(performance.now() - started),
+        ok: false,
+        statusCode: null,
+        error: null,
+        retryAfterMs: null,
+        gone: false,
+        ...r,
+        durationMs: Math.round(performance.now() - started),
       });
       try {
         const target = new URL(input.url);
         assertLiteralHostAllowed(target, opts.allowPrivate);
         // The saved URL was checked under the settings of its day: an http:// target saved while the
         // development flag was on must not be sent to once it is off (nor a URL with credentials).
-        try { parseWebhookUrl(input.url, { allowPrivate: opts.allowPrivate }); } catch (e) { throw new Error(`refused: ${(e as Error).message}`, { cause: e }); }
+        try {
+          parseWebhookUrl(input.url, { allowPrivate: opts.allowPrivate });
+        } catch (e) {
+          throw new Error(`refused: ${(e as Error).message}`, { cause: e });
+        }
         const res = await request(input.url, {
-          method: 'POST', body: input.body, dispatcher: agent, signal,
+          method: 'POST',
+          body: input.body,
+          dispatcher: agent,
+          signal,
           headers: { 'content-type': 'application/json', 'user-agent': WEBHOOK_USER_AGENT, ...input.headers },
-          headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs,
+          headersTimeout: opts.timeoutMs,
+          bodyTimeout: opts.timeoutMs,
         });
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
         const code = res.statusCode;

@@ -18,22 +18,58 @@ export const MAX_ENDPOINTS_PER_SHOP = 10;
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed', 'cancelled'] as const;
 
 export interface WebhookEndpointView {
-  id: string; url: string; description: string | null; events: WebhookEventKind[]; status: 'enabled' | 'disabled';
-  disabledReason: string | null; secretHint: string; previousSecretExpiresAt: string | null; createdAt: string; updatedAt: string;
+  id: string;
+  url: string;
+  description: string | null;
+  events: WebhookEventKind[];
+  status: 'enabled' | 'disabled';
+  disabledReason: string | null;
+  secretHint: string;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 export interface WebhookDeliveryView {
-  id: string; endpointId: string; eventId: string; event: string; transactionId: string | null; test: boolean;
-  status: (typeof DELIVERY_STATUSES)[number]; attempts: number; retryRound: number; lastStatusCode: number | null;
-  lastError: string | null; lastDurationMs: number | null; nextAttemptAt: string | null; deliveredAt: string | null; createdAt: string;
+  id: string;
+  endpointId: string;
+  eventId: string;
+  event: string;
+  transactionId: string | null;
+  test: boolean;
+  status: (typeof DELIVERY_STATUSES)[number];
+  attempts: number;
+  retryRound: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  lastDurationMs: number | null;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
 }
 export interface WebhookAttemptView {
-  id: string; round: number; manual: boolean; status: string; responseCode: number | null; durationMs: number | null;
-  error: string | null; nextAttemptAt: string | null; startedAt: string; finishedAt: string | null;
+  id: string;
+  round: number;
+  manual: boolean;
+  status: string;
+  responseCode: number | null;
+  durationMs: number | null;
+  error: string | null;
+  nextAttemptAt: string | null;
+  startedAt: string;
+  finishedAt: string | null;
 }
 
 export interface WebhookServiceDeps {
-  db: Db; clock: Clock; audit: AuditService; plans: PlanService; shops: ShopService; box: SecretBox; delivery: WebhookDelivery;
-  allowPrivate: boolean; secretOverlapHours: number; retentionDays: number;
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  plans: PlanService;
+  shops: ShopService;
+  box: SecretBox;
+  delivery: WebhookDelivery;
+  allowPrivate: boolean;
+  secretOverlapHours: number;
+  retentionDays: number;
   /** Tests replace DNS. */
   lookup?: typeof dns.promises.lookup;
 }
@@ -44,23 +80,45 @@ function parseEvents(events: unknown): WebhookEventKind[] {
   if (events === undefined || events === null) return [...WEBHOOK_EVENT_KINDS];
   const list = (Array.isArray(events) ? events : String(events).split(',')).map((e) => String(e).trim()).filter(Boolean);
   const bad = list.filter((e) => !(WEBHOOK_EVENT_KINDS as readonly string[]).includes(e));
-  if (bad.length || !list.length) throw new AppError('INVALID_WEBHOOK_EVENTS', 400, `events must be a non-empty list of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
+  if (bad.length || !list.length)
+    throw new AppError('INVALID_WEBHOOK_EVENTS', 400, `events must be a non-empty list of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
   return [...new Set(list)] as WebhookEventKind[];
 }
 function parseDescription(d: unknown): string | null {
   if (d === undefined || d === null || d === '') return null;
-  if (typeof d !== 'string' || d.length > 200) throw new AppError('INVALID_DESCRIPTION', 400, 'description must be text of at most 200 characters');
+  if (typeof d !== 'string' || d.length > 200)
+    throw new AppError('INVALID_DESCRIPTION', 400, 'description must be text of at most 200 characters');
   return d;
 }
 
 export const deliveryView = (r: WebhookDeliveriesTable): WebhookDeliveryView => ({
-  id: r.id, endpointId: r.endpoint_id, eventId: r.event_id, event: r.event_kind, transactionId: r.transaction_id, test: !!r.is_test,
-  status: r.status as WebhookDeliveryView['status'], attempts: r.attempts, retryRound: r.round, lastStatusCode: r.last_status_code,
-  lastError: r.last_error, lastDurationMs: r.last_duration_ms, nextAttemptAt: r.next_attempt_at, deliveredAt: r.delivered_at, createdAt: r.created_at,
+  id: r.id,
+  endpointId: r.endpoint_id,
+  eventId: r.event_id,
+  event: r.event_kind,
+  transactionId: r.transaction_id,
+  test: !!r.is_test,
+  status: r.status as WebhookDeliveryView['status'],
+  attempts: r.attempts,
+  retryRound: r.round,
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  lastDurationMs: r.last_duration_ms,
+  nextAttemptAt: r.next_attempt_at,
+  deliveredAt: r.delivered_at,
+  createdAt: r.created_at,
 });
 export const attemptView = (r: WebhookAttemptsTable): WebhookAttemptView => ({
-  id: r.id, round: r.round, manual: !!r.manual, status: r.status, responseCode: r.response_code, durationMs: r.duration_ms,
-  error: r.error, nextAttemptAt: r.next_attempt_at, startedAt: r.started_at, finishedAt: r.finished_at,
+  id: r.id,
+  round: r.round,
+  manual: !!r.manual,
+  status: r.status,
+  responseCode: r.response_code,
+  durationMs: r.duration_ms,
+  error: r.error,
+  nextAttemptAt: r.next_attempt_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
 });
 
 export function createWebhookService(deps: WebhookServiceDeps) {
@@ -70,10 +128,16 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     const now = clock.now().toISOString();
     const secret = box.decrypt(r.secret_enc, r.id);
     return {
-      id: r.id, url: r.url, description: r.description, events: r.events.split(',') as WebhookEventKind[],
-      status: r.status as 'enabled' | 'disabled', disabledReason: r.disabled_reason, secretHint: `whsec_…${secret.slice(-4)}`,
+      id: r.id,
+      url: r.url,
+      description: r.description,
+      events: r.events.split(',') as WebhookEventKind[],
+      status: r.status as 'enabled' | 'disabled',
+      disabledReason: r.disabled_reason,
+      secretHint: `whsec_…${secret.slice(-4)}`,
       previousSecretExpiresAt: r.previous_secret_expires_at && r.previous_secret_expires_at > now ? r.previous_secret_expires_at : null,
-      createdAt: r.created_at, updatedAt: r.updated_at,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
     };
   };
 
@@ -94,10 +158,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     for (const r of rows) {
       const stale = box.needsReencrypt(r.secret_enc) || (!!r.previous_secret_enc && box.needsReencrypt(r.previous_secret_enc));
       if (!stale) continue;
-      await db.updateTable('webhook_endpoints').set({
-        secret_enc: box.encrypt(box.decrypt(r.secret_enc, r.id), r.id),
-        previous_secret_enc: r.previous_secret_enc ? box.encrypt(box.decrypt(r.previous_secret_enc, r.id), r.id) : null,
-      }).where('id', '=', r.id).where('secret_enc', '=', r.secret_enc).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({
+          secret_enc: box.encrypt(box.decrypt(r.secret_enc, r.id), r.id),
+          previous_secret_enc: r.previous_secret_enc ? box.encrypt(box.decrypt(r.previous_secret_enc, r.id), r.id) : null,
+        })
+        .where('id', '=', r.id)
+        .where('secret_enc', '=', r.secret_enc)
+        .execute();
       n++;
     }
     return n;
@@ -115,16 +184,34 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const events = parseEvents(input.events);
       const description = parseDescription(input.description);
       const url = await checkedUrl(input.url);
-      const count = await db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('shop_id', '=', shopId).executeTakeFirstOrThrow();
-      if (Number(count.n) >= MAX_ENDPOINTS_PER_SHOP) throw new AppError('WEBHOOK_ENDPOINT_LIMIT', 409, `A shop can have at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints`);
+      const count = await db
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shopId)
+        .executeTakeFirstOrThrow();
+      if (Number(count.n) >= MAX_ENDPOINTS_PER_SHOP)
+        throw new AppError('WEBHOOK_ENDPOINT_LIMIT', 409, `A shop can have at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints`);
       const now = clock.now().toISOString();
       const id = newId('whe');
       const secret = newSecret();
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto('webhook_endpoints').values({
-          id, shop_id: shopId, url, description, events: events.join(','), status: 'enabled', disabled_reason: null,
-          secret_enc: box.encrypt(secret, id), previous_secret_enc: null, previous_secret_expires_at: null, created_at: now, updated_at: now,
-        }).execute();
+        await trx
+          .insertInto('webhook_endpoints')
+          .values({
+            id,
+            shop_id: shopId,
+            url,
+            description,
+            events: events.join(','),
+            status: 'enabled',
+            disabled_reason: null,
+            secret_enc: box.encrypt(secret, id),
+            previous_secret_enc: null,
+            previous_secret_expires_at: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
         await audit.record({ shopId, actor, action: 'webhook.endpoint.add', target: id, detail: { url, events } }, trx);
       });
       return { endpoint: view(await row(shopId, id)), secret };
@@ -139,21 +226,31 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return view(await row(shopId, endpointId));
     },
 
-    async update(shopId: string, endpointId: string, patch: { url?: string; description?: string | null; events?: string[] | string }, actor = 'system') {
+    async update(
+      shopId: string,
+      endpointId: string,
+      patch: { url?: string; description?: string | null; events?: string[] | string },
+      actor = 'system',
+    ) {
       const r = await row(shopId, endpointId);
       const set: Partial<WebhookEndpointsTable> = { updated_at: clock.now().toISOString() };
       if (patch.url !== undefined) set.url = await checkedUrl(patch.url);
       if (patch.description !== undefined) set.description = parseDescription(patch.description);
       if (patch.events !== undefined) set.events = parseEvents(patch.events).join(',');
       await db.updateTable('webhook_endpoints').set(set).where('shop_id', '=', shopId).where('id', '=', r.id).execute();
-      if (set.url && set.url !== r.url) await audit.record({ shopId, actor, action: 'webhook.endpoint.update', target: r.id, detail: { url: set.url } });
+      if (set.url && set.url !== r.url)
+        await audit.record({ shopId, actor, action: 'webhook.endpoint.update', target: r.id, detail: { url: set.url } });
       return view(await row(shopId, r.id));
     },
 
     async disable(shopId: string, endpointId: string, actor = 'system') {
       const r = await row(shopId, endpointId);
-      await db.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: 'MANUAL', updated_at: clock.now().toISOString() })
-        .where('shop_id', '=', shopId).where('id', '=', r.id).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ status: 'disabled', disabled_reason: 'MANUAL', updated_at: clock.now().toISOString() })
+        .where('shop_id', '=', shopId)
+        .where('id', '=', r.id)
+        .execute();
       await audit.record({ shopId, actor, action: 'webhook.endpoint.disable', target: r.id });
       return view(await row(shopId, r.id));
     },
@@ -161,8 +258,12 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async enable(shopId: string, endpointId: string, actor = 'system') {
       const r = await row(shopId, endpointId);
       await requireWebhookPlan(shopId);
-      await db.updateTable('webhook_endpoints').set({ status: 'enabled', disabled_reason: null, updated_at: clock.now().toISOString() })
-        .where('shop_id', '=', shopId).where('id', '=', r.id).execute();
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ status: 'enabled', disabled_reason: null, updated_at: clock.now().toISOString() })
+        .where('shop_id', '=', shopId)
+        .where('id', '=', r.id)
+        .execute();
       await audit.record({ shopId, actor, action: 'webhook.endpoint.enable', target: r.id });
       return view(await row(shopId, r.id));
     },
@@ -195,14 +296,23 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async rotateSecret(shopId: string, endpointId: string, opts: { overlapHours?: number } = {}, actor = 'system') {
       const r = await row(shopId, endpointId);
       const hours = opts.overlapHours ?? deps.secretOverlapHours;
-      if (!Number.isInteger(hours) || hours < 0 || hours > 24 * 30) throw new AppError('INVALID_OVERLAP', 400, 'overlapHours must be an integer from 0 to 720');
+      if (!Number.isInteger(hours) || hours < 0 || hours > 24 * 30)
+        throw new AppError('INVALID_OVERLAP', 400, 'overlapHours must be an integer from 0 to 720');
       const now = clock.now();
       const secret = newSecret();
       const expires = hours > 0 ? new Date(now.getTime() + hours * 3_600_000).toISOString() : null;
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('webhook_endpoints').set({
-          secret_enc: box.encrypt(secret, r.id), previous_secret_enc: expires ? r.secret_enc : null, previous_secret_expires_at: expires, updated_at: now.toISOString(),
-        }).where('shop_id', '=', shopId).where('id', '=', r.id).execute();
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({
+            secret_enc: box.encrypt(secret, r.id),
+            previous_secret_enc: expires ? r.secret_enc : null,
+            previous_secret_expires_at: expires,
+            updated_at: now.toISOString(),
+          })
+          .where('shop_id', '=', shopId)
+          .where('id', '=', r.id)
+          .execute();
         await audit.record({ shopId, actor, action: 'webhook.secret.rotate', target: r.id, detail: { overlapHours: hours } }, trx);
       });
       return { endpoint: view(await row(shopId, r.id)), secret, previousSecretExpiresAt: expires };
@@ -214,39 +324,73 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (f.endpointId) q = q.where('endpoint_id', '=', f.endpointId);
       if (f.status) {
         const st = f.status.split(',');
-        if (st.some((s) => !(DELIVERY_STATUSES as readonly string[]).includes(s))) throw new AppError('INVALID_STATUS', 400, `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+        if (st.some((s) => !(DELIVERY_STATUSES as readonly string[]).includes(s)))
+          throw new AppError('INVALID_STATUS', 400, `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
         q = q.where('status', 'in', st);
       }
       if (f.cursor) {
-        if (!/^whd_[0-9a-z]{20}$/.test(f.cursor)) throw new AppError('INVALID_CURSOR', 400, 'cursor is not a nextCursor value returned by this endpoint');
+        if (!/^whd_[0-9a-z]{20}$/.test(f.cursor))
+          throw new AppError('INVALID_CURSOR', 400, 'cursor is not a nextCursor value returned by this endpoint');
         q = q.where('id', '<', f.cursor);
       }
-      const rows = await q.orderBy('id', 'desc').limit(limit + 1).execute();
+      const rows = await q
+        .orderBy('id', 'desc')
+        .limit(limit + 1)
+        .execute();
       const page = rows.slice(0, limit);
       return { items: page.map(deliveryView), nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },
 
     async getDelivery(shopId: string, deliveryId: string) {
-      const d = await db.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId).where('id', '=', deliveryId).executeTakeFirst();
+      const d = await db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('id', '=', deliveryId)
+        .executeTakeFirst();
       if (!d) throw notFound('Webhook delivery');
-      const attempts = await db.selectFrom('webhook_attempts').selectAll().where('shop_id', '=', shopId).where('delivery_id', '=', d.id)
-        .orderBy('started_at').orderBy('id').execute();
+      const attempts = await db
+        .selectFrom('webhook_attempts')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('delivery_id', '=', d.id)
+        .orderBy('started_at')
+        .orderBy('id')
+        .execute();
       return { ...deliveryView(d), payload: JSON.parse(d.payload) as unknown, attempts: attempts.map(attemptView) };
     },
 
     /** One manual attempt of a finished delivery (delivered, failed or cancelled), same event id and body; no automatic retries after it. */
     async redeliver(shopId: string, deliveryId: string, actor = 'system'): Promise<WebhookDeliveryView> {
       const now = clock.now();
-      const d = await db.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId).where('id', '=', deliveryId).executeTakeFirst();
+      const d = await db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('id', '=', deliveryId)
+        .executeTakeFirst();
       if (!d) throw notFound('Webhook delivery');
-      if (d.status === 'pending' || d.status === 'retrying') throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is still scheduled; wait for it to finish');
+      if (d.status === 'pending' || d.status === 'retrying')
+        throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is still scheduled; wait for it to finish');
       const ep = await row(shopId, d.endpoint_id);
       if (ep.status !== 'enabled') throw new AppError('WEBHOOK_ENDPOINT_DISABLED', 409, 'Enable the endpoint before redelivering');
       await db.transaction().execute(async (trx) => {
-        const r = await trx.updateTable('webhook_deliveries').set({ status: 'pending', next_attempt_at: now.toISOString(), updated_at: now.toISOString() })
-          .where('id', '=', d.id).where('status', '=', d.status).executeTakeFirst();
+        const r = await trx
+          .updateTable('webhook_deliveries')
+          .set({ status: 'pending', next_attempt_at: now.toISOString(), updated_at: now.toISOString() })
+          .where('id', '=', d.id)
+          .where('status', '=', d.status)
+          .executeTakeFirst();
         if (!Number(r.numUpdatedRows)) throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is already being redelivered');
-        await enqueueOutbox(trx, { kind: OUTBOX_KINDS.WEBHOOK_DELIVER, shopId, payload: { deliveryId: d.id, round: d.round + 1, manual: true } satisfies DeliverPayload }, now);
+        await enqueueOutbox(
+          trx,
+          {
+            kind: OUTBOX_KINDS.WEBHOOK_DELIVER,
+            shopId,
+            payload: { deliveryId: d.id, round: d.round + 1, manual: true } satisfies DeliverPayload,
+          },
+          now,
+        );
         await audit.record({ shopId, actor, action: 'webhook.delivery.redeliver', target: d.id }, trx);
       });
       const after = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
@@ -260,9 +404,24 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const now = clock.now();
       const ev = buildTestEvent(now);
       const d: WebhookDeliveriesTable = {
-        id: newId('whd', now.getTime()), shop_id: shopId, endpoint_id: ep.id, event_id: ev.id, event_kind: ev.kind, transaction_id: null,
-        payload: ev.body, is_test: 1, status: 'pending', attempts: 0, round: 0, last_status_code: null, last_error: null,
-        last_duration_ms: null, next_attempt_at: null, delivered_at: null, created_at: now.toISOString(), updated_at: now.toISOString(),
+        id: newId('whd', now.getTime()),
+        shop_id: shopId,
+        endpoint_id: ep.id,
+        event_id: ev.id,
+        event_kind: ev.kind,
+        transaction_id: null,
+        payload: ev.body,
+        is_test: 1,
+        status: 'pending',
+        attempts: 0,
+        round: 0,
+        last_status_code: null,
+        last_error: null,
+        last_duration_ms: null,
+        next_attempt_at: null,
+        delivered_at: null,
+        created_at: now.toISOString(),
+        updated_at: now.toISOString(),
       };
       await db.insertInto('webhook_deliveries').values(d).execute();
       void actor;
@@ -274,9 +433,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** Retention: finished deliveries older than WEBHOOK_RETENTION_DAYS go, with their attempts. */
     async prune(): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - deps.retentionDays * 86_400_000).toISOString();
-      const old = db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', cutoff).where('status', 'not in', ['pending', 'retrying']);
+      const old = db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('created_at', '<', cutoff)
+        .where('status', 'not in', ['pending', 'retrying']);
       await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', old).execute();
-      const r = await db.deleteFrom('webhook_deliveries').where('created_at', '<', cutoff).where('status', 'not in', ['pending', 'retrying']).executeTakeFirst();
+      const r = await db
+        .deleteFrom('webhook_deliveries')
+        .where('created_at', '<', cutoff)
+        .where('status', 'not in', ['pending', 'retrying'])
+        .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
   };

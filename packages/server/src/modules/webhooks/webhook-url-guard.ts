@@ -12,15 +12,37 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 const blocked = new net.BlockList();
 for (const [addr, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10] /* CGNAT */, ['127.0.0.0', 8], ['169.254.0.0', 16] /* link-local, cloud metadata */,
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(addr, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10] /* CGNAT */,
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16] /* link-local, cloud metadata */,
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(addr, prefix, 'ipv4');
 for (const [addr, prefix] of [
   ['::', 96] /* unspecified, loopback and deprecated IPv4-compatible ::a.b.c.d (written in hex by URL/DNS) */,
-  ['::ffff:0:0:0', 96] /* SIIT IPv4-translated */, ['64:ff9b:1::', 48] /* local-use NAT64 */, ['100::', 64], ['2001:db8::', 32], ['fc00::', 7] /* ULA, incl. fd00:ec2::254 metadata */,
-  ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001::', 32] /* Teredo */, ['2002::', 16] /* 6to4 */,
-] as const) blocked.addSubnet(addr, prefix, 'ipv6');
+  ['::ffff:0:0:0', 96] /* SIIT IPv4-translated */,
+  ['64:ff9b:1::', 48] /* local-use NAT64 */,
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7] /* ULA, incl. fd00:ec2::254 metadata */,
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+  ['2001::', 32] /* Teredo */,
+  ['2002::', 16] /* 6to4 */,
+] as const)
+  blocked.addSubnet(addr, prefix, 'ipv6');
 
 /** IPv4 hidden inside IPv6 forms (mapped, compatible, NAT64) is checked as IPv4. */
 function embeddedIpv4(ip: string): string | null {
@@ -28,7 +50,8 @@ function embeddedIpv4(ip: string): string | null {
   if (m) return m[1]!;
   const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
   if (hex) {
-    const a = parseInt(hex[1]!, 16), b = parseInt(hex[2]!, 16);
+    const a = parseInt(hex[1]!, 16),
+      b = parseInt(hex[2]!, 16);
     return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
   }
   return null;
@@ -55,7 +78,11 @@ export function parseWebhookUrl(raw: unknown, opts: { allowPrivate: boolean }): 
   const s = raw.trim();
   if (s.length > MAX_WEBHOOK_URL_LENGTH) throw invalid(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let u: URL;
-  try { u = new URL(s); } catch { throw invalid('url is not a valid URL'); }
+  try {
+    u = new URL(s);
+  } catch {
+    throw invalid('url is not a valid URL');
+  }
   if (u.protocol !== 'https:' && !(opts.allowPrivate && u.protocol === 'http:')) throw invalid('url must use https');
   if (u.username || u.password) throw invalid('url must not contain credentials');
   if (u.hash) throw invalid('url must not contain a fragment');
@@ -104,7 +131,9 @@ export function guardedLookup(hostname: string, options: dns.LookupOptions | num
     const list = addresses as dns.LookupAddress[];
     const bad = list.find((a) => isBlockedAddress(a.address));
     if (bad || !list.length) {
-      const e = Object.assign(new Error(`refused: ${hostname} resolves to a non-public address`), { code: 'EADDRBLOCKED' }) as NodeJS.ErrnoException;
+      const e = Object.assign(new Error(`refused: ${hostname} resolves to a non-public address`), {
+        code: 'EADDRBLOCKED',
+      }) as NodeJS.ErrnoException;
       return callback(e, o.all ? [] : '', 0);
     }
     if (o.all) return callback(null, list);

@@ -14,7 +14,11 @@ export interface Received {
 
 export type Behaviour = (req: Received, n: number, res: http.ServerResponse) => void | Promise<void>;
 
-export async function startReceiver(behave: Behaviour = (_r, _n, res) => { res.writeHead(200).end('ok'); }) {
+export async function startReceiver(
+  behave: Behaviour = (_r, _n, res) => {
+    res.writeHead(200).end('ok');
+  },
+) {
   const received: Received[] = [];
   const waiters: Array<() => void> = [];
   let current = behave;
@@ -22,9 +26,19 @@ export async function startReceiver(behave: Behaviour = (_r, _n, res) => { res.w
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered: false, status: null, at: Date.now() };
+      const r: Received = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        answered: false,
+        status: null,
+        at: Date.now(),
+      };
       received.push(r);
-      res.on('finish', () => { r.answered = true; r.status = res.statusCode; });
+      res.on('finish', () => {
+        r.answered = true;
+        r.status = res.statusCode;
+      });
       for (const w of waiters.splice(0)) w();
       void Promise.resolve(current(r, received.length, res)).catch(() => res.destroy());
     });
@@ -36,13 +50,18 @@ export async function startReceiver(behave: Behaviour = (_r, _n, res) => { res.w
     port,
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
     received,
-    setBehaviour(b: Behaviour) { current = b; },
+    setBehaviour(b: Behaviour) {
+      current = b;
+    },
     /** Resolves when at least `n` requests arrived. */
     async waitFor(n: number, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       while (received.length < n) {
         if (Date.now() > deadline) throw new Error(`receiver: ${received.length}/${n} requests after ${timeoutMs} ms`);
-        await new Promise<void>((r) => { waiters.push(r); setTimeout(r, 50); });
+        await new Promise<void>((r) => {
+          waiters.push(r);
+          setTimeout(r, 50);
+        });
       }
     },
     async close() {

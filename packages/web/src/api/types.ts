@@ -1,3 +1,5 @@
+import type { TransactionRecord as PublicTransactionRecord } from '@slipcheck/sdk';
+
 export const STATUSES = [
   'SUCCESS',
   'DUPLICATE',
@@ -12,30 +14,11 @@ export type TxStatus = (typeof STATUSES)[number];
 export const SOURCES = ['API', 'LINE', 'DASHBOARD'] as const;
 export type TxSource = (typeof SOURCES)[number];
 
-export interface TransactionRecord {
-  id: string;
-  status: TxStatus;
-  verified: boolean;
-  transRef: string | null;
-  amount: number | null;
-  bankCode: string | null;
-  bankName: string | null;
-  senderName: string | null;
-  senderAccount: string | null;
-  receiverName: string | null;
-  receiverAccount: string | null;
-  transDate: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  createdAt: string;
-  duplicate: boolean;
-  cached: boolean;
-  latencyMs: number;
-  environment: 'live' | 'test';
-  source: TxSource;
-  clientRef: string | null;
-  stale: boolean;
-}
+/**
+ * A result as the service sends it: the type generated from the OpenAPI document (in the SDK, one
+ * source for the server's schema, the SDK and this app), less the `quota` only verify answers carry.
+ */
+export type TransactionRecord = Omit<PublicTransactionRecord, 'quota'>;
 
 export interface Plan {
   code: string;

@@ -1,4 +1,6 @@
+import type { Static } from 'typebox';
 import type { TransactionsTable } from '../../db/db-schema.js';
+import type { TransactionRecordSchema } from './transaction-schemas.js';
 
 export const STATUSES = [
   'SUCCESS',
@@ -14,31 +16,12 @@ export type TxStatus = (typeof STATUSES)[number];
 export const SOURCES = ['API', 'LINE', 'DASHBOARD'] as const;
 export type TxSource = (typeof SOURCES)[number];
 
-/** The transaction record as the spec shows it (plus clientRef, source and stale, documented in OpenAPI). */
-export interface TransactionRecord {
-  id: string;
-  status: TxStatus;
-  verified: boolean;
-  transRef: string | null;
-  amount: number | null;
-  bankCode: string | null;
-  bankName: string | null;
-  senderName: string | null;
-  senderAccount: string | null;
-  receiverName: string | null;
-  receiverAccount: string | null;
-  transDate: string | null;
-  errorCode: string | null;
-  errorMessage: string | null;
-  createdAt: string;
-  duplicate: boolean;
-  cached: boolean;
-  latencyMs: number;
-  environment: 'live' | 'test';
-  source: TxSource;
-  clientRef: string | null;
-  stale: boolean;
-}
+/**
+ * The transaction record as the spec shows it (plus clientRef, source and stale), typed from its one
+ * schema: the TypeBox schema is what the routes validate and what the OpenAPI document (and from it the
+ * SDK's generated types) says, so the three cannot drift.
+ */
+export type TransactionRecord = Static<typeof TransactionRecordSchema>;
 
 export const satangToAmount = (s: number | null) => (s === null || s === undefined ? null : Number(s) / 100);
 export const amountToSatang = (a: number) => Math.round(a * 100);

@@ -280,6 +280,9 @@ for (const kind of DB_KINDS) {
       const mails = (await k.h.c.mail.list({ to: owner.email })).filter((m) => m.template === 'owner_alert_line_monthly_limit');
       expect(mails).toHaveLength(1);
       expect(mails[0]!.text).toContain('monthly limit');
+      // The subject names the alert in words, never the internal code.
+      expect(mails[0]!.subject).toContain('LINE monthly message limit reached');
+      expect(mails[0]!.subject).not.toContain('LINE_MONTHLY_LIMIT');
 
       const page = await k.h.app.inject({ url: '/api/dashboard/line', headers: owner.auth });
       const usage = page.json().data.pushUsage[0];

@@ -107,11 +107,20 @@ export const mailTemplates = {
         'Your LINE Official Account has used up this month\'s message allowance (LINE answered "monthly limit"). Slips are still checked, but the bot can only answer with immediate replies until next month or until you raise the message plan in LINE Official Account Manager.',
       ],
     };
+    // Subjects name the alert in words: an owner reads them in a mail list, not the internal code.
+    const titles: Record<string, [string, string]> = {
+      STALE_SLIP: ['สลิปเก่ากว่ากำหนด', 'Old slip received'],
+      QUOTA_80: ['โควตาใช้ไป 80%', '80% of quota used'],
+      QUOTA_100: ['โควตาหมดแล้ว', 'Quota used up'],
+      TRIAL_ENDING: ['ช่วงทดลองใกล้หมด', 'Trial ending'],
+      LINE_MONTHLY_LIMIT: ['LINE ส่งข้อความครบโควตาเดือนนี้', 'LINE monthly message limit reached'],
+    };
     const [th, en] = what[p.type] ?? ['มีการแจ้งเตือนจากระบบ', 'There is a new alert.'];
+    const [titleTh, titleEn] = titles[p.type] ?? ['แจ้งเตือน', 'Alert'];
     const ref = p.transactionId ? `\n\n${p.dashboardUrl}/transactions/${p.transactionId}` : `\n\n${p.dashboardUrl}`;
     return {
       template: `owner_alert_${p.type.toLowerCase()}`,
-      subject: `[${p.shopName}] แจ้งเตือน / Alert: ${p.type}`,
+      subject: `[${p.shopName}] ${titleTh} / ${titleEn}`,
       text: `ร้าน ${p.shopName}: ${th}${ref}\n\n${SIGN_TH}` + RULE + `Shop ${p.shopName}: ${en}${ref}\n\n${SIGN_EN}`,
     };
   },

@@ -72,7 +72,10 @@ export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boo
         try {
           parseWebhookUrl(input.url, { allowPrivate: opts.allowPrivate });
         } catch (e) {
-          throw new Error(`refused: ${(e as Error).message}`, { cause: e });
+          // No `cause`: the reporter below unwraps causes (undici wraps socket errors) and would show the
+          // inner message instead of this "refused:" one. The reason is carried in the message itself.
+          // eslint-disable-next-line preserve-caught-error
+          throw new Error(`refused: ${(e as Error).message}`);
         }
         const res = await request(input.url, {
           method: 'POST',

@@ -265,8 +265,13 @@ describe('production build (README "Going to production")', () => {
     });
 
     const outcomes: Promise<Outcome>[] = [];
+    const callsBefore = sandbox.stats().checkerCalls;
     for (let i = 0; i < 10; i++) outcomes.push(verify(slips[i]));
-    await new Promise((r) => setTimeout(r, 300)); // the first ten are in flight (waiting on the checker)
+    // The first ten are in flight: each has reached the checker (which holds it 1.5 s). Observed, not
+    // assumed after a fixed pause: on a loaded machine decoding ten slips can take longer than any pause.
+    const inFlightBy = Date.now() + 20_000;
+    while (sandbox.stats().checkerCalls < callsBefore + 10 && Date.now() < inFlightBy) await new Promise((r) => setTimeout(r, 10));
+    expect(sandbox.stats().checkerCalls - callsBefore).toBe(10);
     server.kill('SIGTERM'); // npm passes it to the service
     const t0 = Date.now();
     await new Promise((r) => setTimeout(r, 150));

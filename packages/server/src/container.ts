@@ -159,6 +159,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const verification = createVerificationService({
     db,
+    caps: handle.caps,
     clock,
     shops,
     plans,

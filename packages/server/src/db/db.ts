@@ -15,7 +15,25 @@ export interface DbCapabilities {
   kind: 'sqlite' | 'postgres';
   /** `FOR UPDATE SKIP LOCKED` for concurrent outbox workers (PostgreSQL); SQLite has one writer. */
   skipLocked: boolean;
+  /**
+   * True when a write failed on a unique key (another writer committed the same key first). Each
+   * driver says so in its own words, so callers ask here instead of sniffing codes.
+   */
+  isUniqueViolation(err: unknown): boolean;
 }
+
+const errorCodeOf = (err: unknown) => (err as { code?: unknown } | null | undefined)?.code;
+
+/** PostgreSQL: SQLSTATE 23505 unique_violation. */
+const isPgUniqueViolation = (err: unknown) => errorCodeOf(err) === '23505';
+
+/** better-sqlite3: SQLITE_CONSTRAINT_UNIQUE, or a primary key, whose message also says "UNIQUE constraint failed". */
+const isSqliteUniqueViolation = (err: unknown) =>
+  errorCodeOf(err) === 'SQLITE_CONSTRAINT_UNIQUE' ||
+  /UNIQUE constraint failed/.test(String((err as { message?: unknown } | null | undefined)?.message ?? ''));
+
+export const POSTGRES_CAPS: DbCapabilities = { kind: 'postgres', skipLocked: true, isUniqueViolation: isPgUniqueViolation };
+export const SQLITE_CAPS: DbCapabilities = { kind: 'sqlite', skipLocked: false, isUniqueViolation: isSqliteUniqueViolation };
 
 export interface DbHandle {
   db: Db;
@@ -118,7 +136,7 @@ export function openDatabase(opts: {
       client.on('error', onError);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, caps: { kind: 'postgres', skipLocked: true }, close: () => db.destroy() };
+    return { db, caps: POSTGRES_CAPS, close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const file = path.join(opts.dataDir, 'slipcheck.db');
@@ -128,7 +146,7 @@ export function openDatabase(opts: {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqliteDatabase(sqlite) }) });
-  return { db, caps: { kind: 'sqlite', skipLocked: false }, close: () => db.destroy() };
+  return { db, caps: SQLITE_CAPS, close: () => db.destroy() };
 }
 
 const slot = (i: number) => `\u0000arg${i}\u0000`;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { preparedQuery, type Db } from '../../db/db.js';
+import { preparedQuery, type Db, type DbCapabilities } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -44,6 +44,8 @@ export interface VerifyOutcome {
 
 export interface VerificationDeps {
   db: Db;
+  /** Unique-key conflicts of either database (a second SUCCESS of one transfer). */
+  caps: Pick<DbCapabilities, 'isUniqueViolation'>;
   clock: Clock;
   shops: ShopService;
   plans: PlanService;
@@ -63,11 +65,6 @@ export interface VerificationDeps {
 const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 export const isJpegOrPng = (b: Buffer) => b.subarray(0, 3).equals(JPEG) || b.subarray(0, 8).equals(PNG);
-
-const isUniqueViolation = (e: unknown) => {
-  const err = e as { code?: string; message?: string };
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || /UNIQUE constraint failed/.test(err?.message ?? '');
-};
 
 const DECODE_MESSAGES: Record<string, string> = {
   NO_QR_FOUND: 'No slip QR code was found in the image. Send the original e-slip image (not a cropped or edited one).',
@@ -321,7 +318,7 @@ export function createVerificationService(deps: VerificationDeps) {
       saved = await write(row);
     } catch (err) {
       // Another image of the same transfer committed SUCCESS first: the database keeps only one.
-      if (row.success_ref && isUniqueViolation(err)) saved = await write({ ...row, ...duplicateOf(row) });
+      if (row.success_ref && deps.caps.isUniqueViolation(err)) saved = await write({ ...row, ...duplicateOf(row) });
       else throw err;
     }
     for (const fn of after) await fn().catch((e) => deps.onError?.(e, 'quota release'));

@@ -1,6 +1,7 @@
 // Shared HTTP plumbing for checker adapters: a keep-alive fetch, a JSON POST that never
 // throws, and the small normalisers every provider mapping needs.
 import { Agent, fetch as undiciFetch } from 'undici';
+import { parseRetryAfterMs } from '../../lib/retry-after.js';
 import type { ProxyType } from './checker-port.js';
 
 export type FetchFn = typeof fetch;
@@ -155,11 +156,10 @@ export function proxyType(v: unknown): ProxyType {
   return 'OTHER';
 }
 
-/** Retry-After in seconds (delta form only; an HTTP date falls back). */
+/** Retry-After in whole seconds, at most an hour (a PENDING hint, not a promise); unreadable -> fallback. */
 export function retryAfterSeconds(headers: Headers, fallback: number): number {
-  const raw = headers.get('retry-after');
-  const n = raw === null ? NaN : Number(raw);
-  return Number.isFinite(n) && n >= 0 ? Math.min(Math.ceil(n), 3600) : fallback;
+  const ms = parseRetryAfterMs(headers.get('retry-after'), Date.now(), 3_600_000);
+  return ms === null ? fallback : Math.ceil(ms / 1000);
 }
 
 export function joinUrl(base: string, path: string): string {

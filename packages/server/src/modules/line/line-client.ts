@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { messagingApi } from '@line/bot-sdk';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { metrics } from '../../lib/metrics.js';
+import { parseRetryAfterMs } from '../../lib/retry-after.js';
 import { assertLiteralHostAllowed, guardedLookup, parseWebhookUrl } from '../webhooks/webhook-url-guard.js';
 
 /**
@@ -81,13 +82,6 @@ export function retryKeyFor(seed: string): string {
 /** A short digest of the exact messages, part of a push's retry-key seed: one key per distinct message. */
 export const messageDigest = (messages: LineMessage[]) => createHash('sha256').update(JSON.stringify(messages)).digest('hex').slice(0, 16);
 
-function retryAfterMs(h: string | null): number | null {
-  if (!h) return null;
-  if (/^\d+$/.test(h.trim())) return Number(h.trim()) * 1000;
-  const t = Date.parse(h);
-  return Number.isNaN(t) ? null : Math.max(0, t - Date.now());
-}
-
 export function createLineClient(opts: LineClientOptions) {
   const sleep = opts.sleep ?? sleepReal;
   const maxWait = opts.maxRetryWaitMs ?? 10_000;
@@ -120,7 +114,7 @@ export function createLineClient(opts: LineClientOptions) {
       if (!retryable) throw last;
       last = new LineApiError(res.status, last.message, true, lineMessage);
       if (i < opts.retries) {
-        const wait = retryAfterMs(res.headers.get('retry-after')) ?? 200 * 2 ** i;
+        const wait = parseRetryAfterMs(res.headers.get('retry-after')) ?? 200 * 2 ** i;
         if (wait > maxWait) throw last;
         await sleep(wait);
       }

@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { parseRetryAfterMs } from '../../lib/retry-after.js';
 import { assertLiteralHostAllowed, guardedLookup, parseWebhookUrl } from './webhook-url-guard.js';
 
 /**
@@ -28,18 +29,6 @@ export interface SendResult {
 export interface WebhookSender {
   send(input: SendInput): Promise<SendResult>;
   close(): Promise<void>;
-}
-
-export function parseRetryAfterMs(value: string | string[] | undefined, nowMs: number): number | null {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return null;
-  let ms: number | null = null;
-  if (/^\d+$/.test(v.trim())) ms = Number(v.trim()) * 1000;
-  else {
-    const t = Date.parse(v);
-    if (!Number.isNaN(t)) ms = Math.max(0, t - nowMs);
-  }
-  return ms === null ? null : Math.min(ms, 86_400_000);
 }
 
 export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boolean }): WebhookSender {
@@ -89,7 +78,7 @@ export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boo
         await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
         const code = res.statusCode;
         if (code >= 200 && code < 300) return done({ ok: true, statusCode: code });
-        const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], Date.now());
+        const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], Date.now(), 86_400_000);
         if (code >= 300 && code < 400) {
           const loc = String(res.headers.location ?? '').slice(0, 200);
           return done({ statusCode: code, retryAfterMs, error: `HTTP ${code}: redirect not followed${loc ? ` (Location: ${loc})` : ''}` });

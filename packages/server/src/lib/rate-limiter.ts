@@ -1,4 +1,24 @@
+import ipaddr from 'ipaddr.js';
 import type { Redis } from 'ioredis';
+
+/**
+ * Who an address-keyed limit counts: an IPv4 address as it is; an IPv6 address by its /64. A home
+ * line or a cloud host is given a whole /64 (often more) and may pick any of its 2^64 addresses per
+ * request, so a limit per single IPv6 address limits nothing. IPv4-mapped IPv6 (`::ffff:a.b.c.d`, how
+ * a dual-stack socket shows an IPv4 client) is the IPv4 address. Text that is no address (a proxy's
+ * header passed through) is its own key, capped. Use it for every `...:ip:` key.
+ */
+export function addressKey(ip: string | undefined): string {
+  if (!ip) return 'unknown';
+  try {
+    const addr = ipaddr.process(ip); // also turns ::ffff:a.b.c.d into a.b.c.d; a zone (%eth0) is dropped below
+    if (addr.kind() === 'ipv4') return addr.toString();
+    const [a, b, c, d] = (addr as ipaddr.IPv6).parts;
+    return `${new ipaddr.IPv6([a, b, c, d, 0, 0, 0, 0]).toString()}/64`;
+  } catch {
+    return ip.slice(0, 64).toLowerCase();
+  }
+}
 
 export interface RateDecision {
   allowed: boolean;

@@ -31,6 +31,7 @@ import {
   type DashboardAuthDeps,
 } from './session-auth.js';
 import type { SessionService } from './session-service.js';
+import { addressKey } from '../../lib/rate-limiter.js';
 
 export interface AccountRouteDeps {
   auth: DashboardAuthDeps;
@@ -116,7 +117,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `signup:ip:${req.ip}`, d.loginPerMinute);
+      await enforceRate(auth.rateLimiter, reply, `signup:ip:${addressKey(req.ip)}`, d.loginPerMinute);
       const r = await d.accounts.signup(req.body, clientOf(req));
       setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
       return reply.status(201).send({ success: true as const, data: await authResult(r.user.id, r.shop.id, r.session.id) });
@@ -137,7 +138,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     async (req, reply) => {
       // Both budgets are charged on every attempt: per address stops spraying many accounts, per account stops a botnet on one.
       const acct = await auth.rateLimiter.hit(`login:acct:${req.body.email.trim().toLowerCase()}`, d.loginPerMinute);
-      const ip = await auth.rateLimiter.hit(`login:ip:${req.ip}`, d.loginPerMinute);
+      const ip = await auth.rateLimiter.hit(`login:ip:${addressKey(req.ip)}`, d.loginPerMinute);
       if (!acct.allowed || !ip.allowed) {
         const retryAfter = Math.max(acct.allowed ? 0 : acct.retryAfterSec, ip.allowed ? 0 : ip.retryAfterSec);
         reply.header('Retry-After', String(retryAfter));
@@ -216,7 +217,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `reset:ip:${req.ip}`, d.loginPerMinute);
+      await enforceRate(auth.rateLimiter, reply, `reset:ip:${addressKey(req.ip)}`, d.loginPerMinute);
       await enforceRate(auth.rateLimiter, reply, `reset:acct:${req.body.email.trim().toLowerCase()}`, d.loginPerMinute);
       await d.accounts.requestPasswordReset(req.body.email, clientOf(req));
       return reply.status(202).send({ success: true as const, data: { sent: true } });
@@ -235,7 +236,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `reset:ip:${req.ip}`, d.loginPerMinute);
+      await enforceRate(auth.rateLimiter, reply, `reset:ip:${addressKey(req.ip)}`, d.loginPerMinute);
       await d.accounts.confirmPasswordReset(req.body.token, req.body.password, clientOf(req));
       return { success: true as const, data: { reset: true } };
     },

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError } from '../../errors.js';
-import type { RateLimiter } from '../../lib/rate-limiter.js';
+import { addressKey, type RateLimiter } from '../../lib/rate-limiter.js';
 import type { AccessTokens, SessionClaims } from './access-tokens.js';
 import { REFRESH_COOKIE, REFRESH_TTL_MS, type ClientInfo, type SessionService } from './session-service.js';
 
@@ -63,7 +63,7 @@ export function requireSession(deps: DashboardAuthDeps): onRequestAsyncHookHandl
 
 /** Routes without a session: the per-client limit per address. */
 export function publicRate(deps: DashboardAuthDeps): onRequestAsyncHookHandler {
-  return async (req, reply) => enforceRate(deps.rateLimiter, reply, `dash:ip:${req.ip}`, deps.perMinute);
+  return async (req, reply) => enforceRate(deps.rateLimiter, reply, `dash:ip:${addressKey(req.ip)}`, deps.perMinute);
 }
 
 /**

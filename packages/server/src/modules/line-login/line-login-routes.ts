@@ -17,6 +17,7 @@ import {
 } from '../accounts/session-auth.js';
 import type { LineLoginClient } from './line-login-client.js';
 import type { LineLoginService } from './line-login-service.js';
+import { addressKey } from '../../lib/rate-limiter.js';
 
 export interface LineLoginRouteDeps extends Pick<AccountRouteDeps, 'accounts' | 'shops' | 'tokens'> {
   auth: DashboardAuthDeps;
@@ -65,7 +66,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     };
   };
   const limitLine = (req: FastifyRequest, reply: FastifyReply) =>
-    enforceRate(auth.rateLimiter, reply, `line-login:ip:${req.ip}`, d.loginPerMinute * 4);
+    enforceRate(auth.rateLimiter, reply, `line-login:ip:${addressKey(req.ip)}`, d.loginPerMinute * 4);
 
   app.get(
     '/api/miniapp/config',

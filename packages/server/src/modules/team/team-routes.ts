@@ -7,6 +7,7 @@ import { clientOf, enforceRate, publicRate, requireSession, setRefreshCookie, ty
 import { IdParams } from '../dashboard/dashboard-schemas.js';
 import { requireOwner } from './owner-guard.js';
 import type { TeamService } from './team-service.js';
+import { addressKey } from '../../lib/rate-limiter.js';
 
 const tags = ['dashboard-team'];
 const E = [401, 429];
@@ -121,7 +122,7 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `accept:ip:${req.ip}`, c.config.RATE_LIMIT_LOGIN);
+      await enforceRate(auth.rateLimiter, reply, `accept:ip:${addressKey(req.ip)}`, c.config.RATE_LIMIT_LOGIN);
       const r = await team.accept(req.body.token, req.body.password, clientOf(req));
       setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
       const [user, shop, access] = await Promise.all([

@@ -1,0 +1,122 @@
+import { randomInt } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addressKey, createMemoryRateLimiter, createRedisRateLimiter } from '../../src/lib/rate-limiter.js';
+import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+
+const REDIS = process.env.TEST_REDIS_URL;
+const hex = () => randomInt(1, 0xffff).toString(16);
+
+describe('addressKey: who an address-keyed limit counts', () => {
+  it.each<[string, string, string]>([
+    ['two addresses of one IPv6 /64', '2001:db8:1:2::1', '2001:db8:1:2:ffff:ffff:ffff:9'],
+    ['spelling (case, zeros, compression) does not matter', '2001:DB8:0001:0002:0:0:0:1', '2001:db8:1:2::1'],
+    ['an IPv4-mapped IPv6 address is its IPv4 address', '::ffff:10.9.0.1', '10.9.0.1'],
+    ['a link-local zone is dropped', 'fe80::1%eth0', 'fe80::2'],
+  ])('same key: %s', (_l, a, b) => expect(addressKey(a)).toBe(addressKey(b)));
+
+  it.each<[string, string, string]>([
+    ['neighbouring IPv6 /64s', '2001:db8:1:2::1', '2001:db8:1:3::1'],
+    ['/64s that differ only in the first half', '2001:db8:1:2::1', '2001:db9:1:2::1'],
+    ['two IPv4 addresses (no IPv4 grouping: carrier NAT puts many people on one address already)', '10.9.0.1', '10.9.0.2'],
+  ])('different keys: %s', (_l, a, b) => expect(addressKey(a)).not.toBe(addressKey(b)));
+
+  it('keys read as addresses; text that is no address is its own (capped) key', () => {
+    expect(addressKey('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('192.0.2.7')).toBe('192.0.2.7');
+    expect(addressKey('not-an-address')).toBe('not-an-address');
+    expect(addressKey('x'.repeat(500))).toHaveLength(64);
+    expect(addressKey(undefined)).toBe('unknown');
+  });
+});
+
+describe('memory limiter', () => {
+  it('fixed one-minute windows on the clock: Retry-After is the time to the next minute, then the count starts again', async () => {
+    let now = Date.parse('2026-11-23T10:00:45Z');
+    const rl = createMemoryRateLimiter(() => now);
+    expect(await rl.hit('k', 2)).toEqual({ allowed: true, retryAfterSec: 15, remaining: 1 });
+    expect(await rl.hit('k', 2)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(await rl.hit('k', 2)).toEqual({ allowed: false, retryAfterSec: 15, remaining: 0 });
+    expect(await rl.hit('other', 2)).toMatchObject({ allowed: true });
+    now += 15_000;
+    expect(await rl.hit('k', 2)).toEqual({ allowed: true, retryAfterSec: 60, remaining: 1 });
+  });
+});
+
+describe.skipIf(!REDIS)('Redis limiter', () => {
+  let redis: Redis;
+  beforeAll(() => {
+    redis = new Redis(REDIS!, { maxRetriesPerRequest: 1 });
+  });
+  afterAll(() => redis.disconnect());
+
+  it('two nodes count in one window', async () => {
+    const key = `test:${hex()}${hex()}`;
+    const a = createRedisRateLimiter(redis);
+    const b = createRedisRateLimiter(redis);
+    const results = [await a.hit(key, 3), await b.hit(key, 3), await a.hit(key, 3), await b.hit(key, 3)];
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+    expect(results[3].retryAfterSec).toBeGreaterThan(0);
+    expect(results[3].retryAfterSec).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('Redis down', () => {
+  it('fails open at once: every hit is allowed, nothing throws', async () => {
+    // Nothing listens on port 1; the container's options (no offline queue) make commands fail fast.
+    const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+    dead.on('error', () => undefined);
+    try {
+      const rl = createRedisRateLimiter(dead);
+      const t0 = Date.now();
+      for (let i = 0; i < 5; i++) expect(await rl.hit('k', 1)).toMatchObject({ allowed: true });
+      expect(Date.now() - t0).toBeLessThan(1000);
+    } finally {
+      dead.disconnect();
+    }
+  });
+});
+
+// Through HTTP: the sign-in route's per-address budget (RATE_LIMIT_LOGIN) counts an IPv6 /64 as one
+// client. Each attempt names a different account, so only the address budget can run out.
+const stores: Array<[string, Record<string, string>]> = [['memory', {}]];
+if (REDIS) stores.push(['redis', { REDIS_URL: REDIS }]);
+for (const kind of DB_KINDS)
+  for (const [store, env] of stores) {
+    describe(`sign-in limit per address [${kind}] (${store} store)`, () => {
+      let h: Harness;
+      beforeAll(async () => {
+        h = await createHarness(kind, { RATE_LIMIT_LOGIN: '2', ...env });
+      });
+      afterAll(async () => h?.close());
+
+      let n = 0;
+      const login = (remoteAddress: string) =>
+        h.app.inject({
+          method: 'POST',
+          url: '/api/dashboard/auth/login',
+          remoteAddress,
+          payload: { email: `nobody${++n}-${hex()}@example.com`, password: 'wrong password' },
+        });
+
+      it('two addresses in one IPv6 /64 share a bucket; another /64 has its own', async () => {
+        // a fresh /64 each run: Redis windows outlive a test run
+        const net = `2001:db8:${hex()}:${hex()}`;
+        expect((await login(`${net}::1`)).statusCode).toBe(401);
+        expect((await login(`${net}:ffff:ffff:ffff:fffe`)).statusCode).toBe(401);
+        const limited = await login(`${net}:1234::abcd`);
+        expect(limited.statusCode).toBe(429);
+        expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED', statusCode: 429 });
+        expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+        const neighbour = `2001:db8:${hex()}:${hex()}::1`;
+        expect((await login(neighbour)).statusCode).toBe(401);
+      });
+
+      it('an IPv4 client counts the same whether the socket shows it as IPv4 or IPv4-mapped IPv6', async () => {
+        const v4 = `10.${randomInt(0, 255)}.${randomInt(0, 255)}.${randomInt(1, 254)}`;
+        expect((await login(v4)).statusCode).toBe(401);
+        expect((await login(`::ffff:${v4}`)).statusCode).toBe(401);
+        expect((await login(v4)).statusCode).toBe(429);
+      });
+    });
+  }

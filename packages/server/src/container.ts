@@ -200,6 +200,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     audit,
     plans,
     shops,
+    transactions,
     secret: sealingSecrets,
     verifySlip: () => verification.verifySlip,
     decode,
@@ -232,7 +233,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const outboxFinalFailure = webhookModule.onFinalFailure;
   const reencryptSecrets = async () => ({
     webhookEndpoints: await webhookModule.service.reencryptSecrets(),
-    lineChannels: await line.service.reencryptSecrets(),
+    lineChannels: await line.channels.reencryptSecrets(),
   });
   const housekeeping = createHousekeeping({ db, clock, audit, claims, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
   const worker = createOutboxWorker({
@@ -248,7 +249,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     onFinalFailure: outboxFinalFailure,
     maintenance: [
       { everyMs: 3_600_000, run: () => webhookModule.service.prune() },
-      { everyMs: 3_600_000, run: () => line.service.pruneEvents() },
+      { everyMs: 3_600_000, run: () => line.eventLog.prune() },
       { everyMs: 3_600_000, run: () => housekeeping.runAll() },
       // Units and slips held by checks of a dead node come back within about two leases.
       { everyMs: config.CLAIM_LEASE_MS, run: () => verification.sweepOrphans() },

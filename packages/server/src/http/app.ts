@@ -131,7 +131,7 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
     timeZone: c.config.TIME_ZONE,
     now: () => c.clock.now(),
   });
-  await app.register(lineWebhookRoutes, { line: c.line.service, db: c.db, clock: c.clock });
+  await app.register(lineWebhookRoutes, { channels: c.line.channels, eventLog: c.line.eventLog });
   await app.register(dashboardRoutes, { c });
   // Last, so every API route above stays more specific than the dashboard's SPA fallback.
   await registerWebApp(app);

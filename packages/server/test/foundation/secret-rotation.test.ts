@@ -36,7 +36,7 @@ for (const kind of DB_KINDS) {
     it('old secrets open under SECRET_KEY_PREVIOUS, re-encryption moves them, the new key alone then suffices', async () => {
       const s = await seedShop(first);
       const { endpoint, secret } = await first.c.webhooks.addEndpoint(s.shop.id, { url: 'http://127.0.0.1:9/hook' });
-      const ch = await first.c.line.service.linkChannel(
+      const ch = await first.c.line.channels.link(
         s.shop.id,
         { channelId: '1650000001', channelSecret: 'c'.repeat(32), accessToken: 't'.repeat(40) },
         'test',
@@ -63,7 +63,7 @@ for (const kind of DB_KINDS) {
 
       expect((await newOnly.c.webhooks.revealSecret(s.shop.id, endpoint.id)).secret).toBe(secret);
       const key = ch.webhookPath.split('/').pop()!;
-      expect((await newOnly.c.line.service.byWebhookKey(key))?.secret).toBe('c'.repeat(32));
+      expect((await newOnly.c.line.channels.byWebhookKey(key))?.secret).toBe('c'.repeat(32));
     });
 
     it('refuses a rotation list without a new key or with short keys', async () => {

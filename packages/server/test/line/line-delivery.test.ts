@@ -37,7 +37,7 @@ for (const kind of DB_KINDS) {
       await k.drain();
     };
     const linkGroup = async (s: Awaited<ReturnType<LineKit['linkedShop']>>, g: string) => {
-      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', grp(g, 'Ulinker'), textMessage(c.code)));
     };
 
@@ -147,7 +147,7 @@ for (const kind of DB_KINDS) {
     it('1:1 vs group wording; INVALID is a sentence; DUPLICATE shows the first use; Thai bank names; join prompt says how to link', async () => {
       const s = await k.linkedShop();
       await linkGroup(s, 'Cwords');
-      await k.h.c.line.service.setGroupSilent(s.shop.id, (await k.h.c.line.service.list(s.shop.id)).groups[0]!.id, false, 'user:test');
+      await k.h.c.line.groups.setSilent(s.shop.id, (await k.h.c.line.channels.list(s.shop.id)).groups[0]!.id, false, 'user:test');
       const photo = await renderNonSlip('photo', 'jpg');
       const c1 = ev('message', user('Uwords'), imageMessage(upload(photo)));
       const g1 = ev('message', grp('Cwords'), imageMessage(upload(await renderNonSlip('photo', 'png'))));
@@ -199,7 +199,7 @@ for (const kind of DB_KINDS) {
     it('LINE 429 "monthly limit" is terminal: no retry, no second download, the owner told once by e-mail and on the LINE page; push usage counted', async () => {
       const owner = await signup(k.h);
       const fc = k.fake.addChannel();
-      const view = await k.h.c.line.service.linkChannel(
+      const view = await k.h.c.line.channels.link(
         owner.shopId,
         { channelId: '1655123456', channelSecret: fc.secret, accessToken: fc.token },
         'test',
@@ -213,7 +213,7 @@ for (const kind of DB_KINDS) {
 
       // A push that works is counted (a reply is not).
       const ok = ev('message', user('Ucount'), textMessage('hello'));
-      const c = await k.h.c.line.service.createLinkCode(owner.shopId, 'test');
+      const c = await k.h.c.line.linkCodes.create(owner.shopId, 'test');
       const code = ev('message', user('Ucount'), textMessage(c.code));
       k.fake.expireReplyToken(code.replyToken);
       await post(ok, code);

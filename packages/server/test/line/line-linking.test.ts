@@ -34,7 +34,7 @@ for (const kind of DB_KINDS) {
       expect(s.view.webhookPath).toMatch(/^\/api\/line\/webhook\/[A-Za-z0-9_-]{32}$/);
       expect(s.view.webhookPath).not.toContain(s.view.channelId);
       expect(s.view.botUserId).toBe(s.fc.botUserId);
-      const listed = JSON.stringify(await k.h.c.line.service.list(s.shop.id));
+      const listed = JSON.stringify(await k.h.c.line.channels.list(s.shop.id));
       expect(listed).not.toContain(s.fc.secret);
       expect(listed).not.toContain(s.fc.token);
       const row = await k.h.c.db.selectFrom('line_channels').selectAll().where('id', '=', s.view.id).executeTakeFirstOrThrow();
@@ -50,26 +50,18 @@ for (const kind of DB_KINDS) {
       const s = await k.linkedShop({ plan: 'TRIAL' });
       const other = k.fake.addChannel();
       await expect(
-        k.h.c.line.service.linkChannel(
+        k.h.c.line.channels.link(
           s.shop.id,
           { channelId: '1999999999', channelSecret: other.secret, accessToken: 'not-a-known-token-0123456789' },
           'test',
         ),
       ).rejects.toMatchObject({ code: 'LINE_TOKEN_INVALID' });
       await expect(
-        k.h.c.line.service.linkChannel(
-          s.shop.id,
-          { channelId: '1999999998', channelSecret: other.secret, accessToken: other.token },
-          'test',
-        ),
+        k.h.c.line.channels.link(s.shop.id, { channelId: '1999999998', channelSecret: other.secret, accessToken: other.token }, 'test'),
       ).rejects.toMatchObject({ code: 'PLAN_LIMIT_MESSAGING_ACCOUNTS', statusCode: 403 });
       const t = await k.linkedShop();
       await expect(
-        k.h.c.line.service.linkChannel(
-          t.shop.id,
-          { channelId: s.view.channelId, channelSecret: other.secret, accessToken: other.token },
-          'test',
-        ),
+        k.h.c.line.channels.link(t.shop.id, { channelId: s.view.channelId, channelSecret: other.secret, accessToken: other.token }, 'test'),
       ).rejects.toMatchObject({ code: 'LINE_CHANNEL_IN_USE', statusCode: 409 });
     });
 
@@ -113,7 +105,7 @@ for (const kind of DB_KINDS) {
     it('answers the console "verify" call (empty events) and the dashboard webhook check', async () => {
       const s = await k.linkedShop();
       expect((await s.send([])).status).toBe(200);
-      const check = await k.h.c.line.service.verifyWebhook(s.shop.id, s.view.id);
+      const check = await k.h.c.line.channels.verifyWebhook(s.shop.id, s.view.id);
       expect(check).toMatchObject({ success: true, statusCode: 200, webhookUrl: s.hookUrl });
     });
 
@@ -137,13 +129,13 @@ for (const kind of DB_KINDS) {
       await s.post(join);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === join.replyToken))).toContain('สร้างรหัสเชื่อมกลุ่ม');
 
-      const { code, expiresAt } = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const { code, expiresAt } = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       expect(code).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
       expect(Date.parse(expiresAt) - k.clock.now().getTime()).toBe(30 * 60_000);
       const typed = ev('message', group(g, 'Ulinker01'), textMessage(code.toLowerCase().replace('-', ' ')));
       await s.post(typed);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === typed.replyToken))).toContain(s.shop.name);
-      const listed = await k.h.c.line.service.list(s.shop.id);
+      const listed = await k.h.c.line.channels.list(s.shop.id);
       expect(listed.groups).toEqual([expect.objectContaining({ groupId: g, linkedBy: 'Ulinker01', silentNonSlip: true })]);
 
       const chatter = ev('message', group(g, 'Ustaff'), textMessage('โอนแล้วนะคะ'));
@@ -153,12 +145,12 @@ for (const kind of DB_KINDS) {
       const byOther = ev('message', group(g, 'Ustaff'), textMessage('ยกเลิก'));
       await s.post(byOther);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === byOther.replyToken))).toContain('เฉพาะผู้ที่เชื่อม');
-      expect((await k.h.c.line.service.list(s.shop.id)).groups).toHaveLength(1);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(1);
 
       const byLinker = ev('message', group(g, 'Ulinker01'), textMessage('unlink'));
       await s.post(byLinker);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === byLinker.replyToken))).toContain('ยกเลิกการเชื่อม');
-      expect((await k.h.c.line.service.list(s.shop.id)).groups).toHaveLength(0);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(0);
       const actions = (await k.h.c.audit.list(s.shop.id)).map((a) => a.action);
       expect(actions).toEqual(expect.arrayContaining(['line.group.link', 'line.group.unlink', 'line.link_code.create']));
     });
@@ -171,11 +163,11 @@ for (const kind of DB_KINDS) {
         await s.post(e);
         return texts(k.fake.replies.find((r) => r.body.replyToken === e.replyToken));
       };
-      const expired = await k.h.c.line.service.createLinkCode(a.shop.id, 'test');
+      const expired = await k.h.c.line.linkCodes.create(a.shop.id, 'test');
       k.clock.advance(31 * 60_000);
       expect(await say(a, 'Cexp', expired.code)).toContain('หมดอายุ');
 
-      const bCode = await k.h.c.line.service.createLinkCode(b.shop.id, 'test');
+      const bCode = await k.h.c.line.linkCodes.create(b.shop.id, 'test');
       expect(await say(a, 'Cwrong', bCode.code)).toContain('ไม่ถูกต้อง');
       expect(await say(b, 'Cright', bCode.code)).toContain('now linked');
       expect(await say(b, 'Cright2', bCode.code)).toContain('already used');
@@ -185,54 +177,54 @@ for (const kind of DB_KINDS) {
       const word = ev('message', { type: 'user', userId: 'Ucust77' }, textMessage('Thankyou'));
       await a.post(word);
       expect(k.fake.replies.find((r) => r.body.replyToken === word.replyToken)).toBeUndefined();
-      const groupsA = await k.h.c.line.service.list(a.shop.id);
+      const groupsA = await k.h.c.line.channels.list(a.shop.id);
       expect(groupsA.groups).toHaveLength(0);
     });
 
     it('TRIAL allows one group: the second gets a clear refusal and keeps its code', async () => {
       const s = await k.linkedShop({ plan: 'TRIAL' });
-      const c1 = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
-      const c2 = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const c1 = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      const c2 = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', group('Ctrial1'), textMessage(c1.code)));
       const e2 = ev('message', group('Ctrial2'), textMessage(c2.code));
       await s.post(e2);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === e2.replyToken))).toContain('สูงสุด 1 กลุ่ม');
-      expect((await k.h.c.line.service.list(s.shop.id)).groups.map((g) => g.groupId)).toEqual(['Ctrial1']);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups.map((g) => g.groupId)).toEqual(['Ctrial1']);
       // After an unlink from the dashboard the same code links the second group.
-      const g1 = (await k.h.c.line.service.list(s.shop.id)).groups[0]!;
-      await k.h.c.line.service.unlinkGroup(s.shop.id, g1.id, 'user:test');
+      const g1 = (await k.h.c.line.channels.list(s.shop.id)).groups[0]!;
+      await k.h.c.line.groups.unlink(s.shop.id, g1.id, 'user:test');
       await s.post(ev('message', group('Ctrial2'), textMessage(c2.code)));
-      expect((await k.h.c.line.service.list(s.shop.id)).groups.map((g) => g.groupId)).toEqual(['Ctrial2']);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups.map((g) => g.groupId)).toEqual(['Ctrial2']);
     });
 
     it('two codes redeemed at the same instant cannot both pass the plan limit', async () => {
       const s = await k.linkedShop({ plan: 'TRIAL' });
       const channel = await k.h.c.db.selectFrom('line_channels').selectAll().where('shop_id', '=', s.shop.id).executeTakeFirstOrThrow();
-      const codes = await Promise.all([1, 2, 3, 4].map(() => k.h.c.line.service.createLinkCode(s.shop.id, 'test')));
+      const codes = await Promise.all([1, 2, 3, 4].map(() => k.h.c.line.linkCodes.create(s.shop.id, 'test')));
       const results = await Promise.all(
-        codes.map((c, i) => k.h.c.line.service.redeemCode(channel, c.code, { kind: 'group', groupId: `Crace${i}`, userId: 'Uowner' })),
+        codes.map((c, i) => k.h.c.line.linkCodes.redeem(channel, c.code, { kind: 'group', groupId: `Crace${i}`, userId: 'Uowner' })),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       expect(results.filter((r) => !r.ok && r.reason === 'GROUP_LIMIT')).toHaveLength(3);
-      expect((await k.h.c.line.service.list(s.shop.id)).groups).toHaveLength(1);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(1);
     });
 
     it('the bot leaving a group unlinks it', async () => {
       const s = await k.linkedShop();
-      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', group('Cleave'), textMessage(c.code)));
-      expect((await k.h.c.line.service.list(s.shop.id)).groups).toHaveLength(1);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(1);
       await s.post(ev('leave', { type: 'group', groupId: 'Cleave' }, { replyToken: undefined }));
-      expect((await k.h.c.line.service.list(s.shop.id)).groups).toHaveLength(0);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(0);
     });
 
     it('owner links their LINE user in 1:1 chat and receives owner alerts once per period', async () => {
       const s = await k.linkedShop();
-      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       const e = ev('message', { type: 'user', userId: 'Uowner-alerts' }, textMessage(c.code));
       await s.post(e);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === e.replyToken))).toContain('แจ้งเตือน');
-      expect((await k.h.c.line.service.list(s.shop.id)).owners).toEqual([expect.objectContaining({ lineUserId: 'Uowner-alerts' })]);
+      expect((await k.h.c.line.channels.list(s.shop.id)).owners).toEqual([expect.objectContaining({ lineUserId: 'Uowner-alerts' })]);
 
       const { enqueueOutbox } = await import('../../src/outbox/outbox-repo.js');
       for (let i = 0; i < 2; i++) {
@@ -256,11 +248,11 @@ for (const kind of DB_KINDS) {
 
     it('unlinking the channel stops its webhook, unlinks its groups and is audited', async () => {
       const s = await k.linkedShop();
-      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', group('Cunl'), textMessage(c.code)));
-      await k.h.c.line.service.unlinkChannel(s.shop.id, s.view.id, 'user:test');
+      await k.h.c.line.channels.unlink(s.shop.id, s.view.id, 'user:test');
       expect((await s.send([])).status).toBe(404);
-      const listed = await k.h.c.line.service.list(s.shop.id);
+      const listed = await k.h.c.line.channels.list(s.shop.id);
       expect(listed.channels).toHaveLength(0);
       expect(listed.groups).toHaveLength(0);
       expect((await k.h.c.audit.list(s.shop.id)).map((a) => a.action)).toEqual(

@@ -27,7 +27,7 @@ for (const kind of DB_KINDS) {
     };
     const replyFor = (e: { replyToken?: string }) => k.fake.replies.find((r) => r.body.replyToken === e.replyToken);
     const linkGroup = async (s: Awaited<ReturnType<LineKit['linkedShop']>>, g: string) => {
-      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', grp(g, 'Ulinker'), textMessage(c.code)));
     };
 
@@ -89,8 +89,8 @@ for (const kind of DB_KINDS) {
       await s.post(e);
       expect(k.fake.replies.length + k.fake.pushes.length).toBe(before);
       expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
-      const g = (await k.h.c.line.service.list(s.shop.id)).groups[0]!;
-      await k.h.c.line.service.setGroupSilent(s.shop.id, g.id, false, 'user:test');
+      const g = (await k.h.c.line.channels.list(s.shop.id)).groups[0]!;
+      await k.h.c.line.groups.setSilent(s.shop.id, g.id, false, 'user:test');
       const e2 = ev('message', grp('Cquiet'), imageMessage(upload(await renderNonSlip('photo', 'png'))));
       await s.post(e2);
       expect(flexOf(replyFor(e2))!.altText).toContain('สลิปไม่ถูกต้อง');
@@ -168,7 +168,7 @@ for (const kind of DB_KINDS) {
 
     it('quota exhausted: a polite reply each time, the owner alerted once', async () => {
       const s = await k.linkedShop({ plan: 'TRIAL' });
-      const c = await k.h.c.line.service.createLinkCode(s.shop.id, 'test');
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', user('Uboss'), textMessage(c.code)));
       await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
       for (let i = 0; i < 2; i++) {

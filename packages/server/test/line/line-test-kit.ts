@@ -63,7 +63,7 @@ export async function startLineKit(kind: DbKind, env: Record<string, string> = {
     const s = await seedShop(h, { plan: opts.plan, payee: opts.payee });
     if (opts.language) await h.c.shops.update(s.shop.id, { language: opts.language }, 'test');
     const fc: FakeChannel = fake.addChannel();
-    const view = await h.c.line.service.linkChannel(
+    const view = await h.c.line.channels.link(
       s.shop.id,
       { channelId: String(1_600_000_000 + Math.floor(Math.random() * 99_999_999)), channelSecret: fc.secret, accessToken: fc.token },
       'test',

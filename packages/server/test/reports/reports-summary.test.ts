@@ -75,7 +75,7 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
       const o = await signup(h, { shopName: `ร้าน ${name}` });
       shops[name] = o;
       const ch = fake.addChannel();
-      const view = await h.c.line.service.linkChannel(
+      const view = await h.c.line.channels.link(
         o.shopId,
         { channelId: String(1_600_000_000 + Math.floor(Math.random() * 99_999_999)), channelSecret: ch.secret, accessToken: ch.token },
         'test',

@@ -44,7 +44,7 @@ export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: n
   await app.register(securityRoutes, { c, auth });
   await app.register(webhookDashboardRoutes, { c, auth });
   await app.register(privacyRoutes, { c, auth });
-  await app.register(lineDashboardRoutes, { c, auth });
+  await app.register(lineDashboardRoutes, { auth, line: c.line, shops: c.shops, plans: c.plans });
   await app.register(reportsRoutes, { c, auth });
   const team = createTeamService({
     db: c.db,

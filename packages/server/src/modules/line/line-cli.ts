@@ -1,6 +1,7 @@
-import type { Container } from '../../container.js';
 import { withContainer, type Out } from '../../cli/cli-runner.js';
 import { flags, required } from '../../cli/cli-args.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { LineModule } from './line-module.js';
 
 const OPERATOR = 'operator:cli';
 
@@ -14,14 +15,17 @@ export const LINE_USAGE = `slipcheck line: LINE official accounts and group chat
   line verify-webhook --shop ID --channel LCH_ID
 `;
 
-type Cmd = (c: Container, argv: string[]) => Promise<unknown>;
-
-const lineOf = (c: Container) => c.line.service;
+/** What the line commands use: the linking services and the shop lookup, nothing else of the container. */
+export interface LineCliDeps {
+  line: Pick<LineModule, 'channels' | 'groups' | 'linkCodes'>;
+  shops: Pick<ShopService, 'get'>;
+}
+type Cmd = (deps: LineCliDeps, argv: string[]) => Promise<unknown>;
 
 const commands: Record<string, Cmd> = {
-  link: async (c, argv) => {
+  link: async ({ line }, argv) => {
     const { values } = flags(argv, { shop: 'string', 'channel-id': 'string', 'channel-secret': 'string', 'access-token': 'string' });
-    const view = await lineOf(c).linkChannel(
+    const view = await line.channels.link(
       required(values, 'shop'),
       {
         channelId: required(values, 'channel-id'),
@@ -35,32 +39,32 @@ const commands: Record<string, Cmd> = {
       notice: 'Paste webhookUrl into the LINE Developers console (Messaging API > Webhook URL) and turn "Use webhook" on.',
     };
   },
-  unlink: async (c, argv) => {
+  unlink: async ({ line }, argv) => {
     const { values } = flags(argv, { shop: 'string', channel: 'string' });
-    return lineOf(c).unlinkChannel(required(values, 'shop'), required(values, 'channel'), OPERATOR);
+    return line.channels.unlink(required(values, 'shop'), required(values, 'channel'), OPERATOR);
   },
-  list: async (c, argv) => {
+  list: async ({ line, shops }, argv) => {
     const { values } = flags(argv, { shop: 'string' });
     const shopId = required(values, 'shop');
-    await c.shops.get(shopId);
-    return lineOf(c).list(shopId);
+    await shops.get(shopId);
+    return line.channels.list(shopId);
   },
-  'link-code': async (c, argv) => {
+  'link-code': async ({ line }, argv) => {
     const { values } = flags(argv, { shop: 'string' });
-    const r = await lineOf(c).createLinkCode(required(values, 'shop'), OPERATOR);
+    const r = await line.linkCodes.create(required(values, 'shop'), OPERATOR);
     return {
       ...r,
       notice: 'Type this code in the LINE group (after adding the bot) or in a 1:1 chat with the official account. It works once.',
     };
   },
-  'unlink-group': async (c, argv) => {
+  'unlink-group': async ({ line }, argv) => {
     const { values } = flags(argv, { shop: 'string', group: 'string' });
-    await lineOf(c).unlinkGroup(required(values, 'shop'), required(values, 'group'), OPERATOR);
+    await line.groups.unlink(required(values, 'shop'), required(values, 'group'), OPERATOR);
     return { unlinked: true };
   },
-  'verify-webhook': async (c, argv) => {
+  'verify-webhook': async ({ line }, argv) => {
     const { values } = flags(argv, { shop: 'string', channel: 'string' });
-    return lineOf(c).verifyWebhook(required(values, 'shop'), required(values, 'channel'));
+    return line.channels.verifyWebhook(required(values, 'shop'), required(values, 'channel'));
   },
 };
 
@@ -71,7 +75,7 @@ export async function runLineCli(argv: string[], out: Out, env: Record<string, s
     out.stderr(sub ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : LINE_USAGE);
     return 2;
   }
-  return withContainer(env, out, LINE_USAGE, (c) => commands[sub](c, argv.slice(1)));
+  return withContainer(env, out, LINE_USAGE, (container) => commands[sub]({ line: container.line, shops: container.shops }, argv.slice(1)));
 }
 
 export const lineCommands = { line: runLineCli };

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
-import { createLineDeliveryRepo } from './line-delivery-repo.js';
+import type { PlanService } from '../plans/plan-service.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { LineModule } from './line-module.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
@@ -62,10 +63,16 @@ const LinkBody = Type.Object(
  * URL and its check, one-time link codes, linked groups (unlink, silence setting) and owner users.
  * Every lookup is scoped to the session's shop.
  */
-export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
+export interface LineDashboardRouteDeps {
+  auth: DashboardAuthDeps;
+  line: Pick<LineModule, 'channels' | 'groups' | 'linkCodes' | 'owners'>;
+  shops: Pick<ShopService, 'get'>;
+  plans: Pick<PlanService, 'get'>;
+}
+
+export const lineDashboardRoutes: FastifyPluginAsyncTypebox<LineDashboardRouteDeps> = async (app, { auth, line, shops, plans }) => {
   const session = requireSession(auth);
-  const line = c.line.service;
-  const delivery = createLineDeliveryRepo({ db: c.db, clock: c.clock, timeZone: c.config.TIME_ZONE });
+  const { channels, groups, linkCodes, owners } = line;
   const actor = (userId: string) => `user:${userId}`;
 
   app.get(
@@ -79,18 +86,12 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
       },
     },
     async (req) => {
-      const shop = await c.shops.get(req.dashboard!.shopId);
-      const plan = await c.plans.get(shop.planCode);
-      const page = await line.list(shop.id);
-      const ids = page.channels.map((ch) => ch.id);
-      const usage = await delivery.pushUsage(ids);
-      const pushUsage = await Promise.all(
-        ids.map(async (id) => ({
-          lineChannelId: id,
-          period: delivery.period(),
-          pushes: usage.get(id) ?? 0,
-          monthlyLimitReachedAt: await delivery.monthlyLimitAt(shop.id, id),
-        })),
+      const shop = await shops.get(req.dashboard!.shopId);
+      const plan = await plans.get(shop.planCode);
+      const page = await channels.list(shop.id);
+      const pushUsage = await channels.pushUsage(
+        shop.id,
+        page.channels.map((ch) => ch.id),
       );
       return {
         success: true as const,
@@ -111,7 +112,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
       },
     },
     async (req, reply) => {
-      const view = await line.linkChannel(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId), req.ip);
+      const view = await channels.link(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId), req.ip);
       return reply.status(201).send({ success: true as const, data: view });
     },
   );
@@ -129,7 +130,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
     },
     async (req) => ({
       success: true as const,
-      data: await line.unlinkChannel(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip),
+      data: await channels.unlink(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip),
     }),
   );
 
@@ -154,7 +155,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
         },
       },
     },
-    async (req) => ({ success: true as const, data: await line.verifyWebhook(req.dashboard!.shopId, req.params.id) }),
+    async (req) => ({ success: true as const, data: await channels.verifyWebhook(req.dashboard!.shopId, req.params.id) }),
   );
 
   app.post(
@@ -168,9 +169,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
       },
     },
     async (req, reply) =>
-      reply
-        .status(201)
-        .send({ success: true as const, data: await line.createLinkCode(req.dashboard!.shopId, actor(req.dashboard!.userId)) }),
+      reply.status(201).send({ success: true as const, data: await linkCodes.create(req.dashboard!.shopId, actor(req.dashboard!.userId)) }),
   );
 
   app.delete(
@@ -185,7 +184,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
       },
     },
     async (req) => {
-      await line.unlinkGroup(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
+      await groups.unlink(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
       return { success: true as const, data: { unlinked: true } };
     },
   );
@@ -204,7 +203,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
     },
     async (req) => ({
       success: true as const,
-      data: await line.setGroupSilent(req.dashboard!.shopId, req.params.id, req.body.silentNonSlip, actor(req.dashboard!.userId)),
+      data: await groups.setSilent(req.dashboard!.shopId, req.params.id, req.body.silentNonSlip, actor(req.dashboard!.userId)),
     }),
   );
 
@@ -220,7 +219,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth
       },
     },
     async (req) => {
-      await line.unlinkOwner(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
+      await owners.unlink(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId), req.ip);
       return { success: true as const, data: { unlinked: true } };
     },
   );

@@ -1,13 +1,14 @@
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
-import { enqueueOutbox, OUTBOX_KINDS, type OwnerAlertPayload } from '../../outbox/outbox-repo.js';
-import { recordFromRow, type TransactionRecord } from '../transactions/transaction-record.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { OWNER_ALERT_JOB, type OwnerAlertJob } from '../mail/mail-owner-alerts.js';
 
 /**
- * What a LINE event job already did (migration 0007), so a re-run answers exactly what the first
- * run would have: the record the event's image produced and whether this event created it, and how
- * far the answer got. Plus the official account's push count per month and its monthly-limit mark.
+ * Data access of the delivery tables: `line_events` (webhook dedupe, and what an event job already did,
+ * migration 0007, so a re-run answers exactly what the first run would have: the record the event's
+ * image produced, whether this event created it, how far the answer got), `line_push_usage` (the
+ * official account's pushes per month) and `line_notices` (once-only marks, e.g. the monthly limit).
  */
 export type AnswerState = 'replied' | 'pushed' | 'uncertain';
 export interface EventOutcome {
@@ -22,8 +23,49 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
   const { db, clock } = deps;
   const period = () => periodOf(clock.now(), deps.timeZone).periodMonth;
 
+  /** Once-only marks (alerts once per period). Returns true when this call set the mark. */
+  async function markNotice(shopId: string, notice: string, markPeriod: string, trx: Db = db): Promise<boolean> {
+    const r = await trx
+      .insertInto('line_notices')
+      .values({ shop_id: shopId, notice, period: markPeriod, created_at: clock.now().toISOString() })
+      .onConflict((oc) => oc.columns(['shop_id', 'notice', 'period']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async function alertOnce(shopId: string, notice: string, markPeriod: string, payload: OwnerAlertJob): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      if (!(await markNotice(shopId, notice, markPeriod, trx))) return false;
+      await enqueueOutbox(trx, { kind: OWNER_ALERT_JOB, shopId, payload }, clock.now());
+      return true;
+    });
+  }
+
   return {
     period,
+    markNotice,
+    async hasNotice(shopId: string, notice: string, markPeriod: string): Promise<boolean> {
+      return !!(await db
+        .selectFrom('line_notices')
+        .select('shop_id')
+        .where('shop_id', '=', shopId)
+        .where('notice', '=', notice)
+        .where('period', '=', markPeriod)
+        .executeTakeFirst());
+    },
+    /** Webhook dedupe (LINE redelivers): true when this event id is new. */
+    async insertEvent(webhookEventId: string, lineChannelId: string, receivedAt: string, trx: Db): Promise<boolean> {
+      const r = await trx
+        .insertInto('line_events')
+        .values({ webhook_event_id: webhookEventId, line_channel_id: lineChannelId, received_at: receivedAt })
+        .onConflict((oc) => oc.column('webhook_event_id').doNothing())
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
+    },
+    async deleteEventsBefore(cutoff: string): Promise<number> {
+      const r = await db.deleteFrom('line_events').where('received_at', '<', cutoff).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
     async outcome(webhookEventId: string): Promise<EventOutcome> {
       const r = await db
         .selectFrom('line_events')
@@ -47,32 +89,6 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
     },
     async setAnswerState(webhookEventId: string, state: AnswerState): Promise<void> {
       await db.updateTable('line_events').set({ answer_state: state }).where('webhook_event_id', '=', webhookEventId).execute();
-    },
-    /** The shop's record by id (shop-scoped), as the event that created it (or not) saw it. */
-    async record(shopId: string, transactionId: string, created: boolean): Promise<TransactionRecord | null> {
-      const row = await db
-        .selectFrom('transactions')
-        .selectAll()
-        .where('id', '=', transactionId)
-        .where('shop_id', '=', shopId)
-        .executeTakeFirst();
-      return row ? recordFromRow(row, !created) : null;
-    },
-    /** A DUPLICATE's first use: the earliest SUCCESS of the same transfer in the same shop and environment. */
-    async original(shopId: string, r: TransactionRecord): Promise<{ amount: number | null; createdAt: string } | null> {
-      if (!r.transRef) return null;
-      const row = await db
-        .selectFrom('transactions')
-        .select(['amount_satang', 'created_at'])
-        .where('shop_id', '=', shopId)
-        .where('trans_ref', '=', r.transRef)
-        .where('environment', '=', r.environment)
-        .where('status', '=', 'SUCCESS')
-        .where('id', '!=', r.id)
-        .orderBy('created_at')
-        .limit(1)
-        .executeTakeFirst();
-      return row ? { amount: row.amount_satang === null ? null : Number(row.amount_satang) / 100, createdAt: row.created_at } : null;
     },
     async countPush(lineChannelId: string): Promise<void> {
       const ts = clock.now().toISOString();
@@ -105,21 +121,19 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
       return r?.created_at ?? null;
     },
     /**
+     * Sets a once-only mark and, in the same transaction, enqueues the owner alert it stands for: the
+     * owner hears it once per mark however many events hit it. Returns true the first time.
+     */
+    alertOnce,
+    /**
      * LINE said the OA's monthly message allowance is used up: mark it for the month and tell the
      * owner once (e-mail; a LINE push would hit the same wall). Returns true the first time.
      */
-    async markMonthlyLimit(shopId: string, lineChannelId: string): Promise<boolean> {
-      const now = clock.now();
-      return db.transaction().execute(async (trx) => {
-        const r = await trx
-          .insertInto('line_notices')
-          .values({ shop_id: shopId, notice: MONTHLY_LIMIT_NOTICE(lineChannelId), period: period(), created_at: now.toISOString() })
-          .onConflict((oc) => oc.columns(['shop_id', 'notice', 'period']).doNothing())
-          .executeTakeFirst();
-        if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-        const payload: OwnerAlertPayload = { type: 'LINE_MONTHLY_LIMIT', shopId, detail: { lineChannelId } };
-        await enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload }, now);
-        return true;
+    markMonthlyLimit(shopId: string, lineChannelId: string): Promise<boolean> {
+      return alertOnce(shopId, MONTHLY_LIMIT_NOTICE(lineChannelId), period(), {
+        type: 'LINE_MONTHLY_LIMIT',
+        shopId,
+        detail: { lineChannelId },
       });
     },
   };

@@ -1,12 +1,10 @@
-import type { Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { periodOf } from '../../lib/period.js';
-import { enqueueOutbox, OUTBOX_KINDS, type OwnerAlertPayload } from '../../outbox/outbox-repo.js';
 import { TRIAL_PLAN } from '../plans/plan-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 import {
   LineApiError,
   LineContentGoneError,
@@ -17,12 +15,15 @@ import {
   type LineClient,
   type LineMessage,
 } from './line-client.js';
-import { createLineDeliveryRepo } from './line-delivery-repo.js';
+import type { LineChannelService } from './line-channel-service.js';
+import type { LineDeliveryRepo } from './line-delivery-repo.js';
+import type { LineEventJobPayload } from './line-event-log.js';
 import { chatIdOf, isGroupChat, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
+import type { LineGroupService } from './line-group-service.js';
+import { LINK_CODE_PATTERN, type LineLinkCodeService } from './line-link-code-service.js';
 import { msg, resultMessage, type Audience, type Lang } from './line-messages.js';
-import { LINK_CODE_PATTERN, type LineService } from './line-service.js';
+import type { LineOwnerService } from './line-owner-service.js';
 import type { LineChannelsTable } from './line-tables.js';
-import type { LineEventJobPayload } from './line-webhook-routes.js';
 
 /** Decoder answers meaning "this picture holds no slip QR": a group chat hears nothing about it. */
 const NOT_A_SLIP = new Set(['NO_QR_FOUND', 'NOT_SLIP_QR', 'UNREADABLE_IMAGE']);
@@ -34,11 +35,16 @@ const looksTyped = (t: string) => /^[A-Za-z0-9]{4}-[A-Za-z0-9]{4}$/.test(t);
 const UNLINK_COMMAND = /^\s*(unlink|ยกเลิก|ยกเลิกการเชื่อมต่อ)\s*$/i;
 
 export interface LineEventHandlerDeps {
-  db: Db;
   clock: Clock;
-  line: LineService;
+  channels: Pick<LineChannelService, 'credentials'>;
+  groups: Pick<LineGroupService, 'active' | 'unlinkByCommand' | 'left'>;
+  owners: Pick<LineOwnerService, 'unlinkByCommand'>;
+  linkCodes: Pick<LineLinkCodeService, 'redeem'>;
+  delivery: LineDeliveryRepo;
   client: LineClient;
-  shops: ShopService;
+  shops: Pick<ShopService, 'get'>;
+  /** The records the events' images produced (read back on a re-run). */
+  transactions: Pick<TransactionService, 'get' | 'list'>;
   /** The shared pipeline (c.verification.verifySlip); a getter so the handler can be built before it. */
   verifySlip: () =>
     | ((input: {
@@ -64,8 +70,30 @@ export interface LineEventHandlerDeps {
  * answer got (line-delivery-repo), and pushes carry a retry key per event and message.
  */
 export function createLineEventHandler(deps: LineEventHandlerDeps) {
-  const { line, client, shops, clock } = deps;
-  const repo = createLineDeliveryRepo({ db: deps.db, clock, timeZone: deps.timeZone });
+  const { client, shops, clock, delivery: repo } = deps;
+
+  /** The shop's record by id (shop-scoped), as the event that created it (or not) saw it. */
+  async function recordOf(shopId: string, transactionId: string, created: boolean): Promise<TransactionRecord | null> {
+    const record = await deps.transactions.get(shopId, transactionId).catch((e: unknown) => {
+      if (e instanceof AppError && e.statusCode === 404) return null;
+      throw e;
+    });
+    return record ? { ...record, cached: !created } : null;
+  }
+
+  /** A DUPLICATE's first use: the earliest SUCCESS of the same transfer in the same shop and environment. */
+  async function firstUse(shopId: string, r: TransactionRecord): Promise<{ amount: number | null; createdAt: string } | null> {
+    if (!r.transRef) return null;
+    // Newest first; one SUCCESS per transfer and environment (unique success_ref), so one page holds them all.
+    const { items } = await deps.transactions.list(shopId, {
+      transRef: r.transRef,
+      environment: r.environment,
+      status: 'SUCCESS',
+      limit: 100,
+    });
+    const first = items.filter((t) => t.id !== r.id).at(-1);
+    return first ? { amount: first.amount, createdAt: first.createdAt } : null;
+  }
 
   /**
    * Reply while the token is fresh (replies are free; pushes draw on the OA's monthly allowance).
@@ -126,7 +154,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     if (isGroupChat(src)) {
       const groupId = chatIdOf(src)!;
       if (LINK_CODE_PATTERN.test(textIn)) {
-        const r = await line.redeemCode(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null });
+        const r = await deps.linkCodes.redeem(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null });
         if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
         await answer(
           token,
@@ -137,7 +165,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
         return;
       }
       if (UNLINK_COMMAND.test(textIn)) {
-        const r = await line.unlinkGroupByCommand(ch.id, groupId, src.userId ?? null);
+        const r = await deps.groups.unlinkByCommand(ch.id, groupId, src.userId ?? null);
         if (r === 'UNLINKED') await answer(token, ch, event, msg.groupUnlinked(lang));
         else if (r === 'NOT_LINKER') await answer(token, ch, event, msg.notLinker(lang));
       }
@@ -145,7 +173,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     }
     if (!src.userId) return;
     if (LINK_CODE_PATTERN.test(textIn)) {
-      const r = await line.redeemCode(ch, textIn, { kind: 'owner', userId: src.userId });
+      const r = await deps.linkCodes.redeem(ch, textIn, { kind: 'owner', userId: src.userId });
       if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
       await answer(
         token,
@@ -159,7 +187,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       );
       return;
     }
-    if (UNLINK_COMMAND.test(textIn) && (await line.unlinkOwnerByCommand(ch.id, src.userId))) {
+    if (UNLINK_COMMAND.test(textIn) && (await deps.owners.unlinkByCommand(ch.id, src.userId))) {
       await answer(token, ch, event, msg.ownerUnlinked(lang));
     }
     // Other 1:1 text belongs to the official account's own chat (auto-replies, staff): not ours.
@@ -188,7 +216,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     let silentNonSlip = false;
     if (isGroupChat(src)) {
       if (external) return; // a shared link in a group chat is not a slip sent to the shop
-      const group = await line.activeGroup(ch.id, chatIdOf(src)!);
+      const group = await deps.groups.active(ch.id, chatIdOf(src)!);
       if (!group) return; // not linked: the join prompt already said how to link
       silentNonSlip = group.silentNonSlip;
     }
@@ -199,7 +227,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     const done = await repo.outcome(event.webhookEventId);
     if (done.answerState === 'replied' || done.answerState === 'pushed') return;
     if (done.transactionId) {
-      const rec = await repo.record(ch.shop_id, done.transactionId, done.createdRecord);
+      const rec = await recordOf(ch.shop_id, done.transactionId, done.createdRecord);
       if (rec) {
         await answerRecord(token, ch, event, rec, !done.createdRecord, lang, audience);
         return;
@@ -229,13 +257,13 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       return;
     }
 
-    let pre: DecodeResult | null = null;
+    let preDecoded: DecodeResult | null = null;
     if (silentNonSlip && deps.decode) {
       // The decoder pool takes ownership of the buffer it is given: hand it a copy, the pipeline needs the original.
       const copy = Buffer.alloc(image.length);
       image.copy(copy);
-      pre = await deps.decode(copy, ch.shop_id).catch(() => null);
-      if (pre && !pre.ok && NOT_A_SLIP.has(pre.errorCode)) return;
+      preDecoded = await deps.decode(copy, ch.shop_id).catch(() => null);
+      if (preDecoded && !preDecoded.ok && NOT_A_SLIP.has(preDecoded.errorCode)) return;
     }
 
     const verify = deps.verifySlip();
@@ -243,7 +271,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     let record: TransactionRecord;
     let isNew: boolean;
     try {
-      ({ record, isNew } = await verify({ shopId: ch.shop_id, source: 'LINE', image, decoded: pre ?? undefined }));
+      ({ record, isNew } = await verify({ shopId: ch.shop_id, source: 'LINE', image, decoded: preDecoded ?? undefined }));
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.statusCode === 402) {
@@ -281,17 +309,16 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     lang: Lang,
     audience: Audience,
   ): Promise<void> {
-    const original = record.status === 'DUPLICATE' ? await repo.original(ch.shop_id, record) : null;
+    const original = record.status === 'DUPLICATE' ? await firstUse(ch.shop_id, record) : null;
     await answer(token, ch, event, [resultMessage(record, lang, deps.timeZone, { audience, replay, original })]);
   }
 
   /** The owner hears once per period that LINE slips hit the quota wall (the owner.alert handler dedupes too). */
   async function alertQuotaExhausted(shopId: string): Promise<void> {
-    const period = periodOf(clock.now(), deps.timeZone).periodMonth;
-    await deps.db.transaction().execute(async (trx) => {
-      if (!(await line.markNotice(shopId, 'LINE_QUOTA_EXHAUSTED', period, trx))) return;
-      const payload: OwnerAlertPayload = { type: 'QUOTA_100', shopId, detail: { via: 'LINE', reason: 'QUOTA_EXCEEDED' } };
-      await enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload }, clock.now());
+    await repo.alertOnce(shopId, 'LINE_QUOTA_EXHAUSTED', repo.period(), {
+      type: 'QUOTA_100',
+      shopId,
+      detail: { via: 'LINE', reason: 'QUOTA_EXCEEDED' },
     });
   }
 
@@ -302,7 +329,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       const event = sanitizeLineEvent(payload?.event);
       if (!event || typeof payload.lineChannelId !== 'string') return;
       if (event.mode === 'standby') return; // another module owns the chat
-      const creds = await line.credentials(payload.lineChannelId);
+      const creds = await deps.channels.credentials(payload.lineChannelId);
       if (!creds) return; // unlinked since: drop quietly
       const shop = await shops.get(creds.row.shop_id).catch(() => null);
       if (!shop) return;
@@ -313,12 +340,12 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       switch (event.type) {
         case 'join': {
           if (!isGroupChat(src)) return;
-          const linked = await line.activeGroup(ch.id, chatIdOf(src)!);
+          const linked = await deps.groups.active(ch.id, chatIdOf(src)!);
           await answer(token, ch, event, linked ? msg.groupAlreadyLinked(lang) : msg.joinPrompt(lang));
           return;
         }
         case 'leave':
-          if (isGroupChat(src)) await line.groupLeft(ch.id, chatIdOf(src)!);
+          if (isGroupChat(src)) await deps.groups.left(ch.id, chatIdOf(src)!);
           return;
         case 'message':
           if (event.message?.type === 'text') return onText(ch, token, lang, event);

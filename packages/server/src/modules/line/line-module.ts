@@ -2,17 +2,24 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { createSecretBox } from '../../lib/secret-box.js';
-import type { OutboxHandler } from '../../outbox/outbox-worker.js';
-import { OUTBOX_KINDS, type OwnerAlertPayload } from '../../outbox/outbox-repo.js';
+import type { OutboxHandler, OutboxHandlers, OutboxKind } from '../../outbox/outbox-types.js';
+import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
+import { createLineChannelSecrets } from './line-channel-secrets.js';
+import { createLineChannelService } from './line-channel-service.js';
 import { createLineClient } from './line-client.js';
+import { createLineDeliveryRepo } from './line-delivery-repo.js';
 import { createLineEventHandler, type LineEventHandlerDeps } from './line-event-handler.js';
+import { createLineEventLog, LINE_EVENT_JOB } from './line-event-log.js';
+import { createLineGroupService } from './line-group-service.js';
+import { createLineLinkCodeService } from './line-link-code-service.js';
 import { createLineOwnerAlerts } from './line-owner-alerts.js';
-import { createLineService } from './line-service.js';
-import { LINE_EVENT_JOB, type LineEventJobPayload } from './line-webhook-routes.js';
+import { createLineOwnerService } from './line-owner-service.js';
+import { createLineRepo } from './line-repo.js';
 
 export interface LineModuleDeps {
   config: Config;
@@ -21,16 +28,20 @@ export interface LineModuleDeps {
   audit: AuditService;
   plans: PlanService;
   shops: ShopService;
-  /** The master secret (c.secret); channel secrets and tokens are sealed under a key derived from it. */
+  transactions: Pick<TransactionService, 'get' | 'list'>;
+  /** The master secret(s), newest first; channel secrets and tokens are sealed under a key derived from it. */
   secret: string | string[];
   verifySlip: LineEventHandlerDeps['verifySlip'];
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   log?: { warn(obj: unknown, msg?: string): void };
 }
 
-/** Builds the LINE channel: service (linking), inbound event handler, owner alerts and their outbox handlers. */
+/**
+ * Builds the LINE channel: the linking services (channels, groups, link codes, owner recipients), the
+ * event log behind the webhook, the inbound event handler, owner alerts and their outbox handlers.
+ */
 export function createLineModule(deps: LineModuleDeps) {
-  const { config, db, clock } = deps;
+  const { config, db, clock, audit, plans, shops, transactions } = deps;
   const client = createLineClient({
     apiBaseUrl: config.LINE_API_BASE_URL,
     dataApiBaseUrl: config.LINE_DATA_API_BASE_URL,
@@ -39,25 +50,37 @@ export function createLineModule(deps: LineModuleDeps) {
     maxImageBytes: config.MAX_IMAGE_BYTES,
     allowPrivateExternal: config.WEBHOOK_ALLOW_PRIVATE,
   });
-  const box = createSecretBox({ secrets: deps.secret, purpose: 'line-channel' });
-  const service = createLineService({
+  const repo = createLineRepo(db);
+  const delivery = createLineDeliveryRepo({ db, clock, timeZone: config.TIME_ZONE });
+  const secrets = createLineChannelSecrets(createSecretBox({ secrets: deps.secret, purpose: 'line-channel' }));
+  const groups = createLineGroupService({ db, repo, clock, audit, plans, silentDefault: config.LINE_GROUP_SILENT_NON_SLIP });
+  const owners = createLineOwnerService({ db, repo, audit, secrets });
+  const channels = createLineChannelService({
     db,
+    repo,
+    delivery,
     clock,
-    audit: deps.audit,
-    plans: deps.plans,
-    shops: deps.shops,
-    box,
+    audit,
+    plans,
+    shops,
+    secrets,
     client,
+    groups,
+    owners,
     publicBaseUrl: config.PUBLIC_URL || `http://${config.HOST}:${config.PORT}`,
-    linkCodeTtlMinutes: config.LINE_LINK_CODE_TTL_MINUTES,
-    groupSilentDefault: config.LINE_GROUP_SILENT_NON_SLIP,
   });
+  const linkCodes = createLineLinkCodeService({ repo, clock, audit, shops, groups, owners, ttlMinutes: config.LINE_LINK_CODE_TTL_MINUTES });
+  const eventLog = createLineEventLog({ db, clock, delivery });
   const events = createLineEventHandler({
-    db,
     clock,
-    line: service,
+    channels,
+    groups,
+    owners,
+    linkCodes,
+    delivery,
     client,
-    shops: deps.shops,
+    shops,
+    transactions,
     verifySlip: deps.verifySlip,
     decode: deps.decode,
     timeZone: config.TIME_ZONE,
@@ -65,20 +88,20 @@ export function createLineModule(deps: LineModuleDeps) {
     log: deps.log,
     miniAppUrl: config.LIFF_ID ? `https://liff.line.me/${config.LIFF_ID}` : null,
   });
-  const ownerAlerts = createLineOwnerAlerts({ db, clock, line: service, client, shops: deps.shops, timeZone: config.TIME_ZONE });
+  const ownerAlerts = createLineOwnerAlerts({ clock, owners, delivery, client, shops, transactions, timeZone: config.TIME_ZONE });
 
   /**
    * Outbox handlers of this module. `owner.alert` is shared with e-mail: the registry composes them
-   * (see lineOwnerAlertHandler's `also`).
+   * (see composeHandlers below).
    */
-  const outboxHandlers: Record<string, OutboxHandler> = {
-    [LINE_EVENT_JOB]: async (job) => events.handle(job.payload as LineEventJobPayload),
-    [OUTBOX_KINDS.OWNER_ALERT]: async (job) => {
-      await ownerAlerts.handle(job.payload as OwnerAlertPayload);
+  const outboxHandlers = {
+    [LINE_EVENT_JOB]: async (job) => events.handle(job.payload),
+    [OWNER_ALERT_JOB]: async (job) => {
+      await ownerAlerts.handle(job.payload);
     },
-  };
+  } satisfies OutboxHandlers;
 
-  return { service, client, events, ownerAlerts, outboxHandlers };
+  return { channels, groups, linkCodes, owners, eventLog, client, events, ownerAlerts, outboxHandlers };
 }
 export type LineModule = ReturnType<typeof createLineModule>;
 
@@ -86,8 +109,8 @@ export type LineModule = ReturnType<typeof createLineModule>;
  * One `owner.alert` handler that tells every channel: LINE push and whatever else (e-mail). Each side
  * dedupes its own sends, so a retry after one side failed does not repeat the other.
  */
-export function composeHandlers(...handlers: Array<OutboxHandler | undefined>): OutboxHandler {
-  const list = handlers.filter((h): h is OutboxHandler => !!h);
+export function composeHandlers<K extends OutboxKind>(...handlers: Array<OutboxHandler<K> | undefined>): OutboxHandler<K> {
+  const list = handlers.filter((h): h is OutboxHandler<K> => !!h);
   return async (job, ctx) => {
     const errors: unknown[] = [];
     for (const h of list) {

@@ -1,12 +1,13 @@
-import type { Db } from '../../db/db.js';
+import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
-import type { OwnerAlertPayload } from '../../outbox/outbox-repo.js';
+import type { OwnerAlertJob } from '../mail/mail-owner-alerts.js';
 import type { ShopService } from '../shops/shop-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 import { LineApiError, retryKeyFor, type LineClient } from './line-client.js';
-import { createLineDeliveryRepo } from './line-delivery-repo.js';
+import type { LineDeliveryRepo } from './line-delivery-repo.js';
 import { formatAmount, formatTime, ownerAlertMessage, type Lang } from './line-messages.js';
-import type { LineService } from './line-service.js';
+import type { LineOwnerService } from './line-owner-service.js';
 
 /**
  * Pushes `owner.alert` outbox jobs to every LINE user linked as the shop's owner. Period alerts
@@ -15,20 +16,20 @@ import type { LineService } from './line-service.js';
  * by the outbox, and the push retry key makes LINE drop a second copy of a push it already took.
  */
 export function createLineOwnerAlerts(deps: {
-  db: Db;
   clock: Clock;
-  line: LineService;
+  owners: Pick<LineOwnerService, 'targets'>;
+  delivery: LineDeliveryRepo;
   client: LineClient;
-  shops: ShopService;
+  shops: Pick<ShopService, 'get'>;
+  transactions: Pick<TransactionService, 'get'>;
   timeZone: string;
 }) {
-  const { db, clock, line, client, shops } = deps;
-  const repo = createLineDeliveryRepo({ db, clock, timeZone: deps.timeZone });
+  const { clock, client, shops, delivery: repo } = deps;
 
   return {
-    async handle(p: OwnerAlertPayload): Promise<{ sent: number }> {
+    async handle(p: OwnerAlertJob): Promise<{ sent: number }> {
       if (!p?.shopId || !p.type) return { sent: 0 };
-      const targets = await line.ownerTargets(p.shopId);
+      const targets = await deps.owners.targets(p.shopId);
       if (!targets.length) return { sent: 0 };
       const shop = await shops.get(p.shopId).catch(() => null);
       if (!shop) return { sent: 0 };
@@ -41,22 +42,20 @@ export function createLineOwnerAlerts(deps: {
               notice: `ALERT_${p.type}`,
               period: p.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : periodOf(clock.now(), deps.timeZone).periodMonth,
             };
-      if (await line.hasNotice(p.shopId, once.notice, once.period)) return { sent: 0 };
+      if (await repo.hasNotice(p.shopId, once.notice, once.period)) return { sent: 0 };
 
       const ctx: Parameters<typeof ownerAlertMessage>[2] = { shopName: shop.name };
       if (p.transactionId) {
-        const tx = await db
-          .selectFrom('transactions')
-          .select(['amount_satang'])
-          .where('id', '=', p.transactionId)
-          .where('shop_id', '=', p.shopId)
-          .executeTakeFirst();
-        if (tx?.amount_satang != null) ctx.amount = formatAmount(Number(tx.amount_satang) / 100, lang);
+        const tx = await deps.transactions.get(p.shopId, p.transactionId).catch((e: unknown) => {
+          if (e instanceof AppError && e.statusCode === 404) return null; // erased since: the alert goes without the amount
+          throw e;
+        });
+        if (tx?.amount != null) ctx.amount = formatAmount(tx.amount, lang);
       }
       if (p.type === 'TRIAL_ENDING' && shop.trialEndsAt) ctx.trialEndsAt = formatTime(shop.trialEndsAt, lang, deps.timeZone);
-      const d = p.detail ?? {};
-      if (typeof d.used === 'number') ctx.used = d.used;
-      if (typeof d.limit === 'number') ctx.limit = d.limit;
+      const detail = p.detail ?? {};
+      if (typeof detail.used === 'number') ctx.used = detail.used;
+      if (typeof detail.limit === 'number') ctx.limit = detail.limit;
       const messages = ownerAlertMessage(p.type, lang, ctx);
       if (!messages.length) return { sent: 0 };
 
@@ -81,7 +80,7 @@ export function createLineOwnerAlerts(deps: {
         }
         sent++;
       }
-      await line.markNotice(p.shopId, once.notice, once.period);
+      await repo.markNotice(p.shopId, once.notice, once.period);
       return { sent };
     },
   };

@@ -1,18 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
-import type { Clock } from '../../lib/clock.js';
-import { enqueueOutbox } from '../../outbox/outbox-repo.js';
-import type { LineService } from './line-service.js';
-import { CONTROL_CHARS, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
-
-export const LINE_EVENT_JOB = 'line.event';
-export interface LineEventJobPayload {
-  lineChannelId: string;
-  event: LineEvent;
-}
+import type { LineChannelService } from './line-channel-service.js';
+import type { LineEventLog } from './line-event-log.js';
+import { CONTROL_CHARS } from './line-event-types.js';
 
 // The SDK's index loads its whole HTTP client (measured: ~1 s of start-up on this machine's kind) for a
 // one-line HMAC check. Loaded once when the HTTP app registers this route, so the CLI and the worker
@@ -30,36 +22,13 @@ export async function verifyLineSignature(secret: string, rawBody: Buffer, heade
   return validateSignature(rawBody, secret, header);
 }
 
-/**
- * Stores each new event (deduplicated by webhookEventId: LINE redelivers) and enqueues one outbox job
- * per event in the same transaction; the answer goes back before any slow work starts.
- */
-export async function ingestLineEvents(db: Db, clock: Clock, channel: { id: string; shop_id: string }, events: unknown[]): Promise<number> {
-  let fresh = 0;
-  const now = clock.now();
-  await db.transaction().execute(async (trx) => {
-    for (const rawEvent of events) {
-      const event = sanitizeLineEvent(rawEvent);
-      if (!event) continue;
-      const eventId = event.webhookEventId;
-      const r = await trx
-        .insertInto('line_events')
-        .values({ webhook_event_id: eventId, line_channel_id: channel.id, received_at: now.toISOString() })
-        .onConflict((oc) => oc.column('webhook_event_id').doNothing())
-        .executeTakeFirst();
-      if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) continue;
-      const payload: LineEventJobPayload = { lineChannelId: channel.id, event };
-      await enqueueOutbox(trx, { kind: LINE_EVENT_JOB, shopId: channel.shop_id, payload }, now);
-      fresh++;
-    }
-  });
-  return fresh;
+export interface LineWebhookRouteDeps {
+  channels: Pick<LineChannelService, 'byWebhookKey' | 'recordBotUserId'>;
+  eventLog: Pick<LineEventLog, 'ingest'>;
 }
 
-export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; db: Db; clock: Clock }> = async (
-  app,
-  { line, db, clock },
-) => {
+/** The webhook of each linked official account: checks LINE's signature, logs the events, answers at once. */
+export const lineWebhookRoutes: FastifyPluginAsyncTypebox<LineWebhookRouteDeps> = async (app, { channels, eventLog }) => {
   void loadLineSdk();
   // The signature covers the exact bytes LINE sent: keep them raw (scoped to this plugin only).
   app.removeAllContentTypeParsers();
@@ -76,7 +45,7 @@ export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; d
       },
     },
     async (req) => {
-      const found = await line.byWebhookKey(req.params.channelKey);
+      const found = await channels.byWebhookKey(req.params.channelKey);
       if (!found) throw new AppError('NOT_FOUND', 404, 'Unknown LINE webhook');
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (!(await verifyLineSignature(found.secret, raw, req.headers['x-line-signature']))) {
@@ -92,8 +61,8 @@ export const lineWebhookRoutes: FastifyPluginAsyncTypebox<{ line: LineService; d
       const events: unknown[] = body && typeof body === 'object' && Array.isArray(body.events) ? body.events : [];
       const destination = body && typeof body === 'object' ? body.destination : undefined;
       if (typeof destination === 'string' && destination.length <= 100 && !CONTROL_CHARS.test(destination) && !found.row.bot_user_id)
-        await line.recordBotUserId(found.row.id, destination);
-      const received = await ingestLineEvents(db, clock, found.row, events);
+        await channels.recordBotUserId(found.row.id, destination);
+      const received = await eventLog.ingest(found.row, events);
       return { success: true as const, data: { received } };
     },
   );

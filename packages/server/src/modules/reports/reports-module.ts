@@ -40,7 +40,7 @@ export function createReportsModule(deps: {
     shops: deps.shops,
     plans: deps.plans,
     quota: deps.quota,
-    line: deps.line.service,
+    line: deps.line.owners,
     lineClient: deps.line.client,
     mail: deps.mail,
     dashboardUrl: deps.dashboardUrl,

@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox, notifyOutbox } from '../../outbox/outbox-repo.js';
 import type { OutboxHandler } from '../../outbox/outbox-worker.js';
 import { retryKeyFor, type LineClient } from '../line/line-client.js';
-import type { LineService } from '../line/line-service.js';
+import type { LineOwnerService } from '../line/line-owner-service.js';
 import type { MailService } from '../mail/mail-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
@@ -83,7 +83,7 @@ interface Deps {
   shops: ShopService;
   plans: PlanService;
   quota: QuotaService;
-  line: LineService;
+  line: Pick<LineOwnerService, 'targets'>;
   lineClient: LineClient;
   mail: MailService;
   dashboardUrl: string;
@@ -194,7 +194,7 @@ export function createDailySummary(deps: Deps) {
     const msg = summaryText(f, lang);
     let line = 0;
     if (cfg.line) {
-      for (const t of await deps.line.ownerTargets(shop.id)) {
+      for (const t of await deps.line.targets(shop.id)) {
         if (ctx.signal.aborted) return;
         await deps.lineClient.push(
           t.token,

@@ -1,0 +1,83 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { Db } from '../../db/db.js';
+import type { Clock } from '../../lib/clock.js';
+import type { AuditService } from '../audit/audit-service.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { LineGroupService, RedeemResult } from './line-group-service.js';
+import type { LineOwnerService } from './line-owner-service.js';
+import type { LineRepo } from './line-repo.js';
+import type { LineChannelsTable } from './line-tables.js';
+
+const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // no 0/O, 1/I
+/** A code as typed: 8 characters from the alphabet, optionally split by a dash or space. */
+export const LINK_CODE_PATTERN = /^[A-Za-z0-9]{4}[- ]?[A-Za-z0-9]{4}$/;
+const normalizeCode = (s: string) => s.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+const hashCode = (code: string) =>
+  createHash('sha256')
+    .update(`line-link:${normalizeCode(code)}`)
+    .digest('hex');
+
+/**
+ * One-time link codes (stored as SHA-256 only): typed in a group a code links the group, typed in a
+ * 1:1 chat it links that LINE user as an owner recipient.
+ */
+export function createLineLinkCodeService(deps: {
+  repo: LineRepo;
+  clock: Clock;
+  audit: AuditService;
+  shops: Pick<ShopService, 'get'>;
+  groups: Pick<LineGroupService, 'linkWithCode'>;
+  owners: Pick<LineOwnerService, 'linkWithCode'>;
+  /** LINE_LINK_CODE_TTL_MINUTES */
+  ttlMinutes: number;
+}) {
+  const { repo, clock, audit, shops } = deps;
+
+  return {
+    /** A one-time code the owner types into a group (links the group) or a 1:1 chat (links their LINE user). */
+    async create(shopId: string, actor: string): Promise<{ code: string; expiresAt: string }> {
+      await shops.get(shopId);
+      let raw = '';
+      for (let i = 0; i < 8; i++) raw += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
+      const code = `${raw.slice(0, 4)}-${raw.slice(4)}`;
+      const t = clock.now();
+      const expiresAt = new Date(t.getTime() + deps.ttlMinutes * 60_000).toISOString();
+      await repo.linkCodes.insert({
+        code_hash: hashCode(code),
+        shop_id: shopId,
+        created_by: actor,
+        expires_at: expiresAt,
+        used_at: null,
+        used_for: null,
+        created_at: t.toISOString(),
+      });
+      await audit.record({ shopId, actor, action: 'line.link_code.create', target: null, detail: { expiresAt } });
+      return { code, expiresAt };
+    },
+
+    /**
+     * Redeems a code typed in a chat of `channel`. The code must belong to the channel's shop; it is
+     * consumed by a conditional update, so two people typing it at once link one thing.
+     */
+    async redeem(
+      channel: LineChannelsTable,
+      code: string,
+      target: { kind: 'group'; groupId: string; userId: string | null } | { kind: 'owner'; userId: string },
+    ): Promise<RedeemResult> {
+      const row = await repo.linkCodes.byHash(hashCode(code));
+      // A code of another shop looks exactly like an unknown one: nothing about other shops leaks.
+      if (!row || row.shop_id !== channel.shop_id) return { ok: false, reason: 'INVALID' };
+      if (row.used_at) return { ok: false, reason: 'USED' };
+      const ts = clock.now().toISOString();
+      if (row.expires_at <= ts) return { ok: false, reason: 'EXPIRED' };
+      const shop = await shops.get(channel.shop_id);
+      const consumeFor = (usedFor: string) => (trx: Db) => repo.linkCodes.consume(row.code_hash, ts, usedFor, trx);
+      if (target.kind === 'group') {
+        const { groupId, userId } = target;
+        return deps.groups.linkWithCode(channel, shop, { groupId, userId }, consumeFor(`group:${groupId}`), ts);
+      }
+      return deps.owners.linkWithCode(channel, shop, target.userId, consumeFor(`owner:${target.userId}`), ts);
+    },
+  };
+}
+export type LineLinkCodeService = ReturnType<typeof createLineLinkCodeService>;

@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEasySlipChecker } from '../../src/modules/checker/easyslip-checker.js';
-import { createKeepAliveFetch } from '../../src/modules/checker/checker-http.js';
-import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
+import { fakeUpstreamForFile, type Reply } from './fake-upstream.js';
 
 const q = { payload: '0041000600000101030040220014242082547BPM049885102TH9104E3A5', bankCode: '004', transRef: '014242082547BPM04988' };
 
@@ -41,27 +40,15 @@ const err = (status: number, code: string, headers?: Record<string, string>): Re
   body: { success: false, error: { code, message: 'x' } },
 });
 
-let reply: Reply = { status: 200, body: success };
-let up: FakeUpstream;
-const http = createKeepAliveFetch();
-beforeAll(async () => {
-  up = await startFakeUpstream(() => reply);
-});
-afterAll(async () => {
-  await up.close();
-  await http.close();
-});
-afterEach(() => {
-  up.requests.length = 0;
-});
-const checker = () => createEasySlipChecker({ url: up.url, key: 'es_key', fetch: http.fetch });
+const f = fakeUpstreamForFile({ status: 200, body: success });
+const checker = () => createEasySlipChecker({ url: f.up.url, key: 'es_key', fetch: f.http.fetch });
 
 describe('EasySlip v2 adapter', () => {
   it('posts {payload} to /v2/verify/bank with the bearer key and maps rawSlip', async () => {
-    reply = { status: 200, body: success };
+    f.reply = { status: 200, body: success };
     const r = await checker().check(q);
-    expect(up.requests[0]).toMatchObject({ method: 'POST', url: '/v2/verify/bank', body: { payload: q.payload } });
-    expect(up.requests[0].headers.authorization).toBe('Bearer es_key');
+    expect(f.up.requests[0]).toMatchObject({ method: 'POST', url: '/v2/verify/bank', body: { payload: q.payload } });
+    expect(f.up.requests[0].headers.authorization).toBe('Bearer es_key');
     expect(r).toEqual({
       kind: 'FOUND',
       slip: {
@@ -85,20 +72,20 @@ describe('EasySlip v2 adapter', () => {
   it('a PromptPay receiver without a bank account keeps only the proxy', async () => {
     const body = structuredClone(success);
     body.data.rawSlip.receiver.account = { name: { th: 'ร้าน', en: '' }, proxy: { type: 'EWALLETID', account: 'xxxxxxxxxxx4567' } } as never;
-    reply = { status: 200, body };
+    f.reply = { status: 200, body };
     const r = await checker().check(q);
     expect(r.kind === 'FOUND' && r.slip.receiver).toMatchObject({ account: null, proxy: { type: 'EWALLET', value: 'xxxxxxxxxxx4567' } });
   });
 
   it('404 SLIP_NOT_FOUND -> NOT_FOUND', async () => {
-    reply = err(404, 'SLIP_NOT_FOUND');
+    f.reply = err(404, 'SLIP_NOT_FOUND');
     expect(await checker().check(q)).toEqual({ kind: 'NOT_FOUND' });
   });
 
   it('SLIP_PENDING -> PENDING, honouring Retry-After', async () => {
-    reply = err(404, 'SLIP_PENDING', { 'retry-after': '120' });
+    f.reply = err(404, 'SLIP_PENDING', { 'retry-after': '120' });
     expect(await checker().check(q)).toEqual({ kind: 'PENDING', retryAfterSeconds: 120 });
-    reply = err(404, 'SLIP_PENDING');
+    f.reply = err(404, 'SLIP_PENDING');
     expect(await checker().check(q)).toEqual({ kind: 'PENDING', retryAfterSeconds: 60 });
   });
 
@@ -112,7 +99,7 @@ describe('EasySlip v2 adapter', () => {
     ['502 from a proxy, no JSON', { status: 502, body: 'Bad Gateway' }, true],
     ['200 without rawSlip', { status: 200, body: { success: true, data: {} } }, false],
   ])('%s -> UNAVAILABLE (retryable=%s)', async (_l, r, retryable) => {
-    reply = r;
+    f.reply = r;
     const res = await checker().check(q);
     expect(res).toMatchObject({ kind: 'UNAVAILABLE', retryable });
   });

@@ -1,6 +1,8 @@
 // A tiny HTTP server on 127.0.0.1 that answers like a provider, for adapter tests at the HTTP boundary.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { createKeepAliveFetch } from '../../src/modules/checker/checker-http.js';
 
 export interface SeenRequest {
   method: string;
@@ -59,4 +61,23 @@ export async function startFakeUpstream(handler: (req: SeenRequest) => Reply | P
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * One fake upstream for a whole test file, with the adapters' keep-alive fetch: set `reply` for what
+ * it answers next; `up.requests` is emptied after each test.
+ */
+export function fakeUpstreamForFile(first: Reply) {
+  const f = { reply: first, up: undefined as unknown as FakeUpstream, http: createKeepAliveFetch() };
+  beforeAll(async () => {
+    f.up = await startFakeUpstream(() => f.reply);
+  });
+  afterAll(async () => {
+    await f.up.close();
+    await f.http.close();
+  });
+  afterEach(() => {
+    f.up.requests.length = 0;
+  });
+  return f;
 }

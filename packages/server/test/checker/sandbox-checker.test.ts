@@ -1,7 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSandboxChecker } from '../../src/modules/checker/sandbox-checker.js';
-import { createKeepAliveFetch } from '../../src/modules/checker/checker-http.js';
-import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
+import { fakeUpstreamForFile, startFakeUpstream, type Reply } from './fake-upstream.js';
 
 const q = { payload: '004600000100060000010103004022412345678901234567895102TH9104ABCD', bankCode: '004', transRef: '0123456789ABCdef' };
 const found = {
@@ -17,24 +16,12 @@ const found = {
   },
 };
 
-let reply: Reply = { status: 200, body: found };
-let up: FakeUpstream;
-const http = createKeepAliveFetch();
-beforeAll(async () => {
-  up = await startFakeUpstream(() => reply);
-});
-afterAll(async () => {
-  await up.close();
-  await http.close();
-});
-afterEach(() => {
-  up.requests.length = 0;
-});
+const f = fakeUpstreamForFile({ status: 200, body: found });
 
 describe('sandbox checker adapter', () => {
   it('maps FOUND, converts +07:00 to UTC and posts {payload} with the bearer key', async () => {
-    reply = { status: 200, body: found };
-    const c = createSandboxChecker({ url: up.url + '/', key: 'sbx_key', fetch: http.fetch });
+    f.reply = { status: 200, body: found };
+    const c = createSandboxChecker({ url: f.up.url + '/', key: 'sbx_key', fetch: f.http.fetch });
     const r = await c.check(q);
     expect(r).toEqual({
       kind: 'FOUND',
@@ -48,17 +35,17 @@ describe('sandbox checker adapter', () => {
         receiver: { name: 'บจก. ร้านดี', nameEn: null, account: null, proxy: { type: 'PHONE', value: 'xxx-xxx-5678' }, bankCode: '014' },
       },
     });
-    expect(up.requests[0].url).toBe('/api/checker/verify');
-    expect(up.requests[0].method).toBe('POST');
-    expect(up.requests[0].headers.authorization).toBe('Bearer sbx_key');
-    expect(up.requests[0].body).toEqual({ payload: q.payload });
+    expect(f.up.requests[0].url).toBe('/api/checker/verify');
+    expect(f.up.requests[0].method).toBe('POST');
+    expect(f.up.requests[0].headers.authorization).toBe('Bearer sbx_key');
+    expect(f.up.requests[0].body).toEqual({ payload: q.payload });
   });
 
   it('sends no Authorization header without a key', async () => {
-    reply = { status: 404, body: { status: 'NOT_FOUND' } };
-    const c = createSandboxChecker({ url: up.url, fetch: http.fetch });
+    f.reply = { status: 404, body: { status: 'NOT_FOUND' } };
+    const c = createSandboxChecker({ url: f.up.url, fetch: f.http.fetch });
     expect(await c.check(q)).toEqual({ kind: 'NOT_FOUND' });
-    expect(up.requests[0].headers.authorization).toBeUndefined();
+    expect(f.up.requests[0].headers.authorization).toBeUndefined();
   });
 
   it.each<[string, Reply, unknown]>([
@@ -66,8 +53,8 @@ describe('sandbox checker adapter', () => {
     ['PENDING', { status: 409, body: { status: 'PENDING', retryAfterSeconds: 90 } }, { kind: 'PENDING', retryAfterSeconds: 90 }],
     ['PENDING without a hint', { status: 409, body: { status: 'PENDING' } }, { kind: 'PENDING', retryAfterSeconds: 60 }],
   ])('%s', async (_l, r, want) => {
-    reply = r;
-    const c = createSandboxChecker({ url: up.url, fetch: http.fetch });
+    f.reply = r;
+    const c = createSandboxChecker({ url: f.up.url, fetch: f.http.fetch });
     expect(await c.check(q)).toEqual(want);
   });
 
@@ -79,8 +66,8 @@ describe('sandbox checker adapter', () => {
     ['malformed FOUND', { status: 200, body: { status: 'FOUND', data: { amount: 'x' } } }, false],
     ['200 that is not JSON', { status: 200, body: 'ok' }, false],
   ])('%s -> UNAVAILABLE (retryable=%s)', async (_l, r, retryable) => {
-    reply = r;
-    const c = createSandboxChecker({ url: up.url, fetch: http.fetch });
+    f.reply = r;
+    const c = createSandboxChecker({ url: f.up.url, fetch: f.http.fetch });
     const res = await c.check(q);
     expect(res.kind).toBe('UNAVAILABLE');
     expect(res.kind === 'UNAVAILABLE' && res.retryable).toBe(retryable);
@@ -90,14 +77,14 @@ describe('sandbox checker adapter', () => {
     const dead = await startFakeUpstream(() => ({ status: 200 }));
     const url = dead.url;
     await dead.close();
-    const c = createSandboxChecker({ url, fetch: http.fetch });
+    const c = createSandboxChecker({ url, fetch: f.http.fetch });
     const res = await c.check(q);
     expect(res).toMatchObject({ kind: 'UNAVAILABLE', retryable: true });
   });
 
   it('an aborted signal ends the request', async () => {
-    reply = { status: 200, hang: true };
-    const c = createSandboxChecker({ url: up.url, fetch: http.fetch });
+    f.reply = { status: 200, hang: true };
+    const c = createSandboxChecker({ url: f.up.url, fetch: f.http.fetch });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 30);
     const res = await c.check(q, { signal: ac.signal });

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSlipOkChecker } from '../../src/modules/checker/slipok-checker.js';
-import { createKeepAliveFetch } from '../../src/modules/checker/checker-http.js';
-import { startFakeUpstream, type FakeUpstream, type Reply } from './fake-upstream.js';
+import { fakeUpstreamForFile, type Reply } from './fake-upstream.js';
 
 const q = { payload: '0041000600000101030060217010092101507665143', bankCode: '006', transRef: '010092101507665143' };
 const data = {
@@ -28,24 +27,15 @@ const data = {
   },
 };
 
-let reply: Reply = { status: 200, body: { success: true, data } };
-let up: FakeUpstream;
-const http = createKeepAliveFetch();
-beforeAll(async () => {
-  up = await startFakeUpstream(() => reply);
-});
-afterAll(async () => {
-  await up.close();
-  await http.close();
-});
-const checker = () => createSlipOkChecker({ url: `${up.url}/api/line/apikey/12345`, key: 'ok_key', fetch: http.fetch });
+const f = fakeUpstreamForFile({ status: 200, body: { success: true, data } });
+const checker = () => createSlipOkChecker({ url: `${f.up.url}/api/line/apikey/12345`, key: 'ok_key', fetch: f.http.fetch });
 
 describe('SlipOK adapter', () => {
   it('posts {data: payload} with x-authorization and maps the slip', async () => {
-    reply = { status: 200, body: { success: true, data } };
+    f.reply = { status: 200, body: { success: true, data } };
     const r = await checker().check(q);
-    expect(up.requests.at(-1)).toMatchObject({ url: '/api/line/apikey/12345', body: { data: q.payload } });
-    expect(up.requests.at(-1)!.headers['x-authorization']).toBe('ok_key');
+    expect(f.up.requests.at(-1)).toMatchObject({ url: '/api/line/apikey/12345', body: { data: q.payload } });
+    expect(f.up.requests.at(-1)!.headers['x-authorization']).toBe('ok_key');
     expect(r).toMatchObject({
       kind: 'FOUND',
       slip: {
@@ -66,7 +56,7 @@ describe('SlipOK adapter', () => {
   });
 
   it('falls back to transDate + transTime in Bangkok time', async () => {
-    reply = { status: 200, body: { success: true, data: { ...data, transTimestamp: undefined } } };
+    f.reply = { status: 200, body: { success: true, data: { ...data, transTimestamp: undefined } } };
     const r = await checker().check(q);
     expect(r.kind === 'FOUND' && r.slip.transDate).toBe('2020-04-01T03:15:07.000Z');
   });
@@ -84,7 +74,7 @@ describe('SlipOK adapter', () => {
     ['auth failure', { status: 401, body: { code: 1002, message: 'x' } }, { kind: 'UNAVAILABLE', retryable: false }],
     ['500', { status: 500, body: 'oops' }, { kind: 'UNAVAILABLE', retryable: true }],
   ])('%s', async (_l, r, want) => {
-    reply = r;
+    f.reply = r;
     expect(await checker().check(q)).toMatchObject(want as object);
   });
 });

@@ -37,6 +37,9 @@ import { addDecoderSource, addOutboxSource } from './lib/metrics.js';
 import { createLineLoginClient } from './modules/line-login/line-login-client.js';
 import { createLineLoginService } from './modules/line-login/line-login-service.js';
 import { createReportsModule } from './modules/reports/reports-module.js';
+import { createOverviewService } from './modules/dashboard/overview-service.js';
+import { createTeamService } from './modules/team/team-service.js';
+import { createPrivacyService } from './modules/privacy/privacy-service.js';
 import { DAILY_SUMMARY_KIND } from './modules/reports/reports-summary.js';
 
 export interface ContainerOverrides {
@@ -176,7 +179,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
-  const { accounts, sessions, tokens: dashboardTokens } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
+  const {
+    accounts,
+    sessions,
+    tokens: dashboardTokens,
+    hasher,
+  } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
+  // The dashboard's read models, staff seats and personal-data rights (one password hasher, shared with accounts).
+  const overview = createOverviewService({ transactions, clock, timeZone: config.TIME_ZONE });
+  const team = createTeamService({ db, clock, audit, plans, shops, sessions, mail, hasher, publicUrl: publicUrlOf(config) });
   const lineLoginClient = createLineLoginClient({
     apiBaseUrl: config.LINE_API_BASE_URL,
     channelId: config.LINE_LOGIN_CHANNEL_ID,
@@ -207,6 +218,21 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: sealingSecrets, config });
   closers.push(() => webhookModule.close());
+  const privacy = createPrivacyService({
+    db,
+    clock,
+    timeZone: config.TIME_ZONE,
+    shops,
+    accounts,
+    sessions,
+    payees,
+    apiKeys,
+    webhooks: webhookModule.service,
+    transactions,
+    audit,
+    mail,
+    onMailError: (err) => logger.warn({ code: (err as { code?: string }).code }, 'erasure confirmation mail failed'),
+  });
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
   const outboxHandlers: Record<string, OutboxHandler> = { ...line.outboxHandlers, ...webhookModule.handlers };
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
@@ -304,6 +330,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts,
     sessions,
     dashboardTokens,
+    overview,
+    team,
+    privacy,
     line,
     lineLogin,
     lineLoginClient,

@@ -145,7 +145,7 @@ const commands: Record<string, Handler> = {
   'key list': async (c, argv) => {
     const { values } = flags(argv, { shop: 'string' });
     const shopId = required(values, 'shop');
-    const usage = await usageByKey(c.db, shopId, periodStart(c.clock.now(), c.config.TIME_ZONE).toISOString());
+    const usage = await usageByKey(c.transactions, shopId, periodStart(c.clock.now(), c.config.TIME_ZONE).toISOString());
     return (await c.apiKeys.list(shopId)).map((k) => ({ ...k, usage: usage.get(k.id) ?? NO_USAGE }));
   },
   'quota show': async (c, argv) => {

@@ -10,6 +10,7 @@ import { transactionRoutes } from '../modules/transactions/transaction-routes.js
 import { verificationRoutes } from '../modules/verification/verification-routes.js';
 import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
 import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.js';
+import { publicUrlOf } from '../modules/accounts/accounts-module.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';
 import { clientErrorHandler, registerEnvelope } from './envelope.js';
@@ -66,20 +67,11 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
     app.addHook('onRequest', async (_req, reply) => {
       reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     });
-  // Route patterns (never raw URLs) keep ids and keys out of the labels; 429s also count per limit family.
+  // Route patterns (never raw URLs) keep ids and keys out of the labels. 429s are counted by the rate
+  // limiter, which knows which limit refused (lib/rate-limiter.ts).
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     metrics.httpDuration.observe({ method: req.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
-    if (reply.statusCode === 429)
-      metrics.rateLimitRefusals.inc({
-        limit: route.includes('/verify')
-          ? 'verify'
-          : route.startsWith('/api/')
-            ? 'key'
-            : /login|auth|accept/.test(route)
-              ? 'login'
-              : 'dashboard',
-      });
   });
   app.addHook('onSend', async (req, reply) => quotaHeadersHook(c, req, reply));
   app.addHook('preValidation', rejectControlCharacters);
@@ -132,7 +124,39 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
     now: () => c.clock.now(),
   });
   await app.register(lineWebhookRoutes, { channels: c.line.channels, eventLog: c.line.eventLog });
-  await app.register(dashboardRoutes, { c });
+  await app.register(dashboardRoutes, {
+    config: c.config,
+    publicUrl: publicUrlOf(c.config),
+    clock: c.clock,
+    rateLimiter: c.rateLimiter,
+    bus: c.bus,
+    accounts: c.accounts,
+    sessions: c.sessions,
+    tokens: c.dashboardTokens,
+    shops: c.shops,
+    plans: c.plans,
+    audit: c.audit,
+    payees: c.payees,
+    apiKeys: c.apiKeys,
+    quota: c.quota,
+    transactions: c.transactions,
+    verification: c.verification,
+    webhooks: c.webhooks,
+    overview: c.overview,
+    team: c.team,
+    privacy: c.privacy,
+    lineLogin: {
+      lineLogin: c.lineLogin,
+      client: c.lineLoginClient,
+      liffId: c.config.LIFF_ID,
+      liffMock: c.config.LIFF_MOCK,
+      authorizeUrl: c.config.LINE_LOGIN_AUTHORIZE_URL,
+      channelId: c.config.LINE_LOGIN_CHANNEL_ID,
+      secret: c.secret,
+    },
+    line: { c },
+    reports: { c },
+  });
   // Last, so every API route above stays more specific than the dashboard's SPA fallback.
   await registerWebApp(app);
   return app;

@@ -54,14 +54,14 @@ for (const kind of DB_KINDS) {
       expect((await verify(other.key, (await slip('png')).image)).json().data.status).toBe('SUCCESS');
       await verify(elsewhere.key, (await slip('png')).image);
 
-      const usage = await usageByKey(h.c.db, shop.id, new Date(Date.now() - 86_400_000).toISOString());
+      const usage = await usageByKey(h.c.transactions, shop.id, new Date(Date.now() - 86_400_000).toISOString());
       const mine = usage.get(keyId)!;
       expect(mine.total).toBe(2);
       expect(mine.byStatus).toEqual({ SUCCESS: 1, DUPLICATE: 1 });
       expect(usage.get(other.view.id)).toEqual({ total: 1, byStatus: { SUCCESS: 1 } });
       expect(usage.has(elsewhere.keyId)).toBe(false);
       // Before the period: nothing.
-      expect((await usageByKey(h.c.db, shop.id, new Date(Date.now() + 60_000).toISOString())).size).toBe(0);
+      expect((await usageByKey(h.c.transactions, shop.id, new Date(Date.now() + 60_000).toISOString())).size).toBe(0);
 
       if (kind === 'sqlite') {
         // `slipcheck key list` shows it next to lastUsedAt (same data directory as the service).

@@ -1,47 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/lib/ids.js';
 import { DB_KINDS, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
-import { createDashHarness, signup, type Owner } from './dash-helpers.js';
-
-async function seedTx(h: Harness, shopId: string, at: Date, status: string, extra: Record<string, unknown> = {}) {
-  const id = newId('txn', at.getTime());
-  await h.c.db
-    .insertInto('transactions')
-    .values({
-      id,
-      shop_id: shopId,
-      source: 'API',
-      environment: 'live',
-      status,
-      trans_ref: `R${id.slice(-10)}`,
-      amount_satang: 10050,
-      expected_amount_satang: null,
-      bank_code: '004',
-      bank_name: 'KBANK',
-      sender_name: 'นาย ก',
-      sender_account: 'xxx-x-x1234-x',
-      receiver_name: 'ร้าน',
-      receiver_account: 'xxx-x-x6660-x',
-      trans_date: at.toISOString(),
-      error_code: null,
-      error_message: null,
-      duplicate: 0,
-      stale: 0,
-      charged: 1,
-      latency_ms: 10,
-      client_ref: null,
-      image_hash: null,
-      api_key_id: null,
-      success_ref: null,
-      anonymized_at: null,
-      created_at: at.toISOString(),
-      ...extra,
-    })
-    .execute();
-  return id;
-}
+import { createDashHarness, seedTx, signup, type Owner } from './dash-helpers.js';
 
 /** Reads server-sent events from a fetch body until `until` says stop. */
 async function readEvents(res: Response, until: (events: { event: string; id?: string; data: string }[]) => boolean, timeoutMs = 8000) {

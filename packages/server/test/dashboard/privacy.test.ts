@@ -1,6 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { PrivacyExportSchema } from '../../src/modules/privacy/privacy-schemas.js';
 import { DB_KINDS, type Harness } from '../helpers/harness.js';
-import { createDashHarness, signup } from './dash-helpers.js';
+import { createDashHarness, seedTx, signup } from './dash-helpers.js';
+
+/**
+ * Paths of fields the value has and the schema does not name. The response serializer drops such a
+ * field silently, so a module that adds one to its view would vanish from the export unnoticed.
+ */
+function fieldsOutside(schema: TSchema, value: unknown, path = 'data'): string[] {
+  const s = schema as { properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[] };
+  if (value === null || value === undefined) return [];
+  if (s.anyOf) return s.anyOf.flatMap((variant) => (Value.Check(variant, value) ? fieldsOutside(variant, value, path) : []));
+  if (s.items && Array.isArray(value)) return value.flatMap((item, i) => fieldsOutside(s.items!, item, `${path}[${i}]`));
+  if (!s.properties || typeof value !== 'object') return [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([key, v]) =>
+    s.properties![key] ? fieldsOutside(s.properties![key], v, `${path}.${key}`) : [`${path}.${key}`],
+  );
+}
 
 for (const kind of DB_KINDS) {
   describe(`privacy [${kind}]`, () => {
@@ -32,6 +50,33 @@ for (const kind of DB_KINDS) {
       expect(d.apiKeys).toHaveLength(1);
       expect(d.auditLog.length).toBeGreaterThan(2);
       for (const secret of ['1234566609', key, '$argon2', 'key_hash', 'password_hash', o.refresh]) expect(r.body).not.toContain(secret);
+    });
+
+    it('the export answers its response schema, and the schema names every field the export holds', async () => {
+      const o = await signup(h);
+      await h.c.shops.setPlan(o.shopId, 'STARTER', 'test');
+      const add = (path: string, payload: object) => h.app.inject({ method: 'POST', url: path, headers: o.auth, payload });
+      expect((await add('/api/dashboard/payees', { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' })).statusCode).toBe(201);
+      expect((await add('/api/dashboard/api-keys', { environment: 'live' })).statusCode).toBe(201);
+      expect((await add('/api/dashboard/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['slip.verified'] })).statusCode).toBe(201);
+      await seedTx(h, o.shopId, new Date('2026-11-09T03:00:00.000Z'), 'SUCCESS');
+      await seedTx(h, o.shopId, new Date('2026-11-09T04:00:00.000Z'), 'DUPLICATE');
+
+      const r = await h.app.inject({ url: '/api/dashboard/privacy/export', headers: o.auth });
+      expect(r.statusCode).toBe(200);
+      const data = r.json().data;
+      for (const list of ['payeeAccounts', 'apiKeys', 'webhookEndpoints', 'sessions', 'transactions', 'auditLog'])
+        expect(data[list].length, list).toBeGreaterThan(0);
+      expect(data.transactions.map((t: { status: string }) => t.status)).toEqual(['SUCCESS', 'DUPLICATE']); // oldest first
+      expect([...Value.Errors(PrivacyExportSchema, data)]).toEqual([]);
+
+      // What the service hands the serializer: a field outside the schema would be dropped from the file.
+      const produced = await h.c.privacy.exportShop(o.shopId, o.userId, null);
+      expect(fieldsOutside(PrivacyExportSchema, produced)).toEqual([]);
+      // The check can fail: a missing field and an unnamed field are both reported.
+      const { exportedAt: _gone, ...withoutField } = produced;
+      expect(Value.Check(PrivacyExportSchema, withoutField)).toBe(false);
+      expect(fieldsOutside(PrivacyExportSchema, { ...produced, shop: { ...produced.shop, extra: 1 } })).toEqual(['data.shop.extra']);
     });
 
     it('erase needs the password and DELETE; then the owner is signed out everywhere and the e-mail is free', async () => {

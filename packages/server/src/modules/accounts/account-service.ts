@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import type { UsersTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
@@ -123,7 +124,7 @@ export function createAccountService(deps: AccountDeps) {
           return { shop, ...s };
         });
       } catch (e) {
-        await db.updateTable('shops').set({ deleted_at: now }).where('id', '=', shop.id).execute();
+        await shops.softDelete(shop.id, now);
         // Two sign-ups racing for one address: the unique index decides.
         if (/unique|duplicate/i.test(String((e as Error).message)))
           throw new AppError('EMAIL_TAKEN', 409, 'An account with this e-mail already exists; sign in or reset the password');
@@ -329,6 +330,35 @@ export function createAccountService(deps: AccountDeps) {
     async setLanguage(userId: string, language: 'th' | 'en'): Promise<User> {
       await db.updateTable('users').set({ language }).where('id', '=', userId).where('deleted_at', 'is', null).execute();
       return getUser(userId);
+    },
+    /**
+     * Erasure of a shop's people: hidden at once and each address freed (a new sign-up with it is
+     * allowed); the rows themselves go at the purge. Each person's own id is in the freed address: e-mail
+     * is unique, and a shop with staff has several rows.
+     */
+    async eraseShopUsers(shopId: string, at: string, trx: Db = db): Promise<void> {
+      await trx
+        .updateTable('users')
+        .set({ deleted_at: at, email: sql<string>`'erased+' || id || '@invalid'` })
+        .where('shop_id', '=', shopId)
+        .execute();
+    },
+    /** The person's role, or null for a missing or removed person (the owner guard refuses both). */
+    async roleOf(userId: string): Promise<User['role'] | null> {
+      const row = await db.selectFrom('users').select('role').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+      return row ? (row.role === 'staff' ? 'staff' : 'owner') : null;
+    },
+    /** The people among `userIds` who may sign in (not removed, not disabled); for sign-in with LINE. */
+    async activeUsers(userIds: string[]): Promise<User[]> {
+      if (!userIds.length) return [];
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', 'in', userIds)
+        .where('deleted_at', 'is', null)
+        .where('disabled_at', 'is', null)
+        .execute();
+      return rows.map(userFromRow);
     },
     async verifyPassword(userId: string, password: string): Promise<boolean> {
       const row = await db

@@ -17,6 +17,8 @@ export interface DashboardAuthDeps {
   perMinute: number;
   publicUrl: string;
   cookieSecure: boolean;
+  /** The person's role, read per request (see team/owner-guard.ts); null for a removed person. */
+  roleOf: (userId: string) => Promise<'owner' | 'staff' | null>;
 }
 
 export const clientOf = (req: FastifyRequest): ClientInfo => ({

@@ -78,6 +78,15 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
   }
 
   return {
+    /** Every live session of the shop's people ends (erasure); inside the caller's transaction. */
+    async revokeAllOfShop(shopId: string, at: string, reason: string, trx: Db = db): Promise<void> {
+      await trx
+        .updateTable('user_sessions')
+        .set({ revoked_at: at, revoke_reason: reason })
+        .where('shop_id', '=', shopId)
+        .where('revoked_at', 'is', null)
+        .execute();
+    },
     /** True when this user never had a session from this user-agent and address (checked before start). */
     async isNewDevice(userId: string, client: ClientInfo): Promise<boolean> {
       const row = await db

@@ -212,6 +212,10 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditSe
         return created;
       });
     },
+    /** Every key of the shop stops working (erasure); inside the caller's transaction. */
+    async revokeAllOfShop(shopId: string, at: string, trx: Db = db): Promise<void> {
+      await trx.updateTable('api_keys').set({ revoked_at: at }).where('shop_id', '=', shopId).where('revoked_at', 'is', null).execute();
+    },
     async list(shopId: string): Promise<ApiKeyView[]> {
       const rows = await db.selectFrom('api_keys').selectAll().where('shop_id', '=', shopId).orderBy('created_at', 'desc').execute();
       return rows.map(keyFromRow);

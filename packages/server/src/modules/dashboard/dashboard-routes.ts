@@ -1,75 +1,137 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Container } from '../../container.js';
-import { publicUrlOf } from '../accounts/accounts-module.js';
-import { accountRoutes } from '../accounts/account-routes.js';
+import type { Config } from '../../config.js';
+import type { Clock } from '../../lib/clock.js';
+import type { RateLimiter } from '../../lib/rate-limiter.js';
+import type { ResultsBus } from '../../lib/results-bus.js';
+import { accountRoutes, type AccountRouteDeps } from '../accounts/account-routes.js';
+import type { AccessTokens } from '../accounts/access-tokens.js';
+import type { AccountService } from '../accounts/account-service.js';
 import type { DashboardAuthDeps } from '../accounts/session-auth.js';
+import type { SessionService } from '../accounts/session-service.js';
+import type { ApiKeyService } from '../api-keys/api-key-service.js';
+import type { AuditService } from '../audit/audit-service.js';
+import { lineDashboardRoutes } from '../line/line-dashboard-routes.js';
+import { lineLoginRoutes, type LineLoginRouteDeps } from '../line-login/line-login-routes.js';
+import type { PayeeService } from '../payees/payee-service.js';
+import type { PlanService } from '../plans/plan-service.js';
+import { privacyRoutes } from '../privacy/privacy-routes.js';
+import type { PrivacyService } from '../privacy/privacy-service.js';
+import type { QuotaService } from '../quota/quota-service.js';
+import { reportsRoutes } from '../reports/reports-routes.js';
+import type { ShopService } from '../shops/shop-service.js';
+import { teamRoutes } from '../team/team-routes.js';
+import type { TeamService } from '../team/team-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
+import type { VerificationService } from '../verification/verification-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 import { eventsRoutes } from './events-routes.js';
-import { createOverviewService } from './overview-service.js';
+import type { OverviewService } from './overview-service.js';
 import { overviewRoutes } from './overview-routes.js';
 import { securityRoutes } from './security-routes.js';
 import { shopRoutes } from './shop-routes.js';
 import { webhookDashboardRoutes } from './webhook-routes.js';
-import { privacyRoutes } from '../privacy/privacy-routes.js';
-import { lineDashboardRoutes } from '../line/line-dashboard-routes.js';
-import { createPasswordHasher } from '../accounts/password-hasher.js';
-import { createTeamService } from '../team/team-service.js';
-import { teamRoutes } from '../team/team-routes.js';
-import { lineLoginRoutes } from '../line-login/line-login-routes.js';
-import { reportsRoutes } from '../reports/reports-routes.js';
+
+/** Options of a plugin whose deps another module defines (LINE, reports): passed through as they are. */
+type OptionsOf<P> = P extends (app: never, opts: infer O) => unknown ? Omit<O, 'auth'> : never;
+
+/**
+ * What the dashboard's routes use, built in container.ts (services are never built in a plugin).
+ * app.ts fills it from the container; each route plugin below receives only its own part.
+ */
+export interface DashboardDeps {
+  config: Pick<
+    Config,
+    | 'RATE_LIMIT_DASHBOARD'
+    | 'RATE_LIMIT_LOGIN'
+    | 'COOKIE_SECURE'
+    | 'TIME_ZONE'
+    | 'MAX_IMAGE_BYTES'
+    | 'PDPA_RETENTION_MONTHS'
+    | 'NODE_ENV'
+    | 'WEBHOOK_ALLOW_PRIVATE'
+  >;
+  publicUrl: string;
+  clock: Clock;
+  rateLimiter: RateLimiter;
+  bus: ResultsBus;
+  accounts: AccountService;
+  sessions: SessionService;
+  tokens: AccessTokens;
+  shops: ShopService;
+  plans: PlanService;
+  audit: AuditService;
+  payees: PayeeService;
+  apiKeys: ApiKeyService;
+  quota: QuotaService;
+  transactions: TransactionService;
+  verification: Pick<VerificationService, 'verifySlip'>;
+  webhooks: WebhookService;
+  overview: OverviewService;
+  team: TeamService;
+  privacy: PrivacyService;
+  lineLogin: Omit<LineLoginRouteDeps, 'auth' | 'accounts' | 'shops' | 'tokens' | 'loginPerMinute'>;
+  line: OptionsOf<typeof lineDashboardRoutes>;
+  reports: OptionsOf<typeof reportsRoutes>;
+}
 
 /** Everything under /api/dashboard (see docs/dashboard-api.md). One registration in app.ts. */
-export const dashboardRoutes: FastifyPluginAsync<{ c: Container; heartbeatMs?: number }> = async (app, { c, heartbeatMs }) => {
+export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, deps) => {
+  const { config, clock, accounts, sessions, tokens, shops, plans, audit, payees, apiKeys, transactions } = deps;
   const auth: DashboardAuthDeps = {
-    tokens: c.dashboardTokens,
-    sessions: c.sessions,
-    rateLimiter: c.rateLimiter,
-    perMinute: c.config.RATE_LIMIT_DASHBOARD,
-    publicUrl: publicUrlOf(c.config),
-    cookieSecure: c.config.COOKIE_SECURE,
+    tokens,
+    sessions,
+    rateLimiter: deps.rateLimiter,
+    perMinute: config.RATE_LIMIT_DASHBOARD,
+    publicUrl: deps.publicUrl,
+    cookieSecure: config.COOKIE_SECURE,
+    roleOf: (userId) => accounts.roleOf(userId),
   };
-  const overview = createOverviewService({ db: c.db, clock: c.clock, timeZone: c.config.TIME_ZONE });
-  await app.register(accountRoutes, {
+  const accountDeps: AccountRouteDeps = {
     auth,
-    accounts: c.accounts,
-    sessions: c.sessions,
-    tokens: c.dashboardTokens,
-    shops: c.shops,
-    plans: c.plans,
-    audit: c.audit,
-    loginPerMinute: c.config.RATE_LIMIT_LOGIN,
-  });
-  await app.register(overviewRoutes, { c, auth, overview });
-  await app.register(eventsRoutes, { c, auth, heartbeatMs });
-  await app.register(shopRoutes, { c, auth, overview });
-  await app.register(securityRoutes, { c, auth });
-  await app.register(webhookDashboardRoutes, { c, auth });
-  await app.register(privacyRoutes, { c, auth });
-  await app.register(lineDashboardRoutes, { auth, line: c.line, shops: c.shops, plans: c.plans });
-  await app.register(reportsRoutes, { c, auth });
-  const team = createTeamService({
-    db: c.db,
-    clock: c.clock,
-    audit: c.audit,
-    plans: c.plans,
-    shops: c.shops,
-    sessions: c.sessions,
-    mail: c.mail,
-    hasher: createPasswordHasher({ fast: c.config.NODE_ENV === 'test' }),
-    publicUrl: auth.publicUrl,
-  });
-  await app.register(teamRoutes, { c, auth, team });
-  await app.register(lineLoginRoutes, {
+    accounts,
+    sessions,
+    tokens,
+    shops,
+    plans,
+    audit,
+    loginPerMinute: config.RATE_LIMIT_LOGIN,
+  };
+  await app.register(accountRoutes, accountDeps);
+  await app.register(overviewRoutes, {
     auth,
-    lineLogin: c.lineLogin,
-    client: c.lineLoginClient,
-    accounts: c.accounts,
-    shops: c.shops,
-    tokens: c.dashboardTokens,
-    liffId: c.config.LIFF_ID,
-    liffMock: c.config.LIFF_MOCK,
-    authorizeUrl: c.config.LINE_LOGIN_AUTHORIZE_URL,
-    channelId: c.config.LINE_LOGIN_CHANNEL_ID,
-    secret: c.secret,
-    loginPerMinute: c.config.RATE_LIMIT_LOGIN,
+    overview: deps.overview,
+    shops,
+    plans,
+    quota: deps.quota,
+    payees,
+    transactions,
+    verification: deps.verification,
+    clock,
+    maxImageBytes: config.MAX_IMAGE_BYTES,
+    timeZone: config.TIME_ZONE,
   });
+  await app.register(eventsRoutes, { auth, tokens, sessions, bus: deps.bus, transactions });
+  await app.register(shopRoutes, {
+    auth,
+    shops,
+    plans,
+    payees,
+    apiKeys,
+    accounts,
+    transactions,
+    clock,
+    timeZone: config.TIME_ZONE,
+    defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
+  });
+  await app.register(securityRoutes, { auth, sessions, audit });
+  await app.register(webhookDashboardRoutes, {
+    auth,
+    webhooks: deps.webhooks,
+    explainPrivateTargets: config.NODE_ENV === 'development' && !config.WEBHOOK_ALLOW_PRIVATE,
+  });
+  await app.register(privacyRoutes, { auth, privacy: deps.privacy, passwordChecksPerMinute: config.RATE_LIMIT_LOGIN });
+  await app.register(lineDashboardRoutes, { auth, ...deps.line });
+  await app.register(reportsRoutes, { auth, ...deps.reports });
+  await app.register(teamRoutes, { auth, team: deps.team, accounts, shops, loginPerMinute: config.RATE_LIMIT_LOGIN });
+  await app.register(lineLoginRoutes, { auth, accounts, shops, tokens, loginPerMinute: config.RATE_LIMIT_LOGIN, ...deps.lineLogin });
 };

@@ -1,11 +1,12 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
 import { AppError } from '../../errors.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
-import type { BusMessage } from '../../lib/results-bus.js';
+import type { BusMessage, ResultsBus } from '../../lib/results-bus.js';
 import { enforceRate, requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
-import { recordFromRow } from '../transactions/transaction-record.js';
+import type { AccessTokens } from '../accounts/access-tokens.js';
+import type { SessionService } from '../accounts/session-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 
 const tags = ['dashboard'];
 const REPLAY_MAX = 100;
@@ -15,9 +16,18 @@ const REPLAY_MAX = 100;
  * stream is opened with a 60-second ticket (a JWT of its own type, minted from the access token);
  * a leaked ticket in a proxy log is useless a minute later and for anything but this stream.
  */
-export const eventsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; heartbeatMs?: number }> = async (
+export interface EventsRouteDeps {
+  auth: DashboardAuthDeps;
+  tokens: Pick<AccessTokens, 'issueTicket' | 'verifyTicket'>;
+  sessions: Pick<SessionService, 'isActive'>;
+  bus: Pick<ResultsBus, 'subscribe'>;
+  transactions: Pick<TransactionService, 'listAfter'>;
+  heartbeatMs?: number;
+}
+
+export const eventsRoutes: FastifyPluginAsyncTypebox<EventsRouteDeps> = async (
   app,
-  { c, auth, heartbeatMs = 20_000 },
+  { auth, tokens, sessions, bus, transactions, heartbeatMs = 20_000 },
 ) => {
   app.post(
     '/api/dashboard/events/ticket',
@@ -30,7 +40,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashb
       },
     },
     async (req) => {
-      const t = await c.dashboardTokens.issueTicket(req.dashboard!);
+      const t = await tokens.issueTicket(req.dashboard!);
       return { success: true as const, data: { ticket: t.token, expiresAt: t.expiresAt } };
     },
   );
@@ -51,11 +61,11 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashb
       },
     },
     async (req, reply) => {
-      const claims = await c.dashboardTokens.verifyTicket(req.query.ticket);
-      if (!claims || !(await c.sessions.isActive(claims.sessionId, claims.userId)))
+      const holder = await tokens.verifyTicket(req.query.ticket);
+      if (!holder || !(await sessions.isActive(holder.sessionId, holder.userId)))
         throw new AppError('UNAUTHORIZED', 401, 'The stream ticket is missing or expired; get a new one');
-      await enforceRate(auth.rateLimiter, reply, `dash:ses:${claims.sessionId}`, auth.perMinute);
-      const shopId = claims.shopId;
+      await enforceRate(auth.rateLimiter, reply, `dash:ses:${holder.sessionId}`, auth.perMinute);
+      const shopId = holder.shopId;
       const lastHeader = req.headers['last-event-id'];
       const lastId = req.query.lastEventId ?? (typeof lastHeader === 'string' ? lastHeader.slice(0, 64) : undefined);
 
@@ -86,7 +96,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashb
 
       // Subscribe before the replay query and hold live messages until it is written: nothing falls in between.
       let buffered: BusMessage[] | null = [];
-      const unsubscribe = c.bus.subscribe(shopId, (m) => {
+      const unsubscribe = bus.subscribe(shopId, (m) => {
         if (buffered) buffered.push(m);
         else send(m);
       });
@@ -98,7 +108,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashb
         res.end();
       };
       const timer = setInterval(() => {
-        void c.sessions.isActive(claims.sessionId, claims.userId).then(
+        void sessions.isActive(holder.sessionId, holder.userId).then(
           (ok) => {
             if (!ok) {
               write('event: session.ended\ndata: {}\n\n');
@@ -113,31 +123,9 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashb
 
       write(`retry: 3000\n\nevent: ready\ndata: ${JSON.stringify({ shopId })}\n\n`);
       try {
-        if (lastId) {
-          const anchor = await c.db
-            .selectFrom('transactions')
-            .select(['created_at', 'id'])
-            .where('shop_id', '=', shopId)
-            .where('id', '=', lastId)
-            .executeTakeFirst();
-          if (anchor) {
-            const rows = await c.db
-              .selectFrom('transactions')
-              .selectAll()
-              .where('shop_id', '=', shopId)
-              .where((eb) =>
-                eb.or([
-                  eb('created_at', '>', anchor.created_at),
-                  eb.and([eb('created_at', '=', anchor.created_at), eb('id', '>', anchor.id)]),
-                ]),
-              )
-              .orderBy('created_at', 'asc')
-              .orderBy('id', 'asc')
-              .limit(REPLAY_MAX)
-              .execute();
-            for (const r of rows) send({ shopId, type: 'transaction.created', data: recordFromRow(r) });
-          }
-        }
+        if (lastId)
+          for (const record of await transactions.listAfter(shopId, lastId, REPLAY_MAX))
+            send({ shopId, type: 'transaction.created', data: record });
       } catch (err) {
         req.log.warn({ err }, 'sse replay failed');
       }

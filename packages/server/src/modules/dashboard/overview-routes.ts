@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { isoWithOffset } from '../../http/envelope.js';
@@ -9,15 +9,34 @@ import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth
 import { TransactionRecordSchema, VerifyRecordSchema } from '../transactions/transaction-schemas.js';
 import { DailySchema, IdParams, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
 import type { OverviewService } from './overview-service.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { PlanService } from '../plans/plan-service.js';
+import type { QuotaService } from '../quota/quota-service.js';
+import type { PayeeService } from '../payees/payee-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
+import type { VerificationService } from '../verification/verification-service.js';
 import { DashboardListQuery } from '../reports/reports-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
 
-export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; overview: OverviewService }> = async (
-  app,
-  { c, auth, overview },
-) => {
+export interface OverviewRouteDeps {
+  auth: DashboardAuthDeps;
+  overview: OverviewService;
+  shops: Pick<ShopService, 'get'>;
+  plans: Pick<PlanService, 'get'>;
+  quota: Pick<QuotaService, 'snapshot' | 'testSnapshot'>;
+  payees: Pick<PayeeService, 'list'>;
+  transactions: Pick<TransactionService, 'list' | 'get'>;
+  verification: Pick<VerificationService, 'verifySlip'>;
+  clock: Clock;
+  maxImageBytes: number;
+  timeZone: string;
+}
+
+/** The overview, the results list and the dashboard's own slip check. */
+export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = async (app, deps) => {
+  const { auth, overview, shops, plans, quota, payees, transactions, verification, clock, maxImageBytes, timeZone } = deps;
   const session = requireSession(auth);
 
   app.get(
@@ -52,14 +71,14 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
       },
     },
     async (req) => {
-      const shop = await c.shops.get(req.dashboard!.shopId);
-      const plan = await c.plans.get(shop.planCode);
-      const [quota, testQuota, payees, daily, recent] = await Promise.all([
-        c.quota.snapshot(shop, plan),
-        c.quota.testSnapshot(shop.id),
-        c.payees.list(shop.id),
+      const shop = await shops.get(req.dashboard!.shopId);
+      const plan = await plans.get(shop.planCode);
+      const [quotaNow, testQuota, payeeAccounts, daily, recent] = await Promise.all([
+        quota.snapshot(shop, plan),
+        quota.testSnapshot(shop.id),
+        payees.list(shop.id),
         overview.daily(shop.id),
-        c.transactions.list(shop.id, { limit: 10 }),
+        transactions.list(shop.id, { limit: 10 }),
       ]);
       return {
         success: true as const,
@@ -74,9 +93,9 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
             priceThb: plan.priceThb,
           },
           trialDaysLeft: overview.trialDaysLeft(shop.trialEndsAt, shop.state),
-          quota,
+          quota: quotaNow,
           testQuota,
-          payeeCount: payees.filter((p) => p.status === 'ACTIVE').length,
+          payeeCount: payeeAccounts.filter((p) => p.status === 'ACTIVE').length,
           daily,
           recent: recent.items,
         },
@@ -98,7 +117,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
         },
       },
     },
-    async (req) => ({ success: true as const, data: await c.transactions.list(req.dashboard!.shopId, req.query) }),
+    async (req) => ({ success: true as const, data: await transactions.list(req.dashboard!.shopId, req.query) }),
   );
 
   app.get(
@@ -112,20 +131,20 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
         response: { 200: success(TransactionRecordSchema), ...errorResponses(404, ...E) },
       },
     },
-    async (req) => ({ success: true as const, data: await c.transactions.get(req.dashboard!.shopId, req.params.id) }),
+    async (req) => ({ success: true as const, data: await transactions.get(req.dashboard!.shopId, req.params.id) }),
   );
 
   // Raw image bytes, like the public API; only inside this plugin, so no other route reads binary bodies.
   for (const type of ['application/octet-stream', /^image\/[\w.+-]+$/] as const) {
     if (typeof type === 'string' && app.hasContentTypeParser(type)) app.removeContentTypeParser(type);
-    app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: c.config.MAX_IMAGE_BYTES }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: maxImageBytes }, (_req, body, done) => done(null, body));
   }
 
   app.post(
     '/api/dashboard/verify',
     {
       onRequest: session,
-      bodyLimit: c.config.MAX_IMAGE_BYTES,
+      bodyLimit: maxImageBytes,
       schema: {
         tags,
         summary: 'Check one slip from the dashboard (raw image bytes; live; shop quota)',
@@ -147,9 +166,8 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
       const image = req.body as unknown;
       if (!Buffer.isBuffer(image) || !image.length)
         throw new AppError('INVALID_IMAGE', 400, 'Send the slip image (JPEG or PNG) as the request body');
-      if (!c.verification) throw new AppError('VERIFY_UNAVAILABLE', 503, 'Slip checking is not available right now');
       try {
-        const out = await c.verification.verifySlip({
+        const out = await verification.verifySlip({
           shopId: req.dashboard!.shopId,
           source: 'DASHBOARD',
           image,
@@ -159,7 +177,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
         return {
           success: true as const,
           data: { ...out.record, quota: out.quota },
-          meta: { requestId: req.id, timestamp: isoWithOffset(c.clock.now(), c.config.TIME_ZONE) },
+          meta: { requestId: req.id, timestamp: isoWithOffset(clock.now(), timeZone) },
         };
       } finally {
         req.body = undefined; // the image must not outlive the call

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 
 const DAY_MS = 86_400_000;
 
@@ -30,9 +29,13 @@ const localDate = (timeZone: string) => {
   return (d: Date) => f.format(d);
 };
 
-/** Read models for the owner's overview and key list; aggregates stay in SQL, so a busy shop costs little. */
-export function createOverviewService(deps: { db: Db; clock: Clock; timeZone: string }) {
-  const { db, clock, timeZone } = deps;
+/** Read models for the owner's overview; aggregates stay in SQL (in the transactions module), so a busy shop costs little. */
+export function createOverviewService(deps: {
+  transactions: Pick<TransactionService, 'liveCountsByHour'>;
+  clock: Clock;
+  timeZone: string;
+}) {
+  const { transactions, clock, timeZone } = deps;
   return {
     /**
      * Live results by status for the last 30 local days (today last). Grouped in SQL by UTC hour, then
@@ -44,38 +47,15 @@ export function createOverviewService(deps: { db: Db; clock: Clock; timeZone: st
       const dates: string[] = [];
       for (let i = days - 1; i >= 0; i--) dates.push(toLocal(new Date(now.getTime() - i * DAY_MS)));
       const since = new Date(now.getTime() - (days + 1) * DAY_MS).toISOString();
-      const hour = sql<string>`substr(created_at, 1, 13)`;
-      const rows = await db
-        .selectFrom('transactions')
-        .select([hour.as('h'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('shop_id', '=', shopId)
-        .where('environment', '=', 'live')
-        .where('created_at', '>=', since)
-        .groupBy([hour, 'status'])
-        .execute();
+      const counts = await transactions.liveCountsByHour(shopId, since);
       const out = new Map(dates.map((d) => [d, { date: d, total: 0, byStatus: {} as Record<string, number> }]));
-      for (const r of rows) {
-        const day = out.get(toLocal(new Date(`${r.h}:00:00.000Z`)));
+      for (const { hour, status, count } of counts) {
+        const day = out.get(toLocal(new Date(`${hour}:00:00.000Z`)));
         if (!day) continue;
-        const n = Number(r.n);
-        day.total += n;
-        day.byStatus[r.status] = (day.byStatus[r.status] ?? 0) + n;
+        day.total += count;
+        day.byStatus[status] = (day.byStatus[status] ?? 0) + count;
       }
       return [...out.values()];
-    },
-
-    /** Results per API key in the current quota period (what "calls this month" shows per key). */
-    async callsByKey(shopId: string): Promise<Map<string, number>> {
-      const since = periodStart(clock.now(), timeZone).toISOString();
-      const rows = await db
-        .selectFrom('transactions')
-        .select(['api_key_id', (eb) => eb.fn.countAll<number>().as('n')])
-        .where('shop_id', '=', shopId)
-        .where('api_key_id', 'is not', null)
-        .where('created_at', '>=', since)
-        .groupBy('api_key_id')
-        .execute();
-      return new Map(rows.map((r) => [r.api_key_id as string, Number(r.n)]));
     },
 
     trialDaysLeft(trialEndsAt: string | null, state: string): number | null {

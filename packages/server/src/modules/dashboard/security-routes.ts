@@ -1,14 +1,22 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
+import type { SessionService } from '../accounts/session-service.js';
+import type { AuditService } from '../audit/audit-service.js';
 import { AuditEntrySchema, IdParams, SessionSchema } from './dashboard-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
 
-export const securityRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
+export interface SecurityRouteDeps {
+  auth: DashboardAuthDeps;
+  sessions: Pick<SessionService, 'list' | 'revoke' | 'revokeAll'>;
+  audit: Pick<AuditService, 'list'>;
+}
+
+/** The signed-in person's sessions and the shop's security log. */
+export const securityRoutes: FastifyPluginAsyncTypebox<SecurityRouteDeps> = async (app, { auth, sessions, audit }) => {
   const session = requireSession(auth);
 
   app.get(
@@ -23,7 +31,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
     },
     async (req) => {
       const p = req.dashboard!;
-      const items = (await c.sessions.list(p.userId)).map((s) => ({ ...s, current: s.id === p.sessionId }));
+      const items = (await sessions.list(p.userId)).map((s) => ({ ...s, current: s.id === p.sessionId }));
       return { success: true as const, data: { items } };
     },
   );
@@ -41,7 +49,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
     },
     async (req) => {
       const p = req.dashboard!;
-      await c.sessions.revoke(p.userId, req.params.id, { actor: `user:${p.userId}`, shopId: p.shopId, ip: req.ip, reason: 'owner_revoke' });
+      await sessions.revoke(p.userId, req.params.id, { actor: `user:${p.userId}`, shopId: p.shopId, ip: req.ip, reason: 'owner_revoke' });
       return { success: true as const, data: { revoked: true } };
     },
   );
@@ -59,7 +67,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
     },
     async (req) => {
       const p = req.dashboard!;
-      const n = await c.sessions.revokeAll(p.userId, {
+      const n = await sessions.revokeAll(p.userId, {
         actor: `user:${p.userId}`,
         shopId: p.shopId,
         ip: req.ip,
@@ -84,6 +92,6 @@ export const securityRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Das
         response: { 200: success(Type.Object({ items: Type.Array(AuditEntrySchema) })), ...errorResponses(400, ...E) },
       },
     },
-    async (req) => ({ success: true as const, data: { items: await c.audit.list(req.dashboard!.shopId, req.query.limit ?? 100) } }),
+    async (req) => ({ success: true as const, data: { items: await audit.list(req.dashboard!.shopId, req.query.limit ?? 100) } }),
   );
 };

@@ -1,11 +1,15 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
+import type { Clock } from '../../lib/clock.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
-import type { ApiKeyView } from '../api-keys/api-key-service.js';
+import type { ApiKeyService, ApiKeyView } from '../api-keys/api-key-service.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { PayeeService } from '../payees/payee-service.js';
+import type { PlanService } from '../plans/plan-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
-import type { Shop } from '../shops/shop-service.js';
+import type { Shop, ShopService } from '../shops/shop-service.js';
 import {
   ApiKeyCreateBody,
   ApiKeySchema,
@@ -17,7 +21,7 @@ import {
   SettingsPatchBody,
   SettingsSchema,
 } from './dashboard-schemas.js';
-import { periodStart, type OverviewService } from './overview-service.js';
+import { periodStart } from './overview-service.js';
 import { NO_USAGE, usageByKey, type KeyUsage } from '../api-keys/api-key-usage.js';
 
 const tags = ['dashboard'];
@@ -34,13 +38,25 @@ export function notificationsOf(shop: Shop) {
 }
 
 /** Payee accounts, API keys and settings: every lookup carries the session's shop id. */
-export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; overview: OverviewService }> = async (
-  app,
-  { c, auth },
-) => {
+export interface ShopRouteDeps {
+  auth: DashboardAuthDeps;
+  shops: Pick<ShopService, 'get' | 'update'>;
+  plans: Pick<PlanService, 'get'>;
+  payees: Pick<PayeeService, 'list' | 'add' | 'update' | 'remove'>;
+  apiKeys: Pick<ApiKeyService, 'list' | 'create' | 'rotate' | 'revoke'>;
+  accounts: Pick<AccountService, 'getUser'>;
+  transactions: Pick<TransactionService, 'countsByApiKey'>;
+  clock: Clock;
+  timeZone: string;
+  /** PDPA_RETENTION_MONTHS: the retention a shop has until it picks its own. */
+  defaultRetentionMonths: number;
+}
+
+export const shopRoutes: FastifyPluginAsyncTypebox<ShopRouteDeps> = async (app, deps) => {
+  const { auth, shops, plans, payees, apiKeys, accounts, transactions, clock, timeZone, defaultRetentionMonths } = deps;
   const session = requireSession(auth);
   // Payee changes, API keys and shop settings changes are owner-only; staff read payees and settings.
-  const owner = [session, requireOwner(c.db)];
+  const owner = [session, requireOwner(auth)];
   const actor = (userId: string) => `user:${userId}`;
 
   // ---- payee accounts
@@ -54,7 +70,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
         response: { 200: success(Type.Object({ items: Type.Array(PayeeSchema) })), ...errorResponses(...E) },
       },
     },
-    async (req) => ({ success: true as const, data: { items: await c.payees.list(req.dashboard!.shopId) } }),
+    async (req) => ({ success: true as const, data: { items: await payees.list(req.dashboard!.shopId) } }),
   );
 
   app.post(
@@ -70,7 +86,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
     },
     async (req, reply) => {
       const b = req.body;
-      const p = await c.payees.add(
+      const p = await payees.add(
         req.dashboard!.shopId,
         {
           bankCode: b.bankCode ?? '',
@@ -100,7 +116,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
     },
     async (req) => ({
       success: true as const,
-      data: await c.payees.update(req.dashboard!.shopId, req.params.id, req.body, actor(req.dashboard!.userId)),
+      data: await payees.update(req.dashboard!.shopId, req.params.id, req.body, actor(req.dashboard!.userId)),
     }),
   );
 
@@ -116,14 +132,14 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       },
     },
     async (req) => {
-      await c.payees.remove(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId));
+      await payees.remove(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId));
       return { success: true as const, data: { deleted: true } };
     },
   );
 
   // ---- API keys
   // Per-key usage this quota period, split by result status (keys screen: "with scope, usage metrics").
-  const keyUsage = (shopId: string) => usageByKey(c.db, shopId, periodStart(c.clock.now(), c.config.TIME_ZONE).toISOString());
+  const keyUsage = (shopId: string) => usageByKey(transactions, shopId, periodStart(clock.now(), timeZone).toISOString());
   const withCalls = (k: ApiKeyView, usage: Map<string, KeyUsage>) => ({
     ...k,
     callsThisMonth: usage.get(k.id)?.total ?? 0,
@@ -141,8 +157,8 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       },
     },
     async (req) => {
-      const shop = await c.shops.get(req.dashboard!.shopId);
-      const [plan, keys, calls] = await Promise.all([c.plans.get(shop.planCode), c.apiKeys.list(shop.id), keyUsage(shop.id)]);
+      const shop = await shops.get(req.dashboard!.shopId);
+      const [plan, keys, calls] = await Promise.all([plans.get(shop.planCode), apiKeys.list(shop.id), keyUsage(shop.id)]);
       return { success: true as const, data: { apiAccess: plan.apiAccess, items: keys.map((k) => withCalls(k, calls)) } };
     },
   );
@@ -159,7 +175,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       },
     },
     async (req, reply) => {
-      const created = await c.apiKeys.create(
+      const created = await apiKeys.create(
         req.dashboard!.shopId,
         { name: req.body.name, environment: req.body.environment, scopes: req.body.scopes ?? ['verify'] },
         actor(req.dashboard!.userId),
@@ -182,7 +198,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       },
     },
     async (req, reply) => {
-      const created = await c.apiKeys.rotate(req.params.id, actor(req.dashboard!.userId), req.dashboard!.shopId);
+      const created = await apiKeys.rotate(req.params.id, actor(req.dashboard!.userId), req.dashboard!.shopId);
       return reply
         .status(201)
         .send({ success: true as const, data: { key: created.key, apiKey: { ...created.view, callsThisMonth: 0, usage: NO_USAGE } } });
@@ -202,19 +218,19 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
     },
     async (req) => {
       const shopId = req.dashboard!.shopId;
-      const k = await c.apiKeys.revoke(req.params.id, actor(req.dashboard!.userId), shopId);
+      const k = await apiKeys.revoke(req.params.id, actor(req.dashboard!.userId), shopId);
       return { success: true as const, data: { apiKey: withCalls(k, await keyUsage(shopId)) } };
     },
   );
 
   // ---- settings
   const settingsOf = async (shopId: string, userId: string) => {
-    const [shop, user] = await Promise.all([c.shops.get(shopId), c.accounts.getUser(userId)]);
+    const [shop, user] = await Promise.all([shops.get(shopId), accounts.getUser(userId)]);
     return {
       shopName: shop.name,
       language: shop.language,
       notifications: notificationsOf(shop),
-      privacy: privacyOf(shop, c.config.PDPA_RETENTION_MONTHS),
+      privacy: privacyOf(shop, defaultRetentionMonths),
       email: user.email,
     };
   };
@@ -248,13 +264,13 @@ export const shopRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       const b = req.body;
       let settings: Record<string, unknown> | undefined;
       if (b.notifications || b.privacy) {
-        const shop = await c.shops.get(shopId);
+        const shop = await shops.get(shopId);
         settings = {
           ...(b.notifications ? { notifications: { ...notificationsOf(shop), ...b.notifications } } : {}),
-          ...(b.privacy ? { privacy: { ...privacyOf(shop, c.config.PDPA_RETENTION_MONTHS), ...b.privacy } } : {}),
+          ...(b.privacy ? { privacy: { ...privacyOf(shop, defaultRetentionMonths), ...b.privacy } } : {}),
         };
       }
-      await c.shops.update(shopId, { name: b.shopName, language: b.language, settings }, actor(userId));
+      await shops.update(shopId, { name: b.shopName, language: b.language, settings }, actor(userId));
       return { success: true as const, data: await settingsOf(shopId, userId) };
     },
   );

@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
 import { AppError, notFound } from '../../errors.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
 import { WEBHOOK_EVENT_KINDS } from '../webhooks/webhook-events.js';
-import { DELIVERY_STATUSES } from '../webhooks/webhook-service.js';
+import { DELIVERY_STATUSES, type WebhookService } from '../webhooks/webhook-service.js';
 import { IdParams } from './dashboard-schemas.js';
 
 const tags = ['dashboard'];
@@ -60,11 +59,35 @@ const DeliveryParams = Type.Object({
   deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
 });
 
-/** The owner's webhook screen, over c.webhooks (module webhooks); every call is scoped by the session's shop. */
-export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
+export interface WebhookRouteDeps {
+  auth: DashboardAuthDeps;
+  webhooks: Pick<
+    WebhookService,
+    | 'list'
+    | 'get'
+    | 'addEndpoint'
+    | 'update'
+    | 'enable'
+    | 'disable'
+    | 'delete'
+    | 'revealSecret'
+    | 'rotateSecret'
+    | 'sendTest'
+    | 'listDeliveries'
+    | 'getDelivery'
+    | 'redeliver'
+  >;
+  /** Development without WEBHOOK_ALLOW_PRIVATE: a refused local URL names the switch that allows it. */
+  explainPrivateTargets: boolean;
+}
+
+/** The owner's webhook screen, over the webhooks module's service; every call is scoped by the session's shop. */
+export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps> = async (
+  app,
+  { auth, webhooks, explainPrivateTargets },
+) => {
   // Webhooks are owner-only, reads included (endpoints, secrets and deliveries).
-  const session = [requireSession(auth), requireOwner(c.db)];
-  const wh = c.webhooks;
+  const session = [requireSession(auth), requireOwner(auth)];
   const actor = (userId: string) => `user:${userId}`;
   // In development a local receiver (localhost, 10.x) is the usual first target and is refused by the
   // SSRF guard: the answer then names the switch (the screen shows it beside the server's reason).
@@ -72,12 +95,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
     try {
       return await p;
     } catch (e) {
-      if (
-        e instanceof AppError &&
-        e.code === 'INVALID_WEBHOOK_URL' &&
-        c.config.NODE_ENV === 'development' &&
-        !c.config.WEBHOOK_ALLOW_PRIVATE
-      ) {
+      if (e instanceof AppError && e.code === 'INVALID_WEBHOOK_URL' && explainPrivateTargets) {
         throw new AppError(e.code, e.statusCode, e.message, { ...e.extra, allowLocalTargets: 'WEBHOOK_ALLOW_PRIVATE=true' });
       }
       throw e;
@@ -94,7 +112,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
         response: { 200: success(Type.Object({ items: Type.Array(EndpointSchema) })), ...errorResponses(...E) },
       },
     },
-    async (req) => ({ success: true as const, data: { items: await wh.list(req.dashboard!.shopId) } }),
+    async (req) => ({ success: true as const, data: { items: await webhooks.list(req.dashboard!.shopId) } }),
   );
 
   app.post(
@@ -121,7 +139,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
     async (req, reply) =>
       reply.status(201).send({
         success: true as const,
-        data: await explainUrl(wh.addEndpoint(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId))),
+        data: await explainUrl(webhooks.addEndpoint(req.dashboard!.shopId, req.body, actor(req.dashboard!.userId))),
       }),
   );
 
@@ -149,10 +167,10 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
       const { shopId, userId } = req.dashboard!;
       const { enabled, ...patch } = req.body;
       let ep = Object.keys(patch).length
-        ? await explainUrl(wh.update(shopId, req.params.id, patch, actor(userId)))
-        : await wh.get(shopId, req.params.id);
-      if (enabled === true && ep.status !== 'enabled') ep = await wh.enable(shopId, req.params.id, actor(userId));
-      if (enabled === false && ep.status !== 'disabled') ep = await wh.disable(shopId, req.params.id, actor(userId));
+        ? await explainUrl(webhooks.update(shopId, req.params.id, patch, actor(userId)))
+        : await webhooks.get(shopId, req.params.id);
+      if (enabled === true && ep.status !== 'enabled') ep = await webhooks.enable(shopId, req.params.id, actor(userId));
+      if (enabled === false && ep.status !== 'disabled') ep = await webhooks.disable(shopId, req.params.id, actor(userId));
       return { success: true as const, data: ep };
     },
   );
@@ -169,7 +187,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
       },
     },
     async (req) => {
-      await wh.delete(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId));
+      await webhooks.delete(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId));
       return { success: true as const, data: { deleted: true } };
     },
   );
@@ -196,7 +214,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
     },
     async (req) => ({
       success: true as const,
-      data: await wh.revealSecret(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)),
+      data: await webhooks.revealSecret(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)),
     }),
   );
 
@@ -220,7 +238,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
     },
     async (req) => ({
       success: true as const,
-      data: await wh.rotateSecret(
+      data: await webhooks.rotateSecret(
         req.dashboard!.shopId,
         req.params.id,
         { overlapHours: req.query.overlapHours },
@@ -242,7 +260,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
     },
     async (req) => ({
       success: true as const,
-      data: { delivery: await wh.sendTest(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)) },
+      data: { delivery: await webhooks.sendTest(req.dashboard!.shopId, req.params.id, actor(req.dashboard!.userId)) },
     }),
   );
 
@@ -267,7 +285,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
         response: { 200: ListAnswer, ...errorResponses(400, ...E) },
       },
     },
-    async (req) => ({ success: true as const, data: await wh.listDeliveries(req.dashboard!.shopId, req.query) }),
+    async (req) => ({ success: true as const, data: await webhooks.listDeliveries(req.dashboard!.shopId, req.query) }),
   );
 
   app.get(
@@ -283,8 +301,11 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
       },
     },
     async (req) => {
-      await wh.get(req.dashboard!.shopId, req.params.id); // 404 for another shop's endpoint
-      return { success: true as const, data: await wh.listDeliveries(req.dashboard!.shopId, { ...req.query, endpointId: req.params.id }) };
+      await webhooks.get(req.dashboard!.shopId, req.params.id); // 404 for another shop's endpoint
+      return {
+        success: true as const,
+        data: await webhooks.listDeliveries(req.dashboard!.shopId, { ...req.query, endpointId: req.params.id }),
+      };
     },
   );
 
@@ -299,7 +320,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
         response: { 200: success(DeliveryDetailSchema), ...errorResponses(404, ...E) },
       },
     },
-    async (req) => ({ success: true as const, data: await wh.getDelivery(req.dashboard!.shopId, req.params.deliveryId) }),
+    async (req) => ({ success: true as const, data: await webhooks.getDelivery(req.dashboard!.shopId, req.params.deliveryId) }),
   );
 
   app.post(
@@ -315,9 +336,9 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<{ c: Container; a
     },
     async (req) => {
       const { shopId, userId } = req.dashboard!;
-      const d = await wh.getDelivery(shopId, req.params.deliveryId);
+      const d = await webhooks.getDelivery(shopId, req.params.deliveryId);
       if (d.endpointId !== req.params.id) throw notFound('Webhook delivery');
-      return { success: true as const, data: { delivery: await wh.redeliver(shopId, d.id, actor(userId)) } };
+      return { success: true as const, data: { delivery: await webhooks.redeliver(shopId, d.id, actor(userId)) } };
     },
   );
 };

@@ -13,7 +13,7 @@ const E = [401, 429];
 /** Money totals, exports and daily-summary settings under /api/dashboard (docs/dashboard-api.md). */
 export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
   const session = requireSession(auth);
-  const owner = [session, requireOwner(c.db)];
+  const owner = [session, requireOwner(auth)];
 
   app.get(
     '/api/dashboard/reports/totals',

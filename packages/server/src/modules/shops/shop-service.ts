@@ -62,6 +62,10 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
 
   return {
     get,
+    /** Hides the shop (erasure, or the orphan of a lost sign-up race); the row goes at the purge. */
+    async softDelete(id: string, at: string, trx: Db = db): Promise<void> {
+      await trx.updateTable('shops').set({ deleted_at: at }).where('id', '=', id).execute();
+    },
     /**
      * A shop without a paid plan starts on TRIAL (7 days); a chosen plan card is remembered but
      * entitlements start only when the operator records the payment with set-plan.

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { AuthResultSchema, shopView } from '../accounts/account-schemas.js';
 import { clientOf, enforceRate, publicRate, requireSession, setRefreshCookie, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { IdParams } from '../dashboard/dashboard-schemas.js';
 import { requireOwner } from './owner-guard.js';
 import type { TeamService } from './team-service.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ShopService } from '../shops/shop-service.js';
 import { addressKey } from '../../lib/rate-limiter.js';
 
 const tags = ['dashboard-team'];
@@ -37,13 +38,19 @@ const AcceptBody = Type.Object(
   { additionalProperties: false },
 );
 
+export interface TeamRouteDeps {
+  auth: DashboardAuthDeps;
+  team: TeamService;
+  accounts: Pick<AccountService, 'getUser'>;
+  shops: Pick<ShopService, 'get'>;
+  /** RATE_LIMIT_LOGIN: accepting an invite sets a password, so it shares the sign-in budget per address. */
+  loginPerMinute: number;
+}
+
 /** Staff seats: the owner invites by e-mail; the invitee sets a password on the accept page and is signed in. */
-export const teamRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps; team: TeamService }> = async (
-  app,
-  { c, auth, team },
-) => {
+export const teamRoutes: FastifyPluginAsyncTypebox<TeamRouteDeps> = async (app, { auth, team, accounts, shops, loginPerMinute }) => {
   const session = requireSession(auth);
-  const owner = requireOwner(c.db);
+  const owner = requireOwner(auth);
 
   app.get(
     '/api/dashboard/team',
@@ -70,8 +77,8 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       },
     },
     async (req, reply) => {
-      const p = req.dashboard!;
-      const invite = await team.invite(p.shopId, p.userId, req.body.email, clientOf(req));
+      const { shopId, userId } = req.dashboard!;
+      const invite = await team.invite(shopId, userId, req.body.email, clientOf(req));
       return reply.status(201).send({ success: true as const, data: { invite } });
     },
   );
@@ -122,13 +129,13 @@ export const teamRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dashboa
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `accept:ip:${addressKey(req.ip)}`, c.config.RATE_LIMIT_LOGIN);
-      const r = await team.accept(req.body.token, req.body.password, clientOf(req));
-      setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
+      await enforceRate(auth.rateLimiter, reply, `accept:ip:${addressKey(req.ip)}`, loginPerMinute);
+      const joined = await team.accept(req.body.token, req.body.password, clientOf(req));
+      setRefreshCookie(reply, joined.refreshToken, auth.cookieSecure);
       const [user, shop, access] = await Promise.all([
-        c.accounts.getUser(r.userId),
-        c.shops.get(r.shopId),
-        auth.tokens.issueAccess({ userId: r.userId, shopId: r.shopId, sessionId: r.session.id }),
+        accounts.getUser(joined.userId),
+        shops.get(joined.shopId),
+        auth.tokens.issueAccess({ userId: joined.userId, shopId: joined.shopId, sessionId: joined.session.id }),
       ]);
       return reply.status(201).send({
         success: true as const,

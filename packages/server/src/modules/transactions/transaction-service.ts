@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import { AppError, notFound } from '../../errors.js';
 import { amountToSatang, recordFromRow, type TransactionRecord } from './transaction-record.js';
@@ -83,6 +84,75 @@ export function createTransactionService(deps: { db: Db }) {
       const row = await db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
       if (!row) throw notFound('Transaction');
       return recordFromRow(row);
+    },
+    /**
+     * The shop's records after `lastId` in (createdAt, id) order, oldest first, at most `limit` (the
+     * dashboard's live stream replays what a reconnecting client missed). Empty when `lastId` is unknown.
+     */
+    async listAfter(shopId: string, lastId: string, limit: number): Promise<TransactionRecord[]> {
+      const anchor = await db
+        .selectFrom('transactions')
+        .select(['created_at', 'id'])
+        .where('shop_id', '=', shopId)
+        .where('id', '=', lastId)
+        .executeTakeFirst();
+      if (!anchor) return [];
+      const rows = await db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where((eb) =>
+          eb.or([eb('created_at', '>', anchor.created_at), eb.and([eb('created_at', '=', anchor.created_at), eb('id', '>', anchor.id)])]),
+        )
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => recordFromRow(r));
+    },
+    /** Live records since `since` counted per UTC hour (`YYYY-MM-DDTHH`) and status: the dashboard folds them into local days. */
+    async liveCountsByHour(shopId: string, since: string): Promise<Array<{ hour: string; status: string; count: number }>> {
+      const hour = sql<string>`substr(created_at, 1, 13)`;
+      const rows = await db
+        .selectFrom('transactions')
+        .select([hour.as('h'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('shop_id', '=', shopId)
+        .where('environment', '=', 'live')
+        .where('created_at', '>=', since)
+        .groupBy([hour, 'status'])
+        .execute();
+      return rows.map((r) => ({ hour: r.h, status: r.status, count: Number(r.n) }));
+    },
+    /** Records made with an API key since `since`, counted per key and status (per-key usage of the quota period). */
+    async countsByApiKey(shopId: string, since: string): Promise<Array<{ apiKeyId: string; status: string; count: number }>> {
+      const rows = await db
+        .selectFrom('transactions')
+        .select(['api_key_id', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('shop_id', '=', shopId)
+        .where('api_key_id', 'is not', null)
+        .where('created_at', '>=', since)
+        .groupBy(['api_key_id', 'status'])
+        .execute();
+      return rows.map((r) => ({ apiKeyId: r.api_key_id as string, status: r.status, count: Number(r.n) }));
+    },
+    /** PDPA retention: blanks the personal fields of the shop's records created before `before`; returns how many. */
+    async anonymizeOlderThan(shopId: string, before: string, now: string): Promise<number> {
+      const r = await db
+        .updateTable('transactions')
+        .set({
+          sender_name: null,
+          sender_account: null,
+          receiver_name: null,
+          receiver_account: null,
+          client_ref: null,
+          image_hash: null,
+          anonymized_at: now,
+        })
+        .where('shop_id', '=', shopId)
+        .where('created_at', '<', before)
+        .where('anonymized_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
     },
   };
 }

@@ -200,6 +200,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     clock,
     audit,
     sessions,
+    accounts,
+    shops,
     mail,
     securityUrl: `${publicUrlOf(config)}/security`,
     timeZone: config.TIME_ZONE,

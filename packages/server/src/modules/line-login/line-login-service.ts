@@ -2,11 +2,14 @@ import { createHash, randomInt } from 'node:crypto';
 import type { Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import type { AccountService } from '../accounts/account-service.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { ClientInfo, SessionKind, SessionService } from '../accounts/session-service.js';
 import { mailTemplates } from '../mail/mail-templates.js';
 import type { MailService } from '../mail/mail-service.js';
+import type { ShopService } from '../shops/shop-service.js';
 import type { LineIdentity } from './line-login-client.js';
+import { createLineLoginRepo } from './line-login-repo.js';
 
 export const LINK_CODE_TTL_MS = 10 * 60_000;
 // No 0/O, 1/I/L: the code is read off a screen and typed on a phone.
@@ -39,34 +42,37 @@ export function createLineLoginService(deps: {
   db: Db;
   clock: Clock;
   audit: AuditService;
-  sessions: SessionService;
-  mail: MailService;
+  sessions: Pick<SessionService, 'revokeAll' | 'isNewDevice' | 'start'>;
+  /** People and shops are the accounts and shops modules' tables: read through their services. */
+  accounts: Pick<AccountService, 'activeUsers' | 'getUser'>;
+  shops: Pick<ShopService, 'get'>;
+  mail: Pick<MailService, 'send'>;
   securityUrl: string;
   timeZone: string;
 }) {
   const { db, clock, audit, sessions } = deps;
+  const repo = createLineLoginRepo(db);
 
+  /** The shops a LINE user may sign in to, by shop name (then id): people not removed or disabled, shops not erased. */
   async function memberships(lineUserId: string): Promise<Membership[]> {
-    const rows = await db
-      .selectFrom('line_logins')
-      .innerJoin('users', 'users.id', 'line_logins.user_id')
-      .innerJoin('shops', 'shops.id', 'users.shop_id')
-      .select(['users.id as userId', 'users.shop_id as shopId', 'shops.name as shopName', 'users.role as role'])
-      .where('line_logins.line_user_id', '=', lineUserId)
-      .where('users.deleted_at', 'is', null)
-      .where('users.disabled_at', 'is', null)
-      .where('shops.deleted_at', 'is', null)
-      .orderBy('shops.name')
-      .orderBy('users.shop_id')
-      .execute();
-    return rows.map((r) => ({ ...r, role: r.role === 'staff' ? 'staff' : 'owner' }));
+    const users = await deps.accounts.activeUsers(await repo.userIdsOf(lineUserId));
+    const all: Membership[] = [];
+    for (const u of users) {
+      const shop = await deps.shops.get(u.shopId).catch((e: unknown) => {
+        if (e instanceof AppError && e.statusCode === 404) return null; // an erased shop
+        throw e;
+      });
+      if (shop) all.push({ userId: u.id, shopId: u.shopId, shopName: shop.name, role: u.role });
+    }
+    const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    return all.sort((a, b) => order(a.shopName, b.shopName) || order(a.shopId, b.shopId));
   }
 
   return {
     memberships,
 
     async status(userId: string) {
-      const row = await db.selectFrom('line_logins').select(['linked_at']).where('user_id', '=', userId).executeTakeFirst();
+      const row = await repo.linkOf(userId);
       return { linked: !!row, linkedAt: row?.linked_at ?? null };
     },
 
@@ -76,26 +82,15 @@ export function createLineLoginService(deps: {
       const raw = Array.from({ length: 8 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
       const code = `${raw.slice(0, 4)}-${raw.slice(4)}`;
       const expiresAt = new Date(now.getTime() + LINK_CODE_TTL_MS).toISOString();
-      await db.transaction().execute(async (trx) => {
-        // One live code per person: a new one voids the old.
-        await trx
-          .updateTable('line_login_codes')
-          .set({ used_at: now.toISOString() })
-          .where('user_id', '=', user.id)
-          .where('used_at', 'is', null)
-          .execute();
-        await trx
-          .insertInto('line_login_codes')
-          .values({
-            code_hash: hashCode(code),
-            user_id: user.id,
-            shop_id: user.shopId,
-            created_at: now.toISOString(),
-            expires_at: expiresAt,
-            used_at: null,
-          })
-          .execute();
-      });
+      const row = {
+        code_hash: hashCode(code),
+        user_id: user.id,
+        shop_id: user.shopId,
+        created_at: now.toISOString(),
+        expires_at: expiresAt,
+        used_at: null,
+      };
+      await db.transaction().execute((trx) => repo.replaceCode(row, trx));
       return { code, expiresAt };
     },
 
@@ -103,22 +98,10 @@ export function createLineLoginService(deps: {
     async linkWithCode(identity: LineIdentity, code: string, client: ClientInfo) {
       const now = clock.now().toISOString();
       const linked = await db.transaction().execute(async (trx) => {
-        const row = await trx.selectFrom('line_login_codes').selectAll().where('code_hash', '=', hashCode(code)).executeTakeFirst();
+        const row = await repo.codeByHash(hashCode(code), trx);
         if (!row || row.used_at || row.expires_at <= now) return null;
-        // Conditional: two phones entering one code, exactly one links.
-        const used = await trx
-          .updateTable('line_login_codes')
-          .set({ used_at: now })
-          .where('code_hash', '=', row.code_hash)
-          .where('used_at', 'is', null)
-          .executeTakeFirst();
-        if (Number(used.numUpdatedRows) !== 1) return null;
-        await trx.deleteFrom('line_logins').where('shop_id', '=', row.shop_id).where('line_user_id', '=', identity.lineUserId).execute();
-        await trx.deleteFrom('line_logins').where('user_id', '=', row.user_id).execute();
-        await trx
-          .insertInto('line_logins')
-          .values({ user_id: row.user_id, shop_id: row.shop_id, line_user_id: identity.lineUserId, linked_at: now })
-          .execute();
+        if (!(await repo.consumeCode(row.code_hash, now, trx))) return null;
+        await repo.replaceLink({ user_id: row.user_id, shop_id: row.shop_id, line_user_id: identity.lineUserId, linked_at: now }, trx);
         await audit.record(
           { shopId: row.shop_id, actor: `user:${row.user_id}`, action: 'line_login.link', target: row.user_id, ip: client.ip, detail: {} },
           trx,
@@ -132,8 +115,7 @@ export function createLineLoginService(deps: {
 
     /** Unlinking ends every mini-app session of the person at once. */
     async unlink(user: { id: string; shopId: string }, client: ClientInfo) {
-      const r = await db.deleteFrom('line_logins').where('user_id', '=', user.id).where('shop_id', '=', user.shopId).executeTakeFirst();
-      if (!Number(r.numDeletedRows)) throw new AppError('NOT_FOUND', 404, 'No LINE account is linked');
+      if (!(await repo.deleteLink(user.id, user.shopId))) throw new AppError('NOT_FOUND', 404, 'No LINE account is linked');
       await sessions.revokeAll(user.id, {
         actor: `user:${user.id}`,
         shopId: user.shopId,
@@ -160,17 +142,17 @@ export function createLineLoginService(deps: {
       const chosen = shopId ? all.find((m) => m.shopId === shopId) : all[0];
       if (!chosen) throw notLinked();
       const newDevice = await sessions.isNewDevice(chosen.userId, client);
-      const s = await sessions.start({ id: chosen.userId, shopId: chosen.shopId }, client, db, kind);
+      const started = await sessions.start({ id: chosen.userId, shopId: chosen.shopId }, client, db, kind);
       await audit.record({
         shopId: chosen.shopId,
         actor: `user:${chosen.userId}`,
         action: 'auth.login',
-        target: s.session.id,
+        target: started.session.id,
         ip: client.ip,
         detail: { newDevice, method: 'line', kind, userAgent: client.userAgent?.slice(0, 200) ?? null },
       });
       if (newDevice) {
-        const user = await db.selectFrom('users').select('email').where('id', '=', chosen.userId).executeTakeFirstOrThrow();
+        const user = await deps.accounts.getUser(chosen.userId);
         await deps.mail.send(
           user.email,
           mailTemplates.newDeviceLogin({
@@ -183,7 +165,7 @@ export function createLineLoginService(deps: {
           chosen.shopId,
         );
       }
-      return { membership: chosen, memberships: all, session: s.session, refreshToken: s.refreshToken };
+      return { membership: chosen, memberships: all, session: started.session, refreshToken: started.refreshToken };
     },
   };
 }

@@ -154,7 +154,7 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
       channelId: c.config.LINE_LOGIN_CHANNEL_ID,
       secret: c.secret,
     },
-    line: { c },
+    line: { line: c.line, shops: c.shops, plans: c.plans },
     reports: { c },
   });
   // Last, so every API route above stays more specific than the dashboard's SPA fallback.

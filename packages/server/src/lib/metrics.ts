@@ -100,7 +100,7 @@ export const metrics = {
   }),
   rateLimitRefusals: new Counter({
     name: 'slipcheck_rate_limit_refusals_total',
-    help: 'Requests refused with 429 by limit (key, verify, dashboard, login)',
+    help: 'Rate-limit refusals (429) by the limit that refused (key, verify, dashboard, login); a sign-in over both its budgets counts twice',
     labelNames: ['limit'] as const,
     registers: [registry],
   }),

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import type { Redis } from 'ioredis';
+import { metrics } from './metrics.js';
 
 /**
  * Who an address-keyed limit counts: an IPv4 address as it is; an IPv6 address by its /64. A home
@@ -34,6 +35,22 @@ export interface RateLimiter {
   hit(key: string, limit: number, windowMs?: number): Promise<RateDecision>;
 }
 
+/** The limit a key belongs to (its prefix), the `limit` label of slipcheck_rate_limit_refusals_total. */
+export function limitFamily(key: string): 'key' | 'verify' | 'dashboard' | 'login' {
+  const prefix = key.slice(0, key.indexOf(':'));
+  if (prefix === 'key' || prefix === 'verify') return prefix;
+  return prefix === 'dash' ? 'dashboard' : 'login'; // login, reset, signup, accept, pwcheck, line-login
+}
+
+/**
+ * Refusals are counted here, where the key says which limit refused: a route cannot tell (a 429 on
+ * verify may be the per-key or the per-shop limit, one on sign-in the dashboard or the login budget).
+ */
+function counted(key: string, d: RateDecision): RateDecision {
+  if (!d.allowed) metrics.rateLimitRefusals.inc({ limit: limitFamily(key) });
+  return d;
+}
+
 export function createMemoryRateLimiter(now: () => number = Date.now): RateLimiter {
   const windows = new Map<string, { start: number; count: number }>();
   let sweepAt = 0;
@@ -53,7 +70,7 @@ export function createMemoryRateLimiter(now: () => number = Date.now): RateLimit
       }
       w.count++;
       const retryAfterSec = Math.max(1, Math.ceil((start + windowMs - t) / 1000));
-      return { allowed: w.count <= limit, retryAfterSec, remaining: Math.max(0, limit - w.count) };
+      return counted(key, { allowed: w.count <= limit, retryAfterSec, remaining: Math.max(0, limit - w.count) });
     },
   };
 }
@@ -71,11 +88,11 @@ export function createRedisRateLimiter(redis: Redis, now: () => number = Date.no
           .pexpire(k, windowMs + 1000)
           .exec();
         const count = Number(res?.[0]?.[1] ?? 0);
-        return {
+        return counted(key, {
           allowed: count <= limit,
           retryAfterSec: Math.max(1, Math.ceil((start + windowMs - t) / 1000)),
           remaining: Math.max(0, limit - count),
-        };
+        });
       } catch {
         return { allowed: true, retryAfterSec: 0, remaining: limit };
       }

@@ -1,11 +1,13 @@
 import { randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressKey, createMemoryRateLimiter, createRedisRateLimiter } from '../../src/lib/rate-limiter.js';
+import { metrics } from '../../src/lib/metrics.js';
+import { addressKey, createMemoryRateLimiter, createRedisRateLimiter, limitFamily } from '../../src/lib/rate-limiter.js';
 import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
 
 const REDIS = process.env.TEST_REDIS_URL;
 const hex = () => randomInt(1, 0xffff).toString(16);
+const refusals = async (limit: string) => (await metrics.rateLimitRefusals.get()).values.find((v) => v.labels.limit === limit)?.value ?? 0;
 
 describe('addressKey: who an address-keyed limit counts', () => {
   it.each<[string, string, string]>([
@@ -40,6 +42,28 @@ describe('memory limiter', () => {
     expect(await rl.hit('other', 2)).toMatchObject({ allowed: true });
     now += 15_000;
     expect(await rl.hit('k', 2)).toEqual({ allowed: true, retryAfterSec: 60, remaining: 1 });
+  });
+});
+
+describe('refusals are counted by the limit that refused', () => {
+  it.each<[string, string]>([
+    ['key:k_1', 'key'],
+    ['verify:shop_1', 'verify'],
+    ['dash:ses:s_1', 'dashboard'],
+    ['dash:ip:10.0.0.1', 'dashboard'],
+    ['login:acct:a@example.com', 'login'],
+    ['login:ip:2001:db8::/64', 'login'],
+    ['reset:ip:10.0.0.1', 'login'],
+    ['pwcheck:usr:u_1', 'login'],
+  ])('%s -> %s', (key, family) => expect(limitFamily(key)).toBe(family));
+
+  it('only refused hits count', async () => {
+    const rl = createMemoryRateLimiter(() => Date.parse('2026-11-23T10:00:00Z'));
+    const before = await refusals('verify');
+    await rl.hit('verify:shop_m', 1);
+    expect(await refusals('verify')).toBe(before);
+    await rl.hit('verify:shop_m', 1);
+    expect(await refusals('verify')).toBe(before + 1);
   });
 });
 
@@ -104,8 +128,11 @@ for (const kind of DB_KINDS)
         const net = `2001:db8:${hex()}:${hex()}`;
         expect((await login(`${net}::1`)).statusCode).toBe(401);
         expect((await login(`${net}:ffff:ffff:ffff:fffe`)).statusCode).toBe(401);
+        const [login0, key0] = [await refusals('login'), await refusals('key')];
         const limited = await login(`${net}:1234::abcd`);
         expect(limited.statusCode).toBe(429);
+        // a sign-in refusal is a login refusal, not an API-key one (the route is under /api/)
+        expect([await refusals('login'), await refusals('key')]).toEqual([login0 + 1, key0]);
         expect(limited.json()).toMatchObject({ code: 'RATE_LIMITED', statusCode: 429 });
         expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
         const neighbour = `2001:db8:${hex()}:${hex()}::1`;

@@ -88,7 +88,11 @@ export function createLineClient(opts: LineClientOptions) {
   const api = opts.apiBaseUrl.replace(/\/+$/, '');
   const data = opts.dataApiBaseUrl.replace(/\/+$/, '');
 
-  /** Runs one call with the retry policy; `attempt` returns a Response or throws on network errors. */
+  /**
+   * Runs one call with the retry policy; `attempt` returns a Response or throws on network errors.
+   * A plain loop rather than cockatiel's retry (see lib/README.md): a Retry-After past maxRetryWaitMs
+   * must end the call at once (the outbox retries later), which a cockatiel backoff cannot decide.
+   */
   async function withRetry(what: string, attempt: () => Promise<Response>, onOk: (r: Response) => Promise<unknown>): Promise<unknown> {
     let last: LineApiError | undefined;
     for (let i = 0; i <= opts.retries; i++) {

@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Container } from '../container.js';
+import { healthRoutes } from '../modules/health/health-routes.js';
+import { quotaRoutes } from '../modules/quota/quota-routes.js';
+import { transactionRoutes } from '../modules/transactions/transaction-routes.js';
+import { verificationRoutes } from '../modules/verification/verification-routes.js';
+import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
+import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.js';
+import { publicUrlOf } from '../modules/accounts/accounts-module.js';
+import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
+import { ErrorEnvelope } from './common-schemas.js';
+import { clientErrorHandler, registerEnvelope } from './envelope.js';
+import { rejectControlCharacters, rejectNonDecimalNumbers } from './input-guard.js';
+import { registerWebApp } from './web-static.js';
+import { enrichOpenApi } from './openapi-document.js';
+import { metrics } from '../lib/metrics.js';
+
+export const VERSION = '0.1.0';
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/** Builds the HTTP app; never listens (main.ts does), so tests use inject() or listen on port 0. */
+export interface BuildAppOptions {
+  logger?: boolean | object;
+  /** HTTPS served by the service itself (TLS_CERT_FILE/TLS_KEY_FILE): TLS 1.2 minimum, HSTS on every answer. */
+  https?: { cert: Buffer; key: Buffer };
+  /** True once a graceful shutdown began: /health answers 503 so load balancers stop sending. */
+  draining?: () => boolean;
+}
+
+export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  // Slow clients: headers and the whole request must arrive within their bounds (408, then the
+  // connection closes), so a byte-every-few-seconds sender cannot hold a socket for ever. Node checks
+  // these bounds every connectionsCheckingInterval, so that is a fraction of the smallest one.
+  const timeouts = {
+    headersTimeout: c.config.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeout: c.config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: Math.min(1000, Math.floor(c.config.HTTP_HEADERS_TIMEOUT_MS / 4)),
+  };
+  const app = Fastify({
+    ...(opts.https
+      ? { https: { cert: opts.https.cert, key: opts.https.key, minVersion: 'TLSv1.2' as const, ...timeouts } }
+      : { http: timeouts }),
+    requestTimeout: c.config.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: c.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler: clientErrorHandler({ timeZone: c.config.TIME_ZONE, now: () => c.clock.now() }),
+    ...(opts.logger !== undefined ? { logger: opts.logger } : { loggerInstance: c.logger as FastifyBaseLogger }),
+    trustProxy: c.config.TRUST_PROXY,
+    bodyLimit: 1024 * 1024,
+    // A client-supplied X-Request-Id is kept when it looks sane, so integrators can trace a call end to end.
+    genReqId: (req) => {
+      const h = req.headers['x-request-id'];
+      return typeof h === 'string' && REQUEST_ID.test(h) ? h : `req_${randomBytes(12).toString('hex')}`;
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorEnvelope);
+  registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+  });
+  if (opts.https)
+    app.addHook('onRequest', async (_req, reply) => {
+      reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    });
+  // Route patterns (never raw URLs) keep ids and keys out of the labels. 429s are counted by the rate
+  // limiter, which knows which limit refused (lib/rate-limiter.ts).
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    metrics.httpDuration.observe({ method: req.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+  app.addHook('onSend', async (req, reply) => quotaHeadersHook(c, req, reply));
+  app.addHook('preValidation', rejectControlCharacters);
+  app.addHook('preValidation', rejectNonDecimalNumbers);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'slipcheck API',
+        version: VERSION,
+        description: 'Checks Thai bank-transfer slips for shops. See the README for the full contract.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_... or sk_test_...' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
+    // The public contract only: the dashboard and LINE routes are private and documented in docs/dashboard-api.md.
+    transform: ({ schema, url }) => ({
+      schema: (/^\/(api\/v1|health|v1\/health)(\/|$)/.test(url) ? schema : { ...schema, hide: true }) as typeof schema,
+      url,
+    }),
+    // Raw image body, headers, 405/503, webhooks, health security: what route schemas cannot say.
+    transformObject: (d) => ('openapiObject' in d ? enrichOpenApi(d.openapiObject as Record<string, unknown>) : d.swaggerObject) as never,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  const auth: ApiAuthDeps = {
+    apiKeys: c.apiKeys,
+    quota: c.quota,
+    rateLimiter: c.rateLimiter,
+    perKeyPerMinute: c.config.RATE_LIMIT_PER_KEY,
+    verifyPerMinute: c.config.RATE_LIMIT_VERIFY_PER_SHOP,
+  };
+  await app.register(healthRoutes, {
+    db: c.db,
+    startedAt: c.startedAt,
+    version: VERSION,
+    draining: opts.draining,
+    pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
+  });
+  await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });
+  await app.register(transactionRoutes, { auth, transactions: c.transactions });
+  await app.register(verificationRoutes, {
+    auth,
+    verification: c.verification,
+    maxImageBytes: c.config.MAX_IMAGE_BYTES,
+    timeZone: c.config.TIME_ZONE,
+    now: () => c.clock.now(),
+  });
+  await app.register(lineWebhookRoutes, { channels: c.line.channels, eventLog: c.line.eventLog });
+  await app.register(dashboardRoutes, {
+    config: c.config,
+    publicUrl: publicUrlOf(c.config),
+    clock: c.clock,
+    rateLimiter: c.rateLimiter,
+    bus: c.bus,
+    accounts: c.accounts,
+    sessions: c.sessions,
+    tokens: c.dashboardTokens,
+    shops: c.shops,
+    plans: c.plans,
+    audit: c.audit,
+    payees: c.payees,
+    apiKeys: c.apiKeys,
+    quota: c.quota,
+    transactions: c.transactions,
+    verification: c.verification,
+    webhooks: c.webhooks,
+    overview: c.overview,
+    team: c.team,
+    privacy: c.privacy,
+    lineLogin: {
+      lineLogin: c.lineLogin,
+      client: c.lineLoginClient,
+      liffId: c.config.LIFF_ID,
+      liffMock: c.config.LIFF_MOCK,
+      authorizeUrl: c.config.LINE_LOGIN_AUTHORIZE_URL,
+      channelId: c.config.LINE_LOGIN_CHANNEL_ID,
+      secret: c.secret,
+    },
+    line: { line: c.line, shops: c.shops, plans: c.plans },
+    reports: { c },
+  });
+  // Last, so every API route above stays more specific than the dashboard's SPA fallback.
+  await registerWebApp(app);
+  return app;
+}

@@ -360,18 +360,6 @@ export function createAccountService(deps: AccountDeps) {
         .execute();
       return rows.map(userFromRow);
     },
-    /** The people among `userIds` who may sign in (not removed, not disabled); for sign-in with LINE. */
-    async activeUsers(userIds: string[]): Promise<User[]> {
-      if (!userIds.length) return [];
-      const rows = await db
-        .selectFrom('users')
-        .selectAll()
-        .where('id', 'in', userIds)
-        .where('deleted_at', 'is', null)
-        .where('disabled_at', 'is', null)
-        .execute();
-      return rows.map(userFromRow);
-    },
     async verifyPassword(userId: string, password: string): Promise<boolean> {
       const row = await db
         .selectFrom('users')

@@ -14,7 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { createContainer, type Container } from '../src/container.js';
 import { newId } from '../src/lib/ids.js';
-import { enqueueOutbox, OUTBOX_KINDS } from '../src/outbox/outbox-repo.js';
+import { RESULT_CREATED_JOB } from '../src/modules/verification/verification-jobs.js';
+import { enqueueOutbox } from '../src/outbox/outbox-repo.js';
 
 export interface WebhookBenchResult {
   database: 'sqlite' | 'postgres';
@@ -112,7 +113,7 @@ export async function runWebhookBench(
         for (const r of chunk)
           await enqueueOutbox(
             trx,
-            { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: shop.id, payload: { transactionId: r.id, shopId: shop.id, source: 'API' } },
+            { kind: RESULT_CREATED_JOB, shopId: shop.id, payload: { transactionId: r.id, shopId: shop.id, source: 'API' } },
             now,
           );
       });
@@ -134,7 +135,7 @@ export async function runWebhookBench(
         await trx.insertInto('transactions').values(row).execute();
         await enqueueOutbox(
           trx,
-          { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: shop.id, payload: { transactionId: row.id, shopId: shop.id, source: 'API' } },
+          { kind: RESULT_CREATED_JOB, shopId: shop.id, payload: { transactionId: row.id, shopId: shop.id, source: 'API' } },
           new Date(),
         );
       });

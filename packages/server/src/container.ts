@@ -11,7 +11,8 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
 import { createMemoryBus, type ResultsBus } from './lib/results-bus.js';
 import { createRedisBus } from './lib/results-bus-redis.js';
-import { createOutboxWorker, type OutboxHandler } from './outbox/outbox-worker.js';
+import { createOutboxWorker } from './outbox/outbox-worker.js';
+import type { OutboxHandlers } from './outbox/outbox-types.js';
 import { createWebhookModule } from './modules/webhooks/webhook-module.js';
 import { createApiKeyService } from './modules/api-keys/api-key-service.js';
 import { createAuditService } from './modules/audit/audit-service.js';
@@ -29,10 +30,10 @@ import { createImageClaims } from './modules/verification/image-claims.js';
 import { createVerificationService } from './modules/verification/verification-service.js';
 import { createHousekeeping } from './modules/housekeeping/housekeeping-service.js';
 import { composeHandlers, createLineModule } from './modules/line/line-module.js';
-import { OUTBOX_KINDS } from './outbox/outbox-repo.js';
+import { outboxBacklog } from './outbox/outbox-repo.js';
 import { createMailService } from './modules/mail/mail-service.js';
 import { createAccountsModule, publicUrlOf } from './modules/accounts/accounts-module.js';
-import { createMailOwnerAlertHandler } from './modules/mail/mail-owner-alerts.js';
+import { createMailOwnerAlertHandler, OWNER_ALERT_JOB } from './modules/mail/mail-owner-alerts.js';
 import { addDecoderSource, addOutboxSource } from './lib/metrics.js';
 import { createLineLoginClient } from './modules/line-login/line-login-client.js';
 import { createLineLoginService } from './modules/line-login/line-login-service.js';
@@ -236,10 +237,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     onMailError: (err) => logger.warn({ code: (err as { code?: string }).code }, 'erasure confirmation mail failed'),
   });
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
-  const outboxHandlers: Record<string, OutboxHandler> = { ...line.outboxHandlers, ...webhookModule.handlers };
+  const outboxHandlers: OutboxHandlers = { ...line.outboxHandlers, ...webhookModule.handlers };
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
-  outboxHandlers[OUTBOX_KINDS.OWNER_ALERT] = composeHandlers(
-    line.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT],
+  outboxHandlers[OWNER_ALERT_JOB] = composeHandlers(
+    line.outboxHandlers[OWNER_ALERT_JOB],
     createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }),
   );
   // Money totals, exports and the daily summary (its job kind and a per-minute scheduler below).
@@ -288,22 +289,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   closers.push(() => worker.stop({ timeoutMs: 5000 }));
   // Scrape-time gauges (lib/metrics.ts): the decoder pool's load and the outbox backlog.
   const removeDecoderSource = addDecoderSource(() => pool?.stats() ?? null);
-  const removeOutboxSource = addOutboxSource(async () => {
-    const nowIso = clock.now().toISOString();
-    const r = await db
-      .selectFrom('outbox')
-      .where('status', '=', 'pending')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('depth'),
-        eb.fn.min(eb.case().when('run_at', '<=', nowIso).then(eb.ref('run_at')).end()).as('oldest'),
-      ])
-      .executeTakeFirst();
-    const oldest = r?.oldest ? Date.parse(String(r.oldest)) : NaN;
-    return {
-      depth: Number(r?.depth ?? 0),
-      oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (clock.now().getTime() - oldest) / 1000) : 0,
-    };
-  });
+  const removeOutboxSource = addOutboxSource(() => outboxBacklog(db, clock.now()));
   closers.push(async () => {
     removeDecoderSource();
     removeOutboxSource();

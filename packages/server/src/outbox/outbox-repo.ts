@@ -1,43 +1,15 @@
 import { EventEmitter } from 'node:events';
 import type { Db } from '../db/db.js';
 import { newId } from '../lib/ids.js';
+import type { OutboxJob, OutboxKind } from './outbox-types.js';
 
 /**
  * Durable jobs. A producer enqueues inside its own database transaction, so a crash between the
  * business write and the job loses nothing and invents nothing. The worker (outbox-worker.ts) claims
- * due rows and runs the handler registered for the kind.
+ * due rows and runs the handler registered for the kind. Kinds and their payload types belong to the
+ * modules that own them (outbox-types.ts); this file knows none of them.
  */
-export interface OutboxJob<P = unknown> {
-  kind: string;
-  shopId?: string | null;
-  payload: P;
-  runAt?: Date;
-}
-
-/** Kinds written by the verify pipeline. */
-export const OUTBOX_KINDS = {
-  /** A new verification result exists: fan out to webhooks (and anything else that reacts to results). */
-  RESULT_CREATED: 'result.created',
-  /** Something the shop owner must hear about (stale slip, quota 80/100 %, trial ending). */
-  OWNER_ALERT: 'owner.alert',
-  /** One attempt round of one webhook delivery (modules/webhooks). */
-  WEBHOOK_DELIVER: 'webhook.deliver',
-} as const;
-
-export interface ResultCreatedPayload {
-  transactionId: string;
-  shopId: string;
-  source: string;
-}
-
-export interface OwnerAlertPayload {
-  type: 'STALE_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING' | 'LINE_MONTHLY_LIMIT';
-  shopId: string;
-  transactionId?: string;
-  detail?: Record<string, unknown>;
-}
-
-export async function enqueueOutbox(trx: Db, job: OutboxJob, now: Date): Promise<string> {
+export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJob<K>, now: Date): Promise<string> {
   const id = newId('job', now.getTime());
   await trx
     .insertInto('outbox')
@@ -60,6 +32,24 @@ export async function enqueueOutbox(trx: Db, job: OutboxJob, now: Date): Promise
   return id;
 }
 
+/** The backlog for the metrics gauges: pending jobs, and how long the oldest due one has waited. */
+export async function outboxBacklog(db: Db, now: Date): Promise<{ depth: number; oldestAgeSeconds: number }> {
+  const nowIso = now.toISOString();
+  const r = await db
+    .selectFrom('outbox')
+    .where('status', '=', 'pending')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('depth'),
+      eb.fn.min(eb.case().when('run_at', '<=', nowIso).then(eb.ref('run_at')).end()).as('oldest'),
+    ])
+    .executeTakeFirst();
+  const oldest = r?.oldest ? Date.parse(String(r.oldest)) : NaN;
+  return {
+    depth: Number(r?.depth ?? 0),
+    oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (now.getTime() - oldest) / 1000) : 0,
+  };
+}
+
 /**
  * In-process wake-up: workers in this process listen and look for due rows at once instead of
  * waiting for their next poll. The notice usually fires before the producer's transaction commits,
@@ -69,6 +59,6 @@ export async function enqueueOutbox(trx: Db, job: OutboxJob, now: Date): Promise
 export const outboxSignal = new EventEmitter();
 outboxSignal.setMaxListeners(0);
 
-export function notifyOutbox(kind?: string): void {
+export function notifyOutbox(kind?: OutboxKind): void {
   outboxSignal.emit('enqueued', kind);
 }

@@ -4,7 +4,16 @@ import { sql } from 'kysely';
 import type { Db, DbCapabilities } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { outboxSignal, type OutboxJob } from './outbox-repo.js';
+import { outboxSignal } from './outbox-repo.js';
+import type {
+  JobContext,
+  OutboxFinalFailureHandlers,
+  OutboxHandler,
+  OutboxHandlers,
+  OutboxJobRow,
+  OutboxJobs,
+  OutboxKind,
+} from './outbox-types.js';
 
 /**
  * The generic outbox worker: claims due rows, runs the handler registered for their kind, and
@@ -21,40 +30,7 @@ import { outboxSignal, type OutboxJob } from './outbox-repo.js';
  * few times shortly after (the signal usually fires before the producer commits). Otherwise the
  * worker polls every `pollMs`, so an idle worker costs one cheap indexed query per poll.
  */
-export interface OutboxJobRow {
-  id: string;
-  kind: string;
-  shopId: string | null;
-  payload: unknown;
-  /** Claims so far including this one (a takeback counts: a job that kills workers ends as failed). */
-  attempts: number;
-  runAt: string;
-  createdAt: string;
-  /** True when this claim took the job back from a worker whose lease ran out (it may have been mid-way). */
-  takenBack: boolean;
-}
-
-export interface JobContext {
-  workerId: string;
-  claimToken: string;
-  /** Aborted when the worker is stopped hard: the handler must stop and write nothing more. */
-  signal: AbortSignal;
-  now(): Date;
-  /**
-   * Marks the job done inside the handler's own transaction, so its effects and the completion
-   * commit together (a crash between them cannot run the job twice). Throws LeaseLostError when
-   * another worker took the job back meanwhile, which rolls the transaction back.
-   */
-  completeIn(trx: Db): Promise<void>;
-  /**
-   * Enqueues a follow-up job already claimed by this worker, which runs it as soon as this handler
-   * succeeds (no claim query, no wait). If the worker dies first, the lease runs out and any worker
-   * takes it back, so it is as durable as enqueueOutbox.
-   */
-  enqueueClaimed(trx: Db, job: OutboxJob): Promise<string>;
-}
-
-export type OutboxHandler = (job: OutboxJobRow, ctx: JobContext) => Promise<void>;
+export type { JobContext, OutboxHandler, OutboxHandlers, OutboxJobRow } from './outbox-types.js';
 
 export class LeaseLostError extends Error {
   constructor(jobId: string) {
@@ -68,7 +44,7 @@ export interface OutboxWorkerOptions {
   caps: DbCapabilities;
   clock: Clock;
   /** Read at every claim: kinds without a handler are left for a worker that has one. */
-  handlers: Record<string, OutboxHandler>;
+  handlers: OutboxHandlers;
   workerId?: string;
   leaseMs?: number;
   pollMs?: number;
@@ -79,7 +55,7 @@ export interface OutboxWorkerOptions {
   /** Claims after which a job whose handler keeps throwing is marked failed. */
   maxAttempts?: number;
   /** Per kind: told once when a job of that kind is parked as failed, so its owner can record the outcome. */
-  onFinalFailure?: Record<string, (job: OutboxJobRow, error: string) => Promise<void>>;
+  onFinalFailure?: OutboxFinalFailureHandlers;
   /** Delay before the next try of a job whose handler threw (attempts = claims so far). */
   retryDelayMs?: (attempts: number) => number;
   /** Done rows are deleted after this (failed rows are kept for the operator). */
@@ -121,7 +97,6 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; job: OutboxJobRow }>();
   let running = false;
   let stopping = false;
-  let killed = false;
   let pumping = false;
   let pumpAgain = false;
   let moreWaiting = false;
@@ -185,9 +160,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       return Object.assign(
         {
           id: r.id,
-          kind: r.kind,
+          // The row boundary: a stored kind names its payload type (outbox-types.ts); JSON is not re-validated here.
+          kind: r.kind as OutboxKind,
           shopId: r.shop_id,
-          payload,
+          payload: payload as OutboxJobs[OutboxKind],
           attempts: r.attempts,
           runAt: r.run_at,
           createdAt: r.created_at,
@@ -229,7 +205,8 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       .execute();
     if (final) {
       stats.failed++;
-      await opts.onFinalFailure?.[job.kind]?.(job, message).catch((e) => onError(e, job));
+      const onFailed = opts.onFinalFailure?.[job.kind] as ((j: OutboxJobRow, error: string) => Promise<void>) | undefined;
+      await onFailed?.(job, message).catch((e) => onError(e, job));
     } else stats.retried++;
   }
 
@@ -308,7 +285,8 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
           await fail(job, new Error(`${TAKEN_BACK} ${job.attempts - 1} times; not run again`));
           return;
         }
-        const handler = handlers[job.kind];
+        // The registry pairs each kind with its own payload type; a row carries both, so this pairing holds.
+        const handler = handlers[job.kind] as OutboxHandler | undefined;
         if (!handler) throw new Error(`no handler for ${job.kind}`);
         // The lease is also the job's deadline: once it runs out another worker may take the job
         // back, so a handler still running here is told to stop (signal) and its slot is freed; a
@@ -397,7 +375,6 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       if (running) return;
       running = true;
       stopping = false;
-      killed = false;
       outboxSignal.on('enqueued', onSignal);
       for (const m of [{ everyMs: 3_600_000, run: () => worker.pruneDone() }, ...(opts.maintenance ?? [])]) {
         const t = setInterval(() => {
@@ -423,7 +400,6 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       }
       for (const t of intervals.splice(0)) clearInterval(t);
       if (o.abandon) {
-        killed = true;
         for (const f of inFlight.values()) f.abort.abort(new Error('worker killed'));
       } else {
         const all = Promise.allSettled([...inFlight.values()].map((f) => f.promise));
@@ -442,7 +418,6 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         ).catch((e) => onError(e));
       }
       await Promise.allSettled([...inFlight.values()].map((f) => f.promise));
-      void killed;
     },
     async runOnce() {
       const jobs = await claim(batch);

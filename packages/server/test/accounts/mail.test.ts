@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
-import { enqueueOutbox, OUTBOX_KINDS } from '../../src/outbox/outbox-repo.js';
+import { OWNER_ALERT_JOB, type OwnerAlertJob } from '../../src/modules/mail/mail-owner-alerts.js';
+import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { DB_KINDS, type Harness } from '../helpers/harness.js';
 import { createDashHarness, signup } from '../dashboard/dash-helpers.js';
 
@@ -15,25 +16,21 @@ for (const kind of DB_KINDS) {
     it('owner.alert e-mails the owner once per job, Thai first, and honours the preferences', async () => {
       const o = await signup(h, { shopName: 'ร้านแจ้งเตือน' });
       const seen = new Set<string>();
-      const run = async (payload: object) => {
+      const run = async (payload: Omit<OwnerAlertJob, 'shopId'>) => {
         await h.c.db
           .transaction()
           .execute((trx) =>
-            enqueueOutbox(
-              trx,
-              { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: o.shopId, payload: { shopId: o.shopId, ...payload } },
-              h.c.clock.now(),
-            ),
+            enqueueOutbox(trx, { kind: OWNER_ALERT_JOB, shopId: o.shopId, payload: { shopId: o.shopId, ...payload } }, h.c.clock.now()),
           );
         const jobs = await h.c.db
           .selectFrom('outbox')
           .selectAll()
-          .where('kind', '=', OUTBOX_KINDS.OWNER_ALERT)
+          .where('kind', '=', OWNER_ALERT_JOB)
           .where('shop_id', '=', o.shopId)
           .execute();
         const job = jobs.find((j) => !seen.has(j.id))!;
         seen.add(job.id);
-        const handler = h.c.outboxHandlers[OUTBOX_KINDS.OWNER_ALERT];
+        const handler = h.c.outboxHandlers[OWNER_ALERT_JOB]!;
         const row = { id: job.id, kind: job.kind, shopId: job.shop_id, payload: JSON.parse(job.payload), attempts: 1 };
         await handler(row as never, { now: () => h.c.clock.now() } as never);
         await handler(row as never, { now: () => h.c.clock.now() } as never); // a retry sends nothing more

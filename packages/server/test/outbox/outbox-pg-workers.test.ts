@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { newId } from '../../src/lib/ids.js';
-import { OUTBOX_KINDS } from '../../src/outbox/outbox-repo.js';
+import { RESULT_CREATED_JOB } from '../../src/modules/verification/verification-jobs.js';
 import { startReceiver, until, type Receiver } from '../webhooks/helpers/receiver.js';
 
 const PG = !!process.env.TEST_DATABASE_URL;
@@ -61,7 +61,7 @@ describe.skipIf(!PG)('two workers on PostgreSQL (FOR UPDATE SKIP LOCKED)', () =>
       });
       jobs.push({
         id: newId('job'),
-        kind: OUTBOX_KINDS.RESULT_CREATED,
+        kind: RESULT_CREATED_JOB,
         shop_id: shop.id,
         payload: JSON.stringify({ transactionId: id, shopId: shop.id, source: 'API' }),
         status: 'pending',

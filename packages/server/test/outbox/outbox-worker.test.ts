@@ -4,6 +4,24 @@ import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { createOutboxWorker, type OutboxHandler } from '../../src/outbox/outbox-worker.js';
 import { until } from '../webhooks/helpers/receiver.js';
 
+/** Kinds of this test only: the generic worker is exercised without any module's jobs. */
+interface TestJob {
+  n?: number | string;
+  i?: number;
+}
+declare module '../../src/outbox/outbox-types.js' {
+  interface OutboxJobs {
+    't.a': TestJob;
+    't.other': TestJob;
+    't.fail': TestJob;
+    't.lease': TestJob;
+    't.poison': TestJob;
+    't.hang': TestJob;
+    't.wake': TestJob;
+  }
+}
+type TestKind = 't.a' | 't.other' | 't.fail' | 't.lease' | 't.poison' | 't.hang' | 't.wake';
+
 for (const kind of DB_KINDS) {
   describe(`outbox worker (${kind})`, () => {
     let h: Harness;
@@ -15,7 +33,7 @@ for (const kind of DB_KINDS) {
     });
 
     const job = (id: string) => h.c.db.selectFrom('outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    const enqueue = (k: string, payload: unknown, runAt?: Date) =>
+    const enqueue = (k: TestKind, payload: TestJob, runAt?: Date) =>
       h.c.db.transaction().execute((trx) => enqueueOutbox(trx, { kind: k, payload, runAt }, new Date()));
 
     it('runs due jobs once, leaves future ones and kinds it has no handler for', async () => {
@@ -81,7 +99,7 @@ for (const kind of DB_KINDS) {
         release = r;
       });
       const ran: string[] = [];
-      const slow: OutboxHandler = async (_j, ctx) => {
+      const slow: OutboxHandler<'t.lease'> = async (_j, ctx) => {
         ran.push(ctx.workerId);
         if (ctx.workerId === 'dead') await gate;
       };
@@ -123,7 +141,7 @@ for (const kind of DB_KINDS) {
         maxAttempts: 3,
         handlers: {
           't.poison': async (j) => {
-            ran.push((j.payload as { n: string }).n);
+            ran.push(String(j.payload.n));
           },
         },
       });
@@ -148,8 +166,8 @@ for (const kind of DB_KINDS) {
       const ran: string[] = [];
       const aborted: string[] = [];
       const errors: string[] = [];
-      const handler: OutboxHandler = async (j, ctx) => {
-        const n = (j.payload as { n: string }).n;
+      const handler: OutboxHandler<'t.hang'> = async (j, ctx) => {
+        const n = String(j.payload.n);
         ran.push(n);
         if (n === 'hang')
           await new Promise<void>((r) =>

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
-import { enqueueOutbox, OUTBOX_KINDS } from '../../outbox/outbox-repo.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { ImageClaims } from '../verification/image-claims.js';
 
@@ -140,7 +141,7 @@ export function createHousekeeping(deps: {
         await enqueueOutbox(
           trx,
           {
-            kind: OUTBOX_KINDS.OWNER_ALERT,
+            kind: OWNER_ALERT_JOB,
             shopId: s.id,
             payload: { type: 'TRIAL_ENDING', shopId: s.id, detail: { trialEndsAt: s.trial_ends_at } },
           },

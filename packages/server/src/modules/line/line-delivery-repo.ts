@@ -1,7 +1,8 @@
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
-import { enqueueOutbox, OUTBOX_KINDS, type OwnerAlertPayload } from '../../outbox/outbox-repo.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { OWNER_ALERT_JOB, type OwnerAlertJob } from '../mail/mail-owner-alerts.js';
 
 /**
  * Data access of the delivery tables: `line_events` (webhook dedupe, and what an event job already did,
@@ -32,10 +33,10 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
     return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
-  async function alertOnce(shopId: string, notice: string, markPeriod: string, payload: OwnerAlertPayload): Promise<boolean> {
+  async function alertOnce(shopId: string, notice: string, markPeriod: string, payload: OwnerAlertJob): Promise<boolean> {
     return db.transaction().execute(async (trx) => {
       if (!(await markNotice(shopId, notice, markPeriod, trx))) return false;
-      await enqueueOutbox(trx, { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload }, clock.now());
+      await enqueueOutbox(trx, { kind: OWNER_ALERT_JOB, shopId, payload }, clock.now());
       return true;
     });
   }

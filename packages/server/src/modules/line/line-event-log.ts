@@ -10,6 +10,12 @@ export interface LineEventJobPayload {
   event: LineEvent;
 }
 
+declare module '../../outbox/outbox-types.js' {
+  interface OutboxJobs {
+    'line.event': LineEventJobPayload;
+  }
+}
+
 /**
  * The inbound event log: each webhook event stored once (deduplicated by webhookEventId: LINE
  * redelivers) with one outbox job per new event, and old dedupe rows pruned.

@@ -2,8 +2,8 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { createSecretBox } from '../../lib/secret-box.js';
-import type { OutboxHandler } from '../../outbox/outbox-worker.js';
-import { OUTBOX_KINDS, type OwnerAlertPayload } from '../../outbox/outbox-repo.js';
+import type { OutboxHandler, OutboxHandlers, OutboxKind } from '../../outbox/outbox-types.js';
+import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
@@ -14,7 +14,7 @@ import { createLineChannelService } from './line-channel-service.js';
 import { createLineClient } from './line-client.js';
 import { createLineDeliveryRepo } from './line-delivery-repo.js';
 import { createLineEventHandler, type LineEventHandlerDeps } from './line-event-handler.js';
-import { createLineEventLog, LINE_EVENT_JOB, type LineEventJobPayload } from './line-event-log.js';
+import { createLineEventLog, LINE_EVENT_JOB } from './line-event-log.js';
 import { createLineGroupService } from './line-group-service.js';
 import { createLineLinkCodeService } from './line-link-code-service.js';
 import { createLineOwnerAlerts } from './line-owner-alerts.js';
@@ -94,12 +94,12 @@ export function createLineModule(deps: LineModuleDeps) {
    * Outbox handlers of this module. `owner.alert` is shared with e-mail: the registry composes them
    * (see composeHandlers below).
    */
-  const outboxHandlers: Record<string, OutboxHandler> = {
-    [LINE_EVENT_JOB]: async (job) => events.handle(job.payload as LineEventJobPayload),
-    [OUTBOX_KINDS.OWNER_ALERT]: async (job) => {
-      await ownerAlerts.handle(job.payload as OwnerAlertPayload);
+  const outboxHandlers = {
+    [LINE_EVENT_JOB]: async (job) => events.handle(job.payload),
+    [OWNER_ALERT_JOB]: async (job) => {
+      await ownerAlerts.handle(job.payload);
     },
-  };
+  } satisfies OutboxHandlers;
 
   return { channels, groups, linkCodes, owners, eventLog, client, events, ownerAlerts, outboxHandlers };
 }
@@ -109,8 +109,8 @@ export type LineModule = ReturnType<typeof createLineModule>;
  * One `owner.alert` handler that tells every channel: LINE push and whatever else (e-mail). Each side
  * dedupes its own sends, so a retry after one side failed does not repeat the other.
  */
-export function composeHandlers(...handlers: Array<OutboxHandler | undefined>): OutboxHandler {
-  const list = handlers.filter((h): h is OutboxHandler => !!h);
+export function composeHandlers<K extends OutboxKind>(...handlers: Array<OutboxHandler<K> | undefined>): OutboxHandler<K> {
+  const list = handlers.filter((h): h is OutboxHandler<K> => !!h);
   return async (job, ctx) => {
     const errors: unknown[] = [];
     for (const h of list) {

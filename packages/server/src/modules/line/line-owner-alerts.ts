@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
-import type { OwnerAlertPayload } from '../../outbox/outbox-repo.js';
+import type { OwnerAlertJob } from '../mail/mail-owner-alerts.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import { LineApiError, retryKeyFor, type LineClient } from './line-client.js';
@@ -27,7 +27,7 @@ export function createLineOwnerAlerts(deps: {
   const { clock, client, shops, delivery: repo } = deps;
 
   return {
-    async handle(p: OwnerAlertPayload): Promise<{ sent: number }> {
+    async handle(p: OwnerAlertJob): Promise<{ sent: number }> {
       if (!p?.shopId || !p.type) return { sent: 0 };
       const targets = await deps.owners.targets(p.shopId);
       if (!targets.length) return { sent: 0 };

@@ -4,11 +4,23 @@ import type { ShopService } from '../shops/shop-service.js';
 import type { MailService } from './mail-service.js';
 import { mailTemplates } from './mail-templates.js';
 
-interface OwnerAlertPayload {
-  type: string;
+/**
+ * Outbox kind `owner.alert`: something the shop owner must hear about. Any module may enqueue it;
+ * e-mail (here) and LINE push (line module) handle it, composed into one handler by the registry.
+ */
+export const OWNER_ALERT_JOB = 'owner.alert';
+
+export interface OwnerAlertJob {
+  type: 'STALE_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING' | 'LINE_MONTHLY_LIMIT';
   shopId: string;
   transactionId?: string;
-  detail?: unknown;
+  detail?: Record<string, unknown>;
+}
+
+declare module '../../outbox/outbox-types.js' {
+  interface OutboxJobs {
+    'owner.alert': OwnerAlertJob;
+  }
 }
 
 /**
@@ -16,9 +28,14 @@ interface OwnerAlertPayload {
  * preferences (e-mail on/off; stale-slip alerts on/off). Idempotent per job, so a retry after the LINE
  * side failed does not mail twice.
  */
-export function createMailOwnerAlertHandler(deps: { db: Db; shops: ShopService; mail: MailService; dashboardUrl: string }): OutboxHandler {
+export function createMailOwnerAlertHandler(deps: {
+  db: Db;
+  shops: ShopService;
+  mail: MailService;
+  dashboardUrl: string;
+}): OutboxHandler<typeof OWNER_ALERT_JOB> {
   return async (job) => {
-    const p = job.payload as OwnerAlertPayload;
+    const p = job.payload;
     const shopId = p.shopId ?? job.shopId;
     if (!shopId) return;
     const shop = await deps.shops.get(shopId).catch(() => null);

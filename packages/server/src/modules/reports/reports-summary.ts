@@ -1,7 +1,7 @@
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox, notifyOutbox } from '../../outbox/outbox-repo.js';
-import type { OutboxHandler } from '../../outbox/outbox-worker.js';
+import type { OutboxHandler } from '../../outbox/outbox-types.js';
 import { retryKeyFor, type LineClient } from '../line/line-client.js';
 import type { LineOwnerService } from '../line/line-owner-service.js';
 import type { MailService } from '../mail/mail-service.js';
@@ -12,6 +12,12 @@ import type { ReportTotals } from './reports-totals.js';
 import { dayRange, formatSatang, localDay, localParts } from './reports-time.js';
 
 export const DAILY_SUMMARY_KIND = 'report.daily_summary';
+
+declare module '../../outbox/outbox-types.js' {
+  interface OutboxJobs {
+    'report.daily_summary': { shopId: string; day: string };
+  }
+}
 
 export interface SummarySettings {
   enabled: boolean;
@@ -164,8 +170,8 @@ export function createDailySummary(deps: Deps) {
     };
   }
 
-  const handler: OutboxHandler = async (job, ctx) => {
-    const p = job.payload as { shopId?: string; day?: string };
+  const handler: OutboxHandler<typeof DAILY_SUMMARY_KIND> = async (job, ctx) => {
+    const p = job.payload;
     if (!p?.shopId || !p.day || !/^\d{4}-\d{2}-\d{2}$/.test(p.day)) return;
     const row = await db
       .selectFrom('daily_summaries')

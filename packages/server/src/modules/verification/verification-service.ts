@@ -5,7 +5,8 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { ResultsBus } from '../../lib/results-bus.js';
-import { enqueueOutbox, OUTBOX_KINDS } from '../../outbox/outbox-repo.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { Checker, CheckerResult } from '../checker/checker-port.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { Plan, PlanService } from '../plans/plan-service.js';
@@ -17,6 +18,7 @@ import { amountToSatang, recordFromRow, type TransactionRecord, type TxSource } 
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { judgeFoundSlip } from './slip-outcome.js';
+import { RESULT_CREATED_JOB } from './verification-jobs.js';
 import type { PayeeForMatch } from './receiver-match.js';
 import { metrics, secondsSince } from '../../lib/metrics.js';
 
@@ -249,7 +251,7 @@ export function createVerificationService(deps: VerificationDeps) {
     if (!type || q.limit <= 0) return;
     await enqueueOutbox(
       db,
-      { kind: OUTBOX_KINDS.OWNER_ALERT, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit } } },
+      { kind: OWNER_ALERT_JOB, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit } } },
       clock.now(),
     );
   }
@@ -301,13 +303,13 @@ export function createVerificationService(deps: VerificationDeps) {
         const now = clock.now();
         await enqueueOutbox(
           trx,
-          { kind: OUTBOX_KINDS.RESULT_CREATED, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } },
+          { kind: RESULT_CREATED_JOB, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } },
           now,
         );
         if (alertStale && r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
           await enqueueOutbox(
             trx,
-            { kind: OUTBOX_KINDS.OWNER_ALERT, shopId: r.shop_id, payload: { type: 'STALE_SLIP', shopId: r.shop_id, transactionId: r.id } },
+            { kind: OWNER_ALERT_JOB, shopId: r.shop_id, payload: { type: 'STALE_SLIP', shopId: r.shop_id, transactionId: r.id } },
             now,
           );
         }

@@ -3,20 +3,30 @@ import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { enqueueOutbox, OUTBOX_KINDS, type ResultCreatedPayload } from '../../outbox/outbox-repo.js';
-import type { OutboxHandler } from '../../outbox/outbox-worker.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import type { OutboxFinalFailureHandlers, OutboxHandler, OutboxHandlers } from '../../outbox/outbox-types.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import { recordFromRow } from '../transactions/transaction-record.js';
+import { RESULT_CREATED_JOB } from '../verification/verification-jobs.js';
 import { buildEvent } from './webhook-events.js';
 import type { WebhookSender } from './webhook-sender.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 import { metrics } from '../../lib/metrics.js';
 
-export interface DeliverPayload {
+/** Outbox kind owned by this module: one attempt round of one webhook delivery. */
+export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
+
+export interface WebhookDeliverJob {
   deliveryId: string;
   round: number;
   manual?: boolean;
+}
+
+declare module '../../outbox/outbox-types.js' {
+  interface OutboxJobs {
+    'webhook.deliver': WebhookDeliverJob;
+  }
 }
 
 export interface WebhookDeliveryDeps {
@@ -156,9 +166,9 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
         await enqueueOutbox(
           trx,
           {
-            kind: OUTBOX_KINDS.WEBHOOK_DELIVER,
+            kind: WEBHOOK_DELIVER_JOB,
             shopId: d.shop_id,
-            payload: { deliveryId: d.id, round: round + 1 } satisfies DeliverPayload,
+            payload: { deliveryId: d.id, round: round + 1 },
             runAt: next,
           },
           finished,
@@ -189,8 +199,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   }
 
   /** `result.created`: one delivery per enabled endpoint subscribed to the event's kind. */
-  const onResultCreated: OutboxHandler = async (job, ctx) => {
-    const p = job.payload as ResultCreatedPayload;
+  const onResultCreated: OutboxHandler<typeof RESULT_CREATED_JOB> = async (job, ctx) => {
+    const p = job.payload;
     if (!p?.transactionId || !p.shopId) return;
     const row = await db
       .selectFrom('transactions')
@@ -237,9 +247,9 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
           .execute();
         // Claimed by this worker: the first attempt starts right after this commit, without a claim round trip.
         await ctx.enqueueClaimed(trx, {
-          kind: OUTBOX_KINDS.WEBHOOK_DELIVER,
+          kind: WEBHOOK_DELIVER_JOB,
           shopId: p.shopId,
-          payload: { deliveryId: id, round: 0 } satisfies DeliverPayload,
+          payload: { deliveryId: id, round: 0 },
         });
       }
       await ctx.completeIn(trx);
@@ -247,8 +257,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   };
 
   /** `webhook.deliver`: one attempt round of one delivery. */
-  const onDeliver: OutboxHandler = async (job, ctx) => {
-    const p = job.payload as DeliverPayload;
+  const onDeliver: OutboxHandler<typeof WEBHOOK_DELIVER_JOB> = async (job, ctx) => {
+    const p = job.payload;
     const d = await db
       .selectFrom('webhook_deliveries')
       .selectAll()
@@ -291,8 +301,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   };
 
   /** A delivery job the worker gave up on (it kept crashing or hanging): the delivery is failed, so the owner can redeliver it. */
-  const onDeliverFailed = async (job: { payload: unknown }, error: string) => {
-    const p = job.payload as DeliverPayload;
+  const onDeliverFailed: NonNullable<OutboxFinalFailureHandlers[typeof WEBHOOK_DELIVER_JOB]> = async (job, error) => {
+    const p = job.payload;
     await db
       .updateTable('webhook_deliveries')
       .set({
@@ -308,11 +318,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
 
   return {
     runAttempt,
-    handlers: { [OUTBOX_KINDS.RESULT_CREATED]: onResultCreated, [OUTBOX_KINDS.WEBHOOK_DELIVER]: onDeliver } as Record<
-      string,
-      OutboxHandler
-    >,
-    onFinalFailure: { [OUTBOX_KINDS.WEBHOOK_DELIVER]: onDeliverFailed },
+    handlers: { [RESULT_CREATED_JOB]: onResultCreated, [WEBHOOK_DELIVER_JOB]: onDeliver } satisfies OutboxHandlers,
+    onFinalFailure: { [WEBHOOK_DELIVER_JOB]: onDeliverFailed } satisfies OutboxFinalFailureHandlers,
   };
 }
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;

@@ -5,11 +5,11 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { enqueueOutbox, OUTBOX_KINDS } from '../../outbox/outbox-repo.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
-import type { DeliverPayload, WebhookDelivery } from './webhook-delivery.js';
+import { WEBHOOK_DELIVER_JOB, type WebhookDelivery } from './webhook-delivery.js';
 import { buildTestEvent, WEBHOOK_EVENT_KINDS, type WebhookEventKind } from './webhook-events.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 import { assertPublicTarget, parseWebhookUrl } from './webhook-url-guard.js';
@@ -385,9 +385,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         await enqueueOutbox(
           trx,
           {
-            kind: OUTBOX_KINDS.WEBHOOK_DELIVER,
+            kind: WEBHOOK_DELIVER_JOB,
             shopId,
-            payload: { deliveryId: d.id, round: d.round + 1, manual: true } satisfies DeliverPayload,
+            payload: { deliveryId: d.id, round: d.round + 1, manual: true },
           },
           now,
         );

@@ -1,6 +1,7 @@
 import type { Harness } from '../../helpers/harness.js';
 import { newId } from '../../../src/lib/ids.js';
-import { enqueueOutbox, OUTBOX_KINDS } from '../../../src/outbox/outbox-repo.js';
+import { RESULT_CREATED_JOB } from '../../../src/modules/verification/verification-jobs.js';
+import { enqueueOutbox } from '../../../src/outbox/outbox-repo.js';
 
 /** A new verification result without the verify pipeline: the transaction row and its outbox job in one transaction. */
 export async function insertResult(
@@ -45,11 +46,7 @@ export async function insertResult(
         created_at: now.toISOString(),
       })
       .execute();
-    await enqueueOutbox(
-      trx,
-      { kind: OUTBOX_KINDS.RESULT_CREATED, shopId, payload: { transactionId: id, shopId, source: o.source ?? 'API' } },
-      now,
-    );
+    await enqueueOutbox(trx, { kind: RESULT_CREATED_JOB, shopId, payload: { transactionId: id, shopId, source: o.source ?? 'API' } }, now);
   });
   return { id, transRef, status };
 }

@@ -1,0 +1,68 @@
+import type { Db } from '../db/db.js';
+
+/**
+ * The job kinds and their payloads: kind -> payload. Empty here on purpose: the outbox is generic,
+ * and each module adds the kinds it owns (the one whose handler runs them) by declaration merging
+ * next to its handler, e.g.
+ *
+ *   declare module '../../outbox/outbox-types.js' {
+ *     interface OutboxJobs { 'webhook.deliver': WebhookDeliverJob }
+ *   }
+ *
+ * The kind strings are stored in `outbox.kind`: never rename one that rows may still carry.
+ * Payloads travel as JSON, so they hold only JSON values (dates as ISO strings).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface OutboxJobs {}
+
+export type OutboxKind = keyof OutboxJobs & string;
+
+/** A job to enqueue. */
+export interface OutboxJob<K extends OutboxKind = OutboxKind> {
+  kind: K;
+  shopId?: string | null;
+  payload: OutboxJobs[K];
+  runAt?: Date;
+}
+
+/** A claimed job as its handler sees it. A row whose payload is not valid JSON arrives with `payload: null`. */
+export interface OutboxJobRow<K extends OutboxKind = OutboxKind> {
+  id: string;
+  kind: K;
+  shopId: string | null;
+  payload: OutboxJobs[K];
+  /** Claims so far including this one (a takeback counts: a job that kills workers ends as failed). */
+  attempts: number;
+  runAt: string;
+  createdAt: string;
+  /** True when this claim took the job back from a worker whose lease ran out (it may have been mid-way). */
+  takenBack: boolean;
+}
+
+export interface JobContext {
+  workerId: string;
+  claimToken: string;
+  /** Aborted when the worker is stopped hard: the handler must stop and write nothing more. */
+  signal: AbortSignal;
+  now(): Date;
+  /**
+   * Marks the job done inside the handler's own transaction, so its effects and the completion
+   * commit together (a crash between them cannot run the job twice). Throws LeaseLostError when
+   * another worker took the job back meanwhile, which rolls the transaction back.
+   */
+  completeIn(trx: Db): Promise<void>;
+  /**
+   * Enqueues a follow-up job already claimed by this worker, which runs it as soon as this handler
+   * succeeds (no claim query, no wait). If the worker dies first, the lease runs out and any worker
+   * takes it back, so it is as durable as enqueueOutbox.
+   */
+  enqueueClaimed<K extends OutboxKind>(trx: Db, job: OutboxJob<K>): Promise<string>;
+}
+
+export type OutboxHandler<K extends OutboxKind = OutboxKind> = (job: OutboxJobRow<K>, ctx: JobContext) => Promise<void>;
+
+/** The registry the worker runs: at most one handler per kind, each typed by its own payload. */
+export type OutboxHandlers = { [K in OutboxKind]?: OutboxHandler<K> };
+
+/** Per kind: told once when a job of that kind is parked as failed, so its owner can record the outcome. */
+export type OutboxFinalFailureHandlers = { [K in OutboxKind]?: (job: OutboxJobRow<K>, error: string) => Promise<void> };

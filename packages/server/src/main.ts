@@ -73,6 +73,7 @@ async function main() {
     `slipcheck is running: dashboard ${address}/ , API ${address}/api/v1 (docs ${address}/api/v1/docs), database ${config.databaseKind}`,
   );
   // Outbox jobs (webhooks, alerts) run here unless a separate `slipcheck worker` does it (WORKER_MODE=off).
+  // There is no worker-only flag here: a worker-only process is `slipcheck worker` (outbox/outbox-cli.ts).
   if (config.WORKER_MODE === 'inline') container.worker.start();
 }
 

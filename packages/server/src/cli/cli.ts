@@ -7,6 +7,7 @@ import { NO_USAGE, usageByKey } from '../modules/api-keys/api-key-usage.js';
 import { periodStart } from '../modules/dashboard/overview-service.js';
 import { lineCommands } from '../modules/line/line-cli.js';
 import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
+import { outboxCommands, WORKER_USAGE } from '../outbox/outbox-cli.js';
 import { mailCommands, MAIL_USAGE } from '../modules/mail/mail-cli.js';
 import { reportsCommands, REPORTS_USAGE } from '../modules/reports/reports-cli.js';
 
@@ -29,6 +30,7 @@ const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads
   audit list --shop ID
   line link|unlink|list|link-code|unlink-group|verify-webhook ...   (slipcheck line: details)
 ${WEBHOOK_USAGE}
+${WORKER_USAGE}
 ${MAIL_USAGE}
 ${REPORTS_USAGE}
   demo [--out FILE]                          (development: a demo shop, keys, a sandbox slip and the curl to check it)
@@ -200,6 +202,7 @@ extraCommands.demo = async (argv, out, env) =>
   );
 Object.assign(extraCommands, lineCommands);
 Object.assign(extraCommands, webhookCommands);
+Object.assign(extraCommands, outboxCommands);
 Object.assign(extraCommands, mailCommands);
 Object.assign(extraCommands, reportsCommands);
 

@@ -84,6 +84,23 @@ describe('slipcheck webhook CLI', () => {
     expect((await cli(['webhook', 'add', '--shop', shop.id])).code).toBe(2);
   });
 
+  it('disable, enable, reveal-secret, delivery and delete name one endpoint or delivery of the shop', async () => {
+    const { shop } = await seedShop(h);
+    const add = await cli(['webhook', 'add', '--shop', shop.id, '--url', rx.url('/one')]);
+    const endpoint = ['--shop', shop.id, '--endpoint', add.json.id];
+    expect((await cli(['webhook', 'disable', ...endpoint])).json).toMatchObject({ id: add.json.id, status: 'disabled' });
+    expect((await cli(['webhook', 'enable', ...endpoint])).json).toMatchObject({ id: add.json.id, status: 'enabled' });
+    expect((await cli(['webhook', 'reveal-secret', ...endpoint])).json).toMatchObject({ secret: add.json.secret });
+    const test = await cli(['webhook', 'test', ...endpoint]);
+    const one = await cli(['webhook', 'delivery', '--shop', shop.id, '--delivery', test.json.id]);
+    expect(one.json).toMatchObject({ id: test.json.id, attempts: [{ round: 0 }] });
+    expect((await cli(['webhook', 'delivery', '--shop', shop.id])).code).toBe(2);
+    expect((await cli(['webhook', 'disable', '--shop', shop.id])).code).toBe(2);
+    expect((await cli(['webhook', 'delete', ...endpoint])).json).toEqual({ deleted: true, id: add.json.id });
+    expect((await cli(['webhook', 'list', '--shop', shop.id])).json).toEqual([]);
+    expect((await cli(['webhook', 'reveal-secret', ...endpoint])).code).toBe(1);
+  });
+
   it('refuses trial shops and, without the development flag, http and private targets', async () => {
     const trial = await seedShop(h, { plan: 'TRIAL' });
     const t = await cli(['webhook', 'add', '--shop', trial.shop.id, '--url', rx.url('/t')]);

@@ -1,0 +1,57 @@
+import { withContainer, type Env, type Out } from '../cli/cli-runner.js';
+import type { OutboxHandlers } from './outbox-types.js';
+import type { OutboxWorker } from './outbox-worker.js';
+
+/**
+ * `slipcheck worker`: the outbox worker as its own process (the service runs with WORKER_MODE=off).
+ * Registered into cli.ts's extraCommands (this file does not import cli.ts, so there is no import cycle).
+ * The service itself has no worker-only flag: run this command instead.
+ */
+export const WORKER_USAGE = `  worker                                        (run the outbox worker until SIGTERM; use with WORKER_MODE=off on the service)`;
+
+/** What the worker command needs from the container. */
+export interface WorkerProcessDeps {
+  worker: OutboxWorker;
+  outboxHandlers: OutboxHandlers;
+  config: { WEBHOOK_TIMEOUT_MS: number };
+}
+
+/** Runs the worker until `until` resolves (SIGTERM/SIGINT in the CLI), then stops it gracefully. */
+export async function runWorkerUntil(
+  deps: WorkerProcessDeps,
+  until: Promise<unknown>,
+  log: (s: string) => void = () => undefined,
+): Promise<void> {
+  const { worker } = deps;
+  worker.start();
+  const keepAlive = setInterval(() => undefined, 60_000); // worker timers are unref'd; this process lives for the worker
+  log(`worker ${worker.workerId} started (kinds: ${Object.keys(deps.outboxHandlers).join(', ')})`);
+  await until;
+  clearInterval(keepAlive);
+  log('stopping: finishing running jobs');
+  // A webhook send is the longest job that should still finish; anything longer is handed back.
+  await worker.stop({ timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS + 2000 });
+  log(`stopped ${JSON.stringify(worker.stats)}`);
+}
+
+export const outboxCommands: Record<string, (argv: string[], out: Out, env: Env) => Promise<number>> = {
+  worker: async (argv, out, env) => {
+    if (argv.length) {
+      out.stderr(`Usage:\n${WORKER_USAGE}`);
+      return 2;
+    }
+    return withContainer(
+      env,
+      out,
+      `Usage:\n${WORKER_USAGE}`,
+      async (c) => {
+        const stop = new Promise<void>((resolve) => {
+          process.once('SIGTERM', () => resolve());
+          process.once('SIGINT', () => resolve());
+        });
+        await runWorkerUntil(c, stop, (s) => out.stderr(s));
+      },
+      false,
+    );
+  },
+};

@@ -200,6 +200,24 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     expect(foreign.json().code).toBe('LINE_NOT_LINKED');
   });
 
+  it('offers only the shops the LINE user may still enter, by shop name: not as a disabled person, not in an erased shop', async () => {
+    const sub = fake.lineUserId();
+    const owners: Owner[] = [];
+    for (const shopName of ['ร้าน ข', 'ร้าน ก', 'ร้าน ค', 'ร้าน ง']) {
+      const o = await signup(h, { shopName });
+      expect((await link(tokenFor(sub), (await newCode(o)).code)).statusCode).toBe(200);
+      owners.push(o);
+    }
+    const [, , erased, disabled] = owners;
+    const at = clock.now().toISOString();
+    await h.c.db.updateTable('shops').set({ deleted_at: at }).where('id', '=', erased!.shopId).execute();
+    await h.c.db.updateTable('users').set({ disabled_at: at }).where('id', '=', disabled!.userId).execute();
+    const res = await miniSignIn(tokenFor(sub));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.shops.map((m: { shopName: string }) => m.shopName)).toEqual(['ร้าน ก', 'ร้าน ข']);
+    expect((await miniSignIn(tokenFor(sub), disabled!.shopId)).json().code).toBe('LINE_NOT_LINKED');
+  });
+
   it('refresh rotation and reuse detection hold for mini-app sessions; unlinking ends them and keeps the dashboard session', async () => {
     const { o, sub } = await linkedOwner();
     const res = await miniSignIn(tokenFor(sub));

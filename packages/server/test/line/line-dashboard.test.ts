@@ -23,23 +23,23 @@ for (const kind of DB_KINDS) {
       expect(empty.statusCode).toBe(200);
       expect(empty.json().data).toMatchObject({ channels: [], groups: [], owners: [], limits: { groups: 1, messagingAccounts: 1 } });
 
-      const fc = k.fake.addChannel();
-      const linked = await inject('POST', '/api/dashboard/line/channels', owner.auth, {
-        channelId: '1655000001',
-        channelSecret: fc.secret,
-        accessToken: fc.token,
-      });
+      /** Links a fresh official account of the fake platform through the dashboard. */
+      const linkThroughDashboard = async (channelId: string) => {
+        const account = k.fake.addChannel();
+        const res = await inject('POST', '/api/dashboard/line/channels', owner.auth, {
+          channelId,
+          channelSecret: account.secret,
+          accessToken: account.token,
+        });
+        return { res, account };
+      };
+      const { res: linked, account: fc } = await linkThroughDashboard('1655000001');
       expect(linked.statusCode).toBe(201);
       expect(linked.body).not.toContain(fc.secret);
       expect(linked.body).not.toContain(fc.token);
       const ch = linked.json().data;
       expect(ch.webhookUrl).toBe(`${k.base}${ch.webhookPath}`);
-      const fc2 = k.fake.addChannel();
-      const second = await inject('POST', '/api/dashboard/line/channels', owner.auth, {
-        channelId: '1655000002',
-        channelSecret: fc2.secret,
-        accessToken: fc2.token,
-      });
+      const { res: second } = await linkThroughDashboard('1655000002');
       expect(second.statusCode).toBe(403);
       expect(second.json().code).toBe('PLAN_LIMIT_MESSAGING_ACCOUNTS');
 

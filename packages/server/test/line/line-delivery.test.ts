@@ -5,7 +5,7 @@ import { signup } from '../dashboard/dash-helpers.js';
 import { DB_KINDS } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { externalImageMessage, imageMessage, lineEvent, textMessage, type Sent } from './fake-line-platform.js';
-import { startLineKit, type LineKit } from './line-test-kit.js';
+import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
 
 // Issue 10, LINE: what the chat hears when LINE or our side fails half-way (retries, timeouts after
 // LINE accepted, the monthly limit), replays, who reads the bubble, and bank data in the bubble.
@@ -19,16 +19,7 @@ for (const kind of DB_KINDS) {
   describe(`LINE delivery under failures [${kind}]`, () => {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
-    let seq = 0;
-    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) =>
-      lineEvent(type, source, extra, k.clock.now().getTime());
-    const user = (u = 'Ucust01') => ({ type: 'user' as const, userId: u });
-    const grp = (g: string, u = 'Ustaff01') => ({ type: 'group' as const, groupId: g, userId: u });
-    const upload = (img: Buffer) => {
-      const id = `d-${kind}-${++seq}`;
-      k.fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg');
-      return id;
-    };
+    const { ev, user, grp, upload } = chatHelpers(() => k, `d-${kind}`, 'Ucust01');
     const replyFor = (e: { replyToken?: string }) => k.fake.replies.filter((r) => r.body.replyToken === e.replyToken);
     const delivered = (chat: string, e: { replyToken?: string }) => [...replyFor(e), ...k.fake.sentTo(chat)];
     /** Lets the outbox's backoff pass (the event then is too old for its reply token). */

@@ -3,7 +3,7 @@ import { renderNonSlip } from '@slipcheck/sandbox-bank';
 import { DB_KINDS } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { imageMessage, lineEvent, textMessage, type Sent } from './fake-line-platform.js';
-import { startLineKit, type LineKit } from './line-test-kit.js';
+import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
 
 // End to end: LINE image message -> content download -> the shared verify pipeline (sandbox bank as
 // checker) -> Flex reply; results land in the API's transaction list with source LINE.
@@ -15,16 +15,7 @@ for (const kind of DB_KINDS) {
   describe(`LINE slips through the pipeline [${kind}]`, () => {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
-    let msgSeq = 0;
-    const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) =>
-      lineEvent(type, source, extra, k.clock.now().getTime());
-    const user = (u = 'Ucustomer01') => ({ type: 'user' as const, userId: u });
-    const grp = (g: string, u = 'Ustaff01') => ({ type: 'group' as const, groupId: g, userId: u });
-    const upload = (img: Buffer) => {
-      const id = `m-${kind}-${++msgSeq}`;
-      k.fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg');
-      return id;
-    };
+    const { ev, user, grp, upload } = chatHelpers(() => k, `m-${kind}`, 'Ucustomer01');
     const replyFor = (e: { replyToken?: string }) => k.fake.replies.find((r) => r.body.replyToken === e.replyToken);
     const linkGroup = async (s: Awaited<ReturnType<LineKit['linkedShop']>>, g: string) => {
       const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');

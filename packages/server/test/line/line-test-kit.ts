@@ -2,7 +2,7 @@ import net from 'node:net';
 import { fixedClock } from '../../src/lib/clock.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { createHarness, seedShop, type DbKind, type Harness } from '../helpers/harness.js';
-import { startFakeLinePlatform, type FakeChannel, type FakeLinePlatform } from './fake-line-platform.js';
+import { lineEvent, startFakeLinePlatform, type FakeChannel, type FakeLinePlatform } from './fake-line-platform.js';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -97,3 +97,23 @@ export async function startLineKit(kind: DbKind, env: Record<string, string> = {
   };
 }
 export type LineKit = Awaited<ReturnType<typeof startLineKit>>;
+
+/**
+ * Chat helpers the delivery and slip tests share: events stamped with the kit's clock, user and group
+ * sources, and pictures uploaded to the fake platform under fresh message ids. `kit` is a getter: the
+ * kit starts in beforeAll, after the helpers are made.
+ */
+export function chatHelpers(kit: () => LineKit, idPrefix: string, defaultUser: string) {
+  let seq = 0;
+  return {
+    ev: (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) =>
+      lineEvent(type, source, extra, kit().clock.now().getTime()),
+    user: (u = defaultUser) => ({ type: 'user' as const, userId: u }),
+    grp: (g: string, u = 'Ustaff01') => ({ type: 'group' as const, groupId: g, userId: u }),
+    upload: (img: Buffer) => {
+      const id = `${idPrefix}-${++seq}`;
+      kit().fake.setContent(id, img, img[0] === 0x89 ? 'image/png' : 'image/jpeg');
+      return id;
+    },
+  };
+}

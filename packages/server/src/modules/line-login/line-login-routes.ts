@@ -49,24 +49,24 @@ const tags = ['line-login'];
  * code flow with state and PKCE). Both end in the dashboard's own session: refresh cookie, rotation,
  * reuse detection, new-device mail.
  */
-export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = async (app, d) => {
-  const { auth } = d;
+export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = async (app, deps) => {
+  const { auth } = deps;
   const session = requireSession(auth);
   // The PKCE verifier and state ride in a signed cookie (no table): its key is derived for this use only.
-  const stateKey = Buffer.from(hkdfSync('sha256', d.secret, 'slipcheck', 'line-oauth-state-v1', 32));
+  const stateKey = Buffer.from(hkdfSync('sha256', deps.secret, 'slipcheck', 'line-oauth-state-v1', 32));
   const sign = (payload: string) => createHmac('sha256', stateKey).update(payload).digest('base64url');
-  const miniAppUrl = d.liffId ? `https://liff.line.me/${d.liffId}` : null;
+  const miniAppUrl = deps.liffId ? `https://liff.line.me/${deps.liffId}` : null;
 
   const answer = async (reply: FastifyReply, r: Awaited<ReturnType<LineLoginService['signIn']>>) => {
     setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
-    const base = await authResultOf(d, r.membership.userId, r.membership.shopId, r.session.id);
+    const base = await authResultOf(deps, r.membership.userId, r.membership.shopId, r.session.id);
     return {
       success: true as const,
       data: { ...base, shops: r.memberships.map((m) => ({ shopId: m.shopId, shopName: m.shopName, role: m.role })) },
     };
   };
   const limitLine = (req: FastifyRequest, reply: FastifyReply) =>
-    enforceRate(auth.rateLimiter, reply, `line-login:ip:${addressKey(req.ip)}`, d.loginPerMinute * 4);
+    enforceRate(auth.rateLimiter, reply, `line-login:ip:${addressKey(req.ip)}`, deps.loginPerMinute * 4);
 
   app.get(
     '/api/miniapp/config',
@@ -89,7 +89,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     },
     async () => ({
       success: true as const,
-      data: { liffId: d.liffId || null, mock: d.liffMock, loginWithLine: d.client.enabled(), miniAppUrl },
+      data: { liffId: deps.liffId || null, mock: deps.liffMock, loginWithLine: deps.client.enabled(), miniAppUrl },
     }),
   );
 
@@ -107,8 +107,8 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     async (req, reply) => {
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
-      const identity = await d.client.verifyIdToken(req.body.idToken);
-      return answer(reply, await d.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
+      const identity = await deps.client.verifyIdToken(req.body.idToken);
+      return answer(reply, await deps.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
     },
   );
 
@@ -129,9 +129,9 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     async (req, reply) => {
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
-      const identity = await d.client.verifyIdToken(req.body.idToken);
-      const linked = await d.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
-      return answer(reply, await d.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));
+      const identity = await deps.client.verifyIdToken(req.body.idToken);
+      const linked = await deps.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
+      return answer(reply, await deps.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));
     },
   );
 
@@ -157,7 +157,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     },
     async (req) => ({
       success: true as const,
-      data: { enabled: d.client.enabled(), ...(await d.lineLogin.status(req.dashboard!.userId)), miniAppUrl },
+      data: { enabled: deps.client.enabled(), ...(await deps.lineLogin.status(req.dashboard!.userId)), miniAppUrl },
     }),
   );
 
@@ -175,9 +175,9 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       },
     },
     async (req, reply) => {
-      if (!d.client.enabled()) throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
-      const c = await d.lineLogin.createCode({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId });
-      return reply.status(201).send({ success: true as const, data: { ...c, miniAppUrl } });
+      if (!deps.client.enabled()) throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
+      const created = await deps.lineLogin.createCode({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId });
+      return reply.status(201).send({ success: true as const, data: { ...created, miniAppUrl } });
     },
   );
 
@@ -192,7 +192,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       },
     },
     async (req, reply) => {
-      await d.lineLogin.unlink({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId }, clientOf(req));
+      await deps.lineLogin.unlink({ id: req.dashboard!.userId, shopId: req.dashboard!.shopId }, clientOf(req));
       return reply.status(204).send(null);
     },
   );
@@ -205,15 +205,15 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     `${OAUTH_PATH}/start`,
     { onRequest: publicRate(auth), schema: { tags, summary: 'Redirects to LINE Login (state + PKCE S256)' } },
     async (_req, reply) => {
-      if (!d.client.enabled()) return toLogin(reply, 'LINE_LOGIN_DISABLED');
+      if (!deps.client.enabled()) return toLogin(reply, 'LINE_LOGIN_DISABLED');
       const state = randomBytes(24).toString('base64url');
       const verifier = randomBytes(48).toString('base64url');
       const nonce = randomBytes(16).toString('base64url');
       const payload = Buffer.from(JSON.stringify({ state, verifier, nonce, exp: Date.now() + OAUTH_TTL_MS })).toString('base64url');
-      const u = new URL(d.authorizeUrl);
-      u.search = new URLSearchParams({
+      const authorize = new URL(deps.authorizeUrl);
+      authorize.search = new URLSearchParams({
         response_type: 'code',
-        client_id: d.channelId,
+        client_id: deps.channelId,
         redirect_uri: callbackUrl(),
         state,
         scope: 'openid profile',
@@ -223,7 +223,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       }).toString();
       return reply
         .header('Set-Cookie', oauthCookie(`${payload}.${sign(payload)}`, OAUTH_TTL_MS / 1000, auth.cookieSecure))
-        .redirect(u.toString(), 302);
+        .redirect(authorize.toString(), 302);
     },
   );
 
@@ -247,9 +247,9 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       if (q.error || !q.code || !q.state) return toLogin(reply, 'LINE_CANCELLED');
       if (!saved || saved.exp < Date.now() || !safeEqual(saved.state, q.state)) return toLogin(reply, 'LINE_STATE_MISMATCH');
       try {
-        const idToken = await d.client.exchangeCode({ code: q.code, redirectUri: callbackUrl(), codeVerifier: saved.verifier });
-        const identity = await d.client.verifyIdToken(idToken, saved.nonce);
-        const r = await d.lineLogin.signIn(identity, undefined, clientOf(req), 'dashboard');
+        const idToken = await deps.client.exchangeCode({ code: q.code, redirectUri: callbackUrl(), codeVerifier: saved.verifier });
+        const identity = await deps.client.verifyIdToken(idToken, saved.nonce);
+        const r = await deps.lineLogin.signIn(identity, undefined, clientOf(req), 'dashboard');
         setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
         // Two Set-Cookie lines: the session cookie above and the spent OAuth cookie cleared.
         reply.header('Set-Cookie', [reply.getHeader('Set-Cookie') as string, oauthCookie('', 0, auth.cookieSecure)]);

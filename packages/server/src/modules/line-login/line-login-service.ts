@@ -11,7 +11,7 @@ import type { ShopService } from '../shops/shop-service.js';
 import type { LineIdentity } from './line-login-client.js';
 import { createLineLoginRepo } from './line-login-repo.js';
 
-export const LINK_CODE_TTL_MS = 10 * 60_000;
+const LINK_CODE_TTL_MS = 10 * 60_000;
 // No 0/O, 1/I/L: the code is read off a screen and typed on a phone.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const hashCode = (code: string) =>
@@ -69,8 +69,6 @@ export function createLineLoginService(deps: {
   }
 
   return {
-    memberships,
-
     async status(userId: string) {
       const row = await repo.linkOf(userId);
       return { linked: !!row, linkedAt: row?.linked_at ?? null };

@@ -69,7 +69,7 @@ const commands: Record<string, Cmd> = {
 };
 
 /** `slipcheck line <sub> ...`: registered in cli.ts extraCommands under 'line'. */
-export async function runLineCli(argv: string[], out: Out, env: Record<string, string | undefined>): Promise<number> {
+async function runLineCli(argv: string[], out: Out, env: Record<string, string | undefined>): Promise<number> {
   const sub = argv[0];
   if (!sub || !commands[sub]) {
     out.stderr(sub ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : LINE_USAGE);

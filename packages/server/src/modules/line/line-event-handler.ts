@@ -45,7 +45,7 @@ export interface LineEventHandlerDeps {
   shops: Pick<ShopService, 'get'>;
   /** The records the events' images produced (read back on a re-run). */
   transactions: Pick<TransactionService, 'get' | 'list'>;
-  /** The shared pipeline (c.verification.verifySlip); a getter so the handler can be built before it. */
+  /** The shared pipeline (the verification service's verifySlip); a getter so the handler can be built before it. */
   verifySlip: () =>
     | ((input: {
         shopId: string;
@@ -323,7 +323,6 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   }
 
   return {
-    answer,
     async handle(payload: LineEventJobPayload): Promise<void> {
       // Jobs stored before ingest sanitised events (or written by hand) get the same checks here.
       const event = sanitizeLineEvent(payload?.event);

@@ -25,13 +25,13 @@ export interface LineEvent {
 }
 
 /** Where a chat answer goes by push: the group, the room or the user. */
-export function chatIdOf(s: LineSource | undefined): string | null {
-  if (!s) return null;
-  if (s.type === 'group') return s.groupId ?? null;
-  if (s.type === 'room') return s.roomId ?? null;
-  return s.userId ?? null;
+export function chatIdOf(source: LineSource | undefined): string | null {
+  if (!source) return null;
+  if (source.type === 'group') return source.groupId ?? null;
+  if (source.type === 'room') return source.roomId ?? null;
+  return source.userId ?? null;
 }
-export const isGroupChat = (s: LineSource | undefined) => s?.type === 'group' || s?.type === 'room';
+export const isGroupChat = (source: LineSource | undefined) => source?.type === 'group' || source?.type === 'room';
 
 /**
  * C0/C1 control characters (NUL above all: PostgreSQL refuses it in text and jsonb) and bidi

@@ -113,27 +113,29 @@ const T = {
 } as const;
 
 export const msg = {
-  joinPrompt: (l: Lang) => [text(T.joinPrompt[l])],
-  groupLinked: (l: Lang, shop: string, miniAppUrl: string | null = null) => [
-    text(miniAppUrl ? `${T.groupLinked[l](shop)}\n\n${T.miniApp[l](miniAppUrl)}` : T.groupLinked[l](shop)),
+  joinPrompt: (lang: Lang) => [text(T.joinPrompt[lang])],
+  groupLinked: (lang: Lang, shop: string, miniAppUrl: string | null = null) => [
+    text(miniAppUrl ? `${T.groupLinked[lang](shop)}\n\n${T.miniApp[lang](miniAppUrl)}` : T.groupLinked[lang](shop)),
   ],
-  groupAlreadyLinked: (l: Lang) => [text(T.groupAlreadyLinked[l])],
-  ownerLinked: (l: Lang, shop: string) => [text(T.ownerLinked[l](shop))],
-  ownerAlreadyLinked: (l: Lang) => [text(T.ownerAlreadyLinked[l])],
-  ownerUnlinked: (l: Lang) => [text(T.ownerUnlinked[l])],
-  codeInvalid: (l: Lang) => [text(T.codeInvalid[l])],
-  codeExpired: (l: Lang) => [text(T.codeExpired[l])],
-  codeUsed: (l: Lang) => [text(T.codeUsed[l])],
-  groupLimit: (l: Lang, n: number) => [text(T.groupLimit[l](n))],
-  groupUnlinked: (l: Lang) => [text(T.groupUnlinked[l])],
-  notLinker: (l: Lang) => [text(T.notLinker[l])],
-  quotaExhausted: (l: Lang, a: Audience = 'customer') => [text((a === 'staff' ? T.quotaExhaustedStaff : T.quotaExhausted)[l])],
-  trialEnded: (l: Lang, a: Audience = 'customer') => [text((a === 'staff' ? T.trialEndedStaff : T.trialEnded)[l])],
-  contentGone: (l: Lang) => [text(T.contentGone[l])],
-  contentFailed: (l: Lang) => [text(T.contentFailed[l])],
-  tooLarge: (l: Lang) => [text(T.tooLarge[l])],
-  badImage: (l: Lang) => [text(T.badImage[l])],
-  noPayee: (l: Lang, a: Audience = 'staff') => [text((a === 'staff' ? T.noPayee : T.manualCheck)[l])],
+  groupAlreadyLinked: (lang: Lang) => [text(T.groupAlreadyLinked[lang])],
+  ownerLinked: (lang: Lang, shop: string) => [text(T.ownerLinked[lang](shop))],
+  ownerAlreadyLinked: (lang: Lang) => [text(T.ownerAlreadyLinked[lang])],
+  ownerUnlinked: (lang: Lang) => [text(T.ownerUnlinked[lang])],
+  codeInvalid: (lang: Lang) => [text(T.codeInvalid[lang])],
+  codeExpired: (lang: Lang) => [text(T.codeExpired[lang])],
+  codeUsed: (lang: Lang) => [text(T.codeUsed[lang])],
+  groupLimit: (lang: Lang, n: number) => [text(T.groupLimit[lang](n))],
+  groupUnlinked: (lang: Lang) => [text(T.groupUnlinked[lang])],
+  notLinker: (lang: Lang) => [text(T.notLinker[lang])],
+  quotaExhausted: (lang: Lang, audience: Audience = 'customer') => [
+    text((audience === 'staff' ? T.quotaExhaustedStaff : T.quotaExhausted)[lang]),
+  ],
+  trialEnded: (lang: Lang, audience: Audience = 'customer') => [text((audience === 'staff' ? T.trialEndedStaff : T.trialEnded)[lang])],
+  contentGone: (lang: Lang) => [text(T.contentGone[lang])],
+  contentFailed: (lang: Lang) => [text(T.contentFailed[lang])],
+  tooLarge: (lang: Lang) => [text(T.tooLarge[lang])],
+  badImage: (lang: Lang) => [text(T.badImage[lang])],
+  noPayee: (lang: Lang, audience: Audience = 'staff') => [text((audience === 'staff' ? T.noPayee : T.manualCheck)[lang])],
 };
 
 /**
@@ -346,15 +348,15 @@ const LABELS = {
   stale: { th: 'สลิปนี้เก่ากว่าที่กำหนด โปรดตรวจสอบว่าเป็นการโอนล่าสุด', en: 'This slip is older than usual; make sure it is a recent transfer.' },
 };
 
-export function formatAmount(amount: number | null, l: Lang): string {
+export function formatAmount(amount: number | null, lang: Lang): string {
   if (amount === null) return '-';
-  const n = new Intl.NumberFormat(l === 'th' ? 'th-TH' : 'en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
-  return l === 'th' ? `${n} บาท` : `THB ${n}`;
+  const n = new Intl.NumberFormat(lang === 'th' ? 'th-TH' : 'en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
+  return lang === 'th' ? `${n} บาท` : `THB ${n}`;
 }
 
-export function formatTime(iso: string | null, l: Lang, timeZone: string): string {
+export function formatTime(iso: string | null, lang: Lang, timeZone: string): string {
   if (!iso) return '-';
-  return new Intl.DateTimeFormat(l === 'th' ? 'th-TH' : 'en-GB', {
+  return new Intl.DateTimeFormat(lang === 'th' ? 'th-TH' : 'en-GB', {
     timeZone,
     day: 'numeric',
     month: 'short',
@@ -366,10 +368,10 @@ export function formatTime(iso: string | null, l: Lang, timeZone: string): strin
 }
 
 /** A bank's name in the message's language (records keep the English name for the API). */
-export function bankNameFor(r: Pick<TransactionRecord, 'bankCode' | 'bankName'>, l: Lang): string | null {
-  const b = r.bankCode ? BANKS[r.bankCode] : undefined;
-  if (b) return l === 'th' ? b.nameTh : b.nameEn;
-  return r.bankName;
+export function bankNameFor(record: Pick<TransactionRecord, 'bankCode' | 'bankName'>, lang: Lang): string | null {
+  const bank = record.bankCode ? BANKS[record.bankCode] : undefined;
+  if (bank) return lang === 'th' ? bank.nameTh : bank.nameEn;
+  return record.bankName;
 }
 
 const row = (label: string, value: string): messagingApi.FlexBox => ({
@@ -391,35 +393,37 @@ export interface ResultContext {
 }
 
 /** One Flex bubble: verdict header, the slip's facts (when there are any), then one or two sentences. */
-export function resultMessage(r: TransactionRecord, l: Lang, timeZone: string, ctx: ResultContext): messagingApi.FlexMessage {
+export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: string, ctx: ResultContext): messagingApi.FlexMessage {
   const who = ctx.audience;
-  const base = STATUS[r.status] ?? STATUS.INVALID!;
-  const replay = ctx.replay && REPLAYABLE.has(r.status);
-  const pending = r.errorCode === 'SLIP_PENDING';
-  const title = replay ? REPLAY.title[who][l] : pending ? PENDING.title[who][l] : base.title[who][l];
+  const base = STATUS[record.status] ?? STATUS.INVALID!;
+  const replay = ctx.replay && REPLAYABLE.has(record.status);
+  const pending = record.errorCode === 'SLIP_PENDING';
+  const title = replay ? REPLAY.title[who][lang] : pending ? PENDING.title[who][lang] : base.title[who][lang];
   const color = replay ? ORANGE : base.color;
 
   const facts: messagingApi.FlexComponent[] = [];
   // A picture without a slip has no facts: a sentence says so, not rows of "-".
-  const hasFacts = r.amount !== null || !!r.transRef;
+  const hasFacts = record.amount !== null || !!record.transRef;
   if (hasFacts) {
-    facts.push(row(LABELS.amount[l], formatAmount(r.amount, l)));
-    const sender = [r.senderName, bankNameFor(r, l)].filter(Boolean).join(' · ');
-    if (sender) facts.push(row(LABELS.sender[l], sender));
-    const receiver = [r.receiverName, r.receiverAccount].filter(Boolean).join(' · ');
-    if (receiver) facts.push(row(LABELS.receiver[l], receiver));
-    if (r.transDate) facts.push(row(LABELS.time[l], formatTime(r.transDate, l, timeZone)));
-    if (r.transRef) facts.push(row(LABELS.ref[l], r.transRef));
-    if (r.status === 'DUPLICATE' && ctx.original) {
-      facts.push(row(LABELS.original[l], `${formatTime(ctx.original.createdAt, l, timeZone)} · ${formatAmount(ctx.original.amount, l)}`));
+    facts.push(row(LABELS.amount[lang], formatAmount(record.amount, lang)));
+    const sender = [record.senderName, bankNameFor(record, lang)].filter(Boolean).join(' · ');
+    if (sender) facts.push(row(LABELS.sender[lang], sender));
+    const receiver = [record.receiverName, record.receiverAccount].filter(Boolean).join(' · ');
+    if (receiver) facts.push(row(LABELS.receiver[lang], receiver));
+    if (record.transDate) facts.push(row(LABELS.time[lang], formatTime(record.transDate, lang, timeZone)));
+    if (record.transRef) facts.push(row(LABELS.ref[lang], record.transRef));
+    if (record.status === 'DUPLICATE' && ctx.original) {
+      facts.push(
+        row(LABELS.original[lang], `${formatTime(ctx.original.createdAt, lang, timeZone)} · ${formatAmount(ctx.original.amount, lang)}`),
+      );
     }
   }
   const notes: string[] = [];
-  if (replay) notes.push(REPLAY.note[who][l](formatTime(r.createdAt, l, timeZone), base.result[l]));
-  else if (pending) notes.push(PENDING.note[who][l]);
-  else if (r.errorCode === 'STALE_SLIP') notes.push(STALE[who][l]);
-  else notes.push(base.note[who][l]);
-  if (r.status === 'SUCCESS' && r.stale && !replay) notes.push(LABELS.stale[l]);
+  if (replay) notes.push(REPLAY.note[who][lang](formatTime(record.createdAt, lang, timeZone), base.result[lang]));
+  else if (pending) notes.push(PENDING.note[who][lang]);
+  else if (record.errorCode === 'STALE_SLIP') notes.push(STALE[who][lang]);
+  else notes.push(base.note[who][lang]);
+  if (record.status === 'SUCCESS' && record.stale && !replay) notes.push(LABELS.stale[lang]);
 
   const body: messagingApi.FlexComponent[] = [];
   if (facts.length) body.push({ type: 'box', layout: 'vertical', spacing: 'sm', contents: facts }, { type: 'separator', margin: 'md' });
@@ -434,7 +438,7 @@ export function resultMessage(r: TransactionRecord, l: Lang, timeZone: string, c
       ...(replay && i === 0 ? { color: ORANGE, weight: 'bold' as const } : { color: '#555555' }),
     }),
   );
-  const alt = `${title} ${r.amount !== null ? formatAmount(r.amount, l) : ''}`.trim();
+  const alt = `${title} ${record.amount !== null ? formatAmount(record.amount, lang) : ''}`.trim();
   return {
     type: 'flex',
     altText: alt.slice(0, 400),
@@ -456,7 +460,7 @@ export function resultMessage(r: TransactionRecord, l: Lang, timeZone: string, c
 /** Owner alerts pushed to the owner's LINE user. */
 export function ownerAlertMessage(
   type: string,
-  l: Lang,
+  lang: Lang,
   ctx: { shopName: string; amount?: string; trialEndsAt?: string; used?: number; limit?: number },
 ): LineMessage[] {
   const shop = ctx.shopName;
@@ -479,5 +483,5 @@ export function ownerAlertMessage(
     },
   };
   const t = lines[type];
-  return t ? [text(t[l])] : [];
+  return t ? [text(t[lang])] : [];
 }

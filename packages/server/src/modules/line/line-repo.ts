@@ -83,14 +83,10 @@ export function createLineRepo(db: Db) {
         .where('group_id', '=', groupId)
         .executeTakeFirst();
     },
-    activeInChannel(lineChannelId: string, groupId: string): Promise<LineGroupsTable | undefined> {
-      return db
-        .selectFrom('line_groups')
-        .selectAll()
-        .where('line_channel_id', '=', lineChannelId)
-        .where('group_id', '=', groupId)
-        .where('status', '=', 'active')
-        .executeTakeFirst();
+    /** One row per chat and channel (unique index), so the linked one is that row when active. */
+    async activeInChannel(lineChannelId: string, groupId: string): Promise<LineGroupsTable | undefined> {
+      const g = await groups.inChannel(lineChannelId, groupId);
+      return g?.status === 'active' ? g : undefined;
     },
     ofShop(shopId: string, groupRowId: string): Promise<LineGroupsTable | undefined> {
       return db.selectFrom('line_groups').selectAll().where('id', '=', groupRowId).where('shop_id', '=', shopId).executeTakeFirst();

@@ -16,7 +16,7 @@ const loadLineSdk = () => (lineSdk ??= import('@line/bot-sdk'));
  * base64(HMAC-SHA256(channelSecret, rawBody)), compared in constant time by the official SDK's
  * `validateSignature`; a missing, oversized or non-string header is refused before it.
  */
-export async function verifyLineSignature(secret: string, rawBody: Buffer, header: unknown): Promise<boolean> {
+async function verifyLineSignature(secret: string, rawBody: Buffer, header: unknown): Promise<boolean> {
   if (typeof header !== 'string' || !header || header.length > 100) return false;
   const { validateSignature } = await loadLineSdk();
   return validateSignature(rawBody, secret, header);

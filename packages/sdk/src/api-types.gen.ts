@@ -38,93 +38,12 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...) */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Missing, unknown or revoked API key */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description The key lacks the scope, or the plan has no API access */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Rate limited (RATE_LIMITED); wait Retry-After seconds */
-                429: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                405: components["responses"]["MethodNotAllowed"];
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
@@ -170,93 +89,12 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...) */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Missing, unknown or revoked API key */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description The key lacks the scope, or the plan has no API access */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Rate limited (RATE_LIMITED); wait Retry-After seconds */
-                429: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                405: components["responses"]["MethodNotAllowed"];
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
@@ -317,93 +155,12 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...) */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Missing, unknown or revoked API key */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description The key lacks the scope, or the plan has no API access */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Rate limited (RATE_LIMITED); wait Retry-After seconds */
-                429: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                405: components["responses"]["MethodNotAllowed"];
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
@@ -451,107 +208,13 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...) */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Missing, unknown or revoked API key */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description The key lacks the scope, or the plan has no API access */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Unknown id (another shop's id answers the same) */
-                404: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Rate limited (RATE_LIMITED); wait Retry-After seconds */
-                429: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                405: components["responses"]["MethodNotAllowed"];
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
@@ -618,135 +281,15 @@ export type paths = {
                         };
                     };
                 };
-                /** @description Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...) */
-                400: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Missing, unknown or revoked API key */
-                401: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Quota used up (QUOTA_EXCEEDED / TEST_QUOTA_EXCEEDED); the body carries quota */
-                402: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description The key lacks the scope, or the plan has no API access */
-                403: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description The image is larger than MAX_IMAGE_BYTES (PAYLOAD_TOO_LARGE) */
-                413: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description The shop has no payee account (NO_PAYEE_CONFIGURED) */
-                422: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Rate limited (RATE_LIMITED); wait Retry-After seconds */
-                429: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                402: components["responses"]["QuotaExceeded"];
+                403: components["responses"]["Forbidden"];
+                405: components["responses"]["MethodNotAllowed"];
+                413: components["responses"]["PayloadTooLarge"];
+                422: components["responses"]["NoPayeeConfigured"];
+                429: components["responses"]["RateLimited"];
+                503: components["responses"]["Unavailable"];
             };
         };
         delete?: never;
@@ -779,33 +322,10 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            checks: {
-                                database: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                                redis?: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                            };
-                            status: "ok" | "degraded";
-                            timestamp: string;
-                        };
+                        "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                405: components["responses"]["PlainMethodNotAllowed"];
                 /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
                 503: {
                     headers: {
@@ -814,20 +334,7 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            checks: {
-                                database: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                                redis?: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                            };
-                            status: "ok" | "degraded";
-                            timestamp: string;
-                        };
+                        "application/json": components["schemas"]["Health"];
                     };
                 };
             };
@@ -864,34 +371,11 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
+                        "application/json": components["schemas"]["Liveness"];
                     };
                 };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                405: components["responses"]["PlainMethodNotAllowed"];
+                503: components["responses"]["PlainUnavailable"];
             };
         };
         put?: never;
@@ -926,37 +410,11 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            startedAt: string;
-                            /** @enum {string} */
-                            status: "ok";
-                            uptimeSeconds: number;
-                            version: string;
-                        };
+                        "application/json": components["schemas"]["Uptime"];
                     };
                 };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                405: components["responses"]["PlainMethodNotAllowed"];
+                503: components["responses"]["PlainUnavailable"];
             };
         };
         put?: never;
@@ -991,33 +449,10 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            checks: {
-                                database: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                                redis?: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                            };
-                            status: "ok" | "degraded";
-                            timestamp: string;
-                        };
+                        "application/json": components["schemas"]["Health"];
                     };
                 };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                405: components["responses"]["PlainMethodNotAllowed"];
                 /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
                 503: {
                     headers: {
@@ -1026,20 +461,7 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            checks: {
-                                database: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                                redis?: {
-                                    latencyMs: number;
-                                    status: "up" | "down";
-                                };
-                            };
-                            status: "ok" | "degraded";
-                            timestamp: string;
-                        };
+                        "application/json": components["schemas"]["Health"];
                     };
                 };
             };
@@ -1076,34 +498,11 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
+                        "application/json": components["schemas"]["Liveness"];
                     };
                 };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                405: components["responses"]["PlainMethodNotAllowed"];
+                503: components["responses"]["PlainUnavailable"];
             };
         };
         put?: never;
@@ -1138,37 +537,11 @@ export type paths = {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            startedAt: string;
-                            /** @enum {string} */
-                            status: "ok";
-                            uptimeSeconds: number;
-                            version: string;
-                        };
+                        "application/json": components["schemas"]["Uptime"];
                     };
                 };
-                /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
-                405: {
-                    headers: {
-                        Allow: components["headers"]["Allow"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorEnvelope"];
-                    };
-                };
+                405: components["responses"]["PlainMethodNotAllowed"];
+                503: components["responses"]["PlainUnavailable"];
             };
         };
         put?: never;
@@ -1355,6 +728,24 @@ export type components = {
         } & {
             [key: string]: unknown;
         };
+        Health: {
+            checks: {
+                database: {
+                    latencyMs: number;
+                    status: "up" | "down";
+                };
+                redis?: {
+                    latencyMs: number;
+                    status: "up" | "down";
+                };
+            };
+            status: "ok" | "degraded";
+            timestamp: string;
+        };
+        Liveness: {
+            /** @enum {string} */
+            status: "ok";
+        };
         Me: {
             apiKey: {
                 createdAt: string;
@@ -1444,6 +835,13 @@ export type components = {
             /** @description true only when status is SUCCESS */
             verified: boolean;
         };
+        Uptime: {
+            startedAt: string;
+            /** @enum {string} */
+            status: "ok";
+            uptimeSeconds: number;
+            version: string;
+        };
         VerifyRecord: {
             amount: number | null;
             bankCode: string | null;
@@ -1505,7 +903,173 @@ export type components = {
             id: string;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Bad request (VALIDATION_ERROR, INVALID_IMAGE, ...) */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The key lacks the scope, or the plan has no API access */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The shop has no payee account (NO_PAYEE_CONFIGURED) */
+        NoPayeeConfigured: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Unknown id (another shop's id answers the same) */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The image is larger than MAX_IMAGE_BYTES (PAYLOAD_TOO_LARGE) */
+        PayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does */
+        PlainMethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
+        PlainUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Quota used up (QUOTA_EXCEEDED / TEST_QUOTA_EXCEEDED); the body carries quota */
+        QuotaExceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Rate limited (RATE_LIMITED); wait Retry-After seconds */
+        RateLimited: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Missing, unknown or revoked API key */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
+        Unavailable: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: {

@@ -114,6 +114,45 @@ function webhookOperation(kind: string, when: string): Json {
   };
 }
 
+/** Names of the shared refusals in components/responses (one per status; `Plain` ones lack the quota headers). */
+const RESPONSE_NAMES: Record<string, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  402: 'QuotaExceeded',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  413: 'PayloadTooLarge',
+  422: 'NoPayeeConfigured',
+  429: 'RateLimited',
+  503: 'Unavailable',
+};
+
+/**
+ * A refusal that is the same on every route (the envelope, the standard description and headers) is
+ * written once under components/responses and referenced: integrators read one definition, and the SDK's
+ * generated types name it instead of repeating it per route. A route whose refusal says more keeps its own.
+ */
+function hoistSharedResponses(doc: Json): void {
+  const shared: Json = {};
+  for (const item of Object.values<Json>(doc.paths ?? {})) {
+    for (const op of Object.values<Json>(item)) {
+      if (!op?.responses) continue;
+      for (const [status, res] of Object.entries<Json>(op.responses)) {
+        const base = RESPONSE_NAMES[status];
+        const envelopeOnly = res.content?.['application/json']?.schema?.$ref === errorRef.$ref;
+        if (!base || res.$ref || !envelopeOnly || res.description !== STANDARD_DESCRIPTIONS[status]) continue;
+        const name = res.headers?.['X-Service-Quota-Limit'] ? base : `Plain${base}`;
+        const body = JSON.stringify(res);
+        if (shared[name] && JSON.stringify(shared[name]) !== body) continue; // differs: stays inline
+        shared[name] = res;
+        op.responses[status] = { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+  if (Object.keys(shared).length) doc.components.responses = { ...(doc.components.responses ?? {}), ...shared };
+}
+
 export function enrichOpenApi(doc: Json): Json {
   doc.components ??= {};
   doc.components.schemas ??= {};
@@ -148,6 +187,8 @@ export function enrichOpenApi(doc: Json): Json {
       }
     }
   }
+
+  hoistSharedResponses(doc);
 
   const verify = doc.paths?.['/api/v1/verify']?.post;
   if (verify) {

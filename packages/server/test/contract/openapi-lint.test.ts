@@ -44,6 +44,7 @@ describe('OpenAPI document', () => {
   it('documents the verify body, query, headers, refusals, webhooks and health security', async () => {
     const doc = (await openApiDocument()) as Json;
     const verify = doc.paths['/api/v1/verify'].post;
+    const response = (res: Json): Json => (res.$ref ? doc.components.responses[res.$ref.split('/').pop()] : res);
     for (const media of ['application/octet-stream', 'image/jpeg', 'image/png']) {
       expect(verify.requestBody.content[media].schema).toMatchObject({ type: 'string', format: 'binary' });
     }
@@ -62,16 +63,20 @@ describe('OpenAPI document', () => {
       'X-Service-Quota-Reset-Days',
       'X-Service-Quota-Used',
     ]);
-    expect(verify.responses['429'].headers['Retry-After']).toBeDefined();
-    expect(verify.responses['503'].headers['Retry-After']).toBeDefined();
-    expect(verify.responses['405'].headers.Allow).toBeDefined();
+    expect(response(verify.responses['429']).headers['Retry-After']).toBeDefined();
+    expect(response(verify.responses['503']).headers['Retry-After']).toBeDefined();
+    expect(response(verify.responses['405']).headers.Allow).toBeDefined();
     for (const [p, item] of Object.entries<Json>(doc.paths)) {
       for (const op of Object.values<Json>(item)) {
         if (p.startsWith('/api/v1/')) expect(op.security, p).toEqual([{ apiKey: [] }]);
         else expect(op.security, p).toEqual([]);
-        for (const res of Object.values<Json>(op.responses)) expect(res.headers['X-Request-Id'], p).toBeDefined();
+        for (const res of Object.values<Json>(op.responses)) expect(response(res).headers['X-Request-Id'], p).toBeDefined();
       }
     }
+    // A refusal that is the same everywhere is defined once and referenced (not repeated per route).
+    expect(verify.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+    expect(doc.paths['/api/v1/quota'].get.responses['401']).toEqual({ $ref: '#/components/responses/Unauthorized' });
+    expect(doc.components.responses.Unauthorized.headers['X-Service-Quota-Limit']).toBeDefined();
     expect(Object.keys(doc.webhooks).sort()).toEqual(['slip.duplicate', 'slip.failed', 'slip.verified']);
     const hook = doc.webhooks['slip.verified'].post;
     expect(hook.parameters.find((p: Json) => p.name === 'X-Service-Signature')).toMatchObject({ in: 'header', required: true });

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 
@@ -13,11 +13,19 @@ export interface HealthDeps {
 }
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), latencyMs: Type.Integer() });
-const HealthBody = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
-  checks: Type.Object({ database: Check, redis: Type.Optional(Check) }),
-  timestamp: Type.String(),
-});
+const HealthBody = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+    checks: Type.Object({ database: Check, redis: Type.Optional(Check) }),
+    timestamp: Type.String(),
+  },
+  { $id: 'Health' },
+);
+const Liveness = Type.Object({ status: Type.Literal('ok') }, { $id: 'Liveness' });
+const Uptime = Type.Object(
+  { status: Type.Literal('ok'), uptimeSeconds: Type.Integer(), startedAt: Type.String(), version: Type.String() },
+  { $id: 'Uptime' },
+);
 
 async function timed(fn: () => Promise<unknown>) {
   const t = performance.now();
@@ -34,6 +42,9 @@ async function timed(fn: () => Promise<unknown>) {
 
 /** Public, no auth, no secrets: readiness (/health), liveness and uptime, also under the old /v1 prefix. */
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, deps) => {
+  // Registered once and referenced: the OpenAPI document defines each body once for both prefixes.
+  for (const schema of [HealthBody, Liveness, Uptime]) app.addSchema(schema);
+  const ref = (schema: TSchema & { $id?: string }) => ({ $ref: `${schema.$id}#` });
   for (const prefix of ['', '/v1']) {
     app.get(
       `${prefix}/health`,
@@ -41,7 +52,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
         schema: {
           tags: ['health'],
           summary: 'Readiness: database (and Redis when configured)',
-          response: { 200: HealthBody, 503: HealthBody },
+          response: { 200: ref(HealthBody), 503: ref(HealthBody) },
         },
       },
       async (_req, reply) => {
@@ -58,7 +69,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
     );
     app.get(
       `${prefix}/health/liveness`,
-      { schema: { tags: ['health'], summary: 'The process is alive', response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+      { schema: { tags: ['health'], summary: 'The process is alive', response: { 200: ref(Liveness) } } },
       async () => ({ status: 'ok' as const }),
     );
     app.get(
@@ -67,14 +78,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
         schema: {
           tags: ['health'],
           summary: 'Uptime',
-          response: {
-            200: Type.Object({
-              status: Type.Literal('ok'),
-              uptimeSeconds: Type.Integer(),
-              startedAt: Type.String(),
-              version: Type.String(),
-            }),
-          },
+          response: { 200: ref(Uptime) },
         },
       },
       async () => ({

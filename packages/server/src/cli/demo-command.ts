@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Container } from '../container.js';
+import type { Config } from '../config.js';
+import type { ApiKeyService } from '../modules/api-keys/api-key-service.js';
+import type { PayeeService } from '../modules/payees/payee-service.js';
+import type { ShopService } from '../modules/shops/shop-service.js';
 import { AppError } from '../errors.js';
 
 const DEMO_ACCOUNT = '1234566609';
@@ -11,14 +14,21 @@ const DEMO_ACCOUNT = '1234566609';
  * at the sandbox bank paying that account, its slip image saved to a file, and the curl line to run.
  * Development only: it needs the sandbox bank that `npm start` runs beside the service.
  */
-export async function runDemo(c: Container, opts: { out?: string } = {}) {
-  const sandbox = c.config.CHECKER_URL.split(',')[0] || `http://127.0.0.1:${c.config.SANDBOX_PORT}`;
-  if (c.config.NODE_ENV === 'production')
-    throw new AppError('DEMO_DISABLED', 400, 'demo is for development; production has no sandbox bank');
-  const shop = await c.shops.create({ name: 'ร้านตัวอย่าง (demo)', planCode: 'BUSINESS' }, 'operator:cli');
-  await c.payees.add(shop.id, { bankCode: '004', accountNumber: DEMO_ACCOUNT, holder: 'ร้านตัวอย่าง' }, 'operator:cli');
-  const live = await c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read', name: 'demo live' }, 'operator:cli');
-  const test = await c.apiKeys.create(shop.id, { environment: 'test', scopes: 'verify,read', name: 'demo test' }, 'operator:cli');
+export interface DemoDeps {
+  config: Pick<Config, 'CHECKER_URL' | 'SANDBOX_PORT' | 'NODE_ENV' | 'PUBLIC_URL' | 'HOST' | 'PORT'>;
+  shops: Pick<ShopService, 'create'>;
+  payees: Pick<PayeeService, 'add'>;
+  apiKeys: Pick<ApiKeyService, 'create'>;
+}
+
+export async function runDemo(deps: DemoDeps, opts: { out?: string } = {}) {
+  const { config, shops, payees, apiKeys } = deps;
+  const sandbox = config.CHECKER_URL.split(',')[0] || `http://127.0.0.1:${config.SANDBOX_PORT}`;
+  if (config.NODE_ENV === 'production') throw new AppError('DEMO_DISABLED', 400, 'demo is for development; production has no sandbox bank');
+  const shop = await shops.create({ name: 'ร้านตัวอย่าง (demo)', planCode: 'BUSINESS' }, 'operator:cli');
+  await payees.add(shop.id, { bankCode: '004', accountNumber: DEMO_ACCOUNT, holder: 'ร้านตัวอย่าง' }, 'operator:cli');
+  const live = await apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read', name: 'demo live' }, 'operator:cli');
+  const test = await apiKeys.create(shop.id, { environment: 'test', scopes: 'verify,read', name: 'demo test' }, 'operator:cli');
 
   let transfer: { transRef: string };
   try {
@@ -45,7 +55,7 @@ export async function runDemo(c: Container, opts: { out?: string } = {}) {
   const image = Buffer.from(await (await fetch(`${sandbox}/transfers/${transfer.transRef}/slip.png`)).arrayBuffer());
   const file = path.resolve(opts.out ?? 'demo-slip.png');
   fs.writeFileSync(file, image);
-  const base = c.config.PUBLIC_URL || `http://${c.config.HOST}:${c.config.PORT}`;
+  const base = config.PUBLIC_URL || `http://${config.HOST}:${config.PORT}`;
   return {
     shopId: shop.id,
     liveKey: live.key,

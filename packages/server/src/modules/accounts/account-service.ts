@@ -343,6 +343,11 @@ export function createAccountService(deps: AccountDeps) {
         .where('shop_id', '=', shopId)
         .execute();
     },
+    /** Active people with this (normalised) address: one per shop at most, since addresses are unique. */
+    async findByEmail(email: string): Promise<User[]> {
+      const rows = await db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).execute();
+      return rows.map(userFromRow);
+    },
     /** The person's role, or null for a missing or removed person (the owner guard refuses both). */
     async roleOf(userId: string): Promise<User['role'] | null> {
       const row = await db.selectFrom('users').select('role').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();

@@ -219,7 +219,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     verifySlip: () => verification.verifySlip,
     decode,
   });
-  const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, masterSecrets: sealingSecrets, config });
+  const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, transactions, masterSecrets: sealingSecrets, config });
   closers.push(() => webhookModule.close());
   const privacy = createPrivacyService({
     db,

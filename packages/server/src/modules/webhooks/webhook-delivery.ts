@@ -1,5 +1,6 @@
 import { signWebhookPayload } from '@slipcheck/sdk/webhook-signature';
 import type { Db } from '../../db/db.js';
+import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
@@ -7,10 +8,12 @@ import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import type { OutboxFinalFailureHandlers, OutboxHandler, OutboxHandlers } from '../../outbox/outbox-types.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
-import { recordFromRow } from '../transactions/transaction-record.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 import { RESULT_CREATED_JOB } from '../verification/verification-jobs.js';
 import { buildEvent } from './webhook-events.js';
 import type { WebhookSender } from './webhook-sender.js';
+import { newDeliveryRow, type WebhookRepo } from './webhook-repo.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 import { metrics } from '../../lib/metrics.js';
 
@@ -31,9 +34,13 @@ declare module '../../outbox/outbox-types.js' {
 
 export interface WebhookDeliveryDeps {
   db: Db;
+  repo: WebhookRepo;
   clock: Clock;
   audit: AuditService;
   plans: PlanService;
+  /** The record a result.created job names, and its shop (other modules' data, through their services). */
+  transactions: Pick<TransactionService, 'get'>;
+  shops: Pick<ShopService, 'get'>;
   box: SecretBox;
   sender: WebhookSender;
   /** Seconds before each retry; its length is the number of retries (5 by default). */
@@ -50,16 +57,23 @@ export const DELIVERY_HEADERS = {
 const cut = (s: string | null) => (s === null ? null : s.length > 500 ? s.slice(0, 500) : s);
 
 /** The secrets that sign now: the current one, plus the previous one while its rotation overlap lasts. */
-export function signingSecrets(box: SecretBox, ep: WebhookEndpointsTable, now: Date): string[] {
-  const list = [box.decrypt(ep.secret_enc, ep.id)];
-  if (ep.previous_secret_enc && ep.previous_secret_expires_at && ep.previous_secret_expires_at > now.toISOString()) {
-    list.push(box.decrypt(ep.previous_secret_enc, ep.id));
+export function signingSecrets(box: SecretBox, endpoint: WebhookEndpointsTable, now: Date): string[] {
+  const list = [box.decrypt(endpoint.secret_enc, endpoint.id)];
+  if (endpoint.previous_secret_enc && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now.toISOString()) {
+    list.push(box.decrypt(endpoint.previous_secret_enc, endpoint.id));
   }
   return list;
 }
 
+/** Not found is an answer (the record or shop is gone: nothing to send); any other failure is retried. */
+const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
+  p.catch((e: unknown) => {
+    if (e instanceof AppError && e.status === 404) return null;
+    throw e;
+  });
+
 export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
-  const { db, clock, audit, plans, box, sender, retrySchedule } = deps;
+  const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
 
   function retryDelayMs(round: number, retryAfterMs: number | null): number {
     const base = (retrySchedule[round] ?? 0) * 1000 * (0.8 + Math.random() * 0.4);
@@ -107,10 +121,11 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
         id: newId('wha', started.getTime() - 1),
         started_at: new Date(started.getTime() - 1).toISOString(),
       };
-      await db
-        .insertInto('webhook_attempts')
-        .values({ ...lost, error: 'worker stopped before the answer was recorded; round sent again', finished_at: started.toISOString() })
-        .execute();
+      await repo.insertAttempt({
+        ...lost,
+        error: 'worker stopped before the answer was recorded; round sent again',
+        finished_at: started.toISOString(),
+      });
     }
     const attempt = attemptRow('delivered');
 
@@ -135,9 +150,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     metrics.webhookDeliveries.inc({ outcome: status === 'retrying' ? 'retry' : status });
     const error = cut(result.gone ? `${result.error}: endpoint disabled (410 Gone)` : result.error);
     await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
+      await repo.insertAttempt(
+        {
           ...attempt,
           status: result.ok ? 'delivered' : 'failed',
           response_code: result.statusCode,
@@ -145,13 +159,13 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
           error,
           next_attempt_at: next?.toISOString() ?? null,
           finished_at: finished.toISOString(),
-        })
-        .execute();
-      await trx
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({
+        },
+        trx,
+      );
+      await repo.recordRound(
+        d.id,
+        {
           status,
-          attempts: eb('attempts', '+', 1),
           round,
           last_status_code: result.statusCode,
           last_error: error,
@@ -159,9 +173,9 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
           next_attempt_at: next?.toISOString() ?? null,
           delivered_at: result.ok ? finished.toISOString() : d.delivered_at,
           updated_at: finished.toISOString(),
-        }))
-        .where('id', '=', d.id)
-        .execute();
+        },
+        trx,
+      );
       if (next) {
         await enqueueOutbox(
           trx,
@@ -176,12 +190,12 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       }
       if (result.gone && !d.is_test) {
         // The receiver says the URL is gone for good: stop sending there until the owner re-enables it.
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ status: 'disabled', disabled_reason: 'GONE', updated_at: finished.toISOString() })
-          .where('id', '=', ep.id)
-          .where('shop_id', '=', ep.shop_id)
-          .execute();
+        await repo.updateEndpoint(
+          ep.shop_id,
+          ep.id,
+          { status: 'disabled', disabled_reason: 'GONE', updated_at: finished.toISOString() },
+          trx,
+        );
         await audit.record(
           {
             shopId: ep.shop_id,
@@ -202,49 +216,35 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const onResultCreated: OutboxHandler<typeof RESULT_CREATED_JOB> = async (job, ctx) => {
     const p = job.payload;
     if (!p?.transactionId || !p.shopId) return;
-    const row = await db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('id', '=', p.transactionId)
-      .where('shop_id', '=', p.shopId)
-      .executeTakeFirst();
-    if (!row) return;
-    const shop = await db.selectFrom('shops').select(['plan_code', 'deleted_at']).where('id', '=', p.shopId).executeTakeFirst();
-    if (!shop || shop.deleted_at) return;
-    const plan = await plans.get(shop.plan_code).catch(() => null);
+    const record = await orNullIfGone(deps.transactions.get(p.shopId, p.transactionId));
+    if (!record) return;
+    const shop = await orNullIfGone(deps.shops.get(p.shopId)); // an erased shop is gone too
+    if (!shop) return;
+    const plan = await plans.get(shop.planCode).catch(() => null);
     if (!plan?.webhooks) return; // trial and plans without webhooks get no deliveries
     const now = ctx.now();
-    const event = buildEvent(recordFromRow(row), now);
-    const endpoints = (
-      await db.selectFrom('webhook_endpoints').selectAll().where('shop_id', '=', p.shopId).where('status', '=', 'enabled').execute()
-    ).filter((ep) => ep.events.split(',').includes(event.kind));
+    const event = buildEvent(record, now);
+    const endpoints = (await repo.enabledEndpointsOf(p.shopId)).filter((endpoint) => endpoint.events.split(',').includes(event.kind));
     if (!endpoints.length) return;
     await db.transaction().execute(async (trx) => {
-      for (const ep of endpoints) {
+      for (const endpoint of endpoints) {
         const id = newId('whd', now.getTime());
-        await trx
-          .insertInto('webhook_deliveries')
-          .values({
+        const at = now.toISOString();
+        await repo.insertDelivery(
+          newDeliveryRow({
             id,
             shop_id: p.shopId,
-            endpoint_id: ep.id,
+            endpoint_id: endpoint.id,
             event_id: event.id,
             event_kind: event.kind,
-            transaction_id: row.id,
+            transaction_id: record.id,
             payload: event.body,
-            is_test: 0,
-            status: 'pending',
-            attempts: 0,
-            round: 0,
-            last_status_code: null,
-            last_error: null,
-            last_duration_ms: null,
-            next_attempt_at: now.toISOString(),
-            delivered_at: null,
-            created_at: now.toISOString(),
-            updated_at: now.toISOString(),
-          })
-          .execute();
+            isTest: false,
+            nextAttemptAt: at,
+            at,
+          }),
+          trx,
+        );
         // Claimed by this worker: the first attempt starts right after this commit, without a claim round trip.
         await ctx.enqueueClaimed(trx, {
           kind: WEBHOOK_DELIVER_JOB,
@@ -259,38 +259,20 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   /** `webhook.deliver`: one attempt round of one delivery. */
   const onDeliver: OutboxHandler<typeof WEBHOOK_DELIVER_JOB> = async (job, ctx) => {
     const p = job.payload;
-    const d = await db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('id', '=', p?.deliveryId ?? '')
-      .executeTakeFirst();
+    const delivery = await repo.deliveryById(p?.deliveryId ?? '');
     // Stale jobs (already delivered, failed or cancelled meanwhile) do nothing.
-    if (!d || !['pending', 'retrying'].includes(d.status)) return;
-    const ep = await db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('id', '=', d.endpoint_id)
-      .where('shop_id', '=', d.shop_id)
-      .executeTakeFirst();
-    if (!ep || ep.status !== 'enabled') {
+    if (!delivery || !['pending', 'retrying'].includes(delivery.status)) return;
+    const endpoint = await repo.endpoint(delivery.shop_id, delivery.endpoint_id);
+    if (!endpoint || endpoint.status !== 'enabled') {
       await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({
-            status: 'cancelled',
-            last_error: ep ? 'endpoint disabled' : 'endpoint deleted',
-            next_attempt_at: null,
-            updated_at: ctx.now().toISOString(),
-          })
-          .where('id', '=', d.id)
-          .execute();
+        await repo.cancelDelivery(delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', ctx.now().toISOString(), trx);
         await ctx.completeIn(trx);
       });
       return;
     }
     await runAttempt({
-      delivery: d,
-      endpoint: ep,
+      delivery,
+      endpoint,
       round: p.round ?? 0,
       manual: !!p.manual,
       workerId: ctx.workerId,
@@ -303,17 +285,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   /** A delivery job the worker gave up on (it kept crashing or hanging): the delivery is failed, so the owner can redeliver it. */
   const onDeliverFailed: NonNullable<OutboxFinalFailureHandlers[typeof WEBHOOK_DELIVER_JOB]> = async (job, error) => {
     const p = job.payload;
-    await db
-      .updateTable('webhook_deliveries')
-      .set({
-        status: 'failed',
-        last_error: `delivery could not be attempted: ${error}`.slice(0, 500),
-        next_attempt_at: null,
-        updated_at: clock.now().toISOString(),
-      })
-      .where('id', '=', p?.deliveryId ?? '')
-      .where('status', 'in', ['pending', 'retrying'])
-      .execute();
+    await repo.failUnsent(p?.deliveryId ?? '', `delivery could not be attempted: ${error}`.slice(0, 500), clock.now().toISOString());
   };
 
   return {

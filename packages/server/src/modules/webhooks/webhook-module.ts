@@ -5,7 +5,9 @@ import { createSecretBox } from '../../lib/secret-box.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 import { createWebhookDelivery } from './webhook-delivery.js';
+import { createWebhookRepo } from './webhook-repo.js';
 import { createWebhookSender, type WebhookSender } from './webhook-sender.js';
 import { createWebhookService } from './webhook-service.js';
 
@@ -16,6 +18,8 @@ export function createWebhookModule(deps: {
   audit: AuditService;
   plans: PlanService;
   shops: ShopService;
+  /** The records that result.created jobs name (webhooks never read the transactions table). */
+  transactions: Pick<TransactionService, 'get'>;
   /** The container's master secret (c.secret); previous ones may follow for a master-key rotation. */
   masterSecrets: string | string[];
   config: {
@@ -31,17 +35,22 @@ export function createWebhookModule(deps: {
   const { config } = deps;
   const box = createSecretBox({ secrets: deps.masterSecrets, purpose: 'webhook-endpoint-secret' });
   const sender = deps.sender ?? createWebhookSender({ timeoutMs: config.WEBHOOK_TIMEOUT_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  const repo = createWebhookRepo(deps.db);
   const delivery = createWebhookDelivery({
     db: deps.db,
+    repo,
     clock: deps.clock,
     audit: deps.audit,
     plans: deps.plans,
+    transactions: deps.transactions,
+    shops: deps.shops,
     box,
     sender,
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
   });
   const service = createWebhookService({
     db: deps.db,
+    repo,
     clock: deps.clock,
     audit: deps.audit,
     plans: deps.plans,

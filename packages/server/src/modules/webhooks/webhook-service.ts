@@ -4,6 +4,7 @@ import type { Db } from '../../db/db.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { reencryptRows } from '../../lib/reencrypt-rows.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -11,6 +12,7 @@ import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import { WEBHOOK_DELIVER_JOB, type WebhookDelivery } from './webhook-delivery.js';
 import { buildTestEvent, WEBHOOK_EVENT_KINDS, type WebhookEventKind } from './webhook-events.js';
+import { newDeliveryRow, type WebhookRepo } from './webhook-repo.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 import { assertPublicTarget, parseWebhookUrl } from './webhook-url-guard.js';
 
@@ -60,6 +62,8 @@ export interface WebhookAttemptView {
 }
 
 export interface WebhookServiceDeps {
+  repo: WebhookRepo;
+  /** Only for transactions that also write an audit entry or an outbox job. */
   db: Db;
   clock: Clock;
   audit: AuditService;
@@ -84,11 +88,11 @@ function parseEvents(events: unknown): WebhookEventKind[] {
     throw new AppError('INVALID_WEBHOOK_EVENTS', 400, `events must be a non-empty list of ${WEBHOOK_EVENT_KINDS.join(', ')}`);
   return [...new Set(list)] as WebhookEventKind[];
 }
-function parseDescription(d: unknown): string | null {
-  if (d === undefined || d === null || d === '') return null;
-  if (typeof d !== 'string' || d.length > 200)
+function parseDescription(description: unknown): string | null {
+  if (description === undefined || description === null || description === '') return null;
+  if (typeof description !== 'string' || description.length > 200)
     throw new AppError('INVALID_DESCRIPTION', 400, 'description must be text of at most 200 characters');
-  return d;
+  return description;
 }
 
 export const deliveryView = (r: WebhookDeliveriesTable): WebhookDeliveryView => ({
@@ -122,7 +126,7 @@ export const attemptView = (r: WebhookAttemptsTable): WebhookAttemptView => ({
 });
 
 export function createWebhookService(deps: WebhookServiceDeps) {
-  const { db, clock, audit, plans, shops, box, delivery } = deps;
+  const { db, repo, clock, audit, plans, shops, box, delivery } = deps;
 
   const view = (r: WebhookEndpointsTable): WebhookEndpointView => {
     const now = clock.now().toISOString();
@@ -147,29 +151,24 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     if (!plan.webhooks) throw new AppError('PLAN_API_ACCESS_REQUIRED', 403, 'Webhooks are not included in the current plan');
   }
   async function row(shopId: string, id: string): Promise<WebhookEndpointsTable> {
-    const r = await db.selectFrom('webhook_endpoints').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    const r = await repo.endpoint(shopId, id);
     if (!r) throw notFound('Webhook endpoint');
     return r;
   }
   /** After a master-secret rotation (SECRET_KEY_PREVIOUS), re-seal every stored secret under the current key. */
   async function reencryptSecrets(): Promise<number> {
-    const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret_enc', 'previous_secret_enc']).execute();
-    let n = 0;
-    for (const r of rows) {
-      const stale = box.needsReencrypt(r.secret_enc) || (!!r.previous_secret_enc && box.needsReencrypt(r.previous_secret_enc));
-      if (!stale) continue;
-      await db
-        .updateTable('webhook_endpoints')
-        .set({
-          secret_enc: box.encrypt(box.decrypt(r.secret_enc, r.id), r.id),
-          previous_secret_enc: r.previous_secret_enc ? box.encrypt(box.decrypt(r.previous_secret_enc, r.id), r.id) : null,
-        })
-        .where('id', '=', r.id)
-        .where('secret_enc', '=', r.secret_enc)
-        .execute();
-      n++;
-    }
-    return n;
+    return reencryptRows(
+      box,
+      await repo.sealedSecrets(),
+      (r) => ({ secret_enc: { value: r.secret_enc, aad: r.id }, previous_secret_enc: { value: r.previous_secret_enc, aad: r.id } }),
+      (r, resealed) =>
+        repo.resealSecrets(r.id, r.secret_enc, { secret_enc: resealed.secret_enc!, previous_secret_enc: resealed.previous_secret_enc }),
+    );
+  }
+  async function deliveryOf(shopId: string, deliveryId: string): Promise<WebhookDeliveriesTable> {
+    const found = await repo.delivery(shopId, deliveryId);
+    if (!found) throw notFound('Webhook delivery');
+    return found;
   }
   async function checkedUrl(raw: unknown): Promise<string> {
     const u = parseWebhookUrl(raw, { allowPrivate: deps.allowPrivate });
@@ -184,20 +183,14 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const events = parseEvents(input.events);
       const description = parseDescription(input.description);
       const url = await checkedUrl(input.url);
-      const count = await db
-        .selectFrom('webhook_endpoints')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('shop_id', '=', shopId)
-        .executeTakeFirstOrThrow();
-      if (Number(count.n) >= MAX_ENDPOINTS_PER_SHOP)
+      if ((await repo.countEndpoints(shopId)) >= MAX_ENDPOINTS_PER_SHOP)
         throw new AppError('WEBHOOK_ENDPOINT_LIMIT', 409, `A shop can have at most ${MAX_ENDPOINTS_PER_SHOP} webhook endpoints`);
       const now = clock.now().toISOString();
       const id = newId('whe');
       const secret = newSecret();
       await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('webhook_endpoints')
-          .values({
+        await repo.insertEndpoint(
+          {
             id,
             shop_id: shopId,
             url,
@@ -210,16 +203,16 @@ export function createWebhookService(deps: WebhookServiceDeps) {
             previous_secret_expires_at: null,
             created_at: now,
             updated_at: now,
-          })
-          .execute();
+          },
+          trx,
+        );
         await audit.record({ shopId, actor, action: 'webhook.endpoint.add', target: id, detail: { url, events } }, trx);
       });
       return { endpoint: view(await row(shopId, id)), secret };
     },
 
     async list(shopId: string): Promise<WebhookEndpointView[]> {
-      const rows = await db.selectFrom('webhook_endpoints').selectAll().where('shop_id', '=', shopId).orderBy('id').execute();
-      return rows.map(view);
+      return (await repo.endpointsOf(shopId)).map(view);
     },
 
     async get(shopId: string, endpointId: string): Promise<WebhookEndpointView> {
@@ -237,7 +230,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       if (patch.url !== undefined) set.url = await checkedUrl(patch.url);
       if (patch.description !== undefined) set.description = parseDescription(patch.description);
       if (patch.events !== undefined) set.events = parseEvents(patch.events).join(',');
-      await db.updateTable('webhook_endpoints').set(set).where('shop_id', '=', shopId).where('id', '=', r.id).execute();
+      await repo.updateEndpoint(shopId, r.id, set);
       if (set.url && set.url !== r.url)
         await audit.record({ shopId, actor, action: 'webhook.endpoint.update', target: r.id, detail: { url: set.url } });
       return view(await row(shopId, r.id));
@@ -245,12 +238,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     async disable(shopId: string, endpointId: string, actor = 'system') {
       const r = await row(shopId, endpointId);
-      await db
-        .updateTable('webhook_endpoints')
-        .set({ status: 'disabled', disabled_reason: 'MANUAL', updated_at: clock.now().toISOString() })
-        .where('shop_id', '=', shopId)
-        .where('id', '=', r.id)
-        .execute();
+      await repo.updateEndpoint(shopId, r.id, { status: 'disabled', disabled_reason: 'MANUAL', updated_at: clock.now().toISOString() });
       await audit.record({ shopId, actor, action: 'webhook.endpoint.disable', target: r.id });
       return view(await row(shopId, r.id));
     },
@@ -258,12 +246,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async enable(shopId: string, endpointId: string, actor = 'system') {
       const r = await row(shopId, endpointId);
       await requireWebhookPlan(shopId);
-      await db
-        .updateTable('webhook_endpoints')
-        .set({ status: 'enabled', disabled_reason: null, updated_at: clock.now().toISOString() })
-        .where('shop_id', '=', shopId)
-        .where('id', '=', r.id)
-        .execute();
+      await repo.updateEndpoint(shopId, r.id, { status: 'enabled', disabled_reason: null, updated_at: clock.now().toISOString() });
       await audit.record({ shopId, actor, action: 'webhook.endpoint.enable', target: r.id });
       return view(await row(shopId, r.id));
     },
@@ -272,9 +255,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     async delete(shopId: string, endpointId: string, actor = 'system'): Promise<{ deleted: true; id: string }> {
       const r = await row(shopId, endpointId);
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('webhook_attempts').where('shop_id', '=', shopId).where('endpoint_id', '=', r.id).execute();
-        await trx.deleteFrom('webhook_deliveries').where('shop_id', '=', shopId).where('endpoint_id', '=', r.id).execute();
-        await trx.deleteFrom('webhook_endpoints').where('shop_id', '=', shopId).where('id', '=', r.id).execute();
+        await repo.deleteEndpoint(shopId, r.id, trx);
         await audit.record({ shopId, actor, action: 'webhook.endpoint.delete', target: r.id, detail: { url: r.url } }, trx);
       });
       return { deleted: true, id: r.id };
@@ -302,17 +283,17 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       const secret = newSecret();
       const expires = hours > 0 ? new Date(now.getTime() + hours * 3_600_000).toISOString() : null;
       await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({
+        await repo.updateEndpoint(
+          shopId,
+          r.id,
+          {
             secret_enc: box.encrypt(secret, r.id),
             previous_secret_enc: expires ? r.secret_enc : null,
             previous_secret_expires_at: expires,
             updated_at: now.toISOString(),
-          })
-          .where('shop_id', '=', shopId)
-          .where('id', '=', r.id)
-          .execute();
+          },
+          trx,
+        );
         await audit.record({ shopId, actor, action: 'webhook.secret.rotate', target: r.id, detail: { overlapHours: hours } }, trx);
       });
       return { endpoint: view(await row(shopId, r.id)), secret, previousSecretExpiresAt: expires };
@@ -320,68 +301,38 @@ export function createWebhookService(deps: WebhookServiceDeps) {
 
     async listDeliveries(shopId: string, f: { endpointId?: string; status?: string; limit?: number; cursor?: string } = {}) {
       const limit = Math.min(100, Math.max(1, f.limit ?? 50));
-      let q = db.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId);
-      if (f.endpointId) q = q.where('endpoint_id', '=', f.endpointId);
-      if (f.status) {
-        const st = f.status.split(',');
-        if (st.some((s) => !(DELIVERY_STATUSES as readonly string[]).includes(s)))
-          throw new AppError('INVALID_STATUS', 400, `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
-        q = q.where('status', 'in', st);
-      }
-      if (f.cursor) {
-        if (!/^whd_[0-9a-z]{20}$/.test(f.cursor))
-          throw new AppError('INVALID_CURSOR', 400, 'cursor is not a nextCursor value returned by this endpoint');
-        q = q.where('id', '<', f.cursor);
-      }
-      const rows = await q
-        .orderBy('id', 'desc')
-        .limit(limit + 1)
-        .execute();
+      const statuses = f.status ? f.status.split(',') : undefined;
+      if (statuses?.some((s) => !(DELIVERY_STATUSES as readonly string[]).includes(s)))
+        throw new AppError('INVALID_STATUS', 400, `status must be one of ${DELIVERY_STATUSES.join(', ')}`);
+      if (f.cursor && !/^whd_[0-9a-z]{20}$/.test(f.cursor))
+        throw new AppError('INVALID_CURSOR', 400, 'cursor is not a nextCursor value returned by this endpoint');
+      const rows = await repo.listDeliveries(shopId, {
+        endpointId: f.endpointId,
+        statuses,
+        before: f.cursor || undefined,
+        limit: limit + 1,
+      });
       const page = rows.slice(0, limit);
       return { items: page.map(deliveryView), nextCursor: rows.length > limit ? page[page.length - 1]!.id : null };
     },
 
     async getDelivery(shopId: string, deliveryId: string) {
-      const d = await db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('shop_id', '=', shopId)
-        .where('id', '=', deliveryId)
-        .executeTakeFirst();
-      if (!d) throw notFound('Webhook delivery');
-      const attempts = await db
-        .selectFrom('webhook_attempts')
-        .selectAll()
-        .where('shop_id', '=', shopId)
-        .where('delivery_id', '=', d.id)
-        .orderBy('started_at')
-        .orderBy('id')
-        .execute();
-      return { ...deliveryView(d), payload: JSON.parse(d.payload) as unknown, attempts: attempts.map(attemptView) };
+      const found = await deliveryOf(shopId, deliveryId);
+      const attempts = await repo.attemptsOf(shopId, found.id);
+      return { ...deliveryView(found), payload: JSON.parse(found.payload) as unknown, attempts: attempts.map(attemptView) };
     },
 
     /** One manual attempt of a finished delivery (delivered, failed or cancelled), same event id and body; no automatic retries after it. */
     async redeliver(shopId: string, deliveryId: string, actor = 'system'): Promise<WebhookDeliveryView> {
       const now = clock.now();
-      const d = await db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('shop_id', '=', shopId)
-        .where('id', '=', deliveryId)
-        .executeTakeFirst();
-      if (!d) throw notFound('Webhook delivery');
+      const d = await deliveryOf(shopId, deliveryId);
       if (d.status === 'pending' || d.status === 'retrying')
         throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is still scheduled; wait for it to finish');
-      const ep = await row(shopId, d.endpoint_id);
-      if (ep.status !== 'enabled') throw new AppError('WEBHOOK_ENDPOINT_DISABLED', 409, 'Enable the endpoint before redelivering');
+      const endpoint = await row(shopId, d.endpoint_id);
+      if (endpoint.status !== 'enabled') throw new AppError('WEBHOOK_ENDPOINT_DISABLED', 409, 'Enable the endpoint before redelivering');
       await db.transaction().execute(async (trx) => {
-        const r = await trx
-          .updateTable('webhook_deliveries')
-          .set({ status: 'pending', next_attempt_at: now.toISOString(), updated_at: now.toISOString() })
-          .where('id', '=', d.id)
-          .where('status', '=', d.status)
-          .executeTakeFirst();
-        if (!Number(r.numUpdatedRows)) throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is already being redelivered');
+        if (!(await repo.reopen(d.id, d.status, now.toISOString(), trx)))
+          throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is already being redelivered');
         await enqueueOutbox(
           trx,
           {
@@ -393,58 +344,38 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         );
         await audit.record({ shopId, actor, action: 'webhook.delivery.redeliver', target: d.id }, trx);
       });
-      const after = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
-      return deliveryView(after);
+      return deliveryView(await deliveryOf(shopId, d.id));
     },
 
     /** Sends a sample slip.verified now (not through the queue) and answers with the outcome; test deliveries are never retried. */
     async sendTest(shopId: string, endpointId: string, actor = 'system') {
       await requireWebhookPlan(shopId);
-      const ep = await row(shopId, endpointId);
+      const endpoint = await row(shopId, endpointId);
       const now = clock.now();
-      const ev = buildTestEvent(now);
-      const d: WebhookDeliveriesTable = {
+      const event = buildTestEvent(now);
+      const testDelivery = newDeliveryRow({
         id: newId('whd', now.getTime()),
         shop_id: shopId,
-        endpoint_id: ep.id,
-        event_id: ev.id,
-        event_kind: ev.kind,
+        endpoint_id: endpoint.id,
+        event_id: event.id,
+        event_kind: event.kind,
         transaction_id: null,
-        payload: ev.body,
-        is_test: 1,
-        status: 'pending',
-        attempts: 0,
-        round: 0,
-        last_status_code: null,
-        last_error: null,
-        last_duration_ms: null,
-        next_attempt_at: null,
-        delivered_at: null,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      };
-      await db.insertInto('webhook_deliveries').values(d).execute();
+        payload: event.body,
+        isTest: true,
+        nextAttemptAt: null,
+        at: now.toISOString(),
+      });
+      await repo.insertDelivery(testDelivery);
       void actor;
       // A disabled endpoint may still be tested: that is how an owner checks a fix before enabling it.
-      await delivery.runAttempt({ delivery: d, endpoint: ep, round: 0, manual: false, workerId: null });
-      return this.getDelivery(shopId, d.id);
+      await delivery.runAttempt({ delivery: testDelivery, endpoint, round: 0, manual: false, workerId: null });
+      return this.getDelivery(shopId, testDelivery.id);
     },
 
     /** Retention: finished deliveries older than WEBHOOK_RETENTION_DAYS go, with their attempts. */
     async prune(): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - deps.retentionDays * 86_400_000).toISOString();
-      const old = db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('created_at', '<', cutoff)
-        .where('status', 'not in', ['pending', 'retrying']);
-      await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', old).execute();
-      const r = await db
-        .deleteFrom('webhook_deliveries')
-        .where('created_at', '<', cutoff)
-        .where('status', 'not in', ['pending', 'retrying'])
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return repo.prune(cutoff);
     },
   };
 }

@@ -23,11 +23,12 @@ export interface ApiAuthDeps {
 const unauthorized = () =>
   new AppError('UNAUTHORIZED', 401, 'Missing, invalid or revoked API key; send Authorization: Bearer sk_live_... or sk_test_...');
 
+/** Over the limit: 429 RATE_LIMITED with Retry-After, the answer the public contract names. */
 async function limit(deps: ApiAuthDeps, reply: FastifyReply, key: string, max: number) {
-  const d = await deps.rateLimiter.hit(key, max);
-  if (!d.allowed) {
-    reply.header('Retry-After', String(d.retryAfterSec));
-    throw new AppError('RATE_LIMITED', 429, `Rate limit of ${max} requests per minute exceeded; retry after ${d.retryAfterSec} s`);
+  const decision = await deps.rateLimiter.hit(key, max);
+  if (!decision.allowed) {
+    reply.header('Retry-After', String(decision.retryAfterSec));
+    throw new AppError('RATE_LIMITED', 429, `Rate limit of ${max} requests per minute exceeded; retry after ${decision.retryAfterSec} s`);
   }
 }
 

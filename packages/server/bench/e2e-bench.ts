@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { createSlipDecoderPool } from '../src/modules/slip-qr/slip-qr-pool.js';
+import { phoneSlips } from './bench-slips.js';
 
 /**
  * End-to-end verify throughput against the sandbox bank (zero latency, its own process), compared
@@ -61,7 +62,7 @@ function procStats(pid: number) {
 async function startServer(checkerUrl: string) {
   // BENCH_COMPILED=1 (`npm run bench:prod`): the service from dist/ under plain node, as start:prod runs it.
   const compiled = !!process.env.BENCH_COMPILED;
-  const entry = path.resolve(import.meta.dirname, compiled ? 'bench-server-dist.mjs' : 'bench-server.ts');
+  const entry = path.resolve(import.meta.dirname, 'bench-server.mjs');
   // BENCH_SERVER_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const extra = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter(Boolean);
   const loader = compiled ? ['--conditions=slipcheck-dist'] : ['--import', 'tsx'];
@@ -94,24 +95,8 @@ export async function runE2eBench(opts: { perLevel?: number } = {}): Promise<E2e
     return { status: r.statusCode, body: (await r.body.json()) as { data?: { status: string; cached: boolean } } };
   };
   try {
-    // Realistic uploads: 1080x1900 JPEGs from phones (jpeg70 variant), each a different transfer.
     const total = perLevel * 2 + 4; // the last 4 warm the service up
-    const images: Buffer[] = [];
-    for (let i = 0; i < total; i++) {
-      const t = (await (
-        await fetch(`${url}/transfers`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            sendingBank: '014',
-            amount: 100 + i,
-            sender: { name: 'นาย ทดสอบ', account: '4081234567' },
-            receiver: { name: 'ร้านทดสอบ', account: '1234566609', bankCode: '004' },
-          }),
-        })
-      ).json()) as { transRef: string };
-      images.push(Buffer.from(await (await fetch(`${url}/transfers/${t.transRef}/slip.jpg?variant=jpeg70`)).arrayBuffer()));
-    }
+    const images = await phoneSlips(url, total);
 
     // Baseline: decode only, the same pool size, the same images and concurrency (warmed up first).
     const pool = createSlipDecoderPool({ threads });

@@ -7,6 +7,7 @@ import { createSandboxBank } from '@slipcheck/sandbox-bank';
 import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { buildApp } from '../src/http/app.js';
+import { phoneSlips } from './bench-slips.js';
 
 /**
  * Decoder fairness: one shop floods POST /api/v1/verify with 40 slow images at once (blank 12 MP
@@ -51,22 +52,7 @@ export async function runFairnessBench(opts: { flood?: number; checks?: number }
     };
     const flooder = await shop('flooder');
     const payer = await shop('payer');
-    const slips: Buffer[] = [];
-    for (let i = 0; i < checks * 2 + 2; i++) {
-      const t = (await (
-        await fetch(`${bank.url}/transfers`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            sendingBank: '014',
-            amount: 100 + i,
-            sender: { name: 'นาย ทดสอบ', account: '4081234567' },
-            receiver: { name: 'ร้านทดสอบ', account: '1234566609', bankCode: '004' },
-          }),
-        })
-      ).json()) as { transRef: string };
-      slips.push(Buffer.from(await (await fetch(`${bank.url}/transfers/${t.transRef}/slip.jpg?variant=jpeg70`)).arrayBuffer()));
-    }
+    const slips = await phoneSlips(bank.url, checks * 2 + 2);
     const png = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } })
       .png({ compressionLevel: 9 })
       .toBuffer();

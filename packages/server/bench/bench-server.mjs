@@ -1,12 +1,14 @@
 // The service under benchmark, in its own process so the load generator does not share its CPU.
-// Prints one JSON line {port, key} when ready.
+// Prints one JSON line {port, key} when ready. From src/ under tsx, or with BENCH_COMPILED=1 from
+// dist/ under plain node (started with --conditions=slipcheck-dist), as start:prod runs it.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../src/config.js';
-import { createContainer } from '../src/container.js';
-import { buildApp } from '../src/http/app.js';
+
+const root = process.env.BENCH_COMPILED ? '../dist' : '../src';
+const { loadConfig } = await import(`${root}/config.js`);
+const { createContainer } = await import(`${root}/container.js`);
+const { buildApp } = await import(`${root}/http/app.js`);
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-bench-'));
 const config = loadConfig({
@@ -25,7 +27,7 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const shop = await c.shops.create({ name: 'bench', planCode: 'BUSINESS' }, 'bench');
 await c.payees.add(shop.id, { bankCode: '004', accountNumber: '1234566609', holder: 'ร้านทดสอบ' }, 'bench');
 const { key } = await c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read' }, 'bench');
-process.stdout.write(JSON.stringify({ port: (app.server.address() as AddressInfo).port, key }) + '\n');
+process.stdout.write(JSON.stringify({ port: app.server.address().port, key }) + '\n');
 const stop = async () => {
   await app.close();
   await c.close();

@@ -105,7 +105,6 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
  * something else or break a line: removed once here, where bank data enters, so every channel gets
  * the same clean text. Runs of whitespace collapse; an empty result is null.
  */
-// eslint-disable-next-line no-control-regex
 const UNSAFE_TEXT = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 export function cleanBankText(v: string | null | undefined): string | null {
   if (typeof v !== 'string') return null;

@@ -27,6 +27,18 @@ function toSharp(c: Canvas): Sharp {
   return sharp(c.data(), { raw: { width: c.width, height: c.height, channels: 4 } });
 }
 
+/** A canvas filled with a diagonal gradient: what lies behind the slip in a photo. */
+function backdrop(width: number, height: number, from: string, to: string) {
+  const out = createCanvas(width, height);
+  const ctx = out.getContext('2d');
+  const gradient = ctx.createLinearGradient(0, 0, width, height);
+  gradient.addColorStop(0, from);
+  gradient.addColorStop(1, to);
+  ctx.fillStyle = gradient;
+  ctx.fillRect(0, 0, width, height);
+  return { out, ctx };
+}
+
 /**
  * A phone photographed while showing the slip: perspective (top edge farther away), bezel, moire
  * from the screen's pixel grid beating against the camera sensor, glare and uneven light. Canvas has
@@ -37,13 +49,7 @@ export function screenPhoto(slip: Canvas, seed: number): Sharp {
   const W = 1536;
   const H = 2048;
   const rnd = prng(seed);
-  const out = createCanvas(W, H);
-  const ctx = out.getContext('2d');
-  const bg = ctx.createLinearGradient(0, 0, W, H);
-  bg.addColorStop(0, '#5b5147');
-  bg.addColorStop(1, '#2c2722');
-  ctx.fillStyle = bg;
-  ctx.fillRect(0, 0, W, H);
+  const { out, ctx } = backdrop(W, H, '#5b5147', '#2c2722');
 
   const top = 190;
   const bottom = 1880;
@@ -119,13 +125,7 @@ export function cameraShot(slip: Canvas, seed: number): Sharp {
   const W = 4000;
   const H = 3000;
   const rnd = prng(seed);
-  const out = createCanvas(W, H);
-  const ctx = out.getContext('2d');
-  const table = ctx.createLinearGradient(0, 0, W, H);
-  table.addColorStop(0, '#a07a52');
-  table.addColorStop(1, '#6e5034');
-  ctx.fillStyle = table;
-  ctx.fillRect(0, 0, W, H);
+  const { out, ctx } = backdrop(W, H, '#a07a52', '#6e5034'); // a wooden table
   for (let i = 0; i < 14; i++) {
     ctx.fillStyle = `rgba(60,40,20,${0.05 + rnd() * 0.08})`;
     ctx.beginPath();

@@ -88,7 +88,7 @@ export function createLineModule(deps: LineModuleDeps) {
     log: deps.log,
     miniAppUrl: config.LIFF_ID ? `https://liff.line.me/${config.LIFF_ID}` : null,
   });
-  const ownerAlerts = createLineOwnerAlerts({ clock, owners, delivery, client, shops, transactions, timeZone: config.TIME_ZONE });
+  const ownerAlerts = createLineOwnerAlerts({ owners, delivery, client, shops, transactions, timeZone: config.TIME_ZONE });
 
   /**
    * Outbox handlers of this module. `owner.alert` is shared with e-mail: the registry composes them

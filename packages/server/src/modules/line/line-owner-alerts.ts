@@ -1,6 +1,4 @@
 import { AppError } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
-import { periodOf } from '../../lib/period.js';
 import type { OwnerAlertJob } from '../mail/mail-owner-alerts.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
@@ -16,7 +14,6 @@ import type { LineOwnerService } from './line-owner-service.js';
  * by the outbox, and the push retry key makes LINE drop a second copy of a push it already took.
  */
 export function createLineOwnerAlerts(deps: {
-  clock: Clock;
   owners: Pick<LineOwnerService, 'targets'>;
   delivery: LineDeliveryRepo;
   client: LineClient;
@@ -24,63 +21,63 @@ export function createLineOwnerAlerts(deps: {
   transactions: Pick<TransactionService, 'get'>;
   timeZone: string;
 }) {
-  const { clock, client, shops, delivery: repo } = deps;
+  const { client, shops, delivery: repo } = deps;
 
   return {
-    async handle(p: OwnerAlertJob): Promise<{ sent: number }> {
-      if (!p?.shopId || !p.type) return { sent: 0 };
-      const targets = await deps.owners.targets(p.shopId);
+    async handle(alert: OwnerAlertJob): Promise<{ sent: number }> {
+      if (!alert?.shopId || !alert.type) return { sent: 0 };
+      const targets = await deps.owners.targets(alert.shopId);
       if (!targets.length) return { sent: 0 };
-      const shop = await shops.get(p.shopId).catch(() => null);
+      const shop = await shops.get(alert.shopId).catch(() => null);
       if (!shop) return { sent: 0 };
       const lang: Lang = shop.language === 'en' ? 'en' : 'th';
 
       const once =
-        p.type === 'STALE_SLIP'
-          ? { notice: `STALE_SLIP:${p.transactionId ?? 'none'}`, period: 'once' }
+        alert.type === 'STALE_SLIP'
+          ? { notice: `STALE_SLIP:${alert.transactionId ?? 'none'}`, period: 'once' }
           : {
-              notice: `ALERT_${p.type}`,
-              period: p.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : periodOf(clock.now(), deps.timeZone).periodMonth,
+              notice: `ALERT_${alert.type}`,
+              period: alert.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : repo.period(),
             };
-      if (await repo.hasNotice(p.shopId, once.notice, once.period)) return { sent: 0 };
+      if (await repo.hasNotice(alert.shopId, once.notice, once.period)) return { sent: 0 };
 
       const ctx: Parameters<typeof ownerAlertMessage>[2] = { shopName: shop.name };
-      if (p.transactionId) {
-        const tx = await deps.transactions.get(p.shopId, p.transactionId).catch((e: unknown) => {
+      if (alert.transactionId) {
+        const tx = await deps.transactions.get(alert.shopId, alert.transactionId).catch((e: unknown) => {
           if (e instanceof AppError && e.statusCode === 404) return null; // erased since: the alert goes without the amount
           throw e;
         });
         if (tx?.amount != null) ctx.amount = formatAmount(tx.amount, lang);
       }
-      if (p.type === 'TRIAL_ENDING' && shop.trialEndsAt) ctx.trialEndsAt = formatTime(shop.trialEndsAt, lang, deps.timeZone);
-      const detail = p.detail ?? {};
+      if (alert.type === 'TRIAL_ENDING' && shop.trialEndsAt) ctx.trialEndsAt = formatTime(shop.trialEndsAt, lang, deps.timeZone);
+      const detail = alert.detail ?? {};
       if (typeof detail.used === 'number') ctx.used = detail.used;
       if (typeof detail.limit === 'number') ctx.limit = detail.limit;
-      const messages = ownerAlertMessage(p.type, lang, ctx);
+      const messages = ownerAlertMessage(alert.type, lang, ctx);
       if (!messages.length) return { sent: 0 };
 
       let sent = 0;
-      for (const t of targets) {
-        if (await repo.monthlyLimitAt(p.shopId, t.lineChannelId)) continue; // the OA cannot push until the month turns
+      for (const target of targets) {
+        if (await repo.monthlyLimitAt(alert.shopId, target.lineChannelId)) continue; // the OA cannot push until the month turns
         try {
           const r = await client.push(
-            t.token,
-            t.to,
+            target.token,
+            target.to,
             messages,
-            retryKeyFor(`owner-alert:${p.shopId}:${once.notice}:${once.period}:${t.to}`),
+            retryKeyFor(`owner-alert:${alert.shopId}:${once.notice}:${once.period}:${target.to}`),
           );
-          if (r === 'sent') await repo.countPush(t.lineChannelId);
+          if (r === 'sent') await repo.countPush(target.lineChannelId);
         } catch (e) {
           // The monthly limit is terminal: mark it (the owner hears it by e-mail) instead of retrying the job.
           if (e instanceof LineApiError && e.monthlyLimit) {
-            await repo.markMonthlyLimit(p.shopId, t.lineChannelId);
+            await repo.markMonthlyLimit(alert.shopId, target.lineChannelId);
             continue;
           }
           throw e;
         }
         sent++;
       }
-      await repo.markNotice(p.shopId, once.notice, once.period);
+      await repo.markNotice(alert.shopId, once.notice, once.period);
       return { sent };
     },
   };

@@ -136,6 +136,29 @@ for (const kind of DB_KINDS) {
       expect((await deliveriesOf(failedOnly.endpoint.id)).length).toBe(1);
     });
 
+    it('a result whose record or shop is gone completes with no delivery (not retried); the job runs through the services', async () => {
+      const { shop } = await seedShop(h);
+      const { endpoint } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/gone') });
+      const gone = await insertResult(h, shop.id, { status: 'SUCCESS' });
+      await h.c.db.deleteFrom('transactions').where('id', '=', gone.id).execute();
+      const erased = await seedShop(h);
+      const erasedEndpoint = await h.c.webhooks.addEndpoint(erased.shop.id, { url: rx.url('/erased') });
+      await insertResult(h, erased.shop.id, { status: 'SUCCESS' });
+      await h.c.shops.softDelete(erased.shop.id, new Date().toISOString());
+      const w = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: h.c.outboxHandlers });
+      expect(await w.runOnce()).toBeGreaterThanOrEqual(2);
+      const jobs = await h.c.db
+        .selectFrom('outbox')
+        .select(['status', 'attempts', 'last_error'])
+        .where('kind', '=', 'result.created')
+        .where('shop_id', 'in', [shop.id, erased.shop.id])
+        .execute();
+      expect(jobs).toHaveLength(2);
+      for (const j of jobs) expect(j).toMatchObject({ status: 'done', attempts: 1, last_error: null });
+      expect(await deliveriesOf(endpoint.id)).toEqual([]);
+      expect(await deliveriesOf(erasedEndpoint.endpoint.id)).toEqual([]);
+    });
+
     it('a receiver that hangs past the timeout is a failed attempt, retried', async () => {
       const { shop } = await seedShop(h);
       const { endpoint } = await h.c.webhooks.addEndpoint(shop.id, { url: rx.url('/hang') });

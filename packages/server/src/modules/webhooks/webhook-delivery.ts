@@ -68,7 +68,7 @@ export function signingSecrets(box: SecretBox, endpoint: WebhookEndpointsTable, 
 /** Not found is an answer (the record or shop is gone: nothing to send); any other failure is retried. */
 const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
   p.catch((e: unknown) => {
-    if (e instanceof AppError && e.status === 404) return null;
+    if (e instanceof AppError && e.statusCode === 404) return null;
     throw e;
   });
 

@@ -16,4 +16,3 @@ export class AppError extends Error {
 }
 
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', 404, `${what} not found`);
-export const badRequest = (message: string, code = 'BAD_REQUEST') => new AppError(code, 400, message);

@@ -7,7 +7,11 @@ export const TICKET_TTL_SEC = 60;
 const ISSUER = 'slipcheck';
 const AUDIENCE = 'slipcheck-dashboard';
 
-export interface SessionClaims {
+/**
+ * What a dashboard token carries: the person, their shop and the session (JWT sub, shop, sid). Not
+ * called "claims" here: in this code base a claim is the verification module's hold on a slip image.
+ */
+export interface TokenFields {
   userId: string;
   shopId: string;
   sessionId: string;
@@ -22,11 +26,11 @@ export interface SessionClaims {
 export function createAccessTokens(deps: { secret: string; clock: Clock }) {
   const key = new Uint8Array(hkdfSync('sha256', deps.secret, 'slipcheck', 'dashboard-jwt-hs256-v1', 32));
 
-  async function sign(c: SessionClaims, typ: 'access' | 'ticket', ttlSec: number) {
+  async function sign(fields: TokenFields, typ: 'access' | 'ticket', ttlSec: number) {
     const nowSec = Math.floor(deps.clock.now().getTime() / 1000);
-    const token = await new SignJWT({ shop: c.shopId, sid: c.sessionId, typ })
+    const token = await new SignJWT({ shop: fields.shopId, sid: fields.sessionId, typ })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(c.userId)
+      .setSubject(fields.userId)
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
       .setIssuedAt(nowSec)
@@ -35,7 +39,7 @@ export function createAccessTokens(deps: { secret: string; clock: Clock }) {
     return { token, expiresAt: new Date((nowSec + ttlSec) * 1000).toISOString() };
   }
 
-  async function verify(token: string, typ: 'access' | 'ticket'): Promise<SessionClaims | null> {
+  async function verify(token: string, typ: 'access' | 'ticket'): Promise<TokenFields | null> {
     try {
       const { payload } = await jwtVerify(token, key, {
         algorithms: ['HS256'],
@@ -53,10 +57,10 @@ export function createAccessTokens(deps: { secret: string; clock: Clock }) {
   }
 
   return {
-    issueAccess: (c: SessionClaims) => sign(c, 'access', ACCESS_TTL_SEC),
-    issueTicket: (c: SessionClaims) => sign(c, 'ticket', TICKET_TTL_SEC),
-    verifyAccess: (t: string) => verify(t, 'access'),
-    verifyTicket: (t: string) => verify(t, 'ticket'),
+    issueAccess: (fields: TokenFields) => sign(fields, 'access', ACCESS_TTL_SEC),
+    issueTicket: (fields: TokenFields) => sign(fields, 'ticket', TICKET_TTL_SEC),
+    verifyAccess: (token: string) => verify(token, 'access'),
+    verifyTicket: (token: string) => verify(token, 'ticket'),
   };
 }
 export type AccessTokens = ReturnType<typeof createAccessTokens>;

@@ -58,22 +58,22 @@ const userView = (u: User) => ({ id: u.id, email: u.email, language: u.language,
 
 /** The answer of every sign-in (password, refresh, LINE): an access token plus who and where. */
 export async function authResultOf(
-  d: Pick<AccountRouteDeps, 'accounts' | 'shops' | 'tokens'>,
+  deps: { accounts: Pick<AccountService, 'getUser'>; shops: Pick<ShopService, 'get'>; tokens: Pick<AccessTokens, 'issueAccess'> },
   userId: string,
   shopId: string,
   sessionId: string,
 ) {
   const [user, shop, access] = await Promise.all([
-    d.accounts.getUser(userId),
-    d.shops.get(shopId),
-    d.tokens.issueAccess({ userId, shopId, sessionId }),
+    deps.accounts.getUser(userId),
+    deps.shops.get(shopId),
+    deps.tokens.issueAccess({ userId, shopId, sessionId }),
   ]);
   return { accessToken: access.token, accessTokenExpiresAt: access.expiresAt, user: userView(user), shop: shopView(shop) };
 }
 
-export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async (app, d) => {
-  const { auth } = d;
-  const authResult = (userId: string, shopId: string, sessionId: string) => authResultOf(d, userId, shopId, sessionId);
+export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async (app, deps) => {
+  const { auth } = deps;
+  const authResult = (userId: string, shopId: string, sessionId: string) => authResultOf(deps, userId, shopId, sessionId);
 
   app.get(
     '/api/dashboard/plans',
@@ -88,7 +88,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     async () => ({
       success: true as const,
       data: {
-        items: (await d.plans.list()).map((p) => ({
+        items: (await deps.plans.list()).map((p) => ({
           code: p.code,
           name: p.name,
           monthlyLimit: p.monthlyLimit,
@@ -117,8 +117,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `signup:ip:${addressKey(req.ip)}`, d.loginPerMinute);
-      const r = await d.accounts.signup(req.body, clientOf(req));
+      await enforceRate(auth.rateLimiter, reply, `signup:ip:${addressKey(req.ip)}`, deps.loginPerMinute);
+      const r = await deps.accounts.signup(req.body, clientOf(req));
       setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
       return reply.status(201).send({ success: true as const, data: await authResult(r.user.id, r.shop.id, r.session.id) });
     },
@@ -137,14 +137,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     },
     async (req, reply) => {
       // Both budgets are charged on every attempt: per address stops spraying many accounts, per account stops a botnet on one.
-      const acct = await auth.rateLimiter.hit(`login:acct:${req.body.email.trim().toLowerCase()}`, d.loginPerMinute);
-      const ip = await auth.rateLimiter.hit(`login:ip:${addressKey(req.ip)}`, d.loginPerMinute);
+      const acct = await auth.rateLimiter.hit(`login:acct:${req.body.email.trim().toLowerCase()}`, deps.loginPerMinute);
+      const ip = await auth.rateLimiter.hit(`login:ip:${addressKey(req.ip)}`, deps.loginPerMinute);
       if (!acct.allowed || !ip.allowed) {
         const retryAfter = Math.max(acct.allowed ? 0 : acct.retryAfterSec, ip.allowed ? 0 : ip.retryAfterSec);
         reply.header('Retry-After', String(retryAfter));
         throw new AppError('RATE_LIMITED', 429, `Too many sign-in attempts; retry after ${retryAfter} s`, { retryAfter });
       }
-      const r = await d.accounts.login(req.body, clientOf(req));
+      const r = await deps.accounts.login(req.body, clientOf(req));
       setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
       return { success: true as const, data: await authResult(r.user.id, r.shop.id, r.session.id) };
     },
@@ -165,7 +165,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       const presented = readRefreshCookie(req);
       if (!presented) throw new AppError('REFRESH_INVALID', 401, 'The session has ended; sign in again');
       try {
-        const r = await d.sessions.rotate(presented, clientOf(req));
+        const r = await deps.sessions.rotate(presented, clientOf(req));
         setRefreshCookie(reply, r.refreshToken, auth.cookieSecure);
         return { success: true as const, data: await authResult(r.userId, r.shopId, r.session.id) };
       } catch (e) {
@@ -188,11 +188,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     async (req, reply) => {
       const cookie = readRefreshCookie(req);
       if (cookie) checkOrigin(auth.publicUrl, req);
-      const fromCookie = cookie ? await d.sessions.findByRefreshToken(cookie) : null;
+      const fromCookie = cookie ? await deps.sessions.findByRefreshToken(cookie) : null;
       const fromBearer = await principalOf(auth, req);
       const target = fromCookie ? { sessionId: fromCookie.id, userId: fromCookie.user_id, shopId: fromCookie.shop_id } : fromBearer;
-      if (target && (await d.sessions.markRevoked(target.sessionId, 'logout'))) {
-        await d.audit.record({
+      if (target && (await deps.sessions.markRevoked(target.sessionId, 'logout'))) {
+        await deps.audit.record({
           shopId: target.shopId,
           actor: `user:${target.userId}`,
           action: 'auth.logout',
@@ -217,9 +217,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `reset:ip:${addressKey(req.ip)}`, d.loginPerMinute);
-      await enforceRate(auth.rateLimiter, reply, `reset:acct:${req.body.email.trim().toLowerCase()}`, d.loginPerMinute);
-      await d.accounts.requestPasswordReset(req.body.email, clientOf(req));
+      await enforceRate(auth.rateLimiter, reply, `reset:ip:${addressKey(req.ip)}`, deps.loginPerMinute);
+      await enforceRate(auth.rateLimiter, reply, `reset:acct:${req.body.email.trim().toLowerCase()}`, deps.loginPerMinute);
+      await deps.accounts.requestPasswordReset(req.body.email, clientOf(req));
       return reply.status(202).send({ success: true as const, data: { sent: true } });
     },
   );
@@ -236,8 +236,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (req, reply) => {
-      await enforceRate(auth.rateLimiter, reply, `reset:ip:${addressKey(req.ip)}`, d.loginPerMinute);
-      await d.accounts.confirmPasswordReset(req.body.token, req.body.password, clientOf(req));
+      await enforceRate(auth.rateLimiter, reply, `reset:ip:${addressKey(req.ip)}`, deps.loginPerMinute);
+      await deps.accounts.confirmPasswordReset(req.body.token, req.body.password, clientOf(req));
       return { success: true as const, data: { reset: true } };
     },
   );
@@ -254,7 +254,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     },
     async (req) => {
       const p = req.dashboard!;
-      const [user, shop] = await Promise.all([d.accounts.getUser(p.userId), d.shops.get(p.shopId)]);
+      const [user, shop] = await Promise.all([deps.accounts.getUser(p.userId), deps.shops.get(p.shopId)]);
       return { success: true as const, data: { user: userView(user), shop: shopView(shop) } };
     },
   );
@@ -273,7 +273,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
       },
     },
     async (req) => {
-      const user = await d.accounts.setLanguage(req.dashboard!.userId, req.body.language);
+      const user = await deps.accounts.setLanguage(req.dashboard!.userId, req.body.language);
       return { success: true as const, data: { user: userView(user) } };
     },
   );
@@ -292,8 +292,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<AccountRouteDeps> = async 
     async (req, reply) => {
       const p = req.dashboard!;
       // The current password is checked here: a stolen access token must not buy 120 guesses a minute.
-      await enforceRate(auth.rateLimiter, reply, `pwcheck:usr:${p.userId}`, d.loginPerMinute);
-      await d.accounts.changePassword(p.userId, p.sessionId, req.body.currentPassword, req.body.newPassword, clientOf(req));
+      await enforceRate(auth.rateLimiter, reply, `pwcheck:usr:${p.userId}`, deps.loginPerMinute);
+      await deps.accounts.changePassword(p.userId, p.sessionId, req.body.currentPassword, req.body.newPassword, clientOf(req));
       return { success: true as const, data: { changed: true } };
     },
   );

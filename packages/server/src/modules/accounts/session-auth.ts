@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError } from '../../errors.js';
 import { addressKey, type RateLimiter } from '../../lib/rate-limiter.js';
-import type { AccessTokens, SessionClaims } from './access-tokens.js';
+import type { AccessTokens, TokenFields } from './access-tokens.js';
 import { REFRESH_COOKIE, REFRESH_TTL_MS, type ClientInfo, type SessionService } from './session-service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    dashboard?: SessionClaims;
+    dashboard?: TokenFields;
   }
 }
 
@@ -31,10 +31,11 @@ const unauthorized = (msg = 'Sign in again: the access token is missing, expired
 
 /** 429 with Retry-After as a header and in the envelope. */
 export async function enforceRate(rl: RateLimiter, reply: FastifyReply, key: string, max: number) {
-  const d = await rl.hit(key, max);
-  if (!d.allowed) {
-    reply.header('Retry-After', String(d.retryAfterSec));
-    throw new AppError('RATE_LIMITED', 429, `Too many requests; retry after ${d.retryAfterSec} s`, { retryAfter: d.retryAfterSec });
+  const decision = await rl.hit(key, max);
+  if (!decision.allowed) {
+    const retryAfter = decision.retryAfterSec;
+    reply.header('Retry-After', String(retryAfter));
+    throw new AppError('RATE_LIMITED', 429, `Too many requests; retry after ${retryAfter} s`, { retryAfter });
   }
 }
 
@@ -45,21 +46,21 @@ function bearerOf(req: FastifyRequest): string | null {
 }
 
 /** Resolves a bearer token to its live session, or null. Revoked sessions stop at once (one indexed read). */
-export async function principalOf(deps: DashboardAuthDeps, req: FastifyRequest): Promise<SessionClaims | null> {
+export async function principalOf(deps: DashboardAuthDeps, req: FastifyRequest): Promise<TokenFields | null> {
   const token = bearerOf(req);
   if (!token) return null;
-  const claims = await deps.tokens.verifyAccess(token);
-  if (!claims || !(await deps.sessions.isActive(claims.sessionId, claims.userId))) return null;
-  return claims;
+  const holder = await deps.tokens.verifyAccess(token);
+  if (!holder || !(await deps.sessions.isActive(holder.sessionId, holder.userId))) return null;
+  return holder;
 }
 
 /** Bearer routes: access token, live session, then the per-client limit (per session). */
 export function requireSession(deps: DashboardAuthDeps): onRequestAsyncHookHandler {
   return async (req, reply) => {
-    const claims = await principalOf(deps, req);
-    if (!claims) throw unauthorized();
-    req.dashboard = claims;
-    await enforceRate(deps.rateLimiter, reply, `dash:ses:${claims.sessionId}`, deps.perMinute);
+    const holder = await principalOf(deps, req);
+    if (!holder) throw unauthorized();
+    req.dashboard = holder;
+    await enforceRate(deps.rateLimiter, reply, `dash:ses:${holder.sessionId}`, deps.perMinute);
   };
 }
 

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
-import { AuthResultSchema, shopView } from '../accounts/account-schemas.js';
+import { AuthResultSchema } from '../accounts/account-schemas.js';
+import { authResultOf } from '../accounts/account-routes.js';
 import { clientOf, enforceRate, publicRate, requireSession, setRefreshCookie, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { IdParams } from '../dashboard/dashboard-schemas.js';
 import { requireOwner } from './owner-guard.js';
@@ -132,20 +133,8 @@ export const teamRoutes: FastifyPluginAsyncTypebox<TeamRouteDeps> = async (app, 
       await enforceRate(auth.rateLimiter, reply, `accept:ip:${addressKey(req.ip)}`, loginPerMinute);
       const joined = await team.accept(req.body.token, req.body.password, clientOf(req));
       setRefreshCookie(reply, joined.refreshToken, auth.cookieSecure);
-      const [user, shop, access] = await Promise.all([
-        accounts.getUser(joined.userId),
-        shops.get(joined.shopId),
-        auth.tokens.issueAccess({ userId: joined.userId, shopId: joined.shopId, sessionId: joined.session.id }),
-      ]);
-      return reply.status(201).send({
-        success: true as const,
-        data: {
-          accessToken: access.token,
-          accessTokenExpiresAt: access.expiresAt,
-          user: { id: user.id, email: user.email, language: user.language, role: user.role },
-          shop: shopView(shop),
-        },
-      });
+      const data = await authResultOf({ accounts, shops, tokens: auth.tokens }, joined.userId, joined.shopId, joined.session.id);
+      return reply.status(201).send({ success: true as const, data });
     },
   );
 };

@@ -24,5 +24,6 @@ export type {
   WebhookSignatureErrorCode,
 } from './webhook-signature.js';
 export { THAI_BANKS, findThaiBank } from './banks.js';
+export { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from './statuses.js';
 export type { ThaiBank } from './banks.js';
 export type * from './types.js';

@@ -1,18 +1,8 @@
-import type { TransactionRecord as PublicTransactionRecord } from '@slipcheck/sdk';
+import type { TransactionRecord as PublicTransactionRecord, TransactionSource, TransactionStatus } from '@slipcheck/sdk';
 
-export const STATUSES = [
-  'SUCCESS',
-  'DUPLICATE',
-  'AMOUNT_MISMATCH',
-  'RECEIVER_MISMATCH',
-  'INVALID',
-  'FRAUD',
-  'QUOTA_EXCEEDED',
-  'PROVIDER_ERROR',
-] as const;
-export type TxStatus = (typeof STATUSES)[number];
-export const SOURCES = ['API', 'LINE', 'DASHBOARD'] as const;
-export type TxSource = (typeof SOURCES)[number];
+export { TRANSACTION_STATUSES as STATUSES, TRANSACTION_SOURCES as SOURCES } from '@slipcheck/sdk';
+export type TxStatus = TransactionStatus;
+export type TxSource = TransactionSource;
 
 /**
  * A result as the service sends it: the type generated from the OpenAPI document (in the SDK, one

@@ -2,18 +2,12 @@ import type { Static } from 'typebox';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import type { TransactionRecordSchema } from './transaction-schemas.js';
 
-export const STATUSES = [
-  'SUCCESS',
-  'DUPLICATE',
-  'AMOUNT_MISMATCH',
-  'RECEIVER_MISMATCH',
-  'INVALID',
-  'FRAUD',
-  'QUOTA_EXCEEDED',
-  'PROVIDER_ERROR',
-] as const;
+import { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '@slipcheck/sdk';
+
+// One table of statuses and sources, in the SDK (the dashboard and integrators use it too).
+export const STATUSES = TRANSACTION_STATUSES;
 export type TxStatus = (typeof STATUSES)[number];
-export const SOURCES = ['API', 'LINE', 'DASHBOARD'] as const;
+export const SOURCES = TRANSACTION_SOURCES;
 export type TxSource = (typeof SOURCES)[number];
 
 /**

@@ -19,6 +19,18 @@ export const ErrorEnvelope = Type.Object(
   { $id: 'ErrorEnvelope', additionalProperties: true },
 );
 
+/** The fields of a quota snapshot: the public GET /quota and the dashboard's overview answer them alike. */
+export const quotaFields = {
+  used: Type.Integer(),
+  limit: Type.Integer(),
+  remaining: Type.Integer(),
+  percentUsed: Type.Integer(),
+  allowOverage: Type.Boolean(),
+  planCode: Type.String(),
+  periodMonth: Type.String({ description: 'YYYY-MM' }),
+  daysUntilReset: Type.Integer(),
+};
+
 export const QuotaSmall = Type.Object({ used: Type.Integer(), limit: Type.Integer(), remaining: Type.Integer() });
 
 export const success = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });

@@ -1,21 +1,11 @@
 import { Type } from 'typebox';
-import { Nullable } from '../../http/common-schemas.js';
+import { Nullable, quotaFields } from '../../http/common-schemas.js';
 import { STATUSES } from '../transactions/transaction-record.js';
 import { SINGLE_LINE_PATTERN } from '../../http/input-guard.js';
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const QuotaSnapshotSchema = Type.Object({
-  used: Type.Integer(),
-  limit: Type.Integer(),
-  remaining: Type.Integer(),
-  percentUsed: Type.Integer(),
-  allowOverage: Type.Boolean(),
-  planCode: Type.String(),
-  periodMonth: Type.String(),
-  daysUntilReset: Type.Integer(),
-  overage: Type.Integer(),
-});
+export const QuotaSnapshotSchema = Type.Object({ ...quotaFields, overage: Type.Integer() });
 export const TestQuotaSchema = Type.Object({ used: Nullable(Type.Integer()), limit: Type.Integer(), remaining: Type.Integer() });
 
 const byStatus = Type.Object(Object.fromEntries(STATUSES.map((s) => [s, Type.Optional(Type.Integer())])), { additionalProperties: false });
@@ -138,4 +128,18 @@ export const AuditEntrySchema = Type.Object({
   detail: Type.Record(Type.String(), Type.Unknown()),
   ip: Nullable(Type.String()),
   createdAt: Type.String(),
+});
+
+/** A webhook endpoint as the owner's webhook screen shows it (the secret only as a hint). */
+export const EndpointSchema = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  description: Nullable(Type.String()),
+  events: Type.Array(Type.String()),
+  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+  disabledReason: Nullable(Type.String()),
+  secretHint: Type.String(),
+  previousSecretExpiresAt: Nullable(Type.String()),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
 });

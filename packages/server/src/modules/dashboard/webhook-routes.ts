@@ -6,24 +6,12 @@ import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth
 import { requireOwner } from '../team/owner-guard.js';
 import { WEBHOOK_EVENT_KINDS } from '../webhooks/webhook-events.js';
 import { DELIVERY_STATUSES, type WebhookService } from '../webhooks/webhook-service.js';
-import { IdParams } from './dashboard-schemas.js';
+import { EndpointSchema, IdParams } from './dashboard-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
 
 const EventKind = Type.Union(WEBHOOK_EVENT_KINDS.map((k) => Type.Literal(k)));
-const EndpointSchema = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  description: Nullable(Type.String()),
-  events: Type.Array(Type.String()),
-  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
-  disabledReason: Nullable(Type.String()),
-  secretHint: Type.String(),
-  previousSecretExpiresAt: Nullable(Type.String()),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-});
 const DeliverySchema = Type.Object({
   id: Type.String(),
   endpointId: Type.String(),

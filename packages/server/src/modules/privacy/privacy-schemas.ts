@@ -1,7 +1,8 @@
 import { Type, type Static } from 'typebox';
 import { Nullable } from '../../http/common-schemas.js';
+import { ShopViewSchema } from '../accounts/account-schemas.js';
 import { TransactionRecordSchema } from '../transactions/transaction-schemas.js';
-import { AuditEntrySchema, PayeeSchema } from '../dashboard/dashboard-schemas.js';
+import { ApiKeySchema, AuditEntrySchema, EndpointSchema, PayeeSchema, SessionSchema } from '../dashboard/dashboard-schemas.js';
 
 /**
  * What the personal-data export holds, field by field. The response serializer keeps only the fields
@@ -12,13 +13,7 @@ const Role = Type.Union([Type.Literal('owner'), Type.Literal('staff')]);
 const Language = Type.Union([Type.Literal('th'), Type.Literal('en')]);
 
 export const ExportShopSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  state: Type.Union([Type.Literal('trial'), Type.Literal('active'), Type.Literal('past_due'), Type.Literal('suspended')]),
-  planCode: Type.String(),
-  chosenPlanCode: Nullable(Type.String()),
-  trialEndsAt: Nullable(Type.String()),
-  language: Language,
+  ...ShopViewSchema.properties,
   settings: Type.Record(Type.String(), Type.Unknown(), { description: 'notification and privacy preferences' }),
   createdAt: Type.String(),
 });
@@ -32,39 +27,14 @@ export const ExportUserSchema = Type.Object({
   createdAt: Type.String(),
 });
 
-export const ExportApiKeySchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String({ description: 'the first characters of the key; the key itself is stored only as a hash' }),
-  environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
-  scopes: Type.Array(Type.String()),
-  createdAt: Type.String(),
-  lastUsedAt: Nullable(Type.String()),
-  revokedAt: Nullable(Type.String()),
-});
+/** A key as the keys screen shows it, without this period's usage (a figure of the screen, not stored data). */
+export const ExportApiKeySchema = Type.Omit(ApiKeySchema, ['callsThisMonth', 'usage']);
 
 /** The endpoint without `secretHint` (a fragment of the signing secret is not the owner's data). */
-export const ExportWebhookEndpointSchema = Type.Object({
-  id: Type.String(),
-  url: Type.String(),
-  description: Nullable(Type.String()),
-  events: Type.Array(Type.String()),
-  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
-  disabledReason: Nullable(Type.String()),
-  previousSecretExpiresAt: Nullable(Type.String()),
-  createdAt: Type.String(),
-  updatedAt: Type.String(),
-});
+export const ExportWebhookEndpointSchema = Type.Omit(EndpointSchema, ['secretHint']);
 
-export const ExportSessionSchema = Type.Object({
-  id: Type.String(),
-  userAgent: Nullable(Type.String()),
-  ip: Nullable(Type.String()),
-  createdAt: Type.String(),
-  lastUsedAt: Type.String(),
-  expiresAt: Type.String(),
-  kind: Type.Union([Type.Literal('dashboard'), Type.Literal('miniapp')]),
-});
+/** The owner's sessions; `current` is a property of a request, not of the data. */
+export const ExportSessionSchema = Type.Omit(SessionSchema, ['current']);
 
 export const PrivacyExportSchema = Type.Object({
   exportedAt: Type.String(),

@@ -1,20 +1,10 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_ERRORS, bearerSecurity, errorResponses, Nullable, success } from '../../http/common-schemas.js';
+import { API_ERRORS, bearerSecurity, errorResponses, Nullable, quotaFields, success } from '../../http/common-schemas.js';
 import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { QuotaService } from './quota-service.js';
 
-const quotaFields = {
-  used: Type.Integer(),
-  limit: Type.Integer(),
-  remaining: Type.Integer(),
-  percentUsed: Type.Integer(),
-  allowOverage: Type.Boolean(),
-  planCode: Type.String(),
-  periodMonth: Type.String({ description: 'YYYY-MM' }),
-  daysUntilReset: Type.Integer(),
-};
 const QuotaResource = Type.Object(quotaFields, { $id: 'Quota' });
 const MeResource = Type.Object(
   {

@@ -1,5 +1,4 @@
 import { Type, type Static } from 'typebox';
-import { Nullable } from '../../http/common-schemas.js';
 import { ShopViewSchema } from '../accounts/account-schemas.js';
 import { TransactionRecordSchema } from '../transactions/transaction-schemas.js';
 import { ApiKeySchema, AuditEntrySchema, EndpointSchema, PayeeSchema, SessionSchema } from '../dashboard/dashboard-schemas.js';

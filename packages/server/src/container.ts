@@ -169,6 +169,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     plans,
     payees,
     quota,
+    transactions,
     claims,
     decode,
     checker,

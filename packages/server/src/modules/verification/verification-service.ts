@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { preparedQuery, type Db, type DbCapabilities } from '../../db/db.js';
+import type { Db, DbCapabilities } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
-import { AppError, notFound } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { ResultsBus } from '../../lib/results-bus.js';
@@ -11,6 +11,7 @@ import type { Checker, CheckerResult } from '../checker/checker-port.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { Plan, PlanService } from '../plans/plan-service.js';
 import type { QuotaService, Reservation } from '../quota/quota-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
@@ -53,6 +54,8 @@ export interface VerificationDeps {
   plans: PlanService;
   payees: PayeeService;
   quota: QuotaService;
+  /** Where records are written and read (the transactions module owns the table). */
+  transactions: Pick<TransactionService, 'insertIn' | 'hasSuccess' | 'get'>;
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -108,18 +111,6 @@ const emptyDraft = (): Draft => ({
   charged: 0,
   success_ref: null,
 });
-
-// A transfer's first SUCCESS is tracked per key environment (migration 0006): a test check never
-// turns a later live check into DUPLICATE.
-const succeededQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
-  db
-    .selectFrom('transactions')
-    .select('id')
-    .where('shop_id', '=', shopId)
-    .where('environment', '=', environment)
-    .where('success_ref', '=', transRef)
-    .limit(1),
-);
 
 /**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
@@ -257,7 +248,7 @@ export function createVerificationService(deps: VerificationDeps) {
   }
 
   async function alreadySucceeded(shopId: string, environment: string, transRef: string): Promise<boolean> {
-    return (await succeededQuery(db, shopId, environment, transRef)).length > 0;
+    return deps.transactions.hasSuccess(shopId, environment, transRef);
   }
 
   const duplicateOf = (d: Draft): Draft => ({
@@ -286,7 +277,7 @@ export function createVerificationService(deps: VerificationDeps) {
     const write = async (r: TransactionsTable) =>
       db.transaction().execute(async (trx) => {
         after.length = 0;
-        await trx.insertInto('transactions').values(r).execute();
+        await deps.transactions.insertIn(trx, r);
         let ours: boolean;
         if (cacheable) ours = await claims.complete(trx, key, r.id);
         else ours = (await claims.release(trx, key)) !== false;
@@ -365,16 +356,10 @@ export function createVerificationService(deps: VerificationDeps) {
 
       const claim = await claims.claim(shop.id, environment, hash);
       if (claim.kind === 'cached') {
-        const row =
-          claim.record ??
-          (await db
-            .selectFrom('transactions')
-            .selectAll()
-            .where('shop_id', '=', shop.id)
-            .where('id', '=', claim.transactionId)
-            .executeTakeFirst());
-        if (!row) throw notFound('Transaction');
-        return { record: recordFromRow(row, true), ...(await quotaAfter(shop, plan, environment)), isNew: false };
+        const record = claim.record
+          ? recordFromRow(claim.record, true)
+          : await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
+        return { record, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
       const key: ClaimKey = { shopId: shop.id, scope: environment, hash, token: claim.token };
       const stopLease = claims.keepAlive(key);

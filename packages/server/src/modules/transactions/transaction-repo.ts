@@ -1,0 +1,137 @@
+import { sql } from 'kysely';
+import { preparedQuery, type Db } from '../../db/db.js';
+import type { TransactionsTable } from '../../db/db-schema.js';
+
+/** Filters of a page, already in stored form (satang, ISO instants, split lists). */
+export interface TransactionQuery {
+  statuses?: string[];
+  sources?: string[];
+  transRef?: string;
+  clientRef?: string;
+  environment?: string;
+  fromIso?: string;
+  toIso?: string;
+  amountMinSatang?: number;
+  amountMaxSatang?: number;
+  /** (createdAt, id) of the last row of the previous page. */
+  after?: { createdAt: string; id: string };
+  limit: number;
+}
+
+// A transfer's first SUCCESS is tracked per key environment (migration 0006): a test check never
+// turns a later live check into DUPLICATE. Hot (every check asks it): built once per database.
+const succeededQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
+  db
+    .selectFrom('transactions')
+    .select('id')
+    .where('shop_id', '=', shopId)
+    .where('environment', '=', environment)
+    .where('success_ref', '=', transRef)
+    .limit(1),
+);
+
+/**
+ * Data access of the transactions module: the only place that names the `transactions` table
+ * (besides image-claims' one-statement claim-and-record read on the verify hot path; see its README).
+ */
+export function createTransactionRepo(db: Db) {
+  return {
+    /** Newest first. */
+    page(shopId: string, f: TransactionQuery): Promise<TransactionsTable[]> {
+      let q = db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId);
+      if (f.statuses) q = q.where('status', 'in', f.statuses);
+      if (f.sources) q = q.where('source', 'in', f.sources);
+      if (f.transRef) q = q.where('trans_ref', '=', f.transRef);
+      if (f.clientRef) q = q.where('client_ref', '=', f.clientRef);
+      if (f.environment) q = q.where('environment', '=', f.environment);
+      if (f.fromIso) q = q.where('created_at', '>=', f.fromIso);
+      if (f.toIso) q = q.where('created_at', '<=', f.toIso);
+      if (f.amountMinSatang !== undefined) q = q.where('amount_satang', '>=', f.amountMinSatang);
+      if (f.amountMaxSatang !== undefined) q = q.where('amount_satang', '<=', f.amountMaxSatang);
+      const after = f.after;
+      if (after) {
+        // The plain `<=` lets the (shop_id, created_at, id) index seek to the cursor; with the OR alone
+        // both stores scanned from the newest row on every page (an export of 100,000 rows went quadratic).
+        q = q
+          .where('created_at', '<=', after.createdAt)
+          .where((eb) =>
+            eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]),
+          );
+      }
+      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
+    },
+    byId(shopId: string, id: string): Promise<TransactionsTable | undefined> {
+      return db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    },
+    /** Oldest first, after the row `lastId` in (createdAt, id) order; empty when `lastId` is unknown. */
+    async after(shopId: string, lastId: string, limit: number): Promise<TransactionsTable[]> {
+      const anchor = await db
+        .selectFrom('transactions')
+        .select(['created_at', 'id'])
+        .where('shop_id', '=', shopId)
+        .where('id', '=', lastId)
+        .executeTakeFirst();
+      if (!anchor) return [];
+      return db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where((eb) =>
+          eb.or([eb('created_at', '>', anchor.created_at), eb.and([eb('created_at', '=', anchor.created_at), eb('id', '>', anchor.id)])]),
+        )
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+    },
+    async liveCountsByHour(shopId: string, since: string): Promise<Array<{ hour: string; status: string; count: number }>> {
+      const hour = sql<string>`substr(created_at, 1, 13)`;
+      const rows = await db
+        .selectFrom('transactions')
+        .select([hour.as('h'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('shop_id', '=', shopId)
+        .where('environment', '=', 'live')
+        .where('created_at', '>=', since)
+        .groupBy([hour, 'status'])
+        .execute();
+      return rows.map((r) => ({ hour: r.h, status: r.status, count: Number(r.n) }));
+    },
+    async countsByApiKey(shopId: string, since: string): Promise<Array<{ apiKeyId: string; status: string; count: number }>> {
+      const rows = await db
+        .selectFrom('transactions')
+        .select(['api_key_id', 'status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('shop_id', '=', shopId)
+        .where('api_key_id', 'is not', null)
+        .where('created_at', '>=', since)
+        .groupBy(['api_key_id', 'status'])
+        .execute();
+      return rows.map((r) => ({ apiKeyId: r.api_key_id as string, status: r.status, count: Number(r.n) }));
+    },
+    async anonymizeOlderThan(shopId: string, before: string, now: string): Promise<number> {
+      const r = await db
+        .updateTable('transactions')
+        .set({
+          sender_name: null,
+          sender_account: null,
+          receiver_name: null,
+          receiver_account: null,
+          client_ref: null,
+          image_hash: null,
+          anonymized_at: now,
+        })
+        .where('shop_id', '=', shopId)
+        .where('created_at', '<', before)
+        .where('anonymized_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    /** Inside the verify pipeline's transaction (record, claim, quota and outbox commit together). */
+    async insert(trx: Db, row: TransactionsTable): Promise<void> {
+      await trx.insertInto('transactions').values(row).execute();
+    },
+    async hasSuccess(shopId: string, environment: string, transRef: string): Promise<boolean> {
+      return (await succeededQuery(db, shopId, environment, transRef)).length > 0;
+    },
+  };
+}
+export type TransactionRepo = ReturnType<typeof createTransactionRepo>;

@@ -1,4 +1,5 @@
-import { PassThrough, Readable, type Writable } from 'node:stream';
+import { once } from 'node:events';
+import { finished, PassThrough, Readable, Transform, type TransformCallback, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
@@ -48,6 +49,8 @@ export interface ExportOptions {
   timeZone: string;
   /** PDPA auto-delete cutoff (housekeeping anonymizeCutoff): older rows leave with personal fields blank. */
   anonymizeBefore: Date | null;
+  /** XLSX: called with the rows written so far each time the writer waits for the consumer (tests, bench). */
+  onWait?: (rows: number) => void;
 }
 
 /** The personal fields the anonymisation rule blanks (housekeeping anonymizeExpired). */
@@ -58,9 +61,9 @@ function applyAnonymisation(r: TransactionRecord, before: Date | null): Transact
 
 /**
  * Streams records into CSV or XLSX. Memory stays flat whatever the row count: records arrive in
- * keyset pages (transactions.iterate), each page is written and dropped, and the CSV side waits for
- * the consumer (pipeline backpressure); the XLSX writer commits each row to its zip stream and we
- * wait for `drain` between pages. Returns the number of rows written.
+ * keyset pages (transactions.iterate), each page is written and dropped, and both formats wait for
+ * the consumer: CSV through pipeline backpressure, XLSX through the sheet stream of
+ * backpressuredWorkbookWriter (the zip and `out` push back on it). Returns the number of rows written.
  */
 export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out: Writable, o: ExportOptions): Promise<number> {
   let rows = 0;
@@ -88,7 +91,7 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
 
   // exceljs costs ~1 s to load: only an XLSX export pays for it, not every CLI call and service start.
   const { default: ExcelJS } = await import('exceljs');
-  const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  const wb = backpressuredWorkbookWriter(ExcelJS, out);
   const ws = wb.addWorksheet(o.lang === 'th' ? 'รายการ' : 'Transactions', { views: [{ state: 'frozen', ySplit: 1 }] });
   ws.columns = EXPORT_COLUMNS.map((c) => ({
     header: c[o.lang],
@@ -101,28 +104,118 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
         : {}),
   }));
   ws.getRow(1).font = { bold: true };
-  for await (const page of pages) {
-    for (const raw of page) {
-      const r = applyAnonymisation(raw, o.anonymizeBefore);
-      rows++;
-      ws.addRow({
-        ...r,
-        // Real dates showing Bangkok wall time (a spreadsheet cell has no zone), real numbers with two decimals.
-        createdAt: wallClockDate(r.createdAt, o.timeZone),
-        transDate: r.transDate ? wallClockDate(r.transDate, o.timeZone) : null,
-        amount: r.amount,
-        statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
-      }).commit();
+  // The consumer going away (HTTP client gone, file closed) ends the export instead of leaving it
+  // waiting for a 'drain' that never comes.
+  const gone = new AbortController();
+  const stopWatching = finished(out, (err) => {
+    if (!out.writableFinished) gone.abort(err ?? new Error('export destination closed'));
+  });
+  try {
+    for await (const page of pages) {
+      for (const raw of page) {
+        const r = applyAnonymisation(raw, o.anonymizeBefore);
+        rows++;
+        ws.addRow({
+          ...r,
+          // Real dates showing Bangkok wall time (a spreadsheet cell has no zone), real numbers with two decimals.
+          createdAt: wallClockDate(r.createdAt, o.timeZone),
+          transDate: r.transDate ? wallClockDate(r.transDate, o.timeZone) : null,
+          amount: r.amount,
+          statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
+        }).commit();
+        // Row by row (a check of one flag): a few times XLSX_SHEET_BUFFER at most wait for the zip.
+        if (wb.needsDrain()) {
+          o.onWait?.(rows);
+          await wb.drained(gone.signal);
+        }
+      }
     }
-    if (out.writableNeedDrain)
-      await new Promise<void>((resolve, reject) => {
-        out.once('drain', resolve);
-        out.once('error', reject);
-      });
+    ws.commit();
+    await wb.commit();
+  } finally {
+    stopWatching();
   }
-  ws.commit();
-  await wb.commit();
   return rows;
+}
+
+/** The worksheet XML waiting for the zip stops growing here: past this, the export waits for 'drain'. */
+export const XLSX_SHEET_BUFFER = 64 * 1024;
+
+type ExcelJsModule = typeof import('exceljs');
+
+/**
+ * exceljs's streaming WorkbookWriter with one change: the streams it writes each part's XML into honour
+ * backpressure.
+ *
+ * Why: exceljs writes a worksheet into its own StreamBuf, whose write() never says "full", and archiver
+ * wraps that in a PassThrough that keeps accepting whatever is written. When deflate and the consumer
+ * are slower than row serialisation (they are: deflate is the slowest step, and an HTTP client can be
+ * slower still), the sheet's XML piles up in that PassThrough: 74 MiB of buffers for 100,000 rows,
+ * growing with the row count (measured: docs/benchmarks.md). Waiting for the destination's 'drain'
+ * cannot see that backlog, which sits upstream of the zip. A Node stream in StreamBuf's place (SheetPart)
+ * is piped by archiver with backpressure all the way to `out`, and its `writableNeedDrain` tells the
+ * export loop to wait. Memory is then the sheet buffer, the zip's stream buffers and one page of
+ * records, whatever the row count.
+ *
+ * `_openStream` is exceljs's internal hook (4.4.0) for every zipped part it streams; the export tests
+ * read the file back with exceljs and check that a stalled consumer stops the producer, so a change
+ * there fails a test rather than the memory bound silently.
+ */
+function backpressuredWorkbookWriter(ExcelJS: ExcelJsModule, out: Writable) {
+  const parts: SheetPart[] = [];
+  class Writer extends ExcelJS.stream.xlsx.WorkbookWriter {
+    _openStream(path: string): SheetPart {
+      const part = new SheetPart();
+      // exceljs waits for 'zipped' before it appends the closing parts (its StreamBuf emits it on finish).
+      part.on('finish', () => part.emit('zipped'));
+      (this as unknown as { zip: { append(s: SheetPart, o: { name: string }): void } }).zip.append(part, { name: path });
+      parts.push(part);
+      return part;
+    }
+    needsDrain(): boolean {
+      return parts.some((p) => p.writableNeedDrain);
+    }
+    async drained(signal: AbortSignal): Promise<void> {
+      for (const p of parts) if (p.writableNeedDrain) await once(p, 'drain', { signal });
+    }
+  }
+  // Shared strings would hold every distinct text until the end: inline strings keep memory flat.
+  return new Writer({ stream: out, useStyles: true, useSharedStrings: false });
+}
+
+/**
+ * One zipped part's XML on its way to deflate. It takes exceljs's chunks (strings, Buffers and its own
+ * StringBuf) and passes them on in 64 KiB pieces, as exceljs's StreamBuf did: a row is ~600 bytes and
+ * deflate handles each piece as one job on the thread pool. Unlike StreamBuf it says "full" (write()
+ * returns false, 'drain' follows) once XLSX_SHEET_BUFFER bytes wait.
+ */
+class SheetPart extends Transform {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  constructor() {
+    super({ highWaterMark: XLSX_SHEET_BUFFER });
+  }
+  // exceljs writes its StringBuf objects, which Node's byte streams refuse: hand on their bytes.
+  override write(chunk: unknown, encoding?: unknown, cb?: unknown): boolean {
+    const bytes = typeof chunk === 'string' || Buffer.isBuffer(chunk) ? chunk : (chunk as { toBuffer(): Buffer }).toBuffer();
+    return (super.write as (c: unknown, e?: unknown, cb?: unknown) => boolean)(bytes, encoding, cb);
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.pending.push(chunk);
+    this.pendingBytes += chunk.length;
+    if (this.pendingBytes >= XLSX_SHEET_BUFFER) this.pushPending();
+    done();
+  }
+  override _flush(done: TransformCallback): void {
+    this.pushPending();
+    done();
+  }
+  private pushPending() {
+    if (!this.pendingBytes) return;
+    this.push(this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes));
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
 }
 
 /** A readable body for HTTP: the export runs into it in the background; a failure destroys the stream. */

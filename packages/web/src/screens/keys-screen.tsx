@@ -1,10 +1,12 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ApiError } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { ApiKey } from '../api/types';
-import { Alert, Button, Card, Checkbox, CopyButton, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
+import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
+import { ConfirmActions, SecretCard, SubmitRow } from '../components/form-parts';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
+import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 
 const SCOPES = ['verify', 'read', 'webhook'] as const;
@@ -15,25 +17,18 @@ export function KeysScreen() {
   const [creating, setCreating] = useState(false);
   const [shown, setShown] = useState<{ key: string; apiKey: ApiKey } | null>(null);
   const [confirm, setConfirm] = useState<{ kind: 'rotate' | 'revoke'; key: ApiKey } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run: runAction } = useAsyncAction();
   const apiAccess = list.data?.apiAccess ?? true;
   const planError = error instanceof ApiError && error.code === 'PLAN_API_ACCESS_REQUIRED';
 
   async function run(c: { kind: 'rotate' | 'revoke'; key: ApiKey }) {
-    setBusy(true);
-    setError(null);
-    try {
+    const ok = await runAction(async () => {
       if (c.kind === 'rotate') setShown(await api<{ key: string; apiKey: ApiKey }>(ROUTES.keyRotate(c.key.id), { method: 'POST' }));
       else await api(ROUTES.keyRevoke(c.key.id), { method: 'POST' });
       setConfirm(null);
       await list.reload();
-    } catch (e) {
-      setError(e);
-      setConfirm(null);
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!ok) setConfirm(null);
   }
 
   return (
@@ -73,18 +68,15 @@ export function KeysScreen() {
         <ErrorText error={error ?? list.error} />
       )}
       {shown && (
-        <Card title={t('keys.newKeyTitle')} className="new-key">
-          <Alert kind="warn" title={t('keys.showOnce')} />
-          <p className="secret mono" aria-label={t('keys.fullKey')}>
-            {shown.key}
-          </p>
-          <div className="row-actions">
-            <CopyButton value={shown.key} />
-            <Button variant="ghost" onClick={() => setShown(null)}>
-              {t('keys.saved')}
-            </Button>
-          </div>
-        </Card>
+        <SecretCard
+          title={t('keys.newKeyTitle')}
+          className="new-key"
+          warning={t('keys.showOnce')}
+          secret={shown.key}
+          secretLabel={t('keys.fullKey')}
+          dismissLabel={t('keys.saved')}
+          onDismiss={() => setShown(null)}
+        />
       )}
       {list.loading && !list.data ? (
         <Loading />
@@ -181,14 +173,13 @@ export function KeysScreen() {
                 ? t('keys.rotateBody', { prefix: confirm.key.prefix })
                 : t('keys.revokeBody', { prefix: confirm.key.prefix })}
             </p>
-            <div className="dialog-actions">
-              <Button variant="secondary" onClick={() => setConfirm(null)}>
-                {t('common.cancel')}
-              </Button>
-              <Button variant={confirm.kind === 'revoke' ? 'danger' : 'primary'} busy={busy} onClick={() => void run(confirm)}>
-                {confirm.kind === 'rotate' ? t('keys.rotate') : t('keys.revoke')}
-              </Button>
-            </div>
+            <ConfirmActions
+              variant={confirm.kind === 'revoke' ? 'danger' : 'primary'}
+              busy={busy}
+              confirmLabel={confirm.kind === 'rotate' ? t('keys.rotate') : t('keys.revoke')}
+              onCancel={() => setConfirm(null)}
+              onConfirm={() => void run(confirm)}
+            />
           </>
         )}
       </Dialog>
@@ -207,12 +198,8 @@ function CreateKeyForm({
   const [name, setName] = useState('');
   const [environment, setEnv] = useState<'live' | 'test'>('live');
   const [scopes, setScopes] = useState<string[]>(['verify']);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, onSubmit } = useAsyncAction();
+  const submit = onSubmit(async () => {
     try {
       await onCreated(
         await api<{ key: string; apiKey: ApiKey }>(ROUTES.keys, {
@@ -221,12 +208,11 @@ function CreateKeyForm({
         }),
       );
     } catch (err) {
+      // The plan refusal is said once, on the page behind the dialog, which closes.
       if (err instanceof ApiError && err.code === 'PLAN_API_ACCESS_REQUIRED') onError(err);
-      else setError(err);
-    } finally {
-      setBusy(false);
+      else throw err;
     }
-  }
+  });
   return (
     <form onSubmit={submit}>
       <Field
@@ -258,10 +244,9 @@ function CreateKeyForm({
           />
         ))}
       </fieldset>
-      <ErrorText error={error} />
-      <Button type="submit" busy={busy} disabled={!scopes.length} className="btn-block">
+      <SubmitRow error={error} busy={busy} disabled={!scopes.length}>
         {t('keys.create')}
-      </Button>
+      </SubmitRow>
     </form>
   );
 }

@@ -1,11 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
 import { Alert, Button, Card, Checkbox, CopyButton, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
+import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 import { MiniAppLinkCard } from '../components/line-login';
+import { SubmitRow } from '../components/form-parts';
 
 interface Channel {
   id: string;
@@ -50,21 +52,28 @@ export function LineScreen() {
   const [linking, setLinking] = useState(false);
   const [code, setCode] = useState<{ code: string; expiresAt: string } | null>(null);
   const [note, setNote] = useState('');
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  async function act(id: string, fn: () => Promise<void>) {
-    setBusy(id);
-    setError(null);
+  const { busyKey: busy, error, run } = useAsyncAction();
+  function act(id: string, fn: () => Promise<void>) {
     setNote('');
-    try {
+    return run(async () => {
       await fn();
       await page.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
+    }, id);
   }
+  /** Every unlink (an account, a group, an owner) is a DELETE and then a fresh page. */
+  const unlinkButton = (id: string, route: string) => (
+    <Button
+      variant="danger"
+      busy={busy === id}
+      onClick={() =>
+        void act(id, async () => {
+          await api(route, { method: 'DELETE' });
+        })
+      }
+    >
+      {t('line.unlink')}
+    </Button>
+  );
   const d = page.data;
   return (
     <>
@@ -129,17 +138,7 @@ export function LineScreen() {
                       >
                         {t('line.verify')}
                       </Button>
-                      <Button
-                        variant="danger"
-                        busy={busy === ch.id}
-                        onClick={() =>
-                          void act(ch.id, async () => {
-                            await api(ROUTES.lineChannel(ch.id), { method: 'DELETE' });
-                          })
-                        }
-                      >
-                        {t('line.unlink')}
-                      </Button>
+                      {unlinkButton(ch.id, ROUTES.lineChannel(ch.id))}
                     </div>
                   </li>
                 ))}
@@ -184,17 +183,7 @@ export function LineScreen() {
                         })
                       }
                     />
-                    <Button
-                      variant="danger"
-                      busy={busy === `u${g.id}`}
-                      onClick={() =>
-                        void act(`u${g.id}`, async () => {
-                          await api(ROUTES.lineGroup(g.id), { method: 'DELETE' });
-                        })
-                      }
-                    >
-                      {t('line.unlink')}
-                    </Button>
+                    {unlinkButton(`u${g.id}`, ROUTES.lineGroup(g.id))}
                   </li>
                 ))}
               </ul>
@@ -211,17 +200,7 @@ export function LineScreen() {
                       <p className="mono small break">{o.lineUserId}</p>
                       <p className="small muted">{formatDateTime(o.createdAt, lang)}</p>
                     </div>
-                    <Button
-                      variant="danger"
-                      busy={busy === o.id}
-                      onClick={() =>
-                        void act(o.id, async () => {
-                          await api(ROUTES.lineOwner(o.id), { method: 'DELETE' });
-                        })
-                      }
-                    >
-                      {t('line.unlink')}
-                    </Button>
+                    {unlinkButton(o.id, ROUTES.lineOwner(o.id))}
                   </li>
                 ))}
               </ul>
@@ -246,55 +225,39 @@ function LinkForm({ onDone }: { onDone: () => Promise<void> }) {
   const [channelId, setChannelId] = useState('');
   const [channelSecret, setSecret] = useState('');
   const [accessToken, setToken] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api(ROUTES.lineChannels, {
-        method: 'POST',
-        body: { channelId: channelId.trim(), channelSecret: channelSecret.trim(), accessToken: accessToken.trim() },
-      });
-      await onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, onSubmit } = useAsyncAction();
+  const submit = onSubmit(async () => {
+    await api(ROUTES.lineChannels, {
+      method: 'POST',
+      body: { channelId: channelId.trim(), channelSecret: channelSecret.trim(), accessToken: accessToken.trim() },
+    });
+    await onDone();
+  });
   return (
     <form onSubmit={submit}>
       <p className="muted small">{t('line.linkHint')}</p>
-      <Field
-        label="Channel ID"
-        required
-        inputMode="numeric"
-        autoComplete="off"
-        value={channelId}
-        onChange={(e) => setChannelId(e.target.value)}
-      />
-      <Field
-        label="Channel secret"
-        required
-        type="password"
-        autoComplete="off"
-        value={channelSecret}
-        onChange={(e) => setSecret(e.target.value)}
-      />
-      <Field
-        label="Channel access token"
-        required
-        type="password"
-        autoComplete="off"
-        value={accessToken}
-        onChange={(e) => setToken(e.target.value)}
-      />
-      <ErrorText error={error} />
-      <Button type="submit" busy={busy} className="btn-block">
+      {/* LINE's own names for the three values, as the LINE Developers console shows them. */}
+      {(
+        [
+          ['Channel ID', channelId, setChannelId],
+          ['Channel secret', channelSecret, setSecret],
+          ['Channel access token', accessToken, setToken],
+        ] as const
+      ).map(([label, value, set]) => (
+        <Field
+          key={label}
+          label={label}
+          required
+          // The ID is digits; the secret and the token are not shown on screen.
+          {...(label === 'Channel ID' ? { inputMode: 'numeric' } : { type: 'password' })}
+          autoComplete="off"
+          value={value}
+          onChange={(e) => set(e.target.value)}
+        />
+      ))}
+      <SubmitRow error={error} busy={busy}>
         {t('line.link')}
-      </Button>
+      </SubmitRow>
     </form>
   );
 }

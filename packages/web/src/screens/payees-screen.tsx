@@ -1,11 +1,13 @@
 import { useAuth } from '../api/auth';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { Payee } from '../api/types';
 import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
+import { ConfirmActions, SubmitRow } from '../components/form-parts';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { BANKS, bankName } from '../lib/banks';
+import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 
 export function PayeesScreen() {
@@ -17,22 +19,13 @@ export function PayeesScreen() {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<Payee | null>(null);
   const [removing, setRemoving] = useState<Payee | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busyId, setBusyId] = useState<string | null>(null);
+  const { busyKey: busyId, error, run } = useAsyncAction();
   const items = list.data?.items ?? [];
-
-  async function act(id: string, fn: () => Promise<unknown>) {
-    setBusyId(id);
-    setError(null);
-    try {
+  const act = (id: string, fn: () => Promise<unknown>) =>
+    run(async () => {
       await fn();
       await list.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusyId(null);
-    }
-  }
+    }, id);
 
   return (
     <>
@@ -124,22 +117,16 @@ export function PayeesScreen() {
           <>
             <p>{t('payees.removeBody', { holder: removing.holder, last4: removing.accountLast4 })}</p>
             {items.length === 1 && <Alert kind="warn" title={t('payees.emptyBody')} />}
-            <div className="dialog-actions">
-              <Button variant="secondary" onClick={() => setRemoving(null)}>
-                {t('common.cancel')}
-              </Button>
-              <Button
-                variant="danger"
-                busy={busyId === removing.id}
-                onClick={() => {
-                  const p = removing;
-                  setRemoving(null);
-                  void act(p.id, () => api(ROUTES.payee(p.id), { method: 'DELETE' }));
-                }}
-              >
-                {t('common.remove')}
-              </Button>
-            </div>
+            <ConfirmActions
+              busy={busyId === removing.id}
+              confirmLabel={t('common.remove')}
+              onCancel={() => setRemoving(null)}
+              onConfirm={() => {
+                const p = removing;
+                setRemoving(null);
+                void act(p.id, () => api(ROUTES.payee(p.id), { method: 'DELETE' }));
+              }}
+            />
           </>
         )}
       </Dialog>
@@ -155,26 +142,16 @@ function PayeeForm({ onDone }: { onDone: () => Promise<void> }) {
   const [accountNumber, setAccountNumber] = useState('');
   const [holder, setHolder] = useState('');
   const [isPrimary, setPrimary] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, onSubmit } = useAsyncAction();
+  const submit = onSubmit(async () => {
     const body =
       kind === 'BANK'
         ? { kind, bankCode, accountNumber: accountNumber.replace(/[\s-]/g, ''), holder: holder.trim(), isPrimary }
         : { kind, proxyType, accountNumber: accountNumber.replace(/[\s-]/g, ''), holder: holder.trim(), isPrimary };
-    try {
-      await api(ROUTES.payees, { method: 'POST', body });
-      setAccountNumber(''); // the full number is not kept in the page once saved
-      await onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    await api(ROUTES.payees, { method: 'POST', body });
+    setAccountNumber(''); // the full number is not kept in the page once saved
+    await onDone();
+  });
   return (
     <form onSubmit={submit}>
       <fieldset className="segmented">
@@ -221,10 +198,9 @@ function PayeeForm({ onDone }: { onDone: () => Promise<void> }) {
         onChange={(e) => setHolder(e.target.value)}
       />
       <Checkbox label={t('payees.setPrimary')} checked={isPrimary} onChange={(e) => setPrimary(e.target.checked)} />
-      <ErrorText error={error} />
-      <Button type="submit" busy={busy} className="btn-block">
+      <SubmitRow error={error} busy={busy}>
         {t('common.save')}
-      </Button>
+      </SubmitRow>
     </form>
   );
 }
@@ -233,30 +209,19 @@ function EditPayee({ payee, onDone }: { payee: Payee; onDone: () => Promise<void
   const { t } = useI18n();
   const [holder, setHolder] = useState(payee.holder);
   const [active, setActive] = useState(payee.status === 'ACTIVE');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api(ROUTES.payee(payee.id), { method: 'PATCH', body: { holder: holder.trim(), status: active ? 'ACTIVE' : 'DISABLED' } });
-      await onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, onSubmit } = useAsyncAction();
+  const submit = onSubmit(async () => {
+    await api(ROUTES.payee(payee.id), { method: 'PATCH', body: { holder: holder.trim(), status: active ? 'ACTIVE' : 'DISABLED' } });
+    await onDone();
+  });
   return (
     <form onSubmit={submit}>
       <p className="muted">{t('payees.numberLocked', { last4: payee.accountLast4 })}</p>
       <Field label={t('payees.holder')} required maxLength={120} value={holder} onChange={(e) => setHolder(e.target.value)} />
       <Checkbox label={t('payees.active')} checked={active} onChange={(e) => setActive(e.target.checked)} />
-      <ErrorText error={error} />
-      <Button type="submit" busy={busy} className="btn-block">
+      <SubmitRow error={error} busy={busy}>
         {t('common.save')}
-      </Button>
+      </SubmitRow>
     </form>
   );
 }

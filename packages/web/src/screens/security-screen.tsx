@@ -1,4 +1,3 @@
-import { useState } from 'react';
 import { useAuth } from '../api/auth';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
@@ -7,6 +6,7 @@ import { Button, Card, Empty, ErrorText, Loading, PageHeader } from '../componen
 import { LineLinkCard, useLineLoginText } from '../components/line-login';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
+import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 
 /** A short device label from the user agent, so the owner can recognise their phone and computer. */
@@ -41,20 +41,12 @@ export function SecurityScreen() {
   const lx = useLineLoginText();
   const sessions = useLoad(() => api<{ items: SessionView[] }>(ROUTES.sessions));
   const audit = useLoad(() => api<{ items: AuditEntry[] }>(ROUTES.audit, { query: { limit: 100 } }));
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  async function act(id: string, fn: () => Promise<unknown>) {
-    setBusy(id);
-    setError(null);
-    try {
+  const { busyKey: busy, error, run } = useAsyncAction();
+  const act = (id: string, fn: () => Promise<unknown>) =>
+    run(async () => {
       await fn();
       await Promise.all([sessions.reload(), audit.reload()]);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
-  }
+    }, id);
   const label = (action: string) => {
     const k = `audit.${action}` as MessageKey;
     const s = t(k);

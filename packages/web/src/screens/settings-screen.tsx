@@ -8,6 +8,8 @@ export const ERASED_KEY = 'slipcheck.erasedUntil';
 import { useI18n } from '../i18n/i18n';
 import { useLoad } from '../lib/use-load';
 import { SummarySettingsCard } from '../components/reports';
+import { ConfirmActions, CurrentPasswordField, NewPasswordField, SubmitRow } from '../components/form-parts';
+import { useAsyncAction } from '../lib/use-async-action';
 
 export function SettingsScreen() {
   const { t } = useI18n();
@@ -144,52 +146,24 @@ function PasswordCard() {
   const { t } = useI18n();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, onSubmit } = useAsyncAction();
+  const submit = onSubmit(async () => {
     setDone(false);
-    try {
-      await api(ROUTES.changePassword, { method: 'POST', body: { currentPassword: current, newPassword: next } });
-      setDone(true);
-      setCurrent('');
-      setNext('');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    await api(ROUTES.changePassword, { method: 'POST', body: { currentPassword: current, newPassword: next } });
+    setDone(true);
+    setCurrent('');
+    setNext('');
+  });
   return (
     <Card title={t('settings.password')}>
       <form onSubmit={submit}>
-        <Field
-          label={t('settings.currentPassword')}
-          type="password"
-          autoComplete="current-password"
-          required
-          value={current}
-          onChange={(e) => setCurrent(e.target.value)}
-        />
-        <Field
-          label={t('reset.newPassword')}
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
-          maxLength={200}
-          hint={t('auth.passwordHint')}
-          value={next}
-          onChange={(e) => setNext(e.target.value)}
-        />
+        <CurrentPasswordField label={t('settings.currentPassword')} value={current} onChange={(e) => setCurrent(e.target.value)} />
+        <NewPasswordField label={t('reset.newPassword')} value={next} onChange={(e) => setNext(e.target.value)} />
         <div aria-live="polite">{done && <Alert kind="ok" title={t('settings.passwordChanged')} />}</div>
-        <ErrorText error={error} />
-        <Button type="submit" busy={busy}>
+        <SubmitRow error={error} busy={busy} block={false}>
           {t('settings.changePassword')}
-        </Button>
+        </SubmitRow>
       </form>
     </Card>
   );
@@ -197,12 +171,9 @@ function PasswordCard() {
 
 function ExportCard() {
   const { t } = useI18n();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function download() {
-    setBusy(true);
-    setError(null);
-    try {
+  const { busy, error, run } = useAsyncAction();
+  const download = () =>
+    run(async () => {
       const data = await api<unknown>(ROUTES.privacyExport);
       const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
       const a = document.createElement('a');
@@ -210,12 +181,7 @@ function ExportCard() {
       a.download = 'slipcheck-export.json';
       a.click();
       setTimeout(() => URL.revokeObjectURL(url), 1000);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
-  }
+    });
   return (
     <Card title={t('settings.privacy')}>
       <p>{t('settings.exportBody')}</p>
@@ -233,35 +199,25 @@ function EraseCard({ email }: { email: string }) {
   const { logout } = useAuth();
   const [open, setOpen] = useState(false);
   const [password, setPassword] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, setError, onSubmit } = useAsyncAction();
+  const submit = onSubmit(async () => {
+    const r = await api<{ erased: boolean; purgeAfter: string }>(ROUTES.privacyErase, {
+      method: 'POST',
+      body: { password, confirm: 'DELETE' },
+    });
+    setOpen(false);
+    setPassword('');
+    // Every session is revoked now: sign out here too; the sign-in page says it worked (session storage
+    // survives the redirect that signing out causes, a query string would not).
     try {
-      const r = await api<{ erased: boolean; purgeAfter: string }>(ROUTES.privacyErase, {
-        method: 'POST',
-        body: { password, confirm: 'DELETE' },
-      });
-      setOpen(false);
-      setPassword('');
-      // Every session is revoked now: sign out here too; the sign-in page says it worked (session storage
-      // survives the redirect that signing out causes, a query string would not).
-      try {
-        sessionStorage.setItem(ERASED_KEY, r.purgeAfter);
-      } catch {
-        /* storage blocked: no notice */
-      }
-      await logout();
-      // A fresh page load: nothing of the erased shop stays in memory, and no screen can call the API again.
-      window.location.assign('/login');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
+      sessionStorage.setItem(ERASED_KEY, r.purgeAfter);
+    } catch {
+      /* storage blocked: no notice */
     }
-  }
+    await logout();
+    // A fresh page load: nothing of the erased shop stays in memory, and no screen can call the API again.
+    window.location.assign('/login');
+  });
   const meaning = (
     <ul className="erase-meaning">
       <li>{t('erase.now')}</li>
@@ -287,23 +243,9 @@ function EraseCard({ email }: { email: string }) {
       <Dialog open={open} title={t('erase.title')} onClose={() => setOpen(false)}>
         <form onSubmit={submit}>
           {meaning}
-          <Field
-            label={t('erase.password')}
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
+          <CurrentPasswordField label={t('erase.password')} value={password} onChange={(e) => setPassword(e.target.value)} />
           <ErrorText error={error} />
-          <div className="dialog-actions">
-            <Button type="button" variant="secondary" onClick={() => setOpen(false)}>
-              {t('common.cancel')}
-            </Button>
-            <Button type="submit" variant="danger" busy={busy}>
-              {t('erase.confirm')}
-            </Button>
-          </div>
+          <ConfirmActions submit busy={busy} confirmLabel={t('erase.confirm')} onCancel={() => setOpen(false)} />
         </form>
       </Dialog>
     </Card>

@@ -6,7 +6,9 @@ import type { Team } from '../api/types';
 import { Alert, Button, Card, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
+import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
+import { SubmitRow } from '../components/form-parts';
 
 /** Staff seats. Owners invite, revoke and remove; staff see the list only (the server enforces it too). */
 export function TeamScreen() {
@@ -16,23 +18,16 @@ export function TeamScreen() {
   const team = useLoad(() => api<Team>(ROUTES.team));
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { busyKey: busy, error, run } = useAsyncAction();
   const seats = team.data?.seats;
   const full = !!seats && seats.used >= seats.limit;
 
-  async function act(id: string, fn: () => Promise<unknown>) {
-    setBusy(id);
-    setError(null);
+  function act(id: string, fn: () => Promise<unknown>) {
     setSent(null);
-    try {
+    return run(async () => {
       await fn();
       await team.reload();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
+    }, id);
   }
   async function invite(e: FormEvent) {
     e.preventDefault();
@@ -69,10 +64,9 @@ export function TeamScreen() {
             />
             {full && <Alert kind="warn" title={t('team.seatsFull')} />}
             <div aria-live="polite">{sent && <Alert kind="ok" title={t('team.invited', { email: sent })} />}</div>
-            <ErrorText error={error} />
-            <Button type="submit" busy={busy === 'invite'} disabled={full} className="btn-block">
+            <SubmitRow error={error} busy={busy === 'invite'} disabled={full}>
               {t('team.inviteSubmit')}
-            </Button>
+            </SubmitRow>
           </form>
         </Card>
       )}

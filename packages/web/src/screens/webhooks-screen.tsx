@@ -1,11 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useAuth } from '../api/auth';
 import { api, ApiError } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { WebhookDelivery, WebhookEndpoint } from '../api/types';
-import { Alert, Button, Card, Checkbox, CopyButton, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
+import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
+import { ConfirmActions, SecretCard } from '../components/form-parts';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
+import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 
 const EVENTS = ['slip.verified', 'slip.duplicate', 'slip.failed'];
@@ -42,16 +44,13 @@ export function WebhooksScreen() {
         <ErrorText error={list.error} />
       )}
       {secret && (
-        <Card title={t('webhooks.secretTitle')}>
-          <Alert kind="warn" title={t('webhooks.secretOnce')} />
-          <p className="secret mono">{secret.secret}</p>
-          <div className="row-actions">
-            <CopyButton value={secret.secret} />
-            <Button variant="ghost" onClick={() => setSecret(null)}>
-              {t('common.hide')}
-            </Button>
-          </div>
-        </Card>
+        <SecretCard
+          title={t('webhooks.secretTitle')}
+          warning={t('webhooks.secretOnce')}
+          secret={secret.secret}
+          dismissLabel={t('common.hide')}
+          onDismiss={() => setSecret(null)}
+        />
       )}
       {list.loading && !list.data ? (
         <Loading />
@@ -85,24 +84,14 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
   const [url, setUrl] = useState('https://');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>(EVENTS);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const r = await api<{ endpoint: WebhookEndpoint; secret: string }>(ROUTES.webhooks, {
-        method: 'POST',
-        body: { url: url.trim(), events, description: description.trim() || undefined },
-      });
-      await onDone({ id: r.endpoint.id, secret: r.secret });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, onSubmit } = useAsyncAction();
+  const submit = onSubmit(async () => {
+    const r = await api<{ endpoint: WebhookEndpoint; secret: string }>(ROUTES.webhooks, {
+      method: 'POST',
+      body: { url: url.trim(), events, description: description.trim() || undefined },
+    });
+    await onDone({ id: r.endpoint.id, secret: r.secret });
+  });
   return (
     <form onSubmit={submit}>
       <Field
@@ -148,22 +137,23 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
 function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChanged: () => Promise<void>; onSecret: (s: string) => void }) {
   const { t, lang } = useI18n();
   const deliveries = useLoad(() => api<{ items: WebhookDelivery[] }>(ROUTES.deliveries(ep.id), { query: { limit: 20 } }), [ep.id]);
-  const [busy, setBusy] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { busyKey: busy, error, run } = useAsyncAction();
   const [note, setNote] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);
-  async function act(what: string, fn: () => Promise<void>) {
-    setBusy(what);
-    setError(null);
+  function act(what: string, fn: () => Promise<void>) {
     setNote('');
-    try {
-      await fn();
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(null);
-    }
+    return run(fn, what);
   }
+  /** Reveal and rotate both answer the signing secret, which the page shows once. */
+  const secretButton = (what: 'reveal' | 'rotate', route: string, label: string) => (
+    <Button
+      variant="secondary"
+      busy={busy === what}
+      onClick={() => void act(what, async () => onSecret((await api<{ secret: string }>(route, { method: 'POST' })).secret))}
+    >
+      {label}
+    </Button>
+  );
   const enabled = isEnabled(ep);
   const eventLabel = (ev: string) => (EVENTS.includes(ev) ? t(`webhooks.event.${ev}` as MessageKey) : ev);
   return (
@@ -194,28 +184,8 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
         >
           {t('webhooks.sendTest')}
         </Button>
-        <Button
-          variant="secondary"
-          busy={busy === 'reveal'}
-          onClick={() =>
-            void act('reveal', async () =>
-              onSecret((await api<{ secret: string }>(ROUTES.webhookReveal(ep.id), { method: 'POST' })).secret),
-            )
-          }
-        >
-          {t('webhooks.reveal')}
-        </Button>
-        <Button
-          variant="secondary"
-          busy={busy === 'rotate'}
-          onClick={() =>
-            void act('rotate', async () =>
-              onSecret((await api<{ secret: string }>(ROUTES.webhookRotate(ep.id), { method: 'POST' })).secret),
-            )
-          }
-        >
-          {t('webhooks.rotate')}
-        </Button>
+        {secretButton('reveal', ROUTES.webhookReveal(ep.id), t('webhooks.reveal'))}
+        {secretButton('rotate', ROUTES.webhookRotate(ep.id), t('webhooks.rotate'))}
         <Button
           variant="secondary"
           busy={busy === 'toggle'}
@@ -279,23 +249,17 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
       )}
       <Dialog open={confirmDelete} title={t('webhooks.removeTitle')} onClose={() => setConfirmDelete(false)}>
         <p className="break">{ep.url}</p>
-        <div className="dialog-actions">
-          <Button variant="secondary" onClick={() => setConfirmDelete(false)}>
-            {t('common.cancel')}
-          </Button>
-          <Button
-            variant="danger"
-            onClick={() => {
-              setConfirmDelete(false);
-              void act('delete', async () => {
-                await api(ROUTES.webhook(ep.id), { method: 'DELETE' });
-                await onChanged();
-              });
-            }}
-          >
-            {t('common.remove')}
-          </Button>
-        </div>
+        <ConfirmActions
+          confirmLabel={t('common.remove')}
+          onCancel={() => setConfirmDelete(false)}
+          onConfirm={() => {
+            setConfirmDelete(false);
+            void act('delete', async () => {
+              await api(ROUTES.webhook(ep.id), { method: 'DELETE' });
+              await onChanged();
+            });
+          }}
+        />
       </Dialog>
     </Card>
   );

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { api, ApiError } from '../api/client';
 import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
@@ -7,6 +7,7 @@ import { LangSwitch } from '../components/layout';
 import { ResultCard } from '../components/result-card';
 import { StatusBadge } from '../components/status';
 import { TxList } from '../components/tx-list';
+import { CheckingNotice, SlipPickers } from '../components/slip-check';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart, formatMoney } from '../lib/format';
 import { linkWithCode, liffIdToken, savedShop, signInWithLine, type MiniAuth, type MiniConfig } from './liff-session';
@@ -176,8 +177,6 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<TransactionRecord | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const camRef = useRef<HTMLInputElement>(null);
-  const pickRef = useRef<HTMLInputElement>(null);
 
   async function check(f: File | undefined) {
     if (!f) return;
@@ -205,49 +204,9 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
   return (
     <>
       <Field label={m('expected')} inputMode="decimal" enterKeyHint="done" value={expected} onChange={(e) => setExpected(e.target.value)} />
-      <div className="mini-actions">
-        <Button onClick={() => camRef.current?.click()}>{m('camera')}</Button>
-        <Button variant="secondary" onClick={() => pickRef.current?.click()}>
-          {m('pick')}
-        </Button>
-      </div>
-      <input
-        ref={camRef}
-        type="file"
-        accept="image/*"
-        capture="environment"
-        className="sr-only"
-        tabIndex={-1}
-        aria-hidden="true"
-        onChange={(e) => {
-          void check(e.target.files?.[0]);
-          e.target.value = '';
-        }}
-      />
-      <input
-        ref={pickRef}
-        type="file"
-        accept="image/png,image/jpeg,image/*"
-        className="sr-only"
-        tabIndex={-1}
-        aria-label={m('pick')}
-        data-testid="slip-input"
-        onChange={(e) => {
-          void check(e.target.files?.[0]);
-          e.target.value = '';
-        }}
-      />
+      <SlipPickers actionsClassName="mini-actions" cameraLabel={m('camera')} pickLabel={m('pick')} onFile={(f) => void check(f)} />
       <div aria-live="polite" aria-busy={busy} className="result-region">
-        {busy && (
-          <Alert
-            kind="info"
-            title={
-              <>
-                <span className="spinner" aria-hidden="true" /> {m('checking')}
-              </>
-            }
-          />
-        )}
+        {busy && <CheckingNotice label={m('checking')} />}
         <ErrorText error={error} />
         {result && <ResultCard record={result} />}
       </div>

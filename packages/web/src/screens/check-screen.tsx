@@ -3,6 +3,7 @@ import { api, ApiError } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { TransactionRecord } from '../api/types';
 import { ResultCard } from '../components/result-card';
+import { CheckingNotice, SlipPickers } from '../components/slip-check';
 import { Alert, Button, Card, ErrorText, Field, PageHeader } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
 import { Link } from '../lib/router';
@@ -21,8 +22,6 @@ export function CheckScreen() {
   const [result, setResult] = useState<VerifyResult | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [localError, setLocalError] = useState<string | null>(null);
-  const pickRef = useRef<HTMLInputElement>(null);
-  const camRef = useRef<HTMLInputElement>(null);
   const resultRef = useRef<HTMLDivElement>(null);
 
   // On a phone the card is below the picture: bring it into view once the answer is there.
@@ -135,40 +134,13 @@ export function CheckScreen() {
             </svg>
           )}
           <p className="dropzone-text">{t('check.dropHint')}</p>
-          <div className="dropzone-actions">
-            <Button onClick={() => camRef.current?.click()} className="only-touch">
-              {t('check.camera')}
-            </Button>
-            <Button variant="secondary" onClick={() => pickRef.current?.click()}>
-              {t('check.choose')}
-            </Button>
-          </div>
-          <input
-            ref={camRef}
-            type="file"
-            accept="image/*"
-            capture="environment"
-            className="sr-only"
-            tabIndex={-1}
-            aria-hidden="true"
-            data-testid="camera-input"
-            onChange={(e) => {
-              choose(e.target.files?.[0]);
-              e.target.value = '';
-            }}
-          />
-          <input
-            ref={pickRef}
-            type="file"
-            accept="image/png,image/jpeg,image/*"
-            className="sr-only"
-            tabIndex={-1}
-            aria-label={t('check.choose')}
-            data-testid="slip-input"
-            onChange={(e) => {
-              choose(e.target.files?.[0]);
-              e.target.value = '';
-            }}
+          <SlipPickers
+            actionsClassName="dropzone-actions"
+            cameraLabel={t('check.camera')}
+            cameraClassName="only-touch"
+            cameraTestId="camera-input"
+            pickLabel={t('check.choose')}
+            onFile={choose}
           />
         </div>
         {file && !busy && (!!result || !!error) && (
@@ -186,16 +158,7 @@ export function CheckScreen() {
             : ''}
       </p>
       <div ref={resultRef} aria-busy={busy} className="result-region">
-        {busy && (
-          <Alert
-            kind="info"
-            title={
-              <>
-                <span className="spinner" aria-hidden="true" /> {t('check.checking')}
-              </>
-            }
-          />
-        )}
+        {busy && <CheckingNotice label={t('check.checking')} />}
         {localError && <Alert kind="error" title={localError} />}
         {code === 'NO_PAYEE_CONFIGURED' ? (
           <Alert kind="error" title={t('error.NO_PAYEE_CONFIGURED')}>

@@ -59,73 +59,99 @@ export function AppShell({ children }: { children: ReactNode }) {
     h?.focus({ preventScroll: true });
   }, [path]);
   return (
-    <div className="shell">
-      <a className="skip" href="#main">
-        {t('common.skip')}
-      </a>
-      <header className="topbar">
-        <button
-          type="button"
-          className="icon-btn menu-btn"
-          aria-expanded={open}
-          aria-controls="sidenav"
-          onClick={() => setOpen((o) => !o)}
-          aria-label={t('nav.menu')}
-        >
-          <svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true">
-            <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
-          </svg>
-        </button>
-        <Link to="/" className="brand-link" aria-label="slipcheck">
-          <Brand />
-        </Link>
-        <span className="topbar-shop" title={me?.shop.name}>
-          {me?.shop.name}
-        </span>
-        <LangSwitch />
-      </header>
-      <nav id="sidenav" className={`sidenav ${open ? 'open' : ''}`} aria-label={t('nav.main')}>
-        <ul>
-          {NAV.filter((n) => !(n.ownerOnly && me?.user.role === 'staff')).map((n) => (
-            <li key={n.to}>
-              <Link to={n.to} className="nav-link">
-                <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
-                  <path d={n.icon} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" />
-                </svg>
-                {t(n.key)}
-              </Link>
-            </li>
-          ))}
-        </ul>
-        <div className="sidenav-foot">
-          <p className="sidenav-email" title={me?.user.email}>
-            {me?.user.email}
-          </p>
-          <button type="button" className="btn btn-ghost" onClick={() => void logout()}>
-            {t('nav.logout')}
-          </button>
-        </div>
-      </nav>
-      <main id="main" className="main" tabIndex={-1}>
-        <OfflineNotice />
-        {children}
-      </main>
-    </div>
+    <Frame
+      className="shell"
+      mainClassName="main"
+      top={
+        <>
+          <header className="topbar">
+            <button
+              type="button"
+              className="icon-btn menu-btn"
+              aria-expanded={open}
+              aria-controls="sidenav"
+              onClick={() => setOpen((o) => !o)}
+              aria-label={t('nav.menu')}
+            >
+              <svg viewBox="0 0 24 24" width="24" height="24" aria-hidden="true">
+                <path d="M4 7h16M4 12h16M4 17h16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" />
+              </svg>
+            </button>
+            <Link to="/" className="brand-link" aria-label="slipcheck">
+              <Brand />
+            </Link>
+            <span className="topbar-shop" title={me?.shop.name}>
+              {me?.shop.name}
+            </span>
+            <LangSwitch />
+          </header>
+          <nav id="sidenav" className={`sidenav ${open ? 'open' : ''}`} aria-label={t('nav.main')}>
+            <ul>
+              {NAV.filter((n) => !(n.ownerOnly && me?.user.role === 'staff')).map((n) => (
+                <li key={n.to}>
+                  <Link to={n.to} className="nav-link">
+                    <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+                      <path d={n.icon} fill="none" stroke="currentColor" strokeWidth="1.8" strokeLinecap="round" strokeLinejoin="round" />
+                    </svg>
+                    {t(n.key)}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+            <div className="sidenav-foot">
+              <p className="sidenav-email" title={me?.user.email}>
+                {me?.user.email}
+              </p>
+              <button type="button" className="btn btn-ghost" onClick={() => void logout()}>
+                {t('nav.logout')}
+              </button>
+            </div>
+          </nav>
+        </>
+      }
+    >
+      {children}
+    </Frame>
   );
 }
 
 export function AuthLayout({ children }: { children: ReactNode }) {
+  return (
+    <Frame
+      className="auth-page"
+      mainClassName="auth-main"
+      top={
+        <header className="auth-top">
+          <Brand />
+          <LangSwitch />
+        </header>
+      }
+    >
+      {children}
+    </Frame>
+  );
+}
+
+/** Both shells: the skip link first, then their header, then the main region the skip link jumps to. */
+function Frame({
+  className,
+  mainClassName,
+  top,
+  children,
+}: {
+  className: string;
+  mainClassName: string;
+  top: ReactNode;
+  children: ReactNode;
+}) {
   const { t } = useI18n();
   return (
-    <div className="auth-page">
+    <div className={className}>
       <a className="skip" href="#main">
         {t('common.skip')}
       </a>
-      <header className="auth-top">
-        <Brand />
-        <LangSwitch />
-      </header>
-      <main id="main" className="auth-main" tabIndex={-1}>
+      {top}
+      <main id="main" className={mainClassName} tabIndex={-1}>
         <OfflineNotice />
         {children}
       </main>

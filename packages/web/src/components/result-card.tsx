@@ -60,27 +60,11 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         )}
         <div>
           <dt>{t('tx.sender')}</dt>
-          <dd>
-            {record.senderName ? <bdi className="bank-name">{stripBidi(record.senderName)}</bdi> : '—'}
-            {record.senderAccount && (
-              <span className="muted">
-                {' '}
-                · <span className="mono">{record.senderAccount}</span>
-              </span>
-            )}
-          </dd>
+          <Party name={record.senderName} account={record.senderAccount} />
         </div>
         <div>
           <dt>{t('tx.receiver')}</dt>
-          <dd>
-            {record.receiverName ? <bdi className="bank-name">{stripBidi(record.receiverName)}</bdi> : '—'}
-            {record.receiverAccount && (
-              <span className="muted">
-                {' '}
-                · <span className="mono">{record.receiverAccount}</span>
-              </span>
-            )}
-          </dd>
+          <Party name={record.receiverName} account={record.receiverAccount} />
         </div>
         <div>
           <dt>{t('tx.bank')}</dt>
@@ -102,5 +86,20 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         )}
       </dl>
     </article>
+  );
+}
+
+/** A sender or receiver: the name as the bank wrote it (isolated, so Thai and Latin do not reorder), then the masked account. */
+function Party({ name, account }: { name?: string | null; account?: string | null }) {
+  return (
+    <dd>
+      {name ? <bdi className="bank-name">{stripBidi(name)}</bdi> : '—'}
+      {account && (
+        <span className="muted">
+          {' '}
+          · <span className="mono">{account}</span>
+        </span>
+      )}
+    </dd>
   );
 }

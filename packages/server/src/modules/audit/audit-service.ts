@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import { newId } from '../../lib/ids.js';
+import { createAuditRepo } from './audit-repo.js';
 import type { Clock } from '../../lib/clock.js';
 
 export interface AuditEntry {
@@ -18,12 +19,12 @@ export const AUDIT_RETENTION_DAYS = 90;
  * retention prune, and details must never hold secrets (callers pass ids and prefixes only).
  */
 export function createAuditService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+  const { clock } = deps;
+  const repo = createAuditRepo(deps.db);
   return {
-    async record(e: AuditEntry, trx: Db = db): Promise<void> {
-      await trx
-        .insertInto('audit_log')
-        .values({
+    async record(e: AuditEntry, trx?: Db): Promise<void> {
+      await repo.insert(
+        {
           id: newId('aud'),
           shop_id: e.shopId ?? null,
           actor: e.actor,
@@ -32,18 +33,12 @@ export function createAuditService(deps: { db: Db; clock: Clock }) {
           detail: JSON.stringify(e.detail ?? {}),
           ip: e.ip ?? null,
           created_at: clock.now().toISOString(),
-        })
-        .execute();
+        },
+        trx,
+      );
     },
     async list(shopId: string, limit = 100) {
-      const rows = await db
-        .selectFrom('audit_log')
-        .selectAll()
-        .where('shop_id', '=', shopId)
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .execute();
+      const rows = await repo.listByShop(shopId, limit);
       return rows.map((r) => ({
         id: r.id,
         actor: r.actor,
@@ -56,8 +51,7 @@ export function createAuditService(deps: { db: Db; clock: Clock }) {
     },
     async prune(): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - AUDIT_RETENTION_DAYS * 86_400_000).toISOString();
-      const r = await db.deleteFrom('audit_log').where('created_at', '<', cutoff).executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return repo.deleteOlderThan(cutoff);
     },
   };
 }

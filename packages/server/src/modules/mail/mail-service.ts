@@ -4,6 +4,7 @@ import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { MailContent } from './mail-templates.js';
+import { createMailRepo } from './mail-repo.js';
 
 export interface SentMail {
   id: string;
@@ -33,7 +34,8 @@ export interface MailLogger {
  * SMTP server: `send` records the row and delivers in the background (close() waits for it).
  */
 export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string; from: string; log?: MailLogger }) {
-  const { db, clock } = deps;
+  const { clock } = deps;
+  const repo = createMailRepo(deps.db);
   const transport = deps.smtpUrl ? nodemailer.createTransport(deps.smtpUrl) : null;
   const pending = new Set<Promise<void>>();
 
@@ -50,23 +52,19 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
       const badRecipient = !SINGLE_MAILBOX.test(to);
       const subject = headerSafe(content.subject);
       const id = opts.dedupeKey ? `mail_${createHash('sha256').update(opts.dedupeKey).digest('hex').slice(0, 26)}` : newId('mail');
-      const ins = await db
-        .insertInto('mail_messages')
-        .values({
-          id,
-          to_addr: badRecipient ? headerSafe(to).toLowerCase() : to.toLowerCase(),
-          subject,
-          template: content.template,
-          body_text: transport || badRecipient ? null : content.text,
-          transport: transport ? 'smtp' : 'sink',
-          status: badRecipient ? 'failed' : transport ? 'sending' : 'stored',
-          error: badRecipient ? 'invalid recipient' : null,
-          shop_id: shopId,
-          created_at: clock.now().toISOString(),
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .executeTakeFirst();
-      if (opts.dedupeKey && Number(ins.numInsertedOrUpdatedRows ?? 1n) === 0) return null;
+      const inserted = await repo.insertOnce({
+        id,
+        to_addr: badRecipient ? headerSafe(to).toLowerCase() : to.toLowerCase(),
+        subject,
+        template: content.template,
+        body_text: transport || badRecipient ? null : content.text,
+        transport: transport ? 'smtp' : 'sink',
+        status: badRecipient ? 'failed' : transport ? 'sending' : 'stored',
+        error: badRecipient ? 'invalid recipient' : null,
+        shop_id: shopId,
+        created_at: clock.now().toISOString(),
+      });
+      if (opts.dedupeKey && !inserted) return null;
       if (badRecipient) {
         deps.log?.warn({ mailId: id }, 'mail not sent: invalid recipient');
         return id;
@@ -74,14 +72,10 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
       if (transport) {
         const p = transport
           .sendMail({ from: deps.from, to, subject, text: content.text })
-          .then(() => db.updateTable('mail_messages').set({ status: 'sent' }).where('id', '=', id).execute())
+          .then(() => repo.setOutcome(id, { status: 'sent' }))
           .catch((err: Error) => {
             deps.log?.warn({ mailId: id, err: err.message }, 'mail delivery failed');
-            return db
-              .updateTable('mail_messages')
-              .set({ status: 'failed', error: err.message.slice(0, 500) })
-              .where('id', '=', id)
-              .execute();
+            return repo.setOutcome(id, { status: 'failed', error: err.message.slice(0, 500) });
           })
           .then(
             () => undefined,
@@ -93,13 +87,7 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
       return id;
     },
     async list(opts: { to?: string; limit?: number } = {}): Promise<SentMail[]> {
-      let q = db.selectFrom('mail_messages').selectAll();
-      if (opts.to) q = q.where('to_addr', '=', opts.to.toLowerCase());
-      const rows = await q
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(opts.limit ?? 50)
-        .execute();
+      const rows = await repo.list({ to: opts.to?.toLowerCase(), limit: opts.limit ?? 50 });
       return rows.map((r) => ({
         id: r.id,
         to: r.to_addr,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../../db/db.js';
+import { createPlanRepo } from './plan-repo.js';
 import type { PlansTable } from '../../db/db-schema.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -75,7 +76,8 @@ export function overageOf(plan: Plan, used: number): number {
 }
 
 export function createPlanService(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+  const { clock } = deps;
+  const repo = createPlanRepo(deps.db);
   return {
     async sync(catalogue: Plan[]): Promise<void> {
       const now = clock.now().toISOString();
@@ -98,19 +100,14 @@ export function createPlanService(deps: { db: Db; clock: Clock }) {
           overage_price_satang: p.overagePriceSatang ?? 0,
           updated_at: now,
         };
-        const { code, ...rest } = row;
-        await db
-          .insertInto('plans')
-          .values(row)
-          .onConflict((oc) => oc.column('code').doUpdateSet(rest))
-          .execute();
+        await repo.upsert(row);
       }
     },
     async list(): Promise<Plan[]> {
-      return (await db.selectFrom('plans').selectAll().orderBy('monthly_limit').execute()).map(planFromRow);
+      return (await repo.list()).map(planFromRow);
     },
     async get(code: string): Promise<Plan> {
-      const row = await db.selectFrom('plans').selectAll().where('code', '=', code).executeTakeFirst();
+      const row = await repo.get(code);
       if (!row) throw new AppError('UNKNOWN_PLAN', 400, `Unknown plan ${code}`);
       return planFromRow(row);
     },

@@ -1,0 +1,25 @@
+import type { Db } from '../../db/db.js';
+import type { MailMessagesTable } from '../../db/db-schema.js';
+
+/** The SQL of the mail sink and send log (table `mail_messages`); no other file names the table. */
+export function createMailRepo(db: Db) {
+  return {
+    /** Idempotent by id (a retried job derives the same id): false when the row was already there. */
+    async insertOnce(row: MailMessagesTable): Promise<boolean> {
+      const r = await db
+        .insertInto('mail_messages')
+        .values(row)
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 1n) !== 0;
+    },
+    async setOutcome(id: string, outcome: { status: 'sent' } | { status: 'failed'; error: string }): Promise<void> {
+      await db.updateTable('mail_messages').set(outcome).where('id', '=', id).execute();
+    },
+    async list(opts: { to?: string; limit: number }): Promise<MailMessagesTable[]> {
+      let q = db.selectFrom('mail_messages').selectAll();
+      if (opts.to) q = q.where('to_addr', '=', opts.to);
+      return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
+    },
+  };
+}

@@ -120,3 +120,29 @@ export function SecretCard({
     </Card>
   );
 }
+
+/** A choice of two or three shown side by side (radio buttons under one legend). */
+export function Segmented<T extends string>({
+  legend,
+  name,
+  options,
+  value,
+  onChange,
+}: {
+  legend: string;
+  name: string;
+  options: readonly { value: T; label: string }[];
+  value: T;
+  onChange: (value: T) => void;
+}) {
+  return (
+    <fieldset className="segmented">
+      <legend>{legend}</legend>
+      {options.map((o) => (
+        <label key={o.value}>
+          <input type="radio" name={name} checked={value === o.value} onChange={() => onChange(o.value)} /> {o.label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}

@@ -3,7 +3,7 @@ import { api, ApiError } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { ApiKey } from '../api/types';
 import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
-import { ConfirmActions, SecretCard, SubmitRow } from '../components/form-parts';
+import { ConfirmActions, SecretCard, Segmented, SubmitRow } from '../components/form-parts';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime } from '../lib/format';
 import { useAsyncAction } from '../lib/use-async-action';
@@ -222,15 +222,16 @@ function CreateKeyForm({
         value={name}
         onChange={(e) => setName(e.target.value)}
       />
-      <fieldset className="segmented">
-        <legend>{t('keys.environment')}</legend>
-        <label>
-          <input type="radio" name="env" checked={environment === 'live'} onChange={() => setEnv('live')} /> {t('keys.env.live')}
-        </label>
-        <label>
-          <input type="radio" name="env" checked={environment === 'test'} onChange={() => setEnv('test')} /> {t('keys.env.test')}
-        </label>
-      </fieldset>
+      <Segmented
+        legend={t('keys.environment')}
+        name="env"
+        options={[
+          { value: 'live', label: t('keys.env.live') },
+          { value: 'test', label: t('keys.env.test') },
+        ]}
+        value={environment}
+        onChange={setEnv}
+      />
       <p className="field-hint">{environment === 'live' ? t('keys.liveHint') : t('keys.testHint')}</p>
       <fieldset>
         <legend>{t('keys.scopes')}</legend>

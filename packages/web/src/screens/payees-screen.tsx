@@ -4,7 +4,7 @@ import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { Payee } from '../api/types';
 import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
-import { ConfirmActions, SubmitRow } from '../components/form-parts';
+import { ConfirmActions, Segmented, SubmitRow } from '../components/form-parts';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { BANKS, bankName } from '../lib/banks';
 import { useAsyncAction } from '../lib/use-async-action';
@@ -154,15 +154,16 @@ function PayeeForm({ onDone }: { onDone: () => Promise<void> }) {
   });
   return (
     <form onSubmit={submit}>
-      <fieldset className="segmented">
-        <legend>{t('payees.kind')}</legend>
-        <label>
-          <input type="radio" name="kind" checked={kind === 'BANK'} onChange={() => setKind('BANK')} /> {t('payees.kindBank')}
-        </label>
-        <label>
-          <input type="radio" name="kind" checked={kind === 'PROMPTPAY'} onChange={() => setKind('PROMPTPAY')} /> PromptPay
-        </label>
-      </fieldset>
+      <Segmented
+        legend={t('payees.kind')}
+        name="kind"
+        options={[
+          { value: 'BANK', label: t('payees.kindBank') },
+          { value: 'PROMPTPAY', label: 'PromptPay' },
+        ]}
+        value={kind}
+        onChange={setKind}
+      />
       {kind === 'BANK' ? (
         <Select label={t('payees.bank')} value={bankCode} onChange={(e) => setBankCode(e.target.value)}>
           {BANKS.map((b) => (

@@ -265,7 +265,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     webhookEndpoints: await webhookModule.service.reencryptSecrets(),
     lineChannels: await line.channels.reencryptSecrets(),
   });
-  const housekeeping = createHousekeeping({ db, clock, audit, claims, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
+  const housekeeping = createHousekeeping({
+    db,
+    clock,
+    audit,
+    claims,
+    shops,
+    accounts,
+    sessions,
+    transactions,
+    defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
+  });
   const worker = createOutboxWorker({
     db,
     caps: handle.caps,

@@ -343,6 +343,13 @@ export function createAccountService(deps: AccountDeps) {
         .where('shop_id', '=', shopId)
         .execute();
     },
+    /** The purge of an erased shop: its people's reset links go before the user rows (housekeeping deletes those). */
+    async deleteResetsOfShop(shopId: string, trx: Db = db): Promise<void> {
+      await trx
+        .deleteFrom('password_resets')
+        .where('user_id', 'in', trx.selectFrom('users').select('id').where('shop_id', '=', shopId))
+        .execute();
+    },
     /** Active people with this (normalised) address: one per shop at most, since addresses are unique. */
     async findByEmail(email: string): Promise<User[]> {
       const rows = await db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).execute();

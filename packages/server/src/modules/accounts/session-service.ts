@@ -78,6 +78,13 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
   }
 
   return {
+    /** The purge of an erased shop: its refresh tokens go before the session rows (housekeeping deletes those). */
+    async deleteTokensOfShop(shopId: string, trx: Db = db): Promise<void> {
+      await trx
+        .deleteFrom('refresh_tokens')
+        .where('session_id', 'in', trx.selectFrom('user_sessions').select('id').where('shop_id', '=', shopId))
+        .execute();
+    },
     /** Every live session of the shop's people ends (erasure); inside the caller's transaction. */
     async revokeAllOfShop(shopId: string, at: string, reason: string, trx: Db = db): Promise<void> {
       await trx

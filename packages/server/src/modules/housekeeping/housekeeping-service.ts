@@ -5,6 +5,10 @@ import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { ImageClaims } from '../verification/image-claims.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { SessionService } from '../accounts/session-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 
 export const ERASE_GRACE_MS = 24 * 3_600_000;
 export const TRIAL_ALERT_BEFORE_MS = 24 * 3_600_000;
@@ -51,66 +55,43 @@ export function anonymizeCutoff(settings: Record<string, unknown>, now: Date, de
  * Each step is idempotent, so several workers running it at once only repeat no-ops.
  */
 export function createHousekeeping(deps: {
+  /** Opens the purge's transaction and runs the shop-scoped table sweep (SHOP_TABLES). */
   db: Db;
   clock: Clock;
   audit: AuditService;
   claims: ImageClaims;
+  shops: Pick<ShopService, 'erasedBefore' | 'markPurged' | 'listLive' | 'trialsEnding' | 'replaceSettings'>;
+  accounts: Pick<AccountService, 'deleteResetsOfShop'>;
+  sessions: Pick<SessionService, 'deleteTokensOfShop'>;
+  transactions: Pick<TransactionService, 'anonymizeOlderThan'>;
   defaultRetentionMonths: number;
 }) {
-  const { db, clock } = deps;
+  const { db, clock, shops } = deps;
   const now = () => clock.now();
 
   /** Erasure: soft-deleted at request time, really deleted 24 h later. The shop row stays as an anonymous tombstone for the audit trail. */
   async function purgeErased(): Promise<number> {
     const cutoff = new Date(now().getTime() - ERASE_GRACE_MS).toISOString();
-    const shops = await db
-      .selectFrom('shops')
-      .select('id')
-      .where('deleted_at', 'is not', null)
-      .where('deleted_at', '<', cutoff)
-      .where('name', '!=', '(erased)')
-      .execute();
-    for (const { id } of shops) {
+    const erased = await shops.erasedBefore(cutoff);
+    for (const id of erased) {
       await db.transaction().execute(async (trx) => {
-        await trx
-          .deleteFrom('refresh_tokens')
-          .where('session_id', 'in', trx.selectFrom('user_sessions').select('id').where('shop_id', '=', id))
-          .execute();
-        await trx
-          .deleteFrom('password_resets')
-          .where('user_id', 'in', trx.selectFrom('users').select('id').where('shop_id', '=', id))
-          .execute();
+        await deps.sessions.deleteTokensOfShop(id, trx);
+        await deps.accounts.deleteResetsOfShop(id, trx);
         for (const table of SHOP_TABLES) await sql`delete from ${sql.table(table)} where shop_id = ${id}`.execute(trx);
-        await trx.updateTable('shops').set({ name: '(erased)', settings: '{}' }).where('id', '=', id).execute();
+        await shops.markPurged(id, trx);
         await deps.audit.record({ shopId: id, actor: 'system', action: 'privacy.purge', target: id }, trx);
       });
     }
-    return shops.length;
+    return erased.length;
   }
 
   /** PDPA retention: shops that turned on auto-delete get personal fields of old results blanked. */
   async function anonymizeExpired(): Promise<number> {
-    const shops = await db.selectFrom('shops').select(['id', 'settings']).where('deleted_at', 'is', null).execute();
     let total = 0;
-    for (const s of shops) {
-      const cutoff = anonymizeCutoff(JSON.parse(s.settings || '{}'), now(), deps.defaultRetentionMonths);
+    for (const shop of await shops.listLive()) {
+      const cutoff = anonymizeCutoff(shop.settings, now(), deps.defaultRetentionMonths);
       if (!cutoff) continue;
-      const r = await db
-        .updateTable('transactions')
-        .set({
-          sender_name: null,
-          sender_account: null,
-          receiver_name: null,
-          receiver_account: null,
-          client_ref: null,
-          image_hash: null,
-          anonymized_at: now().toISOString(),
-        })
-        .where('shop_id', '=', s.id)
-        .where('created_at', '<', cutoff.toISOString())
-        .where('anonymized_at', 'is', null)
-        .executeTakeFirst();
-      total += Number(r.numUpdatedRows);
+      total += await deps.transactions.anonymizeOlderThan(shop.id, cutoff.toISOString(), now().toISOString());
     }
     return total;
   }
@@ -119,31 +100,17 @@ export function createHousekeeping(deps: {
   async function trialEndingAlerts(): Promise<number> {
     const t = now();
     const soon = new Date(t.getTime() + TRIAL_ALERT_BEFORE_MS).toISOString();
-    const shops = await db
-      .selectFrom('shops')
-      .select(['id', 'settings', 'trial_ends_at'])
-      .where('state', '=', 'trial')
-      .where('deleted_at', 'is', null)
-      .where('trial_ends_at', 'is not', null)
-      .where('trial_ends_at', '<=', soon)
-      .where('trial_ends_at', '>', t.toISOString())
-      .execute();
     let n = 0;
-    for (const s of shops) {
-      const settings = JSON.parse(s.settings || '{}') as Record<string, unknown>;
-      if (settings.trialAlertFor === s.trial_ends_at) continue;
+    for (const shop of await shops.trialsEnding(t.toISOString(), soon)) {
+      if (shop.settings.trialAlertFor === shop.trialEndsAt) continue;
       await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('shops')
-          .set({ settings: JSON.stringify({ ...settings, trialAlertFor: s.trial_ends_at }) })
-          .where('id', '=', s.id)
-          .execute();
+        await shops.replaceSettings(shop.id, { ...shop.settings, trialAlertFor: shop.trialEndsAt }, trx);
         await enqueueOutbox(
           trx,
           {
             kind: OWNER_ALERT_JOB,
-            shopId: s.id,
-            payload: { type: 'TRIAL_ENDING', shopId: s.id, detail: { trialEndsAt: s.trial_ends_at } },
+            shopId: shop.id,
+            payload: { type: 'TRIAL_ENDING', shopId: shop.id, detail: { trialEndsAt: shop.trialEndsAt } },
           },
           t,
         );

@@ -6,6 +6,9 @@ import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
 
+/** The name of a purged shop's tombstone row. */
+const ERASED_NAME = '(erased)';
+
 export const SHOP_STATES = ['trial', 'active', 'past_due', 'suspended'] as const;
 export type ShopState = (typeof SHOP_STATES)[number];
 
@@ -62,6 +65,46 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
 
   return {
     get,
+    /** Shops erased before `cutoff` and not yet purged (the purge turns the row into a tombstone). */
+    async erasedBefore(cutoff: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('shops')
+        .select('id')
+        .where('deleted_at', 'is not', null)
+        .where('deleted_at', '<', cutoff)
+        .where('name', '!=', ERASED_NAME)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+    /** The purged shop's row stays as an anonymous tombstone for the audit trail. */
+    async markPurged(id: string, trx: Db = db): Promise<void> {
+      await trx.updateTable('shops').set({ name: ERASED_NAME, settings: '{}' }).where('id', '=', id).execute();
+    },
+    /** Every shop not erased (hourly retention rules). */
+    async listLive(): Promise<Shop[]> {
+      return (await db.selectFrom('shops').selectAll().where('deleted_at', 'is', null).execute()).map(shopFromRow);
+    },
+    /** Shops on trial whose trial ends in (after, until]. */
+    async trialsEnding(after: string, until: string): Promise<Shop[]> {
+      const rows = await db
+        .selectFrom('shops')
+        .selectAll()
+        .where('state', '=', 'trial')
+        .where('deleted_at', 'is', null)
+        .where('trial_ends_at', 'is not', null)
+        .where('trial_ends_at', '<=', until)
+        .where('trial_ends_at', '>', after)
+        .execute();
+      return rows.map(shopFromRow);
+    },
+    /** Replaces the settings object as given (callers merge), without an audit entry: for system bookkeeping. */
+    async replaceSettings(id: string, settings: Record<string, unknown>, trx: Db = db): Promise<void> {
+      await trx
+        .updateTable('shops')
+        .set({ settings: JSON.stringify(settings) })
+        .where('id', '=', id)
+        .execute();
+    },
     /** Hides the shop (erasure, or the orphan of a lost sign-up race); the row goes at the purge. */
     async softDelete(id: string, at: string, trx: Db = db): Promise<void> {
       await trx.updateTable('shops').set({ deleted_at: at }).where('id', '=', id).execute();

@@ -1,11 +1,12 @@
-import { preparedQuery, type Db } from '../../db/db.js';
+import type { Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { hardLimitOf, overageOf, TRIAL_PLAN, type Plan } from '../plans/plan-service.js';
 import type { Shop } from '../shops/shop-service.js';
-import { ensureUsageRow, type TestUsageCounter } from './test-usage-counter.js';
+import { quotaRepo } from './quota-repo.js';
+import type { TestUsageCounter } from './test-usage-counter.js';
 
 export interface QuotaSnapshot {
   used: number;
@@ -34,23 +35,6 @@ export interface Reservation {
   used?: number;
 }
 
-// Hot statements (every verify and every authenticated answer): SQL built once, see preparedQuery.
-const usedQuery = preparedQuery((db: Db, shopId: string, p: string) =>
-  db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).where('period', '=', p),
-);
-// The conditional update is the whole exactly-k rule: the database lets k increments through.
-// RETURNING gives the value our own increment made: the caller answers with it instead of reading
-// the counter again, and exactly one reservation sees each value (threshold alerts rely on that).
-const takeQuery = preparedQuery((db: Db, shopId: string, p: string, hardLimit: number, now: string) =>
-  db
-    .updateTable('quota_usage')
-    .set((eb) => ({ used: eb('used', '+', 1), updated_at: now }))
-    .where('shop_id', '=', shopId)
-    .where('period', '=', p)
-    .where('used', '<', hardLimit)
-    .returning('used'),
-);
-
 export function createQuotaService(deps: {
   db: Db;
   clock: Clock;
@@ -62,10 +46,7 @@ export function createQuotaService(deps: {
   const { db, clock, audit, testCounter, timeZone, testQuotaLimit } = deps;
   const period = () => periodOf(clock.now(), timeZone);
 
-  async function usedIn(shopId: string, p: string, trx: Db = db): Promise<number> {
-    const [r] = await usedQuery(trx, shopId, p);
-    return r?.used ?? 0;
-  }
+  const usedIn = (shopId: string, period: string): Promise<number> => quotaRepo.used(db, shopId, period);
 
   function shape(plan: Plan, used: number, p = period()): QuotaSnapshot {
     const limit = plan.monthlyLimit;
@@ -87,14 +68,14 @@ export function createQuotaService(deps: {
   /** The conditional take inside `trx`; undefined when the pool is used up (the caller answers 402 outside the transaction). */
   async function takeLive(shop: Shop, plan: Plan, p: string, trx: Db): Promise<Reservation | undefined> {
     const now = clock.now().toISOString();
-    const take = async () => (await takeQuery(trx, shop.id, p, hardLimitOf(plan), now))[0]?.used;
+    const take = () => quotaRepo.takeLive(trx, shop.id, p, hardLimitOf(plan), now);
     let used = await take();
     if (used === undefined) {
       // First check of the period: create the counter row, then try once more (the row exists on every later call).
-      await ensureUsageRow(trx, shop.id, p, now);
+      await quotaRepo.ensureRow(trx, shop.id, p, now);
       used = await take();
     }
-    return used === undefined ? undefined : { shopId: shop.id, period: p, pool: 'live', used: Number(used) };
+    return used === undefined ? undefined : { shopId: shop.id, period: p, pool: 'live', used };
   }
 
   async function testOver(shopId: string, p: string) {
@@ -113,13 +94,7 @@ export function createQuotaService(deps: {
       }
       return { after: () => testCounter.release(res.shopId, res.period) };
     }
-    await trx
-      .updateTable('quota_usage')
-      .set((eb) => ({ used: eb('used', '-', 1) }))
-      .where('shop_id', '=', res.shopId)
-      .where('period', '=', res.period)
-      .where('used', '>', 0)
-      .execute();
+    await quotaRepo.giveBackLive(trx, res.shopId, res.period);
     return {};
   }
 
@@ -210,23 +185,13 @@ export function createQuotaService(deps: {
       const now = clock.now().toISOString();
       if (res.pool === 'test') {
         if (testCounter.inDatabase) {
-          await ensureUsageRow(trx, res.shopId, res.period, now);
-          await trx
-            .updateTable('quota_usage')
-            .set((eb) => ({ test_used: eb('test_used', '+', 1) }))
-            .where('shop_id', '=', res.shopId)
-            .where('period', '=', res.period)
-            .execute();
+          await quotaRepo.ensureRow(trx, res.shopId, res.period, now);
+          await quotaRepo.chargeTest(trx, res.shopId, res.period);
         }
         return; // a Redis test counter keeps the count it had: at worst one test call uncounted
       }
-      await ensureUsageRow(trx, res.shopId, res.period, now);
-      await trx
-        .updateTable('quota_usage')
-        .set((eb) => ({ used: eb('used', '+', 1), updated_at: now }))
-        .where('shop_id', '=', res.shopId)
-        .where('period', '=', res.period)
-        .execute();
+      await quotaRepo.ensureRow(trx, res.shopId, res.period, now);
+      await quotaRepo.chargeLive(trx, res.shopId, res.period, now);
     },
     /** Support correction of the current period's counters; always audited. */
     async adjust(shopId: string, values: { used?: number; testUsed?: number }, actor: string) {
@@ -236,15 +201,9 @@ export function createQuotaService(deps: {
         if (v !== undefined && (!Number.isInteger(v) || v < 0))
           throw new AppError('VALIDATION_ERROR', 400, 'counters must be non-negative integers');
       }
-      await ensureUsageRow(db, shopId, p, now);
+      await quotaRepo.ensureRow(db, shopId, p, now);
       const before = { used: await usedIn(shopId, p), testUsed: await testCounter.get(shopId, p) };
-      if (values.used !== undefined)
-        await db
-          .updateTable('quota_usage')
-          .set({ used: values.used, updated_at: now })
-          .where('shop_id', '=', shopId)
-          .where('period', '=', p)
-          .execute();
+      if (values.used !== undefined) await quotaRepo.setLive(db, shopId, p, values.used, now);
       if (values.testUsed !== undefined) await testCounter.set(shopId, p, values.testUsed);
       await audit.record({ shopId, actor, action: 'quota.adjust', target: shopId, detail: { period: p, before, after: values } });
     },

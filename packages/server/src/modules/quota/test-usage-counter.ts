@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
+import { quotaRepo } from './quota-repo.js';
 
 /**
  * Where test-key usage is counted. Embedded: a column of quota_usage (durable). With Redis: a key per
@@ -16,56 +17,20 @@ export interface TestUsageCounter {
   set(shopId: string, period: string, value: number): Promise<void>;
 }
 
-export async function ensureUsageRow(db: Db, shopId: string, period: string, now: string) {
-  await db
-    .insertInto('quota_usage')
-    .values({ shop_id: shopId, period, used: 0, test_used: 0, updated_at: now })
-    .onConflict((oc) => oc.columns(['shop_id', 'period']).doNothing())
-    .execute();
-}
-
 export function createDbTestUsageCounter(db: Db, clock: Clock): TestUsageCounter {
   return {
     inDatabase: true,
-    async get(shopId, period) {
-      const r = await db
-        .selectFrom('quota_usage')
-        .select('test_used')
-        .where('shop_id', '=', shopId)
-        .where('period', '=', period)
-        .executeTakeFirst();
-      return r?.test_used ?? 0;
-    },
+    get: (shopId, period) => quotaRepo.testUsed(db, shopId, period),
     async reserve(shopId, period, cap, trx = db) {
       const now = clock.now().toISOString();
-      await ensureUsageRow(trx, shopId, period, now);
-      const r = await trx
-        .updateTable('quota_usage')
-        .set((eb) => ({ test_used: eb('test_used', '+', 1), updated_at: now }))
-        .where('shop_id', '=', shopId)
-        .where('period', '=', period)
-        .where('test_used', '<', cap)
-        .executeTakeFirst();
-      return Number(r.numUpdatedRows) === 1 ? 'ok' : 'over';
+      await quotaRepo.ensureRow(trx, shopId, period, now);
+      return (await quotaRepo.takeTest(trx, shopId, period, cap, now)) ? 'ok' : 'over';
     },
-    async release(shopId, period, trx = db) {
-      await trx
-        .updateTable('quota_usage')
-        .set((eb) => ({ test_used: eb('test_used', '-', 1) }))
-        .where('shop_id', '=', shopId)
-        .where('period', '=', period)
-        .where('test_used', '>', 0)
-        .execute();
-    },
+    release: (shopId, period, trx = db) => quotaRepo.giveBackTest(trx, shopId, period),
     async set(shopId, period, value) {
       const now = clock.now().toISOString();
-      await ensureUsageRow(db, shopId, period, now);
-      await db
-        .updateTable('quota_usage')
-        .set({ test_used: value, updated_at: now })
-        .where('shop_id', '=', shopId)
-        .where('period', '=', period)
-        .execute();
+      await quotaRepo.ensureRow(db, shopId, period, now);
+      await quotaRepo.setTest(db, shopId, period, value, now);
     },
   };
 }

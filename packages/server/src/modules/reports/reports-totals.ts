@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodRanges, type PeriodName } from './reports-time.js';
@@ -41,7 +42,11 @@ export function createReportTotals(deps: { db: Db; clock: Clock; timeZone: strin
         'receiver_account',
         'receiver_name',
         (eb) => eb.fn.countAll<number>().as('n'),
-        (eb) => eb.fn.sum<number>('amount_satang').as('s'),
+        // A duplicate found from the slip's reference alone (the checker was not asked again) has no amount
+        // of its own; the money it would have cost is the first verified check of the same transfer.
+        sql<number>`sum(case when transactions.status = 'DUPLICATE' and transactions.amount_satang is null then (select s.amount_satang from transactions as s where s.shop_id = transactions.shop_id and s.environment = transactions.environment and s.success_ref = transactions.trans_ref) else transactions.amount_satang end)`.as(
+          's',
+        ),
       ])
       .where('shop_id', '=', shopId)
       .where('environment', '=', 'live')

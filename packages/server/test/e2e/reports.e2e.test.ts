@@ -1,0 +1,282 @@
+/**
+ * The owner's money view in Debian's Chromium: the real service (SQLite, inline worker) on loopback, the
+ * sandbox bank as checker, slips verified through the public API (SUCCESS, a duplicate, an amount
+ * mismatch), then the overview and transactions screens at 360 and 390 px in Thai and English: the money
+ * card shows the exact verified THB, nothing is wider than the screen, clientRef and amount-range
+ * searches filter the list, and the CSV and XLSX buttons download files that parse back with the
+ * language's headers and the list's rows. Money-card screenshots go to docs/screens/ with
+ * SLIPCHECK_UPDATE_SCREENS=1 (test-output/screenshots/ otherwise).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.js';
+import { createContainer, type Container } from '../../src/container.js';
+import { buildApp } from '../../src/http/app.js';
+import { EXPORT_COLUMNS } from '../../src/modules/reports/reports-export.js';
+import { startSandbox } from '../helpers/sandbox.js';
+import { th } from '../../../web/src/i18n/th.js';
+import { en } from '../../../web/src/i18n/en.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
+if (!HAS_CHROMIUM)
+  console.warn(`[reports e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, '../../../..');
+const SHOTS = path.resolve(HERE, '../../test-output/screenshots');
+const CARD_SHOTS = process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : SHOTS;
+const EMAIL = `reports+${Date.now()}@example.com`;
+const PASSWORD = 'correct horse battery staple';
+const PAYEE = '1234566609';
+
+interface Made {
+  transRef: string;
+  /** The transfer's amount: the money the check let in or kept out. */
+  satang: number;
+  /** The record's own amount: a duplicate found from the slip's reference alone has none. */
+  recordSatang: number | null;
+  clientRef: string;
+  status: string;
+}
+
+describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 120_000 }, () => {
+  let bank: Awaited<ReturnType<typeof startSandbox>>;
+  let c: Container;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+  let ctx: BrowserContext;
+  let page: Page;
+  let dataDir: string;
+  const made: Made[] = [];
+
+  /** One slip through the real pipeline: the sandbox bank's transfer, its slip image, POST /api/v1/verify. */
+  async function verify(apiKey: string, amountBaht: string, clientRef: string, opts: { expect?: string; again?: Made } = {}) {
+    const transRef = opts.again?.transRef ?? (await bank.register({ amount: Number(amountBaht) })).transRef;
+    // The duplicate is the same transfer as another picture (JPEG): the same bytes would be a cached replay.
+    const img = await bank.slip(transRef, 'clean', opts.again ? 'jpg' : 'png');
+    const q = new URLSearchParams({ clientRef, ...(opts.expect ? { amount: opts.expect } : {}) });
+    const res = await fetch(`${base}/api/v1/verify?${q}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/octet-stream' },
+      body: img,
+    });
+    expect(res.status).toBe(200);
+    const data = ((await res.json()) as { data: { status: string; amount: number | null } }).data;
+    // Exact satang from the decimal text: no float in the expected sums either.
+    const [b, s = ''] = amountBaht.split('.');
+    const satang = Number(b) * 100 + Number(s.padEnd(2, '0'));
+    const m = { transRef, satang, recordSatang: data.amount === null ? null : satang, clientRef, status: data.status };
+    made.push(m);
+    return m;
+  }
+
+  const baht = (satang: number) =>
+    `฿${Math.floor(satang / 100)
+      .toString()
+      .replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${String(satang % 100).padStart(2, '0')}`;
+
+  async function go(route: string) {
+    // In-app navigation (a full reload per screen spends a refresh rotation each).
+    await page.evaluate((r) => {
+      history.pushState({}, '', r);
+      dispatchEvent(new PopStateEvent('popstate'));
+    }, route);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+  }
+
+  async function atWidth(width: number) {
+    await page.setViewportSize({ width, height: 844 });
+    await page.waitForFunction((w) => window.innerWidth === w, width);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+  }
+
+  async function expectNoOverflow(where: string) {
+    const o = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+    expect(o.scroll, `${where}: horizontal overflow`).toBeLessThanOrEqual(o.inner);
+  }
+
+  const listRefs = async () => (await page.locator('main .tx-list .tx-ref').allInnerTexts()).map((s) => s.trim()).sort();
+
+  async function search(lang: 'th' | 'en', f: { clientRef?: string; amountMin?: string; amountMax?: string }) {
+    const t = lang === 'th' ? th : en;
+    const form = page.locator('form.filters');
+    await form.getByLabel(t['reports.clientRef']).fill(f.clientRef ?? '');
+    await form.getByLabel(t['reports.amountMin']).fill(f.amountMin ?? '');
+    await form.getByLabel(t['reports.amountMax']).fill(f.amountMax ?? '');
+    await form.getByRole('button', { name: t['tx.apply'] }).click();
+  }
+
+  async function download(label: string): Promise<Buffer> {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: label }).click()]);
+    const file = await dl.path();
+    expect(file, 'download saved').toBeTruthy();
+    return fs.readFileSync(file!);
+  }
+
+  beforeAll(async () => {
+    if (!fs.existsSync(path.join(REPO, 'packages/web/dist/index.html'))) {
+      const r = spawnSync('npm', ['run', 'build', '-w', 'packages/web'], { cwd: REPO, stdio: 'inherit' });
+      if (r.status !== 0) throw new Error('building packages/web failed');
+    }
+    fs.mkdirSync(SHOTS, { recursive: true });
+    fs.mkdirSync(CARD_SHOTS, { recursive: true });
+    bank = await startSandbox();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-reports-e2e-'));
+    c = await createContainer(
+      loadConfig({
+        NODE_ENV: 'test',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        CHECKER: 'sandbox',
+        CHECKER_URL: bank.url,
+        SANDBOX_AUTOSTART: 'false',
+        WORKER_MODE: 'inline',
+        WORKER_POLL_MS: '100',
+      }),
+    );
+    app = await buildApp(c, { logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+
+    const signup = await app.inject({
+      method: 'POST',
+      url: '/api/dashboard/auth/signup',
+      payload: { email: EMAIL, password: PASSWORD, shopName: 'ร้านกาแฟยอดเงิน', planCode: 'STARTER' },
+    });
+    expect(signup.statusCode).toBe(201);
+    const shopId = signup.json().data.shop.id as string;
+    await c.shops.setPlan(shopId, 'STARTER', 'test');
+    await c.payees.add(shopId, { bankCode: '004', accountNumber: PAYEE, holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
+    const apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
+
+    const a = await verify(apiKey, '1250.50', 'ORD-1001');
+    await verify(apiKey, '99.75', 'ORD-1002');
+    await verify(apiKey, '3000.01', 'ORD-1003');
+    await verify(apiKey, '1250.50', 'ORD-1004', { again: a });
+    await verify(apiKey, '500', 'ORD-1005', { expect: '600.00' });
+    expect(made.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH']);
+
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
+    });
+    ctx = await browser.newContext({
+      locale: 'th-TH',
+      timezoneId: 'Asia/Bangkok',
+      viewport: { width: 390, height: 844 },
+      reducedMotion: 'reduce',
+      acceptDownloads: true,
+    });
+    page = await ctx.newPage();
+    page.setDefaultTimeout(20_000);
+    await page.goto(`${base}/login`);
+    await page.getByLabel('อีเมล').fill(EMAIL);
+    await page.getByLabel('รหัสผ่าน').fill(PASSWORD);
+    await page.getByRole('button', { name: 'เข้าสู่ระบบ' }).click();
+    await page.getByRole('heading', { level: 1, name: 'ภาพรวม' }).waitFor();
+  }, 180_000);
+
+  afterAll(async () => {
+    await ctx?.close().catch(() => undefined);
+    await browser?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await c?.close().catch(() => undefined);
+    await bank?.close().catch(() => undefined);
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  for (const lang of ['th', 'en'] as const) {
+    const t = lang === 'th' ? th : en;
+
+    it(`${lang}: the money card on the overview and the transactions screen shows the exact verified THB, at 360 and 390 px without overflow`, async () => {
+      await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN' }).click();
+      await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe(lang);
+      const verified = made.filter((m) => m.status === 'SUCCESS');
+      const total = verified.reduce((s, m) => s + m.satang, 0);
+      expect(total).toBe(435_026);
+      const blocked = made.filter((m) => m.status !== 'SUCCESS').reduce((s, m) => s + m.satang, 0);
+      for (const [route, title] of [
+        ['/', t['overview.title']],
+        ['/transactions', t['tx.title']],
+      ] as const) {
+        await go(route);
+        await page.getByRole('heading', { level: 1, name: title }).waitFor();
+        const card = page
+          .locator('section, div')
+          .filter({ has: page.getByTestId('verified-total') })
+          .last();
+        await expect.poll(() => page.getByTestId('verified-total').innerText()).toBe(baht(total));
+        const text = await card.innerText();
+        expect(text).toContain(t['reports.verifiedCount'].replace('{n}', String(verified.length)));
+        expect(text).toContain(baht(blocked));
+        for (const width of [360, 390]) {
+          await atWidth(width);
+          await expectNoOverflow(`${route} ${lang} @${width}`);
+        }
+        if (route === '/') await card.screenshot({ path: path.join(CARD_SHOTS, `money-card-${lang}.png`) });
+      }
+    });
+
+    it(`${lang}: searching by clientRef and by amount range filters the list; CSV and XLSX downloads hold the list's rows with ${lang === 'th' ? 'Thai' : 'English'} headers`, async () => {
+      await go('/transactions');
+      await atWidth(360);
+      await page.locator('main .tx-list').waitFor();
+      expect(await listRefs()).toEqual(made.map((m) => m.transRef).sort());
+
+      const second = made[1]!;
+      await search(lang, { clientRef: second.clientRef });
+      await expect.poll(listRefs).toEqual([second.transRef]);
+      await expectNoOverflow(`transactions clientRef ${lang}`);
+
+      // 99.75 to 1,250.50 THB: all but the 3,000.01 slip and the duplicate (no amount of its own).
+      await search(lang, { amountMin: '99.75', amountMax: '1250.50' });
+      const inRange = made.filter((m) => m.recordSatang !== null && m.recordSatang >= 9_975 && m.recordSatang <= 125_050);
+      expect(inRange.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'AMOUNT_MISMATCH']);
+      await expect.poll(async () => await page.locator('main .tx-list li').count()).toBe(inRange.length);
+      expect(await listRefs()).toEqual(inRange.map((m) => m.transRef).sort());
+      await atWidth(390);
+      await expectNoOverflow(`transactions amount range ${lang}`);
+
+      const headers = EXPORT_COLUMNS.map((col) => col[lang]);
+      const csv = await download(t['reports.exportCsv']);
+      expect(csv.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+      const rows = parse(csv, { bom: true, columns: true }) as Array<Record<string, string>>;
+      expect(Object.keys(rows[0]!)).toEqual(headers);
+      const col = (key: string) => EXPORT_COLUMNS.find((x) => x.key === key)![lang];
+      expect(rows.map((r) => r[col('clientRef')]).sort()).toEqual(inRange.map((m) => m.clientRef).sort());
+      expect(rows.map((r) => r[col('transRef')]).sort()).toEqual(inRange.map((m) => m.transRef).sort());
+      for (const r of rows) {
+        const m = inRange.find((x) => x.clientRef === r[col('clientRef')])!;
+        expect(r[col('amount')]).toBe(`${Math.floor(m.satang / 100)}.${String(m.satang % 100).padStart(2, '0')}`);
+        expect(r[col('status')]).toBe(m.status);
+      }
+
+      const xlsx = await download(t['reports.exportXlsx']);
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.load(xlsx as unknown as ArrayBuffer);
+      const ws = wb.worksheets[0]!;
+      expect((ws.getRow(1).values as unknown[]).slice(1)).toEqual(headers);
+      const refCol = EXPORT_COLUMNS.findIndex((x) => x.key === 'clientRef') + 1;
+      const amountCol = EXPORT_COLUMNS.findIndex((x) => x.key === 'amount') + 1;
+      const got: Array<[string, number]> = [];
+      for (let i = 2; i <= ws.rowCount; i++)
+        got.push([String(ws.getRow(i).getCell(refCol).value), Number(ws.getRow(i).getCell(amountCol).value)]);
+      expect(got.sort()).toEqual(inRange.map((m) => [m.clientRef, m.satang / 100] as [string, number]).sort());
+
+      await page.getByRole('button', { name: t['tx.clear'] }).click();
+      await expect.poll(async () => await page.locator('main .tx-list li').count()).toBe(made.length);
+    });
+  }
+});

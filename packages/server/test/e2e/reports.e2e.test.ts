@@ -246,8 +246,23 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
       expect(inRange.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'AMOUNT_MISMATCH']);
       await expect.poll(async () => await page.locator('main .tx-list li').count()).toBe(inRange.length);
       expect(await listRefs()).toEqual(inRange.map((m) => m.transRef).sort());
+      await page.screenshot({ path: path.join(SHOTS, `reports-transactions-range-${lang}-360.png`), fullPage: true });
       await atWidth(390);
       await expectNoOverflow(`transactions amount range ${lang}`);
+
+      // The two export buttons stand apart, and apart from the money card below them (they touched).
+      const gaps = await page.evaluate(() => {
+        const bar = document.querySelector('.export-actions')!;
+        const [csvBtn, xlsxBtn] = Array.from(bar.querySelectorAll('button')).map((b) => b.getBoundingClientRect());
+        const next = bar.nextElementSibling!.getBoundingClientRect();
+        const sameRow = Math.abs(csvBtn!.top - xlsxBtn!.top) < 1;
+        return {
+          between: sameRow ? xlsxBtn!.left - csvBtn!.right : xlsxBtn!.top - csvBtn!.bottom,
+          below: next.top - Math.max(csvBtn!.bottom, xlsxBtn!.bottom),
+        };
+      });
+      expect(gaps.between, 'space between the export buttons').toBeGreaterThanOrEqual(6);
+      expect(gaps.below, 'space between the export buttons and the card below').toBeGreaterThanOrEqual(8);
 
       const headers = EXPORT_COLUMNS.map((col) => col[lang]);
       const csv = await download(t['reports.exportCsv']);

@@ -19,17 +19,20 @@ export interface TransactionFilters {
   limit?: number;
 }
 
+/** Short keys: this JSON is the wire form of cursors clients already hold, so it stays as issued. */
 interface Cursor {
+  /** createdAt of the last item */
   c: string;
+  /** id of the last item */
   i: string;
 }
 
 /** Opaque to clients; it is the (createdAt, id) of the last item, so pages never skip or repeat rows. */
-const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
-function decodeCursor(s: string): Cursor {
+const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+function decodeCursor(raw: string): Cursor {
   try {
-    const c = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as Cursor;
-    if (typeof c.c === 'string' && typeof c.i === 'string' && !Number.isNaN(Date.parse(c.c))) return c;
+    const cursor = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
+    if (typeof cursor.c === 'string' && typeof cursor.i === 'string' && !Number.isNaN(Date.parse(cursor.c))) return cursor;
   } catch {
     /* fall through */
   }

@@ -85,7 +85,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
    * transaction, together with the outbox completion when run by the worker. A round taken back
    * from a dead worker first records that worker's attempt as `lost` (its answer was never seen).
    */
-  async function runAttempt(a: {
+  async function runAttempt(input: {
     delivery: WebhookDeliveriesTable;
     endpoint: WebhookEndpointsTable;
     round: number;
@@ -95,14 +95,14 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     completeIn?: (trx: Db) => Promise<void>;
     takenBack?: boolean;
   }) {
-    const { delivery: d, endpoint: ep, round, manual } = a;
+    const { delivery, endpoint, round, manual } = input;
     const started = clock.now();
     const attemptRow = (status: string) => ({
       id: newId('wha', started.getTime()),
-      delivery_id: d.id,
-      shop_id: d.shop_id,
-      endpoint_id: ep.id,
-      event_id: d.event_id,
+      delivery_id: delivery.id,
+      shop_id: delivery.shop_id,
+      endpoint_id: endpoint.id,
+      event_id: delivery.event_id,
       round,
       manual: manual ? 1 : 0,
       status,
@@ -110,11 +110,11 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       duration_ms: null,
       error: null,
       next_attempt_at: null,
-      worker_id: a.workerId,
+      worker_id: input.workerId,
       started_at: started.toISOString(),
       finished_at: null as string | null,
     });
-    if (a.takenBack) {
+    if (input.takenBack) {
       // The previous worker died during this round: whether the receiver got that request is unknown.
       const lost = {
         ...attemptRow('lost'),
@@ -131,20 +131,20 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
 
     const t = Math.floor(started.getTime() / 1000);
     const result = await sender.send({
-      url: ep.url,
-      body: d.payload,
-      signal: a.signal,
+      url: endpoint.url,
+      body: delivery.payload,
+      signal: input.signal,
       headers: {
-        [DELIVERY_HEADERS.signature]: signWebhookPayload(d.payload, signingSecrets(box, ep, started), t),
-        [DELIVERY_HEADERS.deliveryId]: d.id,
-        [DELIVERY_HEADERS.event]: d.event_kind,
+        [DELIVERY_HEADERS.signature]: signWebhookPayload(delivery.payload, signingSecrets(box, endpoint, started), t),
+        [DELIVERY_HEADERS.deliveryId]: delivery.id,
+        [DELIVERY_HEADERS.event]: delivery.event_kind,
         [DELIVERY_HEADERS.attempt]: String(round),
       },
     });
-    if (a.signal?.aborted) return null; // stopped hard: write nothing; the lease takeback re-runs this round
+    if (input.signal?.aborted) return null; // stopped hard: write nothing; the lease takeback re-runs this round
 
     const finished = clock.now();
-    const retriesLeft = !manual && !d.is_test && !result.ok && !result.gone && round < retrySchedule.length;
+    const retriesLeft = !manual && !delivery.is_test && !result.ok && !result.gone && round < retrySchedule.length;
     const next = retriesLeft ? new Date(finished.getTime() + retryDelayMs(round, result.retryAfterMs)) : null;
     const status = result.ok ? 'delivered' : next ? 'retrying' : 'failed';
     metrics.webhookDeliveries.inc({ outcome: status === 'retrying' ? 'retry' : status });
@@ -163,7 +163,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
         trx,
       );
       await repo.recordRound(
-        d.id,
+        delivery.id,
         {
           status,
           round,
@@ -171,7 +171,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
           last_error: error,
           last_duration_ms: result.durationMs,
           next_attempt_at: next?.toISOString() ?? null,
-          delivered_at: result.ok ? finished.toISOString() : d.delivered_at,
+          delivered_at: result.ok ? finished.toISOString() : delivery.delivered_at,
           updated_at: finished.toISOString(),
         },
         trx,
@@ -181,33 +181,33 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
           trx,
           {
             kind: WEBHOOK_DELIVER_JOB,
-            shopId: d.shop_id,
-            payload: { deliveryId: d.id, round: round + 1 },
+            shopId: delivery.shop_id,
+            payload: { deliveryId: delivery.id, round: round + 1 },
             runAt: next,
           },
           finished,
         );
       }
-      if (result.gone && !d.is_test) {
+      if (result.gone && !delivery.is_test) {
         // The receiver says the URL is gone for good: stop sending there until the owner re-enables it.
         await repo.updateEndpoint(
-          ep.shop_id,
-          ep.id,
+          endpoint.shop_id,
+          endpoint.id,
           { status: 'disabled', disabled_reason: 'GONE', updated_at: finished.toISOString() },
           trx,
         );
         await audit.record(
           {
-            shopId: ep.shop_id,
+            shopId: endpoint.shop_id,
             actor: 'system',
             action: 'webhook.endpoint.disable',
-            target: ep.id,
-            detail: { reason: 'GONE', deliveryId: d.id },
+            target: endpoint.id,
+            detail: { reason: 'GONE', deliveryId: delivery.id },
           },
           trx,
         );
       }
-      if (a.completeIn) await a.completeIn(trx);
+      if (input.completeIn) await input.completeIn(trx);
     });
     return { attemptId: attempt.id, status, result, nextAttemptAt: next };
   }

@@ -325,26 +325,26 @@ export function createWebhookService(deps: WebhookServiceDeps) {
     /** One manual attempt of a finished delivery (delivered, failed or cancelled), same event id and body; no automatic retries after it. */
     async redeliver(shopId: string, deliveryId: string, actor = 'system'): Promise<WebhookDeliveryView> {
       const now = clock.now();
-      const d = await deliveryOf(shopId, deliveryId);
-      if (d.status === 'pending' || d.status === 'retrying')
+      const previous = await deliveryOf(shopId, deliveryId);
+      if (previous.status === 'pending' || previous.status === 'retrying')
         throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is still scheduled; wait for it to finish');
-      const endpoint = await row(shopId, d.endpoint_id);
+      const endpoint = await row(shopId, previous.endpoint_id);
       if (endpoint.status !== 'enabled') throw new AppError('WEBHOOK_ENDPOINT_DISABLED', 409, 'Enable the endpoint before redelivering');
       await db.transaction().execute(async (trx) => {
-        if (!(await repo.reopen(d.id, d.status, now.toISOString(), trx)))
+        if (!(await repo.reopen(previous.id, previous.status, now.toISOString(), trx)))
           throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is already being redelivered');
         await enqueueOutbox(
           trx,
           {
             kind: WEBHOOK_DELIVER_JOB,
             shopId,
-            payload: { deliveryId: d.id, round: d.round + 1, manual: true },
+            payload: { deliveryId: previous.id, round: previous.round + 1, manual: true },
           },
           now,
         );
-        await audit.record({ shopId, actor, action: 'webhook.delivery.redeliver', target: d.id }, trx);
+        await audit.record({ shopId, actor, action: 'webhook.delivery.redeliver', target: previous.id }, trx);
       });
-      return deliveryView(await deliveryOf(shopId, d.id));
+      return deliveryView(await deliveryOf(shopId, previous.id));
     },
 
     /** Sends a sample slip.verified now (not through the queue) and answers with the outcome; test deliveries are never retried. */

@@ -22,6 +22,7 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container } from '../../src/container.js';
 import { buildApp } from '../../src/http/app.js';
 import { EXPORT_COLUMNS } from '../../src/modules/reports/reports-export.js';
+import { summarySettingsOf } from '../../src/modules/reports/reports-summary.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
@@ -59,6 +60,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
   let page: Page;
   let dataDir: string;
   const made: Made[] = [];
+  let shopId = '';
 
   /** One slip through the real pipeline: the sandbox bank's transfer, its slip image, POST /api/v1/verify. */
   async function verify(apiKey: string, amountBaht: string, clientRef: string, opts: { expect?: string; again?: Made } = {}) {
@@ -155,7 +157,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
       payload: { email: EMAIL, password: PASSWORD, shopName: 'ร้านกาแฟยอดเงิน', planCode: 'STARTER' },
     });
     expect(signup.statusCode).toBe(201);
-    const shopId = signup.json().data.shop.id as string;
+    shopId = signup.json().data.shop.id as string;
     await c.shops.setPlan(shopId, 'STARTER', 'test');
     await c.payees.add(shopId, { bankCode: '004', accountNumber: PAYEE, holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
     const apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
@@ -196,6 +198,24 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     await bank?.close().catch(() => undefined);
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
+
+  it('settings: the shop form and the daily-summary form load, save and say so (one saved-form hook for both)', async () => {
+    await go('/settings');
+    const summary = page.locator('form', { has: page.getByLabel(th['reports.summaryTime']) });
+    const shop = page.locator('form', { has: page.getByLabel(th['signup.shopName']) });
+    await expect.poll(() => shop.getByLabel(th['signup.shopName']).inputValue()).toBe('ร้านกาแฟยอดเงิน');
+    await expect.poll(() => summary.getByLabel(th['reports.summaryTime']).inputValue()).toBe('21:00');
+    await summary.getByLabel(th['reports.summaryTime']).fill('20:30');
+    await summary.getByRole('button', { name: th['common.save'] }).click();
+    await summary.getByText(th['common.saved']).waitFor();
+    expect(await shop.getByText(th['common.saved']).count()).toBe(0);
+    await expect.poll(async () => summarySettingsOf(await c.shops.get(shopId)).time).toBe('20:30');
+    await shop.getByLabel(th['signup.shopName']).fill('ร้านกาแฟยอดเงิน สาขา 2');
+    await shop.getByRole('button', { name: th['common.save'] }).click();
+    await shop.getByText(th['common.saved']).waitFor();
+    await expect.poll(async () => (await c.shops.get(shopId)).name).toBe('ร้านกาแฟยอดเงิน สาขา 2');
+    await expectNoOverflow('settings');
+  });
 
   for (const lang of ['th', 'en'] as const) {
     const t = lang === 'th' ? th : en;

@@ -1,7 +1,8 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, ApiError, getAccessToken, refreshSession, withQuery } from '../api/client';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { useLoad } from '../lib/use-load';
+import { useSavedForm } from '../lib/use-saved-form';
 import { Alert, Button, Card, Checkbox, ErrorText, Field, Loading } from './ui';
 
 const B = '/api/dashboard';
@@ -154,29 +155,18 @@ interface SummarySettings {
 /** Settings: when and where the daily summary goes (owner only). */
 export function SummarySettingsCard({ isOwner }: { isOwner: boolean }) {
   const { t } = useI18n();
-  const s = useLoad(() => api<SummarySettings>(REPORT_ROUTES.summary));
-  const [form, setForm] = useState<SummarySettings | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    if (s.data) setForm(s.data);
-  }, [s.data]);
-  async function save(e: FormEvent) {
-    e.preventDefault();
-    if (!form) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      s.setData(await api<SummarySettings>(REPORT_ROUTES.summary, { method: 'PUT', body: form }));
-      setSaved(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+  const {
+    loaded: s,
+    form,
+    setForm,
+    saved,
+    busy,
+    error,
+    submit: save,
+  } = useSavedForm(
+    () => api<SummarySettings>(REPORT_ROUTES.summary),
+    (f) => api<SummarySettings>(REPORT_ROUTES.summary, { method: 'PUT', body: f }),
+  );
   return (
     <Card title={t('reports.summaryTitle')}>
       <ErrorText error={s.error} />

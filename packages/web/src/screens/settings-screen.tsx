@@ -1,4 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useAuth } from '../api/auth';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
@@ -6,46 +6,34 @@ import type { Settings } from '../api/types';
 import { Alert, Button, Card, Checkbox, CopyButton, Dialog, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 export const ERASED_KEY = 'slipcheck.erasedUntil';
 import { useI18n } from '../i18n/i18n';
-import { useLoad } from '../lib/use-load';
 import { SummarySettingsCard } from '../components/reports';
 import { ConfirmActions, CurrentPasswordField, NewPasswordField, SubmitRow } from '../components/form-parts';
 import { useAsyncAction } from '../lib/use-async-action';
+import { useSavedForm } from '../lib/use-saved-form';
 
 export function SettingsScreen() {
   const { t } = useI18n();
   const { me, reload: reloadMe } = useAuth();
   // Staff read the shop settings; changing them, and the data export, are the owner's.
   const isOwner = me?.user.role !== 'staff';
-  const s = useLoad(() => api<Settings>(ROUTES.settings));
-  const [form, setForm] = useState<Settings | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [saved, setSaved] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    if (s.data) setForm(s.data);
-  }, [s.data]);
-
-  async function save(e: FormEvent) {
-    e.preventDefault();
-    if (!form) return;
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
-      const next = await api<Settings>(ROUTES.settings, {
+  const {
+    loaded: s,
+    form,
+    setForm,
+    saved,
+    busy,
+    error,
+    submit: save,
+  } = useSavedForm(
+    () => api<Settings>(ROUTES.settings),
+    (f) =>
+      api<Settings>(ROUTES.settings, {
         method: 'PATCH',
-        body: { shopName: form.shopName.trim(), language: form.language, notifications: form.notifications, privacy: form.privacy },
-      });
-      s.setData(next);
-      // The shop's language is for LINE and mails; the screen's language is the person's own switch.
-      setSaved(true);
-      await reloadMe();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+        body: { shopName: f.shopName.trim(), language: f.language, notifications: f.notifications, privacy: f.privacy },
+      }),
+    // The shop's language is for LINE and mails; the screen's language is the person's own switch.
+    reloadMe,
+  );
 
   return (
     <>

@@ -10,7 +10,23 @@ import type { OutboxJob, OutboxKind } from './outbox-types.js';
  * modules that own them (outbox-types.ts); this file knows none of them.
  */
 export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJob<K>, now: Date): Promise<string> {
+  const { id } = await insertOutboxJob(trx, job, now);
+  notifyOutbox(job.kind);
+  return id;
+}
+
+/**
+ * Writes one job row. `claim` writes it already claimed (the worker's follow-ups: attempts 1, the
+ * claimer's token and lease); without it the row is free for any worker.
+ */
+export async function insertOutboxJob<K extends OutboxKind>(
+  trx: Db,
+  job: OutboxJob<K>,
+  now: Date,
+  claim?: { token: string; until: Date },
+): Promise<{ id: string; runAt: string }> {
   const id = newId('job', now.getTime());
+  const runAt = (job.runAt ?? now).toISOString();
   await trx
     .insertInto('outbox')
     .values({
@@ -19,17 +35,16 @@ export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJo
       shop_id: job.shopId ?? null,
       payload: JSON.stringify(job.payload),
       status: 'pending',
-      attempts: 0,
-      run_at: (job.runAt ?? now).toISOString(),
-      locked_by: null,
-      locked_until: null,
+      attempts: claim ? 1 : 0,
+      run_at: runAt,
+      locked_by: claim?.token ?? null,
+      locked_until: claim?.until.toISOString() ?? null,
       last_error: null,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
     })
     .execute();
-  notifyOutbox(job.kind);
-  return id;
+  return { id, runAt };
 }
 
 /** The backlog for the metrics gauges: pending jobs, and how long the oldest due one has waited. */

@@ -3,8 +3,7 @@ import os from 'node:os';
 import { sql } from 'kysely';
 import type { Db, DbCapabilities } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
-import { newId } from '../lib/ids.js';
-import { outboxSignal } from './outbox-repo.js';
+import { insertOutboxJob, outboxSignal } from './outbox-repo.js';
 import type {
   JobContext,
   OutboxFinalFailureHandlers,
@@ -231,26 +230,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     const ctx: JobContext = {
       async enqueueClaimed(trx, j) {
         const now = clock.now();
-        const id = newId('job', now.getTime());
-        const payload = JSON.stringify(j.payload);
-        const runAt = (j.runAt ?? now).toISOString();
-        await trx
-          .insertInto('outbox')
-          .values({
-            id,
-            kind: j.kind,
-            shop_id: j.shopId ?? null,
-            payload,
-            status: 'pending',
-            attempts: 1,
-            run_at: runAt,
-            locked_by: tokenOf(job),
-            locked_until: new Date(now.getTime() + leaseMs).toISOString(),
-            last_error: null,
-            created_at: now.toISOString(),
-            updated_at: now.toISOString(),
-          })
-          .execute();
+        const { id, runAt } = await insertOutboxJob(trx, j, now, { token: tokenOf(job), until: new Date(now.getTime() + leaseMs) });
         adopted.push(
           Object.assign(
             {

@@ -113,7 +113,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   await plans.sync(loadCatalogue(config.PLANS_FILE || undefined));
   const shops = createShopService({ db, clock, audit, plans });
   const payees = createPayeeService({ db, clock, audit });
-  const apiKeys = createApiKeyService({ db, clock, audit });
+  const apiKeys = createApiKeyService({ db, clock, audit, shops, plans });
   const testCounter = redis ? createRedisTestUsageCounter(redis) : createDbTestUsageCounter(db, clock);
   const quota = createQuotaService({ db, clock, audit, testCounter, timeZone: config.TIME_ZONE, testQuotaLimit: config.TEST_QUOTA_LIMIT });
   const transactions = createTransactionService({ db });

@@ -5,8 +5,8 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { planFromRow, type Plan } from '../plans/plan-service.js';
-import { shopFromRow, type Shop } from '../shops/shop-service.js';
+import { planFromRow, type Plan, type PlanService } from '../plans/plan-service.js';
+import { shopFromRow, type Shop, type ShopService } from '../shops/shop-service.js';
 
 export const SCOPES = ['verify', 'read', 'webhook'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -104,7 +104,14 @@ const authQuery = preparedQuery((db: Db, keyHash: string) =>
     .where('api_keys.key_hash', '=', keyHash),
 );
 
-export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditService; lastUsedFlushMs?: number }) {
+export function createApiKeyService(deps: {
+  db: Db;
+  clock: Clock;
+  audit: AuditService;
+  shops: Pick<ShopService, 'get'>;
+  plans: Pick<PlanService, 'get'>;
+  lastUsedFlushMs?: number;
+}) {
   const { db, clock, audit } = deps;
   // lastUsedAt is batched in memory and written at most once per flush per key, so a busy key does
   // not turn every request into a write.
@@ -118,15 +125,8 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; audit: AuditSe
   }
 
   async function assertApiAccess(shopId: string) {
-    const row = await db
-      .selectFrom('shops')
-      .innerJoin('plans', 'plans.code', 'shops.plan_code')
-      .select(['plans.api_access'])
-      .where('shops.id', '=', shopId)
-      .where('shops.deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (!row) throw notFound('Shop');
-    if (!row.api_access)
+    const shop = await deps.shops.get(shopId); // 404 for a missing or erased shop
+    if (!(await deps.plans.get(shop.planCode)).apiAccess)
       throw new AppError('PLAN_API_ACCESS_REQUIRED', 403, 'The current plan has no REST API access; API keys need a paid plan');
   }
 

@@ -5,9 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
-
-/** The name of a purged shop's tombstone row. */
-const ERASED_NAME = '(erased)';
+import { createShopRepo, ERASED_NAME, lockShopRow } from './shop-repo.js';
 
 export const SHOP_STATES = ['trial', 'active', 'past_due', 'suspended'] as const;
 export type ShopState = (typeof SHOP_STATES)[number];
@@ -36,17 +34,8 @@ export const shopFromRow = (r: ShopsTable): Shop => ({
   createdAt: r.created_at,
 });
 
-/**
- * Takes the shop's row lock inside a transaction with a no-op write (a row lock on PostgreSQL, the
- * write lock on SQLite), so a count-then-insert against a plan limit cannot race another node.
- */
-export async function lockShopRow(trx: Db, shopId: string): Promise<void> {
-  await trx
-    .updateTable('shops')
-    .set((eb) => ({ name: eb.ref('name') }))
-    .where('id', '=', shopId)
-    .execute();
-}
+// The row lock lives with the table's SQL; callers keep importing it from the service.
+export { lockShopRow };
 
 export function validateShopName(name: unknown): string {
   const n = typeof name === 'string' ? name.trim() : '';
@@ -55,10 +44,11 @@ export function validateShopName(name: unknown): string {
 }
 
 export function createShopService(deps: { db: Db; clock: Clock; audit: AuditService; plans: PlanService }) {
-  const { db, clock, audit, plans } = deps;
+  const { clock, audit, plans } = deps;
+  const repo = createShopRepo(deps.db);
 
   async function get(id: string): Promise<Shop> {
-    const row = await db.selectFrom('shops').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const row = await repo.getLive(id);
     if (!row) throw notFound('Shop');
     return shopFromRow(row);
   }
@@ -67,47 +57,27 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
     get,
     /** Shops erased before `cutoff` and not yet purged (the purge turns the row into a tombstone). */
     async erasedBefore(cutoff: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('shops')
-        .select('id')
-        .where('deleted_at', 'is not', null)
-        .where('deleted_at', '<', cutoff)
-        .where('name', '!=', ERASED_NAME)
-        .execute();
-      return rows.map((r) => r.id);
+      return repo.erasedBefore(cutoff);
     },
     /** The purged shop's row stays as an anonymous tombstone for the audit trail. */
-    async markPurged(id: string, trx: Db = db): Promise<void> {
-      await trx.updateTable('shops').set({ name: ERASED_NAME, settings: '{}' }).where('id', '=', id).execute();
+    async markPurged(id: string, trx?: Db): Promise<void> {
+      await repo.update(id, { name: ERASED_NAME, settings: '{}' }, trx);
     },
     /** Every shop not erased (hourly retention rules). */
     async listLive(): Promise<Shop[]> {
-      return (await db.selectFrom('shops').selectAll().where('deleted_at', 'is', null).execute()).map(shopFromRow);
+      return (await repo.listLive()).map(shopFromRow);
     },
     /** Shops on trial whose trial ends in (after, until]. */
     async trialsEnding(after: string, until: string): Promise<Shop[]> {
-      const rows = await db
-        .selectFrom('shops')
-        .selectAll()
-        .where('state', '=', 'trial')
-        .where('deleted_at', 'is', null)
-        .where('trial_ends_at', 'is not', null)
-        .where('trial_ends_at', '<=', until)
-        .where('trial_ends_at', '>', after)
-        .execute();
-      return rows.map(shopFromRow);
+      return (await repo.trialsEnding(after, until)).map(shopFromRow);
     },
     /** Replaces the settings object as given (callers merge), without an audit entry: for system bookkeeping. */
-    async replaceSettings(id: string, settings: Record<string, unknown>, trx: Db = db): Promise<void> {
-      await trx
-        .updateTable('shops')
-        .set({ settings: JSON.stringify(settings) })
-        .where('id', '=', id)
-        .execute();
+    async replaceSettings(id: string, settings: Record<string, unknown>, trx?: Db): Promise<void> {
+      await repo.update(id, { settings: JSON.stringify(settings) }, trx);
     },
     /** Hides the shop (erasure, or the orphan of a lost sign-up race); the row goes at the purge. */
-    async softDelete(id: string, at: string, trx: Db = db): Promise<void> {
-      await trx.updateTable('shops').set({ deleted_at: at }).where('id', '=', id).execute();
+    async softDelete(id: string, at: string, trx?: Db): Promise<void> {
+      await repo.update(id, { deleted_at: at }, trx);
     },
     /**
      * A shop without a paid plan starts on TRIAL (7 days); a chosen plan card is remembered but
@@ -116,7 +86,7 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
     async create(
       input: { name: string; planCode?: string; state?: ShopState; chosenPlanCode?: string; language?: 'th' | 'en' },
       actor: string,
-      trx: Db = db,
+      trx?: Db,
     ): Promise<Shop> {
       const name = validateShopName(input.name);
       const planCode = input.planCode ?? TRIAL_PLAN;
@@ -138,7 +108,7 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
         created_at: now.toISOString(),
         deleted_at: null,
       };
-      await trx.insertInto('shops').values(row).execute();
+      await repo.insert(row, trx);
       await audit.record({ shopId: row.id, actor, action: 'shop.create', target: row.id, detail: { plan: plan.code, state } }, trx);
       return shopFromRow(row);
     },
@@ -146,22 +116,18 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
       const before = await get(id);
       const plan = await plans.get(planCode);
       const isTrial = plan.code === TRIAL_PLAN;
-      await db
-        .updateTable('shops')
-        .set({
-          plan_code: plan.code,
-          state: isTrial ? 'trial' : before.state === 'trial' ? 'active' : before.state,
-          trial_ends_at: isTrial ? before.trialEndsAt : null,
-        })
-        .where('id', '=', id)
-        .execute();
+      await repo.update(id, {
+        plan_code: plan.code,
+        state: isTrial ? 'trial' : before.state === 'trial' ? 'active' : before.state,
+        trial_ends_at: isTrial ? before.trialEndsAt : null,
+      });
       await audit.record({ shopId: id, actor, action: 'plan.change', target: id, detail: { from: before.planCode, to: plan.code } });
       return get(id);
     },
     async setState(id: string, state: ShopState, actor: string): Promise<Shop> {
       if (!SHOP_STATES.includes(state)) throw new AppError('VALIDATION_ERROR', 400, `state must be one of ${SHOP_STATES.join(', ')}`);
       const before = await get(id);
-      await db.updateTable('shops').set({ state }).where('id', '=', id).execute();
+      await repo.update(id, { state });
       await audit.record({ shopId: id, actor, action: 'shop.state', target: id, detail: { from: before.state, to: state } });
       return get(id);
     },
@@ -175,7 +141,7 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
       if (patch.name !== undefined) set.name = validateShopName(patch.name);
       if (patch.language !== undefined) set.language = patch.language === 'en' ? 'en' : 'th';
       if (patch.settings !== undefined) set.settings = JSON.stringify({ ...before.settings, ...patch.settings });
-      if (Object.keys(set).length) await db.updateTable('shops').set(set).where('id', '=', id).execute();
+      if (Object.keys(set).length) await repo.update(id, set);
       await audit.record({ shopId: id, actor, action: 'shop.update', target: id, detail: { fields: Object.keys(set) } });
       return get(id);
     },

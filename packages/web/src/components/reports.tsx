@@ -3,7 +3,8 @@ import { api, ApiError, getAccessToken, refreshSession, withQuery } from '../api
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { useLoad } from '../lib/use-load';
 import { useSavedForm } from '../lib/use-saved-form';
-import { Alert, Button, Card, Checkbox, ErrorText, Field, Loading } from './ui';
+import { SavedFormActions } from '../lib/saved-form-actions';
+import { Button, Card, Checkbox, ErrorText, Field, Loading } from './ui';
 
 const B = '/api/dashboard';
 export const REPORT_ROUTES = {
@@ -199,15 +200,7 @@ export function SummarySettingsCard({ isOwner }: { isOwner: boolean }) {
               checked={form.sendEmpty}
               onChange={(e) => setForm({ ...form, sendEmpty: e.target.checked })}
             />
-            <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
-            <ErrorText error={error} />
-            {isOwner ? (
-              <Button type="submit" busy={busy}>
-                {t('common.save')}
-              </Button>
-            ) : (
-              <Alert kind="info" title={t('common.ownerOnly')} />
-            )}
+            <SavedFormActions saved={saved} error={error} busy={busy} isOwner={isOwner} />
           </fieldset>
         </form>
       )}

@@ -10,6 +10,7 @@ import { SummarySettingsCard } from '../components/reports';
 import { ConfirmActions, CurrentPasswordField, NewPasswordField, SubmitRow } from '../components/form-parts';
 import { useAsyncAction } from '../lib/use-async-action';
 import { useSavedForm } from '../lib/use-saved-form';
+import { SavedFormActions } from '../lib/saved-form-actions';
 
 export function SettingsScreen() {
   const { t } = useI18n();
@@ -100,15 +101,7 @@ export function SettingsScreen() {
                   }
                 />
               </fieldset>
-              <div aria-live="polite">{saved && <Alert kind="ok" title={t('common.saved')} />}</div>
-              <ErrorText error={error} />
-              {isOwner ? (
-                <Button type="submit" busy={busy}>
-                  {t('common.save')}
-                </Button>
-              ) : (
-                <Alert kind="info" title={t('common.ownerOnly')} />
-              )}
+              <SavedFormActions saved={saved} error={error} busy={busy} isOwner={isOwner} />
             </fieldset>
           </form>
         </Card>

@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
+import { sql } from 'kysely';
 import type { Db } from '../db/db.js';
+import type { OutboxTable } from '../db/db-schema.js';
 import { newId } from '../lib/ids.js';
 import type { OutboxJob, OutboxKind } from './outbox-types.js';
 
@@ -64,6 +66,93 @@ export async function outboxBacklog(db: Db, now: Date): Promise<{ depth: number;
     oldestAgeSeconds: Number.isFinite(oldest) ? Math.max(0, (now.getTime() - oldest) / 1000) : 0,
   };
 }
+
+/**
+ * The worker's statements (outbox-worker.ts). Every write after a claim is fenced on the claim token
+ * (`locked_by`) and on `status = 'pending'`: a worker that lost its lease cannot touch a job another
+ * worker now owns.
+ */
+export const outboxClaims = {
+  /**
+   * One UPDATE ... WHERE id IN (due rows LIMIT n) RETURNING that leases up to `limit` due jobs of
+   * `kinds` to `token`. `skipLocked` (PostgreSQL) makes concurrent workers skip each other's rows.
+   * A row that still held a lease was abandoned by a dead worker: its `last_error` becomes `takenBackMark`.
+   */
+  claimDue(
+    db: Db,
+    o: { kinds: string[]; limit: number; token: string; now: Date; leaseMs: number; skipLocked: boolean; takenBackMark: string },
+  ): Promise<OutboxTable[]> {
+    const nowIso = o.now.toISOString();
+    return db
+      .updateTable('outbox')
+      .set((eb) => ({
+        locked_by: o.token,
+        locked_until: new Date(o.now.getTime() + o.leaseMs).toISOString(),
+        attempts: eb('attempts', '+', 1),
+        updated_at: nowIso,
+        // Released rows have no lease; a row still holding one was abandoned by a dead worker.
+        last_error: sql<string | null>`case when locked_until is null then last_error else ${o.takenBackMark} end`,
+      }))
+      .where('id', 'in', (eb) => {
+        let q = eb
+          .selectFrom('outbox')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('run_at', '<=', nowIso)
+          .where('kind', 'in', o.kinds)
+          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', nowIso)]))
+          .orderBy('run_at')
+          .limit(o.limit);
+        if (o.skipLocked) q = q.forUpdate().skipLocked();
+        return q;
+      })
+      .returningAll()
+      .execute();
+  },
+  /** Marks the job done (in the handler's transaction when it passes one); false when the lease was lost. */
+  async complete(db: Db, id: string, token: string, now: Date): Promise<boolean> {
+    const r = await db
+      .updateTable('outbox')
+      .set({ status: 'done', locked_by: null, locked_until: null, updated_at: now.toISOString() })
+      .where('id', '=', id)
+      .where('locked_by', '=', token)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+  /** A failed run: parked as `failed` (no `retryAt`), or pending again at `retryAt`. */
+  async fail(db: Db, id: string, token: string, o: { message: string; now: Date; retryAt?: Date }): Promise<void> {
+    await db
+      .updateTable('outbox')
+      .set({
+        status: o.retryAt ? 'pending' : 'failed',
+        locked_by: null,
+        locked_until: null,
+        last_error: o.message,
+        updated_at: o.now.toISOString(),
+        ...(o.retryAt ? { run_at: o.retryAt.toISOString() } : {}),
+      })
+      .where('id', '=', id)
+      .where('locked_by', '=', token)
+      .where('status', '=', 'pending')
+      .execute();
+  },
+  /** Hands a claimed job back without a lease; `resetAttempts` for a follow-up that never ran. */
+  async release(db: Db, id: string, token: string, resetAttempts: boolean): Promise<void> {
+    await db
+      .updateTable('outbox')
+      .set({ locked_by: null, locked_until: null, ...(resetAttempts ? { attempts: 0 } : {}) })
+      .where('id', '=', id)
+      .where('locked_by', '=', token)
+      .where('status', '=', 'pending')
+      .execute();
+  },
+  /** Done rows last updated before `cutoff` (failed rows stay for the operator). */
+  async pruneDone(db: Db, cutoff: string): Promise<number> {
+    const r = await db.deleteFrom('outbox').where('status', '=', 'done').where('updated_at', '<', cutoff).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+};
 
 /**
  * In-process wake-up: workers in this process listen and look for due rows at once instead of

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { sql } from 'kysely';
 import type { Db, DbCapabilities } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
-import { insertOutboxJob, outboxSignal } from './outbox-repo.js';
+import { insertOutboxJob, outboxClaims, outboxSignal } from './outbox-repo.js';
 import type {
   JobContext,
   OutboxFinalFailureHandlers,
@@ -18,7 +17,8 @@ import type {
  * The generic outbox worker: claims due rows, runs the handler registered for their kind, and
  * retries failures with backoff.
  *
- * Claim: one UPDATE ... WHERE id IN (SELECT due rows LIMIT n) RETURNING, which sets a lease
+ * Claim (`outboxClaims.claimDue` in outbox-repo.ts, which holds every statement on the table): one
+ * UPDATE ... WHERE id IN (SELECT due rows LIMIT n) RETURNING, which sets a lease
  * (`locked_by` = a fresh claim token, `locked_until`). PostgreSQL adds FOR UPDATE SKIP LOCKED so
  * concurrent workers skip each other's rows instead of queueing on them; SQLite runs the same
  * statement atomically under its single writer. A row whose lease ran out (its worker died) is due
@@ -121,33 +121,16 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     const kinds = Object.keys(handlers);
     if (!kinds.length || limit <= 0) return [];
     const now = clock.now();
-    const nowIso = now.toISOString();
     const token = `${workerId}#${randomBytes(6).toString('hex')}`;
-    const rows = await db
-      .updateTable('outbox')
-      .set((eb) => ({
-        locked_by: token,
-        locked_until: new Date(now.getTime() + leaseMs).toISOString(),
-        attempts: eb('attempts', '+', 1),
-        updated_at: nowIso,
-        // Released rows have no lease; a row still holding one was abandoned by a dead worker.
-        last_error: sql<string | null>`case when locked_until is null then last_error else ${TAKEN_BACK} end`,
-      }))
-      .where('id', 'in', (eb) => {
-        let q = eb
-          .selectFrom('outbox')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where('run_at', '<=', nowIso)
-          .where('kind', 'in', kinds)
-          .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', nowIso)]))
-          .orderBy('run_at')
-          .limit(limit);
-        if (caps.skipLocked) q = q.forUpdate().skipLocked();
-        return q;
-      })
-      .returningAll()
-      .execute();
+    const rows = await outboxClaims.claimDue(db, {
+      kinds,
+      limit,
+      token,
+      now,
+      leaseMs,
+      skipLocked: caps.skipLocked,
+      takenBackMark: TAKEN_BACK,
+    });
     stats.claimed += rows.length;
     return rows.map((r) => {
       let payload: unknown = null;
@@ -174,34 +157,18 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   }
 
   async function finish(trx: Db, job: OutboxJobRow): Promise<boolean> {
-    const r = await trx
-      .updateTable('outbox')
-      .set({ status: 'done', locked_by: null, locked_until: null, updated_at: clock.now().toISOString() })
-      .where('id', '=', job.id)
-      .where('locked_by', '=', tokenOf(job))
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return outboxClaims.complete(trx, job.id, tokenOf(job), clock.now());
   }
 
   async function fail(job: OutboxJobRow, err: unknown) {
     const now = clock.now();
     const final = job.attempts >= maxAttempts;
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
-    await db
-      .updateTable('outbox')
-      .set({
-        status: final ? 'failed' : 'pending',
-        locked_by: null,
-        locked_until: null,
-        last_error: message,
-        updated_at: now.toISOString(),
-        ...(final ? {} : { run_at: new Date(now.getTime() + retryDelayMs(job.attempts)).toISOString() }),
-      })
-      .where('id', '=', job.id)
-      .where('locked_by', '=', tokenOf(job))
-      .where('status', '=', 'pending')
-      .execute();
+    await outboxClaims.fail(db, job.id, tokenOf(job), {
+      message,
+      now,
+      retryAt: final ? undefined : new Date(now.getTime() + retryDelayMs(job.attempts)),
+    });
     if (final) {
       stats.failed++;
       const onFailed = opts.onFinalFailure?.[job.kind] as ((j: OutboxJobRow, error: string) => Promise<void>) | undefined;
@@ -212,13 +179,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   /** Hands claimed jobs back (no lease): adopted follow-ups never ran (attempts back to 0); cut-off ones keep theirs. */
   async function release(jobs: OutboxJobRow[], resetAttempts = true) {
     for (const j of jobs) {
-      await db
-        .updateTable('outbox')
-        .set({ locked_by: null, locked_until: null, ...(resetAttempts ? { attempts: 0 } : {}) })
-        .where('id', '=', j.id)
-        .where('locked_by', '=', tokenOf(j))
-        .where('status', '=', 'pending')
-        .execute();
+      await outboxClaims.release(db, j.id, tokenOf(j), resetAttempts);
     }
   }
 
@@ -406,8 +367,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     },
     async pruneDone() {
       const cutoff = new Date(clock.now().getTime() - doneRetentionMs).toISOString();
-      const r = await db.deleteFrom('outbox').where('status', '=', 'done').where('updated_at', '<', cutoff).executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return outboxClaims.pruneDone(db, cutoff);
     },
   };
   return worker;

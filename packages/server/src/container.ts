@@ -242,7 +242,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
   outboxHandlers[OWNER_ALERT_JOB] = composeHandlers(
     line.outboxHandlers[OWNER_ALERT_JOB],
-    createMailOwnerAlertHandler({ db, shops, mail, dashboardUrl: publicUrlOf(config) }),
+    createMailOwnerAlertHandler({
+      shops,
+      mail,
+      recipients: (shopId) => accounts.activeEmailsOfShop(shopId),
+      dashboardUrl: publicUrlOf(config),
+    }),
   );
   // Money totals, exports and the daily summary (its job kind and a per-minute scheduler below).
   const reports = createReportsModule({

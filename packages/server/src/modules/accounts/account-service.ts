@@ -350,6 +350,17 @@ export function createAccountService(deps: AccountDeps) {
         .where('user_id', 'in', trx.selectFrom('users').select('id').where('shop_id', '=', shopId))
         .execute();
     },
+    /** Addresses of the shop's people who may sign in (not removed, not disabled): owner alerts go to each. */
+    async activeEmailsOfShop(shopId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('users')
+        .select('email')
+        .where('shop_id', '=', shopId)
+        .where('deleted_at', 'is', null)
+        .where('disabled_at', 'is', null)
+        .execute();
+      return rows.map((r) => r.email);
+    },
     /** Active people with this (normalised) address: one per shop at most, since addresses are unique. */
     async findByEmail(email: string): Promise<User[]> {
       const rows = await db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).execute();

@@ -1,4 +1,3 @@
-import type { Db } from '../../db/db.js';
 import type { OutboxHandler } from '../../outbox/outbox-worker.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { MailService } from './mail-service.js';
@@ -29,9 +28,10 @@ declare module '../../outbox/outbox-types.js' {
  * side failed does not mail twice.
  */
 export function createMailOwnerAlertHandler(deps: {
-  db: Db;
-  shops: ShopService;
-  mail: MailService;
+  shops: Pick<ShopService, 'get'>;
+  mail: Pick<MailService, 'send'>;
+  /** Addresses of the shop's people who may sign in (owner and staff): the accounts module's data. */
+  recipients: (shopId: string) => Promise<string[]>;
   dashboardUrl: string;
 }): OutboxHandler<typeof OWNER_ALERT_JOB> {
   return async (job) => {
@@ -43,16 +43,9 @@ export function createMailOwnerAlertHandler(deps: {
     const prefs = (shop.settings.notifications ?? {}) as { email?: boolean; staleSlipAlerts?: boolean };
     if (prefs.email === false) return;
     if (p.type === 'STALE_SLIP' && prefs.staleSlipAlerts === false) return;
-    const owners = await deps.db
-      .selectFrom('users')
-      .select(['email'])
-      .where('shop_id', '=', shopId)
-      .where('deleted_at', 'is', null)
-      .where('disabled_at', 'is', null)
-      .execute();
-    for (const o of owners) {
+    for (const email of await deps.recipients(shopId)) {
       await deps.mail.send(
-        o.email,
+        email,
         mailTemplates.ownerAlert({
           type: p.type,
           shopName: shop.name,
@@ -61,7 +54,7 @@ export function createMailOwnerAlertHandler(deps: {
           dashboardUrl: deps.dashboardUrl,
         }),
         shopId,
-        { dedupeKey: `${job.id}:${o.email}` },
+        { dedupeKey: `${job.id}:${email}` },
       );
     }
   };

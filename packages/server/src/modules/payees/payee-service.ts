@@ -3,6 +3,7 @@ import type { PayeeAccountsTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { createPayeeRepo } from './payee-repo.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 
@@ -79,28 +80,20 @@ function normalise(input: PayeeInput) {
 
 export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditService }) {
   const { db, clock, audit } = deps;
+  const repo = createPayeeRepo(db);
 
   async function getRow(shopId: string, id: string) {
-    const row = await db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    const row = await repo.get(shopId, id);
     if (!row) throw notFound('Payee account');
     return row;
-  }
-
-  async function clearPrimary(trx: Db, shopId: string) {
-    await trx.updateTable('payee_accounts').set({ is_primary: 0 }).where('shop_id', '=', shopId).execute();
   }
 
   return {
     async add(shopId: string, input: PayeeInput, actor: string): Promise<PayeeAccount> {
       const n = normalise(input);
       return db.transaction().execute(async (trx) => {
-        const count = await trx
-          .selectFrom('payee_accounts')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('shop_id', '=', shopId)
-          .executeTakeFirstOrThrow();
-        const primary = input.isPrimary || Number(count.n) === 0;
-        if (primary) await clearPrimary(trx, shopId);
+        const primary = input.isPrimary || (await repo.count(shopId, trx)) === 0;
+        if (primary) await repo.clearPrimary(shopId, trx);
         const row: PayeeAccountsTable = {
           id: newId('payee'),
           shop_id: shopId,
@@ -113,7 +106,7 @@ export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditSer
           status: 'ACTIVE',
           created_at: clock.now().toISOString(),
         };
-        await trx.insertInto('payee_accounts').values(row).execute();
+        await repo.insert(row, trx);
         await audit.record(
           { shopId, actor, action: 'payee.add', target: row.id, detail: { bankCode: n.bankCode, last4: n.accountNumber.slice(-4) } },
           trx,
@@ -122,18 +115,11 @@ export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditSer
       });
     },
     async list(shopId: string): Promise<PayeeAccount[]> {
-      const rows = await db
-        .selectFrom('payee_accounts')
-        .selectAll()
-        .where('shop_id', '=', shopId)
-        .orderBy('is_primary', 'desc')
-        .orderBy('created_at')
-        .execute();
-      return rows.map(payeeFromRow);
+      return (await repo.list(shopId)).map(payeeFromRow);
     },
     /** Full rows for receiver matching inside the pipeline; never serialised to a client. */
     async activeForMatching(shopId: string): Promise<PayeeAccountsTable[]> {
-      return db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId).where('status', '=', 'ACTIVE').execute();
+      return repo.listActive(shopId);
     },
     async update(
       shopId: string,
@@ -155,18 +141,17 @@ export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditSer
       }
       await db.transaction().execute(async (trx) => {
         if (patch.isPrimary) {
-          await clearPrimary(trx, shopId);
+          await repo.clearPrimary(shopId, trx);
           set.is_primary = 1;
         }
-        if (Object.keys(set).length)
-          await trx.updateTable('payee_accounts').set(set).where('shop_id', '=', shopId).where('id', '=', id).execute();
+        if (Object.keys(set).length) await repo.update(shopId, id, set, trx);
         await audit.record({ shopId, actor, action: 'payee.update', target: id, detail: { fields: Object.keys(set) } }, trx);
       });
       return payeeFromRow({ ...row, ...set });
     },
     async remove(shopId: string, id: string, actor: string): Promise<void> {
       await getRow(shopId, id);
-      await db.deleteFrom('payee_accounts').where('shop_id', '=', shopId).where('id', '=', id).execute();
+      await repo.delete(shopId, id);
       await audit.record({ shopId, actor, action: 'payee.remove', target: id });
     },
   };

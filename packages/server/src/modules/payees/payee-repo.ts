@@ -1,0 +1,44 @@
+import type { Db } from '../../db/db.js';
+import type { PayeeAccountsTable } from '../../db/db-schema.js';
+
+/** The SQL of the shop's receiving accounts (table `payee_accounts`); no other file names the table. */
+export function createPayeeRepo(db: Db) {
+  return {
+    async get(shopId: string, id: string): Promise<PayeeAccountsTable | undefined> {
+      return db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    },
+    /** Primary first, then oldest first. */
+    async list(shopId: string): Promise<PayeeAccountsTable[]> {
+      return db
+        .selectFrom('payee_accounts')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .orderBy('is_primary', 'desc')
+        .orderBy('created_at')
+        .execute();
+    },
+    async listActive(shopId: string): Promise<PayeeAccountsTable[]> {
+      return db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId).where('status', '=', 'ACTIVE').execute();
+    },
+    async count(shopId: string, trx: Db = db): Promise<number> {
+      const r = await trx
+        .selectFrom('payee_accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shopId)
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+    async clearPrimary(shopId: string, trx: Db = db): Promise<void> {
+      await trx.updateTable('payee_accounts').set({ is_primary: 0 }).where('shop_id', '=', shopId).execute();
+    },
+    async insert(row: PayeeAccountsTable, trx: Db = db): Promise<void> {
+      await trx.insertInto('payee_accounts').values(row).execute();
+    },
+    async update(shopId: string, id: string, set: Partial<PayeeAccountsTable>, trx: Db = db): Promise<void> {
+      await trx.updateTable('payee_accounts').set(set).where('shop_id', '=', shopId).where('id', '=', id).execute();
+    },
+    async delete(shopId: string, id: string): Promise<void> {
+      await db.deleteFrom('payee_accounts').where('shop_id', '=', shopId).where('id', '=', id).execute();
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { preparedQuery, type Db } from '../../db/db.js';
+import type { Db } from '../../db/db.js';
+import { createApiKeyRepo } from './api-key-repo.js';
 import type { ApiKeysTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -64,46 +65,6 @@ export function parseScopes(input: string | string[] | undefined): Scope[] {
   return [...new Set(list)] as Scope[];
 }
 
-/** The key with its shop and plan, by hash: one indexed lookup, SQL built once (preparedQuery). */
-const authQuery = preparedQuery((db: Db, keyHash: string) =>
-  db
-    .selectFrom('api_keys')
-    .innerJoin('shops', 'shops.id', 'api_keys.shop_id')
-    .innerJoin('plans', 'plans.code', 'shops.plan_code')
-    .selectAll('api_keys')
-    .select([
-      'shops.id as s_id',
-      'shops.name as s_name',
-      'shops.state as s_state',
-      'shops.plan_code as s_plan_code',
-      'shops.chosen_plan_code as s_chosen',
-      'shops.trial_ends_at as s_trial',
-      'shops.language as s_lang',
-      'shops.settings as s_settings',
-      'shops.created_at as s_created',
-      'shops.deleted_at as s_deleted',
-    ])
-    .select([
-      'plans.code as p_code',
-      'plans.name as p_name',
-      'plans.monthly_limit as p_limit',
-      'plans.trial_days as p_trial_days',
-      'plans.api_access as p_api',
-      'plans.webhooks as p_webhooks',
-      'plans.seats as p_seats',
-      'plans.groups as p_groups',
-      'plans.messaging_accounts as p_msg',
-      'plans.allow_overage as p_overage',
-      'plans.free_buffer as p_buffer',
-      'plans.monthly_cap as p_cap',
-      'plans.hard_block_multiple as p_block',
-      'plans.price_thb as p_price',
-      'plans.overage_price_satang as p_oprice',
-      'plans.updated_at as p_updated',
-    ])
-    .where('api_keys.key_hash', '=', keyHash),
-);
-
 export function createApiKeyService(deps: {
   db: Db;
   clock: Clock;
@@ -113,6 +74,7 @@ export function createApiKeyService(deps: {
   lastUsedFlushMs?: number;
 }) {
   const { db, clock, audit } = deps;
+  const repo = createApiKeyRepo(db);
   // lastUsedAt is batched in memory and written at most once per flush per key, so a busy key does
   // not turn every request into a write.
   const pendingLastUsed = new Map<string, string>();
@@ -121,7 +83,7 @@ export function createApiKeyService(deps: {
   async function flushLastUsed() {
     const entries = [...pendingLastUsed.entries()];
     pendingLastUsed.clear();
-    for (const [id, at] of entries) await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    for (const [id, at] of entries) await repo.update(id, { last_used_at: at });
   }
 
   async function assertApiAccess(shopId: string) {
@@ -145,14 +107,12 @@ export function createApiKeyService(deps: {
       revoked_at: null,
       replaced_by: null,
     };
-    await trx.insertInto('api_keys').values(row).execute();
+    await repo.insert(row, trx);
     return { key: full, view: keyFromRow(row) };
   }
 
   async function getRow(id: string, shopId?: string) {
-    let q = db.selectFrom('api_keys').selectAll().where('id', '=', id);
-    if (shopId) q = q.where('shop_id', '=', shopId);
-    const row = await q.executeTakeFirst();
+    const row = await repo.get(id, shopId);
     if (!row) throw notFound('API key');
     return row;
   }
@@ -183,7 +143,7 @@ export function createApiKeyService(deps: {
     async revoke(id: string, actor: string, shopId?: string): Promise<ApiKeyView> {
       const row = await getRow(id, shopId);
       const now = clock.now().toISOString();
-      if (!row.revoked_at) await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).execute();
+      if (!row.revoked_at) await repo.update(id, { revoked_at: now });
       await audit.record({ shopId: row.shop_id, actor, action: 'api_key.revoke', target: id, detail: { prefix: row.prefix } });
       return keyFromRow({ ...row, revoked_at: row.revoked_at ?? now });
     },
@@ -194,11 +154,7 @@ export function createApiKeyService(deps: {
       await assertApiAccess(row.shop_id);
       return db.transaction().execute(async (trx) => {
         const created = await insertKey(trx, row.shop_id, row.name, row.environment as KeyEnvironment, row.scopes.split(','));
-        await trx
-          .updateTable('api_keys')
-          .set({ revoked_at: clock.now().toISOString(), replaced_by: created.view.id })
-          .where('id', '=', id)
-          .execute();
+        await repo.update(id, { revoked_at: clock.now().toISOString(), replaced_by: created.view.id }, trx);
         await audit.record(
           {
             shopId: row.shop_id,
@@ -214,17 +170,17 @@ export function createApiKeyService(deps: {
     },
     /** Every key of the shop stops working (erasure); inside the caller's transaction. */
     async revokeAllOfShop(shopId: string, at: string, trx: Db = db): Promise<void> {
-      await trx.updateTable('api_keys').set({ revoked_at: at }).where('shop_id', '=', shopId).where('revoked_at', 'is', null).execute();
+      await repo.revokeAllOfShop(shopId, at, trx);
     },
     async list(shopId: string): Promise<ApiKeyView[]> {
-      const rows = await db.selectFrom('api_keys').selectAll().where('shop_id', '=', shopId).orderBy('created_at', 'desc').execute();
+      const rows = await repo.listByShop(shopId);
       return rows.map(keyFromRow);
     },
     /** One indexed lookup by hash joining shop and plan. Unknown, malformed and revoked keys all answer null. */
     async authenticate(presented: string): Promise<AuthenticatedKey | null> {
       if (!/^sk_(live|test)_[0-9A-Za-z]{16,64}$/.test(presented)) return null;
       // Read on every request, never cached: a revoke must bite at once, on every node.
-      const [row] = await authQuery(db, hashApiKey(presented));
+      const [row] = await repo.authByHash(hashApiKey(presented));
       if (!row || row.revoked_at || row.s_deleted) return null;
       const now = clock.now().toISOString();
       pendingLastUsed.set(row.id, now);

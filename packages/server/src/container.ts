@@ -189,7 +189,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
   // The dashboard's read models, staff seats and personal-data rights (one password hasher, shared with accounts).
   const overview = createOverviewService({ transactions, clock, timeZone: config.TIME_ZONE });
-  const team = createTeamService({ db, clock, audit, plans, shops, sessions, mail, hasher, publicUrl: publicUrlOf(config) });
+  const team = createTeamService({ db, clock, audit, plans, shops, sessions, accounts, mail, hasher, publicUrl: publicUrlOf(config) });
   const lineLoginClient = createLineLoginClient({
     apiBaseUrl: config.LINE_API_BASE_URL,
     channelId: config.LINE_LOGIN_CHANNEL_ID,

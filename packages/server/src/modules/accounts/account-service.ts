@@ -361,6 +361,68 @@ export function createAccountService(deps: AccountDeps) {
         .execute();
       return rows.map((r) => r.email);
     },
+    // ---- for the team module (staff seats): people of a shop, always through this service
+
+    /** People of the shop who hold a seat (not removed); inside the caller's transaction for seat counts. */
+    async countMembers(shopId: string, trx: Db = db): Promise<number> {
+      const r = await trx
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shopId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+    /** The shop's people, oldest first. */
+    async members(shopId: string): Promise<User[]> {
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('deleted_at', 'is', null)
+        .orderBy('created_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
+      return rows.map(userFromRow);
+    },
+    /** A person of this shop (not removed), or null. */
+    async memberOf(shopId: string, userId: string): Promise<User | null> {
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('id', '=', userId)
+        .where('shop_id', '=', shopId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return row ? userFromRow(row) : null;
+    },
+    /** A new staff account (an accepted invite), inside the caller's transaction. */
+    async insertStaff(user: { id: string; shopId: string; email: string; passwordHash: string; at: string }, trx: Db = db): Promise<void> {
+      await trx
+        .insertInto('users')
+        .values({
+          id: user.id,
+          shop_id: user.shopId,
+          email: user.email,
+          password_hash: user.passwordHash,
+          role: 'staff',
+          language: 'th',
+          created_at: user.at,
+          password_changed_at: null,
+          disabled_at: null,
+          deleted_at: null,
+        })
+        .execute();
+    },
+    /** Removal: soft delete, the address freed (`removed+<id>@invalid`), outstanding reset links void. */
+    async removeMember(userId: string, at: string, trx: Db = db): Promise<void> {
+      await trx
+        .updateTable('users')
+        .set({ deleted_at: at, email: `removed+${userId}@invalid` })
+        .where('id', '=', userId)
+        .execute();
+      await trx.updateTable('password_resets').set({ used_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+    },
     /** Active people with this (normalised) address: one per shop at most, since addresses are unique. */
     async findByEmail(email: string): Promise<User[]> {
       const rows = await db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).execute();

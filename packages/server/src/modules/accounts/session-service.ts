@@ -78,6 +78,16 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
   }
 
   return {
+    /** Last sign-in per person of the shop = newest session start (login, sign-up or accepted invite). */
+    async lastStartsOfShop(shopId: string): Promise<Map<string, string | null>> {
+      const rows = await db
+        .selectFrom('user_sessions')
+        .select(['user_id', (eb) => eb.fn.max('created_at').as('last')])
+        .where('shop_id', '=', shopId)
+        .groupBy('user_id')
+        .execute();
+      return new Map(rows.map((r) => [r.user_id, r.last as string | null]));
+    },
     /** The purge of an erased shop: its refresh tokens go before the session rows (housekeeping deletes those). */
     async deleteTokensOfShop(shopId: string, trx: Db = db): Promise<void> {
       await trx

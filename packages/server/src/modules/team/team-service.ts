@@ -10,6 +10,8 @@ import type { PlanService } from '../plans/plan-service.js';
 import { lockShopRow, type ShopService } from '../shops/shop-service.js';
 import { normaliseEmail, validatePassword, type PasswordHasher } from '../accounts/password-hasher.js';
 import { sha256, type ClientInfo, type SessionService, type SessionView } from '../accounts/session-service.js';
+import type { AccountService } from '../accounts/account-service.js';
+import { createTeamRepo } from './team-repo.js';
 
 export const INVITE_TTL_DAYS = 7;
 const INVITE_TOKEN = /^inv_[A-Za-z0-9_-]{40,60}$/;
@@ -35,7 +37,6 @@ export interface TeamView {
   invites: InviteView[];
 }
 
-export const roleOf = (r: string): Role => (r === 'staff' ? 'staff' : 'owner');
 const actorOf = (userId: string) => `user:${userId}`;
 const inviteInvalid = () =>
   new AppError('INVITE_INVALID', 400, 'This invitation link is invalid, used, revoked or expired; ask the shop owner for a new one');
@@ -60,29 +61,17 @@ export function createTeamService(deps: {
   plans: PlanService;
   shops: ShopService;
   sessions: SessionService;
+  accounts: Pick<AccountService, 'countMembers' | 'members' | 'memberOf' | 'findByEmail' | 'getUser' | 'insertStaff' | 'removeMember'>;
   mail: MailService;
   hasher: PasswordHasher;
   publicUrl: string;
 }) {
-  const { db, clock, audit, plans, shops, sessions, mail, hasher } = deps;
+  const { db, clock, audit, plans, shops, sessions, accounts, mail, hasher } = deps;
+  const invites = createTeamRepo(db);
   const base = deps.publicUrl.replace(/\/+$/, '');
 
   async function seatsUsed(trx: Db, shopId: string, nowIso: string) {
-    const u = await trx
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('shop_id', '=', shopId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    const i = await trx
-      .selectFrom('team_invites')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('shop_id', '=', shopId)
-      .where('used_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', nowIso)
-      .executeTakeFirstOrThrow();
-    return { users: Number(u.n), invites: Number(i.n) };
+    return { users: await accounts.countMembers(shopId, trx), invites: await invites.countPending(shopId, nowIso, trx) };
   }
 
   async function limitOf(shopId: string) {
@@ -91,51 +80,23 @@ export function createTeamService(deps: {
   }
 
   return {
-    /** The user's role, or null for a missing/removed user (the guard treats that as not allowed). */
-    async roleOfUser(userId: string): Promise<Role | null> {
-      const row = await db.selectFrom('users').select('role').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
-      return row ? roleOf(row.role) : null;
-    },
-
     async list(shopId: string): Promise<TeamView> {
       const nowIso = clock.now().toISOString();
       const { limit } = await limitOf(shopId);
-      const rows = await db
-        .selectFrom('users')
-        .select(['id', 'email', 'role', 'created_at'])
-        .where('shop_id', '=', shopId)
-        .where('deleted_at', 'is', null)
-        .orderBy('created_at', 'asc')
-        .orderBy('id', 'asc')
-        .execute();
+      const people = await accounts.members(shopId);
       // Last sign-in = newest session start (login, sign-up or accepted invite); no extra column to keep in step.
-      const logins = await db
-        .selectFrom('user_sessions')
-        .select(['user_id', (eb) => eb.fn.max('created_at').as('last')])
-        .where('shop_id', '=', shopId)
-        .groupBy('user_id')
-        .execute();
-      const last = new Map(logins.map((l) => [l.user_id, l.last as string | null]));
-      const invites = await db
-        .selectFrom('team_invites')
-        .select(['id', 'email', 'created_at', 'expires_at'])
-        .where('shop_id', '=', shopId)
-        .where('used_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .where('expires_at', '>', nowIso)
-        .orderBy('created_at', 'asc')
-        .orderBy('id', 'asc')
-        .execute();
+      const last = await sessions.lastStartsOfShop(shopId);
+      const pendingInvites = await invites.listPending(shopId, nowIso);
       return {
-        seats: { used: rows.length + invites.length, limit },
-        members: rows.map((r) => ({
-          id: r.id,
-          email: r.email,
-          role: roleOf(r.role),
-          createdAt: r.created_at,
-          lastLoginAt: last.get(r.id) ?? null,
+        seats: { used: people.length + pendingInvites.length, limit },
+        members: people.map((person) => ({
+          id: person.id,
+          email: person.email,
+          role: person.role,
+          createdAt: person.createdAt,
+          lastLoginAt: last.get(person.id) ?? null,
         })),
-        invites: invites.map((r) => ({
+        invites: pendingInvites.map((r) => ({
           id: r.id,
           email: r.email,
           role: 'staff' as const,
@@ -148,10 +109,9 @@ export function createTeamService(deps: {
     /** Re-inviting an address with a pending invite replaces it (a resend), so it takes no second seat. */
     async invite(shopId: string, inviterId: string, emailInput: string, client: ClientInfo): Promise<InviteView> {
       const email = normaliseEmail(emailInput);
-      if (await db.selectFrom('users').select('id').where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst())
-        throw emailTaken();
+      if ((await accounts.findByEmail(email)).length) throw emailTaken();
       const { shop, limit } = await limitOf(shopId);
-      const inviter = await db.selectFrom('users').select('email').where('id', '=', inviterId).executeTakeFirstOrThrow();
+      const inviter = await accounts.getUser(inviterId);
       const token = `inv_${randomBytes(32).toString('base64url')}`;
       const now = clock.now();
       const nowIso = now.toISOString();
@@ -170,18 +130,10 @@ export function createTeamService(deps: {
       };
       await db.transaction().execute(async (trx) => {
         await lockShopRow(trx, shopId);
-        const replaced = await trx
-          .updateTable('team_invites')
-          .set({ revoked_at: nowIso })
-          .where('shop_id', '=', shopId)
-          .where('email', '=', email)
-          .where('used_at', 'is', null)
-          .where('revoked_at', 'is', null)
-          .where('expires_at', '>', nowIso)
-          .executeTakeFirst();
+        const resent = await invites.revokePendingFor(shopId, email, nowIso, trx);
         const used = await seatsUsed(trx, shopId, nowIso);
         if (used.users + used.invites + 1 > limit) throw seatLimit(used.users + used.invites, limit);
-        await trx.insertInto('team_invites').values(row).execute();
+        await invites.insert(row, trx);
         await audit.record(
           {
             shopId,
@@ -189,7 +141,7 @@ export function createTeamService(deps: {
             action: 'team.invite',
             target: row.id,
             ip: client.ip,
-            detail: { email, resent: Number(replaced.numUpdatedRows) > 0 },
+            detail: { email, resent },
           },
           trx,
         );
@@ -210,42 +162,18 @@ export function createTeamService(deps: {
     /** 404 for unknown ids, other shops' ids and invites that are no longer pending alike. */
     async revokeInvite(shopId: string, actorId: string, inviteId: string, ip: string | null): Promise<void> {
       const nowIso = clock.now().toISOString();
-      const upd = await db
-        .updateTable('team_invites')
-        .set({ revoked_at: nowIso })
-        .where('id', '=', inviteId)
-        .where('shop_id', '=', shopId)
-        .where('used_at', 'is', null)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(upd.numUpdatedRows) !== 1) throw notFound('Invite');
+      if (!(await invites.revoke(shopId, inviteId, nowIso))) throw notFound('Invite');
       await audit.record({ shopId, actor: actorOf(actorId), action: 'team.invite_revoke', target: inviteId, ip });
     },
 
     /** Soft delete: the address is freed (it may be invited again), every session ends at once. */
     async removeMember(shopId: string, actorId: string, memberId: string, ip: string | null): Promise<void> {
-      const row = await db
-        .selectFrom('users')
-        .select(['id', 'role', 'email'])
-        .where('id', '=', memberId)
-        .where('shop_id', '=', shopId)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const row = await accounts.memberOf(shopId, memberId);
       if (!row) throw notFound('Member');
-      if (roleOf(row.role) === 'owner') throw new AppError('OWNER_NOT_REMOVABLE', 403, 'The shop owner cannot be removed');
+      if (row.role === 'owner') throw new AppError('OWNER_NOT_REMOVABLE', 403, 'The shop owner cannot be removed');
       const nowIso = clock.now().toISOString();
       await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('users')
-          .set({ deleted_at: nowIso, email: `removed+${row.id}@invalid` })
-          .where('id', '=', row.id)
-          .execute();
-        await trx
-          .updateTable('password_resets')
-          .set({ used_at: nowIso })
-          .where('user_id', '=', row.id)
-          .where('used_at', 'is', null)
-          .execute();
+        await accounts.removeMember(row.id, nowIso, trx);
         await sessions.revokeAll(row.id, { actor: actorOf(actorId), shopId, ip, reason: 'team_remove' }, trx);
         await audit.record(
           { shopId, actor: actorOf(actorId), action: 'team.remove', target: row.id, ip, detail: { email: row.email } },
@@ -263,7 +191,7 @@ export function createTeamService(deps: {
       if (!INVITE_TOKEN.test(token)) throw inviteInvalid();
       const password = validatePassword(passwordInput);
       const nowIso = clock.now().toISOString();
-      const inv = await db.selectFrom('team_invites').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirst();
+      const inv = await invites.byTokenHash(sha256(token));
       if (!inv || inv.used_at || inv.revoked_at || inv.expires_at <= nowIso) throw inviteInvalid();
       let limit: number;
       try {
@@ -271,39 +199,16 @@ export function createTeamService(deps: {
       } catch {
         throw inviteInvalid();
       } // erased shop
-      if (await db.selectFrom('users').select('id').where('email', '=', inv.email).where('deleted_at', 'is', null).executeTakeFirst())
-        throw emailTaken();
+      if ((await accounts.findByEmail(inv.email)).length) throw emailTaken();
       const passwordHash = await hasher.hash(password);
       const userId = newId('usr');
       try {
         return await db.transaction().execute(async (trx) => {
           await lockShopRow(trx, inv.shop_id);
-          const upd = await trx
-            .updateTable('team_invites')
-            .set({ used_at: nowIso, accepted_user_id: userId })
-            .where('id', '=', inv.id)
-            .where('used_at', 'is', null)
-            .where('revoked_at', 'is', null)
-            .where('expires_at', '>', nowIso)
-            .executeTakeFirst();
-          if (Number(upd.numUpdatedRows) !== 1) throw inviteInvalid();
+          if (!(await invites.markUsed(inv.id, userId, nowIso, trx))) throw inviteInvalid();
           const used = await seatsUsed(trx, inv.shop_id, nowIso); // this invite no longer counts: it is used
           if (used.users + used.invites + 1 > limit) throw seatLimit(used.users + used.invites, limit);
-          await trx
-            .insertInto('users')
-            .values({
-              id: userId,
-              shop_id: inv.shop_id,
-              email: inv.email,
-              password_hash: passwordHash,
-              role: 'staff',
-              language: 'th',
-              created_at: nowIso,
-              password_changed_at: null,
-              disabled_at: null,
-              deleted_at: null,
-            })
-            .execute();
+          await accounts.insertStaff({ id: userId, shopId: inv.shop_id, email: inv.email, passwordHash, at: nowIso }, trx);
           await audit.record(
             {
               shopId: inv.shop_id,

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { preparedQuery, type Db } from '../../db/db.js';
-import type { TransactionsTable } from '../../db/db-schema.js';
 
 /**
  * Same-image replay as a database claim, so N concurrent uploads of one image make one check on one
@@ -19,8 +18,8 @@ export interface ClaimReservation {
 
 export type ClaimOutcome =
   | { kind: 'owner'; token: string; inherited: ClaimReservation | null }
-  /** `record` is the claimed transaction, read in the same statement as the claim (absent if it is gone). */
-  | { kind: 'cached'; transactionId: string; record?: TransactionsTable };
+  /** The claim's record is read through the transactions module (this module does not read its table). */
+  | { kind: 'cached'; transactionId: string };
 
 export interface ClaimKey {
   shopId: string;
@@ -31,23 +30,21 @@ export interface ClaimKey {
 
 const POLL_MS = 25;
 
-/** The claim and, once there is one, its transaction: one statement on the replay path. */
+/** The claim of one image, prepared: it is the first statement of every verify. */
 const claimQuery = preparedQuery((db: Db, shopId: string, scope: string, hash: string) =>
   db
-    .selectFrom('image_claims as c')
-    .leftJoin('transactions as t', 't.id', 'c.transaction_id')
-    .selectAll('t')
+    .selectFrom('image_claims')
     .select([
-      'c.claimed_at as claim_claimed_at',
-      'c.transaction_id as claim_transaction_id',
-      'c.owner as claim_owner',
-      'c.lease_until as claim_lease_until',
-      'c.reserved_pool as claim_reserved_pool',
-      'c.reserved_period as claim_reserved_period',
+      'claimed_at as claim_claimed_at',
+      'transaction_id as claim_transaction_id',
+      'owner as claim_owner',
+      'lease_until as claim_lease_until',
+      'reserved_pool as claim_reserved_pool',
+      'reserved_period as claim_reserved_period',
     ])
-    .where('c.shop_id', '=', shopId)
-    .where('c.scope', '=', scope)
-    .where('c.image_hash', '=', hash),
+    .where('shop_id', '=', shopId)
+    .where('scope', '=', scope)
+    .where('image_hash', '=', hash),
 );
 
 const reservationOf = (pool: string | null, period: string | null): ClaimReservation | null =>
@@ -92,8 +89,7 @@ export function createImageClaims(deps: {
       for (;;) {
         const t = now();
         const token = randomUUID();
-        // Read first: a replay (the common repeat) then costs no write at all, and the join hands it
-        // the record in the same statement.
+        // Read first: a replay (the common repeat) then costs no write at all.
         const [row] = await claimQuery(db, shopId, scope, hash);
         if (!row) {
           if (await tryInsert(shopId, scope, hash, t, token)) return { kind: 'owner', token, inherited: null };
@@ -106,7 +102,6 @@ export function createImageClaims(deps: {
           claim_lease_until: leaseUntil,
           claim_reserved_pool: pool,
           claim_reserved_period: period,
-          ...tx
         } = row;
         const age = t.getTime() - Date.parse(claimedAt);
         // Claims written before 0006 have no lease: the old in-flight takeover rule applies to them.
@@ -130,10 +125,7 @@ export function createImageClaims(deps: {
             return { kind: 'owner', token, inherited: transactionId ? null : reservationOf(pool, period) };
           continue;
         }
-        if (transactionId) {
-          const record = tx.id !== null && tx.shop_id === shopId ? (tx as TransactionsTable) : undefined;
-          return { kind: 'cached', transactionId, record };
-        }
+        if (transactionId) return { kind: 'cached', transactionId };
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
     },

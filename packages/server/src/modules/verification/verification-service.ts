@@ -356,9 +356,8 @@ export function createVerificationService(deps: VerificationDeps) {
 
       const claim = await claims.claim(shop.id, environment, hash);
       if (claim.kind === 'cached') {
-        const record = claim.record
-          ? recordFromRow(claim.record, true)
-          : await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
+        // One primary-key read through the transactions module (it owns the table).
+        const record = await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
         return { record, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
       const key: ClaimKey = { shopId: shop.id, scope: environment, hash, token: claim.token };

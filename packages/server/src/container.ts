@@ -259,6 +259,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     plans,
     quota,
     transactions,
+    accounts,
     line,
     mail,
     dashboardUrl: publicUrlOf(config),

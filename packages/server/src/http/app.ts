@@ -155,7 +155,7 @@ export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promis
       secret: c.secret,
     },
     line: { line: c.line, shops: c.shops, plans: c.plans },
-    reports: { c },
+    reports: { reports: c.reports, shops: c.shops },
   });
   // Last, so every API route above stays more specific than the dashboard's SPA fallback.
   await registerWebApp(app);

@@ -350,15 +350,16 @@ export function createAccountService(deps: AccountDeps) {
         .where('user_id', 'in', trx.selectFrom('users').select('id').where('shop_id', '=', shopId))
         .execute();
     },
-    /** Addresses of the shop's people who may sign in (not removed, not disabled): owner alerts go to each. */
-    async activeEmailsOfShop(shopId: string): Promise<string[]> {
-      const rows = await db
+    /** Addresses of the shop's people who may sign in (not removed, not disabled), optionally of one role: owner alerts go to each, daily summaries to owners. */
+    async activeEmailsOfShop(shopId: string, only: { role?: User['role'] } = {}): Promise<string[]> {
+      let query = db
         .selectFrom('users')
         .select('email')
         .where('shop_id', '=', shopId)
         .where('deleted_at', 'is', null)
-        .where('disabled_at', 'is', null)
-        .execute();
+        .where('disabled_at', 'is', null);
+      if (only.role) query = query.where('role', '=', only.role);
+      const rows = await query.execute();
       return rows.map((r) => r.email);
     },
     // ---- for the team module (staff seats): people of a shop, always through this service

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
+import type { AccountService } from '../accounts/account-service.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { anonymizeCutoff } from '../housekeeping/housekeeping-service.js';
 import type { LineModule } from '../line/line-module.js';
@@ -26,18 +27,21 @@ export function createReportsModule(deps: {
   plans: PlanService;
   quota: QuotaService;
   transactions: TransactionService;
+  accounts: Pick<AccountService, 'activeEmailsOfShop'>;
   line: LineModule;
   mail: MailService;
   dashboardUrl: string;
   defaultRetentionMonths: number;
 }) {
-  const totals = createReportTotals({ db: deps.db, clock: deps.clock, timeZone: deps.timeZone });
+  const totals = createReportTotals({ transactions: deps.transactions, clock: deps.clock, timeZone: deps.timeZone });
   const summary = createDailySummary({
     db: deps.db,
     clock: deps.clock,
     timeZone: deps.timeZone,
     totals,
     shops: deps.shops,
+    transactions: deps.transactions,
+    accounts: deps.accounts,
     plans: deps.plans,
     quota: deps.quota,
     line: deps.line.owners,

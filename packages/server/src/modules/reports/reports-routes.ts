@@ -1,17 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Container } from '../../container.js';
 import { errorResponses, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
 import { EXPORT_TYPES } from './reports-export.js';
 import { ExportQuery, SummarySettingsPatch, SummarySettingsSchema, TotalsSchema } from './reports-schemas.js';
+import type { ShopService } from '../shops/shop-service.js';
+import type { ReportsModule } from './reports-module.js';
 import { summarySettingsOf } from './reports-summary.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
 
 /** Money totals, exports and daily-summary settings under /api/dashboard (docs/dashboard-api.md). */
-export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: DashboardAuthDeps }> = async (app, { c, auth }) => {
+export interface ReportsRoutesDeps {
+  auth: DashboardAuthDeps;
+  reports: Pick<ReportsModule, 'totals' | 'prepareExport' | 'streamExport'>;
+  shops: Pick<ShopService, 'get' | 'update'>;
+}
+
+export const reportsRoutes: FastifyPluginAsyncTypebox<ReportsRoutesDeps> = async (app, { auth, reports, shops }) => {
   const session = requireSession(auth);
   const owner = [session, requireOwner(auth)];
 
@@ -25,7 +32,7 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
         response: { 200: success(TotalsSchema), ...errorResponses(...E) },
       },
     },
-    async (req) => ({ success: true as const, data: await c.reports.totals.summary(req.dashboard!.shopId) }),
+    async (req) => ({ success: true as const, data: await reports.totals.summary(req.dashboard!.shopId) }),
   );
 
   app.get(
@@ -42,12 +49,12 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
     async (req, reply) => {
       const { format, lang, ...filters } = req.query;
       const { shopId, userId } = req.dashboard!;
-      const options = await c.reports.prepareExport(shopId, filters, format, lang, `user:${userId}`, req.ip);
+      const options = await reports.prepareExport(shopId, filters, format, lang, `user:${userId}`, req.ip);
       const day = new Date().toISOString().slice(0, 10);
       reply.header('content-type', EXPORT_TYPES[format]);
       reply.header('content-disposition', `attachment; filename="slipcheck-transactions-${day}.${format}"`);
       reply.header('cache-control', 'no-store');
-      return reply.send(c.reports.streamExport(shopId, filters, options));
+      return reply.send(reports.streamExport(shopId, filters, options));
     },
   );
 
@@ -61,7 +68,7 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
         response: { 200: success(SummarySettingsSchema), ...errorResponses(...E) },
       },
     },
-    async (req) => ({ success: true as const, data: summarySettingsOf(await c.shops.get(req.dashboard!.shopId)) }),
+    async (req) => ({ success: true as const, data: summarySettingsOf(await shops.get(req.dashboard!.shopId)) }),
   );
 
   app.put(
@@ -77,8 +84,8 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<{ c: Container; auth: Dash
     },
     async (req) => {
       const { shopId, userId } = req.dashboard!;
-      const next = { ...summarySettingsOf(await c.shops.get(shopId)), ...req.body };
-      const shop = await c.shops.update(shopId, { settings: { dailySummary: next } }, `user:${userId}`);
+      const next = { ...summarySettingsOf(await shops.get(shopId)), ...req.body };
+      const shop = await shops.update(shopId, { settings: { dailySummary: next } }, `user:${userId}`);
       return { success: true as const, data: summarySettingsOf(shop) };
     },
   );

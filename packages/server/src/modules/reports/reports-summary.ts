@@ -8,6 +8,9 @@ import type { MailService } from '../mail/mail-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
+import { createReportsRepo } from './reports-repo.js';
 import type { ReportTotals } from './reports-totals.js';
 import { dayRange, formatSatang, localDay, localParts } from './reports-time.js';
 
@@ -86,7 +89,9 @@ interface Deps {
   clock: Clock;
   timeZone: string;
   totals: ReportTotals;
-  shops: ShopService;
+  shops: Pick<ShopService, 'get' | 'listLive'>;
+  transactions: Pick<TransactionService, 'countLive'>;
+  accounts: Pick<AccountService, 'activeEmailsOfShop'>;
   plans: PlanService;
   quota: QuotaService;
   line: Pick<LineOwnerService, 'targets'>;
@@ -105,33 +110,23 @@ interface Deps {
  */
 export function createDailySummary(deps: Deps) {
   const { db, clock, timeZone } = deps;
+  const repo = createReportsRepo(db);
 
   async function scheduleDue(): Promise<number> {
     const now = clock.now();
     const day = localDay(now, timeZone);
     const p = localParts(now, timeZone);
     const hhmm = `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}`;
-    const shops = await db
-      .selectFrom('shops')
-      .leftJoin('daily_summaries', (j) => j.onRef('daily_summaries.shop_id', '=', 'shops.id').on('daily_summaries.day', '=', day))
-      .select(['shops.id', 'shops.settings'])
-      .where('shops.deleted_at', 'is', null)
-      .where('daily_summaries.shop_id', 'is', null)
-      .execute();
+    const done = await repo.shopsWithSummary(day);
     let queued = 0;
-    for (const s of shops) {
-      const cfg = summarySettingsOf({ settings: JSON.parse(s.settings || '{}') });
+    for (const shop of await deps.shops.listLive()) {
+      if (done.has(shop.id)) continue;
+      const cfg = summarySettingsOf(shop);
       if (!cfg.enabled || hhmm < cfg.time) continue;
-      const iso = now.toISOString();
       const inserted = await db.transaction().execute(async (trx) => {
-        const r = await trx
-          .insertInto('daily_summaries')
-          .values({ shop_id: s.id, day, status: 'queued', job_id: null, sent_line: 0, sent_email: 0, created_at: iso, updated_at: iso })
-          .onConflict((oc) => oc.columns(['shop_id', 'day']).doNothing())
-          .executeTakeFirst();
-        if (Number(r.numInsertedOrUpdatedRows ?? 0) !== 1) return false;
-        const jobId = await enqueueOutbox(trx, { kind: DAILY_SUMMARY_KIND, shopId: s.id, payload: { shopId: s.id, day } }, now);
-        await trx.updateTable('daily_summaries').set({ job_id: jobId }).where('shop_id', '=', s.id).where('day', '=', day).execute();
+        if (!(await repo.insertQueued(trx, shop.id, day, now.toISOString()))) return false;
+        const jobId = await enqueueOutbox(trx, { kind: DAILY_SUMMARY_KIND, shopId: shop.id, payload: { shopId: shop.id, day } }, now);
+        await repo.setJob(trx, shop.id, day, jobId);
         return true;
       });
       if (inserted) queued++;
@@ -143,14 +138,7 @@ export function createDailySummary(deps: Deps) {
   async function facts(shop: Shop, day: string): Promise<DailySummaryFacts> {
     const { from, to } = dayRange(day, timeZone);
     const t = await deps.totals.between(shop.id, from, to);
-    const all = await db
-      .selectFrom('transactions')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('shop_id', '=', shop.id)
-      .where('environment', '=', 'live')
-      .where('created_at', '>=', from.toISOString())
-      .where('created_at', '<', to.toISOString())
-      .executeTakeFirst();
+    const results = await deps.transactions.countLive(shop.id, from.toISOString(), to.toISOString());
     const plan = await deps.plans.get(shop.planCode);
     const q = await deps.quota.snapshot(shop, plan);
     const b = t.blocked;
@@ -159,7 +147,7 @@ export function createDailySummary(deps: Deps) {
       day,
       verifiedSatang: t.verified.amountSatang,
       verifiedCount: t.verified.count,
-      results: Number(all?.n ?? 0),
+      results,
       duplicates: b.duplicate.count,
       mismatches: b.mismatch.count,
       fraud: b.fraud.count,
@@ -173,23 +161,12 @@ export function createDailySummary(deps: Deps) {
   const handler: OutboxHandler<typeof DAILY_SUMMARY_KIND> = async (job, ctx) => {
     const p = job.payload;
     if (!p?.shopId || !p.day || !/^\d{4}-\d{2}-\d{2}$/.test(p.day)) return;
-    const row = await db
-      .selectFrom('daily_summaries')
-      .selectAll()
-      .where('shop_id', '=', p.shopId)
-      .where('day', '=', p.day)
-      .executeTakeFirst();
+    const row = await repo.get(p.shopId, p.day);
     if (!row || row.status !== 'queued') return;
     const shop = await deps.shops.get(p.shopId).catch(() => null);
     const finish = (status: string, line = 0, email = 0) =>
       db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('daily_summaries')
-          .set({ status, sent_line: line, sent_email: email, updated_at: ctx.now().toISOString() })
-          .where('shop_id', '=', p.shopId!)
-          .where('day', '=', p.day!)
-          .where('status', '=', 'queued')
-          .execute();
+        await repo.finish(trx, p.shopId, p.day, { status, line, email, atIso: ctx.now().toISOString() });
         await ctx.completeIn(trx);
       });
     if (!shop) return finish('skipped');
@@ -213,17 +190,9 @@ export function createDailySummary(deps: Deps) {
     }
     let email = 0;
     if (cfg.email) {
-      const owners = await db
-        .selectFrom('users')
-        .select(['email'])
-        .where('shop_id', '=', shop.id)
-        .where('role', '=', 'owner')
-        .where('deleted_at', 'is', null)
-        .where('disabled_at', 'is', null)
-        .execute();
-      for (const o of owners) {
-        await deps.mail.send(o.email, { template: 'daily-summary', subject: msg.subject, text: msg.text }, shop.id, {
-          dedupeKey: `daily-summary:${shop.id}:${p.day}:${o.email}`,
+      for (const address of await deps.accounts.activeEmailsOfShop(shop.id, { role: 'owner' })) {
+        await deps.mail.send(address, { template: 'daily-summary', subject: msg.subject, text: msg.text }, shop.id, {
+          dedupeKey: `daily-summary:${shop.id}:${p.day}:${address}`,
         });
         email++;
       }

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import type { Db } from '../../db/db.js';
+import type { TransactionService } from '../transactions/transaction-service.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodRanges, type PeriodName } from './reports-time.js';
 
@@ -21,8 +20,6 @@ export interface PeriodTotals {
 }
 
 const zero = (): Money => ({ count: 0, amountSatang: 0 });
-/** SQL SUM of an integer column is an integer on both stores; Number() only parses it (pg hands bigint as text). */
-const int = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
 
 /**
  * Money totals of live results, cut by the time the slip was checked (`created_at`, the same field the
@@ -30,31 +27,11 @@ const int = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
  * JSON: SQL sums integers, JavaScript adds integers well below 2^53, and only the screen turns them
  * into baht text.
  */
-export function createReportTotals(deps: { db: Db; clock: Clock; timeZone: string }) {
-  const { db, clock, timeZone } = deps;
+export function createReportTotals(deps: { transactions: Pick<TransactionService, 'liveMoneyGroups'>; clock: Clock; timeZone: string }) {
+  const { clock, timeZone } = deps;
 
   async function between(shopId: string, from: Date, to: Date): Promise<PeriodTotals> {
-    const rows = await db
-      .selectFrom('transactions')
-      .select([
-        'status',
-        'source',
-        'receiver_account',
-        'receiver_name',
-        (eb) => eb.fn.countAll<number>().as('n'),
-        // A duplicate found from the slip's reference alone (the checker was not asked again) has no amount
-        // of its own; the money it would have cost is the first verified check of the same transfer.
-        sql<number>`sum(case when transactions.status = 'DUPLICATE' and transactions.amount_satang is null then (select s.amount_satang from transactions as s where s.shop_id = transactions.shop_id and s.environment = transactions.environment and s.success_ref = transactions.trans_ref) else transactions.amount_satang end)`.as(
-          's',
-        ),
-      ])
-      .where('shop_id', '=', shopId)
-      .where('environment', '=', 'live')
-      .where('status', 'in', COUNTED)
-      .where('created_at', '>=', from.toISOString())
-      .where('created_at', '<', to.toISOString())
-      .groupBy(['status', 'source', 'receiver_account', 'receiver_name'])
-      .execute();
+    const rows = await deps.transactions.liveMoneyGroups(shopId, from.toISOString(), to.toISOString(), COUNTED);
     const out: PeriodTotals = {
       from: from.toISOString(),
       to: to.toISOString(),
@@ -66,13 +43,13 @@ export function createReportTotals(deps: { db: Db; clock: Clock; timeZone: strin
     const payees = new Map<string, PeriodTotals['byPayee'][number]>();
     const channels = new Map<string, PeriodTotals['byChannel'][number]>();
     for (const r of rows) {
-      const n = int(r.n);
-      const s = int(r.s);
+      const n = r.count;
+      const s = r.amountSatang;
       if (r.status === 'SUCCESS') {
         out.verified.count += n;
         out.verified.amountSatang += s;
-        const pk = `${r.receiver_account ?? ''}\u0000${r.receiver_name ?? ''}`;
-        const p = payees.get(pk) ?? { account: r.receiver_account, name: r.receiver_name, count: 0, amountSatang: 0 };
+        const pk = `${r.receiverAccount ?? ''}\u0000${r.receiverName ?? ''}`;
+        const p = payees.get(pk) ?? { account: r.receiverAccount, name: r.receiverName, count: 0, amountSatang: 0 };
         p.count += n;
         p.amountSatang += s;
         payees.set(pk, p);

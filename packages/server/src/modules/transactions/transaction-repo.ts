@@ -31,8 +31,7 @@ const succeededQuery = preparedQuery((db: Db, shopId: string, environment: strin
 );
 
 /**
- * Data access of the transactions module: the only place that names the `transactions` table
- * (besides image-claims' one-statement claim-and-record read on the verify hot path; see its README).
+ * Data access of the transactions module: the only place that names the `transactions` table.
  */
 export function createTransactionRepo(db: Db) {
   return {
@@ -131,6 +130,55 @@ export function createTransactionRepo(db: Db) {
     },
     async hasSuccess(shopId: string, environment: string, transRef: string): Promise<boolean> {
       return (await succeededQuery(db, shopId, environment, transRef)).length > 0;
+    },
+    /**
+     * Live records checked in [from, to) with one of `statuses`, counted and summed (integer satang)
+     * per status, channel and receiver: the rows the reports module turns into money totals. A
+     * duplicate found from the slip's reference alone (the checker was not asked again) has no amount
+     * of its own; the money it would have cost is the first verified check of the same transfer.
+     */
+    async liveMoneyGroups(shopId: string, fromIso: string, toIso: string, statuses: readonly string[]) {
+      const rows = await db
+        .selectFrom('transactions')
+        .select([
+          'status',
+          'source',
+          'receiver_account',
+          'receiver_name',
+          (eb) => eb.fn.countAll<number>().as('n'),
+          sql<number>`sum(case when transactions.status = 'DUPLICATE' and transactions.amount_satang is null then (select s.amount_satang from transactions as s where s.shop_id = transactions.shop_id and s.environment = transactions.environment and s.success_ref = transactions.trans_ref) else transactions.amount_satang end)`.as(
+            's',
+          ),
+        ])
+        .where('shop_id', '=', shopId)
+        .where('environment', '=', 'live')
+        .where('status', 'in', [...statuses])
+        .where('created_at', '>=', fromIso)
+        .where('created_at', '<', toIso)
+        .groupBy(['status', 'source', 'receiver_account', 'receiver_name'])
+        .execute();
+      // SQL SUM of an integer column is an integer on both stores; Number() only parses it (pg hands bigint as text).
+      const int = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
+      return rows.map((r) => ({
+        status: r.status,
+        source: r.source,
+        receiverAccount: r.receiver_account,
+        receiverName: r.receiver_name,
+        count: int(r.n),
+        amountSatang: int(r.s),
+      }));
+    },
+    /** How many live records (any status) were checked in [from, to). */
+    async countLive(shopId: string, fromIso: string, toIso: string): Promise<number> {
+      const r = await db
+        .selectFrom('transactions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('shop_id', '=', shopId)
+        .where('environment', '=', 'live')
+        .where('created_at', '>=', fromIso)
+        .where('created_at', '<', toIso)
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
     },
   };
 }

@@ -6,8 +6,8 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { planFromRow, type Plan, type PlanService } from '../plans/plan-service.js';
-import { shopFromRow, type Shop, type ShopService } from '../shops/shop-service.js';
+import type { Plan, PlanService } from '../plans/plan-service.js';
+import type { Shop, ShopService } from '../shops/shop-service.js';
 
 export const SCOPES = ['verify', 'read', 'webhook'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -181,7 +181,14 @@ export function createApiKeyService(deps: {
       if (!/^sk_(live|test)_[0-9A-Za-z]{16,64}$/.test(presented)) return null;
       // Read on every request, never cached: a revoke must bite at once, on every node.
       const [row] = await repo.authByHash(hashApiKey(presented));
-      if (!row || row.revoked_at || row.s_deleted) return null;
+      if (!row || row.revoked_at) return null;
+      // The shop and its plan through their own modules (three indexed reads; see the README).
+      const shop = await deps.shops.get(row.shop_id).catch((err: unknown) => {
+        if (err instanceof AppError && err.statusCode === 404) return null; // erased shop: the key is dead
+        throw err;
+      });
+      if (!shop) return null;
+      const plan = await deps.plans.get(shop.planCode);
       const now = clock.now().toISOString();
       pendingLastUsed.set(row.id, now);
       if (!timer && deps.lastUsedFlushMs !== 0) {
@@ -193,36 +200,8 @@ export function createApiKeyService(deps: {
       }
       return {
         key: { ...keyFromRow(row), lastUsedAt: now },
-        shop: shopFromRow({
-          id: row.s_id,
-          name: row.s_name,
-          state: row.s_state,
-          plan_code: row.s_plan_code,
-          chosen_plan_code: row.s_chosen,
-          trial_ends_at: row.s_trial,
-          language: row.s_lang,
-          settings: row.s_settings,
-          created_at: row.s_created,
-          deleted_at: row.s_deleted,
-        }),
-        plan: planFromRow({
-          code: row.p_code,
-          name: row.p_name,
-          monthly_limit: row.p_limit,
-          trial_days: row.p_trial_days,
-          api_access: row.p_api,
-          webhooks: row.p_webhooks,
-          seats: row.p_seats,
-          groups: row.p_groups,
-          messaging_accounts: row.p_msg,
-          allow_overage: row.p_overage,
-          free_buffer: row.p_buffer,
-          monthly_cap: row.p_cap,
-          hard_block_multiple: row.p_block,
-          price_thb: row.p_price,
-          overage_price_satang: row.p_oprice,
-          updated_at: row.p_updated,
-        }),
+        shop,
+        plan,
       };
     },
     flushLastUsed,

@@ -42,6 +42,19 @@ import { createOverviewService } from './modules/dashboard/overview-service.js';
 import { createTeamService } from './modules/team/team-service.js';
 import { createPrivacyService } from './modules/privacy/privacy-service.js';
 import { DAILY_SUMMARY_KIND } from './modules/reports/reports-summary.js';
+import { purgeWebhooksOfShop } from './modules/webhooks/webhook-repo.js';
+import { purgeSessionsOfShop } from './modules/accounts/session-service.js';
+import { purgeInvitesOfShop } from './modules/team/team-repo.js';
+import { purgeUsersOfShop } from './modules/accounts/account-service.js';
+import { purgeMailOfShop } from './modules/mail/mail-repo.js';
+import { purgeLineNoticesOfShop } from './modules/line/line-delivery-repo.js';
+import { purgeLineLinksOfShop } from './modules/line/line-repo.js';
+import { purgeClaimsOfShop } from './modules/verification/image-claims.js';
+import { purgeOutboxOfShop } from './outbox/outbox-repo.js';
+import { purgeTransactionsOfShop } from './modules/transactions/transaction-repo.js';
+import { purgeApiKeysOfShop } from './modules/api-keys/api-key-repo.js';
+import { purgePayeesOfShop } from './modules/payees/payee-repo.js';
+import { purgeQuotaOfShop } from './modules/quota/quota-repo.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -273,6 +286,22 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const housekeeping = createHousekeeping({
     db,
+    // Purging an erased shop: each module deletes its own rows, children before parents.
+    purges: [
+      purgeWebhooksOfShop,
+      purgeSessionsOfShop,
+      purgeInvitesOfShop,
+      purgeUsersOfShop,
+      purgeMailOfShop,
+      purgeLineNoticesOfShop,
+      purgeLineLinksOfShop,
+      purgeClaimsOfShop,
+      purgeOutboxOfShop,
+      purgeTransactionsOfShop,
+      purgeApiKeysOfShop,
+      purgePayeesOfShop,
+      purgeQuotaOfShop,
+    ],
     clock,
     audit,
     claims,

@@ -4,6 +4,7 @@ import type { Db } from '../db/db.js';
 import type { OutboxTable } from '../db/db-schema.js';
 import { newId } from '../lib/ids.js';
 import type { OutboxJob, OutboxKind } from './outbox-types.js';
+import { deleteShopRows, type ShopPurge } from '../db/shop-rows.js';
 
 /**
  * Durable jobs. A producer enqueues inside its own database transaction, so a crash between the
@@ -166,3 +167,6 @@ outboxSignal.setMaxListeners(0);
 export function notifyOutbox(kind?: OutboxKind): void {
   outboxSignal.emit('enqueued', kind);
 }
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeOutboxOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['outbox']);

@@ -12,6 +12,7 @@ import type { PlanService } from '../plans/plan-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { normaliseEmail, validatePassword, type PasswordHasher } from './password-hasher.js';
 import { sha256, type ClientInfo, type SessionService, type SessionView } from './session-service.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 export const RESET_TTL_MIN = 60;
 
@@ -458,3 +459,6 @@ export function createAccountService(deps: AccountDeps) {
   };
 }
 export type AccountService = ReturnType<typeof createAccountService>;
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeUsersOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['users']);

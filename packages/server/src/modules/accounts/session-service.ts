@@ -5,6 +5,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 export const REFRESH_TTL_MS = 7 * 86_400_000;
 /** Two tabs refreshing with one cookie, or a reload mid-refresh, is normal: inside this window a just-rotated token gets a successor of its own; after it, its use is theft. */
@@ -288,3 +289,6 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
   };
 }
 export type SessionService = ReturnType<typeof createSessionService>;
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeSessionsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['user_sessions']);

@@ -1,5 +1,6 @@
 import { preparedQuery, type Db } from '../../db/db.js';
 import type { ApiKeysTable } from '../../db/db-schema.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /** The key by hash: one indexed lookup on every API request, SQL built once (preparedQuery). */
 const authQuery = preparedQuery((db: Db, keyHash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash));
@@ -27,3 +28,6 @@ export function createApiKeyRepo(db: Db) {
     },
   };
 }
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeApiKeysOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['api_keys']);

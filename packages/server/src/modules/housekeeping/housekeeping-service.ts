@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
+import type { ShopPurge } from '../../db/shop-rows.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
@@ -12,28 +12,6 @@ import type { TransactionService } from '../transactions/transaction-service.js'
 
 export const ERASE_GRACE_MS = 24 * 3_600_000;
 export const TRIAL_ALERT_BEFORE_MS = 24 * 3_600_000;
-
-/** Shop-scoped tables emptied when an erased shop is purged, children before parents. */
-const SHOP_TABLES = [
-  'webhook_attempts',
-  'webhook_deliveries',
-  'webhook_endpoints',
-  'user_sessions',
-  'team_invites',
-  'users',
-  'mail_messages',
-  'line_notices',
-  'line_owners',
-  'line_link_codes',
-  'line_groups',
-  'line_channels',
-  'image_claims',
-  'outbox',
-  'transactions',
-  'api_keys',
-  'payee_accounts',
-  'quota_usage',
-] as const;
 
 /**
  * The PDPA auto-delete rule in one place: with `settings.privacy.autoDelete`, personal fields of results
@@ -55,8 +33,10 @@ export function anonymizeCutoff(settings: Record<string, unknown>, now: Date, de
  * Each step is idempotent, so several workers running it at once only repeat no-ops.
  */
 export function createHousekeeping(deps: {
-  /** Opens the purge's transaction and runs the shop-scoped table sweep (SHOP_TABLES). */
+  /** Opens the purge's transaction. */
   db: Db;
+  /** Each module's purge of its rows of a shop, children before parents (container.ts lists them). */
+  purges: readonly ShopPurge[];
   clock: Clock;
   audit: AuditService;
   claims: ImageClaims;
@@ -77,7 +57,7 @@ export function createHousekeeping(deps: {
       await db.transaction().execute(async (trx) => {
         await deps.sessions.deleteTokensOfShop(id, trx);
         await deps.accounts.deleteResetsOfShop(id, trx);
-        for (const table of SHOP_TABLES) await sql`delete from ${sql.table(table)} where shop_id = ${id}`.execute(trx);
+        for (const purge of deps.purges) await purge(trx, id);
         await shops.markPurged(id, trx);
         await deps.audit.record({ shopId: id, actor: 'system', action: 'privacy.purge', target: id }, trx);
       });

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import { OWNER_ALERT_JOB, type OwnerAlertJob } from '../mail/mail-owner-alerts.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /**
  * Data access of the delivery tables: `line_events` (webhook dedupe, and what an event job already did,
@@ -139,3 +140,6 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
   };
 }
 export type LineDeliveryRepo = ReturnType<typeof createLineDeliveryRepo>;
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeLineNoticesOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['line_notices']);

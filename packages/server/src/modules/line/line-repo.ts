@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import type { LineChannelsTable, LineGroupsTable, LineLinkCodesTable, LineOwnersTable } from './line-tables.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /**
  * Data access of the linking tables: `line_channels`, `line_groups`, `line_link_codes`, `line_owners`
@@ -200,3 +201,7 @@ export function createLineRepo(db: Db) {
   return { channels, groups, linkCodes, owners };
 }
 export type LineRepo = ReturnType<typeof createLineRepo>;
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeLineLinksOfShop: ShopPurge = (trx, shopId) =>
+  deleteShopRows(trx, shopId, ['line_owners', 'line_link_codes', 'line_groups', 'line_channels']);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import type { MailMessagesTable } from '../../db/db-schema.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /** The SQL of the mail sink and send log (table `mail_messages`); no other file names the table. */
 export function createMailRepo(db: Db) {
@@ -23,3 +24,6 @@ export function createMailRepo(db: Db) {
     },
   };
 }
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeMailOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['mail_messages']);

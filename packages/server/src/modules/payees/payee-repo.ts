@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import type { PayeeAccountsTable } from '../../db/db-schema.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /** The SQL of the shop's receiving accounts (table `payee_accounts`); no other file names the table. */
 export function createPayeeRepo(db: Db) {
@@ -42,3 +43,6 @@ export function createPayeeRepo(db: Db) {
     },
   };
 }
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgePayeesOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['payee_accounts']);

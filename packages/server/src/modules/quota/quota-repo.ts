@@ -1,4 +1,5 @@
 import { preparedQuery, type Db } from '../../db/db.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /**
  * Data access of the quota module: the only place that names `quota_usage` (one row per shop and
@@ -116,3 +117,6 @@ export const quotaRepo = {
       .execute();
   },
 };
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeQuotaOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['quota_usage']);

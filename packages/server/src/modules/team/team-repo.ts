@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import type { TeamInvitesTable } from '../../db/db-schema.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /** The SQL of staff invites (table `team_invites`); no other file names the table. */
 export function createTeamRepo(db: Db) {
@@ -72,3 +73,6 @@ export function createTeamRepo(db: Db) {
     },
   };
 }
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeInvitesOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['team_invites']);

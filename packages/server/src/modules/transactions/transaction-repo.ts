@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { preparedQuery, type Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /** Filters of a page, already in stored form (satang, ISO instants, split lists). */
 export interface TransactionQuery {
@@ -183,3 +184,6 @@ export function createTransactionRepo(db: Db) {
   };
 }
 export type TransactionRepo = ReturnType<typeof createTransactionRepo>;
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeTransactionsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['transactions']);

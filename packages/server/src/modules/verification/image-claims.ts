@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { preparedQuery, type Db } from '../../db/db.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /**
  * Same-image replay as a database claim, so N concurrent uploads of one image make one check on one
@@ -192,3 +193,6 @@ export function createImageClaims(deps: {
   };
 }
 export type ImageClaims = ReturnType<typeof createImageClaims>;
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeClaimsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['image_claims']);

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 /**
  * Data access of the webhooks module: the only place that names its tables (webhook_endpoints,
@@ -169,3 +170,7 @@ export function newDeliveryRow(
     updated_at: at,
   };
 }
+
+/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
+export const purgeWebhooksOfShop: ShopPurge = (trx, shopId) =>
+  deleteShopRows(trx, shopId, ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']);

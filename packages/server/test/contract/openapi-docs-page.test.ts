@@ -1,12 +1,10 @@
 // The docs page (/api/v1/docs) in headless Chromium: "Try it out" on POST /api/v1/verify offers a
 // file picker and sends the chosen file as the raw body (the document's binary requestBody).
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { HAS_CHROMIUM, launchChromium, warnIfNoChromium } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn(`[docs page] SKIPPED: ${CHROMIUM} not found (apt-get install -y chromium; .ci/run does).`);
+warnIfNoChromium('docs page');
 
 describe.skipIf(!HAS_CHROMIUM)('docs page: Try it out uploads a file', () => {
   let h: Harness;
@@ -21,11 +19,7 @@ describe.skipIf(!HAS_CHROMIUM)('docs page: Try it out uploads a file', () => {
 
   it('verify has a file input and Execute sends the file bytes', async () => {
     const { key } = await seedShop(h);
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${base}/api/v1/docs/static/index.html`);

@@ -21,11 +21,9 @@ import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container } from '../../src/container.js';
 import { buildApp } from '../../src/http/app.js';
 import type { FastifyInstance } from 'fastify';
+import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAS_CHROMIUM)
-  console.warn(`[dashboard e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
+warnIfNoChromium('dashboard e2e');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
@@ -174,17 +172,9 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     (c as unknown as { worker?: { start(): void } }).worker?.start();
 
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-    });
-    // Reduced motion: the app then scrolls without animation, so screenshots do not catch a scroll mid-way.
-    ctx = await browser.newContext({
-      locale: 'th-TH',
-      timezoneId: 'Asia/Bangkok',
+    browser = await launchChromium();
+    ctx = await thaiContext(browser, {
       viewport: { width: 1280, height: 860 },
-      reducedMotion: 'reduce',
     });
     page = await ctx.newPage();
     page.setDefaultTimeout(15_000);

@@ -23,11 +23,9 @@ import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
 import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login-text.js';
+import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAS_CHROMIUM)
-  console.warn(`[mini-app e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
+warnIfNoChromium('mini-app e2e');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
@@ -111,16 +109,9 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     await c.payees.add(shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
     apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
 
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-    });
-    ctx = await browser.newContext({
-      locale: 'th-TH',
-      timezoneId: 'Asia/Bangkok',
+    browser = await launchChromium();
+    ctx = await thaiContext(browser, {
       viewport: { width: 390, height: 844 },
-      reducedMotion: 'reduce',
       isMobile: true,
       hasTouch: true,
     });

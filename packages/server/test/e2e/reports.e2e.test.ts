@@ -26,11 +26,9 @@ import { summarySettingsOf } from '../../src/modules/reports/reports-summary.js'
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
+import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
-if (!HAS_CHROMIUM)
-  console.warn(`[reports e2e] SKIPPED: ${CHROMIUM} not found. Install it with \`apt-get install -y chromium\` (.ci/run does).`);
+warnIfNoChromium('reports e2e');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
@@ -169,16 +167,9 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     await verify(apiKey, '500', 'ORD-1005', { expect: '600.00' });
     expect(made.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH']);
 
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-    });
-    ctx = await browser.newContext({
-      locale: 'th-TH',
-      timezoneId: 'Asia/Bangkok',
+    browser = await launchChromium();
+    ctx = await thaiContext(browser, {
       viewport: { width: 390, height: 844 },
-      reducedMotion: 'reduce',
       acceptDownloads: true,
     });
     page = await ctx.newPage();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { messagingApi } from '@line/bot-sdk';
 import { resultMessage, type ResultContext } from '../../src/modules/line/line-messages.js';
 import type { TransactionRecord } from '../../src/modules/transactions/transaction-record.js';
+import { HAS_CHROMIUM, launchChromium, warnIfNoChromium } from '../helpers/browser.js';
 
 /**
  * Pictures of the LINE result bubbles for reviewers (fresh, replay, duplicate, mismatch; Thai and
@@ -12,8 +13,7 @@ import type { TransactionRecord } from '../../src/modules/transactions/transacti
  * texts, separators, colours, flex ratios), an APPROXIMATION labelled as such on every picture.
  * Written to test-output/screenshots, or to docs/screens when SLIPCHECK_UPDATE_SCREENS=1.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAS_CHROMIUM = fs.existsSync(CHROMIUM);
+warnIfNoChromium('LINE bubbles');
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SCREENS =
   process.env.SLIPCHECK_UPDATE_SCREENS === '1'
@@ -83,11 +83,7 @@ const CASES: Array<{ name: string; rec: TransactionRecord; ctx: ResultContext }>
 describe.skipIf(!HAS_CHROMIUM)('LINE bubbles as pictures (approximation)', () => {
   let browser: import('playwright-core').Browser;
   beforeAll(async () => {
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage'],
-    });
+    browser = await launchChromium();
     fs.mkdirSync(SCREENS, { recursive: true });
   });
   afterAll(async () => browser?.close());

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import type { UsersTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
@@ -12,7 +11,7 @@ import type { PlanService } from '../plans/plan-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { normaliseEmail, validatePassword, type PasswordHasher } from './password-hasher.js';
 import { sha256, type ClientInfo, type SessionService, type SessionView } from './session-service.js';
-import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+import { createAccountsRepo } from './accounts-repo.js';
 
 export const RESET_TTL_MIN = 60;
 
@@ -60,13 +59,11 @@ export function createAccountService(deps: AccountDeps) {
   const { db, clock, audit, shops, plans, sessions, mail, hasher } = deps;
   const base = deps.publicUrl.replace(/\/+$/, '');
   const actorOf = (userId: string) => `user:${userId}`;
-
-  async function activeUserByEmail(email: string) {
-    return db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst();
-  }
+  const repo = createAccountsRepo(db);
+  const activeUserByEmail = (email: string) => repo.activeUserByEmail(email);
 
   async function getUser(id: string): Promise<User> {
-    const row = await db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const row = await repo.activeUserById(id);
     if (!row) throw notFound('User');
     return userFromRow(row);
   }
@@ -95,9 +92,8 @@ export function createAccountService(deps: AccountDeps) {
       let out: { shop: Shop; session: SessionView; refreshToken: string };
       try {
         out = await db.transaction().execute(async (trx) => {
-          await trx
-            .insertInto('users')
-            .values({
+          await repo.insertUser(
+            {
               id: userId,
               shop_id: shop.id,
               email,
@@ -108,8 +104,9 @@ export function createAccountService(deps: AccountDeps) {
               password_changed_at: null,
               disabled_at: null,
               deleted_at: null,
-            })
-            .execute();
+            },
+            trx,
+          );
           await audit.record(
             {
               shopId: shop.id,
@@ -208,7 +205,7 @@ export function createAccountService(deps: AccountDeps) {
 
     /** Keeps the current session; signs out every other one. */
     async changePassword(userId: string, sessionId: string, currentPassword: string, newPassword: string, client: ClientInfo) {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+      const row = await repo.activeUserById(userId);
       if (!row) throw notFound('User');
       if (!(await hasher.verify(row.password_hash, currentPassword))) {
         await audit.record({
@@ -223,18 +220,9 @@ export function createAccountService(deps: AccountDeps) {
       const hash = await hasher.hash(validatePassword(newPassword));
       const now = clock.now();
       await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('users')
-          .set({ password_hash: hash, password_changed_at: now.toISOString() })
-          .where('id', '=', userId)
-          .execute();
+        await repo.setPassword(userId, hash, now.toISOString(), trx);
         // A reset link mailed before the change must not undo it.
-        await trx
-          .updateTable('password_resets')
-          .set({ used_at: now.toISOString() })
-          .where('user_id', '=', userId)
-          .where('used_at', 'is', null)
-          .execute();
+        await repo.voidResetsOfUser(userId, now.toISOString(), trx);
         await audit.record(
           { shopId: row.shop_id, actor: actorOf(userId), action: 'auth.password_change', target: userId, ip: client.ip },
           trx,
@@ -264,16 +252,13 @@ export function createAccountService(deps: AccountDeps) {
       if (!row) return;
       const token = `pr_${randomBytes(32).toString('base64url')}`;
       const now = clock.now();
-      await db
-        .insertInto('password_resets')
-        .values({
-          token_hash: sha256(token),
-          user_id: row.id,
-          created_at: now.toISOString(),
-          expires_at: new Date(now.getTime() + RESET_TTL_MIN * 60_000).toISOString(),
-          used_at: null,
-        })
-        .execute();
+      await repo.insertReset({
+        token_hash: sha256(token),
+        user_id: row.id,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + RESET_TTL_MIN * 60_000).toISOString(),
+        used_at: null,
+      });
       await audit.record({ shopId: row.shop_id, actor: 'anonymous', action: 'auth.password_reset_request', target: row.id, ip: client.ip });
       await mail.send(
         row.email,
@@ -288,32 +273,16 @@ export function createAccountService(deps: AccountDeps) {
       if (!/^pr_[A-Za-z0-9_-]{40,60}$/.test(token)) throw bad();
       const password = validatePassword(newPassword);
       const now = clock.now().toISOString();
-      const rec = await db.selectFrom('password_resets').selectAll().where('token_hash', '=', sha256(token)).executeTakeFirst();
+      const rec = await repo.resetByHash(sha256(token));
       if (!rec || rec.used_at || rec.expires_at <= now) throw bad();
-      const user = await db
-        .selectFrom('users')
-        .selectAll()
-        .where('id', '=', rec.user_id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const user = await repo.activeUserById(rec.user_id);
       if (!user) throw bad();
       const hash = await hasher.hash(password);
       await db.transaction().execute(async (trx) => {
-        const upd = await trx
-          .updateTable('password_resets')
-          .set({ used_at: now })
-          .where('token_hash', '=', rec.token_hash)
-          .where('used_at', 'is', null)
-          .executeTakeFirst();
-        if (Number(upd.numUpdatedRows) !== 1) throw bad();
+        if (!(await repo.useReset(rec.token_hash, now, trx))) throw bad();
         // Other outstanding links for the account die with this one.
-        await trx
-          .updateTable('password_resets')
-          .set({ used_at: now })
-          .where('user_id', '=', user.id)
-          .where('used_at', 'is', null)
-          .execute();
-        await trx.updateTable('users').set({ password_hash: hash, password_changed_at: now }).where('id', '=', user.id).execute();
+        await repo.voidResetsOfUser(user.id, now, trx);
+        await repo.setPassword(user.id, hash, now, trx);
         await audit.record(
           { shopId: user.shop_id, actor: actorOf(user.id), action: 'auth.password_reset', target: user.id, ip: client.ip },
           trx,
@@ -329,7 +298,7 @@ export function createAccountService(deps: AccountDeps) {
 
     /** The person's dashboard language (the EN/ไทย switch); the shop's language for LINE and mails is separate. */
     async setLanguage(userId: string, language: 'th' | 'en'): Promise<User> {
-      await db.updateTable('users').set({ language }).where('id', '=', userId).where('deleted_at', 'is', null).execute();
+      await repo.setLanguage(userId, language);
       return getUser(userId);
     },
     /**
@@ -338,71 +307,35 @@ export function createAccountService(deps: AccountDeps) {
      * is unique, and a shop with staff has several rows.
      */
     async eraseShopUsers(shopId: string, at: string, trx: Db = db): Promise<void> {
-      await trx
-        .updateTable('users')
-        .set({ deleted_at: at, email: sql<string>`'erased+' || id || '@invalid'` })
-        .where('shop_id', '=', shopId)
-        .execute();
+      await repo.eraseUsersOfShop(shopId, at, trx);
     },
     /** The purge of an erased shop: its people's reset links go before the user rows (housekeeping deletes those). */
     async deleteResetsOfShop(shopId: string, trx: Db = db): Promise<void> {
-      await trx
-        .deleteFrom('password_resets')
-        .where('user_id', 'in', trx.selectFrom('users').select('id').where('shop_id', '=', shopId))
-        .execute();
+      await repo.deleteResetsOfShop(shopId, trx);
     },
     /** Addresses of the shop's people who may sign in (not removed, not disabled), optionally of one role: owner alerts go to each, daily summaries to owners. */
     async activeEmailsOfShop(shopId: string, only: { role?: User['role'] } = {}): Promise<string[]> {
-      let query = db
-        .selectFrom('users')
-        .select('email')
-        .where('shop_id', '=', shopId)
-        .where('deleted_at', 'is', null)
-        .where('disabled_at', 'is', null);
-      if (only.role) query = query.where('role', '=', only.role);
-      const rows = await query.execute();
-      return rows.map((r) => r.email);
+      return repo.activeEmailsOfShop(shopId, only.role);
     },
     // ---- for the team module (staff seats): people of a shop, always through this service
 
     /** People of the shop who hold a seat (not removed); inside the caller's transaction for seat counts. */
     async countMembers(shopId: string, trx: Db = db): Promise<number> {
-      const r = await trx
-        .selectFrom('users')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('shop_id', '=', shopId)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirstOrThrow();
-      return Number(r.n);
+      return repo.countActiveOfShop(shopId, trx);
     },
     /** The shop's people, oldest first. */
     async members(shopId: string): Promise<User[]> {
-      const rows = await db
-        .selectFrom('users')
-        .selectAll()
-        .where('shop_id', '=', shopId)
-        .where('deleted_at', 'is', null)
-        .orderBy('created_at', 'asc')
-        .orderBy('id', 'asc')
-        .execute();
-      return rows.map(userFromRow);
+      return (await repo.activeOfShop(shopId)).map(userFromRow);
     },
     /** A person of this shop (not removed), or null. */
     async memberOf(shopId: string, userId: string): Promise<User | null> {
-      const row = await db
-        .selectFrom('users')
-        .selectAll()
-        .where('id', '=', userId)
-        .where('shop_id', '=', shopId)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
+      const row = await repo.activeMemberOf(shopId, userId);
       return row ? userFromRow(row) : null;
     },
     /** A new staff account (an accepted invite), inside the caller's transaction. */
     async insertStaff(user: { id: string; shopId: string; email: string; passwordHash: string; at: string }, trx: Db = db): Promise<void> {
-      await trx
-        .insertInto('users')
-        .values({
+      await repo.insertUser(
+        {
           id: user.id,
           shop_id: user.shopId,
           email: user.email,
@@ -413,52 +346,32 @@ export function createAccountService(deps: AccountDeps) {
           password_changed_at: null,
           disabled_at: null,
           deleted_at: null,
-        })
-        .execute();
+        },
+        trx,
+      );
     },
     /** Removal: soft delete, the address freed (`removed+<id>@invalid`), outstanding reset links void. */
     async removeMember(userId: string, at: string, trx: Db = db): Promise<void> {
-      await trx
-        .updateTable('users')
-        .set({ deleted_at: at, email: `removed+${userId}@invalid` })
-        .where('id', '=', userId)
-        .execute();
-      await trx.updateTable('password_resets').set({ used_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+      await repo.removeUser(userId, at, trx);
+      await repo.voidResetsOfUser(userId, at, trx);
     },
     /** Active people with this (normalised) address: one per shop at most, since addresses are unique. */
     async findByEmail(email: string): Promise<User[]> {
-      const rows = await db.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).execute();
-      return rows.map(userFromRow);
+      return (await repo.activeUsersByEmail(email)).map(userFromRow);
     },
     /** The person's role, or null for a missing or removed person (the owner guard refuses both). */
     async roleOf(userId: string): Promise<User['role'] | null> {
-      const row = await db.selectFrom('users').select('role').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
-      return row ? (row.role === 'staff' ? 'staff' : 'owner') : null;
+      const role = await repo.roleOf(userId);
+      return role === undefined ? null : role === 'staff' ? 'staff' : 'owner';
     },
     /** The people among `userIds` who may sign in (not removed, not disabled); for sign-in with LINE. */
     async activeUsers(userIds: string[]): Promise<User[]> {
-      if (!userIds.length) return [];
-      const rows = await db
-        .selectFrom('users')
-        .selectAll()
-        .where('id', 'in', userIds)
-        .where('deleted_at', 'is', null)
-        .where('disabled_at', 'is', null)
-        .execute();
-      return rows.map(userFromRow);
+      return (await repo.usableUsers(userIds)).map(userFromRow);
     },
     async verifyPassword(userId: string, password: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('users')
-        .select('password_hash')
-        .where('id', '=', userId)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      return !!row && hasher.verify(row.password_hash, password);
+      const passwordHash = await repo.passwordHashOf(userId);
+      return passwordHash !== undefined && hasher.verify(passwordHash, password);
     },
   };
 }
 export type AccountService = ReturnType<typeof createAccountService>;
-
-/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
-export const purgeUsersOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['users']);

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+import { createAccountsRepo } from './accounts-repo.js';
 
 export const REFRESH_TTL_MS = 7 * 86_400_000;
 /** Two tabs refreshing with one cookie, or a reload mid-refresh, is normal: inside this window a just-rotated token gets a successor of its own; after it, its use is theft. */
@@ -51,70 +51,43 @@ const newRefreshToken = () => `rt_${randomBytes(32).toString('base64url')}`;
  */
 export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditService }) {
   const { db, clock, audit } = deps;
+  const repo = createAccountsRepo(db);
 
   async function insertToken(trx: Db, sessionId: string, now: Date) {
     const token = newRefreshToken();
-    await trx
-      .insertInto('refresh_tokens')
-      .values({
+    await repo.insertRefreshToken(
+      {
         token_hash: sha256(token),
         session_id: sessionId,
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + REFRESH_TTL_MS).toISOString(),
         rotated_at: null,
-      })
-      .execute();
+      },
+      trx,
+    );
     return token;
   }
 
   async function revokeWhere(trx: Db, ids: string[], reason: string) {
-    if (!ids.length) return 0;
-    const r = await trx
-      .updateTable('user_sessions')
-      .set({ revoked_at: clock.now().toISOString(), revoke_reason: reason })
-      .where('id', 'in', ids)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows);
+    return repo.revokeSessions(ids, clock.now().toISOString(), reason, trx);
   }
 
   return {
     /** Last sign-in per person of the shop = newest session start (login, sign-up or accepted invite). */
     async lastStartsOfShop(shopId: string): Promise<Map<string, string | null>> {
-      const rows = await db
-        .selectFrom('user_sessions')
-        .select(['user_id', (eb) => eb.fn.max('created_at').as('last')])
-        .where('shop_id', '=', shopId)
-        .groupBy('user_id')
-        .execute();
-      return new Map(rows.map((r) => [r.user_id, r.last as string | null]));
+      return repo.lastStartsOfShop(shopId);
     },
     /** The purge of an erased shop: its refresh tokens go before the session rows (housekeeping deletes those). */
     async deleteTokensOfShop(shopId: string, trx: Db = db): Promise<void> {
-      await trx
-        .deleteFrom('refresh_tokens')
-        .where('session_id', 'in', trx.selectFrom('user_sessions').select('id').where('shop_id', '=', shopId))
-        .execute();
+      await repo.deleteTokensOfShop(shopId, trx);
     },
     /** Every live session of the shop's people ends (erasure); inside the caller's transaction. */
     async revokeAllOfShop(shopId: string, at: string, reason: string, trx: Db = db): Promise<void> {
-      await trx
-        .updateTable('user_sessions')
-        .set({ revoked_at: at, revoke_reason: reason })
-        .where('shop_id', '=', shopId)
-        .where('revoked_at', 'is', null)
-        .execute();
+      await repo.revokeAllOfShop(shopId, at, reason, trx);
     },
     /** True when this user never had a session from this user-agent and address (checked before start). */
     async isNewDevice(userId: string, client: ClientInfo): Promise<boolean> {
-      const row = await db
-        .selectFrom('user_sessions')
-        .select('id')
-        .where('user_id', '=', userId)
-        .where('fingerprint', '=', deviceFingerprint(client.userAgent, client.ip))
-        .limit(1)
-        .executeTakeFirst();
-      return !row;
+      return !(await repo.hasSessionWithFingerprint(userId, deviceFingerprint(client.userAgent, client.ip)));
     },
 
     async start(user: { id: string; shopId: string }, client: ClientInfo, trx: Db = db, kind: SessionKind = 'dashboard') {
@@ -133,7 +106,7 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
         revoke_reason: null,
         kind,
       };
-      await trx.insertInto('user_sessions').values(row).execute();
+      await repo.insertSession(row, trx);
       const refreshToken = await insertToken(trx, row.id, now);
       return { session: view(row), refreshToken };
     },
@@ -148,9 +121,9 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       const now = clock.now();
       const nowIso = now.toISOString();
       const out = await db.transaction().execute(async (trx) => {
-        const tok = await trx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', sha256(presented)).executeTakeFirst();
+        const tok = await repo.refreshTokenByHash(sha256(presented), trx);
         if (!tok) return { kind: 'invalid' as const };
-        const ses = await trx.selectFrom('user_sessions').selectAll().where('id', '=', tok.session_id).executeTakeFirst();
+        const ses = await repo.sessionById(tok.session_id, trx);
         if (!ses || ses.revoked_at || ses.expires_at <= nowIso) return { kind: 'invalid' as const };
         // A token rotated moments ago is presented again when the answer that carried its successor never
         // reached the browser (a reload or a closed tab mid-refresh) or by a second tab: inside the grace
@@ -174,21 +147,10 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
         if (tok.expires_at <= nowIso) return { kind: 'invalid' as const };
         // Conditional, so the first rotation's time stands (it starts the grace window); a concurrent
         // second rotation of the same token lands in that window and gets its own successor.
-        if (!recentlyRotated) {
-          await trx
-            .updateTable('refresh_tokens')
-            .set({ rotated_at: nowIso })
-            .where('token_hash', '=', tok.token_hash)
-            .where('rotated_at', 'is', null)
-            .executeTakeFirst();
-        }
+        if (!recentlyRotated) await repo.markTokenRotated(tok.token_hash, nowIso, trx);
         const refreshToken = await insertToken(trx, ses.id, now);
         const expires = new Date(now.getTime() + REFRESH_TTL_MS).toISOString();
-        await trx
-          .updateTable('user_sessions')
-          .set({ last_used_at: nowIso, expires_at: expires, ip: client.ip ?? ses.ip })
-          .where('id', '=', ses.id)
-          .execute();
+        await repo.touchSession(ses.id, { last_used_at: nowIso, expires_at: expires, ip: client.ip ?? ses.ip }, trx);
         return { kind: 'ok' as const, refreshToken, row: { ...ses, last_used_at: nowIso, expires_at: expires, ip: client.ip ?? ses.ip } };
       });
       if (out.kind === 'invalid') throw invalid();
@@ -200,52 +162,21 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
     /** The session behind a refresh token, without rotating (logout). */
     async findByRefreshToken(presented: string): Promise<UserSessionsTable | null> {
       if (!/^rt_[A-Za-z0-9_-]{40,60}$/.test(presented)) return null;
-      const row = await db
-        .selectFrom('refresh_tokens')
-        .innerJoin('user_sessions', 'user_sessions.id', 'refresh_tokens.session_id')
-        .selectAll('user_sessions')
-        .where('refresh_tokens.token_hash', '=', sha256(presented))
-        .executeTakeFirst();
-      return row ?? null;
+      return (await repo.sessionByTokenHash(sha256(presented))) ?? null;
     },
 
     /** Active = not revoked, not expired, and the user not deleted; checked on every bearer request so a revoke bites at once. */
     async isActive(sessionId: string, userId: string): Promise<boolean> {
-      const row = await db
-        .selectFrom('user_sessions')
-        .innerJoin('users', 'users.id', 'user_sessions.user_id')
-        .select(['user_sessions.id'])
-        .where('user_sessions.id', '=', sessionId)
-        .where('user_sessions.user_id', '=', userId)
-        .where('user_sessions.revoked_at', 'is', null)
-        .where('user_sessions.expires_at', '>', clock.now().toISOString())
-        .where('users.deleted_at', 'is', null)
-        .where('users.disabled_at', 'is', null)
-        .executeTakeFirst();
-      return !!row;
+      return repo.isSessionActive(sessionId, userId, clock.now().toISOString());
     },
 
     async list(userId: string): Promise<SessionView[]> {
-      const rows = await db
-        .selectFrom('user_sessions')
-        .selectAll()
-        .where('user_id', '=', userId)
-        .where('revoked_at', 'is', null)
-        .where('expires_at', '>', clock.now().toISOString())
-        .orderBy('last_used_at', 'desc')
-        .orderBy('id', 'desc')
-        .execute();
-      return rows.map(view);
+      return (await repo.liveSessionsOfUser(userId, clock.now().toISOString())).map(view);
     },
 
     /** Revokes one of the user's sessions (404 for unknown ids and other users' ids alike). */
     async revoke(userId: string, sessionId: string, ctx: { actor: string; shopId: string; ip: string | null; reason: string }) {
-      const row = await db
-        .selectFrom('user_sessions')
-        .select(['id', 'revoked_at'])
-        .where('id', '=', sessionId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+      const row = await repo.sessionOfUser(userId, sessionId);
       if (!row || row.revoked_at) throw notFound('Session');
       await revokeWhere(db, [sessionId], ctx.reason);
       await audit.record({
@@ -263,10 +194,7 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       ctx: { actor: string; shopId: string; ip: string | null; reason: string; exceptSessionId?: string; kind?: SessionKind },
       trx: Db = db,
     ): Promise<number> {
-      let q = trx.selectFrom('user_sessions').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null);
-      if (ctx.exceptSessionId) q = q.where('id', '!=', ctx.exceptSessionId);
-      if (ctx.kind) q = q.where('kind', '=', ctx.kind);
-      const ids = (await q.execute()).map((r) => r.id);
+      const ids = await repo.unrevokedSessionIds(userId, { exceptSessionId: ctx.exceptSessionId, kind: ctx.kind }, trx);
       const n = await revokeWhere(trx, ids, ctx.reason);
       if (n)
         await audit.record(
@@ -289,6 +217,3 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
   };
 }
 export type SessionService = ReturnType<typeof createSessionService>;
-
-/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
-export const purgeSessionsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['user_sessions']);

@@ -3,45 +3,19 @@ import { fixedClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
+import { seedTx } from '../helpers/records.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
 
-async function addTx(h: Harness, shopId: string, createdAt: string) {
-  const id = newId('txn', Date.parse(createdAt));
-  await h.c.db
-    .insertInto('transactions')
-    .values({
-      id,
-      shop_id: shopId,
-      source: 'API',
-      environment: 'live',
-      status: 'SUCCESS',
-      trans_ref: `R${id.slice(-10)}`,
-      amount_satang: 100,
-      expected_amount_satang: null,
-      bank_code: '004',
-      bank_name: 'KBANK',
-      sender_name: 'นาย สมชาย ใจดี',
-      sender_account: 'xxx-x-x1234-x',
-      receiver_name: 'ร้าน',
-      receiver_account: 'xxx-x-x6660-x',
-      trans_date: createdAt,
-      error_code: null,
-      error_message: null,
-      duplicate: 0,
-      stale: 0,
-      charged: 1,
-      latency_ms: 1,
-      client_ref: 'order-9',
-      image_hash: 'ab',
-      api_key_id: null,
-      success_ref: null,
-      anonymized_at: null,
-      created_at: createdAt,
-    })
-    .execute();
-  return id;
-}
+/** A live SUCCESS with personal fields, checked at `createdAt`. */
+const addTx = (h: Harness, shopId: string, createdAt: string) =>
+  seedTx(h, shopId, new Date(createdAt), 'SUCCESS', {
+    amount_satang: 100,
+    sender_name: 'นาย สมชาย ใจดี',
+    client_ref: 'order-9',
+    image_hash: 'ab',
+    latency_ms: 1,
+  });
 
 const outboxAlerts = async (h: Harness, shopId: string) =>
   (await h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'owner.alert').where('shop_id', '=', shopId).execute()).map((r) =>

@@ -1,48 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
-import { newId } from '../../src/lib/ids.js';
+import { seedTx } from '../helpers/records.js';
 
-async function seedTx(h: Harness, shopId: string, n: number, extra: Record<string, unknown> = {}) {
+/** n live records a second apart from 2026-11-01, alternating SUCCESS/FRAUD, every third from LINE. */
+async function seedTxs(h: Harness, shopId: string, n: number, extra: Record<string, unknown> = {}) {
   const base = Date.parse('2026-11-01T00:00:00Z');
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const created = new Date(base + i * 1000).toISOString();
-    const id = newId('txn', base + i * 1000);
-    ids.push(id);
-    await h.c.db
-      .insertInto('transactions')
-      .values({
-        id,
-        shop_id: shopId,
+  for (let i = 0; i < n; i++)
+    ids.push(
+      await seedTx(h, shopId, new Date(base + i * 1000), i % 2 ? 'SUCCESS' : 'FRAUD', {
         source: i % 3 === 0 ? 'LINE' : 'API',
-        environment: 'live',
-        status: i % 2 ? 'SUCCESS' : 'FRAUD',
         trans_ref: `REF${String(i).padStart(9, '0')}`,
         amount_satang: 12345 + i,
-        expected_amount_satang: null,
-        bank_code: '004',
-        bank_name: 'KBANK',
-        sender_name: 'นาย ก',
-        sender_account: 'xxx-x-x1234-x',
-        receiver_name: 'ร้าน',
-        receiver_account: 'xxx-x-x6660-x',
-        trans_date: created,
-        error_code: null,
-        error_message: null,
-        duplicate: 0,
-        stale: 0,
-        charged: 1,
         latency_ms: 42,
         client_ref: `order-${i}`,
-        image_hash: null,
-        api_key_id: null,
-        success_ref: null,
-        anonymized_at: null,
-        created_at: created,
         ...extra,
-      })
-      .execute();
-  }
+      }),
+    );
   return ids;
 }
 
@@ -56,8 +30,8 @@ for (const kind of DB_KINDS) {
       h = await createHarness(kind);
       a = await seedShop(h);
       b = await seedShop(h, { name: 'Other shop' });
-      ids = await seedTx(h, a.shop.id, 7);
-      await seedTx(h, b.shop.id, 2);
+      ids = await seedTxs(h, a.shop.id, 7);
+      await seedTxs(h, b.shop.id, 2);
     });
     afterAll(async () => h.close());
 

@@ -1,0 +1,41 @@
+import { newId } from '../../src/lib/ids.js';
+import type { Harness } from './harness.js';
+
+/** A stored result of the shop, as the pipeline would write it (status and fields overridable). */
+export async function seedTx(h: Harness, shopId: string, at: Date, status: string, extra: Record<string, unknown> = {}) {
+  const id = newId('txn', at.getTime());
+  await h.c.db
+    .insertInto('transactions')
+    .values({
+      id,
+      shop_id: shopId,
+      source: 'API',
+      environment: 'live',
+      status,
+      trans_ref: `R${id.slice(-10)}`,
+      amount_satang: 10050,
+      expected_amount_satang: null,
+      bank_code: '004',
+      bank_name: 'KBANK',
+      sender_name: 'นาย ก',
+      sender_account: 'xxx-x-x1234-x',
+      receiver_name: 'ร้าน',
+      receiver_account: 'xxx-x-x6660-x',
+      trans_date: at.toISOString(),
+      error_code: null,
+      error_message: null,
+      duplicate: 0,
+      stale: 0,
+      charged: 1,
+      latency_ms: 10,
+      client_ref: null,
+      image_hash: null,
+      api_key_id: null,
+      success_ref: null,
+      anonymized_at: null,
+      created_at: at.toISOString(),
+      ...extra,
+    })
+    .execute();
+  return id;
+}

@@ -230,7 +230,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     shops,
     transactions,
     secret: sealingSecrets,
-    verifySlip: () => verification.verifySlip,
+    verifySlip: verification.verifySlip,
     decode,
   });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, transactions, masterSecrets: sealingSecrets, config });
@@ -378,9 +378,6 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     housekeeping,
     reencryptSecrets,
     startedAt: new Date(),
-    onClose(fn: () => Promise<void>) {
-      closers.push(fn);
-    },
     async close() {
       for (const fn of closers.reverse()) await fn().catch(() => undefined);
       await apiKeys.close();

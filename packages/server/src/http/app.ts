@@ -31,7 +31,8 @@ export interface BuildAppOptions {
   draining?: () => boolean;
 }
 
-export async function buildApp(c: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(container: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const c = container; // short inside this function only: it reads a field of the container on almost every line
   // Slow clients: headers and the whole request must arrive within their bounds (408, then the
   // connection closes), so a byte-every-few-seconds sender cannot hold a socket for ever. Node checks
   // these bounds every connectionsCheckingInterval, so that is a fraction of the smallest one.

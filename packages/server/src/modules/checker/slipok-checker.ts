@@ -51,15 +51,15 @@ function party(v: unknown, bank: string | null): BankParty | null {
   return { name: display || en || '', nameEn: en || null, account: account || null, proxy, bankCode: bank };
 }
 
-export function mapSlipOkData(d: Record<string, unknown>, fallbackRef: string): BankSlip | null {
-  const sendingBankCode = bankCode(d.sendingBank);
-  const receivingBankCode = bankCode(d.receivingBank);
-  const amount = Number(d.amount);
-  const transDate = toUtcIso(d.transTimestamp) ?? bangkokDate(str(d.transDate), str(d.transTime));
-  const sender = party(d.sender, sendingBankCode);
-  const receiver = party(d.receiver, receivingBankCode);
+export function mapSlipOkData(data: Record<string, unknown>, fallbackRef: string): BankSlip | null {
+  const sendingBankCode = bankCode(data.sendingBank);
+  const receivingBankCode = bankCode(data.receivingBank);
+  const amount = Number(data.amount);
+  const transDate = toUtcIso(data.transTimestamp) ?? bangkokDate(str(data.transDate), str(data.transTime));
+  const sender = party(data.sender, sendingBankCode);
+  const receiver = party(data.receiver, receivingBankCode);
   if (!sendingBankCode || !Number.isFinite(amount) || !transDate || !sender || !receiver) return null;
-  return { transRef: str(d.transRef) ?? fallbackRef, amount, transDate, sendingBankCode, receivingBankCode, sender, receiver };
+  return { transRef: str(data.transRef) ?? fallbackRef, amount, transDate, sendingBankCode, receivingBankCode, sender, receiver };
 }
 
 /** yyyyMMdd + HH:mm:ss in Bangkok time (UTC+7, no DST) -> ISO UTC */

@@ -45,15 +45,13 @@ export interface LineEventHandlerDeps {
   shops: Pick<ShopService, 'get'>;
   /** The records the events' images produced (read back on a re-run). */
   transactions: Pick<TransactionService, 'get' | 'list'>;
-  /** The shared pipeline (the verification service's verifySlip); a getter so the handler can be built before it. */
-  verifySlip: () =>
-    | ((input: {
-        shopId: string;
-        source: 'LINE';
-        image: Buffer;
-        decoded?: DecodeResult;
-      }) => Promise<{ record: TransactionRecord; isNew: boolean }>)
-    | undefined;
+  /** The shared pipeline: the verification service's verifySlip. */
+  verifySlip: (input: {
+    shopId: string;
+    source: 'LINE';
+    image: Buffer;
+    decoded?: DecodeResult;
+  }) => Promise<{ record: TransactionRecord; isNew: boolean }>;
   /** Optional pre-check in groups: a non-slip picture then costs no record and no quota interaction. */
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -266,8 +264,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       if (preDecoded && !preDecoded.ok && NOT_A_SLIP.has(preDecoded.errorCode)) return;
     }
 
-    const verify = deps.verifySlip();
-    if (!verify) throw new Error('verification pipeline is not available yet');
+    const verify = deps.verifySlip;
     let record: TransactionRecord;
     let isNew: boolean;
     try {

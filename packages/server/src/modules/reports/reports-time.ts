@@ -14,8 +14,8 @@ export interface LocalParts {
   weekday: number;
 }
 
-export function localParts(d: Date, timeZone: string): LocalParts {
-  const local = new Date(d.getTime() + offsetMs(d, timeZone));
+export function localParts(instant: Date, timeZone: string): LocalParts {
+  const local = new Date(instant.getTime() + offsetMs(instant, timeZone));
   return {
     year: local.getUTCFullYear(),
     month: local.getUTCMonth() + 1,
@@ -34,12 +34,12 @@ export function localMidnight(year: number, month: number, day: number, timeZone
   return new Date(asUtc - offsetMs(new Date(guess), timeZone));
 }
 
-/** YYYY-MM-DD of `d` in the zone. */
-export function localDay(d: Date, timeZone: string): string {
+/** YYYY-MM-DD of `instant` in the zone. */
+export function localDay(instant: Date, timeZone: string): string {
   return cachedFormat(
     `ymd:${timeZone}`,
     () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
-  ).format(d);
+  ).format(instant);
 }
 
 /** [from, to) of a local day given as YYYY-MM-DD. */

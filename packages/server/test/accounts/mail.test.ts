@@ -4,6 +4,7 @@ import { OWNER_ALERT_JOB, type OwnerAlertJob } from '../../src/modules/mail/mail
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { DB_KINDS, type Harness } from '../helpers/harness.js';
 import { createDashHarness, signup } from '../dashboard/dash-helpers.js';
+import { cliEnv } from '../helpers/bank-harness.js';
 
 for (const kind of DB_KINDS) {
   describe(`mail sink and owner alerts [${kind}]`, () => {
@@ -53,14 +54,7 @@ for (const kind of DB_KINDS) {
     it('`slipcheck mail list --to` shows the sink to the operator', async () => {
       const o = await signup(h);
       const lines: string[] = [];
-      const env = {
-        NODE_ENV: 'test',
-        DATA_DIR: h.dataDir,
-        DATABASE_URL: h.config.DATABASE_URL,
-        LOG_LEVEL: 'silent',
-        SANDBOX_AUTOSTART: 'false',
-        WORKER_MODE: 'off',
-      };
+      const env = cliEnv(h);
       const code = await runCli(
         ['mail', 'list', '--to', o.email.toUpperCase()],
         { stdout: (s) => lines.push(s), stderr: (s) => lines.push(s) },

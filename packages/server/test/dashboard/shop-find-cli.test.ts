@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
 import { DB_KINDS, type Harness } from '../helpers/harness.js';
 import { createDashHarness, signup } from './dash-helpers.js';
+import { cliEnv } from '../helpers/bank-harness.js';
 
 for (const kind of DB_KINDS) {
   describe(`shop find --email [${kind}]`, () => {
@@ -14,14 +15,7 @@ for (const kind of DB_KINDS) {
     const cli = async (args: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
-      const env = {
-        NODE_ENV: 'test',
-        DATA_DIR: h.dataDir,
-        DATABASE_URL: h.config.DATABASE_URL,
-        LOG_LEVEL: 'silent',
-        SANDBOX_AUTOSTART: 'false',
-        WORKER_MODE: 'off',
-      };
+      const env = cliEnv(h);
       const code = await runCli(args, { stdout: (s) => out.push(s), stderr: (s) => err.push(s) }, env);
       return { code, out: out.join('\n'), err: err.join('\n') };
     };

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
-import { startSandbox } from '../helpers/sandbox.js';
+import type { startSandbox } from '../helpers/sandbox.js';
 import { seedTx } from '../helpers/records.js';
+import { createBankHarness } from '../helpers/bank-harness.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
 
@@ -117,14 +118,11 @@ for (const kind of DB_KINDS) {
   describe(`owner alerts from the pipeline [${kind}]`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let closeAll: () => Promise<void>;
     beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
+      ({ h, bank, close: closeAll } = await createBankHarness(kind));
     });
-    afterAll(async () => {
-      await h.close();
-      await bank.close();
-    });
+    afterAll(() => closeAll());
     const verify = async (auth: Record<string, string>, body: Record<string, unknown> = {}) => {
       const t = await bank.register(body);
       return h.app.inject({

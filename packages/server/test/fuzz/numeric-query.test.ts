@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
-import { startSandbox } from '../helpers/sandbox.js';
+import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import type { startSandbox } from '../helpers/sandbox.js';
 import { UA, signup, type Owner } from '../dashboard/dash-helpers.js';
+import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
 
 // Ajv's coerceTypes turned "Infinity" (and 1e309, 400 digits) into numbers that pass integer bounds:
 // list routes answered 500, and verify's `amount` reached the checker. Every numeric query value must
@@ -16,13 +17,7 @@ for (const kind of DB_KINDS) {
     let owner: Owner;
     let checks = 0;
     beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, {
-        CHECKER_URL: bank.url,
-        DECODE_THREADS: '1',
-        RATE_LIMIT_PER_KEY: '100000',
-        RATE_LIMIT_VERIFY_PER_SHOP: '100000',
-      });
+      ({ h, bank } = await createBankHarness(kind, NO_RATE_LIMITS));
       const check = h.c.checker.check.bind(h.c.checker);
       h.c.checker.check = (q) => {
         checks++;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
-import { startSandbox } from '../helpers/sandbox.js';
+import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import type { startSandbox } from '../helpers/sandbox.js';
+import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
 
 const STATUSES = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'PROVIDER_ERROR'];
 
@@ -12,13 +13,7 @@ for (const kind of DB_KINDS) {
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let s: Awaited<ReturnType<typeof seedShop>>;
     beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, {
-        CHECKER_URL: bank.url,
-        DECODE_THREADS: '1',
-        RATE_LIMIT_PER_KEY: '100000',
-        RATE_LIMIT_VERIFY_PER_SHOP: '100000',
-      });
+      ({ h, bank } = await createBankHarness(kind, NO_RATE_LIMITS));
       s = await seedShop(h);
     });
     afterAll(async () => {

@@ -2,8 +2,9 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { hardLimitOf, overageOf, type Plan } from '../../src/modules/plans/plan-service.js';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
-import { startSandbox } from '../helpers/sandbox.js';
+import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import type { startSandbox } from '../helpers/sandbox.js';
+import { createBankHarness } from '../helpers/bank-harness.js';
 
 const post = (h: Harness, auth: Record<string, string>, img: Buffer) =>
   h.app.inject({ method: 'POST', url: '/api/v1/verify', headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: img });
@@ -42,14 +43,11 @@ for (const kind of DB_KINDS) {
   describe(`verify: wallets, overage, trial end, logs [${kind}]`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let closeAll: () => Promise<void>;
     beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
+      ({ h, bank, close: closeAll } = await createBankHarness(kind));
     });
-    afterAll(async () => {
-      await h.close();
-      await bank.close();
-    });
+    afterAll(() => closeAll());
 
     it('a TrueMoney wallet slip (its own QR layout) verifies like a bank slip', async () => {
       const s = await seedShop(h);

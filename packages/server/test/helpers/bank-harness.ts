@@ -1,0 +1,41 @@
+import type { AddressInfo } from 'node:net';
+import { createHarness, type DbKind, type Harness } from './harness.js';
+import { startSandbox } from './sandbox.js';
+
+/** Limits high enough that a test's own burst never meets them (tests of the limits set their own). */
+export const NO_RATE_LIMITS = { RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000' };
+
+/**
+ * A harness checking against the sandbox bank over real HTTP on loopback (one decoder thread unless
+ * `env` says otherwise). With `listen`, the app also serves on a loopback port (`base`).
+ */
+export async function createBankHarness(kind: DbKind, env: Record<string, string> = {}, opts: { listen?: boolean } = {}) {
+  const bank = await startSandbox();
+  const h: Harness = await createHarness(kind, { CHECKER_URL: bank.url, DECODE_THREADS: '1', ...env });
+  let base = '';
+  if (opts.listen) {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+  }
+  return {
+    h,
+    bank,
+    base,
+    async close() {
+      await h.close();
+      await bank.close();
+    },
+  };
+}
+
+/** The environment a CLI run needs to open this harness's database (same data dir and database). */
+export function cliEnv(h: Harness): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATA_DIR: h.dataDir,
+    DATABASE_URL: h.config.DATABASE_URL,
+    LOG_LEVEL: 'silent',
+    SANDBOX_AUTOSTART: 'false',
+    WORKER_MODE: 'off',
+  };
+}

@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
-import { startSandbox } from '../helpers/sandbox.js';
+import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import type { startSandbox } from '../helpers/sandbox.js';
+import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
 
 // Issue 9: a transfer's first SUCCESS is tracked per key environment, so testing an integration on a
 // real customer's slip never blocks crediting that payment; and each key reads its own environment's
@@ -26,21 +26,11 @@ for (const kind of DB_KINDS) {
       return { ...s, live: s.auth, test: { authorization: `Bearer ${test.key}` } };
     }
 
+    let closeAll: () => Promise<void>;
     beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, {
-        CHECKER_URL: bank.url,
-        RATE_LIMIT_PER_KEY: '10000',
-        RATE_LIMIT_VERIFY_PER_SHOP: '10000',
-        DECODE_THREADS: '1',
-      });
-      await h.app.listen({ port: 0, host: '127.0.0.1' });
-      base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+      ({ h, bank, base, close: closeAll } = await createBankHarness(kind, { ...NO_RATE_LIMITS, DECODE_THREADS: '1' }, { listen: true }));
     });
-    afterAll(async () => {
-      await h.close();
-      await bank.close();
-    });
+    afterAll(() => closeAll());
 
     it('test first: a live check after a test check is SUCCESS, a second live check is DUPLICATE, a second test check is DUPLICATE', async () => {
       const s = await shopWithBothKeys();

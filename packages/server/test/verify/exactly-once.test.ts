@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
-import { startSandbox } from '../helpers/sandbox.js';
+import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import type { startSandbox } from '../helpers/sandbox.js';
+import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
 
 // The three exactly-once rules of DESIGN.md, with truly concurrent requests over real HTTP.
 const N = 24;
@@ -20,21 +20,11 @@ for (const kind of DB_KINDS) {
     const usedOf = async (shopId: string) =>
       (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
 
+    let closeAll: () => Promise<void>;
     beforeAll(async () => {
-      bank = await startSandbox();
-      h = await createHarness(kind, {
-        CHECKER_URL: bank.url,
-        RATE_LIMIT_PER_KEY: '10000',
-        RATE_LIMIT_VERIFY_PER_SHOP: '10000',
-        DECODE_THREADS: '2',
-      });
-      await h.app.listen({ port: 0, host: '127.0.0.1' });
-      base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
+      ({ h, bank, base, close: closeAll } = await createBankHarness(kind, { ...NO_RATE_LIMITS, DECODE_THREADS: '2' }, { listen: true }));
     });
-    afterAll(async () => {
-      await h.close();
-      await bank.close();
-    });
+    afterAll(() => closeAll());
 
     it(`${N} concurrent uploads of one image: one check, one quota unit, one record, one id`, async () => {
       const s = await seedShop(h);

@@ -6,7 +6,6 @@
  * languages) raw codes or untranslated keys in visible text. Result-card screenshots (fresh, replay,
  * duplicate, mismatch; Thai and English, 390 px) go to docs/screens/ with SLIPCHECK_UPDATE_SCREENS=1.
  */
-import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,17 +16,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createSandboxBank, type SandboxBank } from '@slipcheck/sandbox-bank';
-import { loadConfig } from '../../src/config.js';
-import { createContainer, type Container } from '../../src/container.js';
-import { buildApp } from '../../src/http/app.js';
+import type { Container } from '../../src/container.js';
 import type { FastifyInstance } from 'fastify';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
+import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
 warnIfNoChromium('dashboard e2e');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
-const WEB_DIST = path.join(REPO, 'packages/web/dist');
 const SHOTS = path.resolve(HERE, '../../test-output/screenshots');
 const CARD_SHOTS = process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : SHOTS;
 const SHOP_NAME = 'ร้านกาแฟคุณยายสมศรีและผองเพื่อนสาขาถนนเจริญกรุงแขวงบางรักกรุงเทพมหานคร';
@@ -135,10 +132,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   const heading = (p: Page, text: string | RegExp) => p.getByRole('heading', { level: 1, name: text });
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) {
-      const r = spawnSync('npm', ['run', 'build', '-w', 'packages/web'], { cwd: REPO, stdio: 'inherit' });
-      if (r.status !== 0) throw new Error('building packages/web failed');
-    }
+    ensureWebBuilt();
     fs.mkdirSync(SHOTS, { recursive: true });
     bank = await createSandboxBank({ port: 0, host: '127.0.0.1' });
     receiver = http.createServer((req, res) => {
@@ -154,23 +148,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/slipcheck`;
 
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-e2e-'));
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      CHECKER: 'sandbox',
-      CHECKER_URL: bank.url,
-      SANDBOX_AUTOSTART: 'false',
-      WEBHOOK_ALLOW_PRIVATE: 'true',
-      WORKER_MODE: 'inline',
-      WORKER_POLL_MS: '100',
-    });
-    c = await createContainer(config);
-    app = await buildApp(c, { logger: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    (c as unknown as { worker?: { start(): void } }).worker?.start();
+    ({ c, app, base, dataDir } = await startServedApp(bank.url, { WEBHOOK_ALLOW_PRIVATE: 'true' }));
 
     browser = await launchChromium();
     ctx = await thaiContext(browser, {

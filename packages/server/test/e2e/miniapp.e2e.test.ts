@@ -5,18 +5,13 @@
  * each screen in Thai and English go to test-output/screenshots/, or to docs/screens/ (committed, for
  * reviewers) when SLIPCHECK_UPDATE_SCREENS=1.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../src/config.js';
-import { createContainer, type Container } from '../../src/container.js';
-import { buildApp } from '../../src/http/app.js';
+import type { Container } from '../../src/container.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { startFakeLineLogin, type FakeLineLogin } from '../line-login/fake-line-login.js';
 import { th } from '../../../web/src/i18n/th.js';
@@ -24,6 +19,7 @@ import { en } from '../../../web/src/i18n/en.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
 import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login-text.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
+import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
 warnIfNoChromium('mini-app e2e');
 
@@ -68,33 +64,15 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
   const resultCard = () => page.locator('article.result').last();
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(REPO, 'packages/web/dist/miniapp.html'))) {
-      const r = spawnSync('npm', ['run', 'build', '-w', 'packages/web'], { cwd: REPO, stdio: 'inherit' });
-      if (r.status !== 0) throw new Error('building packages/web failed');
-    }
+    ensureWebBuilt('miniapp.html');
     fs.mkdirSync(SCREENS, { recursive: true });
     bank = await startSandbox();
     fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: 'x', now: () => new Date() });
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-miniapp-'));
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      CHECKER: 'sandbox',
-      CHECKER_URL: bank.url,
-      SANDBOX_AUTOSTART: 'false',
-      WORKER_MODE: 'inline',
-      WORKER_POLL_MS: '100',
-      LINE_API_BASE_URL: fake.url,
-      LINE_LOGIN_CHANNEL_ID: CHANNEL_ID,
-      LIFF_ID: `${CHANNEL_ID}-MiniTest`,
-      LIFF_MOCK: 'true',
-    });
-    c = await createContainer(config);
-    app = await buildApp(c, { logger: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    (c as unknown as { worker?: { start(): void } }).worker?.start();
+    ({ c, app, base, dataDir } = await startServedApp(
+      bank.url,
+      { LINE_API_BASE_URL: fake.url, LINE_LOGIN_CHANNEL_ID: CHANNEL_ID, LIFF_ID: `${CHANNEL_ID}-MiniTest`, LIFF_MOCK: 'true' },
+      { prefix: 'slipcheck-miniapp-' },
+    ));
 
     ownerEmail = `owner${Date.now()}@example.com`;
     const signup = await app.inject({

@@ -7,10 +7,7 @@
  * language's headers and the list's rows. Money-card screenshots go to docs/screens/ with
  * SLIPCHECK_UPDATE_SCREENS=1 (test-output/screenshots/ otherwise).
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
@@ -18,15 +15,14 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../src/config.js';
-import { createContainer, type Container } from '../../src/container.js';
-import { buildApp } from '../../src/http/app.js';
+import type { Container } from '../../src/container.js';
 import { EXPORT_COLUMNS } from '../../src/modules/reports/reports-export.js';
 import { summarySettingsOf } from '../../src/modules/reports/reports-summary.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
+import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
 warnIfNoChromium('reports e2e');
 
@@ -125,29 +121,11 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
   }
 
   beforeAll(async () => {
-    if (!fs.existsSync(path.join(REPO, 'packages/web/dist/index.html'))) {
-      const r = spawnSync('npm', ['run', 'build', '-w', 'packages/web'], { cwd: REPO, stdio: 'inherit' });
-      if (r.status !== 0) throw new Error('building packages/web failed');
-    }
+    ensureWebBuilt();
     fs.mkdirSync(SHOTS, { recursive: true });
     fs.mkdirSync(CARD_SHOTS, { recursive: true });
     bank = await startSandbox();
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-reports-e2e-'));
-    c = await createContainer(
-      loadConfig({
-        NODE_ENV: 'test',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'silent',
-        CHECKER: 'sandbox',
-        CHECKER_URL: bank.url,
-        SANDBOX_AUTOSTART: 'false',
-        WORKER_MODE: 'inline',
-        WORKER_POLL_MS: '100',
-      }),
-    );
-    app = await buildApp(c, { logger: false });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    ({ c, app, base, dataDir } = await startServedApp(bank.url, {}, { prefix: 'slipcheck-reports-e2e-', worker: false }));
 
     const signup = await app.inject({
       method: 'POST',

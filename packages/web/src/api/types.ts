@@ -22,17 +22,10 @@ export interface Plan {
   groups?: number;
 }
 
-export interface Shop {
-  id: string;
-  name: string;
-  state: 'trial' | 'active' | 'past_due' | 'suspended';
-  planCode: string;
-  chosenPlanCode: string | null;
-  trialEndsAt: string | null;
-  language: 'th' | 'en';
-  settings: Record<string, unknown>;
-  createdAt: string;
-}
+// Shapes the service also declares: imported (types only, erased from the bundle) from the one
+// import-free file each module keeps for them, so the screens and the service cannot drift.
+import type { Shop } from '../../../server/src/modules/shops/shop-types';
+export type { Shop };
 
 export interface Quota {
   used: number;
@@ -90,17 +83,7 @@ export interface Settings {
   email: string;
 }
 
-export interface Payee {
-  id: string;
-  bankCode: string;
-  kind: string;
-  proxyType: string | null;
-  holder: string;
-  accountLast4: string;
-  isPrimary: boolean;
-  status: string;
-  createdAt: string;
-}
+export type { PayeeAccount as Payee } from '../../../server/src/modules/payees/payee-types';
 
 export interface ApiKey {
   id: string;

@@ -5,6 +5,8 @@ import { useLoad } from '../lib/use-load';
 import { useSavedForm } from '../lib/use-saved-form';
 import { SavedFormActions } from '../lib/saved-form-actions';
 import { Button, Card, Checkbox, ErrorText, Field, Loading } from './ui';
+// The service's own answer shapes (types only): one declaration for the screen and the service.
+import type { PeriodName, TotalsSummary as Totals } from '../../../server/src/modules/reports/reports-types';
 
 const B = '/api/dashboard';
 export const REPORT_ROUTES = {
@@ -12,24 +14,6 @@ export const REPORT_ROUTES = {
   export: `${B}/transactions/export`,
   summary: `${B}/reports/summary-settings`,
 };
-
-interface Money {
-  count: number;
-  amountSatang: number;
-}
-interface PeriodTotals {
-  from: string;
-  to: string;
-  verified: Money;
-  byPayee: Array<Money & { account: string | null; name: string | null }>;
-  byChannel: Array<Money & { source: string }>;
-  blocked: { duplicate: Money; mismatch: Money; fraud: Money };
-}
-type PeriodName = 'today' | 'week' | 'month';
-interface Totals {
-  timeZone: string;
-  periods: Record<PeriodName, PeriodTotals>;
-}
 
 /** Satang (integer) to "฿1,234.50" by integer arithmetic: money never goes through a float on screen either. */
 export function formatSatang(satang: number): string {

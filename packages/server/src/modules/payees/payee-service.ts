@@ -13,18 +13,8 @@ export const PAYEE_KINDS = ['BANK', 'PROMPTPAY'] as const;
 export const PROXY_TYPES = ['PHONE', 'NATID', 'EWALLET'] as const;
 export const PAYEE_STATUSES = ['ACTIVE', 'DISABLED'] as const;
 
-/** The public shape: only the last 4 characters of the number ever leave the service. */
-export interface PayeeAccount {
-  id: string;
-  bankCode: string;
-  kind: string;
-  proxyType: string | null;
-  holder: string;
-  accountLast4: string;
-  isPrimary: boolean;
-  status: string;
-  createdAt: string;
-}
+import type { PayeeAccount } from './payee-types.js';
+export type { PayeeAccount } from './payee-types.js';
 
 export const payeeFromRow = (r: PayeeAccountsTable): PayeeAccount => ({
   id: r.id,

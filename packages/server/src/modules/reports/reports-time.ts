@@ -48,7 +48,8 @@ export function dayRange(day: string, timeZone: string): { from: Date; to: Date 
   return { from: localMidnight(y, m, dd, timeZone), to: localMidnight(y, m, dd + 1, timeZone) };
 }
 
-export type PeriodName = 'today' | 'week' | 'month';
+import type { PeriodName } from './reports-types.js';
+export type { PeriodName } from './reports-types.js';
 
 /** Today, this week (from Monday) and this month, each [from, to) with `to` the next boundary. */
 export function periodRanges(now: Date, timeZone: string): Record<PeriodName, { from: Date; to: Date }> {

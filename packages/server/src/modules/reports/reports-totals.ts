@@ -1,23 +1,13 @@
 import type { TransactionService } from '../transactions/transaction-service.js';
 import type { Clock } from '../../lib/clock.js';
-import { periodRanges, type PeriodName } from './reports-time.js';
+import { periodRanges } from './reports-time.js';
 
 /** Statuses whose money never reached the shop: what checking saved the owner from accepting. */
 export const BLOCKED = { duplicate: ['DUPLICATE'], mismatch: ['AMOUNT_MISMATCH', 'RECEIVER_MISMATCH'], fraud: ['FRAUD'] } as const;
 const COUNTED = ['SUCCESS', ...BLOCKED.duplicate, ...BLOCKED.mismatch, ...BLOCKED.fraud];
 
-export interface Money {
-  count: number;
-  amountSatang: number;
-}
-export interface PeriodTotals {
-  from: string;
-  to: string;
-  verified: Money;
-  byPayee: Array<Money & { account: string | null; name: string | null }>;
-  byChannel: Array<Money & { source: string }>;
-  blocked: { duplicate: Money; mismatch: Money; fraud: Money };
-}
+import type { Money, PeriodTotals, TotalsSummary } from './reports-types.js';
+export type { Money, PeriodTotals } from './reports-types.js';
 
 const zero = (): Money => ({ count: 0, amountSatang: 0 });
 
@@ -74,7 +64,7 @@ export function createReportTotals(deps: { transactions: Pick<TransactionService
   return {
     between,
     /** Today, this week (Monday first) and this month in the business time zone. */
-    async summary(shopId: string): Promise<{ timeZone: string; periods: Record<PeriodName, PeriodTotals> }> {
+    async summary(shopId: string): Promise<TotalsSummary> {
       const ranges = periodRanges(clock.now(), timeZone);
       const [today, week, month] = await Promise.all([
         between(shopId, ranges.today.from, ranges.today.to),

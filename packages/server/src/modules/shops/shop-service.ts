@@ -7,20 +7,9 @@ import type { AuditService } from '../audit/audit-service.js';
 import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
 import { createShopRepo, ERASED_NAME, lockShopRow } from './shop-repo.js';
 
-export const SHOP_STATES = ['trial', 'active', 'past_due', 'suspended'] as const;
-export type ShopState = (typeof SHOP_STATES)[number];
-
-export interface Shop {
-  id: string;
-  name: string;
-  state: ShopState;
-  planCode: string;
-  chosenPlanCode: string | null;
-  trialEndsAt: string | null;
-  language: 'th' | 'en';
-  settings: Record<string, unknown>;
-  createdAt: string;
-}
+import { SHOP_STATES, type Shop, type ShopState } from './shop-types.js';
+export { SHOP_STATES } from './shop-types.js';
+export type { Shop, ShopState } from './shop-types.js';
 
 export const shopFromRow = (r: ShopsTable): Shop => ({
   id: r.id,

@@ -1,0 +1,16 @@
+// A shop as the service answers it, with no imports: the dashboard (packages/web) imports this type too.
+
+export const SHOP_STATES = ['trial', 'active', 'past_due', 'suspended'] as const;
+export type ShopState = (typeof SHOP_STATES)[number];
+
+export interface Shop {
+  id: string;
+  name: string;
+  state: ShopState;
+  planCode: string;
+  chosenPlanCode: string | null;
+  trialEndsAt: string | null;
+  language: 'th' | 'en';
+  settings: Record<string, unknown>;
+  createdAt: string;
+}

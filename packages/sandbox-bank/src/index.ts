@@ -37,3 +37,4 @@ export {
 } from './transfer-store.js';
 export { maskAccount, maskProxy, maskStyleFor, displayName, type MaskStyle } from './account-mask.js';
 export { bankInfo, type BankInfo } from './bank-info.js';
+export { prng } from './render-support.js';

@@ -39,3 +39,13 @@ export function cliEnv(h: Harness): Record<string, string> {
     WORKER_MODE: 'off',
   };
 }
+
+/** POST /api/v1/verify over real HTTP: the status and the parsed body. */
+export async function postVerify(base: string, auth: Record<string, string>, image: Buffer) {
+  const r = await fetch(`${base}/api/v1/verify`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(image),
+  });
+  return { status: r.status, body: await r.json() };
+}

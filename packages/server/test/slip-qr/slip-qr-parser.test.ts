@@ -2,20 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { anyId, slipVerify as ppBuildSlip, trueMoneySlipVerify as ppBuildTrueMoney } from 'promptparse/generate';
 import { slipVerify as ppSlipVerify, trueMoneySlipVerify as ppTrueMoneyVerify } from 'promptparse/validate';
 import { BANKS, crc16ccittFalse, parseSlipPayload } from '../../src/modules/slip-qr/index.js';
+// Seeded PRNG (mulberry32), the sandbox's: a failing case can be replayed from its seed.
+import { prng } from '@slipcheck/sandbox-bank';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** Seeded PRNG (mulberry32): a failing case can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function alnum(rnd: () => number, len: number): string {
   let s = '';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
 import type { startSandbox } from '../helpers/sandbox.js';
-import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
+import { createBankHarness, NO_RATE_LIMITS, postVerify } from '../helpers/bank-harness.js';
 
 // Issue 9: a transfer's first SUCCESS is tracked per key environment, so testing an integration on a
 // real customer's slip never blocks crediting that payment; and each key reads its own environment's
@@ -11,12 +11,7 @@ for (const kind of DB_KINDS) {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;
-    const post = (auth: Record<string, string>, image: Buffer) =>
-      fetch(`${base}/api/v1/verify`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/octet-stream' },
-        body: new Uint8Array(image),
-      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const post = (auth: Record<string, string>, image: Buffer) => postVerify(base, auth, image);
     const list = (auth: Record<string, string>, query = '') =>
       fetch(`${base}/api/v1/transactions${query}`, { headers: auth }).then(async (r) => ({ status: r.status, body: await r.json() }));
 

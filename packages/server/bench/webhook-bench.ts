@@ -13,9 +13,9 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../src/config.js';
 import { createContainer, type Container } from '../src/container.js';
-import { newId } from '../src/lib/ids.js';
 import { RESULT_CREATED_JOB } from '../src/modules/verification/verification-jobs.js';
 import { enqueueOutbox } from '../src/outbox/outbox-repo.js';
+import { transactionRow } from '../test/helpers/records.js';
 
 export interface WebhookBenchResult {
   database: 'sqlite' | 'postgres';
@@ -31,38 +31,13 @@ export interface WebhookBenchResult {
   latencyP99Ms: number;
 }
 
-function txRow(shopId: string, now: Date, i: number) {
-  const id = newId('txn', now.getTime());
-  return {
-    id,
-    shop_id: shopId,
-    source: 'API',
-    environment: 'live',
-    status: 'SUCCESS',
-    trans_ref: `BENCH${i}${id.slice(-6)}`,
+const txRow = (shopId: string, now: Date, i: number) =>
+  transactionRow(shopId, now, 'SUCCESS', {
+    trans_ref: `BENCH${i}${now.getTime().toString(36)}`,
     amount_satang: 10_000 + i,
-    expected_amount_satang: null,
-    bank_code: '004',
-    bank_name: 'KBANK',
-    sender_name: 'BENCH SENDER',
-    sender_account: 'xxx-x-x1234-x',
-    receiver_name: 'BENCH SHOP',
-    receiver_account: 'xxx-x-x6609-x',
-    trans_date: now.toISOString(),
-    error_code: null,
-    error_message: null,
-    duplicate: 0,
-    stale: 0,
-    charged: 1,
-    latency_ms: 100,
     client_ref: `order-${i}`,
-    image_hash: null,
-    api_key_id: null,
-    success_ref: null,
-    anonymized_at: null,
-    created_at: now.toISOString(),
-  };
-}
+    latency_ms: 100,
+  });
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 

@@ -1,41 +1,46 @@
 import { newId } from '../../src/lib/ids.js';
 import type { Harness } from './harness.js';
 
-/** A stored result of the shop, as the pipeline would write it (status and fields overridable). */
+import type { TransactionsTable } from '../../src/db/db-schema.js';
+
+/** A result row as the pipeline would write it: a live, charged SUCCESS-shaped record checked at `at` (fields overridable). */
+export function transactionRow(shopId: string, at: Date, status = 'SUCCESS', extra: Partial<TransactionsTable> = {}): TransactionsTable {
+  const id = extra.id ?? newId('txn', at.getTime());
+  return {
+    id,
+    shop_id: shopId,
+    source: 'API',
+    environment: 'live',
+    status,
+    trans_ref: `R${id.slice(-10)}`,
+    amount_satang: 10050,
+    expected_amount_satang: null,
+    bank_code: '004',
+    bank_name: 'KBANK',
+    sender_name: 'นาย ก',
+    sender_account: 'xxx-x-x1234-x',
+    receiver_name: 'ร้าน',
+    receiver_account: 'xxx-x-x6660-x',
+    trans_date: at.toISOString(),
+    error_code: null,
+    error_message: null,
+    duplicate: 0,
+    stale: 0,
+    charged: 1,
+    latency_ms: 10,
+    client_ref: null,
+    image_hash: null,
+    api_key_id: null,
+    success_ref: null,
+    anonymized_at: null,
+    created_at: at.toISOString(),
+    ...extra,
+  };
+}
+
+/** Stores a result of the shop (see transactionRow); returns its id. */
 export async function seedTx(h: Harness, shopId: string, at: Date, status: string, extra: Record<string, unknown> = {}) {
-  const id = newId('txn', at.getTime());
-  await h.c.db
-    .insertInto('transactions')
-    .values({
-      id,
-      shop_id: shopId,
-      source: 'API',
-      environment: 'live',
-      status,
-      trans_ref: `R${id.slice(-10)}`,
-      amount_satang: 10050,
-      expected_amount_satang: null,
-      bank_code: '004',
-      bank_name: 'KBANK',
-      sender_name: 'นาย ก',
-      sender_account: 'xxx-x-x1234-x',
-      receiver_name: 'ร้าน',
-      receiver_account: 'xxx-x-x6660-x',
-      trans_date: at.toISOString(),
-      error_code: null,
-      error_message: null,
-      duplicate: 0,
-      stale: 0,
-      charged: 1,
-      latency_ms: 10,
-      client_ref: null,
-      image_hash: null,
-      api_key_id: null,
-      success_ref: null,
-      anonymized_at: null,
-      created_at: at.toISOString(),
-      ...extra,
-    })
-    .execute();
-  return id;
+  const row = transactionRow(shopId, at, status, extra as Partial<TransactionsTable>);
+  await h.c.db.insertInto('transactions').values(row).execute();
+  return row.id;
 }

@@ -4,6 +4,7 @@ import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { newId } from '../../src/lib/ids.js';
 import { RESULT_CREATED_JOB } from '../../src/modules/verification/verification-jobs.js';
 import { startReceiver, until, type Receiver } from '../webhooks/helpers/receiver.js';
+import { transactionRow } from '../helpers/records.js';
 
 const PG = !!process.env.TEST_DATABASE_URL;
 if (!PG) console.warn('[outbox-pg-workers] TEST_DATABASE_URL not set: the two-worker PostgreSQL test is SKIPPED');
@@ -29,36 +30,9 @@ describe.skipIf(!PG)('two workers on PostgreSQL (FOR UPDATE SKIP LOCKED)', () =>
     const txRows = [],
       jobs = [];
     for (let i = 0; i < N; i++) {
-      const id = newId('txn', now.getTime());
-      txRows.push({
-        id,
-        shop_id: shop.id,
-        source: 'API',
-        environment: 'live',
-        status: 'SUCCESS',
-        trans_ref: `PG${i}`,
-        amount_satang: 100 + i,
-        expected_amount_satang: null,
-        bank_code: '004',
-        bank_name: 'KBANK',
-        sender_name: 'A',
-        sender_account: 'x',
-        receiver_name: 'B',
-        receiver_account: 'y',
-        trans_date: now.toISOString(),
-        error_code: null,
-        error_message: null,
-        duplicate: 0,
-        stale: 0,
-        charged: 1,
-        latency_ms: 1,
-        client_ref: null,
-        image_hash: null,
-        api_key_id: null,
-        success_ref: `PG${i}`,
-        anonymized_at: null,
-        created_at: now.toISOString(),
-      });
+      const row = transactionRow(shop.id, now, 'SUCCESS', { trans_ref: `PG${i}`, amount_satang: 100 + i, success_ref: `PG${i}` });
+      const id = row.id;
+      txRows.push(row);
       jobs.push({
         id: newId('job'),
         kind: RESULT_CREATED_JOB,

@@ -10,21 +10,14 @@ export type TxSource = TransactionSource;
  */
 export type TransactionRecord = Omit<PublicTransactionRecord, 'quota'>;
 
-export interface Plan {
-  code: string;
-  name: string;
-  monthlyLimit: number;
-  trialDays: number;
-  apiAccess: boolean;
-  webhooks: boolean;
-  priceThb: number;
-  seats?: number;
-  groups?: number;
-}
+/** What the dashboard shows of a plan (the service's Plan; seats and groups only where the route sends them). */
+export type Plan = Pick<ServicePlan, 'code' | 'name' | 'monthlyLimit' | 'trialDays' | 'apiAccess' | 'webhooks' | 'priceThb'> &
+  Partial<Pick<ServicePlan, 'seats' | 'groups'>>;
 
 // Shapes the service also declares: imported (types only, erased from the bundle) from the one
 // import-free file each module keeps for them, so the screens and the service cannot drift.
 import type { Shop } from '../../../server/src/modules/shops/shop-types';
+import type { Plan as ServicePlan } from '../../../server/src/modules/plans/plan-types';
 export type { Shop };
 
 export interface Quota {

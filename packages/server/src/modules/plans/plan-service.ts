@@ -6,23 +6,8 @@ import type { PlansTable } from '../../db/db-schema.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 
-export interface Plan {
-  code: string;
-  name: string;
-  monthlyLimit: number;
-  trialDays: number;
-  apiAccess: boolean;
-  webhooks: boolean;
-  seats: number;
-  groups: number;
-  messagingAccounts: number;
-  allowOverage: boolean;
-  freeBuffer: number;
-  monthlyCap: number;
-  hardBlockMultiple: number;
-  priceThb: number;
-  overagePriceSatang: number;
-}
+import type { Plan } from './plan-types.js';
+export type { Plan } from './plan-types.js';
 
 export const TRIAL_PLAN = 'TRIAL';
 const DEFAULT_FILE = fileURLToPath(new URL('../../../config/plans.json', import.meta.url));

@@ -19,7 +19,7 @@ import { en } from '../../../web/src/i18n/en.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
 import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login-text.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
-import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
 warnIfNoChromium('mini-app e2e');
 
@@ -97,15 +97,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     page.setDefaultTimeout(20_000);
   }, 120_000);
 
-  afterAll(async () => {
-    await ctx?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await app?.close().catch(() => undefined);
-    await c?.close().catch(() => undefined);
-    await bank?.close().catch(() => undefined);
-    await fake?.close().catch(() => undefined);
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeInOrder([ctx, browser, app, c, bank, fake], dataDir), 60_000);
 
   it('an unlinked LINE user sees a Thai explanation and nothing of the shop, then links with a code from the dashboard', async () => {
     await page.goto(`${base}/miniapp?mockIdToken=${idToken()}`);

@@ -22,7 +22,7 @@ import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
-import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
 warnIfNoChromium('reports e2e');
 
@@ -159,14 +159,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     await page.getByRole('heading', { level: 1, name: 'ภาพรวม' }).waitFor();
   }, 180_000);
 
-  afterAll(async () => {
-    await ctx?.close().catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await app?.close().catch(() => undefined);
-    await c?.close().catch(() => undefined);
-    await bank?.close().catch(() => undefined);
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeInOrder([ctx, browser, app, c, bank], dataDir), 60_000);
 
   it('settings: the shop form and the daily-summary form load, save and say so (one saved-form hook for both)', async () => {
     await go('/settings');

@@ -52,3 +52,12 @@ export async function startServedApp(
   if (opts.worker !== false) c.worker.start();
   return { c, app, base, dataDir };
 }
+
+/**
+ * Teardown of a browser test: closes each thing in order (browser context, browser, app, container,
+ * fakes), going on when one fails, then removes the data directory.
+ */
+export async function closeInOrder(things: Array<{ close(): Promise<unknown> } | undefined>, dataDir?: string): Promise<void> {
+  for (const thing of things) await thing?.close().catch(() => undefined);
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+}

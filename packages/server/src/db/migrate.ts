@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './db.js';
 import * as m0001 from './migrations/0001-foundation.js';
 import * as m0002 from './migrations/0002-webhooks.js';
@@ -30,6 +30,10 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /** `schema` pins Kysely's bookkeeping tables (PostgreSQL), so databases holding several schemas never mix them up. */
 export async function migrateToLatest(db: Db, schema?: string): Promise<string[]> {
+  // Every process start (service, worker, each CLI call) comes here. An up-to-date database answers
+  // with one read of the bookkeeping table; Kysely's Migrator would first list every table of every
+  // schema, which takes seconds on a PostgreSQL database holding many schemas.
+  if (await isUpToDate(db, schema)) return [];
   // Migrations are independent of each other's order (each touches its own tables or columns), and a
   // database that ran a later-numbered one first (a development copy between releases) must still take
   // the rest instead of refusing to start.
@@ -37,4 +41,15 @@ export async function migrateToLatest(db: Db, schema?: string): Promise<string[]
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+async function isUpToDate(db: Db, schema?: string): Promise<boolean> {
+  try {
+    const table = sql.table(schema ? `${schema}.kysely_migration` : 'kysely_migration');
+    const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(db);
+    const done = new Set(rows.map((r) => r.name));
+    return Object.keys(migrations).every((name) => done.has(name));
+  } catch {
+    return false; // no bookkeeping table yet: a new database, the Migrator creates it
+  }
 }

@@ -73,7 +73,7 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     const audit = (await cli('audit', 'list', '--shop', shop.id)).json.map((a: { action: string }) => a.action);
     for (const a of ['shop.create', 'plan.change', 'payee.add', 'api_key.create', 'api_key.rotate', 'api_key.revoke', 'quota.adjust'])
       expect(audit).toContain(a);
-  }, 60_000);
+  }, 120_000);
 
   it('fails clearly: unknown command, missing flag, unknown shop, bad state, bad config', async () => {
     expect((await cli('frobnicate')).code).toBe(2);
@@ -89,7 +89,7 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     );
     expect(bad.code).toBe(78);
     expect(bad.stderr).toContain('PORT');
-  }, 60_000);
+  }, 120_000);
 
   it('demo: a shop, keys and a sandbox slip; the plain curl line it prints (stderr) succeeds when pasted into a shell', async () => {
     const bank = await createSandboxBank({ port: 0 });
@@ -125,5 +125,5 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     } finally {
       await bank.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

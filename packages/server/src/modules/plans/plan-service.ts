@@ -63,6 +63,10 @@ export function overageOf(plan: Plan, used: number): number {
 export function createPlanService(deps: { db: Db; clock: Clock }) {
   const { clock } = deps;
   const repo = createPlanRepo(deps.db);
+  // Plans are configuration, written only by sync() at start, and every API request reads one (key
+  // authentication): a minute's cache saves that read while another node's new catalogue still shows.
+  const cache = new Map<string, { plan: Plan; until: number }>();
+  const CACHE_MS = 60_000;
   return {
     async sync(catalogue: Plan[]): Promise<void> {
       const now = clock.now().toISOString();
@@ -87,14 +91,19 @@ export function createPlanService(deps: { db: Db; clock: Clock }) {
         };
         await repo.upsert(row);
       }
+      cache.clear();
     },
     async list(): Promise<Plan[]> {
       return (await repo.list()).map(planFromRow);
     },
     async get(code: string): Promise<Plan> {
+      const hit = cache.get(code);
+      if (hit && hit.until > Date.now()) return hit.plan;
       const row = await repo.get(code);
       if (!row) throw new AppError('UNKNOWN_PLAN', 400, `Unknown plan ${code}`);
-      return planFromRow(row);
+      const plan = planFromRow(row);
+      cache.set(code, { plan, until: Date.now() + CACHE_MS });
+      return plan;
     },
   };
 }

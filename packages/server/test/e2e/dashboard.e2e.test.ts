@@ -23,6 +23,25 @@ import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
 warnIfNoChromium('dashboard e2e');
 
+/** The fields every simulated verify answer in the browser shares (each test sets status, amount, sender). */
+const SIMULATED_RECORD = {
+  bankName: null,
+  senderAccount: 'XXX-X-12345-X',
+  receiverName: 'บจก. ร้านกาแฟ ทดสอบ',
+  receiverAccount: 'xxx-xxx660-9',
+  transDate: '2026-11-19T02:00:00.000Z',
+  errorMessage: null,
+  createdAt: '2026-11-21T05:00:00.000Z',
+  duplicate: false,
+  cached: false,
+  latencyMs: 900,
+  environment: 'live',
+  source: 'DASHBOARD',
+  clientRef: null,
+  stale: false,
+  quota: { used: 2, limit: 2000, remaining: 1998 },
+};
+
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '../../../..');
 const SHOTS = path.resolve(HERE, '../../test-output/screenshots');
@@ -398,27 +417,13 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.getByRole('link', { name: 'ตรวจสลิป' }).first().click();
     await heading(page, 'ตรวจสลิป').waitFor();
     const base0 = {
+      ...SIMULATED_RECORD,
       id: 'txn_sim',
       verified: false,
       transRef: 'SIM0001',
       amount: 980.25,
       bankCode: '014',
-      bankName: null,
       senderName: 'นาง สมหญิง รักดี',
-      senderAccount: 'XXX-X-12345-X',
-      receiverName: 'บจก. ร้านกาแฟ ทดสอบ',
-      receiverAccount: 'xxx-xxx660-9',
-      transDate: '2026-11-19T02:00:00.000Z',
-      errorMessage: null,
-      createdAt: '2026-11-21T05:00:00.000Z',
-      duplicate: false,
-      cached: false,
-      latencyMs: 900,
-      environment: 'live',
-      source: 'DASHBOARD',
-      clientRef: null,
-      stale: false,
-      quota: { used: 2, limit: 2000, remaining: 1998 },
     };
     const cases: { name: string; rec: Record<string, unknown>; title: string }[] = [
       {
@@ -484,29 +489,15 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.goto(`${base}/check`);
     await page.locator('[data-testid="slip-input"]').waitFor({ state: 'attached' });
     const rec = {
+      ...SIMULATED_RECORD,
       id: 'txn_card',
       verified: true,
       transRef: '016330101505CTF00789',
       amount: 1250.5,
       bankCode: '004',
-      bankName: null,
       senderName: '\u202eนาย สมชาย ใจดี',
-      senderAccount: 'XXX-X-12345-X',
-      receiverName: 'บจก. ร้านกาแฟ ทดสอบ',
-      receiverAccount: 'xxx-xxx660-9',
-      transDate: '2026-11-19T02:00:00.000Z',
-      errorMessage: null,
-      createdAt: '2026-11-21T05:00:00.000Z',
-      duplicate: false,
-      cached: false,
-      latencyMs: 900,
-      environment: 'live',
-      source: 'DASHBOARD',
-      clientRef: null,
-      stale: false,
       status: 'SUCCESS',
       errorCode: null,
-      quota: { used: 2, limit: 2000, remaining: 1998 },
     };
     const cards: { name: string; rec: Record<string, unknown>; tone: string }[] = [
       { name: 'fresh', rec: {}, tone: 'result-ok' },

@@ -41,7 +41,10 @@ describe('OpenAPI document', () => {
     const ids = [...Object.values<Json>(doc.paths), ...Object.values<Json>(doc.webhooks)].flatMap((item) =>
       Object.values<Json>(item).map((op) => op.operationId as string),
     );
-    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id)), ids.join()).toBe(true);
+    expect(
+      ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]+$/.test(id)),
+      ids.join(),
+    ).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     expect(doc.info.license).toMatchObject({ name: expect.any(String) });
     expect(doc.info.contact).toMatchObject({ name: expect.any(String) });

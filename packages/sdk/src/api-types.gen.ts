@@ -11,41 +11,7 @@ export type paths = {
             cookie?: never;
         };
         /** The shop, key, plan, quota and payee accounts behind this key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Me"];
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                405: components["responses"]["MethodNotAllowed"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -62,41 +28,7 @@ export type paths = {
             cookie?: never;
         };
         /** Quota of the current monthly period (costs nothing) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Quota"];
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                405: components["responses"]["MethodNotAllowed"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        get: operations["getQuota"];
         put?: never;
         post?: never;
         delete?: never;
@@ -113,56 +45,7 @@ export type paths = {
             cookie?: never;
         };
         /** List verification results from every channel, newest first (the key's own environment unless environment= is given) */
-        get: {
-            parameters: {
-                query?: {
-                    clientRef?: string;
-                    cursor?: string;
-                    environment?: "live" | "test";
-                    from?: string;
-                    limit?: number;
-                    /** @description API, LINE or DASHBOARD (comma list allowed) */
-                    source?: string;
-                    /** @description one status or a comma list */
-                    status?: string;
-                    to?: string;
-                    transRef?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                items: components["schemas"]["TransactionRecord"][];
-                                nextCursor: string | null;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                405: components["responses"]["MethodNotAllowed"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        get: operations["listTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -179,44 +62,7 @@ export type paths = {
             cookie?: never;
         };
         /** One verification result (404 for unknown ids and for other shops alike) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["TransactionRecord"];
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                403: components["responses"]["Forbidden"];
-                404: components["responses"]["NotFound"];
-                405: components["responses"]["MethodNotAllowed"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        get: operations["getTransaction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -238,60 +84,7 @@ export type paths = {
          * Check one slip image (raw JPEG or PNG bytes)
          * @description Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account.
          */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description expected amount in THB; a different bank amount gives AMOUNT_MISMATCH */
-                    amount?: number;
-                    /** @description your order id (printable ASCII, no spaces), stored on the record, echoed in webhooks, filterable in GET /transactions */
-                    clientRef?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            /** @description The slip image as the raw request body (JPEG or PNG bytes; not JSON, multipart or base64), at most MAX_IMAGE_BYTES. */
-            requestBody: {
-                content: {
-                    "application/octet-stream": string;
-                    "image/jpeg": string;
-                    "image/png": string;
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                        "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                        "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                        "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["VerifyRecord"];
-                            meta: {
-                                requestId: string;
-                                timestamp: string;
-                            };
-                            /** @enum {boolean} */
-                            success: true;
-                        };
-                    };
-                };
-                400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
-                402: components["responses"]["QuotaExceeded"];
-                403: components["responses"]["Forbidden"];
-                405: components["responses"]["MethodNotAllowed"];
-                413: components["responses"]["PayloadTooLarge"];
-                422: components["responses"]["NoPayeeConfigured"];
-                429: components["responses"]["RateLimited"];
-                503: components["responses"]["Unavailable"];
-            };
-        };
+        post: operations["verifySlip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -306,39 +99,7 @@ export type paths = {
             cookie?: never;
         };
         /** Readiness: database (and Redis when configured) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-                405: components["responses"]["PlainMethodNotAllowed"];
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -355,29 +116,7 @@ export type paths = {
             cookie?: never;
         };
         /** The process is alive */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Liveness"];
-                    };
-                };
-                405: components["responses"]["PlainMethodNotAllowed"];
-                503: components["responses"]["PlainUnavailable"];
-            };
-        };
+        get: operations["getLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -394,29 +133,7 @@ export type paths = {
             cookie?: never;
         };
         /** Uptime */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Uptime"];
-                    };
-                };
-                405: components["responses"]["PlainMethodNotAllowed"];
-                503: components["responses"]["PlainUnavailable"];
-            };
-        };
+        get: operations["getUptime"];
         put?: never;
         post?: never;
         delete?: never;
@@ -433,39 +150,7 @@ export type paths = {
             cookie?: never;
         };
         /** Readiness: database (and Redis when configured) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-                405: components["responses"]["PlainMethodNotAllowed"];
-                /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
-                503: {
-                    headers: {
-                        "Retry-After": components["headers"]["Retry-After"];
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealthV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -482,29 +167,7 @@ export type paths = {
             cookie?: never;
         };
         /** The process is alive */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Liveness"];
-                    };
-                };
-                405: components["responses"]["PlainMethodNotAllowed"];
-                503: components["responses"]["PlainUnavailable"];
-            };
-        };
+        get: operations["getLivenessV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -521,29 +184,7 @@ export type paths = {
             cookie?: never;
         };
         /** Uptime */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        "X-Request-Id": components["headers"]["X-Request-Id"];
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Uptime"];
-                    };
-                };
-                405: components["responses"]["PlainMethodNotAllowed"];
-                503: components["responses"]["PlainUnavailable"];
-            };
-        };
+        get: operations["getUptimeV1"];
         put?: never;
         post?: never;
         delete?: never;
@@ -565,39 +206,9 @@ export type webhooks = {
         put?: never;
         /**
          * slip.duplicate: a second slip for an already verified transfer (status DUPLICATE)
-         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt.
+         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "X-Service-Attempt": number;
-                    "X-Service-Delivery-Id": string;
-                    "X-Service-Event": "slip.duplicate";
-                    /** @example t=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd */
-                    "X-Service-Signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookEvent"] & {
-                        /** @constant */
-                        event?: "slip.duplicate";
-                    };
-                };
-            };
-            responses: {
-                /** @description Received; anything else (or no answer within the timeout) is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSlipDuplicate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -615,39 +226,9 @@ export type webhooks = {
         put?: never;
         /**
          * slip.failed: any other outcome (INVALID, AMOUNT_MISMATCH, RECEIVER_MISMATCH, FRAUD, ...)
-         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt.
+         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "X-Service-Attempt": number;
-                    "X-Service-Delivery-Id": string;
-                    "X-Service-Event": "slip.failed";
-                    /** @example t=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd */
-                    "X-Service-Signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookEvent"] & {
-                        /** @constant */
-                        event?: "slip.failed";
-                    };
-                };
-            };
-            responses: {
-                /** @description Received; anything else (or no answer within the timeout) is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSlipFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -665,39 +246,9 @@ export type webhooks = {
         put?: never;
         /**
          * slip.verified: a slip was checked and is genuine (status SUCCESS)
-         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt.
+         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    "X-Service-Attempt": number;
-                    "X-Service-Delivery-Id": string;
-                    "X-Service-Event": "slip.verified";
-                    /** @example t=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd */
-                    "X-Service-Signature": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookEvent"] & {
-                        /** @constant */
-                        event?: "slip.verified";
-                    };
-                };
-            };
-            responses: {
-                /** @description Received; anything else (or no answer within the timeout) is retried */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["onSlipVerified"];
         delete?: never;
         options?: never;
         head?: never;
@@ -882,19 +433,26 @@ export type components = {
             /** @description Unix seconds */
             created: number;
             data: {
+                /** @description THB; null when the slip could not be read */
                 amount: number | null;
                 /** @description the clientRef given to verify; null for LINE and dashboard slips */
                 clientRef: string | null;
                 latencyMs: number;
+                /** @description receiver's name; null when the slip could not be read */
                 receiver: string | null;
+                /** @description sender's name; null when the slip could not be read */
                 sender: string | null;
                 /** @enum {string} */
                 source: "API" | "LINE" | "DASHBOARD";
                 /** @enum {string} */
                 status: "SUCCESS" | "DUPLICATE" | "AMOUNT_MISMATCH" | "RECEIVER_MISMATCH" | "INVALID" | "FRAUD" | "QUOTA_EXCEEDED" | "PROVIDER_ERROR";
                 transactionId: string;
-                /** @description null when the slip could not be read */
+                /** @description null when the slip could not be read (an INVALID slip.failed) */
                 transRef: string | null;
+                /**
+                 * Format: date-time
+                 * @description when the result was recorded (ISO 8601 UTC)
+                 */
                 verifiedAt: string;
             };
             /** @enum {string} */
@@ -1091,4 +649,471 @@ export type components = {
     pathItems: never;
 };
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                    "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                    "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                    "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Me"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                    "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                    "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                    "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Quota"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                clientRef?: string;
+                cursor?: string;
+                environment?: "live" | "test";
+                from?: string;
+                limit?: number;
+                /** @description API, LINE or DASHBOARD (comma list allowed) */
+                source?: string;
+                /** @description one status or a comma list */
+                status?: string;
+                to?: string;
+                transRef?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                    "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                    "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                    "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            items: components["schemas"]["TransactionRecord"][];
+                            nextCursor: string | null;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                    "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                    "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                    "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TransactionRecord"];
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifySlip: {
+        parameters: {
+            query?: {
+                /** @description expected amount in THB; a different bank amount gives AMOUNT_MISMATCH */
+                amount?: number;
+                /** @description your order id (printable ASCII, no spaces), stored on the record, echoed in webhooks, filterable in GET /transactions */
+                clientRef?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The slip image as the raw request body (JPEG or PNG bytes; not JSON, multipart or base64), at most MAX_IMAGE_BYTES. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "image/jpeg": string;
+                "image/png": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                    "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                    "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                    "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["VerifyRecord"];
+                        meta: {
+                            requestId: string;
+                            timestamp: string;
+                        };
+                        /** @enum {boolean} */
+                        success: true;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            402: components["responses"]["QuotaExceeded"];
+            403: components["responses"]["Forbidden"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["NoPayeeConfigured"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            405: components["responses"]["PlainMethodNotAllowed"];
+            /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            405: components["responses"]["PlainMethodNotAllowed"];
+            503: components["responses"]["PlainUnavailable"];
+        };
+    };
+    getUptime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Uptime"];
+                };
+            };
+            405: components["responses"]["PlainMethodNotAllowed"];
+            503: components["responses"]["PlainUnavailable"];
+        };
+    };
+    getHealthV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            405: components["responses"]["PlainMethodNotAllowed"];
+            /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    getLivenessV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            405: components["responses"]["PlainMethodNotAllowed"];
+            503: components["responses"]["PlainUnavailable"];
+        };
+    };
+    getUptimeV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Uptime"];
+                };
+            };
+            405: components["responses"]["PlainMethodNotAllowed"];
+            503: components["responses"]["PlainUnavailable"];
+        };
+    };
+    onSlipDuplicate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1 for the first delivery, 2 for the first retry, ... 6 for the last retry; a manual redelivery counts on (7, ...) */
+                "X-Service-Attempt": number;
+                "X-Service-Delivery-Id": string;
+                "X-Service-Event": "slip.duplicate";
+                /** @example t=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    event?: "slip.duplicate";
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else (or no answer within the timeout) is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSlipFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1 for the first delivery, 2 for the first retry, ... 6 for the last retry; a manual redelivery counts on (7, ...) */
+                "X-Service-Attempt": number;
+                "X-Service-Delivery-Id": string;
+                "X-Service-Event": "slip.failed";
+                /** @example t=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    event?: "slip.failed";
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else (or no answer within the timeout) is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onSlipVerified: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1 for the first delivery, 2 for the first retry, ... 6 for the last retry; a manual redelivery counts on (7, ...) */
+                "X-Service-Attempt": number;
+                "X-Service-Delivery-Id": string;
+                "X-Service-Event": "slip.verified";
+                /** @example t=1761900000,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd */
+                "X-Service-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"] & {
+                    /** @constant */
+                    event?: "slip.verified";
+                };
+            };
+        };
+        responses: {
+            /** @description Received; anything else (or no answer within the timeout) is retried */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

@@ -6,6 +6,7 @@ import type {
   QuotaHeaders,
   QuotaSnapshot,
   TransactionFilters,
+  TransactionListQuery,
   TransactionPage,
   TransactionRecord,
   VerifyResult,
@@ -168,24 +169,35 @@ export function createSlipcheckClient(options: SlipcheckClientOptions): Slipchec
   };
 }
 
+/**
+ * Every filter of GET /api/v1/transactions, by its query parameter name. The `satisfies` clauses and
+ * the check below fail the build when this list and the OpenAPI document's parameters differ.
+ */
+export const TRANSACTION_FILTERS = [
+  'status',
+  'source',
+  'transRef',
+  'clientRef',
+  'environment',
+  'from',
+  'to',
+  'cursor',
+  'limit',
+] as const satisfies readonly (keyof TransactionListQuery)[];
+// A parameter of the API that the list above lacks is a compile error here.
+const everyFilterListed: Exclude<keyof TransactionListQuery, (typeof TRANSACTION_FILTERS)[number]> extends never ? true : never = true;
+void everyFilterListed;
+
 function transactionQuery(filters: TransactionFilters): Record<string, string | undefined> {
   if (filters.limit !== undefined && (!Number.isInteger(filters.limit) || filters.limit < 1 || filters.limit > 100)) {
     throw new RangeError('limit must be an integer from 1 to 100');
   }
-  return {
-    status: filters.status,
-    source: filters.source,
-    transRef: filters.transRef,
-    clientRef: filters.clientRef,
-    from: isoOf(filters.from),
-    to: isoOf(filters.to),
-    cursor: filters.cursor,
-    limit: filters.limit === undefined ? undefined : String(filters.limit),
-  };
-}
-
-function isoOf(value: string | Date | undefined): string | undefined {
-  return value instanceof Date ? value.toISOString() : value;
+  const query: Record<string, string | undefined> = {};
+  for (const name of TRANSACTION_FILTERS) {
+    const value = filters[name];
+    query[name] = value instanceof Date ? value.toISOString() : value === undefined ? undefined : String(value);
+  }
+  return query;
 }
 
 function quotaFromHeaders(headers: QuotaHeaders | null): QuotaSnapshot | undefined {

@@ -1,4 +1,4 @@
-export { createSlipcheckClient } from './client.js';
+export { TRANSACTION_FILTERS, createSlipcheckClient } from './client.js';
 export type { SlipcheckClient, SlipcheckClientOptions, RequestOptions, VerifyOptions } from './client.js';
 export { SlipcheckApiError, SlipcheckConnectionError, VERIFY_LOST_ANSWER_ADVICE, codeForStatus } from './errors.js';
 export type { SlipcheckApiErrorInit, SlipcheckConnectionErrorCode } from './errors.js';
@@ -7,20 +7,27 @@ export type { ImageInput } from './image-body.js';
 export { SDK_VERSION, parseQuotaHeaders, parseRetryAfter } from './http-transport.js';
 export type { RetryPolicy } from './http-transport.js';
 export {
+  ATTEMPT_HEADER,
   DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_ID_HEADER,
+  EVENT_HEADER,
   SIGNATURE_HEADER,
   WebhookSignatureError,
   buildTestSignatureHeader,
   computeWebhookSignature,
+  readWebhookDelivery,
   signWebhookPayload,
   verifyWebhookSignature,
 } from './webhook-signature.js';
 export type {
   RawBody,
   VerifyWebhookOptions,
+  WebhookDelivery,
+  WebhookDeliveryHeaders,
   WebhookEvent,
   WebhookEventData,
   WebhookEventKind,
+  WebhookEventOf,
   WebhookSignatureErrorCode,
 } from './webhook-signature.js';
 export { THAI_BANKS, findThaiBank } from './banks.js';

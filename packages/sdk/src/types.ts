@@ -1,7 +1,7 @@
 // Resource shapes of the public REST API (/api/v1). Where the spec lists values as "not shown",
 // the union is left open with `(string & {})` so new values do not break integrators' builds.
 
-import type { components } from './api-types.gen.js';
+import type { components, operations } from './api-types.gen.js';
 
 /** Response shapes generated from the service's OpenAPI document (`api-types.gen.ts`): one source. */
 type Schemas = components['schemas'];
@@ -48,18 +48,36 @@ export type Quota = Schemas['Quota'];
 export type Me = Schemas['Me'];
 export type PayeeAccount = Me['payeeAccounts'][number];
 
-export interface TransactionFilters {
-  status?: TransactionStatus | (string & {}) | undefined;
-  source?: TransactionSource | (string & {}) | undefined;
-  transRef?: string | undefined;
+/** The query parameters of GET /api/v1/transactions, as the OpenAPI document declares them (generated). */
+export type TransactionListQuery = NonNullable<operations['listTransactions']['parameters']['query']>;
+
+/**
+ * Filters of `listTransactions`: every query parameter the API has (its keys are the generated
+ * query's keys: a filter added to the API and missing here fails the SDK's build; `TRANSACTION_FILTERS`
+ * lists them at run time), with friendlier value types where they help.
+ */
+export type TransactionFilters = {
+  [K in keyof TransactionListQuery]?: K extends keyof TransactionFilterValues
+    ? TransactionFilterValues[K]
+    : TransactionListQuery[K] | undefined;
+};
+interface TransactionFilterValues {
+  /** One status or a comma list. */
+  status: TransactionStatus | (string & {}) | undefined;
+  /** `API`, `LINE` or `DASHBOARD` (or a comma list). */
+  source: TransactionSource | (string & {}) | undefined;
+  transRef: string | undefined;
   /** The `clientRef` you passed to verify: finds the result of a verify whose answer was lost. */
-  clientRef?: string | undefined;
-  /** ISO 8601 string or Date. */
-  from?: string | Date | undefined;
-  to?: string | Date | undefined;
-  cursor?: string | undefined;
+  clientRef: string | undefined;
+  /** `live` or `test`: the records of that key environment. Default: the environment of the key making the call. */
+  environment: KeyEnvironment | undefined;
+  /** ISO 8601 string or Date (on `createdAt`, inclusive). */
+  from: string | Date | undefined;
+  to: string | Date | undefined;
+  /** The `nextCursor` of the previous page. */
+  cursor: string | undefined;
   /** 1 to 100, default 50 on the server. */
-  limit?: number | undefined;
+  limit: number | undefined;
 }
 
 export interface TransactionPage {

@@ -1,36 +1,68 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { TransactionSource, TransactionStatus } from './types.js';
+import type { webhooks } from './api-types.gen.js';
 
 /** Name of the HTTP header that carries the signature of every webhook delivery. */
 export const SIGNATURE_HEADER = 'X-Service-Signature';
+/** The other headers of every delivery (see `readWebhookDelivery`). */
+export const DELIVERY_ID_HEADER = 'X-Service-Delivery-Id';
+export const EVENT_HEADER = 'X-Service-Event';
+/** 1 on the first delivery, 2 on the first retry, and so on. */
+export const ATTEMPT_HEADER = 'X-Service-Attempt';
 
 /** Default accepted clock difference between the signer and the receiver, in seconds. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-export type WebhookEventKind = 'slip.verified' | 'slip.duplicate' | 'slip.failed';
+// The event types are generated from the `webhooks` of the service's OpenAPI document
+// (api-types.gen.ts), like the API's response types: the body a delivery really carries is checked
+// against that document by the service's contract tests, so these types cannot drift from it.
 
-export interface WebhookEventData {
-  /** Use it with `client.getTransaction(id)` to fetch the full record. */
-  transactionId: string;
-  transRef: string;
-  amount: number;
-  status: TransactionStatus;
-  sender: string;
-  receiver: string;
-  /** ISO 8601 UTC. */
-  verifiedAt: string;
-  latencyMs: number;
-  clientRef?: string | null;
-  source?: TransactionSource;
+/** The kinds of event, one per `webhooks` entry of the OpenAPI document. */
+export type WebhookEventKind = keyof webhooks;
+
+/** The body of one kind of event, exactly as the OpenAPI document declares it. */
+export type WebhookEventOf<K extends WebhookEventKind> = NonNullable<webhooks[K]['post']>['requestBody']['content']['application/json'];
+
+/**
+ * A delivered event, discriminated on `event`. Fields a slip did not give are `null`: an unreadable
+ * slip (`slip.failed` with status `INVALID`) has no `transRef`, `amount`, `sender` or `receiver`,
+ * so strict TypeScript makes you handle that before using them.
+ */
+export type WebhookEvent = { [K in WebhookEventKind]: WebhookEventOf<K> }[WebhookEventKind];
+
+/** `data` of an event; `transactionId` fetches the full record with `client.getTransaction(id)`. */
+export type WebhookEventData = WebhookEvent['data'];
+
+/** The headers of a delivery besides the signature, as the OpenAPI document declares them. */
+export type WebhookDeliveryHeaders = NonNullable<webhooks[WebhookEventKind]['post']>['parameters']['header'];
+
+export interface WebhookDelivery {
+  /** Stable across the retries of one delivery: dedupe on it (or on the event id). */
+  deliveryId: string | null;
+  event: WebhookEventKind | null;
+  /** 1 for the first delivery, 2 for the first retry, ... (null when the header is missing or not a positive integer). */
+  attempt: number | null;
 }
 
-export interface WebhookEvent {
-  event: WebhookEventKind;
-  /** `evt_` followed by hex characters; use it to drop repeated deliveries. */
-  id: string;
-  /** Unix time in seconds. */
-  created: number;
-  data: WebhookEventData;
+/**
+ * Reads `X-Service-Delivery-Id`, `X-Service-Event` and `X-Service-Attempt` from a request's headers
+ * (Node's `req.headers`, a fetch `Headers`, or a plain object in any letter case). Not signed: use
+ * them for logs and dedupe, and trust only the body that `verifyWebhookSignature` returns.
+ */
+export function readWebhookDelivery(headers: Headers | Record<string, string | string[] | undefined>): WebhookDelivery {
+  const get = (name: string): string | null => {
+    if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
+    const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
+    const value = key === undefined ? undefined : (headers as Record<string, string | string[] | undefined>)[key];
+    return (Array.isArray(value) ? value[0] : value) ?? null;
+  };
+  const attempt = get(ATTEMPT_HEADER);
+  const event = get(EVENT_HEADER);
+  const kinds: readonly string[] = ['slip.verified', 'slip.duplicate', 'slip.failed'] satisfies WebhookEventKind[];
+  return {
+    deliveryId: get(DELIVERY_ID_HEADER),
+    event: event !== null && kinds.includes(event) ? (event as WebhookEventKind) : null,
+    attempt: attempt !== null && /^[1-9]\d{0,5}$/.test(attempt) ? Number(attempt) : null,
+  };
 }
 
 export type WebhookSignatureErrorCode =

@@ -72,6 +72,32 @@ describe('transactions pagination', () => {
     expect(api.requests[0].query.get('clientRef')).toBe('order-42');
   });
 
+  it('listTransactions sends every filter of the API, environment included', async () => {
+    api.on('GET /api/v1/transactions', () => ok({ items: [], nextCursor: null }));
+    await client().listTransactions({
+      status: 'SUCCESS,DUPLICATE',
+      source: 'API',
+      transRef: 'REF1',
+      clientRef: 'order-1',
+      environment: 'test',
+      from: new Date('2025-10-01T00:00:00Z'),
+      to: '2025-10-02T00:00:00Z',
+      cursor: 'c1',
+      limit: 5,
+    });
+    expect(Object.fromEntries(api.requests[0].query)).toEqual({
+      status: 'SUCCESS,DUPLICATE',
+      source: 'API',
+      transRef: 'REF1',
+      clientRef: 'order-1',
+      environment: 'test',
+      from: '2025-10-01T00:00:00.000Z',
+      to: '2025-10-02T00:00:00Z',
+      cursor: 'c1',
+      limit: '5',
+    });
+  });
+
   it('stops instead of looping when the server repeats a cursor', async () => {
     api.on('GET /api/v1/transactions', () => ok({ items: [record('x')], nextCursor: 'same' }));
     const seen: string[] = [];

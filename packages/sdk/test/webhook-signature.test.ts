@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   WebhookSignatureError,
   buildTestSignatureHeader,
+  readWebhookDelivery,
   signWebhookPayload,
   verifyWebhookSignature,
   type WebhookEvent,
@@ -165,5 +166,21 @@ describe('verifyWebhookSignature', () => {
     expect(headers['x-service-signature']).toBe(header);
     expect(header).toBe(`t=${T},v1=${referenceV1(SECRET, T, sent)}`);
     expect(verifyWebhookSignature(sent, header, SECRET, { now: nowAt(T) })).toEqual(event);
+  });
+});
+
+describe('readWebhookDelivery', () => {
+  it('reads delivery id, event and attempt (1 = first delivery) from Node headers, fetch Headers or any letter case', () => {
+    const node = { 'x-service-delivery-id': 'whd_1', 'x-service-event': 'slip.failed', 'x-service-attempt': '1' };
+    expect(readWebhookDelivery(node)).toEqual({ deliveryId: 'whd_1', event: 'slip.failed', attempt: 1 });
+    const fetched = new Headers({ 'X-Service-Delivery-Id': 'whd_2', 'X-Service-Event': 'slip.verified', 'X-Service-Attempt': '6' });
+    expect(readWebhookDelivery(fetched)).toEqual({ deliveryId: 'whd_2', event: 'slip.verified', attempt: 6 });
+    expect(readWebhookDelivery({ 'X-Service-Attempt': ['2'] }).attempt).toBe(2);
+  });
+
+  it('answers null for a missing or malformed value (0 is not an attempt number)', () => {
+    expect(readWebhookDelivery({})).toEqual({ deliveryId: null, event: null, attempt: null });
+    for (const bad of ['0', '-1', '1.5', 'x', '']) expect(readWebhookDelivery({ 'x-service-attempt': bad }).attempt, bad).toBeNull();
+    expect(readWebhookDelivery({ 'x-service-event': 'slip.paid' }).event).toBeNull();
   });
 });

@@ -109,7 +109,11 @@ const spec = {
     def: '5000',
     doc: 'lease of a check in flight, renewed every third of it; a node that dies frees its slip (and quota unit) for a retry after this long',
   },
-  WEBHOOK_RETRY_SCHEDULE: { parse: intList, def: '60,300,1800,7200,28800', doc: 'seconds before each webhook retry (5 retries)' },
+  WEBHOOK_RETRY_SCHEDULE: {
+    parse: intList,
+    def: '300,1500,7500,37500,187500',
+    doc: 'seconds before each webhook retry, stretched 0-20 % by jitter (5 retries over at least 48 h; production refuses fewer or shorter)',
+  },
   WEBHOOK_TIMEOUT_MS: { parse: int(100, 60_000), def: '10000', doc: 'webhook delivery timeout' },
   WEBHOOK_ALLOW_PRIVATE: { parse: bool, def: 'false', doc: 'development only: allow http and private/loopback webhook targets' },
   WORKER_MODE: {
@@ -253,6 +257,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (cfg.WEBHOOK_ALLOW_PRIVATE) problems.push('WEBHOOK_ALLOW_PRIVATE: must be false in production');
     if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
     if (cfg.LIFF_MOCK) problems.push('LIFF_MOCK: must be false in production');
+    // The promise to receivers (modules/webhooks/webhook-retry-schedule.ts): 5 retries spread over at least 48 hours.
+    if (cfg.WEBHOOK_RETRY_SCHEDULE.length !== 5 || cfg.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0) < 48 * 3600)
+      problems.push('WEBHOOK_RETRY_SCHEDULE: production needs 5 retries adding up to at least 172800 seconds (48 h)');
   }
   if (!problems.length && cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS)
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');

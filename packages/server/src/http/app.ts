@@ -85,6 +85,9 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
         title: 'slipcheck API',
         version: VERSION,
         description: 'Checks Thai bank-transfer slips for shops. See the README for the full contract.',
+        // MIT like the SDK whose types are generated from this document: integrators may generate clients from it freely.
+        license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'slipcheck support', ...(c.config.PUBLIC_URL ? { url: c.config.PUBLIC_URL } : {}) },
       },
       servers: [{ url: '/' }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'sk_live_... or sk_test_...' } } },

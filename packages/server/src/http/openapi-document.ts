@@ -48,25 +48,33 @@ const STANDARD_DESCRIPTIONS: Record<string, string> = {
 };
 
 const nullable = (type: string, extra: Json = {}) => ({ type: [type, 'null'], ...extra });
+// Closed (additionalProperties: false) so the contract test notices a field the service sends but
+// this document does not declare; the SDK's webhook types are generated from it.
 export const WEBHOOK_EVENT_SCHEMA = {
   type: 'object',
+  additionalProperties: false,
   required: ['event', 'id', 'created', 'data'],
   properties: {
     event: { type: 'string', enum: [...WEBHOOK_EVENT_KINDS] },
-    id: { type: 'string', description: 'evt_...; the same on every retry of this event: keep the ones you processed' },
+    id: {
+      type: 'string',
+      pattern: '^evt_[0-9a-f]+$',
+      description: 'evt_...; the same on every retry of this event: keep the ones you processed',
+    },
     created: { type: 'integer', description: 'Unix seconds' },
     data: {
       type: 'object',
+      additionalProperties: false,
       required: ['transactionId', 'transRef', 'amount', 'status', 'sender', 'receiver', 'verifiedAt', 'latencyMs', 'clientRef', 'source'],
       properties: {
         transactionId: { type: 'string' },
-        transRef: nullable('string', { description: 'null when the slip could not be read' }),
-        amount: nullable('number'),
+        transRef: nullable('string', { description: 'null when the slip could not be read (an INVALID slip.failed)' }),
+        amount: nullable('number', { description: 'THB; null when the slip could not be read' }),
         status: { type: 'string', enum: [...STATUSES] },
-        sender: nullable('string'),
-        receiver: nullable('string'),
-        verifiedAt: { type: 'string' },
-        latencyMs: { type: 'integer' },
+        sender: nullable('string', { description: "sender's name; null when the slip could not be read" }),
+        receiver: nullable('string', { description: "receiver's name; null when the slip could not be read" }),
+        verifiedAt: { type: 'string', format: 'date-time', description: 'when the result was recorded (ISO 8601 UTC)' },
+        latencyMs: { type: 'integer', minimum: 0 },
         clientRef: nullable('string', { description: 'the clientRef given to verify; null for LINE and dashboard slips' }),
         source: { type: 'string', enum: [...SOURCES] },
       },
@@ -81,11 +89,14 @@ const SIGNATURE_HOWTO = [
   'Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock.',
   'The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried,',
   'so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt.',
+  'Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %),',
+  "then the delivery is failed and the shop's owner can redeliver it from the dashboard.",
 ].join(' ');
 
-function webhookOperation(kind: string, when: string): Json {
+function webhookOperation(kind: string, operationId: string, when: string): Json {
   return {
     post: {
+      operationId,
       summary: `${kind}: ${when}`,
       description: SIGNATURE_HOWTO,
       parameters: [
@@ -98,7 +109,13 @@ function webhookOperation(kind: string, when: string): Json {
         },
         { in: 'header', name: 'X-Service-Event', required: true, schema: { type: 'string', enum: [kind] } },
         { in: 'header', name: 'X-Service-Delivery-Id', required: true, schema: { type: 'string' } },
-        { in: 'header', name: 'X-Service-Attempt', required: true, schema: { type: 'integer', minimum: 1 } },
+        {
+          in: 'header',
+          name: 'X-Service-Attempt',
+          required: true,
+          description: '1 for the first delivery, 2 for the first retry, ... 6 for the last retry; a manual redelivery counts on (7, ...)',
+          schema: { type: 'integer', minimum: 1 },
+        },
       ],
       requestBody: {
         required: true,
@@ -206,9 +223,17 @@ export function enrichOpenApi(doc: Json): Json {
   }
 
   doc.webhooks = {
-    'slip.verified': webhookOperation('slip.verified', 'a slip was checked and is genuine (status SUCCESS)'),
-    'slip.duplicate': webhookOperation('slip.duplicate', 'a second slip for an already verified transfer (status DUPLICATE)'),
-    'slip.failed': webhookOperation('slip.failed', 'any other outcome (INVALID, AMOUNT_MISMATCH, RECEIVER_MISMATCH, FRAUD, ...)'),
+    'slip.verified': webhookOperation('slip.verified', 'onSlipVerified', 'a slip was checked and is genuine (status SUCCESS)'),
+    'slip.duplicate': webhookOperation(
+      'slip.duplicate',
+      'onSlipDuplicate',
+      'a second slip for an already verified transfer (status DUPLICATE)',
+    ),
+    'slip.failed': webhookOperation(
+      'slip.failed',
+      'onSlipFailed',
+      'any other outcome (INVALID, AMOUNT_MISMATCH, RECEIVER_MISMATCH, FRAUD, ...)',
+    ),
   };
   return doc;
 }

@@ -123,11 +123,14 @@ describe('the packed SDK, installed outside the workspace', () => {
       skipLibCheck: false,
     };
     const esmConsumer = `${readmeBlock(readme, 'quickstart-ts')}
-import { verifyWebhookSignature, type TransactionRecord, type VerifyOptions, type WebhookEvent } from '@slipcheck/sdk';
+import { TRANSACTION_FILTERS, readWebhookDelivery, verifyWebhookSignature, type TransactionFilters, type TransactionRecord, type VerifyOptions, type WebhookEvent, type WebhookEventData } from '@slipcheck/sdk';
 const opts: VerifyOptions = { amount: undefined, clientRef: 'x' }; // explicit undefined is accepted
 const ev: WebhookEvent = verifyWebhookSignature('{}', 't=1,v1=00', ['whsec_x'], { toleranceSeconds: Infinity });
 const amount: TransactionRecord['amount'] = null; // INVALID answers carry null
-export { opts, ev, amount };
+const unreadable: Pick<WebhookEventData, 'transRef' | 'amount' | 'sender' | 'receiver'> = { transRef: null, amount: null, sender: null, receiver: null };
+const filters: TransactionFilters = { environment: 'test', status: 'SUCCESS' };
+const attempt: number | null = readWebhookDelivery({ 'x-service-attempt': '1' }).attempt;
+export { opts, ev, amount, unreadable, filters, attempt, TRANSACTION_FILTERS };
 `;
     write(consumer, 'src/app.mts', esmConsumer);
     write(

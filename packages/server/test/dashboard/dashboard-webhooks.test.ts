@@ -2,6 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
+import { until } from '../webhooks/helpers/receiver.js';
+import { insertResult } from '../webhooks/helpers/results.js';
 import { createDashHarness, signup, type Owner } from './dash-helpers.js';
 
 for (const kind of DB_KINDS) {
@@ -24,7 +27,7 @@ for (const kind of DB_KINDS) {
         });
         req.on('end', () => {
           received.push({ headers: req.headers, body });
-          res.writeHead(200).end('ok');
+          res.writeHead(req.url === '/down' ? 500 : 200).end('ok');
         });
       });
       await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
@@ -85,6 +88,34 @@ for (const kind of DB_KINDS) {
       expect(actions).toEqual(
         expect.arrayContaining(['webhook.endpoint.add', 'webhook.secret.reveal', 'webhook.secret.rotate', 'webhook.endpoint.delete']),
       );
+    });
+
+    it('a failed delivery shows its attempt number and the next attempt time (first retry 5 to 6 minutes later, the schedule starts the 48 h spread)', async () => {
+      await h.c.shops.setPlan(a.shopId, 'STARTER', 'operator:cli');
+      const add = await call(a, 'POST', '/api/dashboard/webhooks', { url: url.replace('/hook', '/down'), events: ['slip.verified'] });
+      const endpointId = add.json().data.endpoint.id as string;
+      const worker = createOutboxWorker({ db: h.c.db, caps: h.c.caps, clock: h.c.clock, handlers: h.c.outboxHandlers, pollMs: 50 });
+      await insertResult(h, a.shopId, { status: 'SUCCESS' });
+      worker.start();
+      const item = await until(async () => {
+        const items = (await call(a, 'GET', `/api/dashboard/webhooks/${endpointId}/deliveries`)).json().data.items;
+        return items[0]?.status === 'retrying' ? items[0] : null;
+      });
+      await worker.stop();
+      const now = h.c.clock.now().getTime(); // the dashboard harness's clock stands still
+      expect(item).toMatchObject({ status: 'retrying', attempts: 1, attempt: 1, maxAttempts: 6, lastStatusCode: 500 });
+      const wait = Date.parse(item.nextAttemptAt) - now;
+      expect(wait).toBeGreaterThanOrEqual(300_000);
+      expect(wait).toBeLessThanOrEqual(360_000);
+      // The whole list and one delivery answer the same, with the attempt the receiver saw.
+      const all = (await call(a, 'GET', '/api/dashboard/webhooks/deliveries?status=retrying')).json().data.items;
+      expect(all.find((d: { id: string }) => d.id === item.id)).toMatchObject({ nextAttemptAt: item.nextAttemptAt, attempt: 1 });
+      const one = (await call(a, 'GET', `/api/dashboard/webhooks/deliveries/${item.id}`)).json().data;
+      expect(one.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 'failed', nextAttemptAt: item.nextAttemptAt })]);
+      expect(received.at(-1)!.headers['x-service-attempt']).toBe('1');
+      // Still scheduled: a manual redelivery waits for it to finish.
+      const early = await call(a, 'POST', `/api/dashboard/webhooks/${endpointId}/deliveries/${item.id}/redeliver`);
+      expect(early.statusCode).toBe(409);
     });
   });
 }

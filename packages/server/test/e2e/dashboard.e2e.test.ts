@@ -352,6 +352,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     const v1 = [...sig.matchAll(/v1=([0-9a-f]{64})/g)].map((m) => m[1]);
     expect(t).toBeTruthy();
     expect(v1).toContain(createHmac('sha256', webhookSecret).update(`${t}.${hit.body}`).digest('hex'));
+    expect(hit.headers['x-service-attempt']).toBe('1'); // the first delivery is attempt 1, as the screen says below
     await expect
       .poll(
         async () => {
@@ -364,6 +365,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
         { timeout: 15_000 },
       )
       .toContain('ส่งสำเร็จ');
+    expect(await page.locator('[data-testid="deliveries"]').innerText()).toContain('ส่งครั้งที่ 1 จาก 1');
     await shot('12-webhooks');
   });
 

@@ -70,7 +70,8 @@ for (const kind of DB_KINDS) {
         expect(r.headers['user-agent']).not.toMatch(/easyslip|slipok/i);
         expect(r.body).toBe(rx.received[0]!.body);
       }
-      expect(rx.received.map((r) => r.headers['x-service-attempt'])).toEqual(['0', '1', '2']);
+      // X-Service-Attempt counts deliveries from 1, as the OpenAPI document says (the first try is 1, not 0).
+      expect(rx.received.map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
       const body = JSON.parse(rx.received[0]!.body);
       expect(body).toEqual({
         event: 'slip.verified',
@@ -91,11 +92,13 @@ for (const kind of DB_KINDS) {
       });
       expect(d).toMatchObject({ status: 'delivered', attempts: 3, round: 2, last_status_code: 200 });
       const full = await h.c.webhooks.getDelivery(shop.id, d!.id);
-      expect(full.attempts.map((a) => [a.round, a.status, a.responseCode])).toEqual([
-        [0, 'failed', 500],
+      expect(full.attempts.map((a) => [a.attempt, a.status, a.responseCode])).toEqual([
         [1, 'failed', 500],
-        [2, 'delivered', 200],
+        [2, 'failed', 500],
+        [3, 'delivered', 200],
       ]);
+      // The owner sees the number the receiver saw in X-Service-Attempt.
+      expect(full).toMatchObject({ attempt: 3, maxAttempts: 6 });
       expect(full.attempts[0]!.error).toBe('HTTP 500');
       expect(full.attempts[0]!.nextAttemptAt).not.toBeNull();
       expect(full.attempts.every((a) => a.durationMs !== null && a.finishedAt)).toBe(true);
@@ -172,9 +175,9 @@ for (const kind of DB_KINDS) {
         return l[0]?.status === 'delivered' ? l : null;
       });
       const full = await h.c.webhooks.getDelivery(shop.id, d!.id);
-      expect(full.attempts[0]).toMatchObject({ round: 0, status: 'failed', responseCode: null, error: 'timeout after 1500 ms' });
+      expect(full.attempts[0]).toMatchObject({ attempt: 1, status: 'failed', responseCode: null, error: 'timeout after 1500 ms' });
       expect(full.attempts[0]!.durationMs).toBeGreaterThanOrEqual(1400);
-      expect(full.attempts[1]).toMatchObject({ round: 1, status: 'delivered', responseCode: 204 });
+      expect(full.attempts[1]).toMatchObject({ attempt: 2, status: 'delivered', responseCode: 204 });
     });
 
     it('does not follow redirects (3xx fails), honours Retry-After, and 410 disables the endpoint', async () => {
@@ -239,9 +242,11 @@ for (const kind of DB_KINDS) {
       await until(async () => (await delivery(d!.id)).status === 'delivered' || null);
       expect(rx.received).toHaveLength(7);
       expect(rx.received[6]!.body).toBe(rx.received[0]!.body);
+      expect(rx.received.map((x) => x.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4', '5', '6', '7']);
       verifyWebhookSignature(rx.received[6]!.body, rx.received[6]!.headers['x-service-signature'] as string, secret);
       const full = await h.c.webhooks.getDelivery(shop.id, d!.id);
-      expect(full.attempts.at(-1)).toMatchObject({ round: 6, manual: true, status: 'delivered' });
+      expect(full.attempts.at(-1)).toMatchObject({ attempt: 7, manual: true, status: 'delivered' });
+      expect(full).toMatchObject({ attempt: 7, nextAttemptAt: null });
     });
 
     it('a delivery whose job the worker parks as failed is marked failed and can be redelivered', async () => {
@@ -335,10 +340,11 @@ for (const kind of DB_KINDS) {
       expect(rx.received.filter((r) => r.answered)).toHaveLength(1); // delivered once
       expect(new Set(rx.received.map((r) => r.headers['x-service-delivery-id']))).toEqual(new Set([d!.id]));
       const full = await h.c.webhooks.getDelivery(shop.id, d!.id);
-      expect(full.attempts.map((x) => [x.round, x.status])).toEqual([
-        [0, 'lost'],
-        [0, 'delivered'],
+      expect(full.attempts.map((x) => [x.attempt, x.status])).toEqual([
+        [1, 'lost'],
+        [1, 'delivered'],
       ]);
+      expect(rx.received.map((x) => x.headers['x-service-attempt'])).toEqual(['1', '1']); // the same round, sent again
       expect(d).toMatchObject({ attempts: 1, round: 0 });
       const job = await h.c.db
         .selectFrom('outbox')

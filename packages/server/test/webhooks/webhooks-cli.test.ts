@@ -63,7 +63,13 @@ describe('slipcheck webhook CLI', () => {
     expect(JSON.stringify(list.json)).not.toContain(add.json.secret);
 
     const test = await cli(['webhook', 'test', '--shop', shop.id, '--endpoint', add.json.id]);
-    expect(test.json).toMatchObject({ status: 'delivered', test: true, attempts: [{ round: 0, status: 'delivered', responseCode: 200 }] });
+    expect(test.json).toMatchObject({
+      status: 'delivered',
+      test: true,
+      attempt: 1,
+      maxAttempts: 1,
+      attempts: [{ attempt: 1, status: 'delivered', responseCode: 200 }],
+    });
     const got = rx.received.at(-1)!;
     expect(verifyWebhookSignature(got.body, got.headers['x-service-signature'] as string, add.json.secret).event).toBe('slip.verified');
 
@@ -93,7 +99,7 @@ describe('slipcheck webhook CLI', () => {
     expect((await cli(['webhook', 'reveal-secret', ...endpoint])).json).toMatchObject({ secret: add.json.secret });
     const test = await cli(['webhook', 'test', ...endpoint]);
     const one = await cli(['webhook', 'delivery', '--shop', shop.id, '--delivery', test.json.id]);
-    expect(one.json).toMatchObject({ id: test.json.id, attempts: [{ round: 0 }] });
+    expect(one.json).toMatchObject({ id: test.json.id, attempts: [{ attempt: 1 }] });
     expect((await cli(['webhook', 'delivery', '--shop', shop.id])).code).toBe(2);
     expect((await cli(['webhook', 'disable', '--shop', shop.id])).code).toBe(2);
     expect((await cli(['webhook', 'delete', ...endpoint])).json).toEqual({ deleted: true, id: add.json.id });

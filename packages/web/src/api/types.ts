@@ -114,10 +114,12 @@ export interface WebhookDelivery {
   transactionId?: string | null;
   isTest?: boolean;
   test?: boolean;
-  retryRound?: number;
   status: string; // pending | retrying | delivered | failed | cancelled
   attempts?: number;
-  round?: number;
+  /** X-Service-Attempt of the latest attempt: 1 = first delivery; null before it. */
+  attempt?: number | null;
+  /** Attempts made without the owner (first delivery + retries). */
+  maxAttempts?: number;
   lastStatusCode?: number | null;
   lastError?: string | null;
   nextAttemptAt?: string | null;

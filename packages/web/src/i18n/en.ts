@@ -338,8 +338,8 @@ export const en: Record<MessageKey, string> = {
   'webhooks.deliveries': 'Recent deliveries',
   'webhooks.noDeliveries': 'No deliveries yet',
   'webhooks.test': 'test',
-  'webhooks.round': 'round {n}',
-  'webhooks.nextAt': 'next try {time}',
+  'webhooks.attemptOf': 'attempt {n} of {max}',
+  'webhooks.nextAt': 'next attempt {time}',
   'webhooks.redeliver': 'Redeliver',
   'webhooks.removeTitle': 'Remove webhook endpoint',
   'webhooks.dstatus.pending': 'Pending',
@@ -549,7 +549,6 @@ export const en: Record<MessageKey, string> = {
   'audit.privacy.purge': 'Data deleted for good',
   'audit.transactions.export': 'Slip results exported',
   'audit.unknown': 'Other action',
-  'webhooks.attempts': 'sent {n} times',
   'webhooks.notSentYet': 'not sent yet',
   'webhooks.serverReason': 'Server reason',
   'webhooks.localHint':

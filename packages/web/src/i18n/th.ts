@@ -331,8 +331,8 @@ export const th = {
   'webhooks.deliveries': 'การส่งล่าสุด',
   'webhooks.noDeliveries': 'ยังไม่มีการส่ง',
   'webhooks.test': 'ทดสอบ',
-  'webhooks.round': 'รอบที่ {n}',
-  'webhooks.nextAt': 'ส่งอีกครั้ง {time}',
+  'webhooks.attemptOf': 'ส่งครั้งที่ {n} จาก {max}',
+  'webhooks.nextAt': 'จะส่งอีกครั้ง {time}',
   'webhooks.redeliver': 'ส่งซ้ำ',
   'webhooks.removeTitle': 'ลบปลายทางเว็บฮุก',
   'webhooks.dstatus.pending': 'รอส่ง',
@@ -535,7 +535,6 @@ export const th = {
   'audit.privacy.purge': 'ลบข้อมูลถาวร',
   'audit.transactions.export': 'ส่งออกรายการตรวจสลิป',
   'audit.unknown': 'การดำเนินการอื่น',
-  'webhooks.attempts': 'ส่งแล้ว {n} ครั้ง',
   'webhooks.notSentYet': 'ยังไม่ได้ส่ง',
   'webhooks.serverReason': 'เหตุผลจากเซิร์ฟเวอร์',
   'webhooks.localHint':

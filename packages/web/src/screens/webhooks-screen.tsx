@@ -224,12 +224,17 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
                 {(d.test ?? d.isTest) ? ` (${t('webhooks.test')})` : ''}
               </span>
               <span className="small muted">
-                {formatDateTime(d.createdAt, lang)} · {d.attempts ? t('webhooks.attempts', { n: d.attempts }) : t('webhooks.notSentYet')}
+                {formatDateTime(d.createdAt, lang)} ·{' '}
+                {d.attempt
+                  ? t('webhooks.attemptOf', { n: d.attempt, max: Math.max(d.attempt, d.maxAttempts ?? d.attempt) })
+                  : t('webhooks.notSentYet')}
                 {d.lastStatusCode ? ` · HTTP ${d.lastStatusCode}` : ''}
-                {d.nextAttemptAt && d.status !== 'delivered'
-                  ? ` · ${t('webhooks.nextAt', { time: formatDateTime(d.nextAttemptAt, lang) })}`
-                  : ''}
               </span>
+              {d.status === 'retrying' && d.nextAttemptAt && (
+                <span className="small" data-testid="delivery-next-attempt">
+                  {t('webhooks.nextAt', { time: formatDateTime(d.nextAttemptAt, lang) })}
+                </span>
+              )}
               {d.lastError && <span className="small error-text break">{d.lastError}</span>}
               <Button
                 variant="ghost"

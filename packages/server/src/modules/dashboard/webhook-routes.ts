@@ -21,7 +21,8 @@ const DeliverySchema = Type.Object({
   test: Type.Boolean(),
   status: Type.String(),
   attempts: Type.Integer(),
-  retryRound: Type.Integer(),
+  attempt: Nullable(Type.Integer({ minimum: 1 })),
+  maxAttempts: Type.Integer({ minimum: 1 }),
   lastStatusCode: Nullable(Type.Integer()),
   lastError: Nullable(Type.String()),
   lastDurationMs: Nullable(Type.Integer()),
@@ -31,7 +32,7 @@ const DeliverySchema = Type.Object({
 });
 const AttemptSchema = Type.Object({
   id: Type.String(),
-  round: Type.Integer(),
+  attempt: Type.Integer({ minimum: 1 }),
   manual: Type.Boolean(),
   status: Type.String(),
   responseCode: Nullable(Type.Integer()),

@@ -46,11 +46,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
   for (const schema of [HealthBody, Liveness, Uptime]) app.addSchema(schema);
   const ref = (schema: TSchema & { $id?: string }) => ({ $ref: `${schema.$id}#` });
   for (const prefix of ['', '/v1']) {
+    // operationIds are unique per document: the old /v1 paths get their own (getHealthV1, ...).
+    const id = (name: string) => (prefix ? `${name}V1` : name);
     app.get(
       `${prefix}/health`,
       {
         schema: {
           tags: ['health'],
+          operationId: id('getHealth'),
           summary: 'Readiness: database (and Redis when configured)',
           response: { 200: ref(HealthBody), 503: ref(HealthBody) },
         },
@@ -69,7 +72,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
     );
     app.get(
       `${prefix}/health/liveness`,
-      { schema: { tags: ['health'], summary: 'The process is alive', response: { 200: ref(Liveness) } } },
+      { schema: { tags: ['health'], operationId: id('getLiveness'), summary: 'The process is alive', response: { 200: ref(Liveness) } } },
       async () => ({ status: 'ok' as const }),
     );
     app.get(
@@ -77,6 +80,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
       {
         schema: {
           tags: ['health'],
+          operationId: id('getUptime'),
           summary: 'Uptime',
           response: { 200: ref(Uptime) },
         },

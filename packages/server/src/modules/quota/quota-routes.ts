@@ -45,6 +45,7 @@ export const quotaRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; quota: 
       onRequest: apiAuth(auth, ['read']),
       schema: {
         tags: ['account'],
+        operationId: 'getQuota',
         summary: 'Quota of the current monthly period (costs nothing)',
         security: bearerSecurity,
         response: { 200: success(QuotaResource), ...errorResponses(...API_ERRORS) },
@@ -62,6 +63,7 @@ export const quotaRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; quota: 
       onRequest: apiAuth(auth, ['read']),
       schema: {
         tags: ['account'],
+        operationId: 'getMe',
         summary: 'The shop, key, plan, quota and payee accounts behind this key',
         security: bearerSecurity,
         response: { 200: success(MeResource), ...errorResponses(...API_ERRORS) },

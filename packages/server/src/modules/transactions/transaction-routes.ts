@@ -15,6 +15,7 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; t
       onRequest: apiAuth(auth, ['read']),
       schema: {
         tags: ['transactions'],
+        operationId: 'listTransactions',
         summary: "List verification results from every channel, newest first (the key's own environment unless environment= is given)",
         security: bearerSecurity,
         querystring: ListQuery,
@@ -38,6 +39,7 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; t
       onRequest: apiAuth(auth, ['read']),
       schema: {
         tags: ['transactions'],
+        operationId: 'getTransaction',
         summary: 'One verification result (404 for unknown ids and for other shops alike)',
         security: bearerSecurity,
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),

@@ -54,6 +54,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
       bodyLimit: opts.maxImageBytes,
       schema: {
         tags: ['verify'],
+        operationId: 'verifySlip',
         summary: 'Check one slip image (raw JPEG or PNG bytes)',
         security: bearerSecurity,
         description:

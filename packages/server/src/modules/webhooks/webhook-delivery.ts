@@ -12,6 +12,7 @@ import type { ShopService } from '../shops/shop-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import { RESULT_CREATED_JOB } from '../verification/verification-jobs.js';
 import { buildEvent } from './webhook-events.js';
+import { retryDelayMs } from './webhook-retry-schedule.js';
 import type { WebhookSender } from './webhook-sender.js';
 import { newDeliveryRow, type WebhookRepo } from './webhook-repo.js';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
@@ -54,6 +55,13 @@ export const DELIVERY_HEADERS = {
   attempt: 'X-Service-Attempt',
 } as const;
 
+/**
+ * The number a receiver sees in X-Service-Attempt and the owner sees on the deliveries screen: 1 for
+ * the first delivery, 2 for the first retry, and so on (the OpenAPI document says so). Rows keep the
+ * zero-based retry round (0 = first try) the outbox jobs already carry; this is the one conversion.
+ */
+export const attemptNumber = (round: number): number => round + 1;
+
 const cut = (s: string | null) => (s === null ? null : s.length > 500 ? s.slice(0, 500) : s);
 
 /** The secrets that sign now: the current one, plus the previous one while its rotation overlap lasts. */
@@ -74,11 +82,6 @@ const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
 
 export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
-
-  function retryDelayMs(round: number, retryAfterMs: number | null): number {
-    const base = (retrySchedule[round] ?? 0) * 1000 * (0.8 + Math.random() * 0.4);
-    return Math.max(Math.round(base), retryAfterMs ?? 0);
-  }
 
   /**
    * One attempt: sends, then records the attempt, the delivery state and the next round in one
@@ -138,14 +141,14 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
         [DELIVERY_HEADERS.signature]: signWebhookPayload(delivery.payload, signingSecrets(box, endpoint, started), t),
         [DELIVERY_HEADERS.deliveryId]: delivery.id,
         [DELIVERY_HEADERS.event]: delivery.event_kind,
-        [DELIVERY_HEADERS.attempt]: String(round),
+        [DELIVERY_HEADERS.attempt]: String(attemptNumber(round)),
       },
     });
     if (input.signal?.aborted) return null; // stopped hard: write nothing; the lease takeback re-runs this round
 
     const finished = clock.now();
     const retriesLeft = !manual && !delivery.is_test && !result.ok && !result.gone && round < retrySchedule.length;
-    const next = retriesLeft ? new Date(finished.getTime() + retryDelayMs(round, result.retryAfterMs)) : null;
+    const next = retriesLeft ? new Date(finished.getTime() + retryDelayMs(retrySchedule, round, result.retryAfterMs)) : null;
     const status = result.ok ? 'delivered' : next ? 'retrying' : 'failed';
     metrics.webhookDeliveries.inc({ outcome: status === 'retrying' ? 'retry' : status });
     const error = cut(result.gone ? `${result.error}: endpoint disabled (410 Gone)` : result.error);
@@ -289,6 +292,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   };
 
   return {
+    /** Automatic retries after the first try (the spec's 5 by default). */
+    retries: retrySchedule.length,
     runAttempt,
     handlers: { [RESULT_CREATED_JOB]: onResultCreated, [WEBHOOK_DELIVER_JOB]: onDeliver } satisfies OutboxHandlers,
     onFinalFailure: { [WEBHOOK_DELIVER_JOB]: onDeliverFailed } satisfies OutboxFinalFailureHandlers,

@@ -10,7 +10,7 @@ import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
-import { WEBHOOK_DELIVER_JOB, type WebhookDelivery } from './webhook-delivery.js';
+import { attemptNumber, WEBHOOK_DELIVER_JOB, type WebhookDelivery } from './webhook-delivery.js';
 import { buildTestEvent, WEBHOOK_EVENT_KINDS, type WebhookEventKind } from './webhook-events.js';
 import { newDeliveryRow, type WebhookRepo } from './webhook-repo.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
@@ -40,7 +40,10 @@ export interface WebhookDeliveryView {
   test: boolean;
   status: (typeof DELIVERY_STATUSES)[number];
   attempts: number;
-  retryRound: number;
+  /** X-Service-Attempt of the latest attempt (1 = first delivery); null before the first one. */
+  attempt: number | null;
+  /** Attempts made without the owner: 1 + the retries (a test event gets one); a manual redelivery adds one more. */
+  maxAttempts: number;
   lastStatusCode: number | null;
   lastError: string | null;
   lastDurationMs: number | null;
@@ -50,7 +53,8 @@ export interface WebhookDeliveryView {
 }
 export interface WebhookAttemptView {
   id: string;
-  round: number;
+  /** The X-Service-Attempt this attempt carried: 1 = first delivery. */
+  attempt: number;
   manual: boolean;
   status: string;
   responseCode: number | null;
@@ -95,7 +99,7 @@ function parseDescription(description: unknown): string | null {
   return description;
 }
 
-export const deliveryView = (r: WebhookDeliveriesTable): WebhookDeliveryView => ({
+const viewOfDelivery = (r: WebhookDeliveriesTable, retries: number): WebhookDeliveryView => ({
   id: r.id,
   endpointId: r.endpoint_id,
   eventId: r.event_id,
@@ -104,7 +108,8 @@ export const deliveryView = (r: WebhookDeliveriesTable): WebhookDeliveryView => 
   test: !!r.is_test,
   status: r.status as WebhookDeliveryView['status'],
   attempts: r.attempts,
-  retryRound: r.round,
+  attempt: r.attempts > 0 ? attemptNumber(r.round) : null,
+  maxAttempts: r.is_test ? 1 : 1 + retries,
   lastStatusCode: r.last_status_code,
   lastError: r.last_error,
   lastDurationMs: r.last_duration_ms,
@@ -114,7 +119,7 @@ export const deliveryView = (r: WebhookDeliveriesTable): WebhookDeliveryView => 
 });
 export const attemptView = (r: WebhookAttemptsTable): WebhookAttemptView => ({
   id: r.id,
-  round: r.round,
+  attempt: attemptNumber(r.round),
   manual: !!r.manual,
   status: r.status,
   responseCode: r.response_code,
@@ -127,6 +132,7 @@ export const attemptView = (r: WebhookAttemptsTable): WebhookAttemptView => ({
 
 export function createWebhookService(deps: WebhookServiceDeps) {
   const { db, repo, clock, audit, plans, shops, box, delivery } = deps;
+  const deliveryView = (r: WebhookDeliveriesTable) => viewOfDelivery(r, delivery.retries);
 
   const view = (r: WebhookEndpointsTable): WebhookEndpointView => {
     const now = clock.now().toISOString();

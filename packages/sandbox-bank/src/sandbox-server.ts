@@ -11,6 +11,8 @@ export interface SandboxBankOptions {
   logger?: FastifyServerOptions['logger'];
   /** How long the `timeout` fault holds a checker request; 60 s unless a test wants it shorter. */
   timeoutHoldMs?: number;
+  /** Keep transfers in this folder (a journal) so they survive a restart; absent = memory only (tests). */
+  dataDir?: string;
 }
 
 export interface SandboxBank {
@@ -67,7 +69,7 @@ type TransferBody = Omit<NewTransfer, 'transDate'> & { transDate?: string };
 export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<SandboxBank> {
   // Tests start and stop many sandboxes: close must not wait for clients' keep-alive sockets.
   const app = Fastify({ logger: opts.logger ?? false, forceCloseConnections: true });
-  const store = createTransferStore();
+  const store = createTransferStore({ dataDir: opts.dataDir });
   const faults: GlobalFaults = { latencyMs: 0, errorRate: 0 };
   const closing = new AbortController();
   let checkerCalls = 0;

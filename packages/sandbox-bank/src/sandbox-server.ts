@@ -96,6 +96,27 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
     }
   });
 
+  // Recent transfers, newest first: the LINE chat simulator offers their slips.
+  app.get<{ Querystring: { limit?: number } }>(
+    '/transfers',
+    { schema: { querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100 } } } } },
+    async (request) =>
+      store
+        .list() // in the order they were made
+        .reverse()
+        .slice(0, request.query.limit ?? 20)
+        .map((t) => ({
+          transRef: t.transRef,
+          amount: t.amount,
+          sendingBank: t.sendingBank,
+          receivingBank: t.receivingBank,
+          sender: t.sender.name,
+          receiver: t.receiver.name,
+          transDate: t.transDate,
+          fault: t.fault ?? null,
+        })),
+  );
+
   app.get<{ Params: { transRef: string } }>('/transfers/:transRef', async (request, reply) => {
     const t = store.get(request.params.transRef);
     return t ? t : reply.code(404).send({ status: 'NOT_FOUND' });

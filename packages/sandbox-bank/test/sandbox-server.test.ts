@@ -65,6 +65,11 @@ describe('admin API', () => {
       expect(r.body).toMatchObject({ status: 'BAD_REQUEST' });
     }
     expect((await call('/transfers', json('POST', { ...transfer, transRef: t.transRef }))).status).toBe(409);
+    const second = await createTransfer({ amount: 99.5 });
+    const recent = (await call('/transfers?limit=2')).body as Array<{ transRef: string; amount: number }>;
+    expect(recent.map((r) => r.transRef)).toEqual([second.transRef, t.transRef]);
+    expect(recent[1]).toMatchObject({ amount: 1250, receiver: 'บจก. ร้านกาแฟดีดี' });
+    expect((await call('/transfers?limit=0')).status).toBe(400);
   });
 
   it('serves slip images that decode to the payload, and non-slips', async () => {

@@ -1,3 +1,4 @@
+/* global Option */
 // The LINE chat simulator: plays the LINE app of a customer (1:1) and of staff (a group) against the
 // sandbox LINE platform, which turns what they send into signed webhooks for the service.
 (function () {
@@ -77,7 +78,7 @@
   let state = { channels: [], people: [] };
   let chats = [];
   let current = null;
-  let who = {};
+  const who = {};
   let lastCount = -1;
   const $ = (id) => document.getElementById(id);
   const t = (k) => T[lang][k] || k;

@@ -6,9 +6,8 @@ import { createSandboxLine } from './sandbox-line.js';
 const env = process.env;
 const port = Number(env.SANDBOX_LINE_PORT ?? 3901);
 const host = env.SANDBOX_HOST ?? '127.0.0.1';
-const service = (
-  env.PUBLIC_URL || `http://${env.HOST && env.HOST !== '0.0.0.0' && env.HOST !== '::' ? env.HOST : '127.0.0.1'}:${env.PORT ?? 3000}`
-).replace(/\/+$/, '');
+// The service's public URL exactly as it computes it (its LINE Login callback must match to the letter).
+const service = (env.PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 3000}`).replace(/\/+$/, '');
 const bankUrl =
   (env.CHECKER ?? 'sandbox').split(',')[0] === 'sandbox'
     ? (env.CHECKER_URL ?? '').split(',')[0] || `http://127.0.0.1:${env.SANDBOX_PORT ?? 3900}`

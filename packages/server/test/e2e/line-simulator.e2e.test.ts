@@ -141,6 +141,33 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     await new Promise((r) => setTimeout(r, 3000));
     expect(await botLines()).toBe(before + 1);
     expect(line.hits.reply).toBeGreaterThanOrEqual(4);
+
+    // LINE's redelivery of that event (same webhookEventId): answered already, so nothing new is posted.
+    await page.locator('button[data-name="resend"]').last().click();
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await botLines()).toBe(before + 1);
+  });
+
+  it('reply tokens expired and the monthly limit reached: the push is refused with 429 and nothing reaches the chat', async () => {
+    const before = await botLines();
+    const pushes = line.hits.push;
+    await page.locator('#menu').click();
+    await page.locator('#expire').check();
+    await page.locator('#monthly').check();
+    await expect.poll(async () => (await (await fetch(`${line.url}/sandbox/state`)).json()).channels[0].monthlyLimit).not.toBeNull();
+    await page.locator('#menu').click();
+    const { transRef } = await bank.register({ amount: 42, receiver: { name: 'ร้านตัวอย่าง', account: '1234566609', bankCode: '004' } });
+    await sendSlip(transRef);
+    await expect.poll(() => line.hits.push, { timeout: 15_000 }).toBeGreaterThan(pushes);
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await botLines()).toBe(before);
+    expect(line.hits.push).toBe(pushes + 1); // LINE's monthly limit is final: never retried
+    const account = (await (await fetch(`${line.url}/sandbox/state`)).json()).channels[0];
+    expect(account.usage).toBe(account.monthlyLimit); // refused with 429, not counted
+    await page.locator('#menu').click();
+    await page.locator('#reset').click();
+    await expect.poll(() => page.locator('#monthly').isChecked()).toBe(false);
+    await page.locator('#menu').click();
   });
 
   it("the mini-app opens inside it, signed in through the sandbox LINE Login with a nonce, links with a code, checks a slip and shows today's total", async () => {

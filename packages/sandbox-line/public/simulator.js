@@ -24,6 +24,7 @@
       approx: 'ภาพประมาณของ Flex Message',
       noChannel: 'ยังไม่มีบัญชี LINE OA: รัน npx slipcheck demo ก่อน',
       noBank: 'ไม่มีธนาคารจำลอง',
+      refused: 'LINE ปฏิเสธ (ผู้ใช้ไม่เห็น)',
       image: 'รูป',
       delivered: 'webhook ส่งแล้ว',
       failed: 'webhook ล้มเหลว',
@@ -52,6 +53,7 @@
       approx: 'Approximation of a Flex Message',
       noChannel: 'No LINE official account yet: run npx slipcheck demo first',
       noBank: 'No sandbox bank',
+      refused: 'LINE refused (nobody sees this)',
       image: 'IMG',
       delivered: 'webhook delivered',
       failed: 'webhook failed',
@@ -141,6 +143,13 @@
   }
 
   function lineEl(l) {
+    if (l.from === 'system') {
+      const note = document.createElement('div');
+      note.className = 'system';
+      note.dataset.name = 'refused';
+      note.textContent = `${t('refused')}: ${l.text}`;
+      return note;
+    }
     const row = document.createElement('div');
     row.className = `line ${l.from === 'user' && l.userId === who[current.chat] ? 'me' : ''}`;
     const body = document.createElement('div');

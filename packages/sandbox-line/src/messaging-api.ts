@@ -34,6 +34,11 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
       return true;
     }
     if (f.delayMs) await new Promise((r) => setTimeout(r, f.delayMs));
+    if (route === 'reply' || route === 'push') {
+      const p = parse(req);
+      const chat = p.ok ? (route === 'push' ? p.body?.to : s.replyTokens.get(p.body?.replyToken)?.chatId) : undefined;
+      s.noteRefused(channelOf(req), chat, `LINE ${route} → ${f.status}`);
+    }
     if (f.retryAfter) reply.header('retry-after', f.retryAfter);
     reply
       .code(f.status)
@@ -65,6 +70,7 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
     // A reply token works once, within its time, for the channel whose webhook carried it.
     const t = typeof p.body.replyToken === 'string' ? s.replyTokens.get(p.body.replyToken) : undefined;
     if (!t || t.used || t.channelId !== ch.channelId || t.expiresAt <= Date.now()) {
+      if (t?.chatId) s.noteRefused(ch, t.chatId, 'LINE reply → 400 Invalid reply token');
       s.notify();
       return reply.code(400).send(LINE_ERRORS.invalidReplyToken);
     }
@@ -105,6 +111,7 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
     }
     // Push messages count against the official account's monthly allowance (replies are free).
     if (ch.monthlyLimit !== null && ch.usage >= ch.monthlyLimit) {
+      s.noteRefused(ch, p.body.to, 'LINE push → 429 You have reached your monthly limit.');
       s.notify();
       return reply.code(429).send(LINE_ERRORS.monthlyLimit);
     }

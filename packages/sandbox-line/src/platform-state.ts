@@ -33,7 +33,7 @@ export interface ChatLine {
   id: string;
   chatId: string;
   at: number;
-  from: 'user' | 'bot';
+  from: 'user' | 'bot' | 'system';
   userId?: string;
   userName?: string;
   /** user: text | image; bot: the message objects as sent. */
@@ -110,6 +110,10 @@ export function createPlatformState(opts: { dataDir?: string; replyTokenTtlMs?: 
           s.lines.push({ id: sent[i]!.id, chatId: `${ch.channelId}:${chatId}`, at: Date.now(), from: 'bot', message: m, via: kind });
       s.notify();
       return sent;
+    },
+    /** Shows in the simulator's chat that LINE refused a call for it (what a tester must see, LINE shows nobody). */
+    noteRefused(ch: Channel | undefined, chatId: string | undefined, text: string) {
+      if (ch && chatId) s.lines.push({ id: messageId(), chatId: `${ch.channelId}:${chatId}`, at: Date.now(), from: 'system', text });
     },
     acceptedRetryKey(ch: Channel, key: string) {
       const k = retryKeys.get(`${ch.channelId}:${key.toLowerCase()}`);

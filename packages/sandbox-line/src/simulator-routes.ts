@@ -57,8 +57,10 @@ export function registerSimulator(app: FastifyInstance, s: PlatformState, deps: 
   async function deliver(ch: Channel, event: Record<string, unknown>, redelivery = false) {
     if (!ch.webhookUrl) return { status: 0, error: 'no webhook URL: link the shop (npx slipcheck demo) first' };
     const e = redelivery ? { ...event, deliveryContext: { isRedelivery: true } } : event;
-    if (expireReplyTokens && typeof e.replyToken === 'string')
-      s.replyTokens.set(e.replyToken, { channelId: ch.channelId, chatId: '', expiresAt: 0, used: false });
+    if (expireReplyTokens && typeof e.replyToken === 'string') {
+      const src = (e.source ?? {}) as { groupId?: string; userId?: string };
+      s.replyTokens.set(e.replyToken, { channelId: ch.channelId, chatId: src.groupId ?? src.userId ?? '', expiresAt: 0, used: false });
+    }
     try {
       const r = await s.deliverRaw(ch.webhookUrl, ch.secret, { destination: ch.botUserId, events: [e] });
       return { status: r.status };

@@ -96,7 +96,8 @@ const spec = {
     parse: bool,
     def: 'true',
     doc: 'start the sandbox bank with `npm start` when CHECKER=sandbox (never in production)',
-  },  SANDBOX_LINE_PORT: {
+  },
+  SANDBOX_LINE_PORT: {
     parse: int(0, 65535),
     def: '3901',
     doc: 'port of the sandbox LINE platform and its chat simulator, started beside the service in development',

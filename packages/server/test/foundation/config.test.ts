@@ -68,6 +68,9 @@ describe('the sandbox LINE platform in development', () => {
     expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) })).toMatchObject(real);
     expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject(real);
     expect(loadConfig({ SANDBOX_LINE_AUTOSTART: 'false' })).toMatchObject(real);
-    expect(loadConfig({ LINE_LOGIN_CHANNEL_ID: '1650000000' })).toMatchObject({ LINE_API_BASE_URL: 'https://api.line.me', LIFF_MOCK: false });
+    expect(loadConfig({ LINE_LOGIN_CHANNEL_ID: '1650000000' })).toMatchObject({
+      LINE_API_BASE_URL: 'https://api.line.me',
+      LIFF_MOCK: false,
+    });
   });
 });

@@ -185,7 +185,7 @@ const spec = {
   LINE_LOGIN_AUTHORIZE_URL: {
     parse: url('http:', 'https:'),
     def: 'https://access.line.me/oauth2/v2.1/authorize',
-    doc: 'LINE Login authorization page (development and tests: the sandbox LINE platform's)',
+    doc: 'LINE Login authorization page (in development and tests, the sandbox LINE platform)',
   },
   LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on @line/liff-mock instead of the LINE app' },
   METRICS_PORT: {

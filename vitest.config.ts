@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // machine has two cores and the integration tests each start real servers.
 export default defineConfig({
   test: {
-    projects: ['packages/sdk', 'packages/sandbox-bank', 'packages/web', 'packages/server'],
+    projects: ['packages/sdk', 'packages/sandbox-bank', 'packages/sandbox-line', 'packages/web', 'packages/server'],
     maxWorkers: 2,
   },
 });

@@ -1,5 +1,6 @@
 // `npm start`: the embedded default on one machine: build the dashboard if needed, start the sandbox
-// bank beside the service (development checker), then the service on SQLite in ./data.
+// bank (development checker) and the sandbox LINE platform (with its chat simulator) beside the
+// service, then the service on SQLite in ./data. Production starts neither sandbox.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -15,6 +16,9 @@ if (fs.existsSync('packages/web/index.html') && !fs.existsSync('packages/web/dis
 const checker = env.CHECKER ?? 'sandbox';
 if (!production && checker.split(',').includes('sandbox') && env.SANDBOX_AUTOSTART !== 'false') {
   children.push(spawn(process.execPath, ['--import', 'tsx', 'packages/sandbox-bank/src/main.ts'], { stdio: 'inherit', env }));
+}
+if (!production && env.SANDBOX_LINE_AUTOSTART !== 'false') {
+  children.push(spawn(process.execPath, ['--import', 'tsx', 'packages/sandbox-line/src/main.ts'], { stdio: 'inherit', env }));
 }
 const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], { stdio: 'inherit', env });
 children.push(server);

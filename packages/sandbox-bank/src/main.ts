@@ -7,6 +7,8 @@ const bank = await createSandboxBank({
   port,
   host,
   apiKey: process.env.SANDBOX_API_KEY || undefined,
+  // The service's DATA_DIR (same default): demo slips made before a restart still verify after it.
+  dataDir: process.env.DATA_DIR || './data',
   logger: { level: process.env.LOG_LEVEL ?? 'info' },
 });
 console.log(`sandbox bank listening on ${bank.url}${process.env.SANDBOX_API_KEY ? ' (checker API key required)' : ''}`);

@@ -11,6 +11,8 @@ export interface SandboxBankOptions {
   logger?: FastifyServerOptions['logger'];
   /** How long the `timeout` fault holds a checker request; 60 s unless a test wants it shorter. */
   timeoutHoldMs?: number;
+  /** Keep transfers in this folder (a journal) so they survive a restart; absent = memory only (tests). */
+  dataDir?: string;
 }
 
 export interface SandboxBank {
@@ -67,7 +69,7 @@ type TransferBody = Omit<NewTransfer, 'transDate'> & { transDate?: string };
 export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<SandboxBank> {
   // Tests start and stop many sandboxes: close must not wait for clients' keep-alive sockets.
   const app = Fastify({ logger: opts.logger ?? false, forceCloseConnections: true });
-  const store = createTransferStore();
+  const store = createTransferStore({ dataDir: opts.dataDir });
   const faults: GlobalFaults = { latencyMs: 0, errorRate: 0 };
   const closing = new AbortController();
   let checkerCalls = 0;
@@ -93,6 +95,27 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
       throw e;
     }
   });
+
+  // Recent transfers, newest first: the LINE chat simulator offers their slips.
+  app.get<{ Querystring: { limit?: number } }>(
+    '/transfers',
+    { schema: { querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100 } } } } },
+    async (request) =>
+      store
+        .list() // in the order they were made
+        .reverse()
+        .slice(0, request.query.limit ?? 20)
+        .map((t) => ({
+          transRef: t.transRef,
+          amount: t.amount,
+          sendingBank: t.sendingBank,
+          receivingBank: t.receivingBank,
+          sender: t.sender.name,
+          receiver: t.receiver.name,
+          transDate: t.transDate,
+          fault: t.fault ?? null,
+        })),
+  );
 
   app.get<{ Params: { transRef: string } }>('/transfers/:transRef', async (request, reply) => {
     const t = store.get(request.params.transRef);

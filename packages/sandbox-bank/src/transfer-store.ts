@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildSlipPayload, buildTrueMoneyPayload, randomTransRef } from './slip-payload.js';
 
 export type Fault = 'pending' | 'error' | 'timeout' | 'not_found';
@@ -87,14 +89,52 @@ export class DuplicateTransRefError extends Error {
   }
 }
 
-export function createTransferStore(clock: () => Date = () => new Date()): TransferStore {
+/** The journal file of a store kept in a data dir (one JSON line per change). */
+export const TRANSFER_JOURNAL = 'sandbox-bank-transfers.jsonl';
+
+type JournalLine = { op: 'add'; transfer: Transfer } | { op: 'fault'; transRef: string; fault: Fault | null } | { op: 'clear' };
+
+/**
+ * Transfers live in memory; with `dataDir` every change is also appended to a journal there and
+ * replayed at start, so a restarted sandbox still knows the slips it rendered before (otherwise every
+ * earlier demo slip would come back as FRAUD). An append-only journal rather than a rewritten JSON
+ * file: one small synchronous write per transfer, and a crash mid-write loses at most the last line.
+ */
+export function createTransferStore(clockOrOpts: (() => Date) | { clock?: () => Date; dataDir?: string } = {}): TransferStore {
+  const opts = typeof clockOrOpts === 'function' ? { clock: clockOrOpts } : clockOrOpts;
+  const clock = opts.clock ?? (() => new Date());
   const byRef = new Map<string, Transfer>();
+  let journal: string | undefined;
+  if (opts.dataDir) {
+    fs.mkdirSync(opts.dataDir, { recursive: true });
+    journal = path.join(opts.dataDir, TRANSFER_JOURNAL);
+    if (fs.existsSync(journal)) {
+      for (const line of fs.readFileSync(journal, 'utf8').split('\n')) {
+        if (!line.trim()) continue;
+        let entry: JournalLine;
+        try {
+          entry = JSON.parse(line) as JournalLine;
+        } catch {
+          continue; // a line cut short by a crash
+        }
+        if (entry.op === 'add') {
+          const t = entry.transfer;
+          byRef.set(t.transRef, { ...t, transDate: new Date(t.transDate), createdAt: new Date(t.createdAt) });
+        } else if (entry.op === 'fault') applyFault(byRef.get(entry.transRef), entry.fault);
+        else byRef.clear();
+      }
+    }
+  }
+  const write = (entry: JournalLine) => {
+    if (journal) fs.appendFileSync(journal, JSON.stringify(entry) + '\n');
+  };
   return {
     add(input) {
       if (input.transRef && byRef.has(input.transRef)) throw new DuplicateTransRefError(input.transRef);
       let t = makeTransfer(input, clock());
       // A random collision is astronomically unlikely, but retrying costs nothing.
       while (byRef.has(t.transRef)) t = makeTransfer(input, clock());
+      write({ op: 'add', transfer: t });
       byRef.set(t.transRef, t);
       return t;
     },
@@ -102,11 +142,20 @@ export function createTransferStore(clock: () => Date = () => new Date()): Trans
     setFault(transRef, fault) {
       const t = byRef.get(transRef);
       if (!t) return undefined;
-      if (fault) t.fault = fault;
-      else delete t.fault;
+      write({ op: 'fault', transRef, fault });
+      applyFault(t, fault);
       return t;
     },
     list: () => [...byRef.values()],
-    clear: () => byRef.clear(),
+    clear: () => {
+      write({ op: 'clear' });
+      byRef.clear();
+    },
   };
+}
+
+function applyFault(t: Transfer | undefined, fault: Fault | null) {
+  if (!t) return;
+  if (fault) t.fault = fault;
+  else delete t.fault;
 }

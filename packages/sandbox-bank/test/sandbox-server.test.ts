@@ -65,6 +65,11 @@ describe('admin API', () => {
       expect(r.body).toMatchObject({ status: 'BAD_REQUEST' });
     }
     expect((await call('/transfers', json('POST', { ...transfer, transRef: t.transRef }))).status).toBe(409);
+    const second = await createTransfer({ amount: 99.5 });
+    const recent = (await call('/transfers?limit=2')).body as Array<{ transRef: string; amount: number }>;
+    expect(recent.map((r) => r.transRef)).toEqual([second.transRef, t.transRef]);
+    expect(recent[1]).toMatchObject({ amount: 1250, receiver: 'บจก. ร้านกาแฟดีดี' });
+    expect((await call('/transfers?limit=0')).status).toBe(400);
   });
 
   it('serves slip images that decode to the payload, and non-slips', async () => {
@@ -196,6 +201,39 @@ describe('lifecycle', () => {
       expect(res.status).toBe(504);
     } finally {
       await b.close();
+    }
+  });
+});
+
+describe('restart', () => {
+  it('keeps transfers in its data dir: a transfer made before a restart still verifies after it', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-bank-'));
+    try {
+      const first = await createSandboxBank({ dataDir });
+      const r = await fetch(`${first.url}/transfers`, json('POST', transfer));
+      const { transRef, payload } = (await r.json()) as { transRef: string; payload: string };
+      await fetch(`${first.url}/transfers/${transRef}`, json('PATCH', { fault: 'pending' }));
+      await fetch(`${first.url}/transfers/${transRef}`, json('PATCH', { fault: null }));
+      await first.close();
+
+      const second = await createSandboxBank({ dataDir });
+      try {
+        const res = await fetch(`${second.url}/api/checker/verify`, json('POST', { payload }));
+        expect(res.status).toBe(200);
+        expect(await res.json()).toMatchObject({
+          status: 'FOUND',
+          data: { transRef, amount: 1250, transDate: '2025-11-21T14:30:05+07:00' },
+        });
+        // A taken transRef stays taken after the restart.
+        expect((await fetch(`${second.url}/transfers`, json('POST', { ...transfer, transRef }))).status).toBe(409);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -97,6 +97,17 @@ const spec = {
     def: 'true',
     doc: 'start the sandbox bank with `npm start` when CHECKER=sandbox (never in production)',
   },
+  SANDBOX_LINE_PORT: {
+    parse: int(0, 65535),
+    def: '3901',
+    doc: 'port of the sandbox LINE platform and its chat simulator, started beside the service in development',
+  },
+  SANDBOX_LINE_AUTOSTART: {
+    parse: bool,
+    def: 'true',
+    doc: 'development: start the sandbox LINE platform with `npm start`; LINE settings left unset then point at it (never in production or tests)',
+  },
+
   DECODE_THREADS: { parse: int(0, 64), def: '0', doc: 'QR decoder worker threads; 0 = one per core' },
   RATE_LIMIT_PER_KEY: { parse: int(1), def: '120', doc: 'requests per minute per API key' },
   RATE_LIMIT_VERIFY_PER_SHOP: { parse: int(1), def: '240', doc: 'verify requests per minute per shop' },
@@ -178,7 +189,7 @@ const spec = {
   LINE_LOGIN_AUTHORIZE_URL: {
     parse: url('http:', 'https:'),
     def: 'https://access.line.me/oauth2/v2.1/authorize',
-    doc: 'LINE Login authorization page (tests point it at a fake)',
+    doc: 'LINE Login authorization page (in development and tests, the sandbox LINE platform)',
   },
   LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on @line/liff-mock instead of the LINE app' },
   METRICS_PORT: {
@@ -269,7 +280,40 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (cfg.SECRET_KEY_PREVIOUS && cfg.SECRET_KEY_PREVIOUS.split(',').some((k) => k.trim().length < 32))
     problems.push('SECRET_KEY_PREVIOUS: every key must be at least 32 characters');
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  useSandboxLine(cfg, env);
   cfg.DATA_DIR = path.resolve(cfg.DATA_DIR);
   cfg.databaseKind = cfg.DATABASE_URL ? 'postgres' : 'sqlite';
   return cfg;
+}
+
+/** The sandbox LINE platform's login channel (packages/sandbox-line/src/dev-channel.ts; a test holds them equal). */
+const SANDBOX_LINE_LOGIN = { channelId: '2000000001', channelSecret: 'sandbox0line0login0channel0secret', liffId: '2000000001-sandbox' };
+const LINE_SETTINGS = [
+  'LINE_API_BASE_URL',
+  'LINE_DATA_API_BASE_URL',
+  'LINE_LOGIN_AUTHORIZE_URL',
+  'LINE_LOGIN_CHANNEL_ID',
+  'LINE_LOGIN_CHANNEL_SECRET',
+  'LIFF_ID',
+  'LIFF_MOCK',
+] as const;
+
+/**
+ * Development with the sandbox LINE platform (`npm start` runs it, like the sandbox bank): LINE's base
+ * URLs and the login channel point at it, as CHECKER_URL defaults to the sandbox bank, so the service
+ * talks to it exactly as to LINE. Only when no LINE setting is given: a developer with a real channel
+ * is never half switched. Never in production or tests.
+ */
+function useSandboxLine(cfg: Config, env: Record<string, string | undefined>) {
+  if (cfg.NODE_ENV !== 'development' || !cfg.SANDBOX_LINE_AUTOSTART || LINE_SETTINGS.some((k) => env[k])) return;
+  const base = `http://127.0.0.1:${cfg.SANDBOX_LINE_PORT}`;
+  Object.assign(cfg, {
+    LINE_API_BASE_URL: base,
+    LINE_DATA_API_BASE_URL: base,
+    LINE_LOGIN_AUTHORIZE_URL: `${base}/oauth2/v2.1/authorize`,
+    LINE_LOGIN_CHANNEL_ID: SANDBOX_LINE_LOGIN.channelId,
+    LINE_LOGIN_CHANNEL_SECRET: SANDBOX_LINE_LOGIN.channelSecret,
+    LIFF_ID: SANDBOX_LINE_LOGIN.liffId,
+    LIFF_MOCK: true,
+  });
 }

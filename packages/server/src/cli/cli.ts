@@ -198,11 +198,16 @@ extraCommands.demo = async (argv, out, env) =>
     async (container) => {
       const { values } = flags(argv, { out: 'string' });
       const demo = await runDemo(
-        { config: container.config, shops: container.shops, payees: container.payees, apiKeys: container.apiKeys },
+        { config: container.config, shops: container.shops, payees: container.payees, apiKeys: container.apiKeys, line: container.line },
         { out: values.out as string | undefined },
       );
       out.stdout(JSON.stringify(demo, null, 2));
       out.stderr(`\nCheck the slip (paste this line into a shell):\n\n${demo.try}\n`);
+      if (demo.line?.simulator)
+        out.stderr(
+          `\nOr in LINE: open the chat simulator at ${demo.line.simulator} and send the slip in the 1:1 chat; to link the group, type ${demo.line.groupLinkCode} in the group chat first.\n`,
+        );
+      else if (demo.line?.error) out.stderr(`\n${demo.line.error}\n`);
     },
     false,
   );

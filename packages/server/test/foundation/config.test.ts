@@ -46,3 +46,31 @@ describe('configuration', () => {
     for (const name of Object.keys(CONFIG_DOC)) expect(readme, name).toContain(`\`${name}\``);
   });
 });
+
+describe('the sandbox LINE platform in development', () => {
+  it('LINE settings left unset point at the sandbox LINE platform on SANDBOX_LINE_PORT, with its login channel', async () => {
+    const { SANDBOX_LOGIN_CHANNEL } = await import('@slipcheck/sandbox-line');
+    const c = loadConfig({ SANDBOX_LINE_PORT: '4901' });
+    expect(c).toMatchObject({
+      LINE_API_BASE_URL: 'http://127.0.0.1:4901',
+      LINE_DATA_API_BASE_URL: 'http://127.0.0.1:4901',
+      LINE_LOGIN_AUTHORIZE_URL: 'http://127.0.0.1:4901/oauth2/v2.1/authorize',
+      LINE_LOGIN_CHANNEL_ID: SANDBOX_LOGIN_CHANNEL.channelId,
+      LINE_LOGIN_CHANNEL_SECRET: SANDBOX_LOGIN_CHANNEL.channelSecret,
+      LIFF_ID: SANDBOX_LOGIN_CHANNEL.liffId,
+      LIFF_MOCK: true,
+    });
+    expect(loadConfig({}).LINE_API_BASE_URL).toBe('http://127.0.0.1:3901');
+  });
+
+  it('never in production or tests, nor when the sandbox is off or any LINE setting is given', () => {
+    const real = { LINE_API_BASE_URL: 'https://api.line.me', LINE_LOGIN_CHANNEL_ID: '', LIFF_MOCK: false };
+    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) })).toMatchObject(real);
+    expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject(real);
+    expect(loadConfig({ SANDBOX_LINE_AUTOSTART: 'false' })).toMatchObject(real);
+    expect(loadConfig({ LINE_LOGIN_CHANNEL_ID: '1650000000' })).toMatchObject({
+      LINE_API_BASE_URL: 'https://api.line.me',
+      LIFF_MOCK: false,
+    });
+  });
+});

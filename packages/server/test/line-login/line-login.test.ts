@@ -14,7 +14,12 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
 
   beforeAll(async () => {
     const started = { now: () => new Date() };
-    fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: CHANNEL_SECRET, now: () => started.now() });
+    fake = await startFakeLineLogin({
+      channelId: CHANNEL_ID,
+      channelSecret: CHANNEL_SECRET,
+      now: () => started.now(),
+      callbackUrls: [`${ORIGIN}/api/dashboard/auth/line/callback`],
+    });
     ({ h, clock } = await createDashHarness(kind, {
       LINE_API_BASE_URL: fake.url,
       LINE_LOGIN_CHANNEL_ID: CHANNEL_ID,

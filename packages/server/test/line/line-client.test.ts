@@ -92,9 +92,10 @@ describe('LINE client against the fake platform', () => {
   });
 
   it('does not retry a 4xx; a push retried with the same key is accepted once (409 counts as sent)', async () => {
-    await client().reply(ch.token, 'rt-once', [{ type: 'text', text: 'x' }]);
+    const once = fake.issueReplyToken(ch, 'Ucustomer');
+    await client().reply(ch.token, once, [{ type: 'text', text: 'x' }]);
     const hits = fake.hits.reply;
-    await expect(client().reply(ch.token, 'rt-once', [{ type: 'text', text: 'x' }])).rejects.toMatchObject({
+    await expect(client().reply(ch.token, once, [{ type: 'text', text: 'x' }])).rejects.toMatchObject({
       status: 400,
       lineMessage: 'Invalid reply token',
     });

@@ -1,0 +1,25 @@
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+
+// IDs shaped like LINE's: user U + 32 hex, group C + 32 hex, message ids as digit strings, webhook
+// event ids as 26-character ULIDs, reply tokens as 32 hex.
+export const userId = () => `U${randomBytes(16).toString('hex')}`;
+export const groupId = () => `C${randomBytes(16).toString('hex')}`;
+export const replyToken = () => randomBytes(16).toString('hex');
+export const messageId = () => `${Date.now()}${randomInt(100000, 999999)}`.slice(0, 18);
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+export function webhookEventId(now = Date.now()): string {
+  let t = now;
+  let time = '';
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  let rand = '';
+  for (const b of randomBytes(16)) rand += CROCKFORD[b % 32];
+  return time + rand;
+}
+
+/** x-line-signature: base64(HMAC-SHA256(channel secret, the exact body bytes)). */
+export function signBody(secret: string, raw: Buffer | string): string {
+  return createHmac('sha256', secret).update(raw).digest('base64');
+}

@@ -1,0 +1,39 @@
+import { SANDBOX_LOGIN_CHANNEL } from './dev-channel.js';
+import { createSandboxLine } from './sandbox-line.js';
+
+// Development-only peer started by `npm start` beside the service: production never starts it. The
+// service reaches it through its LINE settings (development defaults in the service's config.ts).
+const env = process.env;
+const port = Number(env.SANDBOX_LINE_PORT ?? 3901);
+const host = env.SANDBOX_HOST ?? '127.0.0.1';
+// The service's public URL exactly as it computes it (its LINE Login callback must match to the letter).
+const service = (env.PUBLIC_URL || `http://${env.HOST || '127.0.0.1'}:${env.PORT || 3000}`).replace(/\/+$/, '');
+const bankUrl =
+  (env.CHECKER ?? 'sandbox').split(',')[0] === 'sandbox'
+    ? (env.CHECKER_URL ?? '').split(',')[0] || `http://127.0.0.1:${env.SANDBOX_PORT ?? 3900}`
+    : undefined;
+
+const line = await createSandboxLine({
+  port,
+  host,
+  dataDir: env.DATA_DIR || './data',
+  logger: { level: env.LOG_LEVEL ?? 'warn' },
+  loginChannels: [
+    {
+      ...SANDBOX_LOGIN_CHANNEL,
+      callbackUrls: [`${service}/api/dashboard/auth/line/callback`],
+      liffEndpoint: `${service}/miniapp`,
+    },
+  ],
+  simulator: { bankUrl },
+});
+console.log(`sandbox LINE platform listening on ${line.url}; LINE chat simulator: ${line.url}/`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    line.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

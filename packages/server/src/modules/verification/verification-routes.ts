@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_ERRORS, bearerSecurity, errorResponses } from '../../http/common-schemas.js';
+import { API_ERRORS, bearerSecurity, errorResponses, MoneyString, satangOf } from '../../http/common-schemas.js';
 import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { AppError } from '../../errors.js';
@@ -11,14 +11,7 @@ const IMAGE_TYPES = new Set(['application/octet-stream', 'image/jpeg', 'image/pn
 
 const VerifyQuery = Type.Object(
   {
-    amount: Type.Optional(
-      Type.Number({
-        exclusiveMinimum: 0,
-        maximum: 1_000_000_000,
-        multipleOf: 0.01,
-        description: 'expected amount in THB; a different bank amount gives AMOUNT_MISMATCH',
-      }),
-    ),
+    amount: Type.Optional(MoneyString('expected amount, more than 0; a different bank amount gives AMOUNT_MISMATCH')),
     clientRef: Type.Optional(
       Type.String({
         minLength: 1,
@@ -83,6 +76,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
         );
       }
       const { shop, plan, key } = req.apiAuth!;
+      const expectedAmountSatang = satangOf('amount', req.query.amount, { positive: true });
       try {
         const out = await opts.verification.verifySlip({
           shopId: shop.id,
@@ -92,7 +86,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
           image: Buffer.isBuffer(body) ? body : Buffer.alloc(0),
           environment: key.environment,
           apiKeyId: key.id,
-          expectedAmount: req.query.amount,
+          expectedAmountSatang,
           clientRef: req.query.clientRef ?? null,
         });
         if (key.environment === 'live')

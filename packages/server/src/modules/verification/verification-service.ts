@@ -15,7 +15,8 @@ import type { TransactionService } from '../transactions/transaction-service.js'
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
-import { amountToSatang, recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
+import { recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
+import { satangFromAmount } from '../../lib/money.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { judgeFoundSlip } from './slip-outcome.js';
@@ -29,7 +30,8 @@ export interface VerifyInput {
   image: Buffer;
   environment?: 'live' | 'test';
   apiKeyId?: string | null;
-  expectedAmount?: number;
+  /** The expected amount in integer satang, read from the request's decimal string at the route. */
+  expectedAmountSatang?: number;
   clientRef?: string | null;
   /** A channel that already decoded this image (LINE groups decide whether to stay silent) passes the result, so it is not decoded twice. */
   decoded?: DecodeResult;
@@ -158,7 +160,7 @@ export function createVerificationService(deps: VerificationDeps) {
   async function judge(
     decoded: Extract<DecodeResult, { ok: true }>,
     payees: PayeeForMatch[],
-    expectedAmount: number | undefined,
+    expectedSatang: number | undefined,
   ): Promise<Draft> {
     const draft = emptyDraft();
     draft.trans_ref = decoded.transRef;
@@ -209,7 +211,19 @@ export function createVerificationService(deps: VerificationDeps) {
         error_message: 'The bank data does not match the slip QR: it may be forged or edited.',
       };
     }
-    const verdict = judgeFoundSlip(slip, payees, expectedAmount, {
+    // The bank's amount through its decimal text, never `x * 100`; one that is not whole satang cannot be compared.
+    const slipSatang = satangFromAmount(slip.amount);
+    if (slipSatang === null) {
+      deps.onError?.(new Error('checker answered an amount that is not whole satang'), 'checker');
+      return {
+        ...draft,
+        charged: 0,
+        status: 'PROVIDER_ERROR',
+        error_code: 'PROVIDER_UNAVAILABLE',
+        error_message: 'The bank data service answered an unreadable amount. Nothing was charged; send the same slip again in a minute.',
+      };
+    }
+    const verdict = judgeFoundSlip(slip, slipSatang, payees, expectedSatang, {
       staleMode: deps.staleMode,
       staleMaxAgeHours: deps.staleMaxAgeHours,
       now: clock.now(),
@@ -221,7 +235,7 @@ export function createVerificationService(deps: VerificationDeps) {
       error_code: verdict.errorCode,
       error_message: verdict.errorMessage,
       stale: verdict.stale ? 1 : 0,
-      amount_satang: amountToSatang(slip.amount),
+      amount_satang: slipSatang,
       bank_code: slip.sendingBankCode || decoded.bankCode,
       bank_name: bank?.nameEn ?? decoded.bankName,
       sender_name: slip.sender.name || slip.sender.nameEn || null,
@@ -404,7 +418,7 @@ export function createVerificationService(deps: VerificationDeps) {
               holder: p.holder,
               status: p.status,
             })),
-            input.expectedAmount,
+            input.expectedAmountSatang,
           );
           await faultPoint('after-check');
         }
@@ -416,7 +430,7 @@ export function createVerificationService(deps: VerificationDeps) {
           shop_id: shop.id,
           source: input.source,
           environment,
-          expected_amount_satang: input.expectedAmount === undefined ? null : amountToSatang(input.expectedAmount),
+          expected_amount_satang: input.expectedAmountSatang ?? null,
           latency_ms: Math.round(performance.now() - started),
           client_ref: input.clientRef ?? null,
           image_hash: hash,

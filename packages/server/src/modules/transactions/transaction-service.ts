@@ -100,6 +100,8 @@ export function createTransactionService(deps: { db: Db }) {
     insertIn: (trx: Db, row: TransactionsTable) => repo.insert(trx, row),
     /** Whether the transfer already has its SUCCESS for this shop and key environment. */
     hasSuccess: repo.hasSuccess,
+    /** When the transfer's SUCCESS was recorded (createdAt) for this shop and key environment, or null: a DUPLICATE names it. */
+    successAt: repo.successAt,
     /** Live records in [from, to) of the given statuses, counted and summed in satang per status, channel and receiver (money totals). */
     liveMoneyGroups: repo.liveMoneyGroups,
     /** How many live records were checked in [from, to). */

@@ -57,7 +57,7 @@ export interface VerificationDeps {
   payees: PayeeService;
   quota: QuotaService;
   /** Where records are written and read (the transactions module owns the table). */
-  transactions: Pick<TransactionService, 'insertIn' | 'hasSuccess' | 'get'>;
+  transactions: Pick<TransactionService, 'insertIn' | 'successAt' | 'get'>;
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -113,6 +113,23 @@ const emptyDraft = (): Draft => ({
   charged: 0,
   success_ref: null,
 });
+
+/**
+ * What makes a request a replay (the image claim's key): the same image, `amount` and `clientRef`, so a
+ * retry after a timeout gets its own answer again while the same picture sent for another order is a
+ * new verification of a transfer already verified, a DUPLICATE (issue 19: a cached SUCCESS there let an
+ * integration credit a second order). Absent counts as a value. The dashboard and LINE have no client
+ * reference: their key is the image alone, as is an API request with neither field, so a resend there
+ * stays a replay. The record keeps the plain image hash.
+ */
+export function replayKey(imageHash: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
+  const amount = input.expectedAmountSatang ?? null;
+  const clientRef = input.clientRef ?? null;
+  if (input.source !== 'API' || (amount === null && clientRef === null)) return imageHash;
+  return createHash('sha256')
+    .update(JSON.stringify([imageHash, amount, clientRef]))
+    .digest('hex');
+}
 
 /**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
@@ -261,17 +278,14 @@ export function createVerificationService(deps: VerificationDeps) {
     );
   }
 
-  async function alreadySucceeded(shopId: string, environment: string, transRef: string): Promise<boolean> {
-    return deps.transactions.hasSuccess(shopId, environment, transRef);
-  }
-
-  const duplicateOf = (d: Draft): Draft => ({
+  /** `firstAt`: when the transfer's SUCCESS was recorded, when known (a local duplicate names it). */
+  const duplicateOf = (d: Draft, firstAt?: string): Draft => ({
     ...d,
     status: 'DUPLICATE',
     duplicate: 1,
     success_ref: null,
     error_code: 'DUPLICATE',
-    error_message: 'This transfer was already verified successfully for this shop: the slip is being re-used.',
+    error_message: `This transfer was already verified successfully for this shop${firstAt ? ` at ${firstAt}` : ''}: the slip is being re-used.`,
   });
 
   /**
@@ -368,13 +382,13 @@ export function createVerificationService(deps: VerificationDeps) {
       const { shop, plan } = await loadShop(input);
       const hash = createHash('sha256').update(input.image).digest('hex');
 
-      const claim = await claims.claim(shop.id, environment, hash);
+      const claim = await claims.claim(shop.id, environment, replayKey(hash, input));
       if (claim.kind === 'cached') {
         // One primary-key read through the transactions module (it owns the table).
         const record = await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
         return { record, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
-      const key: ClaimKey = { shopId: shop.id, scope: environment, hash, token: claim.token };
+      const key: ClaimKey = { shopId: shop.id, scope: environment, hash: replayKey(hash, input), token: claim.token };
       const stopLease = claims.keepAlive(key);
       // A check that took over a dead node's claim carries on with the unit that check reserved.
       let reservation: Reservation | null = claim.inherited ? { shopId: shop.id, ...claim.inherited } : null;
@@ -398,6 +412,7 @@ export function createVerificationService(deps: VerificationDeps) {
             .decode(input.image, shop.id)
             .finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart))));
         let draft: Draft;
+        let firstAt: string | null;
         if (!decoded.ok) {
           draft = {
             ...emptyDraft(),
@@ -405,8 +420,11 @@ export function createVerificationService(deps: VerificationDeps) {
             error_code: decoded.errorCode,
             error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message,
           };
-        } else if (await alreadySucceeded(shop.id, environment, decoded.transRef)) {
-          draft = duplicateOf({ ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName });
+        } else if ((firstAt = await deps.transactions.successAt(shop.id, environment, decoded.transRef))) {
+          draft = duplicateOf(
+            { ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName },
+            firstAt,
+          );
         } else {
           draft = await judge(
             decoded,

@@ -129,9 +129,6 @@ export function createTransactionRepo(db: Db) {
     async insert(trx: Db, row: TransactionsTable): Promise<void> {
       await trx.insertInto('transactions').values(row).execute();
     },
-    async hasSuccess(shopId: string, environment: string, transRef: string): Promise<boolean> {
-      return (await succeededQuery(db, shopId, environment, transRef)).length > 0;
-    },
     /** When the transfer's SUCCESS was recorded for this shop and environment (createdAt), or null. */
     async successAt(shopId: string, environment: string, transRef: string): Promise<string | null> {
       return (await succeededQuery(db, shopId, environment, transRef))[0]?.created_at ?? null;

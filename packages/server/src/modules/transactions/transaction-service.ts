@@ -98,8 +98,6 @@ export function createTransactionService(deps: { db: Db }) {
     anonymizeOlderThan: repo.anonymizeOlderThan,
     /** Writes a new record inside the caller's transaction (the verify pipeline: record, claim, quota and outbox together). */
     insertIn: (trx: Db, row: TransactionsTable) => repo.insert(trx, row),
-    /** Whether the transfer already has its SUCCESS for this shop and key environment. */
-    hasSuccess: repo.hasSuccess,
     /** When the transfer's SUCCESS was recorded (createdAt) for this shop and key environment, or null: a DUPLICATE names it. */
     successAt: repo.successAt,
     /** Live records in [from, to) of the given statuses, counted and summed in satang per status, channel and receiver (money totals). */

@@ -50,7 +50,9 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Check one slip image (raw JPEG or PNG bytes)',
         security: bearerSecurity,
         description:
-          'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account.',
+          'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account. ' +
+          'A replay is an identical request (same image, amount and clientRef, an absent one included) within 24 hours: it answers the earlier record with cached: true and costs nothing, so a retry after a timeout is safe; the same image with another amount or clientRef is a new verification of an already verified transfer and answers DUPLICATE (verified: false), so one payment never pays for two orders. ' +
+          'amount is a decimal string in THB with at most two decimals (8.20), compared exactly in satang.',
         querystring: VerifyQuery,
         response: {
           200: Type.Object({

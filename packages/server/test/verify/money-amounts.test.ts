@@ -168,6 +168,30 @@ for (const kind of DB_KINDS) {
       expect(r.json().data.errorMessage).toBe('The slip amount 1,234,567.89 THB differs from the expected 1,234,567.80 THB.');
     });
 
+    it('a bank amount that is not whole satang is never rounded: PROVIDER_ERROR, not charged', async () => {
+      const img = await slipOf('8.20');
+      const check = h.c.checker.check;
+      h.c.checker.check = async (q, o) => {
+        const r = await check(q, o);
+        return r.kind === 'FOUND' ? { ...r, slip: { ...r.slip, amount: 8.205 } } : r;
+      };
+      const before = (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used ?? 0;
+      try {
+        const r = await h.app.inject({
+          method: 'POST',
+          url: '/api/v1/verify?amount=8.20',
+          headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+          payload: img,
+        });
+        expect(r.json().data).toMatchObject({ status: 'PROVIDER_ERROR', verified: false, amount: null });
+      } finally {
+        h.c.checker.check = check;
+      }
+      expect((await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used).toBe(
+        before,
+      );
+    });
+
     it('three decimals, exponents, signs and spaces: 400 VALIDATION_ERROR in the spec envelope, nothing checked or charged', async () => {
       const img = await slipOf('8.20');
       const before = checks;

@@ -382,13 +382,14 @@ export function createVerificationService(deps: VerificationDeps) {
       const { shop, plan } = await loadShop(input);
       const hash = createHash('sha256').update(input.image).digest('hex');
 
-      const claim = await claims.claim(shop.id, environment, replayKey(hash, input));
+      const requestKey = replayKey(hash, input);
+      const claim = await claims.claim(shop.id, environment, requestKey);
       if (claim.kind === 'cached') {
         // One primary-key read through the transactions module (it owns the table).
         const record = await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
         return { record, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
-      const key: ClaimKey = { shopId: shop.id, scope: environment, hash: replayKey(hash, input), token: claim.token };
+      const key: ClaimKey = { shopId: shop.id, scope: environment, hash: requestKey, token: claim.token };
       const stopLease = claims.keepAlive(key);
       // A check that took over a dead node's claim carries on with the unit that check reserved.
       let reservation: Reservation | null = claim.inherited ? { shopId: shop.id, ...claim.inherited } : null;
@@ -412,7 +413,7 @@ export function createVerificationService(deps: VerificationDeps) {
             .decode(input.image, shop.id)
             .finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart))));
         let draft: Draft;
-        let firstAt: string | null;
+        const firstAt = decoded.ok ? await deps.transactions.successAt(shop.id, environment, decoded.transRef) : null;
         if (!decoded.ok) {
           draft = {
             ...emptyDraft(),
@@ -420,7 +421,7 @@ export function createVerificationService(deps: VerificationDeps) {
             error_code: decoded.errorCode,
             error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message,
           };
-        } else if ((firstAt = await deps.transactions.successAt(shop.id, environment, decoded.transRef))) {
+        } else if (firstAt) {
           draft = duplicateOf(
             { ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName },
             firstAt,

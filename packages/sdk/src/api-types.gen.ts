@@ -82,7 +82,7 @@ export type paths = {
         put?: never;
         /**
          * Check one slip image (raw JPEG or PNG bytes)
-         * @description Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account.
+         * @description Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account. A replay is an identical request (same image, amount and clientRef, an absent one included) within 24 hours: it answers the earlier record with cached: true and costs nothing, so a retry after a timeout is safe; the same image with another amount or clientRef is a new verification of an already verified transfer and answers DUPLICATE (verified: false), so one payment never pays for two orders. amount is a decimal string in THB with at most two decimals (8.20), compared exactly in satang.
          */
         post: operations["verifySlip"];
         delete?: never;
@@ -359,9 +359,11 @@ export type components = {
             amount: number | null;
             bankCode: string | null;
             bankName: string | null;
+            /** @description true when an identical request (same image, amount and clientRef) was made within 24 hours: the earlier record answered again, not checked or charged again */
             cached: boolean;
             clientRef: string | null;
             createdAt: string;
+            /** @description true when this transfer was already verified earlier (another image, or the same image for another amount or clientRef) */
             duplicate: boolean;
             environment: "live" | "test";
             errorCode: string | null;
@@ -397,9 +399,11 @@ export type components = {
             amount: number | null;
             bankCode: string | null;
             bankName: string | null;
+            /** @description true when an identical request (same image, amount and clientRef) was made within 24 hours: the earlier record answered again, not checked or charged again */
             cached: boolean;
             clientRef: string | null;
             createdAt: string;
+            /** @description true when this transfer was already verified earlier (another image, or the same image for another amount or clientRef) */
             duplicate: boolean;
             environment: "live" | "test";
             errorCode: string | null;
@@ -811,8 +815,11 @@ export interface operations {
     verifySlip: {
         parameters: {
             query?: {
-                /** @description expected amount in THB; a different bank amount gives AMOUNT_MISMATCH */
-                amount?: number;
+                /**
+                 * @description expected amount, more than 0; a different bank amount gives AMOUNT_MISMATCH. A decimal string in THB: digits, at most two decimals, no sign, exponent or spaces (e.g. 8.20)
+                 * @example 8.20
+                 */
+                amount?: string;
                 /** @description your order id (printable ASCII, no spaces), stored on the record, echoed in webhooks, filterable in GET /transactions */
                 clientRef?: string;
             };

@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_IMAGE_BYTES, readImage, type ImageInput } from './image-body.js';
 import { createTransport } from './http-transport.js';
+import { amountQueryValue } from './money.js';
 import type {
   Me,
   Quota,
@@ -38,8 +39,12 @@ export interface RequestOptions {
 }
 
 export interface VerifyOptions extends RequestOptions {
-  /** Amount the slip must meet (the condition behind `AMOUNT_MISMATCH`). */
-  amount?: number | undefined;
+  /**
+   * Amount in THB the slip must meet (the condition behind `AMOUNT_MISMATCH`). Best as the decimal
+   * string of your price (`"8.20"`); a number is sent as the decimal JavaScript prints for it and
+   * never rounded, so one with more than two decimals (`0.1 + 0.2`) throws a RangeError.
+   */
+  amount?: string | number | undefined;
   /** Your own reference (order id); lets you find the result again with `listTransactions({ clientRef })`. */
   clientRef?: string | undefined;
 }
@@ -112,15 +117,14 @@ export function createSlipcheckClient(options: SlipcheckClientOptions): Slipchec
     },
 
     async verify(image, opts = {}) {
-      if (opts.amount !== undefined && (!Number.isFinite(opts.amount) || opts.amount < 0)) {
-        throw new RangeError('amount must be a finite number >= 0');
-      }
+      // Exactly the decimal the caller means, checked before any byte is sent.
+      const amount = opts.amount === undefined ? undefined : amountQueryValue(opts.amount);
       const body = await readImage(image, maxImageBytes);
       const { envelope, quotaHeaders } = await transport.request<TransactionRecord>({
         method: 'POST',
         path: '/verify',
         query: {
-          amount: opts.amount === undefined ? undefined : String(opts.amount),
+          amount,
           clientRef: opts.clientRef,
         },
         body,

@@ -32,5 +32,6 @@ export type {
 } from './webhook-signature.js';
 export { THAI_BANKS, findThaiBank } from './banks.js';
 export { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from './statuses.js';
+export { AMOUNT_PATTERN, amountQueryValue, formatSatang, parseAmountToSatang, satangFromAmount, satangToAmount } from './money.js';
 export type { ThaiBank } from './banks.js';
 export type * from './types.js';

@@ -309,6 +309,30 @@ describe('verify', () => {
     expect(Number(QUOTA_HEADERS['x-service-quota-limit'])).toBe(result.quotaHeaders?.limit);
   });
 
+  it('sends amount as the exact decimal string: strings as written, numbers as printed, never rounded (issue 19)', async () => {
+    api.on('POST /api/v1/verify', () => ok(verifyData(), verifyMeta));
+    const c = client();
+    for (const [input, sent] of [
+      ['8.20', '8.20'],
+      [8.2, '8.2'],
+      [19.99, '19.99'],
+      [0.07, '0.07'],
+      ['1234.56', '1234.56'],
+      [1234.56, '1234.56'],
+      [99999999.99, '99999999.99'],
+      [300, '300'],
+    ] as const) {
+      api.requests.length = 0;
+      await c.verify(IMAGE, { amount: input });
+      expect(api.requests[0]!.query.get('amount'), String(input)).toBe(sent);
+    }
+    api.requests.length = 0;
+    for (const bad of ['8.205', '1e3', '-1', ' 8.20', '8,20', '', 0.1 + 0.2, 8.205, -1, 1e21, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(c.verify(IMAGE, { amount: bad }), String(bad)).rejects.toBeInstanceOf(RangeError);
+    }
+    expect(api.requests.length).toBe(0); // refused before anything was sent
+  });
+
   it('uploads a Node readable stream and a web ReadableStream byte for byte', async () => {
     api.on('POST /api/v1/verify', () => ok(verifyData(), verifyMeta));
     const c = client();

@@ -1,4 +1,6 @@
 import { Type, type TSchema } from 'typebox';
+import { AMOUNT_PATTERN, parseAmountToSatang } from '../lib/money.js';
+import { AppError } from '../errors.js';
 
 /** Schemas shared by routes; the OpenAPI document is generated from these, so nothing else can leak. */
 export const ErrorEnvelope = Type.Object(
@@ -42,3 +44,30 @@ export const errorResponses = (...codes: number[]) => Object.fromEntries(codes.m
 export const API_ERRORS = [400, 401, 403, 429];
 
 export const bearerSecurity = [{ apiKey: [] }];
+
+/**
+ * A THB amount in a query string: a decimal string ("8.20", "8.2", "8"; at most two decimals, digits
+ * only), never a JSON-schema number (`multipleOf: 0.01` on a float refuses 8.20). Routes turn it into
+ * satang with `satangOf` and compare integers from there on.
+ */
+export const MoneyString = (description: string) =>
+  Type.String({
+    pattern: AMOUNT_PATTERN,
+    description: `${description}. A decimal string in THB: digits, at most two decimals, no sign, exponent or spaces (e.g. 8.20)`,
+    examples: ['8.20'],
+  });
+
+/** A validated money query value to satang; `positive` refuses zero (an expected amount of nothing). */
+export function satangOf(name: string, text: string | undefined, opts: { positive?: boolean } = {}): number | undefined {
+  if (text === undefined) return undefined;
+  const satang = parseAmountToSatang(text);
+  if (satang === null)
+    throw new AppError(
+      'VALIDATION_ERROR',
+      400,
+      `Invalid querystring field "${name}": write THB in digits with at most two decimals (e.g. 8.20)`,
+    );
+  if (opts.positive && satang === 0)
+    throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": must be more than 0`);
+  return satang;
+}

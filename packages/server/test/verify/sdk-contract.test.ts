@@ -32,15 +32,19 @@ describe('SDK client against the real service', () => {
     const first = await client.verify(img, { amount: 300, clientRef: 'order-77' });
     expect(first).toMatchObject({ status: 'SUCCESS', verified: true, duplicate: false, cached: false, amount: 300, clientRef: 'order-77' });
     expect(first.quotaHeaders?.used).toBe(1);
-    const again = await client.verify(img);
+    // A replay is an identical request (the amount as a string or a number is the same amount).
+    const again = await client.verify(img, { amount: '300.00', clientRef: 'order-77' });
     expect(again).toMatchObject({ id: first.id, cached: true });
+    // The same image for another order is a DUPLICATE, not order-77's cached SUCCESS.
+    const otherOrder = await client.verify(img, { amount: 500, clientRef: 'order-78' });
+    expect(otherOrder).toMatchObject({ status: 'DUPLICATE', duplicate: true, verified: false, cached: false });
     const dup = await client.verify(await bank.slip(t.transRef, 'w540'));
     expect(dup).toMatchObject({ status: 'DUPLICATE', duplicate: true, verified: false });
 
     expect(await client.quota()).toMatchObject({ used: 1, limit: 500 });
     const all = [];
     for await (const tx of client.transactions({ limit: 1 })) all.push(tx.id);
-    expect(all).toEqual([dup.id, first.id]);
+    expect(all).toEqual([dup.id, otherOrder.id, first.id]);
     expect((await client.getTransaction(first.id)).clientRef).toBe('order-77');
 
     const err = await client.getTransaction('txn_missing').catch((e) => e);

@@ -7,6 +7,7 @@ import { SavedFormActions } from '../lib/saved-form-actions';
 import { Button, Card, Checkbox, ErrorText, Field, Loading } from './ui';
 // The service's own answer shapes (types only): one declaration for the screen and the service.
 import type { PeriodName, TotalsSummary as Totals } from '../../../server/src/modules/reports/reports-types';
+import { formatBaht } from '../lib/money';
 
 const B = '/api/dashboard';
 export const REPORT_ROUTES = {
@@ -16,13 +17,7 @@ export const REPORT_ROUTES = {
 };
 
 /** Satang (integer) to "฿1,234.50" by integer arithmetic: money never goes through a float on screen either. */
-export function formatSatang(satang: number): string {
-  const abs = Math.abs(Math.trunc(satang));
-  const baht = Math.floor(abs / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${satang < 0 ? '-' : ''}฿${baht}.${String(abs % 100).padStart(2, '0')}`;
-}
+export const formatSatang = formatBaht;
 
 /** Verified THB today / this week / this month, by channel and payee account, and what checking blocked. */
 export function TotalsCard({ reloadKey }: { reloadKey?: unknown }) {

@@ -1,11 +1,14 @@
 import type { Lang } from '../i18n/i18n';
+import { formatBaht, satangFromAmount } from './money';
 
 export const TIME_ZONE = 'Asia/Bangkok';
-const money = new Intl.NumberFormat('th-TH', { style: 'currency', currency: 'THB', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const locale = (lang: Lang) => (lang === 'th' ? 'th-TH' : 'en-GB');
 
-/** THB with satang, e.g. ฿1,250.50. */
-export const formatMoney = (amount: number | null | undefined) => (amount === null || amount === undefined ? '—' : money.format(amount));
+/** THB with satang, e.g. ฿1,250.50: the amount's satang, formatted with integer arithmetic. */
+export function formatMoney(amount: number | null | undefined): string {
+  const satang = amount === null || amount === undefined ? null : satangFromAmount(amount);
+  return satang === null ? '—' : formatBaht(satang);
+}
 
 export function formatDateTime(iso: string | null | undefined, lang: Lang): string {
   if (!iso) return '—';

@@ -9,7 +9,8 @@ import { StatusBadge } from '../components/status';
 import { TxList } from '../components/tx-list';
 import { CheckingNotice, SlipPickers } from '../components/slip-check';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
-import { bangkokDay, bangkokDayEnd, bangkokDayStart, formatMoney } from '../lib/format';
+import { bangkokDay, bangkokDayEnd, bangkokDayStart } from '../lib/format';
+import { amountQuery, formatBaht, satangFromAmount } from '../lib/money';
 import { linkWithCode, liffIdToken, savedShop, signInWithLine, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';
 
@@ -183,14 +184,13 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
     setBusy(true);
     setResult(null);
     setError(null);
-    const amount = Number(expected.replace(/,/g, ''));
     try {
       setResult(
         await api<TransactionRecord>(ROUTES.verify, {
           method: 'POST',
           raw: f,
           contentType: f.type || 'application/octet-stream',
-          query: { expectedAmount: expected && Number.isFinite(amount) && amount > 0 ? amount : undefined },
+          query: { expectedAmount: amountQuery(expected) },
         }),
       );
       onChecked();
@@ -250,14 +250,14 @@ function Today() {
   // Satang integers: a float sum of many amounts can be off by a satang.
   const verifiedSatang = items
     .filter((r) => r.status === 'SUCCESS' && r.amount !== null)
-    .reduce((s, r) => s + Math.round((r.amount ?? 0) * 100), 0);
+    .reduce((s, r) => s + (satangFromAmount(r.amount ?? 0) ?? 0), 0);
   const counts = COUNTED.map((s) => [s, items.filter((r) => r.status === s).length] as const).filter(([, n]) => n > 0);
   return (
     <>
       <section className="mini-total" aria-label={m('todayVerified')}>
         <span className="muted small">{m('todayVerified')}</span>
         <strong className="mini-total-amount" data-testid="today-total">
-          {formatMoney(verifiedSatang / 100)}
+          {formatBaht(verifiedSatang)}
         </strong>
         <span className="muted small">
           {m('todayCount', { n: items.length })} · {live === 'open' ? m('live') : m('reconnecting')}

@@ -8,6 +8,7 @@ import { Alert, Button, Card, ErrorText, Field, PageHeader } from '../components
 import { useI18n } from '../i18n/i18n';
 import { Link } from '../lib/router';
 import { explainResult } from '../lib/result-explain';
+import { amountQuery } from '../lib/money';
 
 type VerifyResult = TransactionRecord & { quota?: { used: number; limit: number; remaining: number } };
 const MAX_BYTES = 10 * 1024 * 1024;
@@ -76,13 +77,12 @@ export function CheckScreen() {
     setBusy(true);
     setResult(null);
     setError(null);
-    const amount = Number(expected.replace(/,/g, ''));
     try {
       const r = await api<VerifyResult>(ROUTES.verify, {
         method: 'POST',
         raw: f,
         contentType: f.type || 'application/octet-stream',
-        query: { expectedAmount: expected && Number.isFinite(amount) && amount > 0 ? amount : undefined },
+        query: { expectedAmount: amountQuery(expected) },
       });
       setResult(r);
     } catch (e) {

@@ -8,6 +8,7 @@ import { TxList } from '../components/tx-list';
 import { Button, Card, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { bangkokDayEnd, bangkokDayStart, formatDateTime } from '../lib/format';
+import { parseAmountToSatang, satangFromAmount } from '../lib/money';
 import { Link, useRouter } from '../lib/router';
 import { ExportButtons, TotalsCard } from '../components/reports';
 import { useLoad } from '../lib/use-load';
@@ -23,8 +24,9 @@ interface Filters {
   amountMax: string;
 }
 const EMPTY: Filters = { status: '', source: '', transRef: '', from: '', to: '', clientRef: '', amountMin: '', amountMax: '' };
-// Baht text to satang: compared as integers, like the server does.
-const satang = (v: string) => Math.round(Number(v) * 100);
+// Compared as integer satang, like the server does (a filter that is not a price matches nothing here; the server refuses it).
+const satang = (v: string) => parseAmountToSatang(v.trim()) ?? Number.NaN;
+const recordSatang = (r: TransactionRecord) => (r.amount === null ? null : satangFromAmount(r.amount));
 
 function matches(r: TransactionRecord, f: Filters): boolean {
   if (f.status && r.status !== f.status) return false;
@@ -33,8 +35,8 @@ function matches(r: TransactionRecord, f: Filters): boolean {
   if (f.from && new Date(r.createdAt) < new Date(bangkokDayStart(f.from))) return false;
   if (f.to && new Date(r.createdAt) > new Date(bangkokDayEnd(f.to))) return false;
   if (f.clientRef && r.clientRef !== f.clientRef.trim()) return false;
-  if (f.amountMin && (r.amount === null || Math.round(r.amount * 100) < satang(f.amountMin))) return false;
-  if (f.amountMax && (r.amount === null || Math.round(r.amount * 100) > satang(f.amountMax))) return false;
+  if (f.amountMin && !((recordSatang(r) ?? Number.NaN) >= satang(f.amountMin))) return false;
+  if (f.amountMax && !((recordSatang(r) ?? Number.NaN) <= satang(f.amountMax))) return false;
   return true;
 }
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
-import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
+import { errorResponses, MoneyString, Nullable, satangOf, success } from '../../http/common-schemas.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { ShopViewSchema, shopView } from '../accounts/account-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
@@ -15,7 +15,7 @@ import type { QuotaService } from '../quota/quota-service.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import type { VerificationService } from '../verification/verification-service.js';
-import { DashboardListQuery } from '../reports/reports-schemas.js';
+import { amountRange, DashboardListQuery } from '../reports/reports-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
@@ -117,7 +117,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
         },
       },
     },
-    async (req) => ({ success: true as const, data: await transactions.list(req.dashboard!.shopId, req.query) }),
+    async (req) => ({ success: true as const, data: await transactions.list(req.dashboard!.shopId, amountRange(req.query)) }),
   );
 
   app.get(
@@ -149,7 +149,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
         tags,
         summary: 'Check one slip from the dashboard (raw image bytes; live; shop quota)',
         querystring: Type.Object(
-          { expectedAmount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01 })) },
+          { expectedAmount: Type.Optional(MoneyString('expected amount, more than 0; a different bank amount gives AMOUNT_MISMATCH')) },
           { additionalProperties: false },
         ),
         response: {
@@ -166,13 +166,14 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
       const image = req.body as unknown;
       if (!Buffer.isBuffer(image) || !image.length)
         throw new AppError('INVALID_IMAGE', 400, 'Send the slip image (JPEG or PNG) as the request body');
+      const expectedAmountSatang = satangOf('expectedAmount', req.query.expectedAmount, { positive: true });
       try {
         const out = await verification.verifySlip({
           shopId: req.dashboard!.shopId,
           source: 'DASHBOARD',
           image,
           environment: 'live',
-          expectedAmount: req.query.expectedAmount,
+          expectedAmountSatang,
         });
         return {
           success: true as const,

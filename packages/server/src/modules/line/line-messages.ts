@@ -2,6 +2,7 @@ import type { messagingApi } from '@line/bot-sdk';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { LineMessage } from './line-client.js';
+import { formatSatang, satangFromAmount } from '../../lib/money.js';
 
 /**
  * Everything the bot says, in Thai first and English for shops that chose it. Shop owners and staff
@@ -348,9 +349,11 @@ const LABELS = {
   stale: { th: 'สลิปนี้เก่ากว่าที่กำหนด โปรดตรวจสอบว่าเป็นการโอนล่าสุด', en: 'This slip is older than usual; make sure it is a recent transfer.' },
 };
 
+/** "1,250.50 บาท" / "THB 1,250.50", from the amount's satang with integer formatting (lib/money). */
 export function formatAmount(amount: number | null, lang: Lang): string {
-  if (amount === null) return '-';
-  const n = new Intl.NumberFormat(lang === 'th' ? 'th-TH' : 'en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount);
+  const satang = amount === null ? null : satangFromAmount(amount);
+  if (satang === null) return '-';
+  const n = formatSatang(satang);
   return lang === 'th' ? `${n} บาท` : `THB ${n}`;
 }
 

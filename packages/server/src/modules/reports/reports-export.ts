@@ -3,7 +3,14 @@ import { finished, PassThrough, Readable, Transform, type TransformCallback, typ
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
-import { formatSatang, localDateTime, wallClockDate } from './reports-time.js';
+import { localDateTime, wallClockDate } from './reports-time.js';
+import { formatSatang, satangFromAmount } from '../../lib/money.js';
+
+/** The record's amount as plain digits and a dot, from its satang (no float arithmetic). */
+function exportAmount(amount: number | null): string {
+  const satang = amount === null ? null : satangFromAmount(amount);
+  return satang === null ? '' : formatSatang(satang, false);
+}
 
 export type ExportFormat = 'csv' | 'xlsx';
 export type ExportLang = 'th' | 'en';
@@ -78,7 +85,7 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
             createdAt: localDateTime(r.createdAt, o.timeZone),
             transDate: r.transDate ? localDateTime(r.transDate, o.timeZone) : '',
             // Plain digits and a dot, no grouping: spreadsheets read it as a number.
-            amount: r.amount === null ? '' : formatSatang(Math.round(r.amount * 100), false),
+            amount: exportAmount(r.amount),
             statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
           };
         }

@@ -68,7 +68,7 @@ export function createReportsModule(deps: {
         throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date-time`);
     }
     if (f.from && f.to && Date.parse(f.from) > Date.parse(f.to)) throw new AppError('INVALID_RANGE', 400, 'from must not be after to');
-    if (f.amountMin !== undefined && f.amountMax !== undefined && f.amountMin > f.amountMax)
+    if (f.amountMinSatang !== undefined && f.amountMaxSatang !== undefined && f.amountMinSatang > f.amountMaxSatang)
       throw new AppError('INVALID_RANGE', 400, 'amountMin must not be above amountMax');
     const shop = await deps.shops.get(shopId);
     const options: ExportOptions = {

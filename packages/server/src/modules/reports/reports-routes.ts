@@ -3,7 +3,7 @@ import { errorResponses, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
 import { EXPORT_TYPES } from './reports-export.js';
-import { ExportQuery, SummarySettingsPatch, SummarySettingsSchema, TotalsSchema } from './reports-schemas.js';
+import { amountRange, ExportQuery, SummarySettingsPatch, SummarySettingsSchema, TotalsSchema } from './reports-schemas.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { ReportsModule } from './reports-module.js';
 import { summarySettingsOf } from './reports-summary.js';
@@ -47,7 +47,8 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<ReportsRoutesDeps> = async
       },
     },
     async (req, reply) => {
-      const { format, lang, ...filters } = req.query;
+      const { format, lang, ...query } = req.query;
+      const filters = amountRange(query);
       const { shopId, userId } = req.dashboard!;
       const options = await reports.prepareExport(shopId, filters, format, lang, `user:${userId}`, req.ip);
       const day = new Date().toISOString().slice(0, 10);

@@ -1,7 +1,16 @@
 import { Type } from 'typebox';
+import { MoneyString, satangOf } from '../../http/common-schemas.js';
 import { ListQuery } from '../transactions/transaction-schemas.js';
 
-const amount = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000_000, multipleOf: 0.01, description }));
+const amount = (description: string) => Type.Optional(MoneyString(description));
+
+/** The range filters as the query gives them (decimal strings) to satang, once, at the route. */
+export function amountRange<Q extends { amountMin?: string; amountMax?: string }>(
+  q: Q,
+): Omit<Q, 'amountMin' | 'amountMax'> & { amountMinSatang?: number; amountMaxSatang?: number } {
+  const { amountMin, amountMax, ...rest } = q;
+  return { ...rest, amountMinSatang: satangOf('amountMin', amountMin), amountMaxSatang: satangOf('amountMax', amountMax) };
+}
 const { cursor: _cursor, limit: _limit, ...filterProps } = ListQuery.properties;
 
 /** The dashboard list: the public filters plus an amount range (baht, inclusive) for matching an order. */

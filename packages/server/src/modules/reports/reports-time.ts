@@ -77,11 +77,5 @@ export function wallClockDate(iso: string, timeZone: string): Date {
   return new Date(d.getTime() + offsetMs(d, timeZone));
 }
 
-/** Satang (integer) to "1,234.50" without ever going through a float. */
-export function formatSatang(satang: number, grouping = true): string {
-  const neg = satang < 0;
-  const abs = Math.abs(Math.trunc(satang));
-  const baht = Math.floor(abs / 100).toString();
-  const frac = String(abs % 100).padStart(2, '0');
-  return `${neg ? '-' : ''}${grouping ? baht.replace(/\B(?=(\d{3})+(?!\d))/g, ',') : baht}.${frac}`;
-}
+/** Satang (integer) to "1,234.50" without ever going through a float: one definition, in lib/money. */
+export { formatSatang } from '../../lib/money.js';

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import type { TransactionRecordSchema } from './transaction-schemas.js';
+import { satangToAmount } from '../../lib/money.js';
 
 import { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '@slipcheck/sdk';
 
@@ -17,8 +18,8 @@ export type TxSource = (typeof SOURCES)[number];
  */
 export type TransactionRecord = Static<typeof TransactionRecordSchema>;
 
-export const satangToAmount = (s: number | null) => (s === null || s === undefined ? null : Number(s) / 100);
-export const amountToSatang = (a: number) => Math.round(a * 100);
+/** Stored satang to the record's `amount` (a JSON number in the contract), built from its decimal text. */
+const amountOf = (s: number | null) => (s === null || s === undefined ? null : satangToAmount(Number(s)));
 
 export function recordFromRow(r: TransactionsTable, cached = false): TransactionRecord {
   return {
@@ -26,7 +27,7 @@ export function recordFromRow(r: TransactionsTable, cached = false): Transaction
     status: r.status as TxStatus,
     verified: r.status === 'SUCCESS',
     transRef: r.trans_ref,
-    amount: satangToAmount(r.amount_satang),
+    amount: amountOf(r.amount_satang),
     bankCode: r.bank_code,
     bankName: r.bank_name,
     senderName: r.sender_name,

@@ -24,7 +24,7 @@ export interface TransactionQuery {
 const succeededQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
   db
     .selectFrom('transactions')
-    .select('id')
+    .select('created_at')
     .where('shop_id', '=', shopId)
     .where('environment', '=', environment)
     .where('success_ref', '=', transRef)
@@ -129,8 +129,9 @@ export function createTransactionRepo(db: Db) {
     async insert(trx: Db, row: TransactionsTable): Promise<void> {
       await trx.insertInto('transactions').values(row).execute();
     },
-    async hasSuccess(shopId: string, environment: string, transRef: string): Promise<boolean> {
-      return (await succeededQuery(db, shopId, environment, transRef)).length > 0;
+    /** When the transfer's SUCCESS was recorded for this shop and environment (createdAt), or null. */
+    async successAt(shopId: string, environment: string, transRef: string): Promise<string | null> {
+      return (await succeededQuery(db, shopId, environment, transRef))[0]?.created_at ?? null;
     },
     /**
      * Live records checked in [from, to) with one of `statuses`, counted and summed (integer satang)

@@ -18,8 +18,13 @@ const fields = {
   errorCode: Nullable(Type.String()),
   errorMessage: Nullable(Type.String()),
   createdAt: Type.String(),
-  duplicate: Type.Boolean(),
-  cached: Type.Boolean(),
+  duplicate: Type.Boolean({
+    description: 'true when this transfer was already verified earlier (another image, or the same image for another amount or clientRef)',
+  }),
+  cached: Type.Boolean({
+    description:
+      'true when an identical request (same image, amount and clientRef) was made within 24 hours: the earlier record answered again, not checked or charged again',
+  }),
   latencyMs: Type.Integer(),
   environment: Type.Union([Type.Literal('live'), Type.Literal('test')]),
   source: Type.Enum(SOURCES, { description: 'channel the slip came through' }),

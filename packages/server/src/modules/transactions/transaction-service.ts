@@ -1,7 +1,7 @@
 import type { Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
-import { amountToSatang, recordFromRow, type TransactionRecord } from './transaction-record.js';
+import { recordFromRow, type TransactionRecord } from './transaction-record.js';
 import { createTransactionRepo } from './transaction-repo.js';
 
 export interface TransactionFilters {
@@ -12,9 +12,9 @@ export interface TransactionFilters {
   environment?: string;
   from?: string;
   to?: string;
-  /** Amount range in baht (inclusive), compared as integer satang. */
-  amountMin?: number;
-  amountMax?: number;
+  /** Amount range in satang (inclusive): routes read the decimal strings into satang (http/common-schemas satangOf). */
+  amountMinSatang?: number;
+  amountMaxSatang?: number;
   cursor?: string;
   limit?: number;
 }
@@ -53,8 +53,8 @@ export function createTransactionService(deps: { db: Db }) {
         environment: f.environment || undefined,
         fromIso: f.from ? new Date(f.from).toISOString() : undefined,
         toIso: f.to ? new Date(f.to).toISOString() : undefined,
-        amountMinSatang: f.amountMin !== undefined ? amountToSatang(f.amountMin) : undefined,
-        amountMaxSatang: f.amountMax !== undefined ? amountToSatang(f.amountMax) : undefined,
+        amountMinSatang: f.amountMinSatang,
+        amountMaxSatang: f.amountMaxSatang,
         after: cursor ? { createdAt: cursor.c, id: cursor.i } : undefined,
         limit: limit + 1,
       });
@@ -98,8 +98,8 @@ export function createTransactionService(deps: { db: Db }) {
     anonymizeOlderThan: repo.anonymizeOlderThan,
     /** Writes a new record inside the caller's transaction (the verify pipeline: record, claim, quota and outbox together). */
     insertIn: (trx: Db, row: TransactionsTable) => repo.insert(trx, row),
-    /** Whether the transfer already has its SUCCESS for this shop and key environment. */
-    hasSuccess: repo.hasSuccess,
+    /** When the transfer's SUCCESS was recorded (createdAt) for this shop and key environment, or null: a DUPLICATE names it. */
+    successAt: repo.successAt,
     /** Live records in [from, to) of the given statuses, counted and summed in satang per status, channel and receiver (money totals). */
     liveMoneyGroups: repo.liveMoneyGroups,
     /** How many live records were checked in [from, to). */

@@ -1,7 +1,7 @@
 import type { BankSlip } from '../checker/checker-port.js';
 import { matchReceiver, type PayeeForMatch } from './receiver-match.js';
 import type { TxStatus } from '../transactions/transaction-record.js';
-import { amountToSatang } from '../transactions/transaction-record.js';
+import { formatSatang } from '../../lib/money.js';
 
 export interface OutcomeRules {
   staleMode: 'off' | 'alert' | 'reject';
@@ -16,16 +16,16 @@ export interface SlipOutcome {
   stale: boolean;
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 /**
- * Judges a transfer the bank confirmed. Order: the money must have reached the shop (receiver),
+ * Judges a transfer the bank confirmed; `slipSatang` is the bank's amount and `expectedSatang` the
+ * request's, both integer satang (compared exactly, shown with integer formatting). Order: the money must have reached the shop (receiver),
  * then be the right amount, then be recent enough. An unknown receiver is not a pass.
  */
 export function judgeFoundSlip(
   slip: BankSlip,
+  slipSatang: number,
   payees: PayeeForMatch[],
-  expectedAmount: number | undefined,
+  expectedSatang: number | undefined,
   rules: OutcomeRules,
 ): SlipOutcome {
   const ageMs = rules.now.getTime() - Date.parse(slip.transDate);
@@ -50,12 +50,12 @@ export function judgeFoundSlip(
         'The bank data does not show enough of the receiving account to confirm it is yours. Check the payee accounts, or confirm this payment in your banking app.',
     };
   }
-  if (expectedAmount !== undefined && amountToSatang(slip.amount) !== amountToSatang(expectedAmount)) {
+  if (expectedSatang !== undefined && slipSatang !== expectedSatang) {
     return {
       status: 'AMOUNT_MISMATCH',
       errorCode: 'AMOUNT_MISMATCH',
       stale,
-      errorMessage: `The slip amount ${fmt(slip.amount)} THB differs from the expected ${fmt(expectedAmount)} THB.`,
+      errorMessage: `The slip amount ${formatSatang(slipSatang)} THB differs from the expected ${formatSatang(expectedSatang)} THB.`,
     };
   }
   if (stale && rules.staleMode === 'reject') {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_ERRORS, bearerSecurity, errorResponses } from '../../http/common-schemas.js';
+import { API_ERRORS, bearerSecurity, errorResponses, MoneyString, satangOf } from '../../http/common-schemas.js';
 import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { AppError } from '../../errors.js';
@@ -11,14 +11,7 @@ const IMAGE_TYPES = new Set(['application/octet-stream', 'image/jpeg', 'image/pn
 
 const VerifyQuery = Type.Object(
   {
-    amount: Type.Optional(
-      Type.Number({
-        exclusiveMinimum: 0,
-        maximum: 1_000_000_000,
-        multipleOf: 0.01,
-        description: 'expected amount in THB; a different bank amount gives AMOUNT_MISMATCH',
-      }),
-    ),
+    amount: Type.Optional(MoneyString('expected amount, more than 0; a different bank amount gives AMOUNT_MISMATCH')),
     clientRef: Type.Optional(
       Type.String({
         minLength: 1,
@@ -58,7 +51,9 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Check one slip image (raw JPEG or PNG bytes)',
         security: bearerSecurity,
         description:
-          'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account.',
+          'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account. ' +
+          'A replay is an identical request (same image, amount and clientRef, an absent one included) within 24 hours: it answers the earlier record with cached: true and costs nothing, so a retry after a timeout is safe; the same image with another amount or clientRef is a new verification of an already verified transfer and answers DUPLICATE (verified: false), so one payment never pays for two orders. ' +
+          'amount is a decimal string in THB with at most two decimals (8.20), compared exactly in satang.',
         querystring: VerifyQuery,
         response: {
           200: Type.Object({
@@ -84,6 +79,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
         );
       }
       const { shop, plan, key } = req.apiAuth!;
+      const expectedAmountSatang = satangOf('amount', req.query.amount, { positive: true });
       try {
         const out = await opts.verification.verifySlip({
           shopId: shop.id,
@@ -93,7 +89,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
           image: Buffer.isBuffer(body) ? body : Buffer.alloc(0),
           environment: key.environment,
           apiKeyId: key.id,
-          expectedAmount: req.query.amount,
+          expectedAmountSatang,
           clientRef: req.query.clientRef ?? null,
         });
         if (key.environment === 'live')

@@ -15,7 +15,8 @@ import type { TransactionService } from '../transactions/transaction-service.js'
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
-import { amountToSatang, recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
+import { recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
+import { satangFromAmount } from '../../lib/money.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { judgeFoundSlip } from './slip-outcome.js';
@@ -29,7 +30,8 @@ export interface VerifyInput {
   image: Buffer;
   environment?: 'live' | 'test';
   apiKeyId?: string | null;
-  expectedAmount?: number;
+  /** The expected amount in integer satang, read from the request's decimal string at the route. */
+  expectedAmountSatang?: number;
   clientRef?: string | null;
   /** A channel that already decoded this image (LINE groups decide whether to stay silent) passes the result, so it is not decoded twice. */
   decoded?: DecodeResult;
@@ -55,7 +57,7 @@ export interface VerificationDeps {
   payees: PayeeService;
   quota: QuotaService;
   /** Where records are written and read (the transactions module owns the table). */
-  transactions: Pick<TransactionService, 'insertIn' | 'hasSuccess' | 'get'>;
+  transactions: Pick<TransactionService, 'insertIn' | 'successAt' | 'get'>;
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -113,6 +115,23 @@ const emptyDraft = (): Draft => ({
 });
 
 /**
+ * What makes a request a replay (the image claim's key): the same image, `amount` and `clientRef`, so a
+ * retry after a timeout gets its own answer again while the same picture sent for another order is a
+ * new verification of a transfer already verified, a DUPLICATE (issue 19: a cached SUCCESS there let an
+ * integration credit a second order). Absent counts as a value. The dashboard and LINE have no client
+ * reference: their key is the image alone, as is an API request with neither field, so a resend there
+ * stays a replay. The record keeps the plain image hash.
+ */
+export function replayKey(imageHash: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
+  const amount = input.expectedAmountSatang ?? null;
+  const clientRef = input.clientRef ?? null;
+  if (input.source !== 'API' || (amount === null && clientRef === null)) return imageHash;
+  return createHash('sha256')
+    .update(JSON.stringify([imageHash, amount, clientRef]))
+    .digest('hex');
+}
+
+/**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
  * memory: its SHA-256 is kept for replay detection, the bytes go to the decoder thread and are dropped.
  */
@@ -158,7 +177,7 @@ export function createVerificationService(deps: VerificationDeps) {
   async function judge(
     decoded: Extract<DecodeResult, { ok: true }>,
     payees: PayeeForMatch[],
-    expectedAmount: number | undefined,
+    expectedSatang: number | undefined,
   ): Promise<Draft> {
     const draft = emptyDraft();
     draft.trans_ref = decoded.transRef;
@@ -209,7 +228,19 @@ export function createVerificationService(deps: VerificationDeps) {
         error_message: 'The bank data does not match the slip QR: it may be forged or edited.',
       };
     }
-    const verdict = judgeFoundSlip(slip, payees, expectedAmount, {
+    // The bank's amount through its decimal text, never `x * 100`; one that is not whole satang cannot be compared.
+    const slipSatang = satangFromAmount(slip.amount);
+    if (slipSatang === null) {
+      deps.onError?.(new Error('checker answered an amount that is not whole satang'), 'checker');
+      return {
+        ...draft,
+        charged: 0,
+        status: 'PROVIDER_ERROR',
+        error_code: 'PROVIDER_UNAVAILABLE',
+        error_message: 'The bank data service answered an unreadable amount. Nothing was charged; send the same slip again in a minute.',
+      };
+    }
+    const verdict = judgeFoundSlip(slip, slipSatang, payees, expectedSatang, {
       staleMode: deps.staleMode,
       staleMaxAgeHours: deps.staleMaxAgeHours,
       now: clock.now(),
@@ -221,7 +252,7 @@ export function createVerificationService(deps: VerificationDeps) {
       error_code: verdict.errorCode,
       error_message: verdict.errorMessage,
       stale: verdict.stale ? 1 : 0,
-      amount_satang: amountToSatang(slip.amount),
+      amount_satang: slipSatang,
       bank_code: slip.sendingBankCode || decoded.bankCode,
       bank_name: bank?.nameEn ?? decoded.bankName,
       sender_name: slip.sender.name || slip.sender.nameEn || null,
@@ -247,17 +278,14 @@ export function createVerificationService(deps: VerificationDeps) {
     );
   }
 
-  async function alreadySucceeded(shopId: string, environment: string, transRef: string): Promise<boolean> {
-    return deps.transactions.hasSuccess(shopId, environment, transRef);
-  }
-
-  const duplicateOf = (d: Draft): Draft => ({
+  /** `firstAt`: when the transfer's SUCCESS was recorded, when known (a local duplicate names it). */
+  const duplicateOf = (d: Draft, firstAt?: string): Draft => ({
     ...d,
     status: 'DUPLICATE',
     duplicate: 1,
     success_ref: null,
     error_code: 'DUPLICATE',
-    error_message: 'This transfer was already verified successfully for this shop: the slip is being re-used.',
+    error_message: `This transfer was already verified successfully for this shop${firstAt ? ` at ${firstAt}` : ''}: the slip is being re-used.`,
   });
 
   /**
@@ -354,13 +382,14 @@ export function createVerificationService(deps: VerificationDeps) {
       const { shop, plan } = await loadShop(input);
       const hash = createHash('sha256').update(input.image).digest('hex');
 
-      const claim = await claims.claim(shop.id, environment, hash);
+      const requestKey = replayKey(hash, input);
+      const claim = await claims.claim(shop.id, environment, requestKey);
       if (claim.kind === 'cached') {
         // One primary-key read through the transactions module (it owns the table).
         const record = await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
         return { record, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
-      const key: ClaimKey = { shopId: shop.id, scope: environment, hash, token: claim.token };
+      const key: ClaimKey = { shopId: shop.id, scope: environment, hash: requestKey, token: claim.token };
       const stopLease = claims.keepAlive(key);
       // A check that took over a dead node's claim carries on with the unit that check reserved.
       let reservation: Reservation | null = claim.inherited ? { shopId: shop.id, ...claim.inherited } : null;
@@ -384,6 +413,7 @@ export function createVerificationService(deps: VerificationDeps) {
             .decode(input.image, shop.id)
             .finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart))));
         let draft: Draft;
+        const firstAt = decoded.ok ? await deps.transactions.successAt(shop.id, environment, decoded.transRef) : null;
         if (!decoded.ok) {
           draft = {
             ...emptyDraft(),
@@ -391,8 +421,11 @@ export function createVerificationService(deps: VerificationDeps) {
             error_code: decoded.errorCode,
             error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message,
           };
-        } else if (await alreadySucceeded(shop.id, environment, decoded.transRef)) {
-          draft = duplicateOf({ ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName });
+        } else if (firstAt) {
+          draft = duplicateOf(
+            { ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName },
+            firstAt,
+          );
         } else {
           draft = await judge(
             decoded,
@@ -404,7 +437,7 @@ export function createVerificationService(deps: VerificationDeps) {
               holder: p.holder,
               status: p.status,
             })),
-            input.expectedAmount,
+            input.expectedAmountSatang,
           );
           await faultPoint('after-check');
         }
@@ -416,7 +449,7 @@ export function createVerificationService(deps: VerificationDeps) {
           shop_id: shop.id,
           source: input.source,
           environment,
-          expected_amount_satang: input.expectedAmount === undefined ? null : amountToSatang(input.expectedAmount),
+          expected_amount_satang: input.expectedAmountSatang ?? null,
           latency_ms: Math.round(performance.now() - started),
           client_ref: input.clientRef ?? null,
           image_hash: hash,

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
+import type { startSandbox } from '../helpers/sandbox.js';
+import { signup, UA } from '../dashboard/dash-helpers.js';
+
+// Issue 19, "one image, two orders": the exact file verified for order-1 (300 THB) and sent again for
+// order-2 (500 THB) answered SUCCESS, verified: true, cached: true with order-1's record, so an
+// integration crediting on `verified` shipped order-2 for free. A replay is an identical request
+// (same image, amount and clientRef); the same image for another order is a DUPLICATE.
+
+for (const kind of DB_KINDS) {
+  describe(`replay is an identical request [${kind}]`, () => {
+    let h: Harness;
+    let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let base: string;
+    let close: () => Promise<void>;
+    let s: Awaited<ReturnType<typeof seedShop>>;
+    beforeAll(async () => {
+      ({ h, bank, base, close } = await createBankHarness(kind, NO_RATE_LIMITS, { listen: true }));
+      s = await seedShop(h);
+    });
+    afterAll(async () => {
+      await close();
+    });
+
+    const verify = async (image: Buffer, query: string, auth = s.auth) => {
+      const r = await fetch(`${base}/api/v1/verify${query}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(image),
+      });
+      const body = await r.json();
+      expect(r.status, JSON.stringify(body)).toBe(200);
+      return body.data;
+    };
+    /** Checker calls counted where they arrive: at the sandbox bank. */
+    const calls = () => bank.stats().checkerCalls;
+    const used = async () =>
+      (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used ?? 0;
+    const records = async () =>
+      Number(
+        (
+          await h.c.db
+            .selectFrom('transactions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('shop_id', '=', s.shop.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const slip = async (amount = 300) => bank.slip((await bank.register({ amount })).transRef);
+
+    it('order-1 then order-2 with the same bytes: DUPLICATE, verified false, naming the first time; no checker call, not charged', async () => {
+      const img = await slip(300);
+      const first = await verify(img, '?clientRef=order-1&amount=300');
+      expect(first).toMatchObject({ status: 'SUCCESS', verified: true, cached: false, clientRef: 'order-1' });
+      const [c0, u0, n0] = [calls(), await used(), await records()];
+      expect(u0).toBe(1);
+
+      const second = await verify(img, '?clientRef=order-2&amount=500');
+      expect(second).toMatchObject({
+        status: 'DUPLICATE',
+        verified: false,
+        duplicate: true,
+        cached: false,
+        errorCode: 'DUPLICATE',
+        clientRef: 'order-2',
+        transRef: first.transRef,
+      });
+      expect(second.id).not.toBe(first.id);
+      expect(second.errorMessage).toContain(first.createdAt);
+      expect(calls()).toBe(c0); // known locally: the checker is not asked
+      expect(await used()).toBe(u0); // a locally found DUPLICATE costs nothing (DESIGN.md charging rule)
+      expect(second.quota.used).toBe(u0);
+      expect(await records()).toBe(n0 + 1);
+
+      // Only the amount differs: a new verification too.
+      const third = await verify(img, '?clientRef=order-1&amount=500');
+      expect(third).toMatchObject({ status: 'DUPLICATE', verified: false, cached: false });
+
+      // Identical retries answer their own first record again, cached; nothing asked, charged or written.
+      const n1 = await records();
+      const retry1 = await verify(img, '?clientRef=order-1&amount=300.00'); // 300 and 300.00 are one amount
+      expect(retry1).toMatchObject({ id: first.id, status: 'SUCCESS', verified: true, cached: true, clientRef: 'order-1' });
+      const retry2 = await verify(img, '?amount=500&clientRef=order-2');
+      expect(retry2).toMatchObject({ id: second.id, status: 'DUPLICATE', verified: false, cached: true });
+      expect(calls()).toBe(c0);
+      expect(await used()).toBe(u0);
+      expect(await records()).toBe(n1);
+    });
+
+    it('clientRef absent and present are different requests (absent counts as a value)', async () => {
+      const img = await slip(120);
+      const bare = await verify(img, '');
+      expect(bare).toMatchObject({ status: 'SUCCESS', verified: true, cached: false, clientRef: null });
+      const c0 = calls();
+      const withRef = await verify(img, '?clientRef=order-3');
+      expect(withRef).toMatchObject({ status: 'DUPLICATE', verified: false, cached: false, clientRef: 'order-3' });
+      const withAmount = await verify(img, '?amount=120');
+      expect(withAmount).toMatchObject({ status: 'DUPLICATE', verified: false, cached: false });
+      const again = await verify(img, '');
+      expect(again).toMatchObject({ id: bare.id, status: 'SUCCESS', cached: true });
+      expect(calls()).toBe(c0);
+    });
+
+    it('an unverified first result is not a verified transfer: the corrected amount is checked', async () => {
+      const img = await slip(300);
+      const wrong = await verify(img, '?clientRef=order-4&amount=299.99');
+      expect(wrong).toMatchObject({ status: 'AMOUNT_MISMATCH', verified: false });
+      const right = await verify(img, '?clientRef=order-4&amount=300');
+      expect(right).toMatchObject({ status: 'SUCCESS', verified: true, cached: false });
+    });
+
+    it('concurrent identical requests: one record, one charge, one checker call; two orders at once: one SUCCESS', async () => {
+      const img = await slip(410);
+      const [c0, u0, n0] = [calls(), await used(), await records()];
+      const same = await Promise.all(Array.from({ length: 6 }, () => verify(img, '?clientRef=order-5&amount=410')));
+      expect(new Set(same.map((r) => r.id)).size).toBe(1);
+      expect(same.filter((r) => !r.cached)).toHaveLength(1);
+      expect(calls() - c0).toBe(1);
+      expect((await used()) - u0).toBe(1);
+      expect((await records()) - n0).toBe(1);
+
+      const img2 = await slip(410);
+      const two = await Promise.all([verify(img2, '?clientRef=order-6'), verify(img2, '?clientRef=order-7')]);
+      expect(two.map((r) => r.status).sort()).toEqual(['DUPLICATE', 'SUCCESS']);
+    });
+
+    it('the dashboard has no client reference: the same image with another expected amount stays a flagged replay', async () => {
+      const owner = await signup(h);
+      await h.c.payees.add(owner.shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
+      const img = await slip(300);
+      const up = (q: string) =>
+        h.app.inject({
+          method: 'POST',
+          url: `/api/dashboard/verify${q}`,
+          headers: { ...owner.auth, 'user-agent': UA, 'content-type': 'image/png' },
+          payload: img,
+        });
+      const first = (await up('?expectedAmount=300')).json().data;
+      expect(first).toMatchObject({ status: 'SUCCESS', cached: false });
+      const c0 = calls();
+      const again = (await up('?expectedAmount=500')).json().data;
+      expect(again).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true });
+      expect(calls()).toBe(c0);
+    });
+  });
+}

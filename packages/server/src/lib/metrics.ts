@@ -81,6 +81,30 @@ export const metrics = {
     labelNames: ['upstream', 'outcome', 'breaker'] as const,
     registers: [registry],
   }),
+  checkerAccountErrors: new Counter({
+    name: 'slipcheck_checker_account_errors_total',
+    help: 'Checker answers that say the provider account is the problem, by upstream and reason (quota_exhausted, key_invalid, ip_not_allowed, package_expired, branch_inactive, service_suspended, overage_cap)',
+    labelNames: ['upstream', 'reason'] as const,
+    registers: [registry],
+  }),
+  checkerResends: new Counter({
+    name: 'slipcheck_checker_resends_total',
+    help: 'Checks sent again to the same upstream after a failed attempt, by cause (timeout, failure); a re-send after a timeout may be billed twice by the provider',
+    labelNames: ['upstream', 'cause'] as const,
+    registers: [registry],
+  }),
+  checkerQuotaRemaining: new Gauge({
+    name: 'slipcheck_checker_quota_remaining',
+    help: "Checks left in the provider account's package, as last polled (only upstreams with a quota route)",
+    labelNames: ['upstream'] as const,
+    registers: [registry],
+  }),
+  checkerOverage: new Gauge({
+    name: 'slipcheck_checker_overage',
+    help: 'Checks used past the package quota at the provider (billed as overage), as last polled',
+    labelNames: ['upstream'] as const,
+    registers: [registry],
+  }),
   decoderRejected: new Counter({
     name: 'slipcheck_decoder_rejected_total',
     help: 'Decodes refused because the decoder queue was full (answered 503 DECODER_BUSY)',

@@ -42,20 +42,49 @@ export type HttpOutcome = { ok: true; answer: HttpAnswer } | { ok: false; reason
 const MAX_BODY_BYTES = 1 << 20;
 
 /** POST JSON; network failures come back as values so adapters can map them to UNAVAILABLE. */
-export async function postJson(
+export function postJson(
   fetchFn: FetchFn,
   url: string,
   body: unknown,
   headers: Record<string, string>,
   signal?: AbortSignal,
 ): Promise<HttpOutcome> {
+  return send(fetchFn, url, 'POST', JSON.stringify(body), { 'content-type': 'application/json', ...headers }, signal);
+}
+
+/** GET (account and quota routes). */
+export function getJson(fetchFn: FetchFn, url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpOutcome> {
+  return send(fetchFn, url, 'GET', undefined, headers, signal);
+}
+
+/**
+ * POST multipart/form-data with one image file (fetch sets the boundary). The image is wrapped, not
+ * copied to disk or kept: it is only the request body of this one call.
+ */
+export function postImage(
+  fetchFn: FetchFn,
+  url: string,
+  field: string,
+  image: Buffer,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<HttpOutcome> {
+  const form = new FormData();
+  const type = image[0] === 0x89 ? 'image/png' : 'image/jpeg';
+  form.append(field, new Blob([image as unknown as ArrayBuffer], { type }), type === 'image/png' ? 'slip.png' : 'slip.jpg');
+  return send(fetchFn, url, 'POST', form, headers, signal);
+}
+
+async function send(
+  fetchFn: FetchFn,
+  url: string,
+  method: string,
+  body: string | FormData | undefined,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<HttpOutcome> {
   try {
-    const res = await fetchFn(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify(body),
-      signal,
-    });
+    const res = await fetchFn(url, { method, headers: { accept: 'application/json', ...headers }, body, signal });
     const text = await readCapped(res);
     let json: unknown = null;
     if (text) {

@@ -1,5 +1,6 @@
 // Shared HTTP plumbing for checker adapters: a keep-alive fetch, a JSON POST that never
 // throws, and the small normalisers every provider mapping needs.
+import { randomBytes } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { parseRetryAfterMs } from '../../lib/retry-after.js';
 import type { ProxyType } from './checker-port.js';
@@ -58,8 +59,10 @@ export function getJson(fetchFn: FetchFn, url: string, headers: Record<string, s
 }
 
 /**
- * POST multipart/form-data with one image file (fetch sets the boundary). The image is wrapped, not
- * copied to disk or kept: it is only the request body of this one call.
+ * POST multipart/form-data with one image file. The body is built here (not with FormData): the
+ * keep-alive fetch is the `undici` package's and does not recognise Node's global FormData class,
+ * which it would send as the text "[object FormData]". The image is only this request's body: never
+ * written anywhere or kept.
  */
 export function postImage(
   fetchFn: FetchFn,
@@ -69,22 +72,31 @@ export function postImage(
   headers: Record<string, string>,
   signal?: AbortSignal,
 ): Promise<HttpOutcome> {
-  const form = new FormData();
-  const type = image[0] === 0x89 ? 'image/png' : 'image/jpeg';
-  form.append(field, new Blob([image as unknown as ArrayBuffer], { type }), type === 'image/png' ? 'slip.png' : 'slip.jpg');
-  return send(fetchFn, url, 'POST', form, headers, signal);
+  const boundary = `----slipcheck${randomBytes(12).toString('hex')}`;
+  const png = image[0] === 0x89;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${png ? 'slip.png' : 'slip.jpg'}"\r\n` +
+      `Content-Type: ${png ? 'image/png' : 'image/jpeg'}\r\n\r\n`,
+  );
+  const body = Buffer.concat([head, image, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return send(fetchFn, url, 'POST', body, { 'content-type': `multipart/form-data; boundary=${boundary}`, ...headers }, signal);
 }
 
 async function send(
   fetchFn: FetchFn,
   url: string,
   method: string,
-  body: string | FormData | undefined,
+  body: string | Buffer | undefined,
   headers: Record<string, string>,
   signal?: AbortSignal,
 ): Promise<HttpOutcome> {
   try {
-    const res = await fetchFn(url, { method, headers: { accept: 'application/json', ...headers }, body, signal });
+    const res = await fetchFn(url, {
+      method,
+      headers: { accept: 'application/json', ...headers },
+      body: body as BodyInit | undefined,
+      signal,
+    });
     const text = await readCapped(res);
     let json: unknown = null;
     if (text) {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
 import { startFakeUpstream, type FakeUpstream, type Reply, type SeenRequest } from '../checker/fake-upstream.js';
 import type { DecodeResult } from '../../src/modules/slip-qr/slip-qr-decoder.js';
+import { registry } from '../../src/lib/metrics.js';
 import {
   EASYSLIP_KEY,
   SLIPOK_BRANCH_PATH,
@@ -209,6 +210,10 @@ for (const kind of DB_KINDS) {
           : { status: 200, body: easySlipBankSuccess('014242082547BPM00012') };
       const polled = await h.c.configuredChecker!.pollAccounts();
       expect(polled.find((p) => p.adapter === 'slipok')!.status).toMatchObject({ quotaRemaining: 0, overage: 85 });
+      expect(await registry.getSingleMetricAsString('slipcheck_checker_overage')).toContain(
+        'slipcheck_checker_overage{upstream="slipok#0"} 85',
+      );
+      expect(await registry.getSingleMetricAsString('slipcheck_checker_quota_remaining')).toContain('{upstream="slipok#0"} 0');
       await expect.poll(async () => (await operatorMails()).some((m) => m.template === 'operator_overage_near_cap')).toBe(true);
 
       slipokReply = (r) => (r.url.endsWith('/quota') ? slipOkQuota(0, 100) : slipOkSuccess('014242082547BPM00013'));

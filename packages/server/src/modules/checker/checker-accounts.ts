@@ -107,8 +107,9 @@ export function createCheckerIncidents(opts: CheckerIncidentsOptions = {}) {
         if (r.account && r.account !== 'overage_cap') openIncident(upstream, r.account, r.providerCode);
         return;
       }
-      // A real answer (found, not found, pending, cannot check this kind) means the account works.
-      closeIncident(upstream);
+      // A bank answer (found, not found, pending) means the account works again. UNSUPPORTED does not
+      // count: an adapter may say it without asking the provider (no image for the wallet endpoint).
+      if (r.kind !== 'UNSUPPORTED') closeIncident(upstream);
     },
     /** a polled account/quota answer (the quota poller and `slipcheck checker check`) */
     recordAccount(upstream: string, s: AccountStatus) {

@@ -235,7 +235,6 @@ export function createVerificationService(deps: VerificationDeps) {
           status: 'INVALID',
           error_code: 'STALE_SLIP',
           stale: 1,
-          trans_date: qrDate.toISOString(),
           error_message: `The slip is older than ${deps.staleMaxAgeHours} hours and the bank no longer confirms it; an old slip may be re-used from an earlier payment. Ask for a recent slip or confirm the payment in your banking app.`,
         };
       }

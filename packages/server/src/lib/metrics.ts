@@ -77,7 +77,7 @@ export const metrics = {
   }),
   checkerCalls: new Counter({
     name: 'slipcheck_checker_calls_total',
-    help: 'Calls to a checker upstream by outcome (ok, not_found, pending, failure, skipped) and circuit breaker state',
+    help: 'Calls to a checker upstream by outcome (found, not_found, pending, unsupported, failure; skipped = a slip kind it does not check, no call made) and circuit breaker state',
     labelNames: ['upstream', 'outcome', 'breaker'] as const,
     registers: [registry],
   }),

@@ -281,6 +281,10 @@ export type components = {
         };
         Health: {
             checks: {
+                checker?: {
+                    problems: string[];
+                    status: "up" | "degraded";
+                };
                 database: {
                     latencyMs: number;
                     status: "up" | "down";

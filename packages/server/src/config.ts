@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { checkerConfigProblems } from './modules/checker/checker-factory.js';
 
 /**
  * One configuration schema, parsed once at start (and by the CLI, from the same variables, so
@@ -86,11 +87,34 @@ const spec = {
   MAX_IMAGE_BYTES: { parse: int(1024, 50 * 1024 * 1024), def: String(10 * 1024 * 1024), doc: 'largest accepted slip image (413 above)' },
   SLIP_STALE_MODE: { parse: oneOf('off', 'alert', 'reject'), def: 'alert', doc: 'stale-slip detection mode' },
   SLIP_STALE_MAX_AGE_HOURS: { parse: int(1, 24 * 365), def: '24', doc: 'slips older than this are stale' },
-  CHECKER: { parse: str, def: 'sandbox', doc: 'checker adapter, or a comma list tried in order (failover): sandbox, easyslip' },
-  CHECKER_URL: { parse: str, def: '', doc: 'checker base URL(s), comma list matching CHECKER; default the sandbox bank' },
+  CHECKER: {
+    parse: str,
+    def: 'sandbox',
+    doc: 'checker adapter, or a comma list tried in order (failover): sandbox, easyslip, slipok (see the checker section)',
+  },
+  CHECKER_URL: {
+    parse: str,
+    def: '',
+    doc: 'checker URL(s), comma list matching CHECKER: easyslip = base without a version (default https://api.easyslip.com), slipok = https://api.slipok.com/api/line/apikey/<BRANCH_ID>, sandbox = default the sandbox bank',
+  },
   CHECKER_KEY: { parse: str, def: '', doc: 'checker credential(s), comma list matching CHECKER' },
   CHECKER_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one checker attempt' },
   CHECKER_DEADLINE_MS: { parse: int(100, 300_000), def: '15000', doc: 'overall deadline of a check including retries' },
+  CHECKER_MAX_OVERAGE: {
+    parse: int(0),
+    def: '0',
+    doc: 'checks a provider account may bill past its package quota (polled); the operator is warned at 80 %, and at the cap the provider is skipped (fail over); 0 = no cap',
+  },
+  CHECKER_QUOTA_POLL_MS: {
+    parse: int(0, 86_400_000),
+    def: '300000',
+    doc: "how often each provider's quota/account route is polled (metrics, overage cap, alerts); 0 = never",
+  },
+  OPERATOR_EMAIL: {
+    parse: str,
+    def: '',
+    doc: 'operator address for service alerts (checker provider account problems, overage); empty = logs only',
+  },
   SANDBOX_PORT: { parse: int(0, 65535), def: '3900', doc: 'port of the sandbox bank started beside the service in development' },
   SANDBOX_AUTOSTART: {
     parse: bool,
@@ -279,6 +303,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (cfg.SECRET_KEY_PREVIOUS && !cfg.SECRET_KEY) problems.push('SECRET_KEY_PREVIOUS: needs SECRET_KEY (the new key)');
   if (cfg.SECRET_KEY_PREVIOUS && cfg.SECRET_KEY_PREVIOUS.split(',').some((k) => k.trim().length < 32))
     problems.push('SECRET_KEY_PREVIOUS: every key must be at least 32 characters');
+  if (!problems.length)
+    problems.push(...checkerConfigProblems({ checker: cfg.CHECKER, checkerUrl: cfg.CHECKER_URL, checkerKey: cfg.CHECKER_KEY }));
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   useSandboxLine(cfg, env);
   cfg.DATA_DIR = path.resolve(cfg.DATA_DIR);

@@ -23,6 +23,8 @@ import { createDbTestUsageCounter, createRedisTestUsageCounter } from './modules
 import { createShopService } from './modules/shops/shop-service.js';
 import { createTransactionService } from './modules/transactions/transaction-service.js';
 import { createCheckerFromConfig } from './modules/checker/checker-factory.js';
+import { createCheckerIncidents, type OperatorNotice } from './modules/checker/checker-accounts.js';
+import { mailTemplates } from './modules/mail/mail-templates.js';
 import type { Checker } from './modules/checker/checker-port.js';
 import { createSlipDecoderPool, type SlipDecoderPool } from './modules/slip-qr/slip-qr-pool.js';
 import type { DecodeResult } from './modules/slip-qr/slip-qr-decoder.js';
@@ -143,9 +145,19 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       .filter(Boolean),
   ];
   const defaultSandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
+  // Provider account problems and overage reach the operator: log, one e-mail per incident (the
+  // dedupe key also holds across nodes for the same upstream, reason and day), /health.
+  let operatorMail: ((n: OperatorNotice) => Promise<unknown>) | null = null;
+  const checkerIncidents = createCheckerIncidents({
+    now: () => clock.now(),
+    log: logger,
+    maxOverage: config.CHECKER_MAX_OVERAGE,
+    notify: (n) => operatorMail?.(n),
+  });
   const configuredChecker = overrides.checker
     ? null
     : createCheckerFromConfig({
+        incidents: checkerIncidents,
         checker: config.CHECKER,
         checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? defaultSandbox : ''),
         checkerKey: config.CHECKER_KEY,
@@ -191,9 +203,32 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     staleMode: config.SLIP_STALE_MODE,
     staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
     onError: (err, where) => logFailure(`verify:${where}`)(err),
+    log: logger,
   });
   const mail = createMailService({ db, clock, smtpUrl: config.SMTP_URL || undefined, from: config.MAIL_FROM });
   closers.push(() => mail.close());
+  if (config.OPERATOR_EMAIL) {
+    operatorMail = (n) => {
+      const day = clock.now().toISOString().slice(0, 10);
+      const reason = 'reason' in n ? n.reason : '';
+      return mail.send(config.OPERATOR_EMAIL, mailTemplates.operatorCheckerAlert(n), null, {
+        dedupeKey: `operator:${n.type}:${n.upstream}:${reason}:${day}`,
+      });
+    };
+  }
+  // Quota and overage of each provider account (metrics, the overage cap and its alerts), polled by
+  // the process that checks slips (main.ts starts it; the CLI never calls a provider by itself).
+  let pollTimer: NodeJS.Timeout | null = null;
+  const startCheckerPolling = () => {
+    if (!configuredChecker || config.CHECKER_QUOTA_POLL_MS === 0 || pollTimer) return;
+    const poll = () => void configuredChecker.pollAccounts().catch((err) => logFailure('checker:quota-poll')(err));
+    pollTimer = setInterval(poll, config.CHECKER_QUOTA_POLL_MS);
+    pollTimer.unref();
+    poll();
+  };
+  closers.push(async () => {
+    if (pollTimer) clearInterval(pollTimer);
+  });
   const {
     accounts,
     sessions,
@@ -358,6 +393,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     rateLimiter,
     bus,
     checker,
+    configuredChecker,
+    checkerIncidents,
+    startCheckerPolling,
     claims,
     verification,
     mail,

@@ -10,6 +10,7 @@ import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli
 import { outboxCommands, WORKER_USAGE } from '../outbox/outbox-cli.js';
 import { listMail, MAIL_USAGE } from '../modules/mail/mail-cli.js';
 import { reportsCommands, REPORTS_USAGE } from '../modules/reports/reports-cli.js';
+import { checkerCommands, CHECKER_USAGE } from '../modules/checker/checker-cli.js';
 
 const OPERATOR = 'operator:cli';
 
@@ -33,6 +34,7 @@ ${WEBHOOK_USAGE}
 ${WORKER_USAGE}
 ${MAIL_USAGE}
 ${REPORTS_USAGE}
+${CHECKER_USAGE}
   demo [--out FILE]                          (development: a demo shop, keys, a sandbox slip and the curl to check it)
   secrets reencrypt                          (after a SECRET_KEY rotation: re-seal stored secrets)
   migrate
@@ -215,6 +217,7 @@ Object.assign(extraCommands, lineCommands);
 Object.assign(extraCommands, webhookCommands);
 Object.assign(extraCommands, outboxCommands);
 Object.assign(extraCommands, reportsCommands);
+Object.assign(extraCommands, checkerCommands);
 
 export async function runCli(
   argv: string[],

@@ -116,6 +116,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     startedAt: c.startedAt,
     version: VERSION,
     draining: opts.draining,
+    checker: () => c.checkerIncidents.health(),
     pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
   });
   await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });

@@ -77,8 +77,32 @@ export const metrics = {
   }),
   checkerCalls: new Counter({
     name: 'slipcheck_checker_calls_total',
-    help: 'Calls to a checker upstream by outcome (ok, not_found, pending, failure, skipped) and circuit breaker state',
+    help: 'Calls to a checker upstream by outcome (found, not_found, pending, unsupported, failure; skipped = a slip kind it does not check, no call made) and circuit breaker state',
     labelNames: ['upstream', 'outcome', 'breaker'] as const,
+    registers: [registry],
+  }),
+  checkerAccountErrors: new Counter({
+    name: 'slipcheck_checker_account_errors_total',
+    help: 'Checker answers that say the provider account is the problem, by upstream and reason (quota_exhausted, key_invalid, ip_not_allowed, package_expired, branch_inactive, service_suspended, overage_cap)',
+    labelNames: ['upstream', 'reason'] as const,
+    registers: [registry],
+  }),
+  checkerResends: new Counter({
+    name: 'slipcheck_checker_resends_total',
+    help: 'Checks sent again to the same upstream after a failed attempt, by cause (timeout, failure); a re-send after a timeout may be billed twice by the provider',
+    labelNames: ['upstream', 'cause'] as const,
+    registers: [registry],
+  }),
+  checkerQuotaRemaining: new Gauge({
+    name: 'slipcheck_checker_quota_remaining',
+    help: "Checks left in the provider account's package, as last polled (only upstreams with a quota route)",
+    labelNames: ['upstream'] as const,
+    registers: [registry],
+  }),
+  checkerOverage: new Gauge({
+    name: 'slipcheck_checker_overage',
+    help: 'Checks used past the package quota at the provider (billed as overage), as last polled',
+    labelNames: ['upstream'] as const,
     registers: [registry],
   }),
   decoderRejected: new Counter({

@@ -33,7 +33,7 @@ describe('createCheckerFromConfig', () => {
     const c = createCheckerFromConfig({
       checker: 'easyslip, sandbox',
       checkerUrl: [es.url, sb.url],
-      checkerKey: ['es_key', ''],
+      checkerKey: ['a1b2c3d4-e5f6-4890-abcd-ef1234567890', ''],
       timeoutMs: 2_000,
       maxAttempts: 2,
     });
@@ -53,7 +53,7 @@ describe('createCheckerFromConfig', () => {
     const c = createCheckerFromConfig({
       checker: 'easyslip,sandbox',
       checkerUrl: `${es.url},${sb.url}`,
-      checkerKey: 'k,',
+      checkerKey: 'a1b2c3d4-e5f6-4890-abcd-ef1234567890,',
       timeoutMs: 2_000,
     });
     try {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEasySlipChecker } from '../../src/modules/checker/easyslip-checker.js';
 import { fakeUpstreamForFile, type Reply } from './fake-upstream.js';
+import { easySlipTrueWalletSuccess } from './provider-fixtures.js';
 
 const q = { payload: '0041000600000101030040220014242082547BPM049885102TH9104E3A5', bankCode: '004', transRef: '014242082547BPM04988' };
 
@@ -102,5 +103,50 @@ describe('EasySlip v2 adapter', () => {
     f.reply = r;
     const res = await checker().check(q);
     expect(res).toMatchObject({ kind: 'UNAVAILABLE', retryable });
+  });
+});
+
+describe('EasySlip v2 TrueMoney (document.easyslip.com/en/v2/verify/truewallet/image)', () => {
+  const wallet = { ...q, kind: 'TRUEMONEY' as const, bankCode: 'TRUEMONEY', transRef: '50012345678901' };
+  const img = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('SLIP-IMAGE-BYTES')]);
+
+  it('posts the image as multipart field `image` to /v2/verify/truewallet and maps the wallet slip', async () => {
+    f.reply = { status: 200, body: easySlipTrueWalletSuccess('50012345678901') };
+    const r = await checker().check({ ...wallet, image: img });
+    const sent = f.up.requests.at(-1)!;
+    expect(sent.url).toBe('/v2/verify/truewallet');
+    expect(sent.headers.authorization).toBe('Bearer es_key');
+    expect(String(sent.headers['content-type'])).toMatch(/^multipart\/form-data; boundary=/);
+    expect(String(sent.body)).toMatch(/Content-Disposition: form-data; name="image"; filename="slip.jpg"\r\nContent-Type: image\/jpeg/);
+    expect(String(sent.body)).toContain('SLIP-IMAGE-BYTES');
+    expect(r).toMatchObject({
+      kind: 'FOUND',
+      slip: {
+        transRef: '50012345678901',
+        amount: 250,
+        transDate: '2026-01-01T03:00:00.000Z',
+        sendingBankCode: 'TRUEMONEY',
+        receiver: { proxy: { type: 'PHONE', value: '081-xxx-6609' } },
+      },
+    });
+    // the image never travels in a result or a reason
+    expect(JSON.stringify(r)).not.toContain('SLIP-IMAGE-BYTES');
+  });
+
+  it('without the image, or over the 4 MB limit, the provider cannot check it: UNSUPPORTED without a call', async () => {
+    const before = f.up.requests.length;
+    expect((await checker().check(wallet)).kind).toBe('UNSUPPORTED');
+    expect((await checker().check({ ...wallet, image: Buffer.alloc(4_194_305, 1) })).kind).toBe('UNSUPPORTED');
+    expect(f.up.requests.length).toBe(before);
+  });
+
+  it('a bank answer without the sending bank or the sender falls back to the QR', async () => {
+    const body = structuredClone(success) as { data: { rawSlip: Record<string, unknown> } };
+    delete body.data.rawSlip.sender;
+    f.reply = { status: 200, body };
+    expect(await checker().check(q)).toMatchObject({
+      kind: 'FOUND',
+      slip: { sendingBankCode: '004', sender: { name: '', bankCode: '004' } },
+    });
   });
 });

@@ -68,10 +68,20 @@ describe('SlipOK adapter', () => {
       { kind: 'PENDING', retryAfterSeconds: 180 },
     ],
     ['1011 no such transaction', { status: 400, body: { code: 1011, message: 'x' } }, { kind: 'NOT_FOUND' }],
-    ['1008 not a slip QR', { status: 400, body: { code: 1008, message: 'x' } }, { kind: 'NOT_FOUND' }],
+    // "not a QR for payment verification": what this provider cannot check, never forged
+    ['1008 not a payment QR', { status: 400, body: { code: 1008, message: 'x' } }, { kind: 'UNSUPPORTED' }],
     ['1012 repeated slip still carries the data', { status: 400, body: { code: 1012, message: 'dup', data } }, { kind: 'FOUND' }],
-    ['1009 bank down', { status: 400, body: { code: 1009, message: 'x' } }, { kind: 'UNAVAILABLE', retryable: true }],
-    ['auth failure', { status: 401, body: { code: 1002, message: 'x' } }, { kind: 'UNAVAILABLE', retryable: false }],
+    // bank data down ~15 minutes, no quota used: fail over, no immediate re-send
+    [
+      '1009 bank down',
+      { status: 400, body: { code: 1009, message: 'x' } },
+      { kind: 'UNAVAILABLE', retryable: false, retryAfterSeconds: 900 },
+    ],
+    [
+      'auth failure',
+      { status: 401, body: { code: 1002, message: 'x' } },
+      { kind: 'UNAVAILABLE', retryable: false, account: 'key_invalid' },
+    ],
     ['500', { status: 500, body: 'oops' }, { kind: 'UNAVAILABLE', retryable: true }],
   ])('%s', async (_l, r, want) => {
     f.reply = r;

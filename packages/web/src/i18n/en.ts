@@ -230,6 +230,14 @@ export const en: Record<MessageKey, string> = {
   'result.pending.title': 'The bank has not published this transfer yet',
   'result.pending.body': 'Some banks take a few minutes before a transfer can be checked. This check was not charged.',
   'result.pending.next': 'Wait a few minutes, then check the same slip again. Do not ship until it passes.',
+  'result.cannotCheck.title': 'Slip checking is unavailable for now',
+  'result.cannotCheck.body': 'The service cannot check slips at the moment; the operator has been alerted. This check was not charged.',
+  'result.cannotCheck.next':
+    'Confirm the incoming money in your banking app before you ship. Send the slip again later if you want a record.',
+  'result.notSupported.title': 'This kind of slip cannot be checked',
+  'result.notSupported.body':
+    'The service cannot check this kind of slip yet (a wallet slip, for example). It is not a sign of fraud. This check was not charged.',
+  'result.notSupported.next': "Confirm the incoming money in the shop's bank or wallet app before you ship.",
   'result.retry.title': 'Could not check, please try again',
   'result.retry.body': 'The bank data service did not answer for a moment. This check was not charged.',
   'result.retry.next': 'Check the same slip again in a minute. Do not ship until it passes.',

@@ -20,6 +20,8 @@ export const VARIANTS = [
   'fake',
   'pending',
   'retry',
+  'cannotCheck',
+  'notSupported',
   'quota',
 ] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -38,6 +40,8 @@ export const VARIANT_TONE: Record<Variant, Tone> = {
   unknownBank: 'warn',
   invalid: 'error',
   fake: 'error',
+  cannotCheck: 'warn',
+  notSupported: 'warn',
   pending: 'info',
   retry: 'info',
   quota: 'error',
@@ -53,10 +57,10 @@ export const KNOWN_ERROR_CODES: Record<TxStatus, (string | null)[]> = {
   DUPLICATE: [null, 'DUPLICATE'],
   AMOUNT_MISMATCH: [null, 'AMOUNT_MISMATCH'],
   RECEIVER_MISMATCH: [null, 'RECEIVER_MISMATCH', 'RECEIVER_UNVERIFIED'],
-  INVALID: [null, 'STALE_SLIP', 'NO_QR_FOUND', 'NOT_SLIP_QR', 'BAD_CHECKSUM', 'UNKNOWN_BANK', 'UNREADABLE_IMAGE'],
+  INVALID: [null, 'STALE_SLIP', 'NO_QR_FOUND', 'NOT_SLIP_QR', 'BAD_CHECKSUM', 'UNKNOWN_BANK', 'UNREADABLE_IMAGE', 'CHECK_NOT_SUPPORTED'],
   FRAUD: [null, 'SLIP_NOT_FOUND', 'DATA_MISMATCH'],
   QUOTA_EXCEEDED: [null, 'QUOTA_EXCEEDED'],
-  PROVIDER_ERROR: [null, 'PROVIDER_UNAVAILABLE', 'SLIP_PENDING'],
+  PROVIDER_ERROR: [null, 'PROVIDER_UNAVAILABLE', 'SLIP_PENDING', 'CHECK_UNAVAILABLE'],
 };
 
 export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale'>): Variant {
@@ -75,7 +79,7 @@ export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 's
     case 'QUOTA_EXCEEDED':
       return 'quota';
     case 'PROVIDER_ERROR':
-      return r.errorCode === 'SLIP_PENDING' ? 'pending' : 'retry';
+      return r.errorCode === 'SLIP_PENDING' ? 'pending' : r.errorCode === 'CHECK_UNAVAILABLE' ? 'cannotCheck' : 'retry';
     case 'INVALID':
       switch (r.errorCode) {
         case 'STALE_SLIP':
@@ -90,6 +94,8 @@ export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 's
           return 'badChecksum';
         case 'UNKNOWN_BANK':
           return 'unknownBank';
+        case 'CHECK_NOT_SUPPORTED':
+          return 'notSupported';
         default:
           return 'invalid';
       }

@@ -1,9 +1,10 @@
 // Builds the checker port from configuration: one adapter per named upstream, each wrapped in
 // its own timeout/retry/breaker, chained for failover, under one overall deadline.
 import type { Checker } from './checker-port.js';
+import { accountError } from './checker-port.js';
 import { cleanSlipNames, createKeepAliveFetch, type FetchFn } from './checker-http.js';
 import { createSandboxChecker } from './sandbox-checker.js';
-import { createEasySlipChecker } from './easyslip-checker.js';
+import { createEasySlipChecker, EASYSLIP_DEFAULT_URL } from './easyslip-checker.js';
 import { createSlipOkChecker } from './slipok-checker.js';
 import {
   createFailoverChecker,
@@ -12,9 +13,10 @@ import {
   type BreakerOptions,
   type ResilienceDeps,
 } from './resilient-checker.js';
+import { createCheckerIncidents, hasAccountRoute, type AccountStatus, type CheckerIncidents } from './checker-accounts.js';
 
 export interface CheckerConfig {
-  /** 'sandbox' | 'easyslip' | 'slipok', or a comma list for failover, e.g. 'easyslip,sandbox' */
+  /** 'sandbox' | 'easyslip' | 'slipok', or a comma list for failover, e.g. 'easyslip,slipok' */
   checker: string;
   /** one per member (array or comma list); a single value applies to every member; '' = adapter default */
   checkerUrl: string | string[];
@@ -28,43 +30,165 @@ export interface CheckerConfig {
   maxAttempts?: number;
   breaker?: BreakerOptions;
   deps?: ResilienceDeps;
+  /** account problems, quota and overage (alerts, /health); default: one without alerts */
+  incidents?: CheckerIncidents;
 }
 
-export type ConfiguredChecker = Checker & { close(): Promise<void> };
+export interface UpstreamAccount {
+  upstream: string;
+  adapter: string;
+  status: AccountStatus | null;
+}
+
+export type ConfiguredChecker = Checker & {
+  close(): Promise<void>;
+  incidents: CheckerIncidents;
+  /**
+   * Calls each upstream's cheapest authenticated route (quota/account; never a slip check) and feeds
+   * the answers to the incident tracker (metrics, overage cap). `status` is null for an upstream
+   * without such a route (the sandbox).
+   */
+  pollAccounts(signal?: AbortSignal): Promise<UpstreamAccount[]>;
+};
 
 export const CHECKER_IDS = ['sandbox', 'easyslip', 'slipok'] as const;
 
-export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
+interface Member {
+  id: string;
+  url: string;
+  key: string;
+}
+
+/**
+ * Checks CHECKER / CHECKER_URL / CHECKER_KEY without building anything: config.ts calls it at load,
+ * so a wrong URL stops the start with a sentence that says what to write (a wrong base URL otherwise
+ * shows up only as "provider unavailable" on every slip). Returns the problems, empty when fine.
+ */
+export function checkerConfigProblems(cfg: Pick<CheckerConfig, 'checker' | 'checkerUrl' | 'checkerKey'>): string[] {
+  try {
+    return members(cfg).flatMap((m, i) => memberProblems(m, i));
+  } catch (e) {
+    return [(e as Error).message];
+  }
+}
+
+function members(cfg: Pick<CheckerConfig, 'checker' | 'checkerUrl' | 'checkerKey'>): Member[] {
   const ids = cfg.checker
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  if (ids.length === 0) throw new Error('CHECKER is empty');
+  if (ids.length === 0) throw new Error('CHECKER is empty: write one of sandbox, easyslip, slipok (or a comma list)');
   const urls = perMember(cfg.checkerUrl, ids.length, 'CHECKER_URL');
   const keys = perMember(cfg.checkerKey ?? '', ids.length, 'CHECKER_KEY');
+  return ids.map((id, i) => ({ id, url: urls[i], key: keys[i] }));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function memberProblems(m: Member, i: number): string[] {
+  const where = `CHECKER entry ${i + 1} (${m.id})`;
+  const out: string[] = [];
+  let u: URL | null = null;
+  if (m.url) {
+    try {
+      u = new URL(m.url);
+      if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('protocol');
+    } catch {
+      out.push(`CHECKER_URL for ${where}: "${m.url}" is not an http(s) URL`);
+      u = null;
+    }
+  }
+  switch (m.id) {
+    case 'sandbox':
+      break;
+    case 'easyslip':
+      if (!m.key) out.push(`CHECKER_KEY for ${where}: required (the API key from the provider's developer portal)`);
+      // "EasySlip API keys are UUID v4 format strings" (document: guide/authentication)
+      else if (!UUID.test(m.key))
+        out.push(`CHECKER_KEY for ${where}: the provider's API keys are UUIDs (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)`);
+      if (u && /\/(v\d+|api)(\/|$)/i.test(u.pathname)) {
+        out.push(
+          `CHECKER_URL for ${where}: write the base URL without a version or path, e.g. ${EASYSLIP_DEFAULT_URL} (the service adds /v2/verify/...); got "${m.url}"`,
+        );
+      }
+      break;
+    case 'slipok':
+      if (!m.key) out.push(`CHECKER_KEY for ${where}: required (the API key of the branch)`);
+      else if (/\s/.test(m.key)) out.push(`CHECKER_KEY for ${where}: must not contain spaces`);
+      if (!m.url) out.push(`CHECKER_URL for ${where}: required, with the branch id: https://api.slipok.com/api/line/apikey/<BRANCH_ID>`);
+      else if (u && !/\/api\/line\/apikey\/\d+\/?$/.test(u.pathname)) {
+        out.push(
+          `CHECKER_URL for ${where}: must end with the branch id, e.g. https://api.slipok.com/api/line/apikey/12345 (branch id from the provider's dashboard); got "${m.url}"`,
+        );
+      }
+      break;
+    default:
+      out.push(`CHECKER entry ${i + 1}: unknown checker '${m.id}' (known: ${CHECKER_IDS.join(', ')})`);
+  }
+  return out;
+}
+
+export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
+  const list = members(cfg);
+  const problems = list.flatMap((m, i) => memberProblems(m, i));
+  // the sandbox needs its URL here (config.ts fills the default before calling)
+  list.forEach((m, i) => {
+    if (m.id === 'sandbox' && !m.url) problems.push(`CHECKER_URL for CHECKER entry ${i + 1} (sandbox): required`);
+  });
+  if (problems.length) throw new Error(problems.join('\n'));
 
   const owned = cfg.fetch ? null : createKeepAliveFetch();
   const fetchFn = cfg.fetch ?? owned!.fetch;
+  const incidents = cfg.incidents ?? createCheckerIncidents();
   const deadlineMs = cfg.deadlineMs ?? Math.max(25_000, 2 * cfg.timeoutMs);
   // each member may spend its share of the deadline on retries, so a slow first upstream
   // still leaves time for the next one
-  const memberDeadline = Math.max(cfg.timeoutMs, Math.floor(deadlineMs / ids.length));
+  const memberDeadline = Math.max(cfg.timeoutMs, Math.floor(deadlineMs / list.length));
 
-  const members = ids.map((id, i) => {
-    const adapter = createAdapter(id, urls[i], keys[i], fetchFn, ids.length > 1 ? `${id}#${i}` : id);
-    return createResilientChecker(
+  const adapters = list.map((m, i) => createAdapter(m, fetchFn, list.length > 1 ? `${m.id}#${i}` : m.id));
+  const chainMembers = adapters.map((adapter) => {
+    const resilient = createResilientChecker(
       adapter,
-      { timeoutMs: cfg.timeoutMs, deadlineMs: memberDeadline, maxAttempts: cfg.maxAttempts, breaker: cfg.breaker },
+      {
+        timeoutMs: cfg.timeoutMs,
+        deadlineMs: memberDeadline,
+        maxAttempts: cfg.maxAttempts,
+        breaker: cfg.breaker,
+        // A timed-out request may have been done and billed: with another provider to ask, ask it.
+        retryTimeouts: list.length === 1,
+        observe: incidents.observe,
+      },
       cfg.deps,
     );
+    // Over CHECKER_MAX_OVERAGE the upstream is skipped without a call (account error: fail over).
+    const capped: Checker = {
+      id: resilient.id,
+      supports: resilient.supports,
+      check: async (q, o) =>
+        incidents.isCapped(adapter.id)
+          ? accountError('overage_cap', 'CHECKER_MAX_OVERAGE', `${adapter.id}: overage cap reached`)
+          : resilient.check(q, o),
+    };
+    return capped;
   });
-  const chain = withDeadline(createFailoverChecker(members), deadlineMs);
+  const chain = withDeadline(createFailoverChecker(chainMembers), deadlineMs);
   return {
     id: chain.id,
+    incidents,
     // Names are cleaned once, after failover, whichever upstream answered.
     check: async (q, o) => {
       const r = await chain.check(q, o);
       return r.kind === 'FOUND' ? { ...r, slip: cleanSlipNames(r.slip) } : r;
+    },
+    async pollAccounts(signal) {
+      return Promise.all(
+        adapters.map(async (a, i) => {
+          if (!hasAccountRoute(a)) return { upstream: a.id, adapter: list[i].id, status: null };
+          const status = await a.account(signal ?? AbortSignal.timeout(cfg.timeoutMs));
+          incidents.recordAccount(a.id, status);
+          return { upstream: a.id, adapter: list[i].id, status };
+        }),
+      );
     },
     close: async () => {
       await owned?.close();
@@ -72,26 +196,23 @@ export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
   };
 }
 
-function createAdapter(id: string, url: string, key: string, fetchFn: FetchFn, label: string): Checker {
-  switch (id) {
+function createAdapter(m: Member, fetchFn: FetchFn, label: string): Checker {
+  switch (m.id) {
     case 'sandbox':
-      if (!url) throw new Error('CHECKER_URL is required for the sandbox checker');
-      return createSandboxChecker({ url, key: key || undefined, fetch: fetchFn, id: label });
+      return createSandboxChecker({ url: m.url, key: m.key || undefined, fetch: fetchFn, id: label });
     case 'easyslip':
-      if (!key) throw new Error(`CHECKER_KEY is required for checker '${id}'`);
-      return createEasySlipChecker({ url: url || undefined, key, fetch: fetchFn, id: label });
+      return createEasySlipChecker({ url: m.url || undefined, key: m.key, fetch: fetchFn, id: label });
     case 'slipok':
-      if (!key) throw new Error(`CHECKER_KEY is required for checker '${id}'`);
-      if (!url) throw new Error(`CHECKER_URL (including the branch id) is required for checker '${id}'`);
-      return createSlipOkChecker({ url, key, fetch: fetchFn, id: label });
+      return createSlipOkChecker({ url: m.url, key: m.key, fetch: fetchFn, id: label });
     default:
-      throw new Error(`unknown checker '${id}' (known: ${CHECKER_IDS.join(', ')})`);
+      throw new Error(`unknown checker '${m.id}' (known: ${CHECKER_IDS.join(', ')})`);
   }
 }
 
 function perMember(v: string | string[], n: number, name: string): string[] {
   const list = (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim());
   if (list.length === 1) return Array.from({ length: n }, () => list[0]);
-  if (list.length !== n) throw new Error(`${name} has ${list.length} entries for ${n} checkers`);
+  if (list.length !== n)
+    throw new Error(`${name} has ${list.length} entries for ${n} checkers: give one per CHECKER entry, in the same order`);
   return list;
 }

@@ -1,5 +1,6 @@
 // Shared HTTP plumbing for checker adapters: a keep-alive fetch, a JSON POST that never
 // throws, and the small normalisers every provider mapping needs.
+import { randomBytes } from 'node:crypto';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { parseRetryAfterMs } from '../../lib/retry-after.js';
 import type { ProxyType } from './checker-port.js';
@@ -42,18 +43,58 @@ export type HttpOutcome = { ok: true; answer: HttpAnswer } | { ok: false; reason
 const MAX_BODY_BYTES = 1 << 20;
 
 /** POST JSON; network failures come back as values so adapters can map them to UNAVAILABLE. */
-export async function postJson(
+export function postJson(
   fetchFn: FetchFn,
   url: string,
   body: unknown,
   headers: Record<string, string>,
   signal?: AbortSignal,
 ): Promise<HttpOutcome> {
+  return send(fetchFn, url, 'POST', JSON.stringify(body), { 'content-type': 'application/json', ...headers }, signal);
+}
+
+/** GET (account and quota routes). */
+export function getJson(fetchFn: FetchFn, url: string, headers: Record<string, string>, signal?: AbortSignal): Promise<HttpOutcome> {
+  return send(fetchFn, url, 'GET', undefined, headers, signal);
+}
+
+/**
+ * POST multipart/form-data with one image file. The body is built here (not with FormData): the
+ * keep-alive fetch is the `undici` package's and does not recognise Node's global FormData class,
+ * which it would send as the text "[object FormData]". The image is only this request's body: never
+ * written anywhere or kept.
+ */
+export function postImage(
+  fetchFn: FetchFn,
+  url: string,
+  field: string,
+  image: Buffer,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<HttpOutcome> {
+  const boundary = `----slipcheck${randomBytes(12).toString('hex')}`;
+  const png = image[0] === 0x89;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${png ? 'slip.png' : 'slip.jpg'}"\r\n` +
+      `Content-Type: ${png ? 'image/png' : 'image/jpeg'}\r\n\r\n`,
+  );
+  const body = Buffer.concat([head, image, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return send(fetchFn, url, 'POST', body, { 'content-type': `multipart/form-data; boundary=${boundary}`, ...headers }, signal);
+}
+
+async function send(
+  fetchFn: FetchFn,
+  url: string,
+  method: string,
+  body: string | Buffer | undefined,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<HttpOutcome> {
   try {
     const res = await fetchFn(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-      body: JSON.stringify(body),
+      method,
+      headers: { accept: 'application/json', ...headers },
+      body: body as BodyInit | undefined,
       signal,
     });
     const text = await readCapped(res);

@@ -1,5 +1,19 @@
 export * from './checker-port.js';
-export { createCheckerFromConfig, CHECKER_IDS, type CheckerConfig, type ConfiguredChecker } from './checker-factory.js';
+export {
+  createCheckerFromConfig,
+  checkerConfigProblems,
+  CHECKER_IDS,
+  type CheckerConfig,
+  type ConfiguredChecker,
+  type UpstreamAccount,
+} from './checker-factory.js';
+export {
+  createCheckerIncidents,
+  type CheckerIncidents,
+  type CheckerHealth,
+  type OperatorNotice,
+  type AccountStatus,
+} from './checker-accounts.js';
 export {
   createResilientChecker,
   createFailoverChecker,

@@ -1,8 +1,8 @@
 // Resilience around one upstream (timeout per attempt, jittered retries inside a deadline,
-// circuit breaker) and across upstreams (failover chain). Only UNAVAILABLE is ever retried or
-// failed over: FOUND / NOT_FOUND / PENDING are the bank's answer and final.
+// circuit breaker) and across upstreams (failover chain). Only UNAVAILABLE is ever retried, and
+// UNAVAILABLE or UNSUPPORTED failed over: FOUND / NOT_FOUND / PENDING are the bank's answer and final.
 import type { Checker, CheckerQuery, CheckerResult, CheckOptions } from './checker-port.js';
-import { unavailable } from './checker-port.js';
+import { unavailable, unsupported } from './checker-port.js';
 import { metrics } from '../../lib/metrics.js';
 
 export interface ResilienceDeps {
@@ -35,6 +35,16 @@ export function createCircuitBreaker(opts: BreakerOptions = {}, deps: Resilience
   let failures = 0;
   let openedAt = 0;
   let probing = false;
+  // An open breaker answers with what made it open, so an account problem stays visible as one
+  // (operator alert, shop wording) instead of turning into an anonymous "circuit open".
+  let lastFailure: Extract<CheckerResult, { kind: 'UNAVAILABLE' }> | null = null;
+  const openAnswer = (reason: string): CheckerResult => ({
+    kind: 'UNAVAILABLE',
+    reason,
+    retryable: false,
+    ...(lastFailure?.account ? { account: lastFailure.account, providerCode: lastFailure.providerCode } : {}),
+    ...(lastFailure?.retryAfterSeconds ? { retryAfterSeconds: lastFailure.retryAfterSeconds } : {}),
+  });
 
   function current(): BreakerState {
     if (state === 'OPEN' && now() - openedAt >= cooldownMs) state = 'HALF_OPEN';
@@ -45,8 +55,8 @@ export function createCircuitBreaker(opts: BreakerOptions = {}, deps: Resilience
     state: current,
     async run(fn, ignore) {
       const s = current();
-      if (s === 'OPEN') return unavailable('circuit open', false);
-      if (s === 'HALF_OPEN' && probing) return unavailable('circuit half-open, probe in flight', false);
+      if (s === 'OPEN') return openAnswer('circuit open');
+      if (s === 'HALF_OPEN' && probing) return openAnswer('circuit half-open, probe in flight');
       const isProbe = s === 'HALF_OPEN';
       if (isProbe) probing = true;
       let r: CheckerResult;
@@ -59,6 +69,7 @@ export function createCircuitBreaker(opts: BreakerOptions = {}, deps: Resilience
       }
       if (ignore?.()) return r;
       if (r.kind === 'UNAVAILABLE') {
+        lastFailure = r;
         failures++;
         if (isProbe || failures >= threshold) {
           state = 'OPEN';
@@ -66,6 +77,7 @@ export function createCircuitBreaker(opts: BreakerOptions = {}, deps: Resilience
         }
       } else {
         failures = 0;
+        lastFailure = null;
         state = 'CLOSED';
       }
       return r;
@@ -84,6 +96,14 @@ export interface ResilientOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   breaker?: BreakerOptions | CircuitBreaker | false;
+  /**
+   * Re-send to this upstream after a timed-out attempt (default true). A timed-out request may have
+   * been done, and charged, by the provider: with another provider in the chain the factory sets this
+   * false, so a timeout fails over instead of paying twice at the same provider.
+   */
+  retryTimeouts?: boolean;
+  /** sees every attempt's answer (the incident tracker: account problems, alerts, /health) */
+  observe?: (upstream: string, result: CheckerResult) => void;
 }
 
 export interface ResilientChecker extends Checker {
@@ -102,10 +122,18 @@ export function createResilientChecker(inner: Checker, opts: ResilientOptions = 
   const random = deps.random ?? Math.random;
   const breaker = opts.breaker === false ? null : isBreaker(opts.breaker) ? opts.breaker : createCircuitBreaker(opts.breaker ?? {}, deps);
 
+  const retryTimeouts = opts.retryTimeouts ?? true;
+
   return {
     id: inner.id,
+    supports: inner.supports,
     breakerState: () => breaker?.state() ?? 'CLOSED',
     async check(q: CheckerQuery, o?: CheckOptions): Promise<CheckerResult> {
+      const kind = q.kind ?? 'BANK';
+      if (inner.supports && !inner.supports.includes(kind)) {
+        metrics.checkerCalls.inc({ upstream: inner.id, outcome: 'skipped', breaker: (breaker?.state() ?? 'CLOSED').toLowerCase() });
+        return unsupported(`${inner.id}: does not check ${kind} slips`);
+      }
       const outer = o?.signal;
       const deadline = now() + deadlineMs;
       let last: CheckerResult | null = null;
@@ -121,13 +149,18 @@ export function createResilientChecker(inner: Checker, opts: ResilientOptions = 
           outcome: r.kind === 'UNAVAILABLE' ? 'failure' : r.kind.toLowerCase(),
           breaker: (breaker?.state() ?? 'CLOSED').toLowerCase(),
         });
+        if (r.kind === 'UNAVAILABLE' && r.account) metrics.checkerAccountErrors.inc({ upstream: inner.id, reason: r.account });
+        opts.observe?.(inner.id, r);
         if (r.kind !== 'UNAVAILABLE') return r;
         last = r;
         if (r.retryable === false || attempt === maxAttempts) break;
+        if (r.timeout && !retryTimeouts) break;
         const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
         const delay = cap / 2 + random() * (cap / 2);
         if (now() + delay >= deadline) break;
         await sleep(delay, outer);
+        // Each re-send may be billed by the provider if the earlier attempt reached it (a timeout).
+        metrics.checkerResends.inc({ upstream: inner.id, cause: r.timeout ? 'timeout' : 'failure' });
       }
       if (outer?.aborted && last === null) return unavailable('aborted by caller', false);
       return last ?? unavailable('deadline exceeded', true);
@@ -150,7 +183,7 @@ export async function callWithTimeout(inner: Checker, q: CheckerQuery, ms: numbe
   const timedOut = new Promise<CheckerResult>((resolve) => {
     timer = setTimeout(() => {
       // resolve first: abort listeners run synchronously and would win the race otherwise
-      resolve(unavailable(`timeout after ${ms} ms`, true));
+      resolve({ kind: 'UNAVAILABLE', reason: `timeout after ${ms} ms`, retryable: true, timeout: true });
       ac.abort(new Error('attempt timeout'));
     }, ms);
   });
@@ -168,7 +201,12 @@ export async function callWithTimeout(inner: Checker, q: CheckerQuery, ms: numbe
   }
 }
 
-/** Ask each checker in turn; only UNAVAILABLE moves on to the next. */
+/**
+ * Ask each checker in turn; UNAVAILABLE and UNSUPPORTED move on to the next. The chain's own answer
+ * when nobody answered: UNSUPPORTED when every member said it cannot check this kind; otherwise
+ * UNAVAILABLE, flagged `account` when every failure was an account problem (shops are then told the
+ * service cannot check for now rather than "send again in a minute").
+ */
 export function createFailoverChecker(checkers: Checker[]): Checker {
   if (checkers.length === 0) throw new Error('createFailoverChecker needs at least one checker');
   if (checkers.length === 1) return checkers[0];
@@ -176,6 +214,7 @@ export function createFailoverChecker(checkers: Checker[]): Checker {
     id: checkers.map((c) => c.id).join(','),
     async check(q, o) {
       const reasons: string[] = [];
+      const failures: Array<Extract<CheckerResult, { kind: 'UNAVAILABLE' }>> = [];
       for (const c of checkers) {
         if (o?.signal?.aborted) {
           reasons.push('aborted by caller');
@@ -187,10 +226,20 @@ export function createFailoverChecker(checkers: Checker[]): Checker {
         } catch (err) {
           r = unavailable(`checker threw: ${(err as Error)?.message ?? String(err)}`, true);
         }
-        if (r.kind !== 'UNAVAILABLE') return r;
+        if (r.kind !== 'UNAVAILABLE' && r.kind !== 'UNSUPPORTED') return r;
         reasons.push(`${c.id}: ${r.reason}`);
+        if (r.kind === 'UNAVAILABLE') failures.push(r);
       }
-      return unavailable(reasons.join('; '), false);
+      if (failures.length === 0 && reasons.length === checkers.length) return unsupported(reasons.join('; '));
+      const allAccount = failures.length > 0 && failures.every((f) => f.account);
+      const hint = Math.max(0, ...failures.map((f) => f.retryAfterSeconds ?? 0));
+      return {
+        kind: 'UNAVAILABLE',
+        reason: reasons.join('; '),
+        retryable: false,
+        ...(allAccount ? { account: failures[0].account, providerCode: failures[0].providerCode } : {}),
+        ...(hint > 0 && failures.every((f) => f.retryAfterSeconds || f.account) ? { retryAfterSeconds: hint } : {}),
+      };
     },
   };
 }

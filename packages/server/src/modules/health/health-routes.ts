@@ -10,13 +10,21 @@ export interface HealthDeps {
   version: string;
   /** Graceful shutdown under way: readiness fails at once so the load balancer drains this node. */
   draining?: () => boolean;
+  /** provider account problems (checker-accounts.ts): reasons only, never the provider's name */
+  checker?: () => { status: 'up' | 'degraded'; upstreams: Array<{ problem: string }> };
 }
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), latencyMs: Type.Integer() });
+// A provider account problem does not take the node out of the load balancer (readiness stays 200):
+// every node shares the accounts, so the status says "degraded" for the operator's monitoring.
+const CheckerCheck = Type.Object({
+  status: Type.Union([Type.Literal('up'), Type.Literal('degraded')]),
+  problems: Type.Array(Type.String()),
+});
 const HealthBody = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
-    checks: Type.Object({ database: Check, redis: Type.Optional(Check) }),
+    checks: Type.Object({ database: Check, redis: Type.Optional(Check), checker: Type.Optional(CheckerCheck) }),
     timestamp: Type.String(),
   },
   { $id: 'Health' },
@@ -62,10 +70,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
         const database = await timed(() => sql`select 1`.execute(deps.db));
         const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
         const ok = database.status === 'up' && (!redis || redis.status === 'up') && !deps.draining?.();
+        const c = deps.checker?.();
+        const checker = c ? { status: c.status, problems: [...new Set(c.upstreams.map((u) => u.problem))] } : undefined;
         reply.status(ok ? 200 : 503);
         return {
-          status: ok ? ('ok' as const) : ('degraded' as const),
-          checks: { database, ...(redis ? { redis } : {}) },
+          status: ok && checker?.status !== 'degraded' ? ('ok' as const) : ('degraded' as const),
+          checks: { database, ...(redis ? { redis } : {}), ...(checker ? { checker } : {}) },
           timestamp: new Date().toISOString(),
         };
       },

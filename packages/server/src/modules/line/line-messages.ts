@@ -301,6 +301,39 @@ const PENDING: Omit<StatusText, 'result' | 'color'> = {
     },
   },
 };
+/**
+ * Result codes that need their own sentence (checker-side situations, never naming the provider):
+ * CHECK_UNAVAILABLE = the service cannot check at all for now (provider account problem, the operator
+ * is on it: "send again in a moment" would be false); CHECK_NOT_SUPPORTED = no configured checker can
+ * verify this kind of slip (a wallet slip, say): uncharged, confirm by hand.
+ */
+const CODE_NOTES: Record<string, Record<Audience, Pair>> = {
+  CHECK_UNAVAILABLE: {
+    customer: {
+      th: 'ขณะนี้ระบบตรวจสลิปอัตโนมัติไม่ได้ชั่วคราว ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',
+      en: 'Automatic slip checking is unavailable for now. The shop will confirm your payment manually.',
+    },
+    staff: {
+      th: 'ระบบตรวจสลิปไม่ได้ชั่วคราว (ผู้ดูแลระบบได้รับแจ้งแล้ว) ยังไม่ถูกหักสิทธิ์ตรวจ ตรวจยอดเงินเข้าในแอปธนาคารก่อนส่งสินค้า',
+      en: 'The service cannot check slips for now (the operator has been alerted); nothing was charged. Check the incoming money in your bank app before handing over goods.',
+    },
+  },
+  CHECK_NOT_SUPPORTED: {
+    customer: {
+      th: 'สลิปประเภทนี้ยังตรวจอัตโนมัติไม่ได้ ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ',
+      en: 'This kind of slip cannot be checked automatically yet. The shop will confirm your payment manually.',
+    },
+    staff: {
+      th: 'ระบบยังตรวจสลิปประเภทนี้ไม่ได้ (เช่น สลิปวอลเล็ต) ยังไม่ถูกหักสิทธิ์ตรวจ ตรวจยอดเงินเข้าในแอปบัญชีหรือวอลเล็ตของร้าน',
+      en: "This kind of slip (a wallet slip, for example) cannot be checked by the service yet; nothing was charged. Check the incoming money in the shop's bank or wallet app.",
+    },
+  },
+};
+/** A genuine slip of a kind we cannot check is not an "invalid slip" to the shop's staff. */
+const NOT_SUPPORTED_TITLE: Record<Audience, Pair> = {
+  customer: { th: '⚠️ ยังตรวจสลิปประเภทนี้ไม่ได้', en: '⚠️ This kind of slip cannot be checked yet' },
+  staff: { th: '⚠️ ตรวจสลิปประเภทนี้ไม่ได้', en: '⚠️ This kind of slip cannot be checked' },
+};
 const STALE: Record<Audience, Pair> = {
   customer: {
     th: 'สลิปนี้เป็นการโอนที่เก่าเกินกำหนด โปรดส่งสลิปของการโอนครั้งล่าสุดค่ะ',
@@ -401,7 +434,8 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   const base = STATUS[record.status] ?? STATUS.INVALID!;
   const replay = ctx.replay && REPLAYABLE.has(record.status);
   const pending = record.errorCode === 'SLIP_PENDING';
-  const title = replay ? REPLAY.title[who][lang] : pending ? PENDING.title[who][lang] : base.title[who][lang];
+  const codeTitle = record.errorCode === 'CHECK_NOT_SUPPORTED' ? NOT_SUPPORTED_TITLE[who][lang] : null;
+  const title = replay ? REPLAY.title[who][lang] : pending ? PENDING.title[who][lang] : (codeTitle ?? base.title[who][lang]);
   const color = replay ? ORANGE : base.color;
 
   const facts: messagingApi.FlexComponent[] = [];
@@ -425,6 +459,7 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   if (replay) notes.push(REPLAY.note[who][lang](formatTime(record.createdAt, lang, timeZone), base.result[lang]));
   else if (pending) notes.push(PENDING.note[who][lang]);
   else if (record.errorCode === 'STALE_SLIP') notes.push(STALE[who][lang]);
+  else if (record.errorCode && CODE_NOTES[record.errorCode]) notes.push(CODE_NOTES[record.errorCode][who][lang]);
   else notes.push(base.note[who][lang]);
   if (record.status === 'SUCCESS' && record.stale && !replay) notes.push(LABELS.stale[lang]);
 

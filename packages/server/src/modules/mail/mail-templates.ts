@@ -124,4 +124,47 @@ export const mailTemplates = {
       text: `ร้าน ${p.shopName}: ${th}${ref}\n\n${SIGN_TH}` + RULE + `Shop ${p.shopName}: ${en}${ref}\n\n${SIGN_EN}`,
     };
   },
+  /**
+   * To the operator (OPERATOR_EMAIL), never to a shop: a checker provider account problem or overage.
+   * It names the upstream (the operator runs those accounts) and the provider's own code.
+   */
+  operatorCheckerAlert(p: {
+    type: 'ACCOUNT_PROBLEM' | 'ACCOUNT_RECOVERED' | 'OVERAGE_NEAR_CAP' | 'OVERAGE_CAP_REACHED';
+    upstream: string;
+    reason?: string;
+    providerCode?: string;
+    overage?: number;
+    cap?: number;
+    since?: string;
+  }): MailContent {
+    const code = p.providerCode ? ` (provider code ${p.providerCode})` : '';
+    const texts: Record<typeof p.type, [string, string, string]> = {
+      ACCOUNT_PROBLEM: [
+        `บัญชีผู้ให้บริการตรวจสลิป ${p.upstream} มีปัญหา: ${p.reason}${code} ระบบสลับไปใช้ผู้ให้บริการถัดไปแล้ว (ถ้ามี) ร้านค้าได้รับแจ้งว่าระบบตรวจสลิปไม่ได้ชั่วคราว ตรวจสอบโควตา คีย์ IP ที่อนุญาต แพ็กเกจ หรือสาขาในหน้าบัญชีของผู้ให้บริการ แล้วรัน slipcheck checker check`,
+        `Checker provider account ${p.upstream} has a problem: ${p.reason}${code}. Checks fail over to the next provider (if any); shops are told the service cannot check for now. Look at the quota, key, IP allow-list, package or branch in the provider's account, then run \`slipcheck checker check\`.`,
+        'Checker provider account problem',
+      ],
+      ACCOUNT_RECOVERED: [
+        `บัญชีผู้ให้บริการตรวจสลิป ${p.upstream} กลับมาตอบได้ตามปกติแล้ว (ปัญหา: ${p.reason} ตั้งแต่ ${p.since})`,
+        `Checker provider account ${p.upstream} answers normally again (problem: ${p.reason}, since ${p.since}).`,
+        'Checker provider account recovered',
+      ],
+      OVERAGE_NEAR_CAP: [
+        `บัญชีผู้ให้บริการตรวจสลิป ${p.upstream} ใช้เกินแพ็กเกจไปแล้ว ${p.overage} ครั้ง ใกล้ถึงเพดาน CHECKER_MAX_OVERAGE=${p.cap} เมื่อถึงเพดานจะหยุดใช้ผู้ให้บริการนี้ ต่อแพ็กเกจหรือเพิ่มเพดาน`,
+        `Checker provider account ${p.upstream} has billed ${p.overage} checks past its package, near CHECKER_MAX_OVERAGE=${p.cap}. At the cap the provider is taken out of the chain: renew the package or raise the cap.`,
+        'Checker overage near the cap',
+      ],
+      OVERAGE_CAP_REACHED: [
+        `บัญชีผู้ให้บริการตรวจสลิป ${p.upstream} ใช้เกินแพ็กเกจ ${p.overage} ครั้ง ถึงเพดาน CHECKER_MAX_OVERAGE=${p.cap} แล้ว ระบบหยุดใช้ผู้ให้บริการนี้จนกว่าการใช้เกินจะลดลง`,
+        `Checker provider account ${p.upstream} has billed ${p.overage} checks past its package and reached CHECKER_MAX_OVERAGE=${p.cap}: it is out of the chain until its overage is below the cap.`,
+        'Checker overage cap reached',
+      ],
+    };
+    const [th, en, title] = texts[p.type];
+    return {
+      template: `operator_${p.type.toLowerCase()}`,
+      subject: `[slipcheck operator] ${title}`,
+      text: `${th}\n\n${SIGN_TH}` + RULE + `${en}\n\n${SIGN_EN}`,
+    };
+  },
 };

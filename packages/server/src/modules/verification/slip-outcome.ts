@@ -68,3 +68,28 @@ export function judgeFoundSlip(
   }
   return { status: 'SUCCESS', errorCode: null, errorMessage: null, stale };
 }
+
+/**
+ * When the slip's own QR says the transfer happened, as the latest moment it can be (end of the day
+ * printed in the QR, Bangkok time), or null when the QR carries no date. TrueMoney wallet QRs carry
+ * DDMMYYYY (tag 00 sub-tag 04); the bank layout carries only bank code and reference, and no
+ * document we have says which banks embed a date in the reference, so bank slips answer null.
+ */
+export function slipQrLatestDate(decoded: { kind?: string; trueMoney?: { date: string } }): Date | null {
+  const d = decoded.kind === 'TRUEMONEY' ? decoded.trueMoney?.date : undefined;
+  if (!d || !/^\d{8}$/.test(d)) return null;
+  const t = Date.parse(`${d.slice(4, 8)}-${d.slice(2, 4)}-${d.slice(0, 2)}T23:59:59+07:00`);
+  return Number.isFinite(t) ? new Date(t) : null;
+}
+
+/**
+ * Provider and QR references may legitimately differ in case, padding (spaces, leading zeros) and
+ * separators; those are not fraud. What is left after this is compared exactly.
+ */
+export function normalizeTransRef(ref: string): string {
+  return ref
+    .normalize('NFKC')
+    .toUpperCase()
+    .replace(/[^0-9A-Z]/g, '')
+    .replace(/^0+(?=.)/, '');
+}

@@ -19,7 +19,7 @@ import { recordFromRow, type TransactionRecord, type TxSource } from '../transac
 import { satangFromAmount } from '../../lib/money.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
-import { judgeFoundSlip } from './slip-outcome.js';
+import { judgeFoundSlip, normalizeTransRef, slipQrLatestDate } from './slip-outcome.js';
 import { RESULT_CREATED_JOB } from './verification-jobs.js';
 import type { PayeeForMatch } from './receiver-match.js';
 import { metrics, secondsSince } from '../../lib/metrics.js';
@@ -67,6 +67,8 @@ export interface VerificationDeps {
   staleMode: 'off' | 'alert' | 'reject';
   staleMaxAgeHours: number;
   onError?: (err: unknown, where: string) => void;
+  /** operator log (a provider answer that contradicts the slip QR is logged with both values) */
+  log?: { warn(obj: unknown, msg?: string): void };
 }
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
@@ -176,6 +178,7 @@ export function createVerificationService(deps: VerificationDeps) {
   /** Asks the checker and turns its answer into a draft record; `charged` follows the charging rule. */
   async function judge(
     decoded: Extract<DecodeResult, { ok: true }>,
+    image: Buffer | undefined,
     payees: PayeeForMatch[],
     expectedSatang: number | undefined,
   ): Promise<Draft> {
@@ -186,19 +189,49 @@ export function createVerificationService(deps: VerificationDeps) {
     let answer: CheckerResult;
     try {
       const t = process.hrtime.bigint();
+      // The image goes along only for a kind some provider verifies from the picture (TrueMoney);
+      // it stays in this call's memory either way.
       answer = await deps.checker
-        .check({ payload: decoded.payload, bankCode: decoded.bankCode, transRef: decoded.transRef })
+        .check({
+          payload: decoded.payload,
+          bankCode: decoded.bankCode,
+          transRef: decoded.transRef,
+          kind: decoded.kind,
+          image: decoded.kind === 'TRUEMONEY' ? image : undefined,
+        })
         .finally(() => metrics.stageDuration.observe({ stage: 'checker' }, secondsSince(t)));
     } catch (err) {
       deps.onError?.(err, 'checker');
       answer = { kind: 'UNAVAILABLE', reason: 'checker threw' };
     }
     if (answer.kind === 'UNAVAILABLE') {
+      if (answer.account) {
+        // The provider account (quota, key, allow-list...) is the problem: resending soon will not help.
+        return {
+          ...draft,
+          status: 'PROVIDER_ERROR',
+          error_code: 'CHECK_UNAVAILABLE',
+          error_message:
+            'The service is temporarily unable to check slips; the operator has been alerted. Nothing was charged. Confirm this payment in your banking app, or send the slip again later.',
+        };
+      }
+      const wait = answer.retryAfterSeconds ? Math.max(1, Math.ceil(answer.retryAfterSeconds / 60)) : 0;
       return {
         ...draft,
         status: 'PROVIDER_ERROR',
         error_code: 'PROVIDER_UNAVAILABLE',
-        error_message: 'The bank data service did not answer in time. Nothing was charged; send the same slip again in a minute.',
+        error_message: wait
+          ? `The bank data service is temporarily down. Nothing was charged; send the same slip again in about ${wait} minutes.`
+          : 'The bank data service did not answer in time. Nothing was charged; send the same slip again in a minute.',
+      };
+    }
+    if (answer.kind === 'UNSUPPORTED') {
+      return {
+        ...draft,
+        status: 'INVALID',
+        error_code: 'CHECK_NOT_SUPPORTED',
+        error_message:
+          'This kind of slip cannot be checked by this service yet. Nothing was charged; confirm the payment in the receiving account or wallet app.',
       };
     }
     if (answer.kind === 'PENDING') {
@@ -212,6 +245,18 @@ export function createVerificationService(deps: VerificationDeps) {
     }
     draft.charged = 1;
     if (answer.kind === 'NOT_FOUND') {
+      // "Expired or no such transaction": when the slip's own QR shows it is older than the stale
+      // threshold, the bank may simply no longer confirm it. That is the stale rule's answer, not fraud.
+      const qrDate = slipQrLatestDate(decoded);
+      if (qrDate && clock.now().getTime() - qrDate.getTime() > deps.staleMaxAgeHours * 3_600_000) {
+        return {
+          ...draft,
+          status: 'INVALID',
+          error_code: 'STALE_SLIP',
+          stale: 1,
+          error_message: `The slip is older than ${deps.staleMaxAgeHours} hours and the bank no longer confirms it; an old slip may be re-used from an earlier payment. Ask for a recent slip or confirm the payment in your banking app.`,
+        };
+      }
       return {
         ...draft,
         status: 'FRAUD',
@@ -220,12 +265,15 @@ export function createVerificationService(deps: VerificationDeps) {
       };
     }
     const slip = answer.slip;
-    if (slip.transRef && slip.transRef !== decoded.transRef) {
+    if (slip.transRef && normalizeTransRef(slip.transRef) !== normalizeTransRef(decoded.transRef)) {
+      // Asked about one reference, answered about another: the provider's data is wrong, not the slip.
+      deps.log?.warn({ qrTransRef: decoded.transRef, providerTransRef: slip.transRef }, 'checker answered for another reference');
       return {
         ...draft,
-        status: 'FRAUD',
-        error_code: 'DATA_MISMATCH',
-        error_message: 'The bank data does not match the slip QR: it may be forged or edited.',
+        status: 'PROVIDER_ERROR',
+        error_code: 'PROVIDER_UNAVAILABLE',
+        error_message: 'The bank data service answered with inconsistent data. Nothing was charged; send the same slip again later.',
+        charged: 0,
       };
     }
     // The bank's amount through its decimal text, never `x * 100`; one that is not whole satang cannot be compared.
@@ -410,7 +458,8 @@ export function createVerificationService(deps: VerificationDeps) {
         const decoded =
           input.decoded ??
           (await deps
-            .decode(input.image, shop.id)
+            // the decoder pool takes the buffer it is given; the original stays for the checker call
+            .decode(Buffer.from(input.image), shop.id)
             .finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart))));
         let draft: Draft;
         const firstAt = decoded.ok ? await deps.transactions.successAt(shop.id, environment, decoded.transRef) : null;
@@ -429,6 +478,7 @@ export function createVerificationService(deps: VerificationDeps) {
         } else {
           draft = await judge(
             decoded,
+            input.image,
             payees.map((p) => ({
               bankCode: p.bank_code,
               kind: p.kind as 'BANK' | 'PROMPTPAY',
@@ -460,7 +510,9 @@ export function createVerificationService(deps: VerificationDeps) {
         // A provider failure must really be retried next time, so it is never replayed from the cache.
         const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;
         const persistStart = process.hrtime.bigint();
-        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', key, reservation, alertStale);
+        // Nor is "cannot be checked here": the operator may configure a provider that can.
+        const cacheable = draft.status !== 'PROVIDER_ERROR' && draft.error_code !== 'CHECK_NOT_SUPPORTED';
+        const saved = await persist(row, cacheable, key, reservation, alertStale);
         metrics.stageDuration.observe({ stage: 'database' }, secondsSince(persistStart));
         reservation = null; // charged and recorded together, or returned in the record's transaction
         metrics.verifyOutcomes.inc({ status: saved.status, source: saved.source, environment: saved.environment });

@@ -1,0 +1,64 @@
+// `slipcheck checker check`: is each configured provider account usable, without checking a slip?
+// It calls each provider's cheapest authenticated route (its quota/account route) and prints, per
+// provider: reachable, credentials accepted, quota left, overage, and the account problem if any.
+// Operator-only output: it names the upstreams (the operator runs those accounts).
+import { ConfigError, loadConfig } from '../../config.js';
+import type { CliCommand } from '../../cli/cli-runner.js';
+import { createCheckerFromConfig } from './checker-factory.js';
+
+export const CHECKER_USAGE = `  checker check                              (each checker provider: reachable, credentials accepted, quota left, overage; verifies no slip)`;
+
+export const checkerCommands: Record<string, CliCommand> = {
+  'checker check': async (argv, out, env) => {
+    if (argv.length) {
+      out.stderr(`Usage: slipcheck checker check\n${CHECKER_USAGE}`);
+      return 2;
+    }
+    let config;
+    try {
+      config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        out.stderr(e.message);
+        return 78;
+      }
+      throw e;
+    }
+    const sandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
+    const checker = createCheckerFromConfig({
+      checker: config.CHECKER,
+      checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? sandbox : ''),
+      checkerKey: config.CHECKER_KEY,
+      timeoutMs: config.CHECKER_TIMEOUT_MS,
+      deadlineMs: config.CHECKER_DEADLINE_MS,
+    });
+    try {
+      const polled = await checker.pollAccounts();
+      const providers = polled.map(({ upstream, adapter, status }) => {
+        if (!status) return { upstream, adapter, accountRoute: false, note: 'no account route: not checked' };
+        const capReached =
+          config.CHECKER_MAX_OVERAGE > 0 && typeof status.overage === 'number' && status.overage >= config.CHECKER_MAX_OVERAGE;
+        return {
+          upstream,
+          adapter,
+          accountRoute: true,
+          reachable: status.reachable,
+          credentialsAccepted: status.credentialsAccepted,
+          quotaRemaining: status.quotaRemaining ?? null,
+          overage: status.overage ?? null,
+          overageCap: config.CHECKER_MAX_OVERAGE || null,
+          problem: capReached ? 'overage_cap' : (status.problem ?? null),
+          providerCode: status.providerCode ?? null,
+          detail: status.detail ?? null,
+        };
+      });
+      out.stdout(JSON.stringify({ providers }, null, 2));
+      const bad = providers.some(
+        (p) => p.accountRoute && (p.reachable !== true || p.credentialsAccepted !== true || (p as { problem?: string | null }).problem),
+      );
+      return bad ? 1 : 0;
+    } finally {
+      await checker.close();
+    }
+  },
+};

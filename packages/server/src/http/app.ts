@@ -114,6 +114,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     version: VERSION,
     draining: opts.draining,
     pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
+    decoder: () => c.decoderHealth()?.status ?? null,
   });
   await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });
   await app.register(transactionRoutes, { auth, transactions: c.transactions });

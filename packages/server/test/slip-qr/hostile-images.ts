@@ -54,16 +54,16 @@ export async function tinyPng(width = 16, height = 16): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).png().toBuffer();
 }
 
-let zeros: Buffer | undefined;
-/** 50 MB of zeros deflated (about 50 KB), built once. */
-function deflatedZeros(): Buffer {
-  zeros ??= deflateSync(Buffer.alloc(50 * 1024 * 1024), { level: 9 });
-  return zeros;
+const zeros = new Map<number, Buffer>();
+/** `mb` MB of zeros deflated (about 1 KB per MB), built once per size. */
+function deflatedZeros(mb = 50): Buffer {
+  if (!zeros.has(mb)) zeros.set(mb, deflateSync(Buffer.alloc(mb * 1024 * 1024), { level: 9 }));
+  return zeros.get(mb)!;
 }
 
-/** The issue's image: a 16x16 PNG carrying `n` zTXt chunks, each 50 MB of zeros deflated. */
-export async function ztxtBombPng(n = 40): Promise<Buffer> {
-  const z = deflatedZeros();
+/** The issue's image: a 16x16 PNG carrying `n` zTXt chunks, each `mb` (50) MB of zeros deflated. */
+export async function ztxtBombPng(n = 40, mb = 50): Promise<Buffer> {
+  const z = deflatedZeros(mb);
   const extra = Array.from({ length: n }, (_, i) => pngChunk('zTXt', Buffer.concat([Buffer.from(`Comment${i}\0\0`, 'latin1'), z])));
   return buildPng(pngChunks(await tinyPng()), extra);
 }

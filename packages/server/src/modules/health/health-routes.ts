@@ -10,13 +10,18 @@ export interface HealthDeps {
   version: string;
   /** Graceful shutdown under way: readiness fails at once so the load balancer drains this node. */
   draining?: () => boolean;
+  /**
+   * The slip decoder pool: `down` when it cannot start or replace its decoder processes (every check
+   * on this node would fail), null while no decode has started it yet.
+   */
+  decoder?: () => 'up' | 'down' | null;
 }
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), latencyMs: Type.Integer() });
 const HealthBody = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
-    checks: Type.Object({ database: Check, redis: Type.Optional(Check) }),
+    checks: Type.Object({ database: Check, redis: Type.Optional(Check), decoder: Type.Optional(Check) }),
     timestamp: Type.String(),
   },
   { $id: 'Health' },
@@ -51,18 +56,20 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
       {
         schema: {
           tags: ['health'],
-          summary: 'Readiness: database (and Redis when configured)',
+          summary: 'Readiness: database (and Redis when configured, and the slip decoder once started)',
           response: { 200: ref(HealthBody), 503: ref(HealthBody) },
         },
       },
       async (_req, reply) => {
         const database = await timed(() => sql`select 1`.execute(deps.db));
         const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
-        const ok = database.status === 'up' && (!redis || redis.status === 'up') && !deps.draining?.();
+        const decoderStatus = deps.decoder?.() ?? null;
+        const decoder = decoderStatus ? { status: decoderStatus, latencyMs: 0 } : undefined;
+        const ok = database.status === 'up' && (!redis || redis.status === 'up') && decoder?.status !== 'down' && !deps.draining?.();
         reply.status(ok ? 200 : 503);
         return {
           status: ok ? ('ok' as const) : ('degraded' as const),
-          checks: { database, ...(redis ? { redis } : {}) },
+          checks: { database, ...(redis ? { redis } : {}), ...(decoder ? { decoder } : {}) },
           timestamp: new Date().toISOString(),
         };
       },

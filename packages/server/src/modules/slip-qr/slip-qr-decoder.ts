@@ -7,7 +7,13 @@ export type DecodeErrorCode = 'NO_QR_FOUND' | 'NOT_SLIP_QR' | 'BAD_CHECKSUM' | '
 
 export type DecodeResult =
   | (Omit<SlipPayloadOk, 'ok'> & { ok: true; /** cascade pass that found the slip QR */ pass: string })
-  | { ok: false; errorCode: DecodeErrorCode; message: string };
+  | {
+      ok: false;
+      errorCode: DecodeErrorCode;
+      message: string;
+      /** The decode was stopped (killed past its time limit, or its decoder died): not a verdict on the image to keep. */
+      stopped?: true;
+    };
 
 type DecodeFailure = Extract<DecodeResult, { ok: false }>;
 

@@ -115,7 +115,7 @@ function ownBytes(image: Buffer, copy: boolean): Uint8Array {
 
 const closedError = () => new AppError('DECODER_CLOSED', 503, 'slip decoder is shut down');
 const unavailableError = () => new AppError('DECODER_UNAVAILABLE', 503, 'slip decoder could not start');
-const unreadable = (message: string): DecodeResult => ({ ok: false, errorCode: 'UNREADABLE_IMAGE', message });
+const unreadable = (message: string) => ({ ok: false as const, errorCode: 'UNREADABLE_IMAGE' as const, message });
 
 export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): SlipDecoderPool {
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
@@ -250,9 +250,10 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     if (job) {
       metrics.decoderStopped.inc({ reason: slot.overran ? 'overrun' : 'crash' });
       const ms = startedAt === undefined ? 0 : Math.round(performance.now() - startedAt);
-      job.resolve(
-        unreadable(slot.overran ? `image took longer than ${jobTimeoutMs} ms to decode (stopped after ${ms} ms)` : 'image could not be decoded'),
-      );
+      job.resolve({
+        ...unreadable(slot.overran ? `image took longer than ${jobTimeoutMs} ms to decode (stopped after ${ms} ms)` : 'image could not be decoded'),
+        stopped: true,
+      });
     }
     if (!slot.ready) {
       startFailed();

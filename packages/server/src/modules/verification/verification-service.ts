@@ -427,7 +427,9 @@ export function createVerificationService(deps: VerificationDeps) {
         // A provider failure must really be retried next time, so it is never replayed from the cache.
         const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;
         const persistStart = process.hrtime.bigint();
-        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR', key, reservation, alertStale);
+        // A stopped decode (killed past its time limit on a busy node) is no verdict on the image either.
+        const stopped = !decoded.ok && decoded.stopped === true;
+        const saved = await persist(row, draft.status !== 'PROVIDER_ERROR' && !stopped, key, reservation, alertStale);
         metrics.stageDuration.observe({ stage: 'database' }, secondsSince(persistStart));
         reservation = null; // charged and recorded together, or returned in the record's transaction
         metrics.verifyOutcomes.inc({ status: saved.status, source: saved.source, environment: saved.environment });

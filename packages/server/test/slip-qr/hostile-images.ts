@@ -168,3 +168,18 @@ export async function otherFormats(): Promise<Record<string, Buffer>> {
   }
   return out;
 }
+
+/**
+ * Slow images the limits still accept: a blank 4000x3000 PNG (a 12 MP photo's size, a few KB of
+ * bytes) runs the whole decode cascade up to the time budget. Bytes after IEND make each copy
+ * different, so none is answered from the same-image replay cache.
+ */
+export async function slowBlankPngs(n: number): Promise<Buffer[]> {
+  const png = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+  return Array.from({ length: n }, (_, i) => Buffer.concat([png, Buffer.from(`#${i}`)]));
+}
+
+/** Copy `i` of an image, different in bytes the readers ignore (after IEND / EOI): no replay cache hit. */
+export const variantOf = (img: Buffer, i: number) => Buffer.concat([img, Buffer.from(`#${i}`)]);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
 import { bankPayload, slipImage } from './qr-images.js';
+import { manyScansJpeg, otherFormats, ztxtBombPng } from './hostile-images.js';
 
 const FAKE = new URL('./fixtures/fake-decoder-worker.mjs', import.meta.url);
 const BROKEN = new URL('./fixtures/broken-worker.mjs', import.meta.url);
@@ -72,6 +73,19 @@ describe('slip decoder pool with the real worker', () => {
     const other = Buffer.from('neighbour in the same pool');
     expect(await pool.decode(small)).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
     expect(other.toString()).toBe('neighbour in the same pool');
+  });
+});
+
+describe('slip decoder pool gate (every caller: API, LINE, dashboard)', () => {
+  it('refuses bombs and other formats UNREADABLE_IMAGE from their bytes, without taking a decoder', async () => {
+    pool = createSlipDecoderPool({ threads: 1 });
+    await pool.ready();
+    const images = [await ztxtBombPng(40), await manyScansJpeg(3000), ...Object.values(await otherFormats())];
+    const t0 = performance.now();
+    const answers = images.map((img) => pool!.decode(img, { key: 'bomber' }));
+    expect(pool.stats()).toEqual({ threads: 1, busy: 0, queued: 0 });
+    for (const a of await Promise.all(answers)) expect(a).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
+    expect(performance.now() - t0).toBeLessThan(200);
   });
 });
 

@@ -31,6 +31,14 @@ export class FairQueue<J> {
     this.total++;
   }
 
+  /** Puts a job back first in its key's line (its decoder died before reading it). */
+  pushFront(key: string, job: J): void {
+    const q = this.byKey.get(key);
+    if (q) q.unshift(job);
+    else this.byKey.set(key, [job]);
+    this.total++;
+  }
+
   /**
    * Next job for a free decoder: fewest running first; among those, the key that used the least
    * decode time lately (`usage`, ms: its fairness charge, so a shop whose images ran to the kill

@@ -247,7 +247,11 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       settleReady();
       return;
     }
-    if (job) {
+    if (job && !slot.ready) {
+      // The decoder died while starting, before it saw the image: not the image's doing. The job
+      // goes back to the front of its shop's queue for the replacement (or DECODER_UNAVAILABLE).
+      queue.pushFront(job.key, job);
+    } else if (job) {
       metrics.decoderStopped.inc({ reason: slot.overran ? 'overrun' : 'crash' });
       const ms = startedAt === undefined ? 0 : Math.round(performance.now() - startedAt);
       job.resolve({
@@ -255,11 +259,8 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
         stopped: true,
       });
     }
-    if (!slot.ready) {
-      startFailed();
-      return;
-    }
-    spawn();
+    if (!slot.ready) startFailed();
+    else spawn();
     pump();
   }
 
@@ -313,9 +314,8 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     // Keep the process alive while a caller waits on this job.
     hold(slot, true);
     armTimer(slot);
-    const image = job.image;
-    job.image = new Uint8Array(0);
-    const msg: WorkerRequest = { id: job.id, image };
+    // The job keeps its image until it ends: a decoder that dies while starting hands it back.
+    const msg: WorkerRequest = { id: job.id, image: job.image };
     slot.child.send(msg, (err) => {
       // The decoder went away before the image reached it: 'exit' answers the job.
       if (err) slot.child.kill('SIGKILL');

@@ -127,8 +127,10 @@ describe('hostile images over the real verify route', () => {
     const floodAnswers = await flooding;
 
     expect(during.map((d) => d.body.data?.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
-    for (const d of during) expect(d.ms, `alone median ${median(alone).toFixed(0)} ms, slow image ${slowAlone.ms.toFixed(0)} ms`).toBeLessThanOrEqual(bound);
-    for (const a of floodAnswers) expect([a.status, a.body.data?.status, a.body.data?.errorCode]).toEqual([200, 'INVALID', 'UNREADABLE_IMAGE']);
+    for (const d of during)
+      expect(d.ms, `alone median ${median(alone).toFixed(0)} ms, slow image ${slowAlone.ms.toFixed(0)} ms`).toBeLessThanOrEqual(bound);
+    for (const a of floodAnswers)
+      expect([a.status, a.body.data?.status, a.body.data?.errorCode]).toEqual([200, 'INVALID', 'UNREADABLE_IMAGE']);
     // Refused by the gate: each answered in well under the budget even 40 at once on a shared machine.
     expect(median(floodAnswers.map((a) => a.ms))).toBeLessThan(bound);
     expect(await used(h, bomber.shop.id)).toBe(0);
@@ -194,7 +196,8 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     for (let i = 4; i < 9; i++) during.push(await verify(payer.auth, slips[i]!));
     const floodAnswers = await flooding;
     expect(during.map((d) => d.body.data?.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
-    for (const d of during) expect(d.ms, `alone median ${median(alone).toFixed(0)} ms, bomb ${a.ms.toFixed(0)} ms`).toBeLessThanOrEqual(bound);
+    for (const d of during)
+      expect(d.ms, `alone median ${median(alone).toFixed(0)} ms, bomb ${a.ms.toFixed(0)} ms`).toBeLessThanOrEqual(bound);
     for (const f of floodAnswers) expect([f.status, f.body.data?.errorCode]).toEqual([200, 'UNREADABLE_IMAGE']);
     expect(await used(h, bomber.shop.id)).toBe(0);
     expect(await used(h, payer.shop.id)).toBe(9);
@@ -225,7 +228,10 @@ describe('readiness reports a decoder pool that cannot start its decoders', () =
         .toBe('DECODER_UNAVAILABLE');
       const health = await fetch(`${base}/health`);
       expect(health.status).toBe(503);
-      expect(await health.json()).toMatchObject({ status: 'degraded', checks: { database: { status: 'up' }, decoder: { status: 'down' } } });
+      expect(await health.json()).toMatchObject({
+        status: 'degraded',
+        checks: { database: { status: 'up' }, decoder: { status: 'down' } },
+      });
       expect(await used(h, shop.shop.id)).toBe(0);
     } finally {
       await h.close();

@@ -51,7 +51,9 @@ export function buildPng(chunks: { type: string; data: Buffer }[], extra: Buffer
 }
 
 export async function tinyPng(width = 16, height = 16): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: '#ffffff' } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+    .png()
+    .toBuffer();
 }
 
 const zeros = new Map<number, Buffer>();
@@ -130,7 +132,10 @@ export async function exifBombJpeg(segments = 30): Promise<Buffer> {
     tiff.writeUInt32LE(60_000, at + 4); // each one claims 60 KB of text
     tiff.writeUInt32LE(8, at + 8);
   }
-  return withSegments(jpeg, Array.from({ length: segments }, () => jpegSegment(0xe1, tiff)));
+  return withSegments(
+    jpeg,
+    Array.from({ length: segments }, () => jpegSegment(0xe1, tiff)),
+  );
 }
 
 /** A JPEG with a 1 MB ICC profile spread over APP2 segments. */

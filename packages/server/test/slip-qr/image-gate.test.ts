@@ -44,12 +44,18 @@ describe('image gate: what a slip needs passes', () => {
     const images = {
       progressive: await base().jpeg({ progressive: true }).toBuffer(),
       mozjpeg: await base().jpeg({ mozjpeg: true }).toBuffer(),
-      exifIcc: await base().withMetadata({ exif: { IFD0: { Make: 'Phone', Model: 'X' } } }).withIccProfile('p3').jpeg().toBuffer(),
+      exifIcc: await base()
+        .withMetadata({ exif: { IFD0: { Make: 'Phone', Model: 'X' } } })
+        .withIccProfile('p3')
+        .jpeg()
+        .toBuffer(),
       grey: await base().greyscale().jpeg().toBuffer(),
       interlaced: await base().png({ progressive: true }).toBuffer(),
       palette: await base().png({ palette: true }).toBuffer(),
       sixteen: await base().png().toColourspace('rgb16').toBuffer(),
-      alpha: await sharp({ create: { width: 600, height: 1000, channels: 4, background: '#fafafa80' } }).png().toBuffer(),
+      alpha: await sharp({ create: { width: 600, height: 1000, channels: 4, background: '#fafafa80' } })
+        .png()
+        .toBuffer(),
       iccPng: await base().withIccProfile('p3').png().toBuffer(),
     };
     for (const [name, img] of Object.entries(images)) expect(screenImage(img), name).toMatchObject({ ok: true, width: 600, height: 1000 });
@@ -104,7 +110,10 @@ describe('image gate: hostile images are refused in milliseconds', () => {
     ihdr.writeUInt32BE(4000, 4);
     ihdr[8] = 16;
     ihdr[9] = 6;
-    expect(screenImage(buildPng([{ type: 'IHDR', data: ihdr }, ...png.slice(1)]))).toMatchObject({ ok: false, message: /larger than a slip/ });
+    expect(screenImage(buildPng([{ type: 'IHDR', data: ihdr }, ...png.slice(1)]))).toMatchObject({
+      ok: false,
+      message: /larger than a slip/,
+    });
     expect(JPEG_LIMITS.scans).toBeLessThan(3000);
   });
 });
@@ -112,9 +121,15 @@ describe('image gate: hostile images are refused in milliseconds', () => {
 describe('image gate: fuzz', () => {
   // Any bytes at all: the gate answers ok or a refusal, never throws, and stays fast.
   const seeds = Promise.all([
-    sharp({ create: { width: 40, height: 60, channels: 3, background: '#123456' } }).png().toBuffer(),
-    sharp({ create: { width: 40, height: 60, channels: 3, background: '#123456' } }).jpeg({ progressive: true }).toBuffer(),
-    sharp({ create: { width: 40, height: 60, channels: 3, background: '#123456' } }).jpeg().toBuffer(),
+    sharp({ create: { width: 40, height: 60, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer(),
+    sharp({ create: { width: 40, height: 60, channels: 3, background: '#123456' } })
+      .jpeg({ progressive: true })
+      .toBuffer(),
+    sharp({ create: { width: 40, height: 60, channels: 3, background: '#123456' } })
+      .jpeg()
+      .toBuffer(),
   ]);
   const check = (b: Buffer) => {
     const r = screenImage(b);

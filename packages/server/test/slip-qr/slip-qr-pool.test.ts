@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
 import { bankPayload, slipImage } from './qr-images.js';
 import { manyScansJpeg, otherFormats, ztxtBombPng } from './hostile-images.js';

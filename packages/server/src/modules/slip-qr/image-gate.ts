@@ -53,8 +53,7 @@ export const JPEG_LIMITS = {
 
 export type GateFormat = 'png' | 'jpeg';
 export type GateResult =
-  | { ok: true; format: GateFormat; width: number; height: number }
-  | { ok: false; format: GateFormat | 'other'; message: string };
+  { ok: true; format: GateFormat; width: number; height: number } | { ok: false; format: GateFormat | 'other'; message: string };
 
 class Refusal extends Error {}
 function refuse(message: string): never {
@@ -64,7 +63,11 @@ function refuse(message: string): never {
 /** Screens an image's bytes; never throws (a refusal is `{ ok: false }`). */
 export function screenImage(bytes: Uint8Array): GateResult {
   const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const format: GateFormat | 'other' = isPng(b) ? 'png' : b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff ? 'jpeg' : 'other';
+  const format: GateFormat | 'other' = isPng(b)
+    ? 'png'
+    : b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff
+      ? 'jpeg'
+      : 'other';
   try {
     if (format === 'png') return { ok: true, format, ...walkPng(b) };
     if (format === 'jpeg') return { ok: true, format, ...walkJpeg(b) };

@@ -255,7 +255,9 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       metrics.decoderStopped.inc({ reason: slot.overran ? 'overrun' : 'crash' });
       const ms = startedAt === undefined ? 0 : Math.round(performance.now() - startedAt);
       job.resolve({
-        ...unreadable(slot.overran ? `image took longer than ${jobTimeoutMs} ms to decode (stopped after ${ms} ms)` : 'image could not be decoded'),
+        ...unreadable(
+          slot.overran ? `image took longer than ${jobTimeoutMs} ms to decode (stopped after ${ms} ms)` : 'image could not be decoded',
+        ),
         stopped: true,
       });
     }
@@ -327,7 +329,12 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       if (queue.size === 0) return;
       if (slot.job || slot.exited) continue;
       const now = performance.now();
-      const next = queue.next(runningOf, maxRunningPerKey, (k) => lastStart.get(k) ?? 0, (k) => usageOf(k, now));
+      const next = queue.next(
+        runningOf,
+        maxRunningPerKey,
+        (k) => lastStart.get(k) ?? 0,
+        (k) => usageOf(k, now),
+      );
       if (!next) return;
       start(slot, next.job);
     }

@@ -305,7 +305,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured) */
+        /** Readiness: database (and Redis when configured, and the slip decoder once started) */
         get: {
             parameters: {
                 query?: never;
@@ -432,7 +432,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured) */
+        /** Readiness: database (and Redis when configured, and the slip decoder once started) */
         get: {
             parameters: {
                 query?: never;
@@ -731,6 +731,10 @@ export type components = {
         Health: {
             checks: {
                 database: {
+                    latencyMs: number;
+                    status: "up" | "down";
+                };
+                decoder?: {
                     latencyMs: number;
                     status: "up" | "down";
                 };

@@ -175,6 +175,9 @@ function walkPng(b: Buffer): { width: number; height: number } {
         idats++;
         idatBytes += length;
         if (idats > PNG_LIMITS.idatChunks) refuse('image is split into too many PNG data chunks');
+        // Encoders write equal chunks (the last may be short): a low running average is refused at once.
+        if (idats > PNG_LIMITS.idatFreeCount && idatBytes / idats < PNG_LIMITS.idatMinAverage)
+          refuse('image is split into too many small PNG data chunks');
         continue;
       case 'IEND': {
         if (idats === 0) refuse('image has no pixel data');

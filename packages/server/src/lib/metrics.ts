@@ -120,7 +120,7 @@ export const metrics = {
 
 new Gauge({
   name: 'slipcheck_decoder_threads',
-  help: 'Decoder worker threads',
+  help: 'Decoder processes (the metric keeps its old name)',
   registers: [registry],
   collect() {
     this.set(decoderSnapshot().threads);
@@ -128,7 +128,7 @@ new Gauge({
 });
 new Gauge({
   name: 'slipcheck_decoder_busy',
-  help: 'Decoder worker threads decoding now',
+  help: 'Decoder processes decoding now',
   registers: [registry],
   collect() {
     this.set(decoderSnapshot().busy);
@@ -136,7 +136,7 @@ new Gauge({
 });
 new Gauge({
   name: 'slipcheck_decoder_queued',
-  help: 'Decodes waiting for a free worker thread',
+  help: 'Decodes waiting for a free decoder process',
   registers: [registry],
   collect() {
     this.set(decoderSnapshot().queued);

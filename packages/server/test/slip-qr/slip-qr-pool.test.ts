@@ -20,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('slip decoder pool with the real worker', () => {
-  it('decodes concurrently in worker threads and keeps the event loop free', async () => {
+  it('decodes concurrently in decoder processes and keeps the event loop free', async () => {
     pool = createSlipDecoderPool({ threads: 2 });
     const refs = ['AAAAAAAAAAAA0001', 'BBBBBBBBBBBB0002', 'CCCCCCCCCCCC0003', 'DDDDDDDDDDDD0004'];
     const images = await Promise.all(refs.map((ref) => slipImage([{ text: bankPayload('014', ref), size: 260, left: 780, top: 1500 }])));

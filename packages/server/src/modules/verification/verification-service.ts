@@ -114,7 +114,7 @@ const emptyDraft = (): Draft => ({
 
 /**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
- * memory: its SHA-256 is kept for replay detection, the bytes go to the decoder thread and are dropped.
+ * memory: its SHA-256 is kept for replay detection, the bytes go to a decoder process and are dropped.
  */
 export function createVerificationService(deps: VerificationDeps) {
   const { db, clock, quota, claims } = deps;

@@ -201,7 +201,10 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
           broken = false;
           while (slots.length < threads) spawn();
         }
-        if (slot.job) armTimer(slot); // the decode's own time starts now
+        if (slot.job) {
+          armTimer(slot); // the decode's own time starts now
+          send(slot);
+        }
         settleReady();
         return;
       }
@@ -214,7 +217,10 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       pump();
     });
     // A spawn error (or a failed kill) may come without 'exit'; exited() runs once either way.
-    child.on('error', () => exited(slot));
+    child.on('error', () => {
+      child.kill('SIGKILL'); // never leave a process behind a slot the pool forgets
+      exited(slot);
+    });
     child.on('exit', () => exited(slot));
   }
 
@@ -316,6 +322,13 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     // Keep the process alive while a caller waits on this job.
     hold(slot, true);
     armTimer(slot);
+    // A starting decoder gets the image once it says ready: a message sent before its listener
+    // exists would be lost.
+    if (slot.ready) send(slot);
+  }
+
+  function send(slot: Slot): void {
+    const job = slot.job!;
     // The job keeps its image until it ends: a decoder that dies while starting hands it back.
     const msg: WorkerRequest = { id: job.id, image: job.image };
     slot.child.send(msg, (err) => {

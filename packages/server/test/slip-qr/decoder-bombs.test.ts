@@ -131,8 +131,10 @@ describe('hostile images over the real verify route', () => {
       expect(d.ms, `alone median ${median(alone).toFixed(0)} ms, slow image ${slowAlone.ms.toFixed(0)} ms`).toBeLessThanOrEqual(bound);
     for (const a of floodAnswers)
       expect([a.status, a.body.data?.status, a.body.data?.errorCode]).toEqual([200, 'INVALID', 'UNREADABLE_IMAGE']);
-    // Refused by the gate: each answered in well under the budget even 40 at once on a shared machine.
-    expect(median(floodAnswers.map((a) => a.ms))).toBeLessThan(bound);
+    // Refused by the gate: the service's own time for each (the record's latency, uploads excluded)
+    // stays within the decode budget even 40 at once on a shared machine.
+    const latencies = await Promise.all(floodAnswers.map((a) => latencyOf(h, a.body.data!.id)));
+    for (const l of latencies) expect(l).toBeLessThan(DEFAULT_DECODE_BUDGET_MS);
     expect(await used(h, bomber.shop.id)).toBe(0);
     expect(await used(h, payer.shop.id)).toBe(9);
   }, 180_000);

@@ -69,6 +69,21 @@ describe('slip decoder pool fairness between shops', () => {
     expect(await Promise.all(a)).toEqual(['DECODER_CLOSED', 'DECODER_CLOSED', 'DECODER_CLOSED']);
   });
 
+  it('charges a shop the decode time it used: after its image ran to the kill limit, a shop that used little goes first', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE, screen: false, jobTimeoutMs: 400 });
+    await pool.ready();
+    expect(await outcome(pool.decode(cmd(2), { key: 'A' }))).toContain('longer than 400 ms'); // A's image killed at 400 ms
+    expect(pool.keyStats('A').usedMs).toBeGreaterThanOrEqual(350);
+    expect(await outcome(pool.decode(cmd(0), { key: 'B' }))).toContain('bytes='); // B: a quick one, started after A's
+    const order: string[] = [];
+    const c = pool.decode(cmd(5, 20), { key: 'C' }); // occupies the decoder while A and B queue
+    const a = pool.decode(cmd(0), { key: 'A' }).then(() => order.push('A'));
+    const b = pool.decode(cmd(0), { key: 'B' }).then(() => order.push('B'));
+    await Promise.all([c, a, b]);
+    // Round robin alone would pick A (its last start is the older); its 400 ms of decoder time puts it after B.
+    expect(order).toEqual(['B', 'A']);
+  });
+
   it('gives the shop its slot back when a job times out', async () => {
     pool = createSlipDecoderPool({ threads: 2, maxRunningPerKey: 1, workerUrl: FAKE, screen: false, jobTimeoutMs: 300 });
     await pool.ready();

@@ -98,7 +98,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured) */
+        /** Readiness: database (and Redis when configured, and the slip decoder once started) */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -149,7 +149,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured) */
+        /** Readiness: database (and Redis when configured, and the slip decoder once started) */
         get: operations["getHealthV1"];
         put?: never;
         post?: never;
@@ -286,6 +286,10 @@ export type components = {
                     status: "up" | "degraded";
                 };
                 database: {
+                    latencyMs: number;
+                    status: "up" | "down";
+                };
+                decoder?: {
                     latencyMs: number;
                     status: "up" | "down";
                 };

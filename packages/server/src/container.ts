@@ -26,7 +26,7 @@ import { createCheckerFromConfig } from './modules/checker/checker-factory.js';
 import { createCheckerIncidents, type OperatorNotice } from './modules/checker/checker-accounts.js';
 import { mailTemplates } from './modules/mail/mail-templates.js';
 import type { Checker } from './modules/checker/checker-port.js';
-import { createSlipDecoderPool, type SlipDecoderPool } from './modules/slip-qr/slip-qr-pool.js';
+import { createSlipDecoderPool, type SlipDecoderPool, type SlipDecoderPoolOptions } from './modules/slip-qr/slip-qr-pool.js';
 import type { DecodeResult } from './modules/slip-qr/slip-qr-decoder.js';
 import { createImageClaims } from './modules/verification/image-claims.js';
 import { createVerificationService } from './modules/verification/verification-service.js';
@@ -65,8 +65,10 @@ export interface ContainerOverrides {
   dbHandle?: DbHandle;
   bus?: ResultsBus;
   checker?: Checker;
-  /** Tests replace the decoder (e.g. to make it busy); production uses the worker-thread pool. */
+  /** Tests replace the decoder (e.g. to make it busy); production uses the decoder process pool. */
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
+  /** Tests tune the real decoder pool (kill limit, a decoder that cannot start). */
+  decoderPool?: Omit<SlipDecoderPoolOptions, 'threads'>;
   logger?: Logger;
   /** PostgreSQL schema of the migration bookkeeping (tests give each run its own schema). */
   migrationSchema?: string;
@@ -166,7 +168,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       });
   if (configuredChecker) closers.push(() => configuredChecker.close());
   const checker = overrides.checker ?? configuredChecker!;
-  // Worker threads start on first use, so the CLI and the worker process never pay for them.
+  // Decoder processes start on first use, so the CLI and the worker process never pay for them.
   let pool: SlipDecoderPool | null = null;
   closers.push(async () => {
     await pool?.close();
@@ -175,7 +177,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const decode =
     overrides.decode ??
     ((image: Buffer, shopId?: string) => {
-      pool ??= createSlipDecoderPool({ threads: config.DECODE_THREADS || undefined });
+      pool ??= createSlipDecoderPool({ ...overrides.decoderPool, threads: config.DECODE_THREADS || undefined });
       return pool.decode(image, { key: shopId });
     });
   const claims = createImageClaims({
@@ -416,6 +418,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     housekeeping,
     reencryptSecrets,
     startedAt: new Date(),
+    /** Readiness of the decoder pool (null until the first decode starts it). */
+    decoderHealth: () => pool?.health() ?? null,
     async close() {
       for (const fn of closers.reverse()) await fn().catch(() => undefined);
       await apiKeys.close();

@@ -118,6 +118,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     draining: opts.draining,
     checker: () => c.checkerIncidents.health(),
     pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
+    decoder: () => c.decoderHealth()?.status ?? null,
   });
   await app.register(quotaRoutes, { auth, quota: c.quota, payees: c.payees });
   await app.register(transactionRoutes, { auth, transactions: c.transactions });

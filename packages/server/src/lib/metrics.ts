@@ -110,6 +110,18 @@ export const metrics = {
     help: 'Decodes refused because the decoder queue was full (answered 503 DECODER_BUSY)',
     registers: [registry],
   }),
+  decoderStopped: new Counter({
+    name: 'slipcheck_decoder_stopped_total',
+    help: 'Decoder processes that ended during a decode and were replaced: overrun (SIGKILLed past the time limit) or crash; the image was answered INVALID UNREADABLE_IMAGE',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  }),
+  imageGateRefusals: new Counter({
+    name: 'slipcheck_image_gate_refusals_total',
+    help: 'Images refused by the byte-level gate before any decoder saw them (answered INVALID UNREADABLE_IMAGE), by format (png, jpeg, other)',
+    labelNames: ['format'] as const,
+    registers: [registry],
+  }),
   webhookDeliveries: new Counter({
     name: 'slipcheck_webhook_deliveries_total',
     help: 'Webhook delivery attempts by outcome (delivered, retry, failed)',
@@ -132,7 +144,7 @@ export const metrics = {
 
 new Gauge({
   name: 'slipcheck_decoder_threads',
-  help: 'Decoder worker threads',
+  help: 'Decoder processes (the metric keeps its old name)',
   registers: [registry],
   collect() {
     this.set(decoderSnapshot().threads);
@@ -140,7 +152,7 @@ new Gauge({
 });
 new Gauge({
   name: 'slipcheck_decoder_busy',
-  help: 'Decoder worker threads decoding now',
+  help: 'Decoder processes decoding now',
   registers: [registry],
   collect() {
     this.set(decoderSnapshot().busy);
@@ -148,7 +160,7 @@ new Gauge({
 });
 new Gauge({
   name: 'slipcheck_decoder_queued',
-  help: 'Decodes waiting for a free worker thread',
+  help: 'Decodes waiting for a free decoder process',
   registers: [registry],
   collect() {
     this.set(decoderSnapshot().queued);

@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
 import { bankPayload, slipImage } from './qr-images.js';
+import { manyScansJpeg, otherFormats, ztxtBombPng } from './hostile-images.js';
 
 const FAKE = new URL('./fixtures/fake-decoder-worker.mjs', import.meta.url);
 const BROKEN = new URL('./fixtures/broken-worker.mjs', import.meta.url);
@@ -19,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('slip decoder pool with the real worker', () => {
-  it('decodes concurrently in worker threads and keeps the event loop free', async () => {
+  it('decodes concurrently in decoder processes and keeps the event loop free', async () => {
     pool = createSlipDecoderPool({ threads: 2 });
     const refs = ['AAAAAAAAAAAA0001', 'BBBBBBBBBBBB0002', 'CCCCCCCCCCCC0003', 'DDDDDDDDDDDD0004'];
     const images = await Promise.all(refs.map((ref) => slipImage([{ text: bankPayload('014', ref), size: 260, left: 780, top: 1500 }])));
@@ -75,31 +76,60 @@ describe('slip decoder pool with the real worker', () => {
   });
 });
 
+describe('slip decoder pool gate (every caller: API, LINE, dashboard)', () => {
+  it('refuses bombs and other formats UNREADABLE_IMAGE from their bytes, without taking a decoder', async () => {
+    pool = createSlipDecoderPool({ threads: 1 });
+    await pool.ready();
+    const images = [await ztxtBombPng(40), await manyScansJpeg(3000), ...Object.values(await otherFormats())];
+    const t0 = performance.now();
+    const answers = images.map((img) => pool!.decode(img, { key: 'bomber' }));
+    expect(pool.stats()).toEqual({ threads: 1, busy: 0, queued: 0 });
+    for (const a of await Promise.all(answers)) expect(a).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
+    expect(performance.now() - t0).toBeLessThan(200);
+  });
+});
+
 describe('slip decoder pool failure handling', () => {
-  it('rejects the job of a crashed worker and replaces the worker', async () => {
-    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE });
-    await expect(pool.decode(cmd(1))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
-    await expect(pool.decode(cmd(3))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
+  it('answers the image of a crashed decoder UNREADABLE_IMAGE (never a 500) and replaces the decoder', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE, screen: false });
+    expect(await pool.decode(cmd(1))).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
+    expect(await pool.decode(cmd(3))).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
     expect(await pool.decode(cmd(0))).toMatchObject({ ok: false, errorCode: 'NO_QR_FOUND' });
     expect(pool.stats().threads).toBe(1);
   });
 
-  it('rejects a job the worker reports as failed, without losing the worker', async () => {
-    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE });
-    await expect(pool.decode(cmd(4))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
+  it('answers a job the decoder reports as failed UNREADABLE_IMAGE, without losing the decoder', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE, screen: false });
+    await pool.ready();
+    const pid = pool.health().pids[0];
+    expect(await pool.decode(cmd(4))).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
     expect(await pool.decode(cmd(0, 10))).toMatchObject({ message: expect.stringContaining('bytes=10') });
+    expect(pool.health().pids).toEqual([pid]);
   });
 
-  it('kills a hung worker after the job timeout, then keeps serving', async () => {
-    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE, jobTimeoutMs: 300 });
+  it('SIGKILLs a decoder stuck in a loop nothing can interrupt, replaces it and gives the slot back', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: FAKE, screen: false, jobTimeoutMs: 300 });
+    await pool.ready();
+    const [before] = pool.health().pids;
     const t0 = performance.now();
-    await expect(pool.decode(cmd(2))).rejects.toMatchObject({ code: 'DECODER_FAILED' });
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(290);
-    expect(await pool.decode(cmd(0))).toMatchObject({ ok: false });
+    const r = await pool.decode(cmd(6), { key: 'bomber' });
+    const ms = performance.now() - t0;
+    expect(r).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE', message: expect.stringContaining('longer than 300 ms') });
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(3000);
+    expect(() => process.kill(before!, 0)).toThrow(); // the old process is gone for real
+    const after = await pool.decode(cmd(0));
+    expect(after).toMatchObject({ ok: false, errorCode: 'NO_QR_FOUND' });
+    expect(after.ok ? '' : after.message).not.toContain(`pid=${before}`);
+    expect(pool.health()).toMatchObject({ status: 'up', decoders: 1 });
+    expect(pool.health().pids).not.toContain(before);
+    // The shop is charged the time its image held the decoder, and its slot is free again.
+    expect(pool.keyStats('bomber')).toMatchObject({ running: 0, queued: 0 });
+    expect(pool.keyStats('bomber').usedMs).toBeGreaterThanOrEqual(250);
   });
 
   it('bounds the queue and rejects the overflow with DECODER_BUSY', async () => {
-    pool = createSlipDecoderPool({ threads: 1, maxQueue: 2, workerUrl: FAKE, jobTimeoutMs: 60_000 });
+    pool = createSlipDecoderPool({ threads: 1, maxQueue: 2, workerUrl: FAKE, screen: false, jobTimeoutMs: 60_000 });
     const outcome = (p: Promise<unknown>) =>
       p.then(
         () => 'resolved',
@@ -114,15 +144,12 @@ describe('slip decoder pool failure handling', () => {
     await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_CLOSED' });
   });
 
-  it('stops respawning a worker that cannot start and says DECODER_UNAVAILABLE', async () => {
-    pool = createSlipDecoderPool({ threads: 1, workerUrl: BROKEN });
-    await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: expect.stringMatching(/DECODER_(FAILED|UNAVAILABLE)/) });
-    await vi.waitFor(
-      async () => {
-        await expect(pool!.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_UNAVAILABLE' });
-      },
-      { timeout: 5000 },
-    );
+  it('stops respawning a decoder that cannot start, says DECODER_UNAVAILABLE and reports itself down', async () => {
+    pool = createSlipDecoderPool({ threads: 1, workerUrl: BROKEN, screen: false });
+    expect(pool.health().status).toBe('up');
+    await expect(pool.ready()).rejects.toMatchObject({ code: 'DECODER_UNAVAILABLE' });
+    await expect(pool.decode(cmd(0))).rejects.toMatchObject({ code: 'DECODER_UNAVAILABLE' });
     expect(pool.stats().threads).toBe(0);
+    expect(pool.health()).toMatchObject({ status: 'down', decoders: 0 });
   });
 });

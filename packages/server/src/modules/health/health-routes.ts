@@ -12,6 +12,11 @@ export interface HealthDeps {
   draining?: () => boolean;
   /** provider account problems (checker-accounts.ts): reasons only, never the provider's name */
   checker?: () => { status: 'up' | 'degraded'; upstreams: Array<{ problem: string }> };
+  /**
+   * The slip decoder pool: `down` when it cannot start or replace its decoder processes (every check
+   * on this node would fail), null while no decode has started it yet.
+   */
+  decoder?: () => 'up' | 'down' | null;
 }
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('up'), Type.Literal('down')]), latencyMs: Type.Integer() });
@@ -24,7 +29,12 @@ const CheckerCheck = Type.Object({
 const HealthBody = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
-    checks: Type.Object({ database: Check, redis: Type.Optional(Check), checker: Type.Optional(CheckerCheck) }),
+    checks: Type.Object({
+      database: Check,
+      redis: Type.Optional(Check),
+      decoder: Type.Optional(Check),
+      checker: Type.Optional(CheckerCheck),
+    }),
     timestamp: Type.String(),
   },
   { $id: 'Health' },
@@ -62,20 +72,22 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
         schema: {
           tags: ['health'],
           operationId: id('getHealth'),
-          summary: 'Readiness: database (and Redis when configured)',
+          summary: 'Readiness: database (and Redis when configured, and the slip decoder once started)',
           response: { 200: ref(HealthBody), 503: ref(HealthBody) },
         },
       },
       async (_req, reply) => {
         const database = await timed(() => sql`select 1`.execute(deps.db));
         const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
-        const ok = database.status === 'up' && (!redis || redis.status === 'up') && !deps.draining?.();
+        const decoderStatus = deps.decoder?.() ?? null;
+        const decoder = decoderStatus ? { status: decoderStatus, latencyMs: 0 } : undefined;
+        const ok = database.status === 'up' && (!redis || redis.status === 'up') && decoder?.status !== 'down' && !deps.draining?.();
         const c = deps.checker?.();
         const checker = c ? { status: c.status, problems: [...new Set(c.upstreams.map((u) => u.problem))] } : undefined;
         reply.status(ok ? 200 : 503);
         return {
           status: ok && checker?.status !== 'degraded' ? ('ok' as const) : ('degraded' as const),
-          checks: { database, ...(redis ? { redis } : {}), ...(checker ? { checker } : {}) },
+          checks: { database, ...(redis ? { redis } : {}), ...(decoder ? { decoder } : {}), ...(checker ? { checker } : {}) },
           timestamp: new Date().toISOString(),
         };
       },

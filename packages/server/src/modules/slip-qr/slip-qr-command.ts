@@ -46,7 +46,7 @@ export async function runDecodeCommand(files: string[], out: (line: string) => v
         return { ...base, ms, error: { code: r.errorCode, message: r.message } };
       } catch (err) {
         exit = 2;
-        const code = (err as { code?: string }).code ?? 'DECODER_FAILED';
+        const code = (err as { code?: string }).code ?? 'DECODER_ERROR';
         return { ...base, ms: Math.round(performance.now() - t0), error: { code, message: (err as Error).message } };
       }
     });

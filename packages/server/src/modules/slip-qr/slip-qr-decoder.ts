@@ -1,4 +1,5 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
+import { MAX_SLIP_ASPECT, MAX_SLIP_PIXELS, screenImage } from './image-gate.js';
 import { parseSlipPayload, type SlipPayloadOk } from './slip-qr-parser.js';
 import { scanLuma, type LumaImage, type ScanHit, type ScanOptions } from './slip-qr-zxing.js';
 
@@ -6,7 +7,13 @@ export type DecodeErrorCode = 'NO_QR_FOUND' | 'NOT_SLIP_QR' | 'BAD_CHECKSUM' | '
 
 export type DecodeResult =
   | (Omit<SlipPayloadOk, 'ok'> & { ok: true; /** cascade pass that found the slip QR */ pass: string })
-  | { ok: false; errorCode: DecodeErrorCode; message: string };
+  | {
+      ok: false;
+      errorCode: DecodeErrorCode;
+      message: string;
+      /** The decode was stopped (killed past its time limit, or its decoder died): not a verdict on the image to keep. */
+      stopped?: true;
+    };
 
 type DecodeFailure = Extract<DecodeResult, { ok: false }>;
 
@@ -25,13 +32,8 @@ const FULL_MAX_SIDE = 3000;
 // Decompression-bomb guard for libvips itself (never reached: the slip-shape limits below are stricter).
 const MAX_INPUT_PIXELS = 50_000_000;
 // Images no phone produces as a slip are refused from the header alone, before any pixel is decoded
-// (see "Image limits" in README.md): bank-app slips are ~1 MP, phone screenshots 2-4 MP
-// (1290x2796 is the largest), default-mode phone photos 12 MP, DSLR-class 24 MP (6000x4000).
-// A 7000x7000 PNG of 190 KB passed the 50 MP guard and cost ~1.3 s of a decoder thread for nothing.
-export const MAX_SLIP_PIXELS = 24_000_000;
-// Long side over short side: the tallest phone screens are 21:9 (2.33), a slip is ~1:1.8, a photo
-// 4:3; a long scrolling screenshot of a slip stays under 4. Anything thinner is a strip, not a slip.
-export const MAX_SLIP_ASPECT = 4;
+// (see "Image limits" in README.md); the limits live in the byte-level gate (image-gate.ts).
+export { MAX_SLIP_PIXELS, MAX_SLIP_ASPECT };
 // Decode-time budget per image (wall time in the worker): no further cascade pass starts once it is
 // spent. Real slips finish in the fast or fullplain pass (<= ~60 ms, docs/benchmarks.md); every pass
 // after those exists for damaged photos and never takes a real slip near this bound.
@@ -215,6 +217,8 @@ export interface DecodeOptions {
   fastMaxSide?: number;
   /** Decode-time budget: no pass starts after this many ms; default DEFAULT_DECODE_BUDGET_MS. */
   budgetMs?: number;
+  /** Run the byte-level gate (image-gate.ts) first; default true. The pool already ran it, so its decoders skip it. */
+  screen?: boolean;
 }
 
 /**
@@ -225,6 +229,10 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   const started = performance.now();
   const budgetMs = opts.budgetMs ?? DEFAULT_DECODE_BUDGET_MS;
   const buf = Buffer.isBuffer(image) ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+  if (opts.screen ?? true) {
+    const gate = screenImage(buf);
+    if (!gate.ok) return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: gate.message };
+  }
   let meta: Metadata;
   try {
     meta = await sharp(buf, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();

@@ -31,20 +31,40 @@ export class FairQueue<J> {
     this.total++;
   }
 
+  /** Puts a job back first in its key's line (its decoder died before reading it). */
+  pushFront(key: string, job: J): void {
+    const q = this.byKey.get(key);
+    if (q) q.unshift(job);
+    else this.byKey.set(key, [job]);
+    this.total++;
+  }
+
   /**
-   * Next job for a free worker: fewest running first, then the key that started a job longest ago
-   * (`lastStart`, 0 = never); keys at `maxRunning` wait. Null when none may run.
+   * Next job for a free decoder: fewest running first; among those, the key that used the least
+   * decode time lately (`usage`, ms: its fairness charge, so a shop whose images ran to the kill
+   * limit waits behind one whose slips took milliseconds), then the key that started a job longest
+   * ago (`lastStart`, 0 = never). Keys at `maxRunning` wait. Null when none may run.
    */
-  next(running: (key: string) => number, maxRunning: number, lastStart: (key: string) => number): { key: string; job: J } | null {
+  next(
+    running: (key: string) => number,
+    maxRunning: number,
+    lastStart: (key: string) => number,
+    usage: (key: string) => number = () => 0,
+  ): { key: string; job: J } | null {
     let best: string | null = null;
     let bestRunning = Infinity;
+    let bestUsage = Infinity;
     let bestStart = Infinity;
     for (const key of this.byKey.keys()) {
       const r = running(key);
+      if (r >= maxRunning) continue;
+      // Usage within 50 ms counts as equal: ordinary slips cost a few ms each, the round robin decides.
+      const u = Math.floor(usage(key) / 50);
       const t = lastStart(key);
-      if (r < maxRunning && (r < bestRunning || (r === bestRunning && t < bestStart))) {
+      if (r < bestRunning || (r === bestRunning && (u < bestUsage || (u === bestUsage && t < bestStart)))) {
         best = key;
         bestRunning = r;
+        bestUsage = u;
         bestStart = t;
       }
     }

@@ -1,38 +1,59 @@
+import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError } from '../../errors.js';
 import { metrics } from '../../lib/metrics.js';
-import type { DecodeResult } from './slip-qr-decoder.js';
+import { screenImage } from './image-gate.js';
+import { DEFAULT_DECODE_BUDGET_MS, type DecodeResult } from './slip-qr-decoder.js';
 import { FairQueue } from './slip-qr-fair-queue.js';
 import type { WorkerRequest, WorkerResponse } from './slip-qr-worker.js';
 
+/**
+ * Wall time after which a decode is stopped for real (its process SIGKILLed and replaced): the
+ * cascade's own 600 ms budget plus the one pass that may be running when it runs out (a full-size
+ * pass on a 24 MP image, stretched by a loaded machine). The budget is only checked between passes,
+ * and libvips cannot be interrupted inside a call: this is the bound that holds whatever the image.
+ */
+export const DEFAULT_DECODE_KILL_MS = DEFAULT_DECODE_BUDGET_MS + 1400;
+// Decode time a shop has used decays with this time constant (its fairness charge, see pickNext).
+const USAGE_DECAY_MS = 10_000;
+// After three start-up deaths in a row the pool reports itself down and tries one start this often.
+const RESTART_RETRY_MS = 30_000;
+
 export interface SlipDecoderPoolOptions {
-  /** Worker threads; default: one per core. */
+  /** Decoder processes; default: one per core. */
   threads?: number;
   /**
-   * Jobs waiting for a free worker before decode() refuses with DECODER_BUSY; default 16 per thread.
+   * Jobs waiting for a free decoder before decode() refuses with DECODER_BUSY; default 16 per decoder.
    * Shared fairly between keys (shops): when it is full, a key below its share (maxQueue / keys
    * waiting) takes the newest place of the key holding the most, which is refused instead.
    */
   maxQueue?: number;
   /**
-   * Jobs of one key (shop) decoding at the same time; default: every thread on 1-2 threads, one less
-   * than the threads above that (one thread always stays for other shops). With fewer, a free
-   * worker goes to the waiting key with the fewest running jobs first.
+   * Jobs of one key (shop) decoding at the same time; default: every decoder on 1-2 decoders, one
+   * less than the decoders above that (one always stays for other shops). With fewer, a free
+   * decoder goes to the waiting key with the fewest running jobs first.
    */
   maxRunningPerKey?: number;
-  /** A job running longer than this kills its worker (which is replaced); default 20 s. */
+  /**
+   * A decode running longer than this is stopped: its process is SIGKILLed and replaced, and the
+   * image is answered UNREADABLE_IMAGE. Default DEFAULT_DECODE_KILL_MS (2 s).
+   */
   jobTimeoutMs?: number;
-  /** Worker script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */
+  /** Decoder script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */
   workerUrl?: URL;
+  /**
+   * The byte-level image gate (image-gate.ts) runs before a job is queued; default on. Off only for
+   * pool tests whose stand-in decoders read commands, not images.
+   */
+  screen?: boolean;
 }
 
 export interface DecodeCallOptions {
   /**
-   * By default the image's memory is transferred to the worker and the caller's Buffer is left
-   * empty (no copy of the image stays on the main thread). Set `copy` to keep it usable.
+   * By default the image's memory is taken over by the pool and the caller's Buffer is left empty
+   * (no second copy of the image stays on the main thread). Set `copy` to keep it usable.
    */
   copy?: boolean;
   /** Whose image this is (the shop id): the queue is shared fairly between keys. Default: one shared key. */
@@ -42,12 +63,14 @@ export interface DecodeCallOptions {
 export interface SlipDecoderPool {
   decode(image: Buffer, options?: DecodeCallOptions): Promise<DecodeResult>;
   close(): Promise<void>;
-  /** Resolves once every worker has loaded (the first decode then pays no start-up cost). */
+  /** Resolves once every decoder has loaded (the first decode then pays no start-up cost). */
   ready(): Promise<void>;
-  /** Snapshot for health/metrics: busy workers and queued jobs. */
+  /** Snapshot for health/metrics: busy decoders and queued jobs. */
   stats(): { threads: number; busy: number; queued: number };
   /** Running and waiting jobs of one key (tests and diagnostics). */
-  keyStats(key: string): { running: number; queued: number };
+  keyStats(key: string): { running: number; queued: number; usedMs: number };
+  /** Readiness: `down` while decoders cannot be started (three start-up deaths in a row, retried every 30 s). */
+  health(): { status: 'up' | 'down'; decoders: number; pids: number[] };
 }
 
 interface Job {
@@ -59,61 +82,73 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  child: ChildProcess;
   ready: boolean;
   job?: Job;
   timer?: NodeJS.Timeout;
+  /** When the running job's decode time started (sent to a ready decoder, or the decoder said ready). */
+  startedAt?: number;
+  /** Set when the pool SIGKILLed this decoder for overrunning its job's time. */
+  overran?: boolean;
+  exited?: boolean;
 }
 
 /**
- * A .ts worker needs the tsx loader registered inside its own thread: neither the parent's loader
- * nor vitest's transform reaches workers, and on Node 20 `execArgv: ['--import', 'tsx']` does not
- * apply to the worker's entry module. So a tiny eval'd bootstrap registers tsx, then imports it.
- * Development and tests only: the compiled build passes a .js worker, started as is.
+ * A .ts decoder (development and tests) is started with tsx's ESM loader, resolved from this package
+ * (not the cwd); the compiled build forks dist/modules/slip-qr/slip-qr-worker.js under plain node.
  */
-function workerSource(url: URL): { source: string | URL; evalSource: boolean } {
-  if (!url.pathname.endsWith('.ts')) return { source: url, evalSource: false };
-  // Resolved from here (not the process cwd); the ESM build, as tsx's CJS register is broken in workers.
-  const cjs = createRequire(import.meta.url).resolve('tsx/esm/api');
-  const api = pathToFileURL(cjs.replace(/\.cjs$/, '.mjs')).href;
-  const source =
-    `import(${JSON.stringify(api)}).then((m) => { (m.register ?? m.default.register)(); ` +
-    `return import(${JSON.stringify(url.href)}); });`;
-  return { source, evalSource: true };
+function childArgs(url: URL): string[] {
+  if (!url.pathname.endsWith('.ts')) return [];
+  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm')).href;
+  return ['--import', loader];
 }
 
-/** Copies only when the bytes share an ArrayBuffer with other data (Node's small-Buffer pool). */
+/** Takes the image's memory without copying when the Buffer owns all of it; else copies (pooled small Buffers, slices). */
 function ownBytes(image: Buffer, copy: boolean): Uint8Array {
   const whole = image.byteOffset === 0 && image.byteLength === image.buffer.byteLength;
-  if (!copy && whole && image.buffer instanceof ArrayBuffer) return new Uint8Array(image.buffer);
+  if (!copy && whole && image.buffer instanceof ArrayBuffer) {
+    // structuredClone with transfer moves the memory and detaches the caller's ArrayBuffer.
+    return new Uint8Array(structuredClone(image.buffer, { transfer: [image.buffer] }));
+  }
   return new Uint8Array(image);
 }
 
 const closedError = () => new AppError('DECODER_CLOSED', 503, 'slip decoder is shut down');
 const unavailableError = () => new AppError('DECODER_UNAVAILABLE', 503, 'slip decoder could not start');
+const unreadable = (message: string) => ({ ok: false as const, errorCode: 'UNREADABLE_IMAGE' as const, message });
 
 export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): SlipDecoderPool {
   const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
   const maxQueue = Math.max(0, Math.floor(options.maxQueue ?? threads * 16));
-  const jobTimeoutMs = options.jobTimeoutMs ?? 20_000;
+  const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_DECODE_KILL_MS;
   const maxRunningPerKey = Math.max(1, Math.floor(options.maxRunningPerKey ?? (threads <= 2 ? threads : threads - 1)));
-  // The compiled build (dist/*.js) starts the compiled worker directly: no TypeScript loader in production.
+  const screen = options.screen ?? true;
+  // The compiled build (dist/*.js) forks the compiled decoder directly: no TypeScript loader in production.
   const workerUrl = options.workerUrl ?? new URL(`./slip-qr-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
-  const { source, evalSource } = workerSource(workerUrl);
+  const workerPath = fileURLToPath(workerUrl);
+  const execArgv = childArgs(workerUrl);
   const queue = new FairQueue<Job>();
-  // Jobs each key has on a worker right now; a key leaves the map at zero.
+  // Jobs each key has on a decoder right now; a key leaves the map at zero.
   const running = new Map<string, number>();
   const runningOf = (key: string) => running.get(key) ?? 0;
   // When each key last had a job started (a sequence number): ties between keys go to the longest idle.
   // Forgotten once a key has nothing running or waiting, so the map stays as small as the load.
   const lastStart = new Map<string, number>();
   let startSeq = 0;
+  // Decode time each key used, decaying (USAGE_DECAY_MS): its fairness charge. A shop whose images
+  // ran to the kill limit waits behind shops that used less, among keys with as many jobs running.
+  const usage = new Map<string, { ms: number; at: number }>();
+  const usageOf = (key: string, now = performance.now()) => {
+    const u = usage.get(key);
+    return u ? u.ms * Math.exp(-(now - u.at) / USAGE_DECAY_MS) : 0;
+  };
   const slots: Slot[] = [];
   let nextId = 1;
   let closed = false;
-  // Workers that died before saying ready, in a row: a broken install must not respawn forever.
+  // Decoders that died before saying ready, in a row: a broken install must not respawn forever.
   let startFailures = 0;
   let broken = false;
+  let retryTimer: NodeJS.Timeout | undefined;
   let readyWaiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
 
   function settleReady(): void {
@@ -122,81 +157,159 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     if (broken || closed) {
       readyWaiters = [];
       for (const w of waiters) w.reject(broken ? unavailableError() : closedError());
-    } else if (slots.every((s) => s.ready)) {
+    } else if (slots.length >= threads && slots.every((s) => s.ready)) {
       readyWaiters = [];
       for (const w of waiters) w.resolve();
     }
   }
 
-  function spawn(): Slot {
-    const slot: Slot = { worker: new Worker(source, { eval: evalSource }), ready: false };
-    slot.worker.unref();
-    slot.worker.on('message', (msg: WorkerResponse) => {
+  /** Idle decoders never hold the process open (an unclosed pool in a CLI or test). */
+  function hold(slot: Slot, on: boolean): void {
+    const channel = slot.child.channel as { ref?: () => void; unref?: () => void } | undefined;
+    if (on) {
+      slot.child.ref();
+      channel?.ref?.();
+    } else {
+      slot.child.unref();
+      channel?.unref?.();
+    }
+  }
+
+  function spawn(): void {
+    let child: ChildProcess;
+    try {
+      child = fork(workerPath, [], {
+        execArgv,
+        serialization: 'advanced',
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        env: { ...process.env, SLIPCHECK_DECODER_CHILD: '1' },
+      });
+    } catch {
+      // fork itself failed (no memory, process limit): counts as a start-up death.
+      startFailed();
+      return;
+    }
+    const slot: Slot = { child, ready: false };
+    slots.push(slot);
+    hold(slot, false);
+    child.on('message', (msg: WorkerResponse) => {
       if ('ready' in msg) {
         slot.ready = true;
         startFailures = 0;
-        if (slot.job) armTimer(slot); // the decode's own time starts now
+        if (broken) {
+          // A retry after start-up failures worked: back to full strength.
+          broken = false;
+          while (slots.length < threads) spawn();
+        }
+        if (slot.job) {
+          armTimer(slot); // the decode's own time starts now
+          send(slot);
+        }
         settleReady();
         return;
       }
       const job = slot.job;
       if (!job || msg.id !== job.id) return;
       finish(slot);
-      if ('result' in msg) job.resolve(msg.result);
-      else job.reject(new AppError('DECODER_FAILED', 500, 'slip decoder failed on this image'));
+      // A decoder that threw (it should not: the cascade answers every bad image) gets the same
+      // answer as any image the decoder could not process: INVALID, free, never a 500.
+      job.resolve('result' in msg ? msg.result : unreadable('image could not be decoded'));
       pump();
     });
-    // 'error' is followed by 'exit'; the exit handler does the replacing.
-    slot.worker.on('error', () => undefined);
-    slot.worker.on('exit', () => {
-      const job = slot.job;
-      finish(slot);
-      const i = slots.indexOf(slot);
-      if (i >= 0) slots.splice(i, 1);
-      if (closed) {
-        job?.reject(closedError());
-        settleReady();
-        return;
-      }
-      job?.reject(new AppError('DECODER_FAILED', 500, 'slip decoder worker stopped while decoding'));
-      if (!slot.ready && ++startFailures >= 3) {
-        broken = true;
-        for (const queued of queue.drain()) queued.reject(unavailableError());
-        settleReady();
-        return;
-      }
-      slots.push(spawn());
-      pump();
+    // A spawn error (or a failed kill) may come without 'exit'; exited() runs once either way.
+    child.on('error', () => {
+      child.kill('SIGKILL'); // never leave a process behind a slot the pool forgets
+      exited(slot);
     });
-    return slot;
+    child.on('exit', () => exited(slot));
+  }
+
+  function startFailed(): void {
+    if (++startFailures < 3) {
+      spawn();
+      return;
+    }
+    broken = true;
+    for (const queued of queue.drain()) queued.reject(unavailableError());
+    settleReady();
+    // Retry now and then, so a passing shortage (memory, process limit) does not end decoding for good.
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      if (!closed && broken && slots.length < threads) spawn();
+    }, RESTART_RETRY_MS);
+    retryTimer.unref();
+  }
+
+  function exited(slot: Slot): void {
+    if (slot.exited) return;
+    slot.exited = true;
+    const job = slot.job;
+    const startedAt = slot.startedAt;
+    finish(slot);
+    const i = slots.indexOf(slot);
+    if (i >= 0) slots.splice(i, 1);
+    if (closed) {
+      job?.reject(closedError());
+      settleReady();
+      return;
+    }
+    if (job && !slot.ready) {
+      // The decoder died while starting, before it saw the image: not the image's doing. The job
+      // goes back to the front of its shop's queue for the replacement (or DECODER_UNAVAILABLE).
+      queue.pushFront(job.key, job);
+    } else if (job) {
+      metrics.decoderStopped.inc({ reason: slot.overran ? 'overrun' : 'crash' });
+      const ms = startedAt === undefined ? 0 : Math.round(performance.now() - startedAt);
+      job.resolve({
+        ...unreadable(
+          slot.overran ? `image took longer than ${jobTimeoutMs} ms to decode (stopped after ${ms} ms)` : 'image could not be decoded',
+        ),
+        stopped: true,
+      });
+    }
+    if (!slot.ready) startFailed();
+    else spawn();
+    pump();
   }
 
   function finish(slot: Slot): void {
-    // Every way a job ends (answer, error, timeout, worker death) comes through here: the key's slot is free again.
+    // Every way a job ends (answer, error, kill, decoder death) comes through here: the key's slot is
+    // free again and the key is charged the decode time it used.
     if (slot.job) {
       const key = slot.job.key;
       const n = runningOf(key) - 1;
       if (n > 0) running.set(key, n);
       else running.delete(key);
-      if (n <= 0 && queue.sizeOf(key) === 0) lastStart.delete(key);
+      if (slot.startedAt !== undefined) {
+        const now = performance.now();
+        usage.set(key, { ms: usageOf(key, now) + (now - slot.startedAt), at: now });
+      }
+      if (n <= 0 && queue.sizeOf(key) === 0) {
+        lastStart.delete(key);
+        // Forget charges that have decayed to nothing: the map stays as small as the recent load.
+        for (const [k] of usage) if (runningOf(k) === 0 && queue.sizeOf(k) === 0 && usageOf(k) < 1) usage.delete(k);
+      }
     }
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = undefined;
     slot.job = undefined;
-    slot.worker.unref();
+    slot.startedAt = undefined;
+    if (!slot.exited) hold(slot, false);
   }
 
   /**
-   * The job timeout measures decoding, not thread start-up: a job handed to a worker that is still
-   * loading (after a replacement, on a loaded machine) gets a start-up allowance on top, and the
-   * timer restarts at `jobTimeoutMs` once the worker says ready.
+   * The kill limit measures decoding, not start-up: a job handed to a decoder that is still loading
+   * (a replacement, a loaded machine) gets a start-up allowance on top, and the timer restarts at
+   * `jobTimeoutMs` once the decoder says ready.
    */
   function armTimer(slot: Slot): void {
     if (slot.timer) clearTimeout(slot.timer);
+    if (slot.ready) slot.startedAt = performance.now();
     slot.timer = setTimeout(
       () => {
-        // terminate() ends in 'exit', which rejects the job and spawns a replacement.
-        void slot.worker.terminate();
+        // SIGKILL cannot be caught or delayed by libvips; 'exit' answers the job and replaces the decoder.
+        slot.overran = true;
+        slot.child.kill('SIGKILL');
       },
       slot.ready ? jobTimeoutMs : jobTimeoutMs + 30_000,
     );
@@ -207,19 +320,34 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     running.set(job.key, runningOf(job.key) + 1);
     lastStart.set(job.key, ++startSeq);
     // Keep the process alive while a caller waits on this job.
-    slot.worker.ref();
+    hold(slot, true);
     armTimer(slot);
-    const image = job.image;
-    job.image = new Uint8Array(0);
-    const msg: WorkerRequest = { id: job.id, image };
-    slot.worker.postMessage(msg, [image.buffer as ArrayBuffer]);
+    // A starting decoder gets the image once it says ready: a message sent before its listener
+    // exists would be lost.
+    if (slot.ready) send(slot);
+  }
+
+  function send(slot: Slot): void {
+    const job = slot.job!;
+    // The job keeps its image until it ends: a decoder that dies while starting hands it back.
+    const msg: WorkerRequest = { id: job.id, image: job.image };
+    slot.child.send(msg, (err) => {
+      // The decoder went away before the image reached it: 'exit' answers the job.
+      if (err) slot.child.kill('SIGKILL');
+    });
   }
 
   function pump(): void {
     for (const slot of slots) {
       if (queue.size === 0) return;
-      if (slot.job) continue;
-      const next = queue.next(runningOf, maxRunningPerKey, (k) => lastStart.get(k) ?? 0);
+      if (slot.job || slot.exited) continue;
+      const now = performance.now();
+      const next = queue.next(
+        runningOf,
+        maxRunningPerKey,
+        (k) => lastStart.get(k) ?? 0,
+        (k) => usageOf(k, now),
+      );
       if (!next) return;
       start(slot, next.job);
     }
@@ -230,15 +358,23 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     return new AppError('DECODER_BUSY', 503, 'slip decoder is busy, retry shortly');
   };
 
-  for (let i = 0; i < threads; i++) slots.push(spawn());
+  for (let i = 0; i < threads; i++) spawn();
 
   return {
     decode(image, callOptions = {}) {
       if (closed) return Promise.reject(closedError());
       if (broken) return Promise.reject(unavailableError());
       if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
+      if (screen) {
+        // Refused from its bytes in milliseconds, without a decoder or a place in the queue.
+        const gate = screenImage(image);
+        if (!gate.ok) {
+          metrics.imageGateRefusals.inc({ format: gate.format });
+          return Promise.resolve(unreadable(gate.message));
+        }
+      }
       const key = callOptions.key ?? '';
-      const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job) : undefined;
+      const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job && !s.exited) : undefined;
       if (!free && queue.size >= maxQueue) {
         // Full: a key below its share takes the place of the biggest holder's newest job.
         const evicted = queue.evictFor(key, maxQueue);
@@ -254,9 +390,19 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     async close() {
       if (closed) return;
       closed = true;
+      clearTimeout(retryTimer);
       settleReady();
       for (const job of queue.drain()) job.reject(closedError());
-      await Promise.all(slots.map((s) => s.worker.terminate()));
+      await Promise.all(
+        slots.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              if (s.exited || s.child.exitCode !== null || s.child.signalCode !== null) return resolve();
+              s.child.once('exit', () => resolve());
+              s.child.kill('SIGKILL');
+            }),
+        ),
+      );
     },
     ready() {
       return new Promise<void>((resolve, reject) => {
@@ -268,7 +414,14 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       return { threads: slots.length, busy: slots.filter((s) => s.job).length, queued: queue.size };
     },
     keyStats(key) {
-      return { running: runningOf(key), queued: queue.sizeOf(key) };
+      return { running: runningOf(key), queued: queue.sizeOf(key), usedMs: Math.round(usageOf(key)) };
+    },
+    health() {
+      return {
+        status: broken || closed ? 'down' : 'up',
+        decoders: slots.filter((s) => s.ready && !s.exited).length,
+        pids: slots.filter((s) => !s.exited && s.child.pid !== undefined).map((s) => s.child.pid!),
+      };
     },
   };
 }

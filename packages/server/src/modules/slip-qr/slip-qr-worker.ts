@@ -1,5 +1,5 @@
-// Worker-thread entry of the slip decoder pool: one decode at a time, the image arrives transferred.
-import { parentPort } from 'node:worker_threads';
+// Child-process entry of the slip decoder pool: one decode at a time. A process, not a thread, so the
+// pool can stop a decode for real (SIGKILL): a thread's terminate() cannot interrupt libvips.
 import { decodeSlipImage } from './slip-qr-decoder.js';
 import { loadZXing } from './slip-qr-zxing.js';
 
@@ -11,17 +11,21 @@ export interface WorkerRequest {
 export type WorkerResponse =
   { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> } | { id: number; error: string } | { ready: true };
 
-const port = parentPort;
-if (port) {
+// Only when forked by the pool (the env marker): importing this file elsewhere does nothing.
+if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
+  const send = (msg: WorkerResponse) => process.send!(msg);
   // Instantiate the wasm before the first job so its latency does not land on a user's request.
   void loadZXing()
     .catch(() => undefined)
-    .finally(() => port.postMessage({ ready: true } satisfies WorkerResponse));
-  port.on('message', (msg: WorkerRequest) => {
+    .finally(() => send({ ready: true }));
+  process.on('message', (msg: WorkerRequest) => {
     const image = Buffer.from(msg.image.buffer, msg.image.byteOffset, msg.image.byteLength);
-    decodeSlipImage(image).then(
-      (result) => port.postMessage({ id: msg.id, result } satisfies WorkerResponse),
-      (err: unknown) => port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerResponse),
+    // The pool ran the byte-level gate on the main thread before queueing this image.
+    decodeSlipImage(image, { screen: false }).then(
+      (result) => send({ id: msg.id, result }),
+      (err: unknown) => send({ id: msg.id, error: err instanceof Error ? err.message : String(err) }),
     );
   });
+  // The pool's process is gone (or closed the channel): nothing will ask for another decode.
+  process.on('disconnect', () => process.exit(0));
 }

@@ -135,7 +135,7 @@ export function replayKey(imageHash: string, input: Pick<VerifyInput, 'source' |
 
 /**
  * The one pipeline every channel calls (API, LINE, dashboard). The image lives only in this call's
- * memory: its SHA-256 is kept for replay detection, the bytes go to the decoder thread and are dropped.
+ * memory: its SHA-256 is kept for replay detection, the bytes go to a decoder process and are dropped.
  */
 export function createVerificationService(deps: VerificationDeps) {
   const { db, clock, quota, claims } = deps;
@@ -510,8 +510,10 @@ export function createVerificationService(deps: VerificationDeps) {
         // A provider failure must really be retried next time, so it is never replayed from the cache.
         const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;
         const persistStart = process.hrtime.bigint();
-        // Nor is "cannot be checked here": the operator may configure a provider that can.
-        const cacheable = draft.status !== 'PROVIDER_ERROR' && draft.error_code !== 'CHECK_NOT_SUPPORTED';
+        // Nor is "cannot be checked here" (the operator may configure a provider that can), nor a stopped
+        // decode (killed past its time limit on a busy node): neither is a verdict on the image.
+        const stopped = !decoded.ok && decoded.stopped === true;
+        const cacheable = draft.status !== 'PROVIDER_ERROR' && draft.error_code !== 'CHECK_NOT_SUPPORTED' && !stopped;
         const saved = await persist(row, cacheable, key, reservation, alertStale);
         metrics.stageDuration.observe({ stage: 'database' }, secondsSince(persistStart));
         reservation = null; // charged and recorded together, or returned in the record's transaction

@@ -51,6 +51,10 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     ...(opts.logger !== undefined ? { logger: opts.logger } : { loggerInstance: c.logger as FastifyBaseLogger }),
     trustProxy: c.config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
+    // The router's own refusal of a long path segment (414 past 100 characters) bypasses the error
+    // handler: no envelope, no request id, the path echoed back. Long ids reach the route's schema
+    // instead (ids are at most 64 characters) and get the spec's 400 VALIDATION_ERROR.
+    routerOptions: { maxParamLength: 8192 },
     // A client-supplied X-Request-Id is kept when it looks sane, so integrators can trace a call end to end.
     genReqId: (req) => {
       const h = req.headers['x-request-id'];

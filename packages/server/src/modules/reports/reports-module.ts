@@ -7,6 +7,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import { anonymizeCutoff } from '../housekeeping/housekeeping-service.js';
 import type { LineModule } from '../line/line-module.js';
 import type { MailService } from '../mail/mail-service.js';
+import type { PayeeService } from '../payees/payee-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { ShopService } from '../shops/shop-service.js';
@@ -27,13 +28,14 @@ export function createReportsModule(deps: {
   plans: PlanService;
   quota: QuotaService;
   transactions: TransactionService;
+  payees: Pick<PayeeService, 'list'>;
   accounts: Pick<AccountService, 'activeEmailsOfShop'>;
   line: LineModule;
   mail: MailService;
   dashboardUrl: string;
   defaultRetentionMonths: number;
 }) {
-  const totals = createReportTotals({ transactions: deps.transactions, clock: deps.clock, timeZone: deps.timeZone });
+  const totals = createReportTotals({ transactions: deps.transactions, payees: deps.payees, clock: deps.clock, timeZone: deps.timeZone });
   const summary = createDailySummary({
     db: deps.db,
     clock: deps.clock,

@@ -110,6 +110,7 @@ const emptyDraft = (): Draft => ({
   stale: 0,
   charged: 0,
   success_ref: null,
+  payee_id: null,
 });
 
 /**
@@ -157,7 +158,7 @@ export function createVerificationService(deps: VerificationDeps) {
   /** Asks the checker and turns its answer into a draft record; `charged` follows the charging rule. */
   async function judge(
     decoded: Extract<DecodeResult, { ok: true }>,
-    payees: PayeeForMatch[],
+    payees: Array<PayeeForMatch & { id: string }>,
     expectedAmount: number | undefined,
   ): Promise<Draft> {
     const draft = emptyDraft();
@@ -230,6 +231,8 @@ export function createVerificationService(deps: VerificationDeps) {
       receiver_account: slip.receiver.account ?? slip.receiver.proxy?.value ?? null,
       trans_date: new Date(slip.transDate).toISOString(),
       success_ref: verdict.status === 'SUCCESS' ? decoded.transRef : null,
+      // The money view groups received money on this (the masked receiver differs per sending bank).
+      payee_id: verdict.payeeIndex === undefined ? null : (payees[verdict.payeeIndex]?.id ?? null),
     };
   }
 
@@ -397,6 +400,7 @@ export function createVerificationService(deps: VerificationDeps) {
           draft = await judge(
             decoded,
             payees.map((p) => ({
+              id: p.id,
               bankCode: p.bank_code,
               kind: p.kind as 'BANK' | 'PROMPTPAY',
               accountNumber: p.account_number,

@@ -83,6 +83,7 @@ export const en: Record<MessageKey, string> = {
   'overview.trialOver': 'The trial has ended',
   'overview.trialNext': 'Paid plan entitlements start after payment',
   'overview.chosenPlan': 'Chosen plan: {plan}, starts after payment',
+  'overview.trialQuota': '{n} slips for {days} days',
   'overview.quota': 'Quota this month',
   'overview.quotaLabel': '{used} of {limit} slips used',
   'overview.remaining': '{n} slips left',
@@ -127,6 +128,8 @@ export const en: Record<MessageKey, string> = {
   'tx.empty': 'No results yet',
   'tx.emptyHint': 'Check your first slip on the “Check a slip” page',
   'tx.emptyFiltered': 'No results match these filters',
+  'tx.firstUsed': 'First used {time} via {source}',
+  'tx.firstUsedLabel': 'First used',
   'tx.unknownSender': 'Unknown sender',
   'tx.test': 'test',
   'tx.liveNew': 'New result: {status}',
@@ -540,6 +543,8 @@ export const en: Record<MessageKey, string> = {
   // Issue #10 (dashboard): replay card, erasure, shop id, labels instead of codes.
   'plan.TRIAL': '7-day trial',
   'tx.expectedAmount': 'Expected amount',
+  'result.replay.pill': 'Same picture again',
+  'result.supportDetail': 'For support',
   'result.replay.title': 'Already checked: do not deliver twice',
   'result.replay.body':
     'This exact image was already checked at {time} (result: {result}), so that result is shown again and no quota is used. It is not a new payment.',

@@ -117,6 +117,8 @@ export const en: Record<MessageKey, string> = {
 
   'tx.title': 'Transactions',
   'tx.intro': 'Results from every channel, newest first. New results appear here by themselves.',
+  'tx.filtersToggle': 'Filters and downloads',
+  'tx.filtersOn': 'filtered',
   'tx.filters': 'Filters',
   'tx.status': 'Status',
   'tx.source': 'Channel',

@@ -23,7 +23,15 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
   const original = useOriginal(record);
   const shown =
     original && record.amount === null
-      ? { ...record, amount: original.amount, senderName: original.senderName, senderAccount: original.senderAccount }
+      ? {
+          ...record,
+          amount: original.amount,
+          senderName: original.senderName,
+          senderAccount: original.senderAccount,
+          receiverName: original.receiverName,
+          receiverAccount: original.receiverAccount,
+          transDate: original.transDate,
+        }
       : record;
   // The replay names the first check's time and result (the record is the earlier one, unchanged).
   const vars = ex.replay ? { time: formatDateTime(record.createdAt, lang), result: t(`status.${record.status}` as MessageKey) } : undefined;
@@ -79,7 +87,7 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         </div>
         <div>
           <dt>{t('tx.receiver')}</dt>
-          <Party name={record.receiverName} account={record.receiverAccount} />
+          <Party name={shown.receiverName} account={shown.receiverAccount} />
         </div>
         <div>
           <dt>{t('tx.bank')}</dt>
@@ -87,7 +95,7 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         </div>
         <div>
           <dt>{t('tx.transDate')}</dt>
-          <dd>{formatDateTime(record.transDate, lang)}</dd>
+          <dd>{formatDateTime(shown.transDate, lang)}</dd>
         </div>
         <div>
           <dt>{t('tx.transRef')}</dt>

@@ -231,6 +231,11 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
         await expect.poll(() => dupRow.getByTestId('first-use').count()).toBe(1);
         expect(await dupRow.innerText()).toContain('120.00');
         expect(await dupRow.innerText()).not.toContain(t['tx.unknownSender']);
+        // Mismatches say which way and by how much.
+        const diffOf = (m: Made) =>
+          page.locator('main .tx-list li').filter({ hasText: m.transRef }).getByTestId('mismatch-diff').innerText();
+        expect(await diffOf(made[6]!)).toBe(`${w.under} ${baht(50_00)}`);
+        expect(await diffOf(made[7]!)).toBe(`${w.over} ${baht(40_00)}`);
         if (width < 600) await page.screenshot({ path: path.join(SHOTS, `transactions-phone-${lang}.png`) });
 
         // The CSV of the list: parsed back, no cell is a formula; the stale slip says so.

@@ -3,7 +3,9 @@ import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime, formatMoney } from '../lib/format';
 import { Link } from '../lib/router';
 import { StatusBadge } from './status';
-import { stripBidi } from '../lib/result-explain';
+import { expectedAmountOf, stripBidi } from '../lib/result-explain';
+import { formatSatang } from './reports';
+import { MONEY_WORDS } from '@slipcheck/sdk';
 import { useOriginal } from '../lib/use-original';
 
 /** A list rather than a table: it reads well on a 360 px phone and in a screen reader alike. */
@@ -24,6 +26,9 @@ function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
   const original = useOriginal(r);
   const amount = r.amount ?? original?.amount ?? null;
   const sender = r.senderName ?? original?.senderName ?? null;
+  // An amount mismatch says which way and by how much (integer satang): paid short or paid over.
+  const expected = expectedAmountOf(r);
+  const diff = expected !== null && r.amount !== null ? Math.round(r.amount * 100) - Math.round(expected * 100) : 0;
   return (
     <li className={isNew ? 'tx-new' : undefined}>
       <Link to={`/transactions/${r.id}`} className="tx-row">
@@ -37,6 +42,11 @@ function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
             {formatDateTime(r.createdAt, lang)} · {t(`source.${r.source}` as MessageKey)}
             {r.environment === 'test' && <> · {t('tx.test')}</>}
           </span>
+          {diff !== 0 && (
+            <span className="tx-meta" data-testid="mismatch-diff">
+              {diff < 0 ? MONEY_WORDS[lang].under : MONEY_WORDS[lang].over} {formatSatang(Math.abs(diff))}
+            </span>
+          )}
           {original && (
             <span className="tx-meta" data-testid="first-use">
               {t('tx.firstUsed', { time: formatDateTime(original.createdAt, lang), source: t(`source.${original.source}` as MessageKey) })}

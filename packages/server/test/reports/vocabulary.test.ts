@@ -8,6 +8,7 @@ import {
   ENVIRONMENT_WORDS,
   MONEY_WORDS,
   SOURCE_WORDS,
+  STALE_WORD,
   STATUS_WORDS,
   TRANSACTION_SOURCES,
   TRANSACTION_STATUSES,
@@ -15,6 +16,7 @@ import {
   resultWord,
 } from '@slipcheck/sdk';
 import { BANKS, TRUEMONEY_CODE } from '../../src/modules/slip-qr/slip-qr-banks.js';
+import { mailTemplates } from '../../src/modules/mail/mail-templates.js';
 import { resultMessage } from '../../src/modules/line/line-messages.js';
 import type { TransactionRecord } from '../../src/modules/transactions/transaction-record.js';
 import { th } from '../../../web/src/i18n/th.js';
@@ -99,5 +101,13 @@ describe('stale slips in LINE replies', () => {
       const fresh = JSON.stringify(resultMessage({ ...rec, stale: false }, lang, 'Asia/Bangkok', { audience: 'staff', replay: false }));
       expect(fresh).not.toContain(lang === 'th' ? 'สลิปเก่า' : 'Old slip');
     }
+  });
+});
+
+describe('stale slips in e-mails', () => {
+  it('the owner alert names it with the same word as the screen and LINE, in Thai and English', () => {
+    const mail = mailTemplates.ownerAlert({ type: 'STALE_SLIP', shopName: 'ร้าน', transactionId: 'txn_1', dashboardUrl: 'https://x' });
+    expect(mail.text).toContain(`${STALE_WORD.th}:`);
+    expect(mail.text).toContain(`${STALE_WORD.en}:`);
   });
 });

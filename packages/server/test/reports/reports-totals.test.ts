@@ -104,6 +104,25 @@ describe.each(DB_KINDS)('report totals (%s)', (kind) => {
   );
 
   it.skipIf(kind === 'postgres' && !PG)(
+    'a stale slip refused outright (stale mode reject) is still received money, counted as stale; other INVALID results are in no figure',
+    async () => {
+      clock.set(bkk('2026-11-21T12:00:00'));
+      const shop = await signup(h);
+      const [staleId, unreadableId] = await insertTx(h, shop.shopId, [
+        { createdAt: bkk('2026-11-21T09:00:00'), amountSatang: 77_00, status: 'INVALID' },
+        { createdAt: bkk('2026-11-21T09:01:00'), amountSatang: null, status: 'INVALID' },
+        { createdAt: bkk('2026-11-21T09:02:00'), amountSatang: 10_00 },
+      ]);
+      await h.c.db.updateTable('transactions').set({ stale: 1, error_code: 'STALE_SLIP' }).where('id', '=', staleId!).execute();
+      await h.c.db.updateTable('transactions').set({ error_code: 'NO_QR_FOUND' }).where('id', '=', unreadableId!).execute();
+      const today = (await h.c.reports.totals.summary(shop.shopId)).periods.today;
+      expect(today.received).toMatchObject({ count: 2, amountSatang: 87_00 });
+      expect(today.needsLook.stale).toEqual({ count: 1, amountSatang: 77_00 });
+      expect(today.verified).toEqual({ count: 1, amountSatang: 10_00 });
+    },
+  );
+
+  it.skipIf(kind === 'postgres' && !PG)(
     'sums 10,000 random amounts exactly (integer satang end to end)',
     async () => {
       clock.set(bkk('2026-12-15T12:00:00'));

@@ -35,3 +35,18 @@ export { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from './statuses.js';
 export { AMOUNT_PATTERN, amountQueryValue, formatSatang, parseAmountToSatang, satangFromAmount, satangToAmount } from './money.js';
 export type { ThaiBank } from './banks.js';
 export type * from './types.js';
+export {
+  ENVIRONMENT_WORDS,
+  ERROR_CODE_WORDS,
+  MONEY_WORDS,
+  OTHER_BANK_WORDS,
+  SOURCE_WORDS,
+  STALE_WORD,
+  STATUS_WORDS,
+  bankWord,
+  environmentWord,
+  resultWord,
+  sourceWord,
+  statusWord,
+} from './words.js';
+export type { Word, WordLang } from './words.js';

@@ -309,6 +309,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     plans,
     quota,
     transactions,
+    payees,
     accounts,
     line,
     mail,

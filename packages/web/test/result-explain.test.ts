@@ -106,6 +106,26 @@ describe('error wording', () => {
 
   it('tells offline apart from a server that did not answer', () => {
     expect(explainError(new TypeError('Failed to fetch'), false).key).toBe('error.offline');
+    // A server reason is said in the person's language, never the server's English sentence (issue 21).
+    const refused = explainError(
+      new ApiError(400, 'INVALID_WEBHOOK_URL', 'url host nope.invalid does not resolve', { reason: 'DOES_NOT_RESOLVE' }),
+      true,
+    );
+    expect(refused.key).toBe('error.INVALID_WEBHOOK_URL.DOES_NOT_RESOLVE');
+    expect(th[refused.key].replace('{host}', String(refused.vars?.host))).toContain('nope.invalid');
+    expect(th[refused.key]).toMatch(thai);
+    for (const r of [
+      'REQUIRED',
+      'TOO_LONG',
+      'NOT_A_URL',
+      'NOT_HTTPS',
+      'HAS_CREDENTIALS',
+      'HAS_FRAGMENT',
+      'NO_HOST',
+      'DOES_NOT_RESOLVE',
+      'NOT_PUBLIC',
+    ])
+      expectBothLanguages(`error.INVALID_WEBHOOK_URL.${r}`, r);
     expect(explainError(new TypeError('Failed to fetch'), true).key).toBe('error.network');
     expect(explainError(new ApiError(502, 'HTTP_502', 'Bad Gateway'), true).key).toBe('error.server');
     for (const k of ['error.offline', 'error.network', 'error.server', 'error.generic'] as const) expectBothLanguages(k, k);

@@ -102,6 +102,8 @@ export interface TransactionsTable {
   api_key_id: string | null;
   /** trans_ref copied only on SUCCESS rows: a unique index on (shop_id, success_ref) allows one SUCCESS per transRef. */
   success_ref: string | null;
+  /** The shop's payee account the receiver check matched (migration 0016); NULL when none did or an old row could not be placed. */
+  payee_id: string | null;
   anonymized_at: string | null;
   created_at: string;
 }

@@ -20,6 +20,8 @@ import type { Container } from '../../src/container.js';
 import type { FastifyInstance } from 'fastify';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { th } from '../../../web/src/i18n/th.js';
+import { en } from '../../../web/src/i18n/en.js';
 
 warnIfNoChromium('dashboard e2e');
 
@@ -206,6 +208,10 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await heading(page, 'ภาพรวม').waitFor();
     await expect.poll(() => page.locator('main').innerText()).toMatch(/เหลือเวลาทดลองใช้ [67] วัน/);
     expect(await page.locator('main').innerText()).toContain('ยังไม่มีบัญชีรับเงิน');
+    // A trial's allowance is the trial's, not a monthly one that "resets" (issue 21).
+    const quotaCard = page.locator('section.card').filter({ has: page.getByRole('heading', { name: th['overview.quota'] }) });
+    expect(await quotaCard.innerText()).toContain(th['overview.trialQuota'].replace('{n}', '50').replace('{days}', '7'));
+    expect(await quotaCard.innerText()).not.toContain('รีเซ็ตใน');
     await shot('03-overview-trial');
   });
 
@@ -329,14 +335,9 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('URL ปลายทาง').fill('https://user:secret@example.com/hook');
     await dialog.getByRole('button', { name: 'บันทึก' }).click();
-    await expect
-      .poll(() =>
-        dialog
-          .locator('[data-testid="webhook-url-reason"]')
-          .innerText()
-          .catch(() => ''),
-      )
-      .toContain('url must not contain credentials');
+    // The reason in Thai (issue 21); the server's English words only inside the "for support" detail.
+    await dialog.getByText(th['error.INVALID_WEBHOOK_URL.HAS_CREDENTIALS']).waitFor();
+    expect(await dialog.locator('[data-testid="webhook-url-reason"] details').textContent()).toContain('url must not contain credentials');
     await dialog.getByLabel('URL ปลายทาง').fill(receiverUrl);
     await dialog.getByRole('button', { name: 'บันทึก' }).click();
     const secret = page.locator('.secret');
@@ -454,6 +455,22 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       await page.locator('[data-testid="slip-input"]').setInputFiles(slipFile);
       await page.getByRole('heading', { name: c.title }).waitFor();
       expect(await page.locator('.result-next').innerText()).toContain('ควรทำอะไรต่อ');
+      const card = page.locator(`main .result[aria-labelledby="res-txn_${c.name}"]`);
+      // Pills from the one vocabulary (issue 21): pending is "not published yet", not a failure; stale says old slip.
+      const pill = await card.locator('.badge').first().innerText();
+      if (c.name === '20-result-pending') expect(pill).toBe('ธนาคารยังไม่แสดงรายการ');
+      if (c.name === '18-result-stale-success') expect(pill).toContain('สลิปเก่า');
+      // A raw code sits only in the closed "for support" detail, never in the card's visible text.
+      const code = String(c.rec.errorCode ?? '');
+      if (code) {
+        const visible = await card.evaluate((el) => {
+          const clone = el.cloneNode(true) as HTMLElement;
+          clone.querySelectorAll('details').forEach((d) => d.remove());
+          return clone.innerText || clone.textContent || '';
+        });
+        expect(visible, c.name).not.toContain(code);
+        expect(await card.locator('details.support-detail').textContent(), c.name).toContain(code);
+      }
       if (c.name === '19-result-fraud') await shot(c.name);
     }
     answer = {
@@ -535,7 +552,13 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
           expect(text).not.toContain('\u202e');
           expect(await card.locator('bdi.bank-name').first().innerText()).toBe('นาย สมชาย ใจดี');
           if (k.name === 'mismatch') expect(await card.locator('[data-testid="expected-amount"]').innerText()).toContain('฿1,500.00');
-          if (k.name === 'replay') expect(text).toContain(lang === 'th' ? 'อย่าส่งของซ้ำ' : 'do not deliver twice');
+          if (k.name === 'replay') {
+            expect(text).toContain(lang === 'th' ? 'อย่าส่งของซ้ำ' : 'do not deliver twice');
+            // Inside the amber replay card the pill is the replay's word and colour, not a green "genuine" (issue 21).
+            const pill = card.locator('.badge').first();
+            expect(await pill.innerText()).toBe((lang === 'th' ? th : en)['result.replay.pill']);
+            expect(await pill.getAttribute('class')).toContain('badge-replay');
+          }
           await expectNoLeaks(page, `card-${k.name}`);
           await card.screenshot({ path: path.join(CARD_SHOTS, `result-card-${k.name}-${lang}.png`) });
         }

@@ -32,6 +32,7 @@ export function transactionRow(shopId: string, at: Date, status = 'SUCCESS', ext
     image_hash: null,
     api_key_id: null,
     success_ref: null,
+    payee_id: null,
     anonymized_at: null,
     created_at: at.toISOString(),
     ...extra,

@@ -119,11 +119,11 @@ for (const kind of DB_KINDS) {
       const customer = flexOf(replyFor(e2)[0])!;
       expect(customer.altText).toContain('This slip was already sent');
       expect(customer.contents.header.backgroundColor).toBe('#E67E22');
-      expect(json(customer)).toContain('(result: verified)');
+      expect(json(customer)).toContain('(result: Genuine)');
       expect(json(customer)).not.toContain('deliver');
       const staff = flexOf(replyFor(e3)[0])!;
       expect(json(staff)).toMatch(
-        /This exact image was already checked at \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(result: verified\); do not deliver twice\./,
+        /This exact image was already checked at \d{1,2} \w{3} \d{4}, \d{2}:\d{2} \(result: Genuine\); do not deliver twice\./,
       );
       expect(json(staff)).not.toContain('#1DB446');
       const api = await k.h.app.inject({

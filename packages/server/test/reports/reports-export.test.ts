@@ -5,6 +5,8 @@ import { DB_KINDS } from '../helpers/harness.js';
 import type { Harness } from '../helpers/harness.js';
 import { createDashHarness, signup, type Owner } from '../dashboard/dash-helpers.js';
 import { bkk, insertTx } from './reports-helpers.js';
+import { EXPORT_COLUMNS } from '../../src/modules/reports/reports-export.js';
+import { STALE_WORD, STATUS_WORDS, THAI_BANKS } from '@slipcheck/sdk';
 
 const PG = !!process.env.TEST_DATABASE_URL;
 const BOM = '\uFEFF';
@@ -39,7 +41,7 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
     const res = await get('/api/dashboard/transactions/export?format=csv');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
-    expect(String(res.headers['content-disposition'])).toMatch(/^attachment; filename="slipcheck-transactions-.*\.csv"$/);
+    expect(String(res.headers['content-disposition'])).toBe('attachment; filename="slipcheck-2026-11-11.csv"');
     expect(res.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     const text = res.rawPayload.toString('utf8');
     expect(text.startsWith(BOM)).toBe(true);
@@ -50,7 +52,7 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
     expect(rows[0]['จำนวนเงิน (บาท)']).toBe('1234.50');
     expect(rows[0]['เลขออเดอร์ (clientRef)']).toBe('ORD-1001');
     expect(rows[0]['ชื่อผู้โอน']).toBe('นางสาว มานี มีนา');
-    expect(rows[0]['ผลตรวจ (คำอธิบาย)']).toBe('ยืนยันแล้ว');
+    expect(rows[0]['ผลตรวจ (คำอธิบาย)']).toBe('ถูกต้อง'); // the screen's word
     expect(rows[1]['ผลตรวจ']).toBe('DUPLICATE');
     expect(rows.map((r) => r['เลขออเดอร์ (clientRef)'])).not.toContain('OTHER-1');
 
@@ -63,7 +65,7 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
         'Amount (THB)': '99.00',
         'Order ref (clientRef)': 'ORD-1000',
         Result: 'DUPLICATE',
-        'Result (meaning)': 'Duplicate slip',
+        'Result (meaning)': 'Duplicate',
       }),
     ]);
     const ranged = parse((await get('/api/dashboard/transactions/export?format=csv&amountMin=5&amountMax=99')).rawPayload, {
@@ -119,6 +121,95 @@ describe.each(DB_KINDS)('transactions export (%s)', (kind) => {
     const audit = (await h.c.audit.list(owner.shopId)).filter((a) => a.action === 'transactions.export');
     expect(audit.length).toBe(before + 1);
     expect(audit[0]).toMatchObject({ actor: `user:${owner.userId}`, detail: { format: 'csv', lang: 'en' } });
+  });
+
+  it.skipIf(skip)(
+    'CSV cells starting with = + - @ tab or CR (from clientRef or from bank data) are neutralised; XLSX keeps text cells',
+    async () => {
+      const evil = [
+        '=HYPERLINK("http://evil.example/x","open")',
+        '=1+2',
+        '@SUM(1+1)',
+        '+66812345678',
+        '-2+3',
+        '\t=1+2',
+        '\r=1+2',
+        '\uFF1D1+2', // full-width =, which spreadsheets also read as a formula
+      ];
+      const shop = await signup(h);
+      await insertTx(
+        h,
+        shop.shopId,
+        evil.map((v, i) => ({ createdAt: bkk(`2026-11-11T01:0${i}:00`), clientRef: v, senderName: v, receiverName: v })),
+      );
+      const res = await get('/api/dashboard/transactions/export?format=csv&lang=en', shop);
+      const rows = parse(res.rawPayload, { bom: true, columns: true, relax_quotes: true }) as Array<Record<string, string>>;
+      expect(rows).toHaveLength(evil.length);
+      const risky = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+      for (const r of rows) {
+        for (const [col, cell] of Object.entries(r)) expect(risky.test(cell), `${col}: ${JSON.stringify(cell)}`).toBe(false);
+      }
+      // The text is all there after the quote mark that disarms it.
+      expect(rows.map((r) => r['Order ref (clientRef)']).sort()).toEqual(evil.map((v) => `'${v}`).sort());
+      expect(rows.map((r) => r['Sender name']).sort()).toEqual(evil.map((v) => `'${v}`).sort());
+      // XLSX: strings are text cells, never formulas, and keep their exact value.
+      const wb = new ExcelJS.Workbook();
+      await wb.xlsx.load((await get('/api/dashboard/transactions/export?format=xlsx&lang=en', shop)).rawPayload as unknown as ArrayBuffer);
+      const ws = wb.worksheets[0];
+      const refs: unknown[] = [];
+      ws.eachRow((row, n) => {
+        if (n > 1) refs.push(row.getCell(5).value);
+      });
+      expect(refs.every((v) => typeof v === 'string')).toBe(true); // a formula cell would be an object
+      // XML turns a lone CR into LF when the file is read (exceljs writes it unescaped): the text is otherwise exact.
+      expect(refs.sort()).toEqual(evil.map((v) => v.replace('\r', '\n')).sort());
+    },
+  );
+
+  it.skipIf(skip)('file names carry the Bangkok date and the filter range', async () => {
+    // 10:00 on the 11th in Bangkok; at 23:30 UTC on the 10th it is already the 11th in Bangkok.
+    const name = async (q: string) =>
+      /filename="([^"]+)"/.exec(String((await get(`/api/dashboard/transactions/export?${q}`)).headers['content-disposition']))?.[1];
+    expect(await name('format=csv')).toBe('slipcheck-2026-11-11.csv');
+    expect(await name(`format=xlsx&from=${bkk('2026-11-01T00:00:00')}&to=${bkk('2026-11-30T23:59:59')}`)).toBe(
+      'slipcheck-2026-11-01_2026-11-30.xlsx',
+    );
+    expect(await name(`format=csv&from=${bkk('2026-11-05T00:00:00')}&to=${bkk('2026-11-05T23:59:59')}`)).toBe('slipcheck-2026-11-05.csv');
+    expect(await name(`format=csv&from=${bkk('2026-11-05T00:00:00')}`)).toBe('slipcheck-2026-11-05_2026-11-11.csv');
+  });
+
+  it.skipIf(skip)('one vocabulary: the export says what the screen says, banks and channels in the language, stale marked', async () => {
+    const shop = await signup(h);
+    await insertTx(h, shop.shopId, [{ createdAt: bkk('2026-11-11T02:00:00'), source: 'DASHBOARD' }]);
+    await h.c.db.updateTable('transactions').set({ stale: 1 }).where('shop_id', '=', shop.shopId).execute();
+    await insertTx(h, shop.shopId, [{ createdAt: bkk('2026-11-11T03:00:00'), status: 'FRAUD', source: 'LINE' }]);
+    const thRows = parse((await get('/api/dashboard/transactions/export?format=csv&lang=th', shop)).rawPayload, {
+      bom: true,
+      columns: true,
+    }) as Array<Record<string, string>>;
+    const col = (key: string, lang: 'th' | 'en') => EXPORT_COLUMNS.find((c) => c.key === key)![lang];
+    expect(thRows[0]![col('statusLabel', 'th')]).toBe(STATUS_WORDS.FRAUD.th);
+    expect(thRows[1]![col('statusLabel', 'th')]).toBe(`${STALE_WORD.th} · ${STATUS_WORDS.SUCCESS.th}`);
+    expect(thRows[1]![col('stale', 'th')]).toBe(STALE_WORD.th);
+    expect(thRows[1]![col('bankName', 'th')]).toBe('ธนาคารกสิกรไทย');
+    expect(thRows[1]![col('source', 'th')]).toBe('หน้าเว็บ');
+    expect(thRows[1]![col('environment', 'th')]).toBe('ใช้งานจริง');
+    const enRows = parse((await get('/api/dashboard/transactions/export?format=csv&lang=en', shop)).rawPayload, {
+      bom: true,
+      columns: true,
+    }) as Array<Record<string, string>>;
+    expect(enRows[1]).toMatchObject({
+      [col('bankName', 'en')]: 'Kasikornbank',
+      [col('source', 'en')]: 'Dashboard',
+      [col('environment', 'en')]: 'Live',
+    });
+    // The bank column is wide enough for the longest Thai bank name (combining marks take no room).
+    const visible = (t: string) => t.replace(/\p{M}/gu, '').length;
+    const longest = Math.max(...THAI_BANKS.map((b) => Math.max(visible(b.nameTh), visible(b.nameEn))));
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await get('/api/dashboard/transactions/export?format=xlsx', shop)).rawPayload as unknown as ArrayBuffer);
+    const bankCol = EXPORT_COLUMNS.findIndex((c) => c.key === 'bankName') + 1;
+    expect(wb.worksheets[0].getColumn(bankCol).width).toBeGreaterThanOrEqual(longest);
   });
 
   it.skipIf(skip)('refusals come in the error envelope before any file, and are not logged as exports', async () => {

@@ -131,12 +131,15 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
       expect(fake.pushes).toHaveLength(2);
       const text = busyPushes[0].body.messages[0].text as string;
       expect(text).toContain('สรุปยอดประจำวันของ ร้าน busy วันที่ 2026-11-11');
-      expect(text).toContain('ยืนยันแล้ว 1,234.50 บาท จาก 2 สลิป (ตรวจทั้งหมด 4 ครั้ง)');
-      expect(text).toContain('สลิปซ้ำ 1 ยอด/บัญชีไม่ตรง 1 สงสัยปลอม 0 (รวม 320.00 บาท)');
+      // The amount mismatch reached the shop: received, and "needs a look", never a loss (issue 21).
+      expect(text).toContain('รับเงินเข้าบัญชี 1,254.50 บาท จาก 3 สลิป (ตรวจทั้งหมด 4 ครั้ง)');
+      expect(text).toContain('ถูกต้อง 1,234.50 บาท จาก 2 สลิป');
+      expect(text).toContain('ควรตรวจดู: โอนขาด 1 โอนเกิน 0 สลิปเก่า 0');
+      expect(text).toContain('กันไว้ได้: สลิปซ้ำ 1 สลิปปลอม 0 บัญชีผู้รับไม่ตรง 0 (รวม 300.00 บาท)');
       expect(text).toMatch(/โควตาคงเหลือเดือนนี้ \d+ ครั้ง/);
       expect(text).toContain(`${h.config.PUBLIC_URL}/transactions?from=2026-11-11&to=2026-11-11`);
       expect(fake.pushes.find((p) => p.body.to === lineUser.quietAsked)!.body.messages[0].text).toContain(
-        'Verified: 0.00 THB from 0 slips',
+        'Received: 0.00 THB from 0 slips',
       );
 
       const mails = await h.c.db
@@ -145,7 +148,7 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
         .where('template', '=', 'daily-summary')
         .execute();
       expect(mails.map((m) => m.to_addr).sort()).toEqual([shops.busy.email, shops.quietAsked.email].sort());
-      expect(mails.find((m) => m.shop_id === shops.busy.shopId)!.subject).toBe('สรุปยอดประจำวัน 2026-11-11: ยืนยันแล้ว 1,234.50 บาท');
+      expect(mails.find((m) => m.shop_id === shops.busy.shopId)!.subject).toBe('สรุปยอดประจำวัน 2026-11-11: รับเงินเข้าบัญชี 1,254.50 บาท');
 
       // A third worker (this process) later the same day finds nothing to do.
       expect(await h.c.reports.summary.scheduleDue()).toBe(0);
@@ -189,18 +192,23 @@ describe('summary text', () => {
     const f = {
       shopName: 'ร้าน',
       day: '2026-11-11',
+      receivedSatang: 123_456_789,
+      receivedCount: 3,
       verifiedSatang: 123_456_789,
       verifiedCount: 3,
       results: 5,
+      under: 1,
+      over: 0,
+      stale: 0,
       duplicates: 1,
-      mismatches: 1,
-      fraud: 0,
-      blockedSatang: 1,
+      forged: 0,
+      elsewhere: 0,
+      stoppedSatang: 1,
       quotaLeft: 9,
       link: 'https://x/t',
     };
-    expect(summaryText(f, 'th').text).toContain('ยืนยันแล้ว 1,234,567.89 บาท');
-    expect(summaryText(f, 'en').text).toContain('Verified: 1,234,567.89 THB from 3 slips (5 checks in all)');
+    expect(summaryText(f, 'th').text).toContain('รับเงินเข้าบัญชี 1,234,567.89 บาท');
+    expect(summaryText(f, 'en').text).toContain('Received: 1,234,567.89 THB from 3 slips (5 checks in all)');
     expect(summaryText(f, 'en').text).toContain('(0.01 THB)');
   });
 });

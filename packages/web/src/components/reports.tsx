@@ -1,4 +1,6 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
+import { MONEY_WORDS, sourceWord } from '@slipcheck/sdk';
+import { bankName } from '../lib/banks';
 import { api, ApiError, getAccessToken, refreshSession, withQuery } from '../api/client';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { useLoad } from '../lib/use-load';
@@ -19,12 +21,27 @@ export const REPORT_ROUTES = {
 /** Satang (integer) to "฿1,234.50" by integer arithmetic: money never goes through a float on screen either. */
 export const formatSatang = formatBaht;
 
-/** Verified THB today / this week / this month, by channel and payee account, and what checking blocked. */
+/**
+ * The money card, held against the bank app at the end of the day (docs/dashboard-api.md "The money
+ * figures"): received (every genuine transfer into the shop's accounts, one row per account as the shop
+ * entered it, and per channel), what of it is verified, what needs a look, and what was stopped, which is
+ * never part of received. Labels come from the one vocabulary (MONEY_WORDS) LINE and e-mails use too.
+ */
 export function TotalsCard({ reloadKey }: { reloadKey?: unknown }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
+  const w = MONEY_WORDS[lang];
   const totals = useLoad(() => api<Totals>(REPORT_ROUTES.totals), [reloadKey]);
   const [period, setPeriod] = useState<PeriodName>('today');
   const p = totals.data?.periods[period];
+  const row = (key: string, label: ReactNode, m: { count: number; amountSatang: number }, testId: string, extra?: ReactNode) => (
+    <div key={key} data-testid={testId}>
+      <dt>{label}</dt>
+      <dd>
+        <span className="money">{formatSatang(m.amountSatang)}</span> · {t('reports.slips', { n: m.count })}
+        {extra}
+      </dd>
+    </div>
+  );
   return (
     <Card
       title={t('reports.totalsTitle')}
@@ -43,38 +60,57 @@ export function TotalsCard({ reloadKey }: { reloadKey?: unknown }) {
         !totals.error && <Loading />
       ) : (
         <>
-          <p className="big" data-testid="verified-total">
-            {formatSatang(p.verified.amountSatang)}
+          <p className="muted small">{w.received}</p>
+          <p className="big" data-testid="received-total">
+            {formatSatang(p.received.amountSatang)}
           </p>
-          <p className="muted">{t('reports.verifiedCount', { n: p.verified.count })}</p>
+          <p className="muted">{t('reports.receivedCount', { n: p.received.count })}</p>
+          <h3 className="money-section">{w.byPayee}</h3>
           <dl className="kv">
-            {p.byChannel.map((c) => (
-              <div key={c.source}>
-                <dt>{t(`source.${c.source}` as MessageKey)}</dt>
-                <dd>
-                  {formatSatang(c.amountSatang)} · {c.count}
-                </dd>
-              </div>
-            ))}
-            {p.byPayee.map((x) => (
-              <div key={`${x.account}|${x.name}`}>
-                <dt>
-                  {x.name ?? '—'} <span className="mono small">{x.account ?? ''}</span>
-                </dt>
-                <dd>
-                  {formatSatang(x.amountSatang)} · {x.count}
-                </dd>
-              </div>
-            ))}
+            {p.received.byPayee.map((x) =>
+              row(
+                x.payeeId ?? '-',
+                x.payeeId === null ? (
+                  w.notRecorded
+                ) : (
+                  <>
+                    {x.exists ? bankName(x.bankCode ?? '', lang) : w.removed} <span className="mono small">••••{x.accountLast4 ?? ''}</span>{' '}
+                    <span className="small">{x.holder ?? ''}</span>
+                  </>
+                ),
+                x,
+                'payee-row',
+              ),
+            )}
           </dl>
-          <p className="small">
-            {t('reports.blocked', {
-              dup: p.blocked.duplicate.count,
-              mis: p.blocked.mismatch.count,
-              fraud: p.blocked.fraud.count,
-              money: formatSatang(p.blocked.duplicate.amountSatang + p.blocked.mismatch.amountSatang + p.blocked.fraud.amountSatang),
-            })}
-          </p>
+          <h3 className="money-section">{w.byChannel}</h3>
+          <dl className="kv">{p.received.byChannel.map((c) => row(c.source, sourceWord(c.source, lang), c, 'channel-row'))}</dl>
+          <h3 className="money-section">{t('reports.ofWhich')}</h3>
+          <dl className="kv">
+            {row('verified', w.verified, p.verified, 'verified-row')}
+            {row(
+              'under',
+              w.under,
+              p.needsLook.under,
+              'under-row',
+              p.needsLook.under.count > 0 && <> · {t('reports.short', { money: formatSatang(p.needsLook.under.differenceSatang) })}</>,
+            )}
+            {row(
+              'over',
+              w.over,
+              p.needsLook.over,
+              'over-row',
+              p.needsLook.over.count > 0 && <> · {t('reports.over', { money: formatSatang(p.needsLook.over.differenceSatang) })}</>,
+            )}
+            {row('stale', <span className="stale-mark">{w.stale}</span>, p.needsLook.stale, 'stale-row')}
+          </dl>
+          <h3 className="money-section">{w.stopped}</h3>
+          <p className="muted small">{t('reports.stoppedHint')}</p>
+          <dl className="kv" data-testid="stopped">
+            {row('dup', w.duplicate, p.stopped.duplicate, 'stopped-duplicate')}
+            {row('forged', w.forged, p.stopped.forged, 'stopped-forged')}
+            {row('elsewhere', w.receiverMismatch, p.stopped.receiverMismatch, 'stopped-elsewhere')}
+          </dl>
           <p className="muted small">{t('reports.liveOnly')}</p>
         </>
       )}

@@ -5,6 +5,7 @@ import { formatDateTime, formatMoney } from '../lib/format';
 import { expectedAmountOf, explainResult, stripBidi } from '../lib/result-explain';
 import type { MessageKey } from '../i18n/i18n';
 import { StatusBadge } from './status';
+import { useOriginal } from '../lib/use-original';
 
 const ICON = { ok: '✓', error: '✕', warn: '!', info: '↻' } as const;
 
@@ -18,6 +19,20 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
   const H = headingLevel === 2 ? 'h2' : 'h3';
   const bank = record.bankCode ? bankName(record.bankCode, lang, record.bankName) : (record.bankName ?? '—');
   const expected = expectedAmountOf(record);
+  // A duplicate's money and sender are the first record's (found from the reference, it has none of its own).
+  const original = useOriginal(record);
+  const shown =
+    original && record.amount === null
+      ? {
+          ...record,
+          amount: original.amount,
+          senderName: original.senderName,
+          senderAccount: original.senderAccount,
+          receiverName: original.receiverName,
+          receiverAccount: original.receiverAccount,
+          transDate: original.transDate,
+        }
+      : record;
   // The replay names the first check's time and result (the record is the earlier one, unchanged).
   const vars = ex.replay ? { time: formatDateTime(record.createdAt, lang), result: t(`status.${record.status}` as MessageKey) } : undefined;
   return (
@@ -45,13 +60,21 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         <div>
           <dt>{t('tx.status')}</dt>
           <dd>
-            <StatusBadge status={record.status} />
+            <StatusBadge status={record.status} record={record} />
           </dd>
         </div>
         <div>
           <dt>{t('tx.amount')}</dt>
-          <dd className="amount">{formatMoney(record.amount)}</dd>
+          <dd className="amount">{formatMoney(shown.amount)}</dd>
         </div>
+        {original && (
+          <div data-testid="first-use">
+            <dt>{t('tx.firstUsedLabel')}</dt>
+            <dd>
+              {formatDateTime(original.createdAt, lang)} · {t(`source.${original.source}` as MessageKey)}
+            </dd>
+          </div>
+        )}
         {expected !== null && (
           <div data-testid="expected-amount">
             <dt>{t('tx.expectedAmount')}</dt>
@@ -60,11 +83,11 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         )}
         <div>
           <dt>{t('tx.sender')}</dt>
-          <Party name={record.senderName} account={record.senderAccount} />
+          <Party name={shown.senderName} account={shown.senderAccount} />
         </div>
         <div>
           <dt>{t('tx.receiver')}</dt>
-          <Party name={record.receiverName} account={record.receiverAccount} />
+          <Party name={shown.receiverName} account={shown.receiverAccount} />
         </div>
         <div>
           <dt>{t('tx.bank')}</dt>
@@ -72,19 +95,22 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         </div>
         <div>
           <dt>{t('tx.transDate')}</dt>
-          <dd>{formatDateTime(record.transDate, lang)}</dd>
+          <dd>{formatDateTime(shown.transDate, lang)}</dd>
         </div>
         <div>
           <dt>{t('tx.transRef')}</dt>
           <dd className="mono">{record.transRef ?? '—'}</dd>
         </div>
-        {record.errorCode && (
-          <div>
-            <dt>{t('tx.errorCode')}</dt>
-            <dd className="mono code-detail">{record.errorCode}</dd>
-          </div>
-        )}
       </dl>
+      {record.errorCode && (
+        // The code is for support and integrators; the owner reads the sentence above in their language.
+        <details className="support-detail">
+          <summary>{t('result.supportDetail')}</summary>
+          <p className="small">
+            {t('tx.errorCode')}: <span className="mono code-detail">{record.errorCode}</span>
+          </p>
+        </details>
+      )}
     </article>
   );
 }

@@ -3,31 +3,61 @@ import { useI18n, type MessageKey } from '../i18n/i18n';
 import { formatDateTime, formatMoney } from '../lib/format';
 import { Link } from '../lib/router';
 import { StatusBadge } from './status';
-import { stripBidi } from '../lib/result-explain';
+import { expectedAmountOf, stripBidi } from '../lib/result-explain';
+import { formatSatang } from './reports';
+import { MONEY_WORDS } from '@slipcheck/sdk';
+import { useOriginal } from '../lib/use-original';
+import { satangFromAmount } from '../lib/money';
 
 /** A list rather than a table: it reads well on a 360 px phone and in a screen reader alike. */
 export function TxList({ items, highlight }: { items: TransactionRecord[]; highlight?: Set<string> }) {
-  const { t, lang } = useI18n();
   return (
     <ul className="tx-list">
       {items.map((r) => (
-        <li key={r.id} className={highlight?.has(r.id) ? 'tx-new' : undefined}>
-          <Link to={`/transactions/${r.id}`} className="tx-row">
-            <span className="tx-main">
-              <StatusBadge status={r.status} />
-              <span className="tx-amount">{formatMoney(r.amount)}</span>
-            </span>
-            <span className="tx-sub">
-              <span className="tx-party">{r.senderName ? <bdi>{stripBidi(r.senderName)}</bdi> : t('tx.unknownSender')}</span>
-              <span className="tx-meta">
-                {formatDateTime(r.createdAt, lang)} · {t(`source.${r.source}` as MessageKey)}
-                {r.environment === 'test' && <> · {t('tx.test')}</>}
-              </span>
-              {r.transRef && <span className="tx-ref">{r.transRef}</span>}
-            </span>
-          </Link>
-        </li>
+        <TxRow key={r.id} r={r} isNew={!!highlight?.has(r.id)} />
       ))}
     </ul>
+  );
+}
+
+function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
+  const { t, lang } = useI18n();
+  // A duplicate shows the money and the sender of the transfer it repeats (the first record), and when
+  // and where that was first used.
+  const original = useOriginal(r);
+  const amount = r.amount ?? original?.amount ?? null;
+  const sender = r.senderName ?? original?.senderName ?? null;
+  // An amount mismatch says which way and by how much (integer satang): paid short or paid over.
+  const expected = expectedAmountOf(r);
+  const paid = r.amount === null ? null : satangFromAmount(r.amount);
+  const wanted = expected === null ? null : satangFromAmount(expected);
+  const diff = paid !== null && wanted !== null ? paid - wanted : 0;
+  return (
+    <li className={isNew ? 'tx-new' : undefined}>
+      <Link to={`/transactions/${r.id}`} className="tx-row">
+        <span className="tx-main">
+          <StatusBadge status={r.status} record={r} />
+          <span className="tx-amount">{formatMoney(amount)}</span>
+        </span>
+        <span className="tx-sub">
+          <span className="tx-party">{sender ? <bdi>{stripBidi(sender)}</bdi> : t('tx.unknownSender')}</span>
+          <span className="tx-meta">
+            {formatDateTime(r.createdAt, lang)} · {t(`source.${r.source}` as MessageKey)}
+            {r.environment === 'test' && <> · {t('tx.test')}</>}
+          </span>
+          {diff !== 0 && (
+            <span className="tx-meta" data-testid="mismatch-diff">
+              {diff < 0 ? MONEY_WORDS[lang].under : MONEY_WORDS[lang].over} {formatSatang(Math.abs(diff))}
+            </span>
+          )}
+          {original && (
+            <span className="tx-meta" data-testid="first-use">
+              {t('tx.firstUsed', { time: formatDateTime(original.createdAt, lang), source: t(`source.${original.source}` as MessageKey) })}
+            </span>
+          )}
+          {r.transRef && <span className="tx-ref">{r.transRef}</span>}
+        </span>
+      </Link>
+    </li>
   );
 }

@@ -57,6 +57,12 @@ export function explainError(error: unknown, online = isOnline()): ErrorText {
         ? { key: 'error.RATE_LIMITED_wait', vars: { seconds: Math.ceil(s) } }
         : { key: 'error.RATE_LIMITED' };
     }
+    // A refusal with a reason code (e.g. a webhook URL): the reason in the person's language, not the server's English.
+    const reason = typeof error.body.reason === 'string' ? `error.${error.code}.${error.body.reason}` : null;
+    if (reason && reason in th) {
+      const host = /url host (\S+) does not resolve/.exec(error.message)?.[1] ?? '';
+      return { key: reason as MessageKey, vars: { message: error.message, host } };
+    }
     const key = `error.${error.code}`;
     if (key in th) return { key: key as MessageKey, vars: { message: error.message } };
     if (error.status >= 500) return { key: 'error.server' };

@@ -1,5 +1,6 @@
 // The mini-app's own words (Thai first, English); shared ones (result cards, statuses, errors) come from
 // the dashboard tables. A plain module so tests outside the web build can read it.
+import { MONEY_WORDS } from '@slipcheck/sdk';
 const th = {
   title: 'ตรวจสลิป',
   loading: 'กำลังเปิด…',
@@ -21,7 +22,7 @@ const th = {
   pick: 'เลือกรูปจากเครื่อง',
   checking: 'กำลังตรวจสลิป…',
   again: 'ตรวจสลิปใบอื่น',
-  todayVerified: 'ยอดที่ยืนยันแล้ววันนี้',
+  todayVerified: `${MONEY_WORDS.th.received}วันนี้`,
   todayCount: '{n} สลิป',
   todayEmpty: 'วันนี้ยังไม่มีการตรวจสลิป',
   live: 'อัปเดตอัตโนมัติ',
@@ -50,7 +51,7 @@ const en: Record<MiniKey, string> = {
   pick: 'Choose a picture',
   checking: 'Checking the slip…',
   again: 'Check another slip',
-  todayVerified: 'Verified today',
+  todayVerified: `${MONEY_WORDS.en.received} today`,
   todayCount: '{n} slips',
   todayEmpty: 'No slips checked today yet',
   live: 'Updates live',

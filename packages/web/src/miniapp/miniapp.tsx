@@ -248,8 +248,15 @@ function Today() {
   if (error) return <ErrorText error={error} />;
   if (!items) return <p className="muted">{m('loading')}</p>;
   // Satang integers: a float sum of many amounts can be off by a satang.
+  // The money view's "received" (docs/dashboard-api.md): every genuine transfer into the shop's accounts,
+  // amount mismatches and stale slips included, live only; the dashboard and the daily summary say the same.
   const verifiedSatang = items
-    .filter((r) => r.status === 'SUCCESS' && r.amount !== null)
+    .filter(
+      (r) =>
+        r.environment === 'live' &&
+        r.amount !== null &&
+        (r.status === 'SUCCESS' || r.status === 'AMOUNT_MISMATCH' || (r.status === 'INVALID' && r.errorCode === 'STALE_SLIP')),
+    )
     .reduce((s, r) => s + (satangFromAmount(r.amount ?? 0) ?? 0), 0);
   const counts = COUNTED.map((s) => [s, items.filter((r) => r.status === s).length] as const).filter(([, n]) => n > 0);
   return (

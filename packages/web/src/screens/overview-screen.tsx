@@ -75,7 +75,12 @@ export function OverviewScreen() {
           <Gauge used={d.quota.used} limit={d.quota.limit} label={t('overview.quotaLabel', { used: d.quota.used, limit: d.quota.limit })} />
           <p className="muted small center">
             {t('overview.remaining', { n: d.quota.remaining.toLocaleString() })}
-            {d.quota.daysUntilReset !== undefined && <> · {t('overview.resetIn', { n: d.quota.daysUntilReset })}</>}
+            {onTrial ? (
+              // A trial's allowance ends with the trial, not at the month's reset.
+              <> · {t('overview.trialQuota', { n: d.quota.limit.toLocaleString(), days: d.plan.trialDays || 7 })}</>
+            ) : (
+              d.quota.daysUntilReset !== undefined && <> · {t('overview.resetIn', { n: d.quota.daysUntilReset })}</>
+            )}
           </p>
         </Card>
         <Card title={t('overview.quick')}>

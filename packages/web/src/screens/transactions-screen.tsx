@@ -99,9 +99,11 @@ export function TransactionsScreen() {
       setMore(false);
     }
   }
+  const [toolsOpen, setToolsOpen] = useState(false);
   function apply(e: FormEvent) {
     e.preventDefault();
     setFilters({ ...draft });
+    setToolsOpen(false);
   }
   const active = useMemo(() => Object.values(filters).some(Boolean), [filters]);
   return (
@@ -116,94 +118,114 @@ export function TransactionsScreen() {
           </span>
         }
       />
-      <Card>
-        <form className="filters" onSubmit={apply} aria-label={t('tx.filters')}>
-          <Select label={t('tx.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
-            <option value="">{t('common.all')}</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {t(`status.${s}` as MessageKey)}
-              </option>
-            ))}
-          </Select>
-          <Select label={t('tx.source')} value={draft.source} onChange={(e) => setDraft({ ...draft, source: e.target.value })}>
-            <option value="">{t('common.all')}</option>
-            {SOURCES.map((s) => (
-              <option key={s} value={s}>
-                {t(`source.${s}` as MessageKey)}
-              </option>
-            ))}
-          </Select>
-          <Field
-            label={t('tx.transRef')}
-            value={draft.transRef}
-            maxLength={64}
-            onChange={(e) => setDraft({ ...draft, transRef: e.target.value })}
-          />
-          <Field label={t('tx.from')} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
-          <Field label={t('tx.to')} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
-          <Field
-            label={t('reports.clientRef')}
-            value={draft.clientRef}
-            maxLength={64}
-            onChange={(e) => setDraft({ ...draft, clientRef: e.target.value })}
-          />
-          <Field
-            label={t('reports.amountMin')}
-            type="number"
-            inputMode="decimal"
-            min={0}
-            step="0.01"
-            value={draft.amountMin}
-            onChange={(e) => setDraft({ ...draft, amountMin: e.target.value })}
-          />
-          <Field
-            label={t('reports.amountMax')}
-            type="number"
-            inputMode="decimal"
-            min={0}
-            step="0.01"
-            value={draft.amountMax}
-            onChange={(e) => setDraft({ ...draft, amountMax: e.target.value })}
-          />
-          <div className="filter-actions">
-            <Button type="submit">{t('tx.apply')}</Button>
-            {active && (
-              <Button
-                variant="ghost"
-                onClick={() => {
-                  setDraft(EMPTY);
-                  setFilters(EMPTY);
-                }}
-              >
-                {t('tx.clear')}
-              </Button>
+      {/* On a phone the filters and downloads fold behind one button and the money card goes under the
+          list, so the first results show on the first screen (390x844); wide screens show everything. */}
+      <Button
+        variant="secondary"
+        className="tx-tools-toggle btn-block"
+        aria-expanded={toolsOpen}
+        aria-controls="tx-tools"
+        onClick={() => setToolsOpen(!toolsOpen)}
+      >
+        {t('tx.filtersToggle')}
+        {active ? ` (${t('tx.filtersOn')})` : ''}
+      </Button>
+      <div className="tx-layout">
+        <div id="tx-tools" className="tx-tools" data-open={toolsOpen ? 'true' : 'false'}>
+          <Card>
+            <form className="filters" onSubmit={apply} aria-label={t('tx.filters')}>
+              <Select label={t('tx.status')} value={draft.status} onChange={(e) => setDraft({ ...draft, status: e.target.value })}>
+                <option value="">{t('common.all')}</option>
+                {STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {t(`status.${s}` as MessageKey)}
+                  </option>
+                ))}
+              </Select>
+              <Select label={t('tx.source')} value={draft.source} onChange={(e) => setDraft({ ...draft, source: e.target.value })}>
+                <option value="">{t('common.all')}</option>
+                {SOURCES.map((s) => (
+                  <option key={s} value={s}>
+                    {t(`source.${s}` as MessageKey)}
+                  </option>
+                ))}
+              </Select>
+              <Field
+                label={t('tx.transRef')}
+                value={draft.transRef}
+                maxLength={64}
+                onChange={(e) => setDraft({ ...draft, transRef: e.target.value })}
+              />
+              <Field label={t('tx.from')} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
+              <Field label={t('tx.to')} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+              <Field
+                label={t('reports.clientRef')}
+                value={draft.clientRef}
+                maxLength={64}
+                onChange={(e) => setDraft({ ...draft, clientRef: e.target.value })}
+              />
+              <Field
+                label={t('reports.amountMin')}
+                type="number"
+                inputMode="decimal"
+                min={0}
+                step="0.01"
+                value={draft.amountMin}
+                onChange={(e) => setDraft({ ...draft, amountMin: e.target.value })}
+              />
+              <Field
+                label={t('reports.amountMax')}
+                type="number"
+                inputMode="decimal"
+                min={0}
+                step="0.01"
+                value={draft.amountMax}
+                onChange={(e) => setDraft({ ...draft, amountMax: e.target.value })}
+              />
+              <div className="filter-actions">
+                <Button type="submit">{t('tx.apply')}</Button>
+                {active && (
+                  <Button
+                    variant="ghost"
+                    onClick={() => {
+                      setDraft(EMPTY);
+                      setFilters(EMPTY);
+                    }}
+                  >
+                    {t('tx.clear')}
+                  </Button>
+                )}
+              </div>
+            </form>
+          </Card>
+          <ExportButtons query={query(filters)} />
+        </div>
+        <div className="tx-totals">
+          <TotalsCard reloadKey={items.length} />
+        </div>
+        <div className="sr-only" aria-live="polite" aria-atomic="true">
+          {announce}
+        </div>
+        <div className="tx-results">
+          <Card>
+            <ErrorText error={list.error} />
+            {list.loading && !items.length ? (
+              <Loading />
+            ) : items.length ? (
+              <>
+                <TxList items={items} highlight={fresh} />
+                {cursor && (
+                  <Button variant="secondary" busy={more} onClick={() => void loadMore()} className="btn-block">
+                    {t('common.loadMore')}
+                  </Button>
+                )}
+              </>
+            ) : (
+              <Empty title={active ? t('tx.emptyFiltered') : t('tx.empty')}>{!active && t('tx.emptyHint')}</Empty>
             )}
-          </div>
-        </form>
-      </Card>
-      <ExportButtons query={query(filters)} />
-      <TotalsCard reloadKey={items.length} />
-      <div className="sr-only" aria-live="polite" aria-atomic="true">
-        {announce}
+          </Card>
+        </div>
       </div>
-      <Card>
-        <ErrorText error={list.error} />
-        {list.loading && !items.length ? (
-          <Loading />
-        ) : items.length ? (
-          <>
-            <TxList items={items} highlight={fresh} />
-            {cursor && (
-              <Button variant="secondary" busy={more} onClick={() => void loadMore()} className="btn-block">
-                {t('common.loadMore')}
-              </Button>
-            )}
-          </>
-        ) : (
-          <Empty title={active ? t('tx.emptyFiltered') : t('tx.empty')}>{!active && t('tx.emptyHint')}</Empty>
-        )}
-      </Card>
     </>
   );
 }

@@ -119,12 +119,16 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
       <ErrorText error={error} />
       {error instanceof ApiError && error.code === 'INVALID_WEBHOOK_URL' && (
         <div className="url-refusal" data-testid="webhook-url-reason">
-          <p className="small">
-            <strong>{t('webhooks.serverReason')}:</strong> <span className="code-detail break">{error.message}</span>
-          </p>
           {typeof error.body.allowLocalTargets === 'string' && (
             <p className="small">{t('webhooks.localHint', { setting: error.body.allowLocalTargets })}</p>
           )}
+          {/* The sentence above is in the person's language; the server's own words are for support. */}
+          <details className="support-detail">
+            <summary>{t('result.supportDetail')}</summary>
+            <p className="small">
+              {t('webhooks.serverReason')}: <span className="code-detail break">{error.message}</span>
+            </p>
+          </details>
         </div>
       )}
       <Button type="submit" busy={busy} disabled={!events.length} className="btn-block">

@@ -3,6 +3,7 @@ import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { LineMessage } from './line-client.js';
 import { formatSatang, satangFromAmount } from '../../lib/money.js';
+import { resultWord, STALE_WORD, statusWord } from '@slipcheck/sdk';
 
 /**
  * Everything the bot says, in Thai first and English for shops that chose it. Shop owners and staff
@@ -150,7 +151,6 @@ interface StatusText {
   title: Record<Audience, Pair>;
   color: string;
   note: Record<Audience, Pair>;
-  result: Pair;
 }
 
 /** Warning colours: orange for "look again", red for "money did not arrive as expected". */
@@ -159,7 +159,6 @@ const RED = '#D32F2F';
 const STATUS: Record<string, StatusText> = {
   SUCCESS: {
     color: '#1DB446',
-    result: { th: 'ตรวจผ่าน', en: 'verified' },
     title: { customer: { th: '✅ ได้รับยอดโอนแล้ว', en: '✅ Payment received' }, staff: { th: '✅ สลิปถูกต้อง', en: '✅ Slip verified' } },
     note: {
       customer: { th: 'ขอบคุณค่ะ ร้านได้รับยอดโอนของคุณแล้ว', en: 'Thank you, the shop has received your transfer.' },
@@ -168,7 +167,6 @@ const STATUS: Record<string, StatusText> = {
   },
   DUPLICATE: {
     color: ORANGE,
-    result: { th: 'สลิปซ้ำ', en: 'duplicate' },
     title: {
       customer: { th: '⚠️ สลิปนี้เคยใช้ชำระแล้ว', en: '⚠️ This slip was already used' },
       staff: { th: '⚠️ สลิปซ้ำ', en: '⚠️ Duplicate slip' },
@@ -186,7 +184,6 @@ const STATUS: Record<string, StatusText> = {
   },
   AMOUNT_MISMATCH: {
     color: ORANGE,
-    result: { th: 'ยอดเงินไม่ตรง', en: 'amount does not match' },
     title: {
       customer: { th: '⚠️ ยอดโอนไม่ตรงกับยอดที่ต้องชำระ', en: '⚠️ The amount does not match' },
       staff: { th: '⚠️ ยอดเงินไม่ตรง', en: '⚠️ Amount does not match' },
@@ -201,7 +198,6 @@ const STATUS: Record<string, StatusText> = {
   },
   RECEIVER_MISMATCH: {
     color: RED,
-    result: { th: 'บัญชีผู้รับไม่ใช่ของร้าน', en: 'paid to another account' },
     title: {
       customer: { th: '❌ โอนเข้าบัญชีที่ไม่ใช่ของร้าน', en: '❌ Paid to a different account' },
       staff: { th: '❌ บัญชีผู้รับไม่ใช่ของร้าน', en: '❌ Paid to another account' },
@@ -219,7 +215,6 @@ const STATUS: Record<string, StatusText> = {
   },
   INVALID: {
     color: RED,
-    result: { th: 'สลิปไม่ถูกต้อง', en: 'invalid slip' },
     title: {
       customer: { th: '❌ ตรวจสลิปนี้ไม่ได้', en: '❌ This slip could not be checked' },
       staff: { th: '❌ สลิปไม่ถูกต้อง', en: '❌ Invalid slip' },
@@ -237,7 +232,6 @@ const STATUS: Record<string, StatusText> = {
   },
   FRAUD: {
     color: '#B71C1C',
-    result: { th: 'ไม่ตรงกับข้อมูลธนาคาร', en: 'does not match bank data' },
     title: {
       customer: { th: '❌ ธนาคารยืนยันการโอนนี้ไม่ได้', en: '❌ The bank could not confirm this transfer' },
       staff: { th: '🚫 สลิปไม่ตรงกับข้อมูลธนาคาร', en: '🚫 Slip does not match bank data' },
@@ -255,7 +249,6 @@ const STATUS: Record<string, StatusText> = {
   },
   QUOTA_EXCEEDED: {
     color: '#757575',
-    result: { th: 'ใช้สิทธิ์ตรวจครบแล้ว', en: 'slip checks used up' },
     title: {
       customer: { th: '⏸️ ยังตรวจสลิปอัตโนมัติไม่ได้', en: '⏸️ Not checked automatically' },
       staff: { th: '⏸️ ใช้สิทธิ์ตรวจครบแล้ว', en: '⏸️ Slip checks used up' },
@@ -270,7 +263,6 @@ const STATUS: Record<string, StatusText> = {
   },
   PROVIDER_ERROR: {
     color: '#757575',
-    result: { th: 'ตรวจสอบไม่ได้ชั่วคราว', en: 'could not check' },
     title: {
       customer: { th: '⏳ ยังตรวจสอบไม่ได้ในขณะนี้', en: '⏳ Could not check right now' },
       staff: { th: '⏳ ตรวจสอบไม่ได้ชั่วคราว', en: '⏳ Could not check right now' },
@@ -285,7 +277,7 @@ const STATUS: Record<string, StatusText> = {
   },
 };
 /** The bank has not published the transfer yet (some banks take minutes): not an outage. */
-const PENDING: Omit<StatusText, 'result' | 'color'> = {
+const PENDING: Omit<StatusText, 'color'> = {
   title: {
     customer: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not shown this transfer yet' },
     staff: { th: '⏳ ธนาคารยังไม่แสดงรายการโอนนี้', en: '⏳ The bank has not published this transfer yet' },
@@ -435,8 +427,17 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   const replay = ctx.replay && REPLAYABLE.has(record.status);
   const pending = record.errorCode === 'SLIP_PENDING';
   const codeTitle = record.errorCode === 'CHECK_NOT_SUPPORTED' ? NOT_SUPPORTED_TITLE[who][lang] : null;
-  const title = replay ? REPLAY.title[who][lang] : pending ? PENDING.title[who][lang] : (codeTitle ?? base.title[who][lang]);
-  const color = replay ? ORANGE : base.color;
+  // A stale slip is genuine money but may be an old payment shown again: the shop's bubble says so in
+  // its header and colour, not only in a line under the facts.
+  const staleForShop = !replay && !!record.stale && who === 'staff' && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH');
+  const title = replay
+    ? REPLAY.title[who][lang]
+    : pending
+      ? PENDING.title[who][lang]
+      : staleForShop
+        ? `⚠️ ${resultWord(record, lang)}`
+        : (codeTitle ?? base.title[who][lang]);
+  const color = replay || staleForShop ? ORANGE : base.color;
 
   const facts: messagingApi.FlexComponent[] = [];
   // A picture without a slip has no facts: a sentence says so, not rows of "-".
@@ -456,12 +457,13 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
     }
   }
   const notes: string[] = [];
-  if (replay) notes.push(REPLAY.note[who][lang](formatTime(record.createdAt, lang, timeZone), base.result[lang]));
+  if (replay) notes.push(REPLAY.note[who][lang](formatTime(record.createdAt, lang, timeZone), statusWord(record.status, lang)));
   else if (pending) notes.push(PENDING.note[who][lang]);
   else if (record.errorCode === 'STALE_SLIP') notes.push(STALE[who][lang]);
   else if (record.errorCode && CODE_NOTES[record.errorCode]) notes.push(CODE_NOTES[record.errorCode][who][lang]);
   else notes.push(base.note[who][lang]);
-  if (record.status === 'SUCCESS' && record.stale && !replay) notes.push(LABELS.stale[lang]);
+  if (record.stale && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH') && !replay)
+    notes.push(`${STALE_WORD[lang]}: ${LABELS.stale[lang]}`);
 
   const body: messagingApi.FlexComponent[] = [];
   if (facts.length) body.push({ type: 'box', layout: 'vertical', spacing: 'sm', contents: facts }, { type: 'separator', margin: 'md' });

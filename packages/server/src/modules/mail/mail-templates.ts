@@ -1,3 +1,4 @@
+import { STALE_WORD } from '@slipcheck/sdk';
 /**
  * E-mail texts. Every message carries Thai first, then English, in one body: owners read Thai first,
  * and a shop's staff or accountant may not. Plain text only (no tracking, renders everywhere).
@@ -90,8 +91,9 @@ export const mailTemplates = {
   ownerAlert(p: { type: string; shopName: string; transactionId?: string; detail?: unknown; dashboardUrl: string }): MailContent {
     const what: Record<string, [string, string]> = {
       STALE_SLIP: [
-        'ได้รับสลิปที่เก่ากว่ากำหนด (อาจเป็นสลิปที่เคยใช้แล้ว) โปรดตรวจสอบก่อนส่งสินค้า',
-        'A slip older than the allowed age was received (it may be re-used). Check it before you ship.',
+        // The list, card, export and LINE reply mark it with the same word (one vocabulary).
+        `${STALE_WORD.th}: ได้รับสลิปที่เก่ากว่ากำหนด (อาจเป็นสลิปที่เคยใช้แล้ว) โปรดตรวจสอบก่อนส่งสินค้า`,
+        `${STALE_WORD.en}: a slip older than the allowed age was received (it may be re-used). Check it before you ship.`,
       ],
       QUOTA_80: ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', "80% of this month's slip quota is used."],
       QUOTA_100: [

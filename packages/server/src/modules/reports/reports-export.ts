@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { finished, PassThrough, Readable, Transform, type TransformCallback, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
+import { bankWord, environmentWord, resultWord, sourceWord, STALE_WORD, THAI_BANKS } from '@slipcheck/sdk';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import { localDateTime, wallClockDate } from './reports-time.js';
 import { formatSatang, satangFromAmount } from '../../lib/money.js';
@@ -20,35 +21,41 @@ export const EXPORT_TYPES: Record<ExportFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
+/** Characters a column needs for `text`: Thai vowel and tone marks sit above or below a letter and take no room. */
+const visibleLength = (text: string) => text.replace(/\p{M}/gu, '').length;
+/** The bank column fits the longest bank name in either language (the Thai names are long: SME Development Bank). */
+const BANK_WIDTH = Math.max(...THAI_BANKS.map((b) => Math.max(visibleLength(b.nameTh), visibleLength(b.nameEn)))) + 2;
+
 /** Column order and headers of both formats. Thai first; English on the English switch. */
 export const EXPORT_COLUMNS = [
   { key: 'createdAt', th: 'วันเวลาที่ตรวจ', en: 'Checked at', width: 20 },
   { key: 'status', th: 'ผลตรวจ', en: 'Result', width: 18 },
-  { key: 'statusLabel', th: 'ผลตรวจ (คำอธิบาย)', en: 'Result (meaning)', width: 24 },
+  { key: 'statusLabel', th: 'ผลตรวจ (คำอธิบาย)', en: 'Result (meaning)', width: 28 },
   { key: 'amount', th: 'จำนวนเงิน (บาท)', en: 'Amount (THB)', width: 16 },
   { key: 'clientRef', th: 'เลขออเดอร์ (clientRef)', en: 'Order ref (clientRef)', width: 22 },
   { key: 'transRef', th: 'เลขอ้างอิงธนาคาร', en: 'Bank reference', width: 26 },
   { key: 'transDate', th: 'วันเวลาโอน', en: 'Transfer time', width: 20 },
-  { key: 'bankName', th: 'ธนาคารผู้โอน', en: 'Sender bank', width: 12 },
+  { key: 'bankName', th: 'ธนาคารผู้โอน', en: 'Sender bank', width: BANK_WIDTH },
   { key: 'senderName', th: 'ชื่อผู้โอน', en: 'Sender name', width: 24 },
   { key: 'senderAccount', th: 'บัญชีผู้โอน', en: 'Sender account', width: 18 },
   { key: 'receiverName', th: 'ชื่อผู้รับ', en: 'Receiver name', width: 24 },
   { key: 'receiverAccount', th: 'บัญชีผู้รับ', en: 'Receiver account', width: 18 },
   { key: 'source', th: 'ช่องทาง', en: 'Channel', width: 12 },
-  { key: 'environment', th: 'โหมด', en: 'Mode', width: 8 },
+  { key: 'environment', th: 'โหมด', en: 'Mode', width: 12 },
+  { key: 'stale', th: STALE_WORD.th, en: STALE_WORD.en, width: 10 },
   { key: 'id', th: 'รหัสรายการ', en: 'Record id', width: 30 },
 ] as const;
 
-const STATUS_LABEL: Record<string, { th: string; en: string }> = {
-  SUCCESS: { th: 'ยืนยันแล้ว', en: 'Verified' },
-  DUPLICATE: { th: 'สลิปซ้ำ', en: 'Duplicate slip' },
-  AMOUNT_MISMATCH: { th: 'ยอดเงินไม่ตรง', en: 'Amount does not match' },
-  RECEIVER_MISMATCH: { th: 'บัญชีผู้รับไม่ตรง', en: 'Receiver does not match' },
-  INVALID: { th: 'สลิปไม่ถูกต้อง', en: 'Invalid slip' },
-  FRAUD: { th: 'สงสัยปลอม', en: 'Suspected fraud' },
-  QUOTA_EXCEEDED: { th: 'โควตาหมด', en: 'Quota used up' },
-  PROVIDER_ERROR: { th: 'ตรวจไม่ได้ชั่วคราว', en: 'Could not check (temporary)' },
-};
+/** The words of a row: the one vocabulary (SDK words.ts) the screen, LINE and e-mails use too. */
+function wordsOf(r: TransactionRecord, lang: ExportLang) {
+  return {
+    statusLabel: resultWord(r, lang),
+    stale: r.stale ? STALE_WORD[lang] : '',
+    bankName: bankWord(r.bankCode, lang, r.bankName),
+    source: sourceWord(r.source, lang),
+    environment: environmentWord(r.environment, lang),
+  };
+}
 
 export interface ExportOptions {
   format: ExportFormat;
@@ -86,12 +93,20 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
             transDate: r.transDate ? localDateTime(r.transDate, o.timeZone) : '',
             // Plain digits and a dot, no grouping: spreadsheets read it as a number.
             amount: exportAmount(r.amount),
-            statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
+            ...wordsOf(r, o.lang),
           };
         }
       }
     }
-    const csv = stringify({ bom: true, header: true, columns: EXPORT_COLUMNS.map((c) => ({ key: c.key, header: c[o.lang] })) });
+    // clientRef is any text an integrator sent and names come from bank data: a cell starting with
+    // = + - @ tab or CR (or their full-width forms) would run as a formula in Excel or LibreOffice.
+    // csv-stringify's escape_formulas puts a ' in front, as OWASP's CSV-injection advice says.
+    const csv = stringify({
+      bom: true,
+      header: true,
+      escape_formulas: true,
+      columns: EXPORT_COLUMNS.map((c) => ({ key: c.key, header: c[o.lang] })),
+    });
     await pipeline(Readable.from(cells()), csv, out);
     return rows;
   }
@@ -128,7 +143,7 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
           createdAt: wallClockDate(r.createdAt, o.timeZone),
           transDate: r.transDate ? wallClockDate(r.transDate, o.timeZone) : null,
           amount: r.amount,
-          statusLabel: STATUS_LABEL[r.status]?.[o.lang] ?? r.status,
+          ...wordsOf(r, o.lang),
         }).commit();
         // Row by row (a check of one flag): a few times XLSX_SHEET_BUFFER at most wait for the zip.
         if (wb.needsDrain()) {

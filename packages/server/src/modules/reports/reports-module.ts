@@ -7,6 +7,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import { anonymizeCutoff } from '../housekeeping/housekeeping-service.js';
 import type { LineModule } from '../line/line-module.js';
 import type { MailService } from '../mail/mail-service.js';
+import type { PayeeService } from '../payees/payee-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { ShopService } from '../shops/shop-service.js';
@@ -14,6 +15,7 @@ import type { TransactionFilters, TransactionService } from '../transactions/tra
 import { exportStream, writeExport, type ExportFormat, type ExportLang, type ExportOptions } from './reports-export.js';
 import { createDailySummary } from './reports-summary.js';
 import { createReportTotals } from './reports-totals.js';
+import { localDay } from './reports-time.js';
 
 export type ExportFilters = Omit<TransactionFilters, 'cursor' | 'limit'>;
 
@@ -27,13 +29,14 @@ export function createReportsModule(deps: {
   plans: PlanService;
   quota: QuotaService;
   transactions: TransactionService;
+  payees: Pick<PayeeService, 'list'>;
   accounts: Pick<AccountService, 'activeEmailsOfShop'>;
   line: LineModule;
   mail: MailService;
   dashboardUrl: string;
   defaultRetentionMonths: number;
 }) {
-  const totals = createReportTotals({ transactions: deps.transactions, clock: deps.clock, timeZone: deps.timeZone });
+  const totals = createReportTotals({ transactions: deps.transactions, payees: deps.payees, clock: deps.clock, timeZone: deps.timeZone });
   const summary = createDailySummary({
     db: deps.db,
     clock: deps.clock,
@@ -89,10 +92,24 @@ export function createReportsModule(deps: {
     return options;
   }
 
+  /**
+   * `slipcheck-<day>.<ext>` or `slipcheck-<from>_<to>.<ext>`: Bangkok days (`TIME_ZONE`), the filter's
+   * range when it has one (an open end is today), so a file saved at 06:00 Bangkok is not named after
+   * yesterday's UTC date.
+   */
+  function exportFileName(f: Pick<ExportFilters, 'from' | 'to'>, format: ExportFormat): string {
+    const day = (iso: string | undefined) => (iso ? localDay(new Date(iso), deps.timeZone) : localDay(deps.clock.now(), deps.timeZone));
+    const from = f.from ? day(f.from) : null;
+    const to = day(f.to);
+    const range = from === null || from === to ? to : `${from}_${to}`;
+    return `slipcheck-${range}.${format}`;
+  }
+
   return {
     totals,
     summary,
     prepareExport,
+    exportFileName,
     /** HTTP: a readable body streaming the file. */
     streamExport: (shopId: string, f: ExportFilters, o: ExportOptions) => exportStream(deps.transactions.iterate(shopId, f), o),
     /** CLI and bench: write the file into `out`; returns the row count. */

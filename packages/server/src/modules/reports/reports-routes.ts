@@ -14,7 +14,7 @@ const E = [401, 429];
 /** Money totals, exports and daily-summary settings under /api/dashboard (docs/dashboard-api.md). */
 export interface ReportsRoutesDeps {
   auth: DashboardAuthDeps;
-  reports: Pick<ReportsModule, 'totals' | 'prepareExport' | 'streamExport'>;
+  reports: Pick<ReportsModule, 'totals' | 'prepareExport' | 'streamExport' | 'exportFileName'>;
   shops: Pick<ShopService, 'get' | 'update'>;
 }
 
@@ -28,7 +28,8 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<ReportsRoutesDeps> = async
       onRequest: session,
       schema: {
         tags,
-        summary: 'Verified THB today / this week / this month (live, SUCCESS only) by payee account and channel, and what was blocked',
+        summary:
+          'Money today / this week / this month (live): received by payee account and channel, verified, needs a look, stopped (docs/dashboard-api.md)',
         response: { 200: success(TotalsSchema), ...errorResponses(...E) },
       },
     },
@@ -51,9 +52,8 @@ export const reportsRoutes: FastifyPluginAsyncTypebox<ReportsRoutesDeps> = async
       const filters = amountRange(query);
       const { shopId, userId } = req.dashboard!;
       const options = await reports.prepareExport(shopId, filters, format, lang, `user:${userId}`, req.ip);
-      const day = new Date().toISOString().slice(0, 10);
       reply.header('content-type', EXPORT_TYPES[format]);
-      reply.header('content-disposition', `attachment; filename="slipcheck-transactions-${day}.${format}"`);
+      reply.header('content-disposition', `attachment; filename="${reports.exportFileName(filters, format)}"`);
       reply.header('cache-control', 'no-store');
       return reply.send(reports.streamExport(shopId, filters, options));
     },

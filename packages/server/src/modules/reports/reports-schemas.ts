@@ -41,20 +41,37 @@ const MoneySchema = Type.Object({
   count: Type.Integer(),
   amountSatang: Type.Integer({ description: 'satang (1/100 baht), exact integer' }),
 });
+const MismatchSchema = Type.Object({
+  count: Type.Integer(),
+  amountSatang: Type.Integer(),
+  differenceSatang: Type.Integer({ description: 'summed |amount - expected|, satang' }),
+});
 const PeriodSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
-  verified: MoneySchema,
-  byPayee: Type.Array(
-    Type.Object({
-      account: Type.Union([Type.String(), Type.Null()]),
-      name: Type.Union([Type.String(), Type.Null()]),
+  received: Type.Object(
+    {
       count: Type.Integer(),
       amountSatang: Type.Integer(),
-    }),
+      byPayee: Type.Array(
+        Type.Object({
+          payeeId: Type.Union([Type.String(), Type.Null()], { description: 'null: received before the account was recorded on results' }),
+          bankCode: Type.Union([Type.String(), Type.Null()]),
+          kind: Type.Union([Type.String(), Type.Null()]),
+          holder: Type.Union([Type.String(), Type.Null()]),
+          accountLast4: Type.Union([Type.String(), Type.Null()]),
+          exists: Type.Boolean(),
+          count: Type.Integer(),
+          amountSatang: Type.Integer(),
+        }),
+      ),
+      byChannel: Type.Array(Type.Object({ source: Type.String(), count: Type.Integer(), amountSatang: Type.Integer() })),
+    },
+    { description: 'genuine transfers into the shop accounts: verified + needsLook (equals the bank statement credits)' },
   ),
-  byChannel: Type.Array(Type.Object({ source: Type.String(), count: Type.Integer(), amountSatang: Type.Integer() })),
-  blocked: Type.Object({ duplicate: MoneySchema, mismatch: MoneySchema, fraud: MoneySchema }),
+  verified: MoneySchema,
+  needsLook: Type.Object({ under: MismatchSchema, over: MismatchSchema, stale: MoneySchema }),
+  stopped: Type.Object({ duplicate: MoneySchema, forged: MoneySchema, receiverMismatch: MoneySchema }),
 });
 export const TotalsSchema = Type.Object({
   timeZone: Type.String(),

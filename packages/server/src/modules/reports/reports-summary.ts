@@ -13,6 +13,7 @@ import type { TransactionService } from '../transactions/transaction-service.js'
 import { createReportsRepo } from './reports-repo.js';
 import type { ReportTotals } from './reports-totals.js';
 import { dayRange, formatSatang, localDay, localParts } from './reports-time.js';
+import { MONEY_WORDS } from '@slipcheck/sdk';
 
 export const DAILY_SUMMARY_KIND = 'report.daily_summary';
 
@@ -47,37 +48,48 @@ export function summarySettingsOf(shop: Pick<Shop, 'settings'>): SummarySettings
 export interface DailySummaryFacts {
   shopName: string;
   day: string;
+  /** Every genuine transfer into the shop's accounts (docs/dashboard-api.md "The money figures"). */
+  receivedSatang: number;
+  receivedCount: number;
   verifiedSatang: number;
   verifiedCount: number;
   results: number;
+  under: number;
+  over: number;
+  stale: number;
   duplicates: number;
-  mismatches: number;
-  fraud: number;
-  blockedSatang: number;
+  forged: number;
+  elsewhere: number;
+  stoppedSatang: number;
   quotaLeft: number;
   link: string;
 }
 
 /** The message in the shop's language; money from integer satang, never through a float. */
 export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject: string; text: string } {
+  const w = MONEY_WORDS[lang];
   if (lang === 'en') {
     return {
-      subject: `slipcheck daily summary ${f.day}: ${formatSatang(f.verifiedSatang)} THB verified`,
+      subject: `slipcheck daily summary ${f.day}: ${formatSatang(f.receivedSatang)} THB received`,
       text: [
         `Daily summary for ${f.shopName}, ${f.day}`,
-        `Verified: ${formatSatang(f.verifiedSatang)} THB from ${f.verifiedCount} slips (${f.results} checks in all)`,
-        `Blocked: ${f.duplicates} duplicate, ${f.mismatches} mismatched, ${f.fraud} suspected fraud (${formatSatang(f.blockedSatang)} THB)`,
+        `${w.received}: ${formatSatang(f.receivedSatang)} THB from ${f.receivedCount} slips (${f.results} checks in all)`,
+        `${w.verified}: ${formatSatang(f.verifiedSatang)} THB from ${f.verifiedCount} slips`,
+        `${w.needsLook}: ${f.under} ${w.under.toLowerCase()}, ${f.over} ${w.over.toLowerCase()}, ${f.stale} ${w.stale.toLowerCase()}`,
+        `${w.stopped}: ${f.duplicates} ${w.duplicate.toLowerCase()}, ${f.forged} ${w.forged.toLowerCase()}, ${f.elsewhere} ${w.receiverMismatch.toLowerCase()} (${formatSatang(f.stoppedSatang)} THB)`,
         `Checks left this month: ${f.quotaLeft}`,
         `See the day: ${f.link}`,
       ].join('\n'),
     };
   }
   return {
-    subject: `สรุปยอดประจำวัน ${f.day}: ยืนยันแล้ว ${formatSatang(f.verifiedSatang)} บาท`,
+    subject: `สรุปยอดประจำวัน ${f.day}: ${w.received} ${formatSatang(f.receivedSatang)} บาท`,
     text: [
       `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${f.day}`,
-      `ยืนยันแล้ว ${formatSatang(f.verifiedSatang)} บาท จาก ${f.verifiedCount} สลิป (ตรวจทั้งหมด ${f.results} ครั้ง)`,
-      `กันไว้ได้: สลิปซ้ำ ${f.duplicates} ยอด/บัญชีไม่ตรง ${f.mismatches} สงสัยปลอม ${f.fraud} (รวม ${formatSatang(f.blockedSatang)} บาท)`,
+      `${w.received} ${formatSatang(f.receivedSatang)} บาท จาก ${f.receivedCount} สลิป (ตรวจทั้งหมด ${f.results} ครั้ง)`,
+      `${w.verified} ${formatSatang(f.verifiedSatang)} บาท จาก ${f.verifiedCount} สลิป`,
+      `${w.needsLook}: ${w.under} ${f.under} ${w.over} ${f.over} ${w.stale} ${f.stale}`,
+      `${w.stopped}: ${w.duplicate} ${f.duplicates} ${w.forged} ${f.forged} ${w.receiverMismatch} ${f.elsewhere} (รวม ${formatSatang(f.stoppedSatang)} บาท)`,
       `โควตาคงเหลือเดือนนี้ ${f.quotaLeft} ครั้ง`,
       `ดูรายการของวันนี้: ${f.link}`,
     ].join('\n'),
@@ -141,17 +153,22 @@ export function createDailySummary(deps: Deps) {
     const results = await deps.transactions.countLive(shop.id, from.toISOString(), to.toISOString());
     const plan = await deps.plans.get(shop.planCode);
     const q = await deps.quota.snapshot(shop, plan);
-    const b = t.blocked;
+    const st = t.stopped;
     return {
       shopName: shop.name,
       day,
+      receivedSatang: t.received.amountSatang,
+      receivedCount: t.received.count,
       verifiedSatang: t.verified.amountSatang,
       verifiedCount: t.verified.count,
       results,
-      duplicates: b.duplicate.count,
-      mismatches: b.mismatch.count,
-      fraud: b.fraud.count,
-      blockedSatang: b.duplicate.amountSatang + b.mismatch.amountSatang + b.fraud.amountSatang,
+      under: t.needsLook.under.count,
+      over: t.needsLook.over.count,
+      stale: t.needsLook.stale.count,
+      duplicates: st.duplicate.count,
+      forged: st.forged.count,
+      elsewhere: st.receiverMismatch.count,
+      stoppedSatang: st.duplicate.amountSatang + st.forged.amountSatang + st.receiverMismatch.amountSatang,
       quotaLeft: q.remaining,
       // Bangkok days: the transactions screen opens with its date filters set to this day.
       link: `${deps.dashboardUrl}/transactions?from=${day}&to=${day}`,

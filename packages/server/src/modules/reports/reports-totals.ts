@@ -1,64 +1,99 @@
 import type { TransactionService } from '../transactions/transaction-service.js';
+import type { PayeeService } from '../payees/payee-service.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodRanges } from './reports-time.js';
-
-/** Statuses whose money never reached the shop: what checking saved the owner from accepting. */
-export const BLOCKED = { duplicate: ['DUPLICATE'], mismatch: ['AMOUNT_MISMATCH', 'RECEIVER_MISMATCH'], fraud: ['FRAUD'] } as const;
-const COUNTED = ['SUCCESS', ...BLOCKED.duplicate, ...BLOCKED.mismatch, ...BLOCKED.fraud];
-
-import type { Money, PeriodTotals, TotalsSummary } from './reports-types.js';
+import type { Money, PayeeMoney, PeriodTotals, TotalsSummary } from './reports-types.js';
 export type { Money, PeriodTotals } from './reports-types.js';
 
+/** Statuses whose transfer reached one of the shop's accounts (the receiver check matched a payee). */
+const RECEIVED_STATUSES = ['SUCCESS', 'AMOUNT_MISMATCH'] as const;
+/** Stopped: the picture promised money that is not (or not again) in the shop's account. */
+const STOPPED = { DUPLICATE: 'duplicate', FRAUD: 'forged', RECEIVER_MISMATCH: 'receiverMismatch' } as const;
+const COUNTED = [...RECEIVED_STATUSES, 'INVALID', ...Object.keys(STOPPED)];
+
 const zero = (): Money => ({ count: 0, amountSatang: 0 });
+const add = (m: Money, count: number, amountSatang: number) => {
+  m.count += count;
+  m.amountSatang += amountSatang;
+};
+
+/** A stale slip refused outright (stale mode `reject`) is still a genuine transfer into the shop's account. */
+const isReceived = (status: string, errorCode: string | null) =>
+  (RECEIVED_STATUSES as readonly string[]).includes(status) || (status === 'INVALID' && errorCode === 'STALE_SLIP');
 
 /**
  * Money totals of live results, cut by the time the slip was checked (`created_at`, the same field the
  * transactions filters use) at local midnights. Amounts stay integer satang from the column to the
  * JSON: SQL sums integers, JavaScript adds integers well below 2^53, and only the screen turns them
- * into baht text.
+ * into baht text. Received money is grouped on the payee account the receiver check matched (stored
+ * on the record), never on the receiver as a sending bank masked it. Every received result falls in
+ * exactly one of verified, under, over and stale, so received = verified + under + over + stale.
  */
-export function createReportTotals(deps: { transactions: Pick<TransactionService, 'liveMoneyGroups'>; clock: Clock; timeZone: string }) {
+export function createReportTotals(deps: {
+  transactions: Pick<TransactionService, 'liveMoneyGroups'>;
+  payees: Pick<PayeeService, 'list'>;
+  clock: Clock;
+  timeZone: string;
+}) {
   const { clock, timeZone } = deps;
 
   async function between(shopId: string, from: Date, to: Date): Promise<PeriodTotals> {
-    const rows = await deps.transactions.liveMoneyGroups(shopId, from.toISOString(), to.toISOString(), COUNTED);
+    const [rows, payees] = await Promise.all([
+      deps.transactions.liveMoneyGroups(shopId, from.toISOString(), to.toISOString(), COUNTED),
+      deps.payees.list(shopId),
+    ]);
     const out: PeriodTotals = {
       from: from.toISOString(),
       to: to.toISOString(),
+      received: { ...zero(), byPayee: [], byChannel: [] },
       verified: zero(),
-      byPayee: [],
-      byChannel: [],
-      blocked: { duplicate: zero(), mismatch: zero(), fraud: zero() },
+      needsLook: { under: { ...zero(), differenceSatang: 0 }, over: { ...zero(), differenceSatang: 0 }, stale: zero() },
+      stopped: { duplicate: zero(), forged: zero(), receiverMismatch: zero() },
     };
-    const payees = new Map<string, PeriodTotals['byPayee'][number]>();
-    const channels = new Map<string, PeriodTotals['byChannel'][number]>();
+    const byPayee = new Map<string | null, PayeeMoney>();
+    // Every active account gets its row, so an account that received nothing says 0 rather than vanishing.
+    for (const p of payees) {
+      if (p.status === 'ACTIVE') byPayee.set(p.id, payeeRow(p.id));
+    }
+    const channels = new Map<string, PeriodTotals['received']['byChannel'][number]>();
     for (const r of rows) {
       const n = r.count;
       const s = r.amountSatang;
-      if (r.status === 'SUCCESS') {
-        out.verified.count += n;
-        out.verified.amountSatang += s;
-        const pk = `${r.receiverAccount ?? ''}\u0000${r.receiverName ?? ''}`;
-        const p = payees.get(pk) ?? { account: r.receiverAccount, name: r.receiverName, count: 0, amountSatang: 0 };
-        p.count += n;
-        p.amountSatang += s;
-        payees.set(pk, p);
-        const ch = channels.get(r.source) ?? { source: r.source, count: 0, amountSatang: 0 };
-        ch.count += n;
-        ch.amountSatang += s;
+      if (isReceived(r.status, r.errorCode)) {
+        add(out.received, n, s);
+        const p = byPayee.get(r.payeeId) ?? payeeRow(r.payeeId);
+        add(p, n, s);
+        byPayee.set(r.payeeId, p);
+        const ch = channels.get(r.source) ?? { source: r.source, ...zero() };
+        add(ch, n, s);
         channels.set(r.source, ch);
+        if (r.stale) add(out.needsLook.stale, n, s);
+        else if (r.status === 'AMOUNT_MISMATCH') {
+          const way = r.direction === 'over' ? out.needsLook.over : out.needsLook.under;
+          add(way, n, s);
+          way.differenceSatang += r.differenceSatang;
+        } else add(out.verified, n, s);
         continue;
       }
-      for (const [k, list] of Object.entries(BLOCKED) as Array<[keyof typeof BLOCKED, readonly string[]]>) {
-        if (list.includes(r.status)) {
-          out.blocked[k].count += n;
-          out.blocked[k].amountSatang += s;
-        }
-      }
+      const k = STOPPED[r.status as keyof typeof STOPPED];
+      if (k) add(out.stopped[k], n, s);
     }
-    out.byPayee = [...payees.values()].sort((a, b) => b.amountSatang - a.amountSatang);
-    out.byChannel = [...channels.values()].sort((a, b) => b.amountSatang - a.amountSatang);
+    out.received.byPayee = [...byPayee.values()].sort((a, b) => b.amountSatang - a.amountSatang);
+    out.received.byChannel = [...channels.values()].sort((a, b) => b.amountSatang - a.amountSatang);
     return out;
+
+    function payeeRow(id: string | null): PayeeMoney {
+      const p = id === null ? undefined : payees.find((x) => x.id === id);
+      return {
+        payeeId: id,
+        bankCode: p?.bankCode ?? null,
+        kind: p?.kind ?? null,
+        holder: p?.holder ?? null,
+        accountLast4: p?.accountLast4 ?? null,
+        exists: id !== null && !!p,
+        ...zero(),
+      };
+    }
   }
 
   return {

@@ -1,18 +1,41 @@
 // The money view's answer shapes, with no imports: the dashboard (packages/web) imports these types
-// too, so the screen and the service cannot drift apart.
+// too, so the screen and the service cannot drift apart. Each figure is defined in docs/dashboard-api.md.
 
 export interface Money {
   count: number;
   amountSatang: number;
 }
 
+/** Amount mismatches one way: `differenceSatang` sums |amount - expected| (what is missing, or paid on top). */
+export interface MismatchMoney extends Money {
+  differenceSatang: number;
+}
+
+/** One of the shop's payee accounts, as the shop entered it; `payeeId` null = received before the account was recorded on results. */
+export interface PayeeMoney extends Money {
+  payeeId: string | null;
+  bankCode: string | null;
+  kind: string | null;
+  holder: string | null;
+  accountLast4: string | null;
+  /** false when the payee account was removed since (its money stays in the period). */
+  exists: boolean;
+}
+
 export interface PeriodTotals {
   from: string;
   to: string;
+  /**
+   * Every genuine transfer into the shop's own accounts: verified + amount mismatches (both ways) +
+   * stale. Equals the bank statement's credits for the checked transfers.
+   */
+  received: Money & { byPayee: PayeeMoney[]; byChannel: Array<Money & { source: string }> };
+  /** SUCCESS, fresh (not stale). */
   verified: Money;
-  byPayee: Array<Money & { account: string | null; name: string | null }>;
-  byChannel: Array<Money & { source: string }>;
-  blocked: { duplicate: Money; mismatch: Money; fraud: Money };
+  /** Received but worth a look: amount under or over the expected amount, and stale slips (counted only here). */
+  needsLook: { under: MismatchMoney; over: MismatchMoney; stale: Money };
+  /** Money that never reached the shop: duplicates and forged or edited slips (what trusting the picture would have cost), and transfers to another account. */
+  stopped: { duplicate: Money; forged: Money; receiverMismatch: Money };
 }
 
 export type PeriodName = 'today' | 'week' | 'month';

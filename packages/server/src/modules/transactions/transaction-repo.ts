@@ -134,22 +134,31 @@ export function createTransactionRepo(db: Db) {
       return (await succeededQuery(db, shopId, environment, transRef))[0]?.created_at ?? null;
     },
     /**
-     * Live records checked in [from, to) with one of `statuses`, counted and summed (integer satang)
-     * per status, channel and receiver: the rows the reports module turns into money totals. A
-     * duplicate found from the slip's reference alone (the checker was not asked again) has no amount
-     * of its own; the money it would have cost is the first verified check of the same transfer.
+     * Live records checked in [from, to), counted and summed (integer satang) per status, error code,
+     * channel, matched payee account, stale flag and, for amount mismatches, direction (under or over
+     * the expected amount, with the summed difference): the rows the reports module turns into money
+     * totals. A duplicate found from the slip's reference alone (the checker was not asked again) has no
+     * amount of its own; the money it would have cost is the first verified check of the same transfer.
      */
     async liveMoneyGroups(shopId: string, fromIso: string, toIso: string, statuses: readonly string[]) {
+      const direction = sql<
+        string | null
+      >`case when transactions.expected_amount_satang is null or transactions.amount_satang is null then null when transactions.amount_satang < transactions.expected_amount_satang then 'under' when transactions.amount_satang > transactions.expected_amount_satang then 'over' else null end`;
       const rows = await db
         .selectFrom('transactions')
         .select([
           'status',
+          'error_code',
           'source',
-          'receiver_account',
-          'receiver_name',
+          'payee_id',
+          'stale',
+          direction.as('direction'),
           (eb) => eb.fn.countAll<number>().as('n'),
           sql<number>`sum(case when transactions.status = 'DUPLICATE' and transactions.amount_satang is null then (select s.amount_satang from transactions as s where s.shop_id = transactions.shop_id and s.environment = transactions.environment and s.success_ref = transactions.trans_ref) else transactions.amount_satang end)`.as(
             's',
+          ),
+          sql<number>`sum(case when transactions.expected_amount_satang is null or transactions.amount_satang is null then 0 when transactions.amount_satang < transactions.expected_amount_satang then transactions.expected_amount_satang - transactions.amount_satang else transactions.amount_satang - transactions.expected_amount_satang end)`.as(
+            'd',
           ),
         ])
         .where('shop_id', '=', shopId)
@@ -157,17 +166,20 @@ export function createTransactionRepo(db: Db) {
         .where('status', 'in', [...statuses])
         .where('created_at', '>=', fromIso)
         .where('created_at', '<', toIso)
-        .groupBy(['status', 'source', 'receiver_account', 'receiver_name'])
+        .groupBy(['status', 'error_code', 'source', 'payee_id', 'stale', direction])
         .execute();
       // SQL SUM of an integer column is an integer on both stores; Number() only parses it (pg hands bigint as text).
       const int = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
       return rows.map((r) => ({
         status: r.status,
+        errorCode: r.error_code,
         source: r.source,
-        receiverAccount: r.receiver_account,
-        receiverName: r.receiver_name,
+        payeeId: r.payee_id,
+        stale: !!Number(r.stale),
+        direction: r.direction === 'under' || r.direction === 'over' ? r.direction : null,
         count: int(r.n),
         amountSatang: int(r.s),
+        differenceSatang: int(r.d),
       }));
     },
     /** How many live records (any status) were checked in [from, to). */

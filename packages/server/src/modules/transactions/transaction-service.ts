@@ -100,7 +100,7 @@ export function createTransactionService(deps: { db: Db }) {
     insertIn: (trx: Db, row: TransactionsTable) => repo.insert(trx, row),
     /** When the transfer's SUCCESS was recorded (createdAt) for this shop and key environment, or null: a DUPLICATE names it. */
     successAt: repo.successAt,
-    /** Live records in [from, to) of the given statuses, counted and summed in satang per status, channel and receiver (money totals). */
+    /** Live records in [from, to) of the given statuses, counted and summed in satang per status, channel, matched payee, stale flag and mismatch direction (money totals). */
     liveMoneyGroups: repo.liveMoneyGroups,
     /** How many live records were checked in [from, to). */
     countLive: repo.countLive,

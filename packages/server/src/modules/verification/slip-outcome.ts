@@ -14,6 +14,8 @@ export interface SlipOutcome {
   errorCode: string | null;
   errorMessage: string | null;
   stale: boolean;
+  /** Index (into the payees given) of the payee account the receiver matched; absent when none did. */
+  payeeIndex?: number;
 }
 
 /**
@@ -50,8 +52,10 @@ export function judgeFoundSlip(
         'The bank data does not show enough of the receiving account to confirm it is yours. Check the payee accounts, or confirm this payment in your banking app.',
     };
   }
+  const payeeIndex = receiver.payeeIndex;
   if (expectedSatang !== undefined && slipSatang !== expectedSatang) {
     return {
+      payeeIndex,
       status: 'AMOUNT_MISMATCH',
       errorCode: 'AMOUNT_MISMATCH',
       stale,
@@ -60,13 +64,14 @@ export function judgeFoundSlip(
   }
   if (stale && rules.staleMode === 'reject') {
     return {
+      payeeIndex,
       status: 'INVALID',
       errorCode: 'STALE_SLIP',
       stale,
       errorMessage: `The transfer is older than ${rules.staleMaxAgeHours} hours; an old slip may be re-used from an earlier payment.`,
     };
   }
-  return { status: 'SUCCESS', errorCode: null, errorMessage: null, stale };
+  return { status: 'SUCCESS', errorCode: null, errorMessage: null, stale, payeeIndex };
 }
 
 /**

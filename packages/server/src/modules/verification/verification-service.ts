@@ -114,6 +114,7 @@ const emptyDraft = (): Draft => ({
   stale: 0,
   charged: 0,
   success_ref: null,
+  payee_id: null,
 });
 
 /**
@@ -179,7 +180,7 @@ export function createVerificationService(deps: VerificationDeps) {
   async function judge(
     decoded: Extract<DecodeResult, { ok: true }>,
     image: Buffer | undefined,
-    payees: PayeeForMatch[],
+    payees: Array<PayeeForMatch & { id: string }>,
     expectedSatang: number | undefined,
   ): Promise<Draft> {
     const draft = emptyDraft();
@@ -309,6 +310,8 @@ export function createVerificationService(deps: VerificationDeps) {
       receiver_account: slip.receiver.account ?? slip.receiver.proxy?.value ?? null,
       trans_date: new Date(slip.transDate).toISOString(),
       success_ref: verdict.status === 'SUCCESS' ? decoded.transRef : null,
+      // The money view groups received money on this (the masked receiver differs per sending bank).
+      payee_id: verdict.payeeIndex === undefined ? null : (payees[verdict.payeeIndex]?.id ?? null),
     };
   }
 
@@ -480,6 +483,7 @@ export function createVerificationService(deps: VerificationDeps) {
             decoded,
             input.image,
             payees.map((p) => ({
+              id: p.id,
               bankCode: p.bank_code,
               kind: p.kind as 'BANK' | 'PROMPTPAY',
               accountNumber: p.account_number,

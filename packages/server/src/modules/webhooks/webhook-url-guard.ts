@@ -70,23 +70,29 @@ export function isBlockedAddress(ip: string): boolean {
   return true; // not an address at all: refuse
 }
 
-const invalid = (message: string) => new AppError('INVALID_WEBHOOK_URL', 400, message);
+/**
+ * Why a URL was refused, as a code next to the English `message`: the dashboard says it in the owner's
+ * language (`error.INVALID_WEBHOOK_URL.<reason>`), rather than showing the server's English sentence.
+ */
+export type WebhookUrlReason =
+  'REQUIRED' | 'TOO_LONG' | 'NOT_A_URL' | 'NOT_HTTPS' | 'HAS_CREDENTIALS' | 'HAS_FRAGMENT' | 'NO_HOST' | 'DOES_NOT_RESOLVE' | 'NOT_PUBLIC';
+const invalid = (message: string, reason: WebhookUrlReason) => new AppError('INVALID_WEBHOOK_URL', 400, message, { reason });
 
 /** Syntax rules (no network): https (http only with allowPrivate), no credentials, no fragment, bounded length. */
 export function parseWebhookUrl(raw: unknown, opts: { allowPrivate: boolean }): URL {
-  if (typeof raw !== 'string' || !raw.trim()) throw invalid('url is required');
+  if (typeof raw !== 'string' || !raw.trim()) throw invalid('url is required', 'REQUIRED');
   const s = raw.trim();
-  if (s.length > MAX_WEBHOOK_URL_LENGTH) throw invalid(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (s.length > MAX_WEBHOOK_URL_LENGTH) throw invalid(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`, 'TOO_LONG');
   let u: URL;
   try {
     u = new URL(s);
   } catch {
-    throw invalid('url is not a valid URL');
+    throw invalid('url is not a valid URL', 'NOT_A_URL');
   }
-  if (u.protocol !== 'https:' && !(opts.allowPrivate && u.protocol === 'http:')) throw invalid('url must use https');
-  if (u.username || u.password) throw invalid('url must not contain credentials');
-  if (u.hash) throw invalid('url must not contain a fragment');
-  if (!u.hostname) throw invalid('url has no host');
+  if (u.protocol !== 'https:' && !(opts.allowPrivate && u.protocol === 'http:')) throw invalid('url must use https', 'NOT_HTTPS');
+  if (u.username || u.password) throw invalid('url must not contain credentials', 'HAS_CREDENTIALS');
+  if (u.hash) throw invalid('url must not contain a fragment', 'HAS_FRAGMENT');
+  if (!u.hostname) throw invalid('url has no host', 'NO_HOST');
   return u;
 }
 
@@ -104,10 +110,10 @@ export async function assertPublicTarget(u: URL, opts: { allowPrivate: boolean; 
     try {
       addrs = (await (opts.lookup ?? dns.promises.lookup)(host, { all: true, verbatim: true })).map((a) => a.address);
     } catch {
-      throw invalid(`url host ${host} does not resolve`);
+      throw invalid(`url host ${host} does not resolve`, 'DOES_NOT_RESOLVE');
     }
   }
-  if (!addrs.length || addrs.some(isBlockedAddress)) throw invalid('url must point to a public internet address');
+  if (!addrs.length || addrs.some(isBlockedAddress)) throw invalid('url must point to a public internet address', 'NOT_PUBLIC');
 }
 
 /** Send-time check for literal IP hosts (the socket does not call lookup for those). */

@@ -86,15 +86,23 @@ describe.skipIf(!REDIS)('Redis limiter', () => {
 });
 
 describe('Redis down', () => {
-  it('fails open at once: every hit is allowed, nothing throws', async () => {
+  it('fails at once to this node’s own count, never to no limit; nothing throws', async () => {
     // Nothing listens on port 1; the container's options (no offline queue) make commands fail fast.
     const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
     dead.on('error', () => undefined);
     try {
-      const rl = createRedisRateLimiter(dead);
+      const at = () => Date.parse('2026-11-23T10:00:10Z');
+      const rl = createRedisRateLimiter(dead, { now: at });
       const t0 = Date.now();
-      for (let i = 0; i < 5; i++) expect(await rl.hit('k', 1)).toMatchObject({ allowed: true });
+      const allowed: boolean[] = [];
+      for (let i = 0; i < 5; i++) allowed.push((await rl.hit('k', 3)).allowed);
+      expect(allowed).toEqual([true, true, true, false, false]);
       expect(Date.now() - t0).toBeLessThan(1000);
+      // A node that saw two nodes (RATE_LIMIT_NODES=2) lets through its half.
+      const half = createRedisRateLimiter(dead, { now: at, minNodes: 2 });
+      const halves: boolean[] = [];
+      for (let i = 0; i < 4; i++) halves.push((await half.hit('k', 4)).allowed);
+      expect(halves).toEqual([true, true, false, false]);
     } finally {
       dead.disconnect();
     }

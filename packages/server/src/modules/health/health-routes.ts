@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
+import { metrics } from '../../lib/metrics.js';
 
 export interface HealthDeps {
   db: Db;
@@ -51,17 +52,22 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
       {
         schema: {
           tags: ['health'],
-          summary: 'Readiness: database (and Redis when configured)',
+          summary: 'Readiness: 200 while the database answers (Redis down is reported as degraded, still 200)',
           response: { 200: ref(HealthBody), 503: ref(HealthBody) },
         },
       },
       async (_req, reply) => {
         const database = await timed(() => sql`select 1`.execute(deps.db));
         const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
-        const ok = database.status === 'up' && (!redis || redis.status === 'up') && !deps.draining?.();
-        reply.status(ok ? 200 : 503);
+        // Ready means "send me traffic": the service does its job without Redis (limits per node, test
+        // usage in the database, live updates per node), so a lost Redis is reported, not a reason to
+        // drop every node from the balancer at once. The database and draining are.
+        const ready = database.status === 'up' && !deps.draining?.();
+        const full = ready && (!redis || redis.status === 'up');
+        if (redis) metrics.redisUp.set(redis.status === 'up' ? 1 : 0);
+        reply.status(ready ? 200 : 503);
         return {
-          status: ok ? ('ok' as const) : ('degraded' as const),
+          status: full ? ('ok' as const) : ('degraded' as const),
           checks: { database, ...(redis ? { redis } : {}) },
           timestamp: new Date().toISOString(),
         };

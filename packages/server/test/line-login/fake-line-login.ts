@@ -13,6 +13,8 @@ export interface IdTokenClaims {
   sub: string;
   aud: string;
   exp: number;
+  /** Default: one hour before `exp`, as LINE issues them. */
+  iat?: number;
   iss?: string;
   nonce?: string;
   name?: string;
@@ -28,8 +30,12 @@ export async function startFakeLineLogin(opts: { channelId: string; channelSecre
     verifyCalls: 0,
   };
 
+  // Every issued token is a distinct string (LINE's differ by issue time, nonce and signature): `jti`
+  // stands for that here, so two tokens for one user in one second are still two tokens.
   const issue = (c: IdTokenClaims) => {
-    const body = Buffer.from(JSON.stringify({ iss: 'https://access.line.me', ...c, iat: c.exp - 3600 })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ iss: 'https://access.line.me', iat: c.exp - 3600, ...c, jti: randomBytes(6).toString('hex') }),
+    ).toString('base64url');
     return `eyJhbGciOiJIUzI1NiJ9.${body}.${createHmac('sha256', key).update(body).digest('base64url')}`;
   };
   const decode = (t: string): (IdTokenClaims & { iss: string }) | null => {

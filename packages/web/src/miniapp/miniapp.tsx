@@ -10,7 +10,7 @@ import { TxList } from '../components/tx-list';
 import { CheckingNotice, SlipPickers } from '../components/slip-check';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart, formatMoney } from '../lib/format';
-import { linkWithCode, liffIdToken, savedShop, signInWithLine, type MiniAuth, type MiniConfig } from './liff-session';
+import { linkWithCode, liffIdToken, savedShop, signInWithLine, switchShop, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';
 
 type Phase =
@@ -65,9 +65,7 @@ export function MiniApp() {
       {phase.kind === 'ready' && (
         <Signed
           auth={phase.auth}
-          onSwitch={async (shopId) =>
-            setPhase({ kind: 'ready', auth: await signInWithLine(phase.idToken, shopId), idToken: phase.idToken })
-          }
+          onSwitch={async (shopId) => setPhase({ kind: 'ready', auth: await switchShop(shopId), idToken: phase.idToken })}
         />
       )}
     </div>

@@ -204,6 +204,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     sessions,
     tokens: dashboardTokens,
     hasher,
+    outboxHandlers: accountHandlers,
   } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
   // The dashboard's read models, staff seats and personal-data rights (one password hasher, shared with accounts).
   const overview = createOverviewService({ transactions, clock, timeZone: config.TIME_ZONE });
@@ -256,7 +257,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     onMailError: (err) => logger.warn({ code: (err as { code?: string }).code }, 'erasure confirmation mail failed'),
   });
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
-  const outboxHandlers: OutboxHandlers = { ...line.outboxHandlers, ...webhookModule.handlers };
+  const outboxHandlers: OutboxHandlers = { ...line.outboxHandlers, ...webhookModule.handlers, ...accountHandlers };
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
   outboxHandlers[OWNER_ALERT_JOB] = composeHandlers(
     line.outboxHandlers[OWNER_ALERT_JOB],

@@ -305,7 +305,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured) */
+        /** Readiness: 200 while the database answers (Redis down is reported as degraded, still 200) */
         get: {
             parameters: {
                 query?: never;
@@ -432,7 +432,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured) */
+        /** Readiness: 200 while the database answers (Redis down is reported as degraded, still 200) */
         get: {
             parameters: {
                 query?: never;

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../src/lib/metrics.js';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
@@ -76,6 +76,8 @@ describe.skipIf(!REDIS)('Redis lost under two running nodes', () => {
       for (let i = 0; i < 100 && h.c.redis!.status !== 'ready'; i++) await new Promise((r) => setTimeout(r, 100));
     }
   };
+  // Each test starts with Redis reachable, even after a failed one.
+  afterEach(restoreAndWait);
 
   it('per-key limit: 200 calls on one key across both nodes, no more than the limit of 120 pass', async () => {
     const s = await seedShop(a);
@@ -93,7 +95,6 @@ describe.skipIf(!REDIS)('Redis lost under two running nodes', () => {
     expect(codes.filter((c, i) => c === 200 && i % 2 === 0).length).toBeGreaterThan(0);
     expect(codes.filter((c, i) => c === 200 && i % 2 === 1).length).toBeGreaterThan(0);
     expect(codes.filter((c) => c === 429)).toHaveLength(200 - passed);
-    await restoreAndWait();
   });
 
   it('25 wrong passwords for one account from one address get 429, not 401 each time', async () => {
@@ -115,7 +116,6 @@ describe.skipIf(!REDIS)('Redis lost under two running nodes', () => {
     // RATE_LIMIT_LOGIN is 5 a minute for the whole fleet.
     expect(codes.filter((c) => c === 401).length).toBeLessThanOrEqual(5);
     expect(codes.filter((c) => c === 429).length).toBeGreaterThanOrEqual(20);
-    await restoreAndWait();
   });
 
   it('link-code guesses stay throttled', async () => {
@@ -135,7 +135,6 @@ describe.skipIf(!REDIS)('Redis lost under two running nodes', () => {
     // The LINE sign-in budget is RATE_LIMIT_LOGIN x 4 = 20 a minute per address, fleet-wide.
     expect(codes.filter((c) => c !== 429).length).toBeLessThanOrEqual(20);
     expect(codes.filter((c) => c === 429).length).toBeGreaterThanOrEqual(40);
-    await restoreAndWait();
   });
 
   it('readiness stays 200 and says redis down (degraded); a metric says so; the outage is logged once per node', async () => {
@@ -180,6 +179,5 @@ describe.skipIf(!REDIS)('Redis lost under two running nodes', () => {
     expect((await a.c.quota.testSnapshot(live.shop.id)).used).toBe(1);
     const me = (await a.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${testKey.key}` } })).json().data;
     expect(me.testQuota).toEqual({ used: 1, limit: 200, remaining: 199 });
-    await restoreAndWait();
   }, 30_000);
 });

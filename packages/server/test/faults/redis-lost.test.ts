@@ -123,12 +123,21 @@ describe.skipIf(!REDIS)('Redis lost under two running nodes', () => {
     await cutAndWait();
     const codes: number[] = [];
     for (let i = 0; i < 60; i++) {
-      const r = await (i % 2 ? b : a).app.inject({
+      const node = i % 2 ? b : a;
+      // A well-formed guess: a fresh sign-in nonce each time, as the mini-app sends.
+      const n = await node.app.inject({
+        method: 'POST',
+        url: '/api/miniapp/nonce',
+        remoteAddress: '10.78.0.1',
+        headers: { origin: ORIGIN },
+      });
+      const cookie = /^(slipcheck_line_nonce=[^;]+)/.exec(String([n.headers['set-cookie']].flat()[0]))![1]!;
+      const r = await node.app.inject({
         method: 'POST',
         url: '/api/miniapp/link',
         remoteAddress: '10.78.0.1',
-        headers: { origin: ORIGIN },
-        payload: { idToken: 'not.a.real-token', code: `GUESS${i}` },
+        headers: { origin: ORIGIN, cookie },
+        payload: { idToken: 'not.a.real-token', nonce: n.json().data.nonce, code: `GUESS${i}` },
       });
       codes.push(r.statusCode);
     }

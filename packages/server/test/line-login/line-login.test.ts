@@ -433,5 +433,7 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     const ok = await miniSignIn(tokenFor(sub, { nonce: n2.nonce }), undefined, ip(), n2);
     expect(ok.statusCode).toBe(200);
     expect(String([ok.headers['set-cookie']].flat())).toMatch(/slipcheck_line_nonce=;/);
+    // The same nonce and cookie again (a copied request) are refused, even with a new token.
+    expect((await miniSignIn(tokenFor(sub), undefined, ip(), n2)).statusCode).toBe(401);
   });
 });

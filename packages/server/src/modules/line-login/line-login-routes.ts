@@ -77,21 +77,22 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
   const nonceCookie = (value: string, maxAgeSec: number) =>
     `${NONCE_COOKIE}=${value}; Max-Age=${Math.floor(maxAgeSec)}; Path=${NONCE_PATH}; HttpOnly${auth.cookieSecure ? '; Secure' : ''}; SameSite=Strict`;
   /** The nonce this browser was given and sends back, or a 401 (the route clears the cookie either way). */
-  const takeNonce = (req: FastifyRequest, sent: string): string => {
+  const takeNonce = async (req: FastifyRequest, sent: string): Promise<string> => {
     const saved = readSignedCookie(req, NONCE_COOKIE, sign) as { nonce?: unknown; exp?: unknown } | null;
-    if (
-      !saved ||
-      typeof saved.nonce !== 'string' ||
-      typeof saved.exp !== 'number' ||
-      saved.exp < Date.now() ||
-      !safeEqual(saved.nonce, sent)
-    )
+    const valid =
+      !!saved &&
+      typeof saved.nonce === 'string' &&
+      typeof saved.exp === 'number' &&
+      saved.exp >= Date.now() &&
+      safeEqual(saved.nonce, sent);
+    // Spent once presented, whatever the outcome: a copied cookie and body cannot be replayed.
+    if (!valid || !(await deps.lineLogin.spendNonce(saved.nonce as string, new Date(saved.exp as number))))
       throw new AppError(
         'LINE_TOKEN_INVALID',
         401,
         'LINE sign-in failed: the sign-in attempt does not match; open the mini-app from LINE again',
       );
-    return saved.nonce;
+    return saved.nonce as string;
   };
 
   app.post(
@@ -153,7 +154,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
       try {
-        const nonce = takeNonce(req, req.body.nonce);
+        const nonce = await takeNonce(req, req.body.nonce);
         const identity = await deps.client.verifyIdToken(req.body.idToken, undefined, { nonceIfPresent: nonce });
         return await answer(reply, await deps.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
       } finally {
@@ -180,7 +181,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
       try {
-        const nonce = takeNonce(req, req.body.nonce);
+        const nonce = await takeNonce(req, req.body.nonce);
         const identity = await deps.client.verifyIdToken(req.body.idToken, undefined, { nonceIfPresent: nonce });
         const linked = await deps.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
         return await answer(reply, await deps.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));

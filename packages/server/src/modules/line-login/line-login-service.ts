@@ -137,6 +137,12 @@ export function createLineLoginService(deps: {
       });
     },
 
+    /** A mini-app sign-in nonce is good for one attempt: false when it was already presented. */
+    async spendNonce(nonce: string, expiresAt: Date): Promise<boolean> {
+      const hash = createHash('sha256').update(`nonce:${nonce}`).digest('hex');
+      return db.transaction().execute((trx) => repo.spendToken(hash, expiresAt.toISOString(), clock.now().toISOString(), trx));
+    },
+
     /**
      * The mini-app's shop switcher: an ID token opens one session, so switching shops moves the current
      * LINE session (its refresh token) to another shop of the same LINE user instead of signing in again.

@@ -43,7 +43,10 @@ const ID_TOKEN_TTL_S = 3600;
 const b64u = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 export function signIdToken(secret: string, claims: IdTokenClaims): string {
-  const body = b64u({ iss: ISSUER, iat: claims.exp - ID_TOKEN_TTL_S, amr: ['pwd'], ...claims });
+  // Every issued token is a distinct string, as LINE's are (they differ by issue time, nonce and
+  // signature): `jti` stands for that, so two tokens for one user in one second are still two tokens
+  // (the service accepts each ID token once).
+  const body = b64u({ iss: ISSUER, iat: claims.exp - ID_TOKEN_TTL_S, amr: ['pwd'], ...claims, jti: randomBytes(6).toString('hex') });
   const head = b64u({ typ: 'JWT', alg: 'HS256' });
   return `${head}.${body}.${createHmac('sha256', secret).update(`${head}.${body}`).digest('base64url')}`;
 }

@@ -98,7 +98,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured, and the slip decoder once started) */
+        /** Readiness: 200 while the database and the slip decoder answer (Redis down or a checker account problem is reported as degraded, still 200) */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -149,7 +149,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: database (and Redis when configured, and the slip decoder once started) */
+        /** Readiness: 200 while the database and the slip decoder answer (Redis down or a checker account problem is reported as degraded, still 200) */
         get: operations["getHealthV1"];
         put?: never;
         post?: never;

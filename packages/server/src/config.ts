@@ -63,7 +63,7 @@ const spec = {
   REDIS_URL: {
     parse: url('redis:', 'rediss:'),
     def: '',
-    doc: 'Redis URL for shared rate limits, test-usage counter and the results bus; empty = in process',
+    doc: 'Redis URL for shared rate limits and the results bus; empty = in process',
   },
   LOG_LEVEL: { parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), def: 'info', doc: 'log level' },
   PUBLIC_URL: {
@@ -136,6 +136,11 @@ const spec = {
   RATE_LIMIT_PER_KEY: { parse: int(1), def: '120', doc: 'requests per minute per API key' },
   RATE_LIMIT_VERIFY_PER_SHOP: { parse: int(1), def: '240', doc: 'verify requests per minute per shop' },
   RATE_LIMIT_DASHBOARD: { parse: int(1), def: '120', doc: 'dashboard requests per minute per client' },
+  RATE_LIMIT_NODES: {
+    parse: int(1),
+    def: '1',
+    doc: 'API nodes to assume when Redis is lost: each node then enforces limit / nodes (nodes seen in Redis count too)',
+  },
   RATE_LIMIT_LOGIN: { parse: int(1), def: '5', doc: 'login attempts per minute per account and per address' },
   TEST_QUOTA_LIMIT: { parse: int(0), def: '200', doc: 'calls per month for sk_test_ keys per shop' },
   IMAGE_CACHE_HOURS: { parse: int(1, 24 * 30), def: '24', doc: 'same-image replay window' },

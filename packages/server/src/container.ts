@@ -11,6 +11,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
 import { createMemoryBus, type ResultsBus } from './lib/results-bus.js';
 import { createRedisBus } from './lib/results-bus-redis.js';
+import { watchRedis } from './lib/redis-state.js';
 import { createOutboxWorker } from './outbox/outbox-worker.js';
 import type { OutboxHandlers } from './outbox/outbox-types.js';
 import { createWebhookModule } from './modules/webhooks/webhook-module.js';
@@ -19,7 +20,7 @@ import { createAuditService } from './modules/audit/audit-service.js';
 import { createPayeeService } from './modules/payees/payee-service.js';
 import { createPlanService, loadCatalogue } from './modules/plans/plan-service.js';
 import { createQuotaService } from './modules/quota/quota-service.js';
-import { createDbTestUsageCounter, createRedisTestUsageCounter } from './modules/quota/test-usage-counter.js';
+import { createDbTestUsageCounter } from './modules/quota/test-usage-counter.js';
 import { createShopService } from './modules/shops/shop-service.js';
 import { createTransactionService } from './modules/transactions/transaction-service.js';
 import { createCheckerFromConfig } from './modules/checker/checker-factory.js';
@@ -113,12 +114,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const { db } = handle;
   await migrateToLatest(db, overrides.migrationSchema);
   // Redis is an accelerator, never a single point of failure: while it is down, commands fail fast
-  // (no offline queue, a short command timeout) and every caller falls back (limits fail open, the
-  // test counter reads as null, the bus stays local).
+  // (no offline queue, a short command timeout) and every caller falls back (each node enforces its
+  // share of every limit, the bus stays local). docs/operations.md "Redis lost" lists what degrades.
   const redis = config.REDIS_URL
     ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000, connectTimeout: 2000 })
     : null;
   redis?.on('error', () => undefined); // reported by /health
+  const redisState = redis ? watchRedis(redis, logger) : null;
   if (redis)
     await new Promise<void>((resolve) => {
       redis.once('ready', resolve);
@@ -131,10 +133,13 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const shops = createShopService({ db, clock, audit, plans });
   const payees = createPayeeService({ db, clock, audit });
   const apiKeys = createApiKeyService({ db, clock, audit, shops, plans });
-  const testCounter = redis ? createRedisTestUsageCounter(redis) : createDbTestUsageCounter(db, clock);
+  // Test-key usage is counted in the database even with Redis: a check cannot run without the database,
+  // so the test cap is always measurable and a test call never falls back onto the paid live pool.
+  const testCounter = createDbTestUsageCounter(db, clock);
   const quota = createQuotaService({ db, clock, audit, testCounter, timeZone: config.TIME_ZONE, testQuotaLimit: config.TEST_QUOTA_LIMIT });
   const transactions = createTransactionService({ db });
-  const rateLimiter = overrides.rateLimiter ?? (redis ? createRedisRateLimiter(redis) : createMemoryRateLimiter());
+  const rateLimiter =
+    overrides.rateLimiter ?? (redis ? createRedisRateLimiter(redis, { minNodes: config.RATE_LIMIT_NODES }) : createMemoryRateLimiter());
   const bus = overrides.bus ?? (redis ? createRedisBus(redis) : createMemoryBus());
 
   const closers: Array<() => Promise<void>> = [];
@@ -236,6 +241,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     sessions,
     tokens: dashboardTokens,
     hasher,
+    outboxHandlers: accountHandlers,
   } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
   // The dashboard's read models, staff seats and personal-data rights (one password hasher, shared with accounts).
   const overview = createOverviewService({ transactions, clock, timeZone: config.TIME_ZONE });
@@ -288,7 +294,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     onMailError: (err) => logger.warn({ code: (err as { code?: string }).code }, 'erasure confirmation mail failed'),
   });
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).
-  const outboxHandlers: OutboxHandlers = { ...line.outboxHandlers, ...webhookModule.handlers };
+  const outboxHandlers: OutboxHandlers = { ...line.outboxHandlers, ...webhookModule.handlers, ...accountHandlers };
   // owner.alert tells every channel: LINE push (line module) and e-mail (mail module).
   outboxHandlers[OWNER_ALERT_JOB] = composeHandlers(
     line.outboxHandlers[OWNER_ALERT_JOB],
@@ -425,6 +431,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       for (const fn of closers.reverse()) await fn().catch(() => undefined);
       await apiKeys.close();
       await bus.close();
+      rateLimiter.close?.();
+      redisState?.stop();
       redis?.disconnect();
       if (!overrides.dbHandle) await handle.close();
     },

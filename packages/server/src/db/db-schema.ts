@@ -1,5 +1,5 @@
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../modules/webhooks/webhook-tables.js';
-import type { LineLoginCodesTable, LineLoginsTable } from '../modules/line-login/line-login-tables.js';
+import type { LineIdTokensTable, LineLoginCodesTable, LineLoginsTable } from '../modules/line-login/line-login-tables.js';
 import type { DailySummariesTable } from '../modules/reports/reports-tables.js';
 import type {
   LineChannelsTable,
@@ -184,6 +184,8 @@ export interface UserSessionsTable {
   revoke_reason: string | null;
   /** dashboard | miniapp: shown on the security screen; unlinking LINE revokes the miniapp ones */
   kind: string;
+  /** The LINE user whose ID token opened the session (mini-app or dashboard); null for password sessions. */
+  line_user_id: string | null;
 }
 
 export interface RefreshTokensTable {
@@ -258,5 +260,6 @@ export interface Database {
   line_push_usage: LinePushUsageTable;
   line_logins: LineLoginsTable;
   line_login_codes: LineLoginCodesTable;
+  line_id_tokens: LineIdTokensTable;
   daily_summaries: DailySummariesTable;
 }

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006-crash-safe-charging.js';
 import * as m0007 from './migrations/0007-line-delivery.js';
 import * as m0010 from './migrations/0010-reports.js';
 import * as m0011 from './migrations/0011-line-login.js';
+import * as m0014 from './migrations/0014-line-sessions.js';
 import * as m0016 from './migrations/0016-record-payee.js';
 
 /**
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0007-line-delivery': m0007,
   '0010-reports': m0010,
   '0011-line-login': m0011,
+  '0014-line-sessions': m0014,
   '0016-record-payee': m0016,
 };
 

@@ -18,6 +18,7 @@ import { rejectControlCharacters, rejectNonDecimalNumbers } from './input-guard.
 import { registerWebApp } from './web-static.js';
 import { enrichOpenApi } from './openapi-document.js';
 import { metrics } from '../lib/metrics.js';
+import { TLS_PROFILE } from './tls.js';
 
 export const VERSION = '0.1.0';
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
@@ -42,9 +43,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     connectionsCheckingInterval: Math.min(1000, Math.floor(c.config.HTTP_HEADERS_TIMEOUT_MS / 4)),
   };
   const app = Fastify({
-    ...(opts.https
-      ? { https: { cert: opts.https.cert, key: opts.https.key, minVersion: 'TLSv1.2' as const, ...timeouts } }
-      : { http: timeouts }),
+    ...(opts.https ? { https: { cert: opts.https.cert, key: opts.https.key, ...TLS_PROFILE, ...timeouts } } : { http: timeouts }),
     requestTimeout: c.config.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeout: c.config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: clientErrorHandler({ timeZone: c.config.TIME_ZONE, now: () => c.clock.now() }),

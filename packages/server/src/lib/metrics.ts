@@ -134,6 +134,16 @@ export const metrics = {
     labelNames: ['kind', 'outcome'] as const,
     registers: [registry],
   }),
+  redisUp: new Gauge({
+    name: 'slipcheck_redis_up',
+    help: 'Whether this node reaches Redis (1) or not (0); 0 means limits are per node and live updates stay on the node (docs/operations.md)',
+    registers: [registry],
+  }),
+  rateLimitFallback: new Gauge({
+    name: 'slipcheck_rate_limit_fallback',
+    help: 'Rate limiters enforcing per-node shares because Redis cannot be reached (0 while Redis answers)',
+    registers: [registry],
+  }),
   rateLimitRefusals: new Counter({
     name: 'slipcheck_rate_limit_refusals_total',
     help: 'Rate-limit refusals (429) by the limit that refused (key, verify, dashboard, login); a sign-in over both its budgets counts twice',

@@ -37,6 +37,7 @@ const OWNER: Record<string, string> = {
   line_push_usage: 'line',
   line_logins: 'line-login',
   line_login_codes: 'line-login',
+  line_id_tokens: 'line-login',
   daily_summaries: 'reports',
 };
 

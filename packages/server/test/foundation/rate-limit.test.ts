@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metrics } from '../../src/lib/metrics.js';
 import { addressKey, createMemoryRateLimiter, createRedisRateLimiter, limitFamily } from '../../src/lib/rate-limiter.js';
 import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { startTcpRelay } from '../helpers/tcp-relay.js';
 
 const REDIS = process.env.TEST_REDIS_URL;
 const hex = () => randomInt(1, 0xffff).toString(16);
@@ -85,16 +86,54 @@ describe.skipIf(!REDIS)('Redis limiter', () => {
   });
 });
 
+describe.skipIf(!REDIS)('Redis lost: the node count comes from Redis', () => {
+  it('a node that saw another node in Redis enforces half a limit once Redis is cut (RATE_LIMIT_NODES left at 1)', async () => {
+    const relay = await startTcpRelay(REDIS!);
+    const opts = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000 };
+    const ra = new Redis(relay.url, opts);
+    const rb = new Redis(REDIS!, opts);
+    ra.on('error', () => undefined);
+    try {
+      await Promise.all([ra, rb].map((r) => new Promise((res) => r.once('ready', res))));
+      const at = () => Date.parse('2026-11-23T10:00:10Z');
+      const a = createRedisRateLimiter(ra, { now: at });
+      const b = createRedisRateLimiter(rb, { now: at });
+      const key = `test:nodes:${hex()}${hex()}`;
+      await b.hit(key, 10); // b notes itself first
+      await a.hit(key, 10); // a's note reads two nodes (at least: other runs on this Redis count too)
+      relay.cut();
+      await new Promise((r) => setTimeout(r, 100));
+      const allowed: boolean[] = [];
+      for (let i = 0; i < 10; i++) allowed.push((await a.hit(key, 10)).allowed);
+      // a served 1 in this window before the cut; its share is at most 10 / 2 = 5.
+      expect(allowed.filter(Boolean).length).toBeLessThanOrEqual(4);
+      a.close?.();
+    } finally {
+      ra.disconnect();
+      rb.disconnect();
+      await relay.close();
+    }
+  });
+});
+
 describe('Redis down', () => {
-  it('fails open at once: every hit is allowed, nothing throws', async () => {
+  it('fails at once to this node’s own count, never to no limit; nothing throws', async () => {
     // Nothing listens on port 1; the container's options (no offline queue) make commands fail fast.
     const dead = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
     dead.on('error', () => undefined);
     try {
-      const rl = createRedisRateLimiter(dead);
+      const at = () => Date.parse('2026-11-23T10:00:10Z');
+      const rl = createRedisRateLimiter(dead, { now: at });
       const t0 = Date.now();
-      for (let i = 0; i < 5; i++) expect(await rl.hit('k', 1)).toMatchObject({ allowed: true });
+      const allowed: boolean[] = [];
+      for (let i = 0; i < 5; i++) allowed.push((await rl.hit('k', 3)).allowed);
+      expect(allowed).toEqual([true, true, true, false, false]);
       expect(Date.now() - t0).toBeLessThan(1000);
+      // A node that saw two nodes (RATE_LIMIT_NODES=2) lets through its half.
+      const half = createRedisRateLimiter(dead, { now: at, minNodes: 2 });
+      const halves: boolean[] = [];
+      for (let i = 0; i < 4; i++) halves.push((await half.hit('k', 4)).allowed);
+      expect(halves).toEqual([true, true, false, false]);
     } finally {
       dead.disconnect();
     }

@@ -40,32 +40,43 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
   const tokenFor = (sub: string, over: Partial<{ aud: string; exp: number; iss: string; nonce: string }> = {}) =>
     fake.issue({ sub, aud: CHANNEL_ID, exp: nowSec() + 600, name: 'สมชาย', ...over });
   const ip = () => `10.77.${++seq % 250}.${(seq * 7) % 250}`;
-  const miniSignIn = (idToken: string, shopId?: string, remoteAddress = ip()) =>
-    h.app.inject({
+  /** The mini-app asks for a sign-in nonce first: it comes back in the body and in a signed cookie. */
+  const newNonce = async () => {
+    const res = await h.app.inject({ method: 'POST', url: '/api/miniapp/nonce', headers: { origin: ORIGIN } });
+    expect(res.statusCode).toBe(200);
+    const cookie = /^(slipcheck_line_nonce=[^;]+)/.exec(String([res.headers['set-cookie']].flat()[0]))![1]!;
+    return { nonce: res.json().data.nonce as string, cookie };
+  };
+  const miniSignIn = async (idToken: string, shopId?: string, remoteAddress = ip(), n?: { nonce: string; cookie: string }) => {
+    const { nonce, cookie } = n ?? (await newNonce());
+    return h.app.inject({
       method: 'POST',
       url: '/api/miniapp/auth/line',
       remoteAddress,
-      headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` },
-      payload: { idToken, ...(shopId ? { shopId } : {}) },
+      headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0`, cookie },
+      payload: { idToken, nonce, ...(shopId ? { shopId } : {}) },
     });
+  };
   const newCode = async (o: { auth: Record<string, string> }) => {
     const res = await h.app.inject({ method: 'POST', url: '/api/dashboard/line-login/code', headers: o.auth });
     expect(res.statusCode).toBe(201);
     return res.json().data as { code: string; expiresAt: string; miniAppUrl: string };
   };
-  const link = (idToken: string, code: string) =>
-    h.app.inject({
+  const link = async (idToken: string, code: string) => {
+    const { nonce, cookie } = await newNonce();
+    return h.app.inject({
       method: 'POST',
       url: '/api/miniapp/link',
       remoteAddress: ip(),
-      headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0` },
-      payload: { idToken, code },
+      headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0`, cookie },
+      payload: { idToken, code, nonce },
     });
+  };
   const linkedOwner = async (): Promise<{ o: Owner; sub: string }> => {
     const o = await signup(h);
     const sub = fake.lineUserId();
     const res = await link(tokenFor(sub), (await newCode(o)).code);
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode, res.body).toBe(200);
     return { o, sub };
   };
   const joinStaff = async (o: Owner) => {
@@ -85,6 +96,12 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     expect(res.statusCode).toBe(201);
     return { auth: { authorization: `Bearer ${res.json().data.accessToken}` }, userId: res.json().data.user.id as string };
   };
+  const refreshWith = (cookie: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/api/dashboard/auth/refresh',
+      headers: { cookie: `slipcheck_refresh=${cookie}`, origin: ORIGIN, 'user-agent': UA },
+    });
   const sessionsOf = async (auth: Record<string, string>) =>
     (await h.app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: auth })).json().data.items as Array<{
       kind: string;
@@ -132,7 +149,7 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     const res = await miniSignIn(tokenFor(fake.lineUserId()));
     expect(res.statusCode).toBe(403);
     expect(res.json().code).toBe('LINE_NOT_LINKED');
-    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(String(res.headers['set-cookie'] ?? '')).not.toMatch(/slipcheck_refresh=/);
     expect(res.body).not.toMatch(/shop_/);
   });
 
@@ -203,6 +220,22 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     const foreign = await miniSignIn(tokenFor(sub), stranger.shopId);
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json().code).toBe('LINE_NOT_LINKED');
+    // The switcher moves the current session (no second use of the ID token): the old session ends.
+    const sw = (cookie: string, shopId: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/miniapp/switch',
+        headers: { origin: ORIGIN, cookie: `slipcheck_refresh=${cookie}`, 'user-agent': UA },
+        payload: { shopId },
+      });
+    const firstCookie = cookieFrom(first)!;
+    const moved = await sw(firstCookie, ownerB.shopId);
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json().data).toMatchObject({ shop: { id: ownerB.shopId }, user: { role: 'staff' } });
+    expect((await refreshWith(firstCookie)).statusCode).toBe(401);
+    expect((await sw(cookieFrom(moved)!, stranger.shopId)).json().code).toBe('LINE_NOT_LINKED');
+    // A password session has no LINE user to switch with.
+    expect((await sw(ownerB.refresh, ownerA.shopId)).statusCode).toBe(403);
   });
 
   it('offers only the shops the LINE user may still enter, by shop name: not as a disabled person, not in an erased shop', async () => {
@@ -298,5 +331,114 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     const cookie2 = /^(slipcheck_line_oauth=[^;]+)/.exec(String([start2.headers['set-cookie']].flat()[0]))![1];
     const denied = await cb(new URL(back2.headers.get('location')!).search, cookie2);
     expect(denied.headers.location).toBe('/login?line=LINE_NOT_LINKED');
+  });
+
+  /** "Log in with LINE" on the dashboard, end to end through the fake: the refresh cookie it sets. */
+  const dashboardLineLogin = async (sub: string) => {
+    const start = await h.app.inject({ method: 'GET', url: '/api/dashboard/auth/line/start' });
+    const oauthCookie = /^(slipcheck_line_oauth=[^;]+)/.exec(String([start.headers['set-cookie']].flat()[0]))![1]!;
+    fake.state.authorizeAs = { sub };
+    const back = await fetch(String(start.headers.location), { redirect: 'manual' });
+    const cb = await h.app.inject({
+      method: 'GET',
+      url: `/api/dashboard/auth/line/callback${new URL(back.headers.get('location')!).search}`,
+      headers: { cookie: oauthCookie, 'user-agent': UA },
+    });
+    expect(cb.headers.location).toBe('/');
+    return cookieFrom(cb)!;
+  };
+
+  it('unlinking LINE ends every session that LINE identity opened: the mini-app and the dashboard "Log in with LINE"', async () => {
+    const { o, sub } = await linkedOwner();
+    const viaLine = await dashboardLineLogin(sub);
+    const mini = await miniSignIn(tokenFor(sub));
+    expect(mini.statusCode).toBe(200);
+    const unlink = await h.app.inject({ method: 'DELETE', url: '/api/dashboard/line-login', headers: o.auth });
+    expect(unlink.statusCode).toBe(204);
+    const r = await refreshWith(viaLine);
+    expect(r.statusCode).toBe(401);
+    expect((await refreshWith(cookieFrom(mini)!)).statusCode).toBe(401);
+    // The password session of the same person is not LINE's to end.
+    expect((await refreshWith(o.refresh)).statusCode).toBe(200);
+  });
+
+  it('removing a staff member ends the sessions LINE opened for them, on every surface', async () => {
+    const owner = await signup(h, { shopName: 'ร้าน staff' });
+    await h.c.shops.setPlan(owner.shopId, 'GROWTH', 'test');
+    const staff = await joinStaff(owner);
+    const sub = fake.lineUserId();
+    expect((await link(tokenFor(sub), (await newCode(staff)).code)).statusCode).toBe(200);
+    const viaLine = await dashboardLineLogin(sub);
+    const mini = cookieFrom(await miniSignIn(tokenFor(sub)))!;
+    const removed = await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/members/${staff.userId}`, headers: owner.auth });
+    expect(removed.statusCode).toBe(200);
+    expect((await refreshWith(viaLine)).statusCode).toBe(401);
+    expect((await refreshWith(mini)).statusCode).toBe(401);
+  });
+
+  it('an ID token opens one session only: the same token again is refused, on either surface', async () => {
+    const { sub } = await linkedOwner();
+    const t = tokenFor(sub);
+    expect((await miniSignIn(t)).statusCode).toBe(200);
+    const second = await miniSignIn(t);
+    expect(second.statusCode).toBe(401);
+    expect(second.json().code).toBe('LINE_TOKEN_INVALID');
+    expect(second.headers['set-cookie'] ?? '').not.toMatch(/slipcheck_refresh=rt_/);
+    // A refused sign-in (not linked) does not spend the token: the same token can then carry the link.
+    const fresh = fake.lineUserId();
+    const t2 = tokenFor(fresh);
+    expect((await miniSignIn(t2)).json().code).toBe('LINE_NOT_LINKED');
+    const o2 = await signup(h);
+    expect((await link(t2, (await newCode(o2)).code)).statusCode).toBe(200);
+    const again = await link(t2, (await newCode(o2)).code);
+    expect(again.statusCode).toBe(401);
+    // The spent token is remembered until it expires, as a hash only.
+    const rows = await h.c.db
+      .selectFrom('line_id_tokens' as never)
+      .selectAll()
+      .execute();
+    expect(JSON.stringify(rows)).not.toContain(t.split('.')[2]);
+  });
+
+  it('refuses iat in the future beyond a small skew and exp further ahead than LINE issues', async () => {
+    const { sub } = await linkedOwner();
+    const future = await miniSignIn(tokenFor(sub, { iat: nowSec() + 600, exp: nowSec() + 4200 } as never));
+    expect(future.statusCode).toBe(401);
+    expect(future.json().code).toBe('LINE_TOKEN_INVALID');
+    const longLived = await miniSignIn(tokenFor(sub, { iat: nowSec(), exp: nowSec() + 24 * 3600 } as never));
+    expect(longLived.statusCode).toBe(401);
+    // A few seconds of clock skew is fine.
+    expect((await miniSignIn(tokenFor(sub, { iat: nowSec() + 5, exp: nowSec() + 3605 } as never))).statusCode).toBe(200);
+  });
+
+  it('the mini-app sign-in carries a nonce: none, a forged one, a spent one or a token made for another nonce is refused', async () => {
+    const { sub } = await linkedOwner();
+    const none = await h.app.inject({
+      method: 'POST',
+      url: '/api/miniapp/auth/line',
+      remoteAddress: ip(),
+      headers: { origin: ORIGIN },
+      payload: { idToken: tokenFor(sub) },
+    });
+    expect(none.statusCode).toBe(400);
+    const n = await newNonce();
+    const noCookie = await h.app.inject({
+      method: 'POST',
+      url: '/api/miniapp/auth/line',
+      remoteAddress: ip(),
+      headers: { origin: ORIGIN },
+      payload: { idToken: tokenFor(sub), nonce: n.nonce },
+    });
+    expect(noCookie.statusCode).toBe(401);
+    expect((await miniSignIn(tokenFor(sub), undefined, ip(), { nonce: 'x'.repeat(22), cookie: n.cookie })).statusCode).toBe(401);
+    // A token LINE issued for another nonce.
+    expect((await miniSignIn(tokenFor(sub, { nonce: 'someone-elses-nonce' }), undefined, ip(), n)).statusCode).toBe(401);
+    // A token issued for this nonce.
+    const n2 = await newNonce();
+    const ok = await miniSignIn(tokenFor(sub, { nonce: n2.nonce }), undefined, ip(), n2);
+    expect(ok.statusCode).toBe(200);
+    expect(String([ok.headers['set-cookie']].flat())).toMatch(/slipcheck_line_nonce=;/);
+    // The same nonce and cookie again (a copied request) are refused, even with a new token.
+    expect((await miniSignIn(tokenFor(sub), undefined, ip(), n2)).statusCode).toBe(401);
   });
 });

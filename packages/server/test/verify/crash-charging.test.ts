@@ -23,14 +23,14 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-// With TEST_REDIS_URL the test-key case also runs with the test-usage counter in Redis (both nodes on it).
+// With TEST_REDIS_URL the test-key case also runs with Redis configured (both nodes on it; the test counter stays in the database).
 const VARIANTS: Array<{ kind: (typeof DB_KINDS)[number]; redis: string }> = [
   ...DB_KINDS.map((kind) => ({ kind, redis: '' })),
   ...(process.env.TEST_REDIS_URL ? [{ kind: 'sqlite' as const, redis: process.env.TEST_REDIS_URL }] : []),
 ];
 
 for (const { kind, redis } of VARIANTS) {
-  describe(`a node killed between reserve and record [${kind}${redis ? ', Redis test counter' : ''}]`, () => {
+  describe(`a node killed between reserve and record [${kind}${redis ? ', with Redis' : ''}]`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;

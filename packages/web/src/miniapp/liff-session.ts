@@ -61,20 +61,40 @@ const saveShop = (id: string) => {
   }
 };
 
+/**
+ * Every sign-in attempt carries a fresh one-time nonce from the service (it also sets it in an HttpOnly
+ * cookie and checks that both match), and the service accepts each ID token once.
+ */
+async function freshNonce(): Promise<string> {
+  return (await api<{ nonce: string }>('/api/miniapp/nonce', { method: 'POST', noAuth: true })).nonce;
+}
+
 export async function signInWithLine(idToken: string, shopId?: string): Promise<MiniAuth> {
   try {
+    const nonce = await freshNonce();
     return remember(
-      await api<MiniAuth>('/api/miniapp/auth/line', { method: 'POST', body: { idToken, ...(shopId ? { shopId } : {}) }, noAuth: true }),
+      await api<MiniAuth>('/api/miniapp/auth/line', {
+        method: 'POST',
+        body: { idToken, nonce, ...(shopId ? { shopId } : {}) },
+        noAuth: true,
+      }),
     );
   } catch (e) {
-    // A remembered shop the person no longer belongs to: fall back to their first shop.
+    // A remembered shop the person no longer belongs to: fall back to their first shop (the refused
+    // attempt did not spend the token).
     if (shopId && e instanceof ApiError && e.code === 'LINE_NOT_LINKED') return signInWithLine(idToken);
     throw e;
   }
 }
 
 export async function linkWithCode(idToken: string, code: string): Promise<MiniAuth> {
-  return remember(await api<MiniAuth>('/api/miniapp/link', { method: 'POST', body: { idToken, code: code.trim() }, noAuth: true }));
+  const nonce = await freshNonce();
+  return remember(await api<MiniAuth>('/api/miniapp/link', { method: 'POST', body: { idToken, nonce, code: code.trim() }, noAuth: true }));
+}
+
+/** The shop switcher moves the current session (its refresh cookie): an ID token is never used twice. */
+export async function switchShop(shopId: string): Promise<MiniAuth> {
+  return remember(await api<MiniAuth>('/api/miniapp/switch', { method: 'POST', body: { shopId }, noAuth: true }));
 }
 
 function remember(a: MiniAuth): MiniAuth {

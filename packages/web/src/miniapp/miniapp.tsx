@@ -11,7 +11,7 @@ import { CheckingNotice, SlipPickers } from '../components/slip-check';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart } from '../lib/format';
 import { amountQuery, formatBaht, satangFromAmount } from '../lib/money';
-import { linkWithCode, liffIdToken, savedShop, signInWithLine, type MiniAuth, type MiniConfig } from './liff-session';
+import { linkWithCode, liffIdToken, savedShop, signInWithLine, switchShop, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';
 
 type Phase =
@@ -66,9 +66,7 @@ export function MiniApp() {
       {phase.kind === 'ready' && (
         <Signed
           auth={phase.auth}
-          onSwitch={async (shopId) =>
-            setPhase({ kind: 'ready', auth: await signInWithLine(phase.idToken, shopId), idToken: phase.idToken })
-          }
+          onSwitch={async (shopId) => setPhase({ kind: 'ready', auth: await switchShop(shopId), idToken: phase.idToken })}
         />
       )}
     </div>

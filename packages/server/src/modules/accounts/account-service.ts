@@ -12,6 +12,8 @@ import type { Shop, ShopService } from '../shops/shop-service.js';
 import { normaliseEmail, validatePassword, type PasswordHasher } from './password-hasher.js';
 import { sha256, type ClientInfo, type SessionService, type SessionView } from './session-service.js';
 import { createAccountsRepo } from './accounts-repo.js';
+import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { PASSWORD_RESET_JOB } from './password-reset-job.js';
 
 export const RESET_TTL_MIN = 60;
 
@@ -240,14 +242,26 @@ export function createAccountService(deps: AccountDeps) {
       );
     },
 
-    /** Same answer whether or not the address has an account (no account discovery). */
+    /**
+     * Same answer and the same work whether or not the address has an account (no account discovery,
+     * by content or by time): one outbox row, whatever the address. The worker runs deliverPasswordReset.
+     */
     async requestPasswordReset(emailInput: string, client: ClientInfo): Promise<void> {
       let email: string;
       try {
         email = normaliseEmail(emailInput);
       } catch {
-        return;
+        return; // the address's shape is the requester's own input: refusing it tells nothing
       }
+      await enqueueOutbox(
+        db,
+        { kind: PASSWORD_RESET_JOB, payload: { email, ip: client.ip, userAgent: client.userAgent?.slice(0, 200) ?? null } },
+        clock.now(),
+      );
+    },
+
+    /** The worker's half of a reset request: a link for an account, nothing for an unknown address. */
+    async deliverPasswordReset(email: string, client: ClientInfo): Promise<void> {
       const row = await activeUserByEmail(email);
       if (!row) return;
       const token = `pr_${randomBytes(32).toString('base64url')}`;

@@ -9,6 +9,7 @@ import { createAccessTokens } from './access-tokens.js';
 import { createAccountService } from './account-service.js';
 import { createPasswordHasher } from './password-hasher.js';
 import { createSessionService } from './session-service.js';
+import { createPasswordResetHandler, PASSWORD_RESET_JOB } from './password-reset-job.js';
 
 export const publicUrlOf = (config: Pick<Config, 'PUBLIC_URL' | 'HOST' | 'PORT'>) =>
   (config.PUBLIC_URL || `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
@@ -40,6 +41,8 @@ export function createAccountsModule(deps: {
     publicUrl: publicUrlOf(config),
     timeZone: config.TIME_ZONE,
   });
-  return { accounts, sessions, tokens, hasher };
+  // Outbox handlers this module owns (registered by the container).
+  const outboxHandlers = { [PASSWORD_RESET_JOB]: createPasswordResetHandler(accounts) };
+  return { accounts, sessions, tokens, hasher, outboxHandlers };
 }
 export type AccountsModule = ReturnType<typeof createAccountsModule>;

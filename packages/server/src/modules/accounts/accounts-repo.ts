@@ -163,10 +163,15 @@ export function createAccountsRepo(db: Db) {
       return Number(r.numUpdatedRows);
     },
     /** Ids of the person's unrevoked sessions, optionally but one and of one kind. */
-    async unrevokedSessionIds(userId: string, only: { exceptSessionId?: string; kind?: string }, trx: Db = db): Promise<string[]> {
+    async unrevokedSessionIds(
+      userId: string,
+      only: { exceptSessionId?: string; kind?: string; lineUserId?: string },
+      trx: Db = db,
+    ): Promise<string[]> {
       let q = trx.selectFrom('user_sessions').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null);
       if (only.exceptSessionId) q = q.where('id', '!=', only.exceptSessionId);
       if (only.kind) q = q.where('kind', '=', only.kind);
+      if (only.lineUserId) q = q.where('line_user_id', '=', only.lineUserId);
       return (await q.execute()).map((r) => r.id);
     },
     /** One of the person's sessions (revoked ones included), or undefined. */

@@ -90,7 +90,14 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       return !(await repo.hasSessionWithFingerprint(userId, deviceFingerprint(client.userAgent, client.ip)));
     },
 
-    async start(user: { id: string; shopId: string }, client: ClientInfo, trx: Db = db, kind: SessionKind = 'dashboard') {
+    /** `lineUserId`: the LINE user whose ID token opened it (unlinking that LINE user ends the session). */
+    async start(
+      user: { id: string; shopId: string },
+      client: ClientInfo,
+      trx: Db = db,
+      kind: SessionKind = 'dashboard',
+      lineUserId: string | null = null,
+    ) {
       const now = clock.now();
       const row: UserSessionsTable = {
         id: newId('ses'),
@@ -105,6 +112,7 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
         revoked_at: null,
         revoke_reason: null,
         kind,
+        line_user_id: lineUserId,
       };
       await repo.insertSession(row, trx);
       const refreshToken = await insertToken(trx, row.id, now);
@@ -115,7 +123,7 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
     async rotate(
       presented: string,
       client: ClientInfo,
-    ): Promise<{ session: SessionView; userId: string; shopId: string; refreshToken: string }> {
+    ): Promise<{ session: SessionView; userId: string; shopId: string; refreshToken: string; lineUserId: string | null }> {
       const invalid = () => new AppError('REFRESH_INVALID', 401, 'The session has ended; sign in again');
       if (!/^rt_[A-Za-z0-9_-]{40,60}$/.test(presented)) throw invalid();
       const now = clock.now();
@@ -156,7 +164,13 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       if (out.kind === 'invalid') throw invalid();
       if (out.kind === 'reused')
         throw new AppError('REFRESH_REUSED', 401, 'This sign-in link was used twice, so the session was ended for safety; sign in again');
-      return { session: view(out.row), userId: out.row.user_id, shopId: out.row.shop_id, refreshToken: out.refreshToken };
+      return {
+        session: view(out.row),
+        userId: out.row.user_id,
+        shopId: out.row.shop_id,
+        refreshToken: out.refreshToken,
+        lineUserId: out.row.line_user_id ?? null,
+      };
     },
 
     /** The session behind a refresh token, without rotating (logout). */
@@ -191,10 +205,23 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
 
     async revokeAll(
       userId: string,
-      ctx: { actor: string; shopId: string; ip: string | null; reason: string; exceptSessionId?: string; kind?: SessionKind },
+      ctx: {
+        actor: string;
+        shopId: string;
+        ip: string | null;
+        reason: string;
+        exceptSessionId?: string;
+        kind?: SessionKind;
+        /** Only the sessions this LINE user's ID tokens opened, on every surface. */
+        lineUserId?: string;
+      },
       trx: Db = db,
     ): Promise<number> {
-      const ids = await repo.unrevokedSessionIds(userId, { exceptSessionId: ctx.exceptSessionId, kind: ctx.kind }, trx);
+      const ids = await repo.unrevokedSessionIds(
+        userId,
+        { exceptSessionId: ctx.exceptSessionId, kind: ctx.kind, lineUserId: ctx.lineUserId },
+        trx,
+      );
       const n = await revokeWhere(trx, ids, ctx.reason);
       if (n)
         await audit.record(

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type TSchema } from 'typebox';
 import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
+import { metrics } from '../../lib/metrics.js';
 
 export interface HealthDeps {
   db: Db;
@@ -72,21 +73,27 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthDeps> = async (app, d
         schema: {
           tags: ['health'],
           operationId: id('getHealth'),
-          summary: 'Readiness: database (and Redis when configured, and the slip decoder once started)',
+          summary:
+            'Readiness: 200 while the database and the slip decoder answer (Redis down or a checker account problem is reported as degraded, still 200)',
           response: { 200: ref(HealthBody), 503: ref(HealthBody) },
         },
       },
       async (_req, reply) => {
         const database = await timed(() => sql`select 1`.execute(deps.db));
         const redis = deps.pingRedis ? await timed(deps.pingRedis) : undefined;
+        // Ready means "send me traffic": the service does its job without Redis (limits per node, test
+        // usage in the database, live updates per node), so a lost Redis is reported, not a reason to
+        // drop every node from the balancer at once. The database, the decoder pool and draining are.
         const decoderStatus = deps.decoder?.() ?? null;
         const decoder = decoderStatus ? { status: decoderStatus, latencyMs: 0 } : undefined;
-        const ok = database.status === 'up' && (!redis || redis.status === 'up') && decoder?.status !== 'down' && !deps.draining?.();
+        const ready = database.status === 'up' && decoder?.status !== 'down' && !deps.draining?.();
         const c = deps.checker?.();
         const checker = c ? { status: c.status, problems: [...new Set(c.upstreams.map((u) => u.problem))] } : undefined;
-        reply.status(ok ? 200 : 503);
+        const full = ready && (!redis || redis.status === 'up') && checker?.status !== 'degraded';
+        if (redis) metrics.redisUp.set(redis.status === 'up' ? 1 : 0);
+        reply.status(ready ? 200 : 503);
         return {
-          status: ok && checker?.status !== 'degraded' ? ('ok' as const) : ('degraded' as const),
+          status: full ? ('ok' as const) : ('degraded' as const),
           checks: { database, ...(redis ? { redis } : {}), ...(decoder ? { decoder } : {}), ...(checker ? { checker } : {}) },
           timestamp: new Date().toISOString(),
         };

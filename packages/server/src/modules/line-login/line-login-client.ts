@@ -1,10 +1,19 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.js';
 
 /** What the service keeps of a verified LINE ID token. */
 export interface LineIdentity {
   lineUserId: string;
   name: string | null;
+  /** SHA-256 of the token and its expiry: the token opens one session, remembered until it expires. */
+  tokenHash: string;
+  expiresAt: Date;
 }
+
+/** LINE issues ID tokens valid for one hour. */
+export const LINE_ID_TOKEN_TTL_SEC = 3600;
+/** Clock skew accepted between LINE's clock and ours. */
+export const LINE_CLOCK_SKEW_SEC = 60;
 
 export interface LineLoginClientDeps {
   /** `{LINE_API_BASE_URL}`: the verify and token endpoints live under /oauth2/v2.1 there. */
@@ -50,7 +59,12 @@ export function createLineLoginClient(deps: LineLoginClientDeps) {
     return { status: res.status, body };
   }
 
-  async function verifyIdToken(idToken: string, nonce?: string): Promise<LineIdentity> {
+  /**
+   * `nonce`: the token must carry exactly this nonce (the dashboard's OAuth flow sets it at LINE).
+   * `nonceIfPresent`: the mini-app's nonce: LIFF does not let a page choose the nonce LINE puts in its
+   * token, so the route checks the nonce round trip itself and a token that does carry one must match.
+   */
+  async function verifyIdToken(idToken: string, nonce?: string, opts: { nonceIfPresent?: string } = {}): Promise<LineIdentity> {
     if (!deps.channelId) throw new AppError('LINE_LOGIN_DISABLED', 404, 'Sign-in with LINE is not set up on this service');
     const { status, body } = await postForm('/oauth2/v2.1/verify', {
       id_token: idToken,
@@ -63,9 +77,20 @@ export function createLineLoginClient(deps: LineLoginClientDeps) {
     if (body.iss !== ISSUER) throw rejected('wrong issuer');
     if (body.aud !== deps.channelId) throw rejected('the token was made for another channel');
     if (typeof body.exp !== 'number' || body.exp <= nowSec) throw rejected('the token has expired');
+    // A token from the future, or one living longer than LINE issues them, was not made by LINE for us.
+    if (typeof body.iat !== 'number' || body.iat > nowSec + LINE_CLOCK_SKEW_SEC) throw rejected('the token is not valid yet');
+    if (body.exp - body.iat > LINE_ID_TOKEN_TTL_SEC || body.exp > nowSec + LINE_ID_TOKEN_TTL_SEC + LINE_CLOCK_SKEW_SEC)
+      throw rejected('the token lives longer than LINE issues them');
     if (nonce !== undefined && body.nonce !== nonce) throw rejected('the sign-in attempt does not match');
+    if (opts.nonceIfPresent !== undefined && body.nonce !== undefined && body.nonce !== opts.nonceIfPresent)
+      throw rejected('the sign-in attempt does not match');
     if (typeof body.sub !== 'string' || !/^U[0-9a-f]{32}$/.test(body.sub)) throw rejected('no LINE user in the token');
-    return { lineUserId: body.sub, name: typeof body.name === 'string' ? body.name.slice(0, 100) : null };
+    return {
+      lineUserId: body.sub,
+      name: typeof body.name === 'string' ? body.name.slice(0, 100) : null,
+      tokenHash: createHash('sha256').update(idToken).digest('hex'),
+      expiresAt: new Date(body.exp * 1000),
+    };
   }
 
   /** OAuth 2.1 authorization code + PKCE verifier -> ID token (the dashboard's "Log in with LINE"). */

@@ -12,8 +12,21 @@ export function createLineLoginRepo(db: Db) {
       const rows = await db.selectFrom('line_logins').select('user_id').where('line_user_id', '=', lineUserId).execute();
       return rows.map((r) => r.user_id);
     },
-    linkOf(userId: string): Promise<Pick<LineLoginsTable, 'linked_at'> | undefined> {
-      return db.selectFrom('line_logins').select(['linked_at']).where('user_id', '=', userId).executeTakeFirst();
+    linkOf(userId: string): Promise<Pick<LineLoginsTable, 'linked_at' | 'line_user_id'> | undefined> {
+      return db.selectFrom('line_logins').select(['linked_at', 'line_user_id']).where('user_id', '=', userId).executeTakeFirst();
+    },
+    async tokenSeen(tokenHash: string, trx: Db = db): Promise<boolean> {
+      return !!(await trx.selectFrom('line_id_tokens').select('token_hash').where('token_hash', '=', tokenHash).executeTakeFirst());
+    },
+    /** Conditional: of two sign-ins with one token, exactly one gets true. Expired entries go first. */
+    async spendToken(tokenHash: string, expiresAt: string, nowIso: string, trx: Db): Promise<boolean> {
+      await trx.deleteFrom('line_id_tokens').where('expires_at', '<=', nowIso).execute();
+      const r = await trx
+        .insertInto('line_id_tokens')
+        .values({ token_hash: tokenHash, expires_at: expiresAt })
+        .onConflict((oc) => oc.column('token_hash').doNothing())
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
     },
     /** A person's new link replaces their old one and any other person's link of this LINE user in the shop. */
     async replaceLink(row: LineLoginsTable, trx: Db): Promise<void> {

@@ -9,6 +9,7 @@ import { AuthResultSchema } from '../accounts/account-schemas.js';
 import {
   checkOrigin,
   clientOf,
+  readRefreshCookie,
   enforceRate,
   publicRate,
   requireSession,
@@ -34,6 +35,12 @@ export interface LineLoginRouteDeps extends Pick<AccountRouteDeps, 'accounts' | 
 const OAUTH_COOKIE = 'slipcheck_line_oauth';
 const OAUTH_PATH = '/api/dashboard/auth/line';
 const OAUTH_TTL_MS = 10 * 60_000;
+// The mini-app's sign-in nonce: issued by the service, carried back in the request body and in a
+// signed HttpOnly cookie (no table), spent by the sign-in it was issued for.
+const NONCE_COOKIE = 'slipcheck_line_nonce';
+const NONCE_PATH = '/api/miniapp';
+const NONCE_TTL_MS = 5 * 60_000;
+const Nonce = Type.String({ minLength: 16, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const IdToken = Type.String({ minLength: 10, maxLength: 4096, pattern: '^[A-Za-z0-9._-]+$' });
 const ShopId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' });
 const MembershipSchema = Type.Object({
@@ -67,6 +74,45 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
   };
   const limitLine = (req: FastifyRequest, reply: FastifyReply) =>
     enforceRate(auth.rateLimiter, reply, `line-login:ip:${addressKey(req.ip)}`, deps.loginPerMinute * 4);
+  const nonceCookie = (value: string, maxAgeSec: number) =>
+    `${NONCE_COOKIE}=${value}; Max-Age=${Math.floor(maxAgeSec)}; Path=${NONCE_PATH}; HttpOnly${auth.cookieSecure ? '; Secure' : ''}; SameSite=Strict`;
+  /** The nonce this browser was given and sends back, or a 401 (the route clears the cookie either way). */
+  const takeNonce = async (req: FastifyRequest, sent: string): Promise<string> => {
+    const saved = readSignedCookie(req, NONCE_COOKIE, sign) as { nonce?: unknown; exp?: unknown } | null;
+    const valid =
+      !!saved &&
+      typeof saved.nonce === 'string' &&
+      typeof saved.exp === 'number' &&
+      saved.exp >= Date.now() &&
+      safeEqual(saved.nonce, sent);
+    // Spent once presented, whatever the outcome: a copied cookie and body cannot be replayed.
+    if (!valid || !(await deps.lineLogin.spendNonce(saved.nonce as string, new Date(saved.exp as number))))
+      throw new AppError(
+        'LINE_TOKEN_INVALID',
+        401,
+        'LINE sign-in failed: the sign-in attempt does not match; open the mini-app from LINE again',
+      );
+    return saved.nonce as string;
+  };
+
+  app.post(
+    '/api/miniapp/nonce',
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: 'A one-time nonce for the next mini-app sign-in (also set in a short-lived HttpOnly cookie)',
+        response: { 200: success(Type.Object({ nonce: Type.String() })), ...errorResponses(403, 429) },
+      },
+    },
+    async (req, reply) => {
+      checkOrigin(auth.publicUrl, req);
+      const nonce = randomBytes(16).toString('base64url');
+      const payload = Buffer.from(JSON.stringify({ nonce, exp: Date.now() + NONCE_TTL_MS })).toString('base64url');
+      reply.header('Set-Cookie', nonceCookie(`${payload}.${sign(payload)}`, NONCE_TTL_MS / 1000));
+      return { success: true as const, data: { nonce } };
+    },
+  );
 
   app.get(
     '/api/miniapp/config',
@@ -100,15 +146,20 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       schema: {
         tags,
         summary: 'Mini-app sign-in with the LIFF ID token; sets the refresh cookie',
-        body: Type.Object({ idToken: IdToken, shopId: Type.Optional(ShopId) }, { additionalProperties: false }),
+        body: Type.Object({ idToken: IdToken, nonce: Nonce, shopId: Type.Optional(ShopId) }, { additionalProperties: false }),
         response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (req, reply) => {
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
-      const identity = await deps.client.verifyIdToken(req.body.idToken);
-      return answer(reply, await deps.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
+      try {
+        const nonce = await takeNonce(req, req.body.nonce);
+        const identity = await deps.client.verifyIdToken(req.body.idToken, undefined, { nonceIfPresent: nonce });
+        return await answer(reply, await deps.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
+      } finally {
+        reply.header('Set-Cookie', nonceCookie('', 0)); // after the session cookie: one nonce, one attempt
+      }
     },
   );
 
@@ -120,7 +171,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
         tags,
         summary: 'Link this LINE user with a one-time code from the dashboard, then sign in',
         body: Type.Object(
-          { idToken: IdToken, code: Type.String({ minLength: 4, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }) },
+          { idToken: IdToken, nonce: Nonce, code: Type.String({ minLength: 4, maxLength: 20, pattern: '^[A-Za-z0-9 -]+$' }) },
           { additionalProperties: false },
         ),
         response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
@@ -129,9 +180,33 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     async (req, reply) => {
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
-      const identity = await deps.client.verifyIdToken(req.body.idToken);
-      const linked = await deps.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
-      return answer(reply, await deps.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));
+      try {
+        const nonce = await takeNonce(req, req.body.nonce);
+        const identity = await deps.client.verifyIdToken(req.body.idToken, undefined, { nonceIfPresent: nonce });
+        const linked = await deps.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
+        return await answer(reply, await deps.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));
+      } finally {
+        reply.header('Set-Cookie', nonceCookie('', 0));
+      }
+    },
+  );
+
+  app.post(
+    '/api/miniapp/switch',
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: 'Move the current LINE session (refresh cookie) to another shop of the same LINE user',
+        body: Type.Object({ shopId: ShopId }, { additionalProperties: false }),
+        response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 429) },
+      },
+    },
+    async (req, reply) => {
+      checkOrigin(auth.publicUrl, req);
+      const presented = readRefreshCookie(req);
+      if (!presented) throw new AppError('REFRESH_INVALID', 401, 'The session has ended; sign in again');
+      return answer(reply, await deps.lineLogin.switchShop(presented, req.body.shopId, clientOf(req)));
     },
   );
 
@@ -288,6 +363,22 @@ function readOauthCookie(
     return typeof v.state === 'string' && typeof v.verifier === 'string' && typeof v.nonce === 'string' && typeof v.exp === 'number'
       ? v
       : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A `payload.mac` cookie signed with `sign`, parsed; null when missing, forged or unreadable. */
+function readSignedCookie(req: FastifyRequest, name: string, sign: (p: string) => string): Record<string, unknown> | null {
+  const part = (req.headers.cookie ?? '')
+    .split(';')
+    .map((p) => p.trim())
+    .find((p) => p.startsWith(`${name}=`));
+  const [payload, mac] = (part?.slice(name.length + 1) ?? '').split('.');
+  if (!payload || !mac || !safeEqual(sign(payload), mac)) return null;
+  try {
+    const v: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    return v && typeof v === 'object' ? (v as Record<string, unknown>) : null;
   } catch {
     return null;
   }

@@ -33,6 +33,9 @@ const notLinked = () =>
     'This LINE account is not linked to any shop yet. Ask for a link code in the dashboard (Security > Link my LINE) and enter it here.',
   );
 
+const tokenSpent = () =>
+  new AppError('LINE_TOKEN_INVALID', 401, 'LINE sign-in failed: this sign-in was already used; open the mini-app from LINE again');
+
 /**
  * Sign-in with LINE. A person (a `users` row, one per shop) links their LINE user once with a one-time
  * code from the dashboard; afterwards a verified LINE ID token opens a session under exactly the
@@ -42,7 +45,7 @@ export function createLineLoginService(deps: {
   db: Db;
   clock: Clock;
   audit: AuditService;
-  sessions: Pick<SessionService, 'revokeAll' | 'isNewDevice' | 'start'>;
+  sessions: Pick<SessionService, 'revokeAll' | 'isNewDevice' | 'start' | 'rotate' | 'markRevoked'>;
   /** People and shops are the accounts and shops modules' tables: read through their services. */
   accounts: Pick<AccountService, 'activeUsers' | 'getUser'>;
   shops: Pick<ShopService, 'get'>;
@@ -95,6 +98,8 @@ export function createLineLoginService(deps: {
     /** Consumes a code for a verified LINE user. A LINE user links to at most one person per shop. */
     async linkWithCode(identity: LineIdentity, code: string, client: ClientInfo) {
       const now = clock.now().toISOString();
+      // A spent token must not spend a link code either (signIn refuses it right after).
+      if (await repo.tokenSeen(identity.tokenHash)) throw tokenSpent();
       const linked = await db.transaction().execute(async (trx) => {
         const row = await repo.codeByHash(hashCode(code), trx);
         if (!row || row.used_at || row.expires_at <= now) return null;
@@ -111,16 +116,17 @@ export function createLineLoginService(deps: {
       return { userId: linked.user_id, shopId: linked.shop_id };
     },
 
-    /** Unlinking ends every mini-app session of the person at once. */
+    /**
+     * Unlinking ends every session that LINE user opened for the person, on every surface (mini-app and
+     * the dashboard's "Log in with LINE"); password sessions stay. Mini-app sessions are LINE's whatever
+     * their column says (sessions from before it was kept).
+     */
     async unlink(user: { id: string; shopId: string }, client: ClientInfo) {
-      if (!(await repo.deleteLink(user.id, user.shopId))) throw new AppError('NOT_FOUND', 404, 'No LINE account is linked');
-      await sessions.revokeAll(user.id, {
-        actor: `user:${user.id}`,
-        shopId: user.shopId,
-        ip: client.ip,
-        reason: 'line_unlinked',
-        kind: 'miniapp',
-      });
+      const link = await repo.linkOf(user.id);
+      if (!link || !(await repo.deleteLink(user.id, user.shopId))) throw new AppError('NOT_FOUND', 404, 'No LINE account is linked');
+      const ctx = { actor: `user:${user.id}`, shopId: user.shopId, ip: client.ip, reason: 'line_unlinked' };
+      await sessions.revokeAll(user.id, { ...ctx, lineUserId: link.line_user_id });
+      await sessions.revokeAll(user.id, { ...ctx, kind: 'miniapp' });
       await audit.record({
         shopId: user.shopId,
         actor: `user:${user.id}`,
@@ -129,6 +135,35 @@ export function createLineLoginService(deps: {
         ip: client.ip,
         detail: {},
       });
+    },
+
+    /** A mini-app sign-in nonce is good for one attempt: false when it was already presented. */
+    async spendNonce(nonce: string, expiresAt: Date): Promise<boolean> {
+      const hash = createHash('sha256').update(`nonce:${nonce}`).digest('hex');
+      return db.transaction().execute((trx) => repo.spendToken(hash, expiresAt.toISOString(), clock.now().toISOString(), trx));
+    },
+
+    /**
+     * The mini-app's shop switcher: an ID token opens one session, so switching shops moves the current
+     * LINE session (its refresh token) to another shop of the same LINE user instead of signing in again.
+     */
+    async switchShop(refreshToken: string, shopId: string, client: ClientInfo) {
+      const current = await sessions.rotate(refreshToken, client);
+      if (!current.lineUserId) throw notLinked();
+      const all = await memberships(current.lineUserId);
+      const chosen = all.find((m) => m.shopId === shopId);
+      if (!chosen) throw notLinked();
+      const started = await sessions.start({ id: chosen.userId, shopId: chosen.shopId }, client, db, 'miniapp', current.lineUserId);
+      await sessions.markRevoked(current.session.id, 'shop_switch');
+      await audit.record({
+        shopId: chosen.shopId,
+        actor: `user:${chosen.userId}`,
+        action: 'auth.login',
+        target: started.session.id,
+        ip: client.ip,
+        detail: { method: 'line', kind: 'miniapp', switchedFrom: current.shopId },
+      });
+      return { membership: chosen, memberships: all, session: started.session, refreshToken: started.refreshToken };
     },
 
     /**
@@ -140,7 +175,12 @@ export function createLineLoginService(deps: {
       const chosen = shopId ? all.find((m) => m.shopId === shopId) : all[0];
       if (!chosen) throw notLinked();
       const newDevice = await sessions.isNewDevice(chosen.userId, client);
-      const started = await sessions.start({ id: chosen.userId, shopId: chosen.shopId }, client, db, kind);
+      // One ID token, one session: the token is spent in the transaction that opens the session.
+      const started = await db.transaction().execute(async (trx) => {
+        const now = clock.now().toISOString();
+        if (!(await repo.spendToken(identity.tokenHash, identity.expiresAt.toISOString(), now, trx))) throw tokenSpent();
+        return sessions.start({ id: chosen.userId, shopId: chosen.shopId }, client, trx, kind, identity.lineUserId);
+      });
       await audit.record({
         shopId: chosen.shopId,
         actor: `user:${chosen.userId}`,

@@ -14,3 +14,9 @@ export interface LineLoginCodesTable {
   expires_at: string;
   used_at: string | null;
 }
+
+/** Accepted LINE ID tokens (SHA-256), kept until they expire: each opens one session. */
+export interface LineIdTokensTable {
+  token_hash: string;
+  expires_at: string;
+}

@@ -81,18 +81,15 @@ export function createQuotaService(deps: {
   async function testOver(shopId: string, p: string) {
     const used = await testCounter.get(shopId, p);
     return new AppError('TEST_QUOTA_EXCEEDED', 402, `Test keys are limited to ${testQuotaLimit} calls per month`, {
-      quota: { used: used ?? testQuotaLimit, limit: testQuotaLimit, remaining: 0 },
+      quota: { used, limit: testQuotaLimit, remaining: 0 },
     });
   }
 
-  /** Gives one unit back inside `trx`; a Redis test counter can only be given back after the commit (`after`). */
+  /** Gives one unit back inside `trx`. */
   async function releaseIn(trx: Db, res: Reservation): Promise<{ after?: () => Promise<void> }> {
     if (res.pool === 'test') {
-      if (testCounter.inDatabase) {
-        await testCounter.release(res.shopId, res.period, trx);
-        return {};
-      }
-      return { after: () => testCounter.release(res.shopId, res.period) };
+      await testCounter.release(res.shopId, res.period, trx);
+      return {};
     }
     await quotaRepo.giveBackLive(trx, res.shopId, res.period);
     return {};
@@ -106,7 +103,7 @@ export function createQuotaService(deps: {
     },
     async testSnapshot(shopId: string): Promise<TestQuotaSnapshot> {
       const used = await testCounter.get(shopId, period().periodMonth);
-      return { used, limit: testQuotaLimit, remaining: used === null ? 0 : Math.max(0, testQuotaLimit - used) };
+      return { used, limit: testQuotaLimit, remaining: Math.max(0, testQuotaLimit - used) };
     },
     quotaBody,
     /** A snapshot from a counter value the caller already holds (e.g. `Reservation.used`): no read. */
@@ -118,7 +115,7 @@ export function createQuotaService(deps: {
      * (verification marks the unit on its image claim), so a unit is never taken without a durable
      * note of who holds it: a crash leaves the mark, and the mark's lease brings the unit back.
      * `mark` answering false (the claim is no longer ours) rolls the take back and throws.
-     * Test keys use their own cap; when that counter cannot be read they draw on the shop pool.
+     * Test keys use their own cap and nothing else.
      */
     async reserve(
       shop: Shop,
@@ -129,36 +126,16 @@ export function createQuotaService(deps: {
       const p = period().periodMonth;
       const lost = () => new AppError('SERVICE_UNAVAILABLE', 503, 'The check was interrupted; send the same slip again');
       if (environment === 'test') {
-        if (testCounter.inDatabase) {
-          const out = await db.transaction().execute(async (trx) => {
-            const r = await testCounter.reserve(shop.id, p, testQuotaLimit, trx);
-            if (r !== 'ok') return r;
-            const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
-            if (!(await mark(trx, res))) throw lost();
-            return res;
-          });
-          if (typeof out === 'object') return out;
-          if (out === 'over') throw await testOver(shop.id, p);
-        } else {
-          const r = await testCounter.reserve(shop.id, p, testQuotaLimit);
-          if (r === 'ok') {
-            // Redis and the database cannot share a transaction: a crash right here counts one test call too many (never money).
-            const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
-            const ok = await db
-              .transaction()
-              .execute((trx) => mark(trx, res))
-              .catch(async (e) => {
-                await testCounter.release(shop.id, p);
-                throw e;
-              });
-            if (!ok) {
-              await testCounter.release(shop.id, p);
-              throw lost();
-            }
-            return res;
-          }
-          if (r === 'over') throw await testOver(shop.id, p);
-        }
+        // A test call draws only on its own cap, never on the live pool (the counter is in the database).
+        const out = await db.transaction().execute(async (trx) => {
+          const r = await testCounter.reserve(shop.id, p, testQuotaLimit, trx);
+          if (r !== 'ok') return r;
+          const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
+          if (!(await mark(trx, res))) throw lost();
+          return res;
+        });
+        if (typeof out === 'object') return out;
+        throw await testOver(shop.id, p);
       }
       if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now()) {
         throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', {
@@ -184,11 +161,9 @@ export function createQuotaService(deps: {
     async chargeIn(trx: Db, res: Reservation): Promise<void> {
       const now = clock.now().toISOString();
       if (res.pool === 'test') {
-        if (testCounter.inDatabase) {
-          await quotaRepo.ensureRow(trx, res.shopId, res.period, now);
-          await quotaRepo.chargeTest(trx, res.shopId, res.period);
-        }
-        return; // a Redis test counter keeps the count it had: at worst one test call uncounted
+        await quotaRepo.ensureRow(trx, res.shopId, res.period, now);
+        await quotaRepo.chargeTest(trx, res.shopId, res.period);
+        return;
       }
       await quotaRepo.ensureRow(trx, res.shopId, res.period, now);
       await quotaRepo.chargeLive(trx, res.shopId, res.period, now);

@@ -1,25 +1,23 @@
-import type { Redis } from 'ioredis';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { quotaRepo } from './quota-repo.js';
 
 /**
- * Where test-key usage is counted. Embedded: a column of quota_usage (durable). With Redis: a key per
- * shop and period, shared by every node. `null`/`unavailable` means "cannot be measured right now":
- * the caller then draws on the shop's normal pool instead (spec: Me resource rule 2).
+ * Where test-key usage is counted: a column of quota_usage, on every install (with or without Redis).
+ * A check cannot run without the database, so the test cap can always be measured, is charged in the
+ * same transaction as its record, and a test call never falls back onto the shop's paid live pool
+ * (it did when the count lived in Redis and Redis was lost: docs/operations.md "Redis lost").
  */
 export interface TestUsageCounter {
-  /** true when the counter lives in the database: `reserve`/`release` then join the caller's transaction `trx`. */
-  readonly inDatabase: boolean;
-  get(shopId: string, period: string): Promise<number | null>;
-  reserve(shopId: string, period: string, cap: number, trx?: Db): Promise<'ok' | 'over' | 'unavailable'>;
+  get(shopId: string, period: string): Promise<number>;
+  /** Joins the caller's transaction `trx`. */
+  reserve(shopId: string, period: string, cap: number, trx?: Db): Promise<'ok' | 'over'>;
   release(shopId: string, period: string, trx?: Db): Promise<void>;
   set(shopId: string, period: string, value: number): Promise<void>;
 }
 
 export function createDbTestUsageCounter(db: Db, clock: Clock): TestUsageCounter {
   return {
-    inDatabase: true,
     get: (shopId, period) => quotaRepo.testUsed(db, shopId, period),
     async reserve(shopId, period, cap, trx = db) {
       const now = clock.now().toISOString();
@@ -31,42 +29,6 @@ export function createDbTestUsageCounter(db: Db, clock: Clock): TestUsageCounter
       const now = clock.now().toISOString();
       await quotaRepo.ensureRow(db, shopId, period, now);
       await quotaRepo.setTest(db, shopId, period, value, now);
-    },
-  };
-}
-
-const RESERVE = `local v = redis.call('INCR', KEYS[1])
-if v == 1 then redis.call('EXPIRE', KEYS[1], 5356800) end
-if v > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return 0 end
-return 1`;
-
-export function createRedisTestUsageCounter(redis: Redis): TestUsageCounter {
-  const key = (shopId: string, period: string) => `slipcheck:test-usage:${shopId}:${period}`;
-  return {
-    inDatabase: false,
-    async get(shopId, period) {
-      try {
-        return Number((await redis.get(key(shopId, period))) ?? 0);
-      } catch {
-        return null;
-      }
-    },
-    async reserve(shopId, period, cap) {
-      try {
-        return (await redis.eval(RESERVE, 1, key(shopId, period), cap)) === 1 ? 'ok' : 'over';
-      } catch {
-        return 'unavailable';
-      }
-    },
-    async release(shopId, period) {
-      try {
-        await redis.decr(key(shopId, period));
-      } catch {
-        /* counted high by one: errs in the shop's favour of safety */
-      }
-    },
-    async set(shopId, period, value) {
-      await redis.set(key(shopId, period), String(value), 'EX', 5356800);
     },
   };
 }

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { ocrEngine, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
 
 /**
@@ -37,6 +37,8 @@ export interface ReadOptions {
   engine?: OcrEngine;
   /** Most candidate lines to read. */
   maxLines?: number;
+  /** How the slip lies, from its QR (DecodeResult.qrAngle): turned back before reading. Else estimated. */
+  angle?: number;
 }
 
 const WORK_SIDE = 1200;
@@ -67,7 +69,7 @@ async function toGray(image: Buffer, maxSide: number): Promise<Gray> {
   return { data, width: info.width, height: info.height };
 }
 
-async function grayOp(g: Gray, op: (p: sharp.Sharp) => sharp.Sharp): Promise<Gray> {
+async function grayOp(g: Gray, op: (p: Sharp) => Sharp): Promise<Gray> {
   const { data, info } = await op(sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } }))
     .greyscale()
     .raw()
@@ -88,6 +90,32 @@ function inkMap(g: Gray): Uint8Array {
       if (d > 30 || d < -30) ink[row + x] = 1;
     }
   }
+  // Long vertical runs are page, card, bezel or photo edges (a turned slip's border crosses every
+  // row), never glyphs: clear them so they do not glue every row into one band. Runs are measured
+  // over a 5-px wide window so an edge a few degrees off vertical still counts as one run.
+  const maxRun = Math.max(24, Math.round(height / 25));
+  const near = (x: number, y: number) => {
+    const row = y * width;
+    for (let k = Math.max(0, x - 2); k <= Math.min(width - 1, x + 2); k++) if (ink[row + k]) return true;
+    return false;
+  };
+  const clear: number[] = [];
+  for (let x = 0; x < width; x += 1) {
+    let y = 0;
+    while (y < height) {
+      if (!ink[y * width + x]) {
+        y++;
+        continue;
+      }
+      let b = y;
+      while (b > 0 && near(x, b - 1)) b--;
+      let e = y;
+      while (e < height && near(x, e)) e++;
+      if (e - b > maxRun) for (let k = y; k < e; k++) if (ink[k * width + x]) clear.push(k * width + x);
+      y = e;
+    }
+  }
+  for (const i of clear) ink[i] = 0;
   return ink;
 }
 
@@ -319,9 +347,10 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
   try {
     let work = await toGray(image, WORK_SIDE);
     let small = await half(work);
-    const angle = skewAngle(inkMap(small), small.width, small.height);
-    if (angle !== 0) {
-      work = await grayOp(work, (p) => p.rotate(-angle, { background: '#808080' }));
+    // The QR's own angle is exact and sees upside-down slips; the ink histogram is the fallback.
+    const angle = options.angle ?? skewAngle(inkMap(small), small.width, small.height);
+    if (Math.abs(angle) >= 0.5) {
+      work = await grayOp(work, (p) => p.rotate(-angle, { background: '#ffffff' }));
       small = await half(work);
     }
     const scale = work.width / small.width;
@@ -337,9 +366,7 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
       // Past the tallest amount found, shorter lines cannot outrank it.
       if (reads.length && s.core < reads[0].core * 0.85) break;
       lines++;
-      const words = await engine.readLine(await cropForOcr(work, s, scale));
-      if (process.env.OCR_DEBUG) console.log(s, JSON.stringify(words));
-      const got = amountOfLine(words);
+      const got = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale)));
       if (got && got.satang > 0) reads.push({ ...got, core: s.core });
     }
     if (!reads.length) return none('no-amount', lines);

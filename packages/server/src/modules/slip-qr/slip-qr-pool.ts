@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../errors.js';
 import { metrics } from '../../lib/metrics.js';
+import type { PrintedRead } from './slip-qr-amount.js';
 import type { DecodeResult } from './slip-qr-decoder.js';
 import { FairQueue } from './slip-qr-fair-queue.js';
 import type { WorkerRequest, WorkerResponse } from './slip-qr-worker.js';
@@ -25,6 +26,8 @@ export interface SlipDecoderPoolOptions {
   maxRunningPerKey?: number;
   /** A job running longer than this kills its worker (which is replaced); default 20 s. */
   jobTimeoutMs?: number;
+  /** Start each worker's OCR engine while it loads (the service reads printed amounts: SLIP_EDIT_MODE). */
+  warmReader?: boolean;
   /** Worker script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */
   workerUrl?: URL;
 }
@@ -39,8 +42,20 @@ export interface DecodeCallOptions {
   key?: string;
 }
 
+/**
+ * A decode that also reads the printed amount (issue 20). `decoded` arrives as soon as the QR is
+ * decoded; `printed` later, from the same job on the same worker (so the reading stays inside the
+ * image's budget and the shop's fair share). `printed` never rejects: null when nothing was read
+ * (decode failed, budget spent, the worker failed).
+ */
+export interface DecodeAndRead {
+  decoded: DecodeResult;
+  printed: Promise<PrintedRead | null>;
+}
+
 export interface SlipDecoderPool {
   decode(image: Buffer, options?: DecodeCallOptions): Promise<DecodeResult>;
+  decodeAndRead(image: Buffer, options?: DecodeCallOptions): Promise<DecodeAndRead>;
   close(): Promise<void>;
   /** Resolves once every worker has loaded (the first decode then pays no start-up cost). */
   ready(): Promise<void>;
@@ -56,6 +71,8 @@ interface Job {
   image: Uint8Array;
   resolve: (r: DecodeResult) => void;
   reject: (e: Error) => void;
+  /** Set for decodeAndRead: the job holds its worker until the printed amount is read. */
+  printed?: (p: PrintedRead | null) => void;
 }
 
 interface Slot {
@@ -129,7 +146,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   }
 
   function spawn(): Slot {
-    const slot: Slot = { worker: new Worker(source, { eval: evalSource }), ready: false };
+    const slot: Slot = { worker: new Worker(source, { eval: evalSource, workerData: { warmReader: options.warmReader === true } }), ready: false };
     slot.worker.unref();
     slot.worker.on('message', (msg: WorkerResponse) => {
       if ('ready' in msg) {
@@ -141,9 +158,20 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       }
       const job = slot.job;
       if (!job || msg.id !== job.id) return;
+      if ('result' in msg && job.printed && msg.result.ok) {
+        // Decoded: answer now, keep the worker (and the shop's slot) until the amount is read.
+        job.resolve(msg.result);
+        return;
+      }
       finish(slot);
-      if ('result' in msg) job.resolve(msg.result);
-      else job.reject(new AppError('DECODER_FAILED', 500, 'slip decoder failed on this image'));
+      if ('printed' in msg) job.printed?.(msg.printed);
+      else if ('result' in msg) {
+        job.printed?.(null);
+        job.resolve(msg.result);
+      } else {
+        job.printed?.(null);
+        job.reject(new AppError('DECODER_FAILED', 500, 'slip decoder failed on this image'));
+      }
       pump();
     });
     // 'error' is followed by 'exit'; the exit handler does the replacing.
@@ -151,6 +179,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     slot.worker.on('exit', () => {
       const job = slot.job;
       finish(slot);
+      job?.printed?.(null);
       const i = slots.indexOf(slot);
       if (i >= 0) slots.splice(i, 1);
       if (closed) {
@@ -161,7 +190,10 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       job?.reject(new AppError('DECODER_FAILED', 500, 'slip decoder worker stopped while decoding'));
       if (!slot.ready && ++startFailures >= 3) {
         broken = true;
-        for (const queued of queue.drain()) queued.reject(unavailableError());
+        for (const queued of queue.drain()) {
+          queued.printed?.(null);
+          queued.reject(unavailableError());
+        }
         settleReady();
         return;
       }
@@ -211,7 +243,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     armTimer(slot);
     const image = job.image;
     job.image = new Uint8Array(0);
-    const msg: WorkerRequest = { id: job.id, image };
+    const msg: WorkerRequest = { id: job.id, image, read: job.printed !== undefined };
     slot.worker.postMessage(msg, [image.buffer as ArrayBuffer]);
   }
 
@@ -232,30 +264,48 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
 
   for (let i = 0; i < threads; i++) slots.push(spawn());
 
+  function submit(image: Buffer, callOptions: DecodeCallOptions, printed?: (p: PrintedRead | null) => void): Promise<DecodeResult> {
+    if (closed) return Promise.reject(closedError());
+    if (broken) return Promise.reject(unavailableError());
+    if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
+    const key = callOptions.key ?? '';
+    const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job) : undefined;
+    if (!free && queue.size >= maxQueue) {
+      // Full: a key below its share takes the place of the biggest holder's newest job.
+      const evicted = queue.evictFor(key, maxQueue);
+      if (!evicted) return Promise.reject(busyError());
+      evicted.printed?.(null);
+      evicted.reject(busyError());
+    }
+    return new Promise<DecodeResult>((resolve, reject) => {
+      const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject, printed };
+      if (free) start(free, job);
+      else queue.push(key, job);
+    });
+  }
+
   return {
     decode(image, callOptions = {}) {
-      if (closed) return Promise.reject(closedError());
-      if (broken) return Promise.reject(unavailableError());
-      if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
-      const key = callOptions.key ?? '';
-      const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job) : undefined;
-      if (!free && queue.size >= maxQueue) {
-        // Full: a key below its share takes the place of the biggest holder's newest job.
-        const evicted = queue.evictFor(key, maxQueue);
-        if (!evicted) return Promise.reject(busyError());
-        evicted.reject(busyError());
-      }
-      return new Promise<DecodeResult>((resolve, reject) => {
-        const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject };
-        if (free) start(free, job);
-        else queue.push(key, job);
+      return submit(image, callOptions);
+    },
+    async decodeAndRead(image, callOptions = {}) {
+      let settle!: (p: PrintedRead | null) => void;
+      const printed = new Promise<PrintedRead | null>((resolve) => (settle = resolve));
+      const decoded = await submit(image, callOptions, settle).catch((err: unknown) => {
+        settle(null);
+        throw err;
       });
+      if (!decoded.ok) settle(null);
+      return { decoded, printed };
     },
     async close() {
       if (closed) return;
       closed = true;
       settleReady();
-      for (const job of queue.drain()) job.reject(closedError());
+      for (const job of queue.drain()) {
+        job.printed?.(null);
+        job.reject(closedError());
+      }
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },
     ready() {

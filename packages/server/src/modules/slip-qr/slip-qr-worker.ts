@@ -1,26 +1,43 @@
 // Worker-thread entry of the slip decoder pool: one decode at a time, the image arrives transferred.
-import { parentPort } from 'node:worker_threads';
-import { decodeSlipImage } from './slip-qr-decoder.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { readPrintedAmount, type PrintedRead } from './slip-qr-amount.js';
+import { DEFAULT_DECODE_BUDGET_MS, decodeSlipImage } from './slip-qr-decoder.js';
+import { warmOcr } from './slip-qr-ocr.js';
 import { loadZXing } from './slip-qr-zxing.js';
 
 export interface WorkerRequest {
   id: number;
   image: Uint8Array;
+  /** Also read the printed amount once the slip QR decoded (never on an image the decoder refused). */
+  read?: boolean;
 }
 
 export type WorkerResponse =
-  { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> } | { id: number; error: string } | { ready: true };
+  | { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> }
+  | { id: number; printed: PrintedRead | null }
+  | { id: number; error: string }
+  | { ready: true };
 
 const port = parentPort;
 if (port) {
   // Instantiate the wasm before the first job so its latency does not land on a user's request.
-  void loadZXing()
-    .catch(() => undefined)
+  // The OCR engine too when the service reads printed amounts (its model load is ~0.5 s of CPU).
+  const warmReader = (workerData as { warmReader?: boolean } | undefined)?.warmReader === true;
+  void Promise.all([loadZXing().catch(() => undefined), warmReader ? warmOcr().catch(() => undefined) : undefined])
     .finally(() => port.postMessage({ ready: true } satisfies WorkerResponse));
   port.on('message', (msg: WorkerRequest) => {
     const image = Buffer.from(msg.image.buffer, msg.image.byteOffset, msg.image.byteLength);
+    const started = performance.now();
     decodeSlipImage(image).then(
-      (result) => port.postMessage({ id: msg.id, result } satisfies WorkerResponse),
+      async (result) => {
+        // The decode answers at once, so the service can ask the checker while the amount is read.
+        port.postMessage({ id: msg.id, result } satisfies WorkerResponse);
+        if (!msg.read || !result.ok) return;
+        // Reading spends what is left of the image's one budget: a slow decode leaves less to read with.
+        const budgetMs = DEFAULT_DECODE_BUDGET_MS - (performance.now() - started);
+        const printed = budgetMs > 0 ? await readPrintedAmount(image, { budgetMs, angle: result.qrAngle }).catch(() => null) : null;
+        port.postMessage({ id: msg.id, printed } satisfies WorkerResponse);
+      },
       (err: unknown) => port.postMessage({ id: msg.id, error: err instanceof Error ? err.message : String(err) } satisfies WorkerResponse),
     );
   });

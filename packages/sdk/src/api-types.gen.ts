@@ -812,11 +812,14 @@ export type components = {
             clientRef: string | null;
             createdAt: string;
             duplicate: boolean;
+            /** @description the picture prints another amount than the bank transferred (printedAmount differs from amount): FRAUD EDITED_SLIP, or a flagged SUCCESS when SLIP_EDIT_MODE is alert */
+            edited: boolean;
             environment: "live" | "test";
             errorCode: string | null;
             errorMessage: string | null;
             id: string;
             latencyMs: number;
+            printedAmount: number | null;
             receiverAccount: string | null;
             receiverName: string | null;
             senderAccount: string | null;
@@ -850,11 +853,14 @@ export type components = {
             clientRef: string | null;
             createdAt: string;
             duplicate: boolean;
+            /** @description the picture prints another amount than the bank transferred (printedAmount differs from amount): FRAUD EDITED_SLIP, or a flagged SUCCESS when SLIP_EDIT_MODE is alert */
+            edited: boolean;
             environment: "live" | "test";
             errorCode: string | null;
             errorMessage: string | null;
             id: string;
             latencyMs: number;
+            printedAmount: number | null;
             quota: {
                 limit: number;
                 remaining: number;

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006-crash-safe-charging.js';
 import * as m0007 from './migrations/0007-line-delivery.js';
 import * as m0010 from './migrations/0010-reports.js';
 import * as m0011 from './migrations/0011-line-login.js';
+import * as m0017 from './migrations/0017-printed-amount.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -24,6 +25,7 @@ const migrations: Record<string, Migration> = {
   '0007-line-delivery': m0007,
   '0010-reports': m0010,
   '0011-line-login': m0011,
+  '0017-printed-amount': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -469,6 +469,10 @@ export function ownerAlertMessage(
       th: `⚠️ ร้าน "${shop}": ได้รับสลิปเก่า${ctx.amount ? ` (${ctx.amount})` : ''} โปรดตรวจสอบว่าเป็นการโอนล่าสุดก่อนส่งสินค้า`,
       en: `⚠️ "${shop}": an old slip was received${ctx.amount ? ` (${ctx.amount})` : ''}. Check that it is a recent transfer before handing over goods.`,
     },
+    EDITED_SLIP: {
+      th: `🚨 ร้าน "${shop}": ได้รับสลิปที่ยอดเงินในรูปไม่ตรงกับยอดที่ธนาคารโอนจริง${ctx.amount ? ` (ธนาคารโอน ${ctx.amount})` : ''} สลิปนี้ถูกแก้ไข อย่าส่งสินค้าตามยอดในรูป`,
+      en: `🚨 "${shop}": a slip whose picture shows another amount than the bank transferred${ctx.amount ? ` (the bank says ${ctx.amount})` : ''}. This slip was edited: do not hand over goods for the printed amount.`,
+    },
     QUOTA_80: {
       th: `📊 ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปเดือนนี้ไปแล้ว 80%${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''} พิจารณาอัปเกรดแพ็กเกจในแดชบอร์ด`,
       en: `📊 "${shop}": 80% of this month's slip checks are used${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''}. Consider upgrading in the dashboard.`,

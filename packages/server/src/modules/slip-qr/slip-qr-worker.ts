@@ -18,6 +18,13 @@ export type WorkerResponse =
   | { id: number; error: string }
   | { ready: true };
 
+/**
+ * Wall-time budget of one image in the worker, decode and reading together: the decode keeps its own
+ * 600 ms (DEFAULT_DECODE_BUDGET_MS), the reader stops starting lines once the image has spent this.
+ * A read costs ~40-80 ms of CPU on an idle core (docs/benchmarks.md); the rest is room for a busy machine.
+ */
+export const IMAGE_BUDGET_MS = DEFAULT_DECODE_BUDGET_MS + 900;
+
 const port = parentPort;
 if (port) {
   // Instantiate the wasm before the first job so its latency does not land on a user's request.
@@ -34,7 +41,7 @@ if (port) {
         port.postMessage({ id: msg.id, result } satisfies WorkerResponse);
         if (!msg.read || !result.ok) return;
         // Reading spends what is left of the image's one budget: a slow decode leaves less to read with.
-        const budgetMs = DEFAULT_DECODE_BUDGET_MS - (performance.now() - started);
+        const budgetMs = IMAGE_BUDGET_MS - (performance.now() - started);
         const printed = budgetMs > 0 ? await readPrintedAmount(image, { budgetMs, angle: result.qrAngle }).catch(() => null) : null;
         port.postMessage({ id: msg.id, printed } satisfies WorkerResponse);
       },

@@ -15,7 +15,12 @@ const fields = {
   receiverName: Nullable(Type.String()),
   receiverAccount: Nullable(Type.String({ description: 'masked' })),
   transDate: Nullable(Type.String({ description: 'ISO 8601 UTC bank time on the slip' })),
-  errorCode: Nullable(Type.String()),
+  errorCode: Nullable(
+    Type.String({
+      description:
+        'INVALID: NO_QR_FOUND, NOT_SLIP_QR, BAD_CHECKSUM, UNKNOWN_BANK, UNREADABLE_IMAGE, STALE_SLIP; FRAUD: SLIP_NOT_FOUND, DATA_MISMATCH, EDITED_SLIP (the picture prints another amount than the bank transferred); PROVIDER_ERROR: PROVIDER_UNAVAILABLE, SLIP_PENDING; RECEIVER_MISMATCH: RECEIVER_MISMATCH, RECEIVER_UNVERIFIED; AMOUNT_MISMATCH; DUPLICATE',
+    }),
+  ),
   errorMessage: Nullable(Type.String()),
   createdAt: Type.String(),
   duplicate: Type.Boolean(),
@@ -25,6 +30,16 @@ const fields = {
   source: Type.Enum(SOURCES, { description: 'channel the slip came through' }),
   clientRef: Nullable(Type.String({ description: 'the integrator order id given as ?clientRef= on verify' })),
   stale: Type.Boolean({ description: 'bank time older than SLIP_STALE_MAX_AGE_HOURS (alert mode keeps SUCCESS and marks this)' }),
+  printedAmount: Nullable(
+    Type.Number({
+      description:
+        'the amount the slip picture prints, as read by the service; null when it could not be read with confidence (which proves nothing) or SLIP_EDIT_MODE is off',
+    }),
+  ),
+  edited: Type.Boolean({
+    description:
+      'the picture prints another amount than the bank transferred (printedAmount differs from amount): FRAUD EDITED_SLIP, or a flagged SUCCESS when SLIP_EDIT_MODE is alert',
+  }),
 };
 
 export const TransactionRecordSchema = Type.Object(fields, { $id: 'TransactionRecord' });

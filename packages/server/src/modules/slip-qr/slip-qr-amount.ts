@@ -232,7 +232,12 @@ interface LineRead {
   text: string;
   confidence: number;
   core: number;
+  y0: number;
+  y1: number;
 }
+
+/** Two numbers whose glyph cores are within this ratio are the same size: neither is "the" amount. */
+const SAME_SIZE = 0.9;
 
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 
@@ -371,8 +376,10 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
     let lines = 0;
     for (const s of segs) {
       if (performance.now() - started > budget) return none('budget', lines);
-      // Past the tallest amount found, shorter lines cannot outrank it.
-      if (reads.length && s.core < reads[0].core * 0.85) break;
+      // Past the tallest amount found, clearly shorter lines cannot rival it, and the rest of its own
+      // line ("บาท", "THB") is not another amount.
+      if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
+      if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
       lines++;
       const got = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale, OCR_CORE_PX)));
       if (!got || got.satang <= 0) continue;
@@ -380,13 +387,13 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
       lines++;
       const again = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale, CONFIRM_CORE_PX)));
       if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
-      reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core });
+      reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
     }
     if (!reads.length) return none('no-amount', lines);
     reads.sort((a, b) => b.core - a.core);
     const top = reads[0];
     // Two different amounts of about the same size: we cannot tell which one the slip means.
-    if (reads.some((r) => r !== top && r.satang !== top.satang && r.core >= top.core * 0.85)) return none('ambiguous', lines);
+    if (reads.some((r) => r !== top && r.satang !== top.satang && r.core >= top.core * SAME_SIZE)) return none('ambiguous', lines);
     return done({ amountSatang: top.satang, confidence: top.confidence, text: top.text, reason: null, lines });
   } catch {
     return none('error');

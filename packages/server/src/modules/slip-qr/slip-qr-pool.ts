@@ -146,7 +146,10 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   }
 
   function spawn(): Slot {
-    const slot: Slot = { worker: new Worker(source, { eval: evalSource, workerData: { warmReader: options.warmReader === true } }), ready: false };
+    const slot: Slot = {
+      worker: new Worker(source, { eval: evalSource, workerData: { warmReader: options.warmReader === true } }),
+      ready: false,
+    };
     slot.worker.unref();
     slot.worker.on('message', (msg: WorkerResponse) => {
       if ('ready' in msg) {

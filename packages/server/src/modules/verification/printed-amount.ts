@@ -16,8 +16,7 @@ interface Judged {
   success_ref: string | null;
 }
 
-const baht = (satang: number) =>
-  `${Math.floor(satang / 100).toLocaleString('en-US')}.${String(satang % 100).padStart(2, '0')}`;
+const baht = (satang: number) => `${Math.floor(satang / 100).toLocaleString('en-US')}.${String(satang % 100).padStart(2, '0')}`;
 
 /**
  * Edited-slip rule (issue 20), after the checker confirmed the transfer: a printed amount read with
@@ -33,7 +32,8 @@ export function judgePrinted<T extends Judged>(
   if (mode === 'off' || draft.amount_satang === null || !read || read.amountSatang === null || read.confidence < PRINTED_MIN_CONFIDENCE)
     return { printed_amount_satang: null, edited: 0 } as Partial<T> & { printed_amount_satang: null; edited: number };
   const printed = read.amountSatang;
-  if (printed === draft.amount_satang) return { printed_amount_satang: printed, edited: 0 } as Partial<T> & { printed_amount_satang: number; edited: number };
+  if (printed === draft.amount_satang)
+    return { printed_amount_satang: printed, edited: 0 } as Partial<T> & { printed_amount_satang: number; edited: number };
   const base = { printed_amount_satang: printed, edited: 1 };
   if (mode === 'alert') return base as Partial<T> & typeof base;
   return {

@@ -312,6 +312,42 @@ const STALE: Record<Audience, Pair> = {
 };
 
 /**
+ * Edited slips (issue 20): the picture prints another amount than the bank transferred. Staff get the
+ * verdict in one line they can act on; the customer is told what the bank says, without accusing.
+ */
+const EDITED = {
+  title: {
+    customer: { th: '❌ ยอดเงินในสลิปไม่ตรงกับธนาคาร', en: '❌ The slip amount does not match the bank' },
+    staff: { th: '🚫 สลิปถูกแก้ไขยอดเงิน', en: '🚫 Edited slip' },
+  } as Record<Audience, Pair>,
+  note: {
+    customer: {
+      th: (pic: string, bank: string) =>
+        `รูปสลิประบุยอด ${pic} แต่ธนาคารแจ้งยอดโอน ${bank} ทางร้านยืนยันได้เฉพาะยอดที่ธนาคารแจ้ง หากโอนไม่ครบ โปรดโอนส่วนที่เหลือแล้วส่งสลิปใหม่ค่ะ`,
+      en: (pic: string, bank: string) =>
+        `The slip picture says ${pic}, but the bank says ${bank} was transferred. The shop can only accept the amount the bank confirms; if you paid less, please transfer the rest and send the new slip.`,
+    },
+    staff: {
+      th: (pic: string, bank: string) => `รูปสลิประบุ ${pic} แต่ธนาคารแจ้ง ${bank}: สลิปนี้ถูกแก้ไข อย่าส่งสินค้าตามยอดในรูป`,
+      en: (pic: string, bank: string) =>
+        `The picture says ${pic}, the bank says ${bank}: this slip was edited. Do not hand over goods for the printed amount.`,
+    },
+  },
+  // Alert mode keeps SUCCESS: the bubble stays green but says plainly what the bank confirmed.
+  alert: {
+    customer: {
+      th: (pic: string, bank: string) => `ร้านได้รับยอด ${bank} ตามข้อมูลธนาคาร (รูปสลิประบุ ${pic})`,
+      en: (pic: string, bank: string) => `The shop received ${bank} according to the bank (the slip picture says ${pic}).`,
+    },
+    staff: {
+      th: (pic: string, bank: string) => `⚠️ รูปสลิประบุ ${pic} แต่ธนาคารแจ้ง ${bank}: สลิปนี้อาจถูกแก้ไข ส่งสินค้าตามยอดของธนาคารเท่านั้น`,
+      en: (pic: string, bank: string) =>
+        `⚠️ The picture says ${pic}, the bank says ${bank}: this slip may be edited. Hand over goods for the bank's amount only.`,
+    },
+  },
+};
+
+/**
  * The same picture sent again replays the earlier record (the API says `cached: true`). In a chat
  * that is the "one slip for two orders" case: never a second green tick.
  */
@@ -345,6 +381,7 @@ const LABELS = {
   time: { th: 'เวลาโอน', en: 'Time' },
   ref: { th: 'เลขอ้างอิง', en: 'Ref.' },
   original: { th: 'ใช้ครั้งแรกเมื่อ', en: 'First used' },
+  printed: { th: 'ยอดในรูปสลิป', en: 'On the picture' },
   stale: { th: 'สลิปนี้เก่ากว่าที่กำหนด โปรดตรวจสอบว่าเป็นการโอนล่าสุด', en: 'This slip is older than usual; make sure it is a recent transfer.' },
 };
 
@@ -398,7 +435,15 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   const base = STATUS[record.status] ?? STATUS.INVALID!;
   const replay = ctx.replay && REPLAYABLE.has(record.status);
   const pending = record.errorCode === 'SLIP_PENDING';
-  const title = replay ? REPLAY.title[who][lang] : pending ? PENDING.title[who][lang] : base.title[who][lang];
+  const edited = record.edited && record.printedAmount !== null && record.amount !== null;
+  const editedFraud = edited && record.status === 'FRAUD';
+  const title = replay
+    ? REPLAY.title[who][lang]
+    : pending
+      ? PENDING.title[who][lang]
+      : editedFraud
+        ? EDITED.title[who][lang]
+        : base.title[who][lang];
   const color = replay ? ORANGE : base.color;
 
   const facts: messagingApi.FlexComponent[] = [];
@@ -406,6 +451,7 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   const hasFacts = record.amount !== null || !!record.transRef;
   if (hasFacts) {
     facts.push(row(LABELS.amount[lang], formatAmount(record.amount, lang)));
+    if (edited) facts.push(row(LABELS.printed[lang], formatAmount(record.printedAmount, lang)));
     const sender = [record.senderName, bankNameFor(record, lang)].filter(Boolean).join(' · ');
     if (sender) facts.push(row(LABELS.sender[lang], sender));
     const receiver = [record.receiverName, record.receiverAccount].filter(Boolean).join(' · ');
@@ -422,7 +468,10 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   if (replay) notes.push(REPLAY.note[who][lang](formatTime(record.createdAt, lang, timeZone), base.result[lang]));
   else if (pending) notes.push(PENDING.note[who][lang]);
   else if (record.errorCode === 'STALE_SLIP') notes.push(STALE[who][lang]);
+  else if (editedFraud) notes.push(EDITED.note[who][lang](formatAmount(record.printedAmount, lang), formatAmount(record.amount, lang)));
   else notes.push(base.note[who][lang]);
+  if (edited && !editedFraud && !replay)
+    notes.push(EDITED.alert[who][lang](formatAmount(record.printedAmount, lang), formatAmount(record.amount, lang)));
   if (record.status === 'SUCCESS' && record.stale && !replay) notes.push(LABELS.stale[lang]);
 
   const body: messagingApi.FlexComponent[] = [];

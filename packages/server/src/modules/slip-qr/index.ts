@@ -16,4 +16,4 @@ export {
   type DecodeAndRead,
 } from './slip-qr-pool.js';
 export { readPrintedAmount, amountTextToSatang, type PrintedRead } from './slip-qr-amount.js';
-export { runDecodeCommand, type DecodeCommandLine } from './slip-qr-command.js';
+export { runDecodeCommand, runReadCommand, type DecodeCommandLine, type ReadCommandLine } from './slip-qr-command.js';

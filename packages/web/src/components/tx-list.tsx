@@ -16,6 +16,11 @@ export function TxList({ items, highlight }: { items: TransactionRecord[]; highl
             <span className="tx-main">
               <StatusBadge status={r.status} />
               <span className="tx-amount">{formatMoney(r.amount)}</span>
+              {r.edited && r.printedAmount !== null && (
+                <span className="tx-edited" data-testid="tx-edited">
+                  {t('tx.editedMark', { printed: formatMoney(r.printedAmount) })}
+                </span>
+              )}
             </span>
             <span className="tx-sub">
               <span className="tx-party">{r.senderName ? <bdi>{stripBidi(r.senderName)}</bdi> : t('tx.unknownSender')}</span>

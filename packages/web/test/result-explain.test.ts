@@ -41,7 +41,7 @@ describe('result card wording', () => {
   );
 
   it('reads each meaningful case differently', () => {
-    const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean }) =>
+    const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean; edited?: boolean }) =>
       explainResult(rec(s, code, extra)).variant;
     expect(v('SUCCESS', null)).toBe('genuine');
     expect(v('SUCCESS', null, { stale: true })).toBe('genuineStale');

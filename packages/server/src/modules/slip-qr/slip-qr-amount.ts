@@ -188,6 +188,20 @@ function segments(ink: Uint8Array, width: number, height: number): Segment[] {
     for (let yy = y0; yy <= yEnd; yy++) for (let x = 0; x < width; x++) cols[x] += ink[yy * width + x];
     // A space between words (~0.3 em) splits: the number stands alone, apart from "บาท"/"THB"/"฿ ".
     const maxGap = Math.max(2, Math.round(h * 0.3));
+    const pushSegment = (x0: number, x1: number): void => {
+      if (x1 - x0 + 1 < h * 1.2) return;
+      // Dense core: the longest run of rows whose ink is at least 35% of the fullest row's.
+      const r = new Uint32Array(h);
+      for (let yy = y0; yy <= yEnd; yy++) for (let xx = x0; xx <= x1; xx++) r[yy - y0] += ink[yy * width + xx];
+      const peak = Math.max(...r);
+      let run = 0;
+      let core = 0;
+      for (const v of r) {
+        run = v >= peak * 0.35 ? run + 1 : 0;
+        if (run > core) core = run;
+      }
+      out.push({ x0, x1, y0, y1: yEnd, core });
+    };
     let x = 0;
     while (x < width) {
       if (!cols[x]) {
@@ -200,21 +214,39 @@ function segments(ink: Uint8Array, width: number, height: number): Segment[] {
         if (cols[x]) last = x;
         x++;
       }
-      const x1 = last;
-      if (x1 - x0 + 1 < h * 1.2) continue;
-      // Dense core: the longest run of rows whose ink is at least 35% of the fullest row's.
-      const r = new Uint32Array(h);
-      for (let yy = y0; yy <= yEnd; yy++) for (let xx = x0; xx <= x1; xx++) r[yy - y0] += ink[yy * width + xx];
-      const peak = Math.max(...r);
-      let run = 0;
-      let core = 0;
-      for (const v of r) {
-        run = v >= peak * 0.35 ? run + 1 : 0;
-        if (run > core) core = run;
-      }
-      out.push({ x0, x1, y0, y1: yEnd, core });
+      for (const [a, b] of splitAtWordGap(cols, x0, last, h)) pushSegment(a, b);
     }
   }
+  return out;
+}
+
+/**
+ * Some faces set "บาท" closer than 0.3 line heights to the number. Within a group, a gap clearly
+ * wider than the others (3x the median gap and over 0.2 line heights) is a word space too.
+ */
+function splitAtWordGap(cols: Uint32Array, x0: number, x1: number, h: number): [number, number][] {
+  const gaps: { at: number; len: number }[] = [];
+  let x = x0;
+  while (x <= x1) {
+    if (cols[x]) {
+      x++;
+      continue;
+    }
+    const at = x;
+    while (x <= x1 && !cols[x]) x++;
+    gaps.push({ at, len: x - at });
+  }
+  if (gaps.length < 3) return [[x0, x1]];
+  const med = [...gaps.map((g) => g.len)].sort((a, b) => a - b)[gaps.length >> 1];
+  const out: [number, number][] = [];
+  let start = x0;
+  for (const g of gaps)
+    // Both sides must be words (a narrow "1" with wide side bearings is not cut off its number).
+    if (g.len > Math.max(h * 0.2, med * 3) && g.at - start >= h * 1.2 && x1 - (g.at + g.len) + 1 >= h * 1.2) {
+      out.push([start, g.at - 1]);
+      start = g.at + g.len;
+    }
+  out.push([start, x1]);
   return out;
 }
 

@@ -891,7 +891,13 @@ export type components = {
                 amount: number | null;
                 /** @description the clientRef given to verify; null for LINE and dashboard slips */
                 clientRef: string | null;
+                /** @description the printed amount differs from the bank amount (edited slip) */
+                edited?: boolean;
+                /** @description as on the record, e.g. EDITED_SLIP on a FRAUD whose picture prints another amount */
+                errorCode?: string | null;
                 latencyMs: number;
+                /** @description the amount the slip picture prints, as read by the service; null when not read with confidence */
+                printedAmount?: number | null;
                 receiver: string | null;
                 sender: string | null;
                 /** @enum {string} */

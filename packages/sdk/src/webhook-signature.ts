@@ -22,6 +22,12 @@ export interface WebhookEventData {
   latencyMs: number;
   clientRef?: string | null;
   source?: TransactionSource;
+  /** Why a slip.failed failed, e.g. `EDITED_SLIP`: the picture prints another amount than the bank's. */
+  errorCode?: string | null;
+  /** The amount the slip picture prints, as read by the service; null when not read with confidence. */
+  printedAmount?: number | null;
+  /** The printed amount differs from the bank's: an edited slip. */
+  edited?: boolean;
 }
 
 export interface WebhookEvent {

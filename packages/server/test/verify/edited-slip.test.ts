@@ -134,3 +134,22 @@ for (const kind of DB_KINDS) {
     });
   });
 }
+
+describe('slip.failed of an edited slip', () => {
+  it('carries errorCode EDITED_SLIP, the printed amount and edited: true beside the bank amount', async () => {
+    const { buildEvent } = await import('../../src/modules/webhooks/webhook-events.js');
+    const { recordFromRow } = await import('../../src/modules/transactions/transaction-record.js');
+    const { transactionRow } = await import('../helpers/records.js');
+    const rec = recordFromRow(
+      transactionRow('shop_x', new Date(), 'FRAUD', {
+        amount_satang: 10_000,
+        error_code: 'EDITED_SLIP',
+        printed_amount_satang: 100_000,
+        edited: 1,
+      }),
+    );
+    const body = JSON.parse(buildEvent(rec, new Date()).body);
+    expect(body.event).toBe('slip.failed');
+    expect(body.data).toMatchObject({ status: 'FRAUD', amount: 100, errorCode: 'EDITED_SLIP', printedAmount: 1000, edited: true });
+  });
+});

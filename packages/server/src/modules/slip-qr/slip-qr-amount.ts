@@ -24,7 +24,7 @@ export interface PrintedRead {
   confidence: number;
   /** The amount as printed (digits and separators), for operators. */
   text: string | null;
-  /** Why nothing was read: 'no-lines', 'no-amount', 'budget', 'ambiguous', 'unconfirmed', 'error'. */
+  /** Why nothing was read: 'no-lines', 'no-amount', 'budget', 'ambiguous', 'unconfirmed', 'fragment', 'error'. */
   reason: string | null;
   /** Lines given to the OCR engine. */
   lines: number;
@@ -214,39 +214,9 @@ function segments(ink: Uint8Array, width: number, height: number): Segment[] {
         if (cols[x]) last = x;
         x++;
       }
-      for (const [a, b] of splitAtWordGap(cols, x0, last, h)) pushSegment(a, b);
+      pushSegment(x0, last);
     }
   }
-  return out;
-}
-
-/**
- * Some faces set "บาท" closer than 0.3 line heights to the number. Within a group, a gap clearly
- * wider than the others (3x the median gap and over 0.2 line heights) is a word space too.
- */
-function splitAtWordGap(cols: Uint32Array, x0: number, x1: number, h: number): [number, number][] {
-  const gaps: { at: number; len: number }[] = [];
-  let x = x0;
-  while (x <= x1) {
-    if (cols[x]) {
-      x++;
-      continue;
-    }
-    const at = x;
-    while (x <= x1 && !cols[x]) x++;
-    gaps.push({ at, len: x - at });
-  }
-  if (gaps.length < 3) return [[x0, x1]];
-  const med = [...gaps.map((g) => g.len)].sort((a, b) => a - b)[gaps.length >> 1];
-  const out: [number, number][] = [];
-  let start = x0;
-  for (const g of gaps)
-    // Both sides must be words (a narrow "1" with wide side bearings is not cut off its number).
-    if (g.len > Math.max(h * 0.2, med * 3) && g.at - start >= h * 1.2 && x1 - (g.at + g.len) + 1 >= h * 1.2) {
-      out.push([start, g.at - 1]);
-      start = g.at + g.len;
-    }
-  out.push([start, x1]);
   return out;
 }
 
@@ -399,7 +369,8 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
       small = await half(work);
     }
     const scale = work.width / small.width;
-    const segs = segments(inkMap(small), small.width, small.height)
+    const all = segments(inkMap(small), small.width, small.height);
+    const segs = all
       .filter((s) => s.core >= 5)
       .sort((a, b) => b.core - a.core)
       .slice(0, maxLines);
@@ -419,6 +390,10 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
       lines++;
       const again = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale, CONFIRM_CORE_PX)));
       if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
+      // A wide group just left of the number on its line means the number may be a fragment of a
+      // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.
+      const h = s.y1 - s.y0 + 1;
+      if (all.some((o) => o !== s && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5)) return none('fragment', lines);
       reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
     }
     if (!reads.length) return none('no-amount', lines);

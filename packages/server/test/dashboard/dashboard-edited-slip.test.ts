@@ -33,7 +33,7 @@ for (const kind of DB_KINDS) {
         method: 'POST',
         url: '/api/dashboard/verify',
         headers: { ...a.auth, 'content-type': 'image/png' },
-        payload: await bank.slip(t.transRef, 'clean', 'png', { layout: 'ktb', edit: 'add' }),
+        payload: await bank.slip(t.transRef, 'clean', 'png', { layout: 'kplus', edit: 'add' }),
       });
       expect(r.statusCode).toBe(200);
       expect(r.json().data).toMatchObject({

@@ -4,6 +4,11 @@ export {
   renderNonSlip,
   drawSlip,
   VARIANTS,
+  LAYOUTS,
+  EDITS,
+  editedSatang,
+  type Layout,
+  type EditKind,
   SLIP_WIDTH,
   SLIP_HEIGHT,
   type Variant,
@@ -38,3 +43,4 @@ export {
 export { maskAccount, maskProxy, maskStyleFor, displayName, type MaskStyle } from './account-mask.js';
 export { bankInfo, type BankInfo } from './bank-info.js';
 export { prng } from './render-support.js';
+export { amountText, LAYOUT_BANK } from './slip-layouts.js';

@@ -47,8 +47,30 @@ export function ensureFonts(): boolean {
   return thaiFont;
 }
 
-export function font(px: number, weight: 'normal' | 'bold' = 'normal'): string {
-  return `${weight} ${px}px ${FONT_FAMILY}, "DejaVu Sans", sans-serif`;
+export function font(px: number, weight: 'normal' | 'bold' = 'normal', family = FONT_FAMILY): string {
+  return `${weight} ${px}px ${family}, ${FONT_FAMILY}, "DejaVu Sans", sans-serif`;
+}
+
+const NAMED_FONTS = new Map<string, boolean>();
+
+/**
+ * Registers one fonts-thai-tlwg family (regular and bold) under its own name, so slip layouts can
+ * differ in typeface as bank apps do. Falls back to SlipSans (via font()) when the family is missing.
+ */
+export function namedFont(name: string): string {
+  if (!NAMED_FONTS.has(name)) {
+    let ok = false;
+    for (const [suffix, file] of [
+      ['', `/usr/share/fonts/truetype/tlwg/${name}.ttf`],
+      ['-Bold', `/usr/share/fonts/truetype/tlwg/${name}-Bold.ttf`],
+      ['', `/usr/share/fonts/opentype/tlwg/${name}.otf`],
+      ['-Bold', `/usr/share/fonts/opentype/tlwg/${name}-Bold.otf`],
+    ] as const) {
+      if (existsSync(file) && GlobalFonts.registerFromPath(file, `Slip${name}`) !== null) ok = ok || suffix === '';
+    }
+    NAMED_FONTS.set(name, ok);
+  }
+  return NAMED_FONTS.get(name) ? `Slip${name}` : FONT_FAMILY;
 }
 
 const QR_CACHE = new Map<string, { size: number; dark: Uint8Array }>();

@@ -1,6 +1,16 @@
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { registerCheckerApi, type GlobalFaults } from './checker-api.js';
-import { renderNonSlip, renderSlip, VARIANTS, type ImageFormat, type Variant } from './slip-renderer.js';
+import {
+  EDITS,
+  LAYOUTS,
+  renderNonSlip,
+  renderSlip,
+  VARIANTS,
+  type EditKind,
+  type ImageFormat,
+  type Layout,
+  type Variant,
+} from './slip-renderer.js';
 import { createTransferStore, DuplicateTransRefError, type Fault, type NewTransfer, type TransferStore } from './transfer-store.js';
 
 export interface SandboxBankOptions {
@@ -141,15 +151,29 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
 
   const mime = (f: ImageFormat) => (f === 'png' ? 'image/png' : 'image/jpeg');
   for (const format of ['png', 'jpg'] as const) {
-    app.get<{ Params: { transRef: string }; Querystring: { variant?: Variant } }>(
+    app.get<{ Params: { transRef: string }; Querystring: { variant?: Variant; layout?: Layout; edit?: EditKind } }>(
       `/transfers/:transRef/slip.${format}`,
       {
-        schema: { querystring: { type: 'object', properties: { variant: { type: 'string', enum: VARIANTS } } } },
+        schema: {
+          querystring: {
+            type: 'object',
+            properties: {
+              variant: { type: 'string', enum: VARIANTS },
+              layout: { type: 'string', enum: LAYOUTS },
+              edit: { type: 'string', enum: EDITS },
+            },
+          },
+        },
       },
       async (request, reply) => {
         const t = store.get(request.params.transRef);
         if (!t) return reply.code(404).send({ status: 'NOT_FOUND' });
-        const image = await renderSlip(t, { format, variant: request.query.variant });
+        const image = await renderSlip(t, {
+          format,
+          variant: request.query.variant,
+          layout: request.query.layout,
+          edit: request.query.edit,
+        });
         return reply.type(mime(format)).header('cache-control', 'no-store').send(image);
       },
     );

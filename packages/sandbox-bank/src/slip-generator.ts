@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { renderSlip, type ImageFormat, type Variant } from './slip-renderer.js';
+import { renderSlip, type EditKind, type ImageFormat, type Layout, type Variant } from './slip-renderer.js';
+import { LAYOUT_BANK } from './slip-layouts.js';
 import { makeTransfer, type NewTransfer, type Party, type ProxyType, type Transfer } from './transfer-store.js';
 
 const SENDERS = [
@@ -24,6 +25,9 @@ export interface GenerateSlipOptions {
   receiver?: Party & { proxy?: { type: ProxyType; value: string } };
   variant?: Variant;
   format?: ImageFormat;
+  layout?: Layout;
+  /** Render an edited slip (the printed amount differs from the transfer). */
+  edit?: EditKind;
 }
 
 export interface GeneratedSlip {
@@ -38,7 +42,7 @@ export interface GeneratedSlip {
  * The transfer is not registered anywhere; post it to a sandbox bank when the checker must know it.
  */
 export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<GeneratedSlip> {
-  const sendingBank = opts.bankCode ?? COMMON_BANKS[randomInt(COMMON_BANKS.length)];
+  const sendingBank = opts.bankCode ?? (opts.layout && LAYOUT_BANK[opts.layout]) ?? COMMON_BANKS[randomInt(COMMON_BANKS.length)];
   const input: NewTransfer = {
     sendingBank,
     amount: opts.amount ?? randomInt(100, 500_000) / 100,
@@ -53,6 +57,6 @@ export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<Gene
   const transfer = makeTransfer(input);
   const format =
     opts.format ?? (opts.variant === 'jpeg70' || opts.variant === 'camera12mp' || opts.variant === 'screenphoto' ? 'jpg' : 'png');
-  const image = await renderSlip(transfer, { format, variant: opts.variant });
+  const image = await renderSlip(transfer, { format, variant: opts.variant, layout: opts.layout, edit: opts.edit });
   return { transfer, payload: transfer.payload, image, format };
 }

@@ -2,8 +2,9 @@ import { createCanvas, type Canvas, type SKRSContext2D } from '@napi-rs/canvas';
 import sharp, { type OutputInfo, type Sharp } from 'sharp';
 import { maskAccount, maskProxy, maskStyleFor } from './account-mask.js';
 import { bankInfo } from './bank-info.js';
-import { drawQr, ensureFonts, font, formatBaht, roundRect, seedOf, thaiDateTime } from './render-support.js';
+import { drawQr, ensureFonts, font, formatBaht, namedFont, roundRect, seedOf, thaiDateTime } from './render-support.js';
 import { addNoise, cameraShot, encode, screenPhoto, type ImageFormat } from './slip-effects.js';
+import { drawLayout, LAYOUTS, type Layout } from './slip-layouts.js';
 import { buildPromptPayPayload } from './slip-payload.js';
 import type { ProxyType } from './transfer-store.js';
 
@@ -39,14 +40,50 @@ export interface SlipData {
   receiver: { name: string; account?: string; proxy?: { type: ProxyType; value: string } };
 }
 
+export { LAYOUTS, type Layout };
+
+/**
+ * How an edited slip's printed amount differs from the transfer: one digit changed, a digit added
+ * (100.00 -> 1,000.00), or the decimal point shifted two places (35.00 -> 3,500.00).
+ */
+export const EDITS = ['digit', 'add', 'decimal'] as const;
+export type EditKind = (typeof EDITS)[number];
+
 export interface RenderOptions {
   format: ImageFormat;
   variant?: Variant;
+  /** Slip layout (default `classic`). */
+  layout?: Layout;
+  /** Render an edited slip: the picture prints another amount than the transfer's (the QR stays genuine). */
+  edit?: EditKind;
 }
 
 interface LayoutOptions {
   qrPx: number;
   paymentQr?: string;
+  /** Printed amount in satang when it differs from the transfer (an edited slip). */
+  printedSatang?: number;
+}
+
+/** The amount an edited slip prints, in satang; always differs from `satang`. Deterministic per seed. */
+export function editedSatang(satang: number, kind: EditKind, seed: number): number {
+  const baht = Math.floor(satang / 100);
+  const cents = satang % 100;
+  if (kind === 'decimal') return satang * 100;
+  if (kind === 'add') {
+    // Repeat the leading digit of the baht part (100 -> 1100) or, for amounts under 1 baht, put a 1 before it.
+    const digits = String(baht);
+    return Number(baht === 0 ? '1' : digits[0] + digits) * 100 + cents;
+  }
+  // One digit of the baht part changed: the leading one up (1 -> 2 .. 9 -> 8 so no digit is added).
+  const digits = String(baht).split('');
+  const i = seed % digits.length;
+  const d = Number(digits[i]);
+  let next = (d + 1 + (seed % 8)) % 10;
+  if (i === 0 && next === 0) next = d === 9 ? 8 : 9;
+  if (next === d) next = (d + 1) % 10 || 1;
+  digits[i] = String(next);
+  return Number(digits.join('')) * 100 + cents;
 }
 
 function bankBadge(ctx: SKRSContext2D, code: string, cx: number, cy: number, r: number, inverted = false): void {
@@ -155,8 +192,18 @@ export function drawSlip(s: SlipData, o: LayoutOptions): Canvas {
   ctx.font = font(34);
   ctx.fillText(s.transRef, 100, 1255);
   ctx.textAlign = 'right';
-  ctx.font = font(62, 'bold');
-  ctx.fillText(`${formatBaht(s.amount)} บาท`, W - 100, 1330);
+  const printed = o.printedSatang === undefined ? s.amount : o.printedSatang / 100;
+  if (o.printedSatang !== undefined) {
+    // An editor repaints the old number and types the new one in a close, but different, face.
+    ctx.font = font(62, 'bold', namedFont('Garuda'));
+    const w = ctx.measureText(`${formatBaht(printed)} บาท`).width;
+    ctx.fillStyle = '#fefefe';
+    ctx.fillRect(W - 100 - w - 12, 1268, w + 24, 84);
+    ctx.fillStyle = '#1d2b36';
+  } else {
+    ctx.font = font(62, 'bold');
+  }
+  ctx.fillText(`${formatBaht(printed)} บาท`, W - 100, 1330);
   ctx.font = font(36);
   ctx.fillText('0.00 บาท', W - 100, 1420);
   ctx.textAlign = 'left';
@@ -179,6 +226,20 @@ export function drawSlip(s: SlipData, o: LayoutOptions): Canvas {
   return canvas;
 }
 
+function layoutSlip(s: SlipData) {
+  return {
+    transRef: s.transRef,
+    payload: s.payload,
+    sendingBank: s.sendingBank,
+    receivingBank: s.receivingBank,
+    transDate: s.transDate,
+    senderName: s.sender.name,
+    senderLine: accountLine(s, 'sender'),
+    receiverName: s.receiver.name,
+    receiverLine: accountLine(s, 'receiver'),
+  };
+}
+
 function canvasToSharp(c: Canvas): Sharp {
   return sharp(c.data(), { raw: { width: c.width, height: c.height, channels: 4 } });
 }
@@ -192,7 +253,19 @@ export async function renderSlip(s: SlipData, opts: RenderOptions): Promise<Buff
   const fmt = opts.format;
   const seed = seedOf(s.transRef + variant);
   const paymentQr = variant === 'twoqr' ? buildPromptPayPayload('0812345678', s.amount) : undefined;
-  const canvas = drawSlip(s, { qrPx: variant === 'smallqr' ? 110 : 300, paymentQr });
+  const satang = Math.round(s.amount * 100);
+  const printedSatang = opts.edit ? editedSatang(satang, opts.edit, seed) : undefined;
+  const layout = opts.layout ?? 'classic';
+  const qrPx = variant === 'smallqr' ? 110 : 300;
+  const canvas =
+    layout === 'classic'
+      ? drawSlip(s, { qrPx, paymentQr, printedSatang })
+      : drawLayout(layout, layoutSlip(s), {
+          printedSatang: printedSatang ?? satang,
+          edited: printedSatang !== undefined,
+          qrPx: variant === 'smallqr' ? 110 : undefined,
+          paymentQr,
+        });
   switch (variant) {
     case 'clean':
     case 'smallqr':

@@ -373,11 +373,14 @@ export type components = {
             createdAt: string;
             /** @description true when this transfer was already verified earlier (another image, or the same image for another amount or clientRef) */
             duplicate: boolean;
+            /** @description the picture prints another amount than the bank transferred (printedAmount differs from amount): FRAUD EDITED_SLIP, or a flagged SUCCESS when SLIP_EDIT_MODE is alert */
+            edited: boolean;
             environment: "live" | "test";
             errorCode: string | null;
             errorMessage: string | null;
             id: string;
             latencyMs: number;
+            printedAmount: number | null;
             receiverAccount: string | null;
             receiverName: string | null;
             senderAccount: string | null;
@@ -413,11 +416,14 @@ export type components = {
             createdAt: string;
             /** @description true when this transfer was already verified earlier (another image, or the same image for another amount or clientRef) */
             duplicate: boolean;
+            /** @description the picture prints another amount than the bank transferred (printedAmount differs from amount): FRAUD EDITED_SLIP, or a flagged SUCCESS when SLIP_EDIT_MODE is alert */
+            edited: boolean;
             environment: "live" | "test";
             errorCode: string | null;
             errorMessage: string | null;
             id: string;
             latencyMs: number;
+            printedAmount: number | null;
             quota: {
                 limit: number;
                 remaining: number;
@@ -449,7 +455,13 @@ export type components = {
                 amount: number | null;
                 /** @description the clientRef given to verify; null for LINE and dashboard slips */
                 clientRef: string | null;
+                /** @description the printed amount differs from the bank amount (edited slip) */
+                edited?: boolean;
+                /** @description as on the record, e.g. EDITED_SLIP on a FRAUD whose picture prints another amount */
+                errorCode?: string | null;
                 latencyMs: number;
+                /** @description the amount the slip picture prints, as read by the service; null when not read with confidence */
+                printedAmount?: number | null;
                 /** @description receiver's name; null when the slip could not be read */
                 receiver: string | null;
                 /** @description sender's name; null when the slip could not be read */

@@ -35,4 +35,10 @@ if (!only || only === 'export') {
   console.log('\n## Transactions export: CSV and XLSX streamed from SQLite (memory over the baseline while streaming)\n');
   console.log(formatExportBench(await runExportBench()));
 }
+if (only === 'edited') {
+  // Not in the default run: 2,000+ renders with OCR take a long while on a shared machine.
+  const { formatEditedBench, runEditedBench } = await import('./edited-bench.js');
+  console.log('\n## Edited slips: reading the printed amount (issue 20)\n');
+  console.log(formatEditedBench(await runEditedBench()));
+}
 process.exit(0);

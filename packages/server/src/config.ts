@@ -86,6 +86,11 @@ const spec = {
   TRUST_PROXY: { parse: bool, def: 'false', doc: 'trust X-Forwarded-* from a reverse proxy that terminates TLS' },
   MAX_IMAGE_BYTES: { parse: int(1024, 50 * 1024 * 1024), def: String(10 * 1024 * 1024), doc: 'largest accepted slip image (413 above)' },
   SLIP_STALE_MODE: { parse: oneOf('off', 'alert', 'reject'), def: 'alert', doc: 'stale-slip detection mode' },
+  SLIP_EDIT_MODE: {
+    parse: oneOf('off', 'alert', 'reject'),
+    def: 'reject',
+    doc: 'edited-slip detection: the printed amount read from the picture against the bank amount',
+  },
   SLIP_STALE_MAX_AGE_HOURS: { parse: int(1, 24 * 365), def: '24', doc: 'slips older than this are stale' },
   CHECKER: {
     parse: str,

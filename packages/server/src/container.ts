@@ -179,12 +179,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     await pool?.close();
   });
   // The shop id keys the pool's fair queue: one shop's flood cannot take another shop's decoder time.
-  const decode =
-    overrides.decode ??
-    ((image: Buffer, shopId?: string) => {
-      pool ??= createSlipDecoderPool({ ...overrides.decoderPool, threads: config.DECODE_THREADS || undefined });
-      return pool.decode(image, { key: shopId });
-    });
+  const getPool = () =>
+    (pool ??= createSlipDecoderPool({
+      ...overrides.decoderPool,
+      threads: config.DECODE_THREADS || undefined,
+      warmReader: config.SLIP_EDIT_MODE !== 'off',
+    }));
+  const decode = overrides.decode ?? ((image: Buffer, shopId?: string) => getPool().decode(image, { key: shopId }));
+  // Edited slips (SLIP_EDIT_MODE): the same pool job decodes and then reads the printed amount.
+  const decodeAndRead = overrides.decode ? undefined : (image: Buffer, shopId?: string) => getPool().decodeAndRead(image, { key: shopId });
   const claims = createImageClaims({
     db,
     now: () => clock.now(),
@@ -204,6 +207,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     transactions,
     claims,
     decode,
+    decodeAndRead,
+    editMode: config.SLIP_EDIT_MODE,
     checker,
     bus,
     maxImageBytes: config.MAX_IMAGE_BYTES,

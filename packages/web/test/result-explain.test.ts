@@ -6,7 +6,7 @@ import { th } from '../src/i18n/th';
 import { explainError, SCREEN_ERROR_CODES } from '../src/lib/error-explain';
 import { expectedAmountOf, explainResult, KNOWN_ERROR_CODES, stripBidi, VARIANTS } from '../src/lib/result-explain';
 
-const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolean; cached?: boolean } = {}) => ({
+const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolean; cached?: boolean; edited?: boolean } = {}) => ({
   status,
   errorCode,
   stale: false,
@@ -41,7 +41,7 @@ describe('result card wording', () => {
   );
 
   it('reads each meaningful case differently', () => {
-    const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean }) =>
+    const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean; edited?: boolean }) =>
       explainResult(rec(s, code, extra)).variant;
     expect(v('SUCCESS', null)).toBe('genuine');
     expect(v('SUCCESS', null, { stale: true })).toBe('genuineStale');
@@ -55,7 +55,18 @@ describe('result card wording', () => {
     expect(v('PROVIDER_ERROR', 'SLIP_PENDING')).toBe('pending');
     expect(v('PROVIDER_ERROR', 'PROVIDER_UNAVAILABLE')).toBe('retry');
     expect(v('FRAUD', 'SLIP_NOT_FOUND')).toBe('fake');
+    expect(v('FRAUD', 'EDITED_SLIP')).toBe('edited');
+    expect(v('SUCCESS', null, { edited: true, stale: true })).toBe('genuineEdited');
     expect(new Set(VARIANTS.map((x) => th[`result.${x}.title` as keyof typeof th])).size).toBe(VARIANTS.length);
+  });
+
+  it('an edited slip says what the picture says and what the bank says, in Thai and English', () => {
+    for (const key of ['result.edited.body', 'result.genuineEdited.body'] as const) {
+      expect(th[key]).toContain('{printed}');
+      expect(th[key]).toContain('{bank}');
+    }
+    expect(explainResult(rec('FRAUD', 'EDITED_SLIP')).tone).toBe('error');
+    expect(explainResult(rec('SUCCESS', null, { edited: true })).tone).toBe('warn');
   });
 
   it('a replayed result is a warning card (never a green "paid"), whatever the first result was', () => {

@@ -1,7 +1,7 @@
 import type { Container } from '../container.js';
 import { flags, optionalInt, required, UsageError } from './cli-args.js';
 import { withContainer, type CliCommand, type Out } from './cli-runner.js';
-import { runDecodeCommand } from '../modules/slip-qr/slip-qr-command.js';
+import { runDecodeCommand, runReadCommand } from '../modules/slip-qr/slip-qr-command.js';
 import { runDemo } from './demo-command.js';
 import { NO_USAGE, usageByKey } from '../modules/api-keys/api-key-usage.js';
 import { periodStart } from '../modules/dashboard/overview-service.js';
@@ -39,6 +39,7 @@ ${CHECKER_USAGE}
   secrets reencrypt                          (after a SECRET_KEY rotation: re-seal stored secrets)
   migrate
   decode FILE...                             (decode slip QR codes with the service's decoder)
+  read FILE...                               (what the service reads from a slip picture: QR, printed amount, confidence, ms)
 `;
 
 type Handler = (container: Container, argv: string[]) => Promise<unknown>;
@@ -189,6 +190,14 @@ extraCommands.decode = async (argv, out) => {
     return 2;
   }
   return runDecodeCommand(argv, out.stdout);
+};
+// Reading too: an operator looks into a disputed (edited?) slip without a database.
+extraCommands.read = async (argv, out) => {
+  if (!argv.length) {
+    out.stderr('Usage: slipcheck read FILE...');
+    return 2;
+  }
+  return runReadCommand(argv, out.stdout);
 };
 // demo prints JSON on stdout and the curl command as plain text on stderr: inside a JSON string its
 // quotes came out as \" and the pasted line answered 401.

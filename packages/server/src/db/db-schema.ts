@@ -95,6 +95,10 @@ export interface TransactionsTable {
   error_message: string | null;
   duplicate: number;
   stale: number;
+  /** Amount the slip picture prints, read by the service (issue 20); null when not read with confidence. */
+  printed_amount_satang?: number | null;
+  /** 1 when the printed amount differs from the bank's: an edited slip. Optional on insert (default 0). */
+  edited?: number;
   charged: number;
   latency_ms: number;
   client_ref: string | null;

@@ -77,6 +77,11 @@ export const WEBHOOK_EVENT_SCHEMA = {
         latencyMs: { type: 'integer', minimum: 0 },
         clientRef: nullable('string', { description: 'the clientRef given to verify; null for LINE and dashboard slips' }),
         source: { type: 'string', enum: [...SOURCES] },
+        errorCode: nullable('string', { description: 'as on the record, e.g. EDITED_SLIP on a FRAUD whose picture prints another amount' }),
+        printedAmount: nullable('number', {
+          description: 'the amount the slip picture prints, as read by the service; null when not read with confidence',
+        }),
+        edited: { type: 'boolean', description: 'the printed amount differs from the bank amount (edited slip)' },
       },
     },
   },

@@ -51,6 +51,9 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WORKER_MODE: 'off',
     SANDBOX_AUTOSTART: 'false',
+    // Reading printed amounts costs an OCR model per decoder thread and ~0.1 s of CPU per slip; the
+    // suites about edited slips (test/verify/edited-slip.test.ts, LINE, dashboard) turn it on.
+    SLIP_EDIT_MODE: 'off',
     ...env,
   });
   let dbHandle = overrides.dbHandle;

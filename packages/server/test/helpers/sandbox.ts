@@ -18,8 +18,10 @@ export async function startSandbox(): Promise<SandboxBank & { register: typeof r
     if (r.status !== 201) throw new Error(`sandbox register ${r.status}: ${await r.text()}`);
     return (await r.json()) as { transRef: string; payload: string };
   }
-  async function slip(transRef: string, variant = 'clean', format: 'png' | 'jpg' = 'png') {
-    const r = await fetch(`${bank.url}/transfers/${transRef}/slip.${format}?variant=${variant}`);
+  /** `look`: the slip layout and an edited render (the printed amount differs from the transfer). */
+  async function slip(transRef: string, variant = 'clean', format: 'png' | 'jpg' = 'png', look: { layout?: string; edit?: string } = {}) {
+    const q = new URLSearchParams({ variant, ...look });
+    const r = await fetch(`${bank.url}/transfers/${transRef}/slip.${format}?${q}`);
     if (r.status !== 200) throw new Error(`sandbox slip ${r.status}`);
     return Buffer.from(await r.arrayBuffer());
   }

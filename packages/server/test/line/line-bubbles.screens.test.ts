@@ -64,6 +64,8 @@ const base: TransactionRecord = {
   source: 'LINE',
   clientRef: null,
   stale: false,
+  printedAmount: null,
+  edited: false,
 };
 const CASES: Array<{ name: string; rec: TransactionRecord; ctx: ResultContext }> = [
   { name: 'fresh', rec: base, ctx: { audience: 'customer', replay: false } },

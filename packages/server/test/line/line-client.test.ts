@@ -188,6 +188,8 @@ describe('LINE client against the fake platform', () => {
       source: 'LINE',
       clientRef: null,
       stale: false,
+      printedAmount: null,
+      edited: false,
     };
     // Every status the record can carry: a status added later gets its bubble checked too.
     for (const status of STATUSES) {

@@ -32,6 +32,8 @@ function record(j: number): TransactionRecord {
     source: 'API',
     clientRef: `ORD-${j}`,
     stale: false,
+    printedAmount: null,
+    edited: false,
   };
 }
 

@@ -90,6 +90,8 @@ describe('stale slips in LINE replies', () => {
     source: 'LINE',
     clientRef: null,
     stale: true,
+    printedAmount: null,
+    edited: false,
   };
   it("the shop's bubble says old slip in its header and colour, in Thai and English", () => {
     for (const lang of LANGS) {

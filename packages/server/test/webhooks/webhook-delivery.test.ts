@@ -88,6 +88,9 @@ for (const kind of DB_KINDS) {
           latencyMs: 321,
           clientRef: 'order-42',
           source: 'API',
+          errorCode: null,
+          printedAmount: null,
+          edited: false,
         },
       });
       expect(d).toMatchObject({ status: 'delivered', attempts: 3, round: 2, last_status_code: 200 });

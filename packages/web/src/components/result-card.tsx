@@ -34,7 +34,10 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         }
       : record;
   // The replay names the first check's time and result (the record is the earlier one, unchanged).
-  const vars = ex.replay ? { time: formatDateTime(record.createdAt, lang), result: t(`status.${record.status}` as MessageKey) } : undefined;
+  const vars: Record<string, string> = ex.replay
+    ? { time: formatDateTime(record.createdAt, lang), result: t(`status.${record.status}` as MessageKey) }
+    : // Edited slips: "the picture says ฿1,000.00, the bank says ฿100.00".
+      { printed: formatMoney(record.printedAmount), bank: formatMoney(record.amount) };
   return (
     <article className={`result result-${ex.tone}`} aria-labelledby={`res-${record.id}`} data-variant={ex.replay ? 'replay' : ex.variant}>
       <header className="result-head">
@@ -43,13 +46,13 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         </span>
         <div className="result-text">
           <H id={`res-${record.id}`} className="result-title">
-            {t(ex.title)}
+            {t(ex.title, vars)}
           </H>
           <p className="result-body">{t(ex.body, vars)}</p>
         </div>
       </header>
       <p className="result-next">
-        <strong>{t('result.nextLabel')}</strong> {t(ex.next)}
+        <strong>{t('result.nextLabel')}</strong> {t(ex.next, vars)}
       </p>
       {ex.notes.map((k) => (
         <p key={k} className="result-note">
@@ -67,6 +70,12 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
           <dt>{t('tx.amount')}</dt>
           <dd className="amount">{formatMoney(shown.amount)}</dd>
         </div>
+        {record.edited && record.printedAmount !== null && (
+          <div data-testid="printed-amount">
+            <dt>{t('tx.printedAmount')}</dt>
+            <dd className="amount">{formatMoney(record.printedAmount)}</dd>
+          </div>
+        )}
         {original && (
           <div data-testid="first-use">
             <dt>{t('tx.firstUsedLabel')}</dt>

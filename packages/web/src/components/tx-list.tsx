@@ -38,6 +38,11 @@ function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
         <span className="tx-main">
           <StatusBadge status={r.status} record={r} />
           <span className="tx-amount">{formatMoney(amount)}</span>
+          {r.edited && r.printedAmount !== null && (
+            <span className="tx-edited" data-testid="tx-edited">
+              {t('tx.editedMark', { printed: formatMoney(r.printedAmount) })}
+            </span>
+          )}
         </span>
         <span className="tx-sub">
           <span className="tx-party">{sender ? <bdi>{stripBidi(sender)}</bdi> : t('tx.unknownSender')}</span>

@@ -234,6 +234,17 @@ export const en: Record<MessageKey, string> = {
   'result.invalid.title': 'The slip is not valid',
   'result.invalid.body': 'This slip did not pass the check.',
   'result.invalid.next': 'Do not ship yet; see the details below and ask the customer for the original slip image.',
+  'result.edited.title': 'Edited slip: the picture does not match the bank',
+  'result.edited.body':
+    'The picture says {printed}, the bank says {bank}: this slip was edited. The transfer is real, but for a different amount.',
+  'result.edited.next': 'Do not hand over goods for {printed}. Only {bank} reached your account: ask the customer to pay the rest.',
+  'result.genuineEdited.title': 'Paid {bank}, but the picture says {printed}',
+  'result.genuineEdited.body':
+    'The bank confirms {bank} reached your account, but the slip picture says {printed}: it may have been edited (alert mode keeps it verified).',
+  'result.genuineEdited.next': 'Hand over goods for {bank} only, never for the amount on the picture.',
+  'tx.printedAmount': 'Amount on the picture',
+  'tx.printedUnread': 'not read',
+  'tx.editedMark': 'picture says {printed}',
   'result.fake.title': 'Fake or edited slip',
   'result.fake.body': 'The bank has no transfer matching this slip, or the slip does not match the bank record.',
   'result.fake.next': 'Do not ship or confirm the order. If the customer insists they paid, check your shop’s banking app.',

@@ -7,6 +7,7 @@ export type Tone = 'ok' | 'warn' | 'error' | 'info';
 export const VARIANTS = [
   'genuine',
   'genuineStale',
+  'genuineEdited',
   'duplicate',
   'amount',
   'wrongAccount',
@@ -18,6 +19,7 @@ export const VARIANTS = [
   'unknownBank',
   'invalid',
   'fake',
+  'edited',
   'pending',
   'retry',
   'cannotCheck',
@@ -29,6 +31,7 @@ export type Variant = (typeof VARIANTS)[number];
 export const VARIANT_TONE: Record<Variant, Tone> = {
   genuine: 'ok',
   genuineStale: 'warn',
+  genuineEdited: 'warn',
   duplicate: 'warn',
   amount: 'warn',
   wrongAccount: 'error',
@@ -42,6 +45,7 @@ export const VARIANT_TONE: Record<Variant, Tone> = {
   fake: 'error',
   cannotCheck: 'warn',
   notSupported: 'warn',
+  edited: 'error',
   pending: 'info',
   retry: 'info',
   quota: 'error',
@@ -58,16 +62,16 @@ export const KNOWN_ERROR_CODES: Record<TxStatus, (string | null)[]> = {
   AMOUNT_MISMATCH: [null, 'AMOUNT_MISMATCH'],
   RECEIVER_MISMATCH: [null, 'RECEIVER_MISMATCH', 'RECEIVER_UNVERIFIED'],
   INVALID: [null, 'STALE_SLIP', 'NO_QR_FOUND', 'NOT_SLIP_QR', 'BAD_CHECKSUM', 'UNKNOWN_BANK', 'UNREADABLE_IMAGE', 'CHECK_NOT_SUPPORTED'],
-  FRAUD: [null, 'SLIP_NOT_FOUND', 'DATA_MISMATCH'],
+  FRAUD: [null, 'SLIP_NOT_FOUND', 'DATA_MISMATCH', 'EDITED_SLIP'],
   QUOTA_EXCEEDED: [null, 'QUOTA_EXCEEDED'],
   PROVIDER_ERROR: [null, 'PROVIDER_UNAVAILABLE', 'SLIP_PENDING', 'CHECK_UNAVAILABLE'],
 };
 
-export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale'>): Variant {
+export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale'> & { edited?: boolean }): Variant {
   switch (r.status) {
-    // stale on SUCCESS is the "alert" mode: the money did arrive, but the owner should look twice.
+    // stale or edited on SUCCESS is the "alert" mode: the money did arrive, but the owner should look twice.
     case 'SUCCESS':
-      return r.stale ? 'genuineStale' : 'genuine';
+      return r.edited ? 'genuineEdited' : r.stale ? 'genuineStale' : 'genuine';
     case 'DUPLICATE':
       return 'duplicate';
     case 'AMOUNT_MISMATCH':
@@ -75,7 +79,7 @@ export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 's
     case 'RECEIVER_MISMATCH':
       return r.errorCode === 'RECEIVER_UNVERIFIED' ? 'receiverUnverified' : 'wrongAccount';
     case 'FRAUD':
-      return 'fake';
+      return r.errorCode === 'EDITED_SLIP' ? 'edited' : 'fake';
     case 'QUOTA_EXCEEDED':
       return 'quota';
     case 'PROVIDER_ERROR':
@@ -116,7 +120,7 @@ export interface Explanation {
   replay: boolean;
 }
 
-export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale' | 'cached'>): Explanation {
+export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale' | 'cached'> & { edited?: boolean }): Explanation {
   const variant = variantOf(r);
   const notes: MessageKey[] = [];
   // A replay (same picture within 24 h) is never a fresh "paid": the money is the one already counted,

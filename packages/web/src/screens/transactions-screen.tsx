@@ -7,7 +7,7 @@ import { ResultCard } from '../components/result-card';
 import { TxList } from '../components/tx-list';
 import { Button, Card, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 import { useI18n, type MessageKey } from '../i18n/i18n';
-import { bangkokDayEnd, bangkokDayStart, formatDateTime } from '../lib/format';
+import { bangkokDayEnd, bangkokDayStart, formatDateTime, formatMoney } from '../lib/format';
 import { parseAmountToSatang, satangFromAmount } from '../lib/money';
 import { Link, useRouter } from '../lib/router';
 import { ExportButtons, TotalsCard } from '../components/reports';
@@ -272,6 +272,10 @@ export function TransactionDetailScreen({ id }: { id: string }) {
               <div>
                 <dt>{t('tx.stale')}</dt>
                 <dd>{r.stale ? t('common.yes') : t('common.no')}</dd>
+              </div>
+              <div>
+                <dt>{t('tx.printedAmount')}</dt>
+                <dd>{r.printedAmount === null ? t('tx.printedUnread') : formatMoney(r.printedAmount)}</dd>
               </div>
               <div>
                 <dt>{t('tx.clientRef')}</dt>

@@ -338,6 +338,42 @@ const STALE: Record<Audience, Pair> = {
 };
 
 /**
+ * Edited slips (issue 20): the picture prints another amount than the bank transferred. Staff get the
+ * verdict in one line they can act on; the customer is told what the bank says, without accusing.
+ */
+const EDITED = {
+  title: {
+    customer: { th: '❌ ยอดเงินในสลิปไม่ตรงกับธนาคาร', en: '❌ The slip amount does not match the bank' },
+    staff: { th: '🚫 สลิปถูกแก้ไขยอดเงิน', en: '🚫 Edited slip' },
+  } as Record<Audience, Pair>,
+  note: {
+    customer: {
+      th: (pic: string, bank: string) =>
+        `รูปสลิประบุยอด ${pic} แต่ธนาคารแจ้งยอดโอน ${bank} ทางร้านยืนยันได้เฉพาะยอดที่ธนาคารแจ้ง หากโอนไม่ครบ โปรดโอนส่วนที่เหลือแล้วส่งสลิปใหม่ค่ะ`,
+      en: (pic: string, bank: string) =>
+        `The slip picture says ${pic}, but the bank says ${bank} was transferred. The shop can only accept the amount the bank confirms; if you paid less, please transfer the rest and send the new slip.`,
+    },
+    staff: {
+      th: (pic: string, bank: string) => `รูปสลิประบุ ${pic} แต่ธนาคารแจ้ง ${bank}: สลิปนี้ถูกแก้ไข อย่าส่งสินค้าตามยอดในรูป`,
+      en: (pic: string, bank: string) =>
+        `The picture says ${pic}, the bank says ${bank}: this slip was edited. Do not hand over goods for the printed amount.`,
+    },
+  },
+  // Alert mode keeps SUCCESS: the bubble stays green but says plainly what the bank confirmed.
+  alert: {
+    customer: {
+      th: (pic: string, bank: string) => `ร้านได้รับยอด ${bank} ตามข้อมูลธนาคาร (รูปสลิประบุ ${pic})`,
+      en: (pic: string, bank: string) => `The shop received ${bank} according to the bank (the slip picture says ${pic}).`,
+    },
+    staff: {
+      th: (pic: string, bank: string) => `⚠️ รูปสลิประบุ ${pic} แต่ธนาคารแจ้ง ${bank}: สลิปนี้อาจถูกแก้ไข ส่งสินค้าตามยอดของธนาคารเท่านั้น`,
+      en: (pic: string, bank: string) =>
+        `⚠️ The picture says ${pic}, the bank says ${bank}: this slip may be edited. Hand over goods for the bank's amount only.`,
+    },
+  },
+};
+
+/**
  * The same picture sent again replays the earlier record (the API says `cached: true`). In a chat
  * that is the "one slip for two orders" case: never a second green tick.
  */
@@ -371,6 +407,7 @@ const LABELS = {
   time: { th: 'เวลาโอน', en: 'Time' },
   ref: { th: 'เลขอ้างอิง', en: 'Ref.' },
   original: { th: 'ใช้ครั้งแรกเมื่อ', en: 'First used' },
+  printed: { th: 'ยอดในรูปสลิป', en: 'On the picture' },
   stale: { th: 'สลิปนี้เก่ากว่าที่กำหนด โปรดตรวจสอบว่าเป็นการโอนล่าสุด', en: 'This slip is older than usual; make sure it is a recent transfer.' },
 };
 
@@ -430,13 +467,17 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   // A stale slip is genuine money but may be an old payment shown again: the shop's bubble says so in
   // its header and colour, not only in a line under the facts.
   const staleForShop = !replay && !!record.stale && who === 'staff' && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH');
+  const edited = record.edited && record.printedAmount !== null && record.amount !== null;
+  const editedFraud = edited && record.status === 'FRAUD';
   const title = replay
     ? REPLAY.title[who][lang]
     : pending
       ? PENDING.title[who][lang]
-      : staleForShop
-        ? `⚠️ ${resultWord(record, lang)}`
-        : (codeTitle ?? base.title[who][lang]);
+      : editedFraud
+        ? EDITED.title[who][lang]
+        : staleForShop
+          ? `⚠️ ${resultWord(record, lang)}`
+          : (codeTitle ?? base.title[who][lang]);
   const color = replay || staleForShop ? ORANGE : base.color;
 
   const facts: messagingApi.FlexComponent[] = [];
@@ -444,6 +485,7 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   const hasFacts = record.amount !== null || !!record.transRef;
   if (hasFacts) {
     facts.push(row(LABELS.amount[lang], formatAmount(record.amount, lang)));
+    if (edited) facts.push(row(LABELS.printed[lang], formatAmount(record.printedAmount, lang)));
     const sender = [record.senderName, bankNameFor(record, lang)].filter(Boolean).join(' · ');
     if (sender) facts.push(row(LABELS.sender[lang], sender));
     const receiver = [record.receiverName, record.receiverAccount].filter(Boolean).join(' · ');
@@ -460,8 +502,11 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   if (replay) notes.push(REPLAY.note[who][lang](formatTime(record.createdAt, lang, timeZone), statusWord(record.status, lang)));
   else if (pending) notes.push(PENDING.note[who][lang]);
   else if (record.errorCode === 'STALE_SLIP') notes.push(STALE[who][lang]);
+  else if (editedFraud) notes.push(EDITED.note[who][lang](formatAmount(record.printedAmount, lang), formatAmount(record.amount, lang)));
   else if (record.errorCode && CODE_NOTES[record.errorCode]) notes.push(CODE_NOTES[record.errorCode][who][lang]);
   else notes.push(base.note[who][lang]);
+  if (edited && !editedFraud && !replay)
+    notes.push(EDITED.alert[who][lang](formatAmount(record.printedAmount, lang), formatAmount(record.amount, lang)));
   if (record.stale && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH') && !replay)
     notes.push(`${STALE_WORD[lang]}: ${LABELS.stale[lang]}`);
 
@@ -508,6 +553,10 @@ export function ownerAlertMessage(
     STALE_SLIP: {
       th: `⚠️ ร้าน "${shop}": ได้รับสลิปเก่า${ctx.amount ? ` (${ctx.amount})` : ''} โปรดตรวจสอบว่าเป็นการโอนล่าสุดก่อนส่งสินค้า`,
       en: `⚠️ "${shop}": an old slip was received${ctx.amount ? ` (${ctx.amount})` : ''}. Check that it is a recent transfer before handing over goods.`,
+    },
+    EDITED_SLIP: {
+      th: `🚨 ร้าน "${shop}": ได้รับสลิปที่ยอดเงินในรูปไม่ตรงกับยอดที่ธนาคารโอนจริง${ctx.amount ? ` (ธนาคารโอน ${ctx.amount})` : ''} สลิปนี้ถูกแก้ไข อย่าส่งสินค้าตามยอดในรูป`,
+      en: `🚨 "${shop}": a slip whose picture shows another amount than the bank transferred${ctx.amount ? ` (the bank says ${ctx.amount})` : ''}. This slip was edited: do not hand over goods for the printed amount.`,
     },
     QUOTA_80: {
       th: `📊 ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปเดือนนี้ไปแล้ว 80%${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''} พิจารณาอัปเกรดแพ็กเกจในแดชบอร์ด`,

@@ -33,8 +33,8 @@ export function createLineOwnerAlerts(deps: {
       const lang: Lang = shop.language === 'en' ? 'en' : 'th';
 
       const once =
-        alert.type === 'STALE_SLIP'
-          ? { notice: `STALE_SLIP:${alert.transactionId ?? 'none'}`, period: 'once' }
+        alert.type === 'STALE_SLIP' || alert.type === 'EDITED_SLIP'
+          ? { notice: `${alert.type}:${alert.transactionId ?? 'none'}`, period: 'once' }
           : {
               notice: `ALERT_${alert.type}`,
               period: alert.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : repo.period(),

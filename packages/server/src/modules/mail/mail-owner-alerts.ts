@@ -10,7 +10,7 @@ import { mailTemplates } from './mail-templates.js';
 export const OWNER_ALERT_JOB = 'owner.alert';
 
 export interface OwnerAlertJob {
-  type: 'STALE_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING' | 'LINE_MONTHLY_LIMIT';
+  type: 'STALE_SLIP' | 'EDITED_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING' | 'LINE_MONTHLY_LIMIT';
   shopId: string;
   transactionId?: string;
   detail?: Record<string, unknown>;

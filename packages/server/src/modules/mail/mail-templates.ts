@@ -95,6 +95,10 @@ export const mailTemplates = {
         `${STALE_WORD.th}: ได้รับสลิปที่เก่ากว่ากำหนด (อาจเป็นสลิปที่เคยใช้แล้ว) โปรดตรวจสอบก่อนส่งสินค้า`,
         `${STALE_WORD.en}: a slip older than the allowed age was received (it may be re-used). Check it before you ship.`,
       ],
+      EDITED_SLIP: [
+        'ได้รับสลิปที่ยอดเงินในรูปไม่ตรงกับยอดที่ธนาคารโอนจริง (สลิปถูกแก้ไข) ระบบยังตอบว่าผ่านเพราะตั้งค่าเป็นโหมดแจ้งเตือน โปรดตรวจสอบก่อนส่งสินค้า',
+        'A slip whose picture shows another amount than the bank transferred (an edited slip) was received. It was still answered as verified because edited-slip detection is in alert mode. Check it before you hand over goods.',
+      ],
       QUOTA_80: ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', "80% of this month's slip quota is used."],
       QUOTA_100: [
         'โควตาตรวจสลิปเดือนนี้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ',
@@ -112,6 +116,7 @@ export const mailTemplates = {
     // Subjects name the alert in words: an owner reads them in a mail list, not the internal code.
     const titles: Record<string, [string, string]> = {
       STALE_SLIP: ['สลิปเก่ากว่ากำหนด', 'Old slip received'],
+      EDITED_SLIP: ['สลิปถูกแก้ไขยอดเงิน', 'Edited slip received'],
       QUOTA_80: ['โควตาใช้ไป 80%', '80% of quota used'],
       QUOTA_100: ['โควตาหมดแล้ว', 'Quota used up'],
       TRIAL_ENDING: ['ช่วงทดลองใกล้หมด', 'Trial ending'],

@@ -57,3 +57,67 @@ export async function runDecodeCommand(files: string[], out: (line: string) => v
   }
   return exit;
 }
+
+export interface ReadCommandLine {
+  file: string;
+  /** What the slip QR says (as `slipcheck decode` prints it). */
+  qr: { ok: boolean; bankCode: string | null; transRef: string | null; error: { code: string; message: string } | null };
+  /** The printed amount in THB (from integer satang), or null when it was not read with confidence. */
+  printedAmount: number | null;
+  /** 0..1; the service concludes only at PRINTED_MIN_CONFIDENCE or above. */
+  confidence: number;
+  /** The other printed fields the reader gives: the amount as printed, lines read, why nothing was read. */
+  printed: { amountText: string | null; lines: number; reason: string | null } | null;
+  ms: number;
+}
+
+/**
+ * `slipcheck read FILE...`: what the service reads from each picture, through the same decoder pool
+ * and reader as a verify (an operator looking into a disputed slip): the QR, the printed amount with
+ * its confidence, and the milliseconds spent. One JSON line per file, in argument order.
+ * Exit code: 0 every file decoded and its amount read, 1 some did not, 2 usage or unreadable file.
+ */
+export async function runReadCommand(files: string[], out: (line: string) => void): Promise<number> {
+  if (files.length === 0) {
+    out(JSON.stringify({ error: { code: 'USAGE', message: 'usage: slipcheck read FILE...' } }));
+    return 2;
+  }
+  const pool = createSlipDecoderPool({ threads: Math.min(files.length, availableParallelism()), maxQueue: files.length, warmReader: true });
+  let exit = 0;
+  try {
+    await pool.ready().catch(() => undefined);
+    const lines = files.map(async (file): Promise<ReadCommandLine | Record<string, unknown>> => {
+      let image: Buffer;
+      try {
+        image = await readFile(file);
+      } catch (err) {
+        exit = 2;
+        return { file, error: { code: 'FILE_UNREADABLE', message: `cannot read file (${(err as NodeJS.ErrnoException).code ?? 'EIO'})` } };
+      }
+      const t0 = performance.now();
+      try {
+        const { decoded, printed } = await pool.decodeAndRead(image);
+        const p = await printed;
+        const ms = Math.round(performance.now() - t0);
+        if (!decoded.ok || p?.amountSatang == null) exit = Math.max(exit, 1);
+        return {
+          file,
+          qr: decoded.ok
+            ? { ok: true, bankCode: decoded.bankCode, transRef: decoded.transRef, error: null }
+            : { ok: false, bankCode: null, transRef: null, error: { code: decoded.errorCode, message: decoded.message } },
+          printedAmount: p?.amountSatang == null ? null : p.amountSatang / 100,
+          confidence: p?.confidence ?? 0,
+          printed: p ? { amountText: p.text, lines: p.lines, reason: p.reason } : null,
+          ms,
+        };
+      } catch (err) {
+        exit = 2;
+        return { file, error: { code: (err as { code?: string }).code ?? 'DECODER_FAILED', message: (err as Error).message } };
+      }
+    });
+    for (const line of lines) out(JSON.stringify(await line));
+  } finally {
+    await pool.close();
+  }
+  return exit;
+}

@@ -6,7 +6,13 @@ import { scanLuma, type LumaImage, type ScanHit, type ScanOptions } from './slip
 export type DecodeErrorCode = 'NO_QR_FOUND' | 'NOT_SLIP_QR' | 'BAD_CHECKSUM' | 'UNKNOWN_BANK' | 'UNREADABLE_IMAGE';
 
 export type DecodeResult =
-  | (Omit<SlipPayloadOk, 'ok'> & { ok: true; /** cascade pass that found the slip QR */ pass: string })
+  | (Omit<SlipPayloadOk, 'ok'> & {
+      ok: true;
+      /** cascade pass that found the slip QR */
+      pass: string;
+      /** How the slip lies, from its QR (degrees, 0 upright); absent when a turned copy was scanned. */
+      qrAngle?: number;
+    })
   | {
       ok: false;
       errorCode: DecodeErrorCode;
@@ -283,7 +289,9 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
       const parsed = parseSlipPayload(hit.text);
       if (parsed.ok) {
         const { ok: _ok, ...fields } = parsed;
-        return { ok: true, ...fields, pass: pass.name };
+        // Passes that scan a turned copy report the copy's angle: leave it out rather than guess.
+        const qrAngle = pass.name.startsWith('rot') ? undefined : Math.round(hit.angle * 10) / 10;
+        return { ok: true, ...fields, pass: pass.name, ...(qrAngle === undefined ? {} : { qrAngle }) };
       }
       if (FAILURE_RANK[parsed.errorCode] > FAILURE_RANK[best.errorCode]) {
         best = { ok: false, errorCode: parsed.errorCode, message: parsed.message };

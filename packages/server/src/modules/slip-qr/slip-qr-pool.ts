@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError } from '../../errors.js';
 import { metrics } from '../../lib/metrics.js';
 import { screenImage } from './image-gate.js';
+import type { PrintedRead } from './slip-qr-amount.js';
 import { DEFAULT_DECODE_BUDGET_MS, type DecodeResult } from './slip-qr-decoder.js';
 import { FairQueue } from './slip-qr-fair-queue.js';
 import type { WorkerRequest, WorkerResponse } from './slip-qr-worker.js';
@@ -41,6 +42,8 @@ export interface SlipDecoderPoolOptions {
    * image is answered UNREADABLE_IMAGE. Default DEFAULT_DECODE_KILL_MS (2 s).
    */
   jobTimeoutMs?: number;
+  /** Start each decoder's OCR engine while it loads (the service reads printed amounts: SLIP_EDIT_MODE). */
+  warmReader?: boolean;
   /** Decoder script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */
   workerUrl?: URL;
   /**
@@ -60,8 +63,20 @@ export interface DecodeCallOptions {
   key?: string;
 }
 
+/**
+ * A decode that also reads the printed amount (issue 20). `decoded` arrives as soon as the QR is
+ * decoded; `printed` later, from the same job on the same decoder (so the reading stays inside the
+ * image's hard time limit and the shop's fair share). `printed` never rejects: null when nothing was
+ * read (decode failed, budget spent, the decoder was stopped).
+ */
+export interface DecodeAndRead {
+  decoded: DecodeResult;
+  printed: Promise<PrintedRead | null>;
+}
+
 export interface SlipDecoderPool {
   decode(image: Buffer, options?: DecodeCallOptions): Promise<DecodeResult>;
+  decodeAndRead(image: Buffer, options?: DecodeCallOptions): Promise<DecodeAndRead>;
   close(): Promise<void>;
   /** Resolves once every decoder has loaded (the first decode then pays no start-up cost). */
   ready(): Promise<void>;
@@ -79,6 +94,10 @@ interface Job {
   image: Uint8Array;
   resolve: (r: DecodeResult) => void;
   reject: (e: Error) => void;
+  /** Set for decodeAndRead: the job holds its decoder until the printed amount is read. */
+  printed?: (p: PrintedRead | null) => void;
+  /** The decode was answered; the job still runs while the amount is read. */
+  decoded?: boolean;
 }
 
 interface Slot {
@@ -182,7 +201,11 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
         execArgv,
         serialization: 'advanced',
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        env: { ...process.env, SLIPCHECK_DECODER_CHILD: '1' },
+        env: {
+          ...process.env,
+          SLIPCHECK_DECODER_CHILD: '1',
+          ...(options.warmReader ? { SLIPCHECK_DECODER_WARM_READER: '1' } : {}),
+        },
       });
     } catch {
       // fork itself failed (no memory, process limit): counts as a start-up death.
@@ -210,10 +233,20 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       }
       const job = slot.job;
       if (!job || msg.id !== job.id) return;
+      if ('result' in msg && job.printed && msg.result.ok) {
+        // Decoded: answer now, keep the decoder (and the shop's slot) until the amount is read.
+        job.decoded = true;
+        job.resolve(msg.result);
+        return;
+      }
       finish(slot);
-      // A decoder that threw (it should not: the cascade answers every bad image) gets the same
-      // answer as any image the decoder could not process: INVALID, free, never a 500.
-      job.resolve('result' in msg ? msg.result : unreadable('image could not be decoded'));
+      if ('printed' in msg) job.printed?.(msg.printed);
+      else {
+        job.printed?.(null);
+        // A decoder that threw (it should not: the cascade answers every bad image) gets the same
+        // answer as any image the decoder could not process: INVALID, free, never a 500.
+        job.resolve('result' in msg ? msg.result : unreadable('image could not be decoded'));
+      }
       pump();
     });
     // A spawn error (or a failed kill) may come without 'exit'; exited() runs once either way.
@@ -230,7 +263,10 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       return;
     }
     broken = true;
-    for (const queued of queue.drain()) queued.reject(unavailableError());
+    for (const queued of queue.drain()) {
+      queued.printed?.(null);
+      queued.reject(unavailableError());
+    }
     settleReady();
     // Retry now and then, so a passing shortage (memory, process limit) does not end decoding for good.
     clearTimeout(retryTimer);
@@ -249,6 +285,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     const i = slots.indexOf(slot);
     if (i >= 0) slots.splice(i, 1);
     if (closed) {
+      job?.printed?.(null);
       job?.reject(closedError());
       settleReady();
       return;
@@ -257,8 +294,14 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       // The decoder died while starting, before it saw the image: not the image's doing. The job
       // goes back to the front of its shop's queue for the replacement (or DECODER_UNAVAILABLE).
       queue.pushFront(job.key, job);
+    } else if (job?.decoded) {
+      // Stopped while reading the printed amount: the decode was answered already; nothing was read,
+      // which concludes nothing.
+      metrics.decoderStopped.inc({ reason: slot.overran ? 'overrun' : 'crash' });
+      job.printed?.(null);
     } else if (job) {
       metrics.decoderStopped.inc({ reason: slot.overran ? 'overrun' : 'crash' });
+      job.printed?.(null);
       const ms = startedAt === undefined ? 0 : Math.round(performance.now() - startedAt);
       job.resolve({
         ...unreadable(
@@ -330,7 +373,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   function send(slot: Slot): void {
     const job = slot.job!;
     // The job keeps its image until it ends: a decoder that dies while starting hands it back.
-    const msg: WorkerRequest = { id: job.id, image: job.image };
+    const msg: WorkerRequest = { id: job.id, image: job.image, read: job.printed !== undefined };
     slot.child.send(msg, (err) => {
       // The decoder went away before the image reached it: 'exit' answers the job.
       if (err) slot.child.kill('SIGKILL');
@@ -360,39 +403,57 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
 
   for (let i = 0; i < threads; i++) spawn();
 
+  function submit(image: Buffer, callOptions: DecodeCallOptions, printed?: (p: PrintedRead | null) => void): Promise<DecodeResult> {
+    if (closed) return Promise.reject(closedError());
+    if (broken) return Promise.reject(unavailableError());
+    if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
+    if (screen) {
+      // Refused from its bytes in milliseconds, without a decoder or a place in the queue.
+      const gate = screenImage(image);
+      if (!gate.ok) {
+        metrics.imageGateRefusals.inc({ format: gate.format });
+        return Promise.resolve(unreadable(gate.message));
+      }
+    }
+    const key = callOptions.key ?? '';
+    const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job && !s.exited) : undefined;
+    if (!free && queue.size >= maxQueue) {
+      // Full: a key below its share takes the place of the biggest holder's newest job.
+      const evicted = queue.evictFor(key, maxQueue);
+      if (!evicted) return Promise.reject(busyError());
+      evicted.printed?.(null);
+      evicted.reject(busyError());
+    }
+    return new Promise<DecodeResult>((resolve, reject) => {
+      const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject, printed };
+      if (free) start(free, job);
+      else queue.push(key, job);
+    });
+  }
+
   return {
     decode(image, callOptions = {}) {
-      if (closed) return Promise.reject(closedError());
-      if (broken) return Promise.reject(unavailableError());
-      if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
-      if (screen) {
-        // Refused from its bytes in milliseconds, without a decoder or a place in the queue.
-        const gate = screenImage(image);
-        if (!gate.ok) {
-          metrics.imageGateRefusals.inc({ format: gate.format });
-          return Promise.resolve(unreadable(gate.message));
-        }
-      }
-      const key = callOptions.key ?? '';
-      const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job && !s.exited) : undefined;
-      if (!free && queue.size >= maxQueue) {
-        // Full: a key below its share takes the place of the biggest holder's newest job.
-        const evicted = queue.evictFor(key, maxQueue);
-        if (!evicted) return Promise.reject(busyError());
-        evicted.reject(busyError());
-      }
-      return new Promise<DecodeResult>((resolve, reject) => {
-        const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject };
-        if (free) start(free, job);
-        else queue.push(key, job);
+      return submit(image, callOptions);
+    },
+    async decodeAndRead(image, callOptions = {}) {
+      let settle!: (p: PrintedRead | null) => void;
+      const printed = new Promise<PrintedRead | null>((resolve) => (settle = resolve));
+      const decoded = await submit(image, callOptions, settle).catch((err: unknown) => {
+        settle(null);
+        throw err;
       });
+      if (!decoded.ok) settle(null);
+      return { decoded, printed };
     },
     async close() {
       if (closed) return;
       closed = true;
       clearTimeout(retryTimer);
       settleReady();
-      for (const job of queue.drain()) job.reject(closedError());
+      for (const job of queue.drain()) {
+        job.printed?.(null);
+        job.reject(closedError());
+      }
       await Promise.all(
         slots.map(
           (s) =>

@@ -1,28 +1,54 @@
-// Child-process entry of the slip decoder pool: one decode at a time. A process, not a thread, so the
+// Child-process entry of the slip decoder pool: one image at a time. A process, not a thread, so the
 // pool can stop a decode for real (SIGKILL): a thread's terminate() cannot interrupt libvips.
-import { decodeSlipImage } from './slip-qr-decoder.js';
+import { readPrintedAmount, type PrintedRead } from './slip-qr-amount.js';
+import { DEFAULT_DECODE_BUDGET_MS, decodeSlipImage } from './slip-qr-decoder.js';
+import { warmOcr } from './slip-qr-ocr.js';
 import { loadZXing } from './slip-qr-zxing.js';
 
 export interface WorkerRequest {
   id: number;
   image: Uint8Array;
+  /** Also read the printed amount once the slip QR decoded (never on an image the decoder refused). */
+  read?: boolean;
 }
 
 export type WorkerResponse =
-  { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> } | { id: number; error: string } | { ready: true };
+  | { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> }
+  | { id: number; printed: PrintedRead | null }
+  | { id: number; error: string }
+  | { ready: true };
+
+/**
+ * Wall-time budget of one image in the decoder, decode and reading together: the decode keeps its own
+ * 600 ms (DEFAULT_DECODE_BUDGET_MS), the reader stops starting lines once the image has spent this.
+ * It ends 300 ms before the pool's hard limit (DEFAULT_DECODE_KILL_MS, 2 s) so a read normally stops
+ * by itself; a read still running at the limit is killed with its process and concludes nothing.
+ * A read costs ~70-110 ms of CPU (docs/benchmarks.md); the rest is room for a busy machine.
+ */
+export const IMAGE_BUDGET_MS = DEFAULT_DECODE_BUDGET_MS + 1100;
 
 // Only when forked by the pool (the env marker): importing this file elsewhere does nothing.
 if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
   const send = (msg: WorkerResponse) => process.send!(msg);
-  // Instantiate the wasm before the first job so its latency does not land on a user's request.
-  void loadZXing()
-    .catch(() => undefined)
-    .finally(() => send({ ready: true }));
+  // Instantiate the wasm before the first job so its latency does not land on a user's request, and
+  // the OCR engine too when the service reads printed amounts (its model load is ~0.5 s of CPU).
+  const warmReader = process.env.SLIPCHECK_DECODER_WARM_READER === '1';
+  const loading = Promise.all([loadZXing().catch(() => undefined), warmReader ? warmOcr().catch(() => undefined) : undefined]);
+  void loading.finally(() => send({ ready: true }));
   process.on('message', (msg: WorkerRequest) => {
     const image = Buffer.from(msg.image.buffer, msg.image.byteOffset, msg.image.byteLength);
+    const started = performance.now();
     // The pool ran the byte-level gate on the main thread before queueing this image.
     decodeSlipImage(image, { screen: false }).then(
-      (result) => send({ id: msg.id, result }),
+      async (result) => {
+        // The decode answers at once, so the service can ask the checker while the amount is read.
+        send({ id: msg.id, result });
+        if (!msg.read || !result.ok) return;
+        // Reading spends what is left of the image's one budget: a slow decode leaves less to read with.
+        const budgetMs = IMAGE_BUDGET_MS - (performance.now() - started);
+        const printed = budgetMs > 0 ? await readPrintedAmount(image, { budgetMs, angle: result.qrAngle }).catch(() => null) : null;
+        send({ id: msg.id, printed });
+      },
       (err: unknown) => send({ id: msg.id, error: err instanceof Error ? err.message : String(err) }),
     );
   });

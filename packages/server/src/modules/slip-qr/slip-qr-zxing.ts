@@ -21,6 +21,8 @@ export interface ScanHit {
   valid: boolean;
   /** Bounding box of the symbol in the scanned image, in pixels. */
   box: { left: number; top: number; right: number; bottom: number };
+  /** Direction of the symbol's top edge in degrees (0 upright, 90 turned clockwise, +-180 upside down). */
+  angle: number;
 }
 
 /** An 8-bit, one-channel image: what every pass of the cascade scans. */
@@ -106,6 +108,7 @@ function toHit(r: RawResult): ScanHit {
     text: r.text,
     valid: r.isValid,
     box: { left: Math.min(...xs), top: Math.min(...ys), right: Math.max(...xs), bottom: Math.max(...ys) },
+    angle: (Math.atan2(p.topRight.y - p.topLeft.y, p.topRight.x - p.topLeft.x) * 180) / Math.PI,
   };
 }
 

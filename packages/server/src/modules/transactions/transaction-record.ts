@@ -45,5 +45,7 @@ export function recordFromRow(r: TransactionsTable, cached = false): Transaction
     source: r.source as TxSource,
     clientRef: r.client_ref,
     stale: !!r.stale,
+    printedAmount: amountOf(r.printed_amount_satang ?? null),
+    edited: !!r.edited,
   };
 }

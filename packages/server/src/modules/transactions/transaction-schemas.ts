@@ -18,7 +18,7 @@ const fields = {
   errorCode: Nullable(
     Type.String({
       description:
-        'why the status is what it is. INVALID: NO_QR_FOUND, NOT_SLIP_QR, BAD_CHECKSUM, UNKNOWN_BANK, UNREADABLE_IMAGE, STALE_SLIP, CHECK_NOT_SUPPORTED (this kind of slip cannot be checked by the service; not charged). FRAUD: SLIP_NOT_FOUND, DATA_MISMATCH (older records). PROVIDER_ERROR: PROVIDER_UNAVAILABLE, SLIP_PENDING, CHECK_UNAVAILABLE (the service cannot check for now; not charged). RECEIVER_MISMATCH: RECEIVER_MISMATCH, RECEIVER_UNVERIFIED. AMOUNT_MISMATCH, DUPLICATE: their own names. New codes may be added.',
+        'why the status is what it is. INVALID: NO_QR_FOUND, NOT_SLIP_QR, BAD_CHECKSUM, UNKNOWN_BANK, UNREADABLE_IMAGE, STALE_SLIP, CHECK_NOT_SUPPORTED (this kind of slip cannot be checked by the service; not charged). FRAUD: SLIP_NOT_FOUND, EDITED_SLIP (the picture prints another amount than the bank transferred), DATA_MISMATCH (older records). PROVIDER_ERROR: PROVIDER_UNAVAILABLE, SLIP_PENDING, CHECK_UNAVAILABLE (the service cannot check for now; not charged). RECEIVER_MISMATCH: RECEIVER_MISMATCH, RECEIVER_UNVERIFIED. AMOUNT_MISMATCH, DUPLICATE: their own names. New codes may be added.',
     }),
   ),
   errorMessage: Nullable(Type.String()),
@@ -35,6 +35,16 @@ const fields = {
   source: Type.Enum(SOURCES, { description: 'channel the slip came through' }),
   clientRef: Nullable(Type.String({ description: 'the integrator order id given as ?clientRef= on verify' })),
   stale: Type.Boolean({ description: 'bank time older than SLIP_STALE_MAX_AGE_HOURS (alert mode keeps SUCCESS and marks this)' }),
+  printedAmount: Nullable(
+    Type.Number({
+      description:
+        'the amount the slip picture prints, as read by the service; null when it could not be read with confidence (which proves nothing) or SLIP_EDIT_MODE is off',
+    }),
+  ),
+  edited: Type.Boolean({
+    description:
+      'the picture prints another amount than the bank transferred (printedAmount differs from amount): FRAUD EDITED_SLIP, or a flagged SUCCESS when SLIP_EDIT_MODE is alert',
+  }),
 };
 
 export const TransactionRecordSchema = Type.Object(fields, { $id: 'TransactionRecord' });

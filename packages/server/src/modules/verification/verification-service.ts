@@ -15,11 +15,13 @@ import type { TransactionService } from '../transactions/transaction-service.js'
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
+import type { PrintedRead } from '../slip-qr/slip-qr-amount.js';
 import { recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
 import { satangFromAmount } from '../../lib/money.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { judgeFoundSlip, normalizeTransRef, slipQrLatestDate } from './slip-outcome.js';
+import { judgePrinted, type EditMode } from './printed-amount.js';
 import { RESULT_CREATED_JOB } from './verification-jobs.js';
 import type { PayeeForMatch } from './receiver-match.js';
 import { metrics, secondsSince } from '../../lib/metrics.js';
@@ -61,6 +63,13 @@ export interface VerificationDeps {
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
+  /**
+   * Decode that also reads the printed amount in the same decoder job (issue 20): the decode answers
+   * first, the amount arrives while the checker is asked. Absent = amounts are never read.
+   */
+  decodeAndRead?: (image: Buffer, shopId?: string) => Promise<{ decoded: DecodeResult; printed: Promise<PrintedRead | null> }>;
+  /** SLIP_EDIT_MODE: what a printed amount that differs from the bank's does. Default off. */
+  editMode?: EditMode;
   checker: Checker;
   bus: ResultsBus;
   maxImageBytes: number;
@@ -115,6 +124,8 @@ const emptyDraft = (): Draft => ({
   charged: 0,
   success_ref: null,
   payee_id: null,
+  printed_amount_satang: null,
+  edited: 0,
 });
 
 /**
@@ -376,6 +387,13 @@ export function createVerificationService(deps: VerificationDeps) {
           { kind: RESULT_CREATED_JOB, shopId: r.shop_id, payload: { transactionId: r.id, shopId: r.shop_id, source: r.source } },
           now,
         );
+        if (r.edited && r.status === 'SUCCESS' && deps.editMode === 'alert') {
+          await enqueueOutbox(
+            trx,
+            { kind: OWNER_ALERT_JOB, shopId: r.shop_id, payload: { type: 'EDITED_SLIP', shopId: r.shop_id, transactionId: r.id } },
+            now,
+          );
+        }
         if (alertStale && r.stale && r.status === 'SUCCESS' && deps.staleMode === 'alert') {
           await enqueueOutbox(
             trx,
@@ -458,12 +476,20 @@ export function createVerificationService(deps: VerificationDeps) {
         );
         await faultPoint('after-reserve');
         const decodeStart = process.hrtime.bigint();
-        const decoded =
-          input.decoded ??
-          (await deps
-            // the decoder pool takes the buffer it is given; the original stays for the checker call
-            .decode(Buffer.from(input.image), shop.id)
-            .finally(() => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart))));
+        const observeDecode = () => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart));
+        // The printed amount is read only from an image whose slip QR decoded (never a refused one),
+        // in the same decoder job, while the checker is asked below. The decoder pool takes the buffer
+        // it is given; the original stays for the checker call (a provider that checks from the image).
+        let printed: Promise<PrintedRead | null> = Promise.resolve(null);
+        let decoded: DecodeResult;
+        const reader = (deps.editMode ?? 'off') !== 'off' ? deps.decodeAndRead : undefined;
+        if (reader && (!input.decoded || input.decoded.ok)) {
+          const both = await reader(Buffer.from(input.image), shop.id).finally(observeDecode);
+          decoded = input.decoded ?? both.decoded;
+          printed = both.printed;
+        } else {
+          decoded = input.decoded ?? (await deps.decode(Buffer.from(input.image), shop.id).finally(observeDecode));
+        }
         let draft: Draft;
         const firstAt = decoded.ok ? await deps.transactions.successAt(shop.id, environment, decoded.transRef) : null;
         if (!decoded.ok) {
@@ -493,6 +519,8 @@ export function createVerificationService(deps: VerificationDeps) {
             })),
             input.expectedAmountSatang,
           );
+          // Waits for the slower of checker and reader, not their sum: both ran at the same time.
+          if (draft.amount_satang !== null) draft = { ...draft, ...judgePrinted(draft, await printed, deps.editMode ?? 'off') };
           await faultPoint('after-check');
         }
         const usedAfter = draft.charged ? reservation.used : undefined;

@@ -41,6 +41,10 @@ export function buildEvent(rec: TransactionRecord, now: Date, id = newEventId())
       latencyMs: rec.latencyMs,
       clientRef: rec.clientRef,
       source: rec.source,
+      // Edited slips (issue 20): slip.failed says why (EDITED_SLIP) and what the picture claimed.
+      errorCode: rec.errorCode,
+      printedAmount: rec.printedAmount,
+      edited: rec.edited,
     },
   };
   return { id, kind, body: JSON.stringify(body) };
@@ -64,6 +68,9 @@ export function buildTestEvent(now: Date): BuiltEvent {
       latencyMs: 0,
       clientRef: null,
       source: 'DASHBOARD',
+      errorCode: null,
+      printedAmount: 1,
+      edited: false,
     },
   };
   return { id, kind: 'slip.verified', body: JSON.stringify(body) };

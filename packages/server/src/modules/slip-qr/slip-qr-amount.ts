@@ -1,0 +1,408 @@
+import sharp, { type Sharp } from 'sharp';
+import { ocrEngine, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
+
+/**
+ * Reads the amount a slip picture prints, to hold it against the bank's (issue 20: edited slips).
+ *
+ * OCR of a whole slip costs seconds, so the engine only ever sees a few located lines:
+ * 1. one greyscale copy, long side <= WORK_SIDE, and a half-size copy for layout analysis;
+ * 2. ink = strong horizontal gradient (polarity-free: dark text on light cards and light text on
+ *    dark headers alike); the skew angle is the one whose row histogram of ink is sharpest
+ *    (tilted photos, rotated screenshots), and the picture is turned back by it;
+ * 3. text lines from the row profile, cut into word groups at wide column gaps;
+ * 4. the groups whose dense core is tallest (an amount is the largest number on every slip layout,
+ *    and digits fill their height while Thai letters carry thin marks above and below) are read as
+ *    one line each with a digits-and-separators whitelist;
+ * 5. the tallest group that reads as a well-formed two-decimal amount is the printed amount.
+ * Nothing about one layout is assumed: no positions, labels or fonts.
+ */
+
+export interface PrintedRead {
+  /** Printed amount in satang, or null when no amount could be read with confidence. */
+  amountSatang: number | null;
+  /** 0..1: the engine's lowest word confidence over the amount, 0 when nothing was read. */
+  confidence: number;
+  /** The amount as printed (digits and separators), for operators. */
+  text: string | null;
+  /** Why nothing was read: 'no-lines', 'no-amount', 'budget', 'ambiguous', 'unconfirmed', 'fragment', 'error'. */
+  reason: string | null;
+  /** Lines given to the OCR engine. */
+  lines: number;
+  ms: number;
+}
+
+export interface ReadOptions {
+  /** Wall-time budget: no further line is read once it is spent (the decoder's per-image budget). */
+  budgetMs?: number;
+  engine?: OcrEngine;
+  /** Most candidate lines to read. */
+  maxLines?: number;
+  /** How the slip lies, from its QR (DecodeResult.qrAngle): turned back before reading. Else estimated. */
+  angle?: number;
+}
+
+const WORK_SIDE = 1200;
+/**
+ * Digit height the crops are scaled to before OCR. Measured: tesseract's LSTM reads 20-26 px digits
+ * best; at ~40 px it read a clean "7.25" as "123" with 90+ confidence. The confirming second read
+ * uses CONFIRM_CORE_PX: a number both reads agree on is the amount, otherwise nothing is concluded.
+ */
+const OCR_CORE_PX = 24;
+const CONFIRM_CORE_PX = 19;
+
+interface Gray {
+  data: Buffer;
+  width: number;
+  height: number;
+}
+
+interface Segment {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+  core: number;
+}
+
+async function toGray(image: Buffer, maxSide: number): Promise<Gray> {
+  const meta = await sharp(image, { failOn: 'none', limitInputPixels: 50_000_000 }).metadata();
+  let p = sharp(image, { failOn: 'none', limitInputPixels: 50_000_000 });
+  if (meta.hasAlpha) p = p.flatten({ background: '#ffffff' });
+  // One channel (green) instead of greyscale(): the colourspace conversion cost ~20 ms per slip, and
+  // green keeps every layout's amount apart from its background (as in the QR decoder).
+  const channels = meta.hasAlpha ? 3 : (meta.channels ?? 3);
+  const { data, info } = await p
+    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true, kernel: 'linear' })
+    .extractChannel(channels >= 3 ? 1 : 0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+async function grayOp(g: Gray, op: (p: Sharp) => Sharp): Promise<Gray> {
+  const { data, info } = await op(sharp(g.data, { raw: { width: g.width, height: g.height, channels: 1 } }))
+    .greyscale()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+const half = (g: Gray) => grayOp(g, (p) => p.resize({ width: Math.max(1, Math.round(g.width / 2)), kernel: 'linear' }));
+
+/** Ink map: horizontal gradient above a threshold, which ignores flat backgrounds of any brightness. */
+function inkMap(g: Gray): Uint8Array {
+  const { data, width, height } = g;
+  const ink = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 1; x < width - 1; x++) {
+      const d = data[row + x + 1] - data[row + x - 1];
+      if (d > 30 || d < -30) ink[row + x] = 1;
+    }
+  }
+  // Long vertical runs are page, card, bezel or photo edges (a turned slip's border crosses every
+  // row), never glyphs: clear them so they do not glue every row into one band. Runs are measured
+  // over a 5-px wide window so an edge a few degrees off vertical still counts as one run.
+  const maxRun = Math.max(24, Math.round(height / 25));
+  const near = (x: number, y: number) => {
+    const row = y * width;
+    for (let k = Math.max(0, x - 2); k <= Math.min(width - 1, x + 2); k++) if (ink[row + k]) return true;
+    return false;
+  };
+  const clear: number[] = [];
+  for (let x = 0; x < width; x += 1) {
+    let y = 0;
+    while (y < height) {
+      if (!ink[y * width + x]) {
+        y++;
+        continue;
+      }
+      let b = y;
+      while (b > 0 && near(x, b - 1)) b--;
+      let e = y;
+      while (e < height && near(x, e)) e++;
+      if (e - b > maxRun) for (let k = y; k < e; k++) if (ink[k * width + x]) clear.push(k * width + x);
+      y = e;
+    }
+  }
+  for (const i of clear) ink[i] = 0;
+  return ink;
+}
+
+/** Skew in degrees (-10..10) whose sheared row histogram of ink is sharpest. */
+function skewAngle(ink: Uint8Array, width: number, height: number): number {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let y = 0; y < height; y += 2)
+    for (let x = 0; x < width; x += 2)
+      if (ink[y * width + x]) {
+        xs.push(x);
+        ys.push(y);
+      }
+  if (xs.length < 50) return 0;
+  let best = 0;
+  let bestScore = -1;
+  const pad = width;
+  const hist = new Float64Array(height + 2 * pad);
+  for (let a = -10; a <= 10; a += 0.5) {
+    hist.fill(0);
+    const t = Math.tan((a * Math.PI) / 180);
+    for (let i = 0; i < xs.length; i++) hist[Math.round(ys[i] - xs[i] * t) + pad]++;
+    let score = 0;
+    for (let i = 0; i < hist.length; i++) score += hist[i] * hist[i];
+    if (score > bestScore * 1.0001) {
+      bestScore = score;
+      best = a;
+    }
+  }
+  return best;
+}
+
+/** Word groups of the text lines, with the height of their dense core. */
+function segments(ink: Uint8Array, width: number, height: number): Segment[] {
+  const rows = new Uint32Array(height);
+  for (let y = 0; y < height; y++) {
+    let n = 0;
+    for (let x = 0; x < width; x++) n += ink[y * width + x];
+    rows[y] = n;
+  }
+  const out: Segment[] = [];
+  let y = 0;
+  while (y < height) {
+    if (rows[y] < 2) {
+      y++;
+      continue;
+    }
+    let y1 = y;
+    let gap = 0;
+    while (y1 + 1 < height && gap <= 1) {
+      y1++;
+      gap = rows[y1] < 2 ? gap + 1 : 0;
+    }
+    const y0 = y;
+    const yEnd = y1 - gap;
+    y = y1 + 1;
+    const h = yEnd - y0 + 1;
+    if (h < 5 || h > height / 6) continue;
+    const cols = new Uint32Array(width);
+    for (let yy = y0; yy <= yEnd; yy++) for (let x = 0; x < width; x++) cols[x] += ink[yy * width + x];
+    // A space between words (~0.3 em) splits: the number stands alone, apart from "บาท"/"THB"/"฿ ".
+    const maxGap = Math.max(2, Math.round(h * 0.3));
+    const pushSegment = (x0: number, x1: number): void => {
+      if (x1 - x0 + 1 < h * 1.2) return;
+      // Dense core: the longest run of rows whose ink is at least 35% of the fullest row's.
+      const r = new Uint32Array(h);
+      for (let yy = y0; yy <= yEnd; yy++) for (let xx = x0; xx <= x1; xx++) r[yy - y0] += ink[yy * width + xx];
+      const peak = Math.max(...r);
+      let run = 0;
+      let core = 0;
+      for (const v of r) {
+        run = v >= peak * 0.35 ? run + 1 : 0;
+        if (run > core) core = run;
+      }
+      out.push({ x0, x1, y0, y1: yEnd, core });
+    };
+    let x = 0;
+    while (x < width) {
+      if (!cols[x]) {
+        x++;
+        continue;
+      }
+      const x0 = x;
+      let last = x;
+      while (x < width && x - last <= maxGap) {
+        if (cols[x]) last = x;
+        x++;
+      }
+      pushSegment(x0, last);
+    }
+  }
+  return out;
+}
+
+/** "1,234.50" -> 123450 satang, from the string (no floating point). Malformed grouping is no amount. */
+export function amountTextToSatang(text: string): number | null {
+  const m = /^(\d{1,3}(?:,\d{3})+|\d{1,9})\.(\d{2})$/.exec(text);
+  if (!m) return null;
+  const baht = m[1].replace(/,/g, '');
+  if (baht.length > 1 && baht.startsWith('0')) return null;
+  return Number(baht) * 100 + Number(m[2]);
+}
+
+interface LineRead {
+  satang: number;
+  text: string;
+  confidence: number;
+  core: number;
+  y0: number;
+  y1: number;
+}
+
+/** Two numbers whose glyph cores are within this ratio are the same size: neither is "the" amount. */
+const SAME_SIZE = 0.9;
+
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+
+/**
+ * The one well-formed amount a line reads as, or null (none, or two different ones).
+ * "฿" is not in the English model: eraseBahtSign paints it out before OCR; a leading digit still
+ * clearly taller than the other digits of its number is a sign merged with a digit, and such a line
+ * reads as nothing: "฿35.00" must never read as 835.00 nor as 5.00.
+ */
+export function amountOfLine(words: OcrWord[]): { satang: number; text: string; confidence: number } | null {
+  const chars: { ch: string; conf: number; h: number }[] = [];
+  for (const w of words) {
+    if (chars.length) chars.push({ ch: ' ', conf: 100, h: 0 });
+    for (const s of w.symbols) for (const ch of s.text) chars.push({ ch: /[0-9.,]/.test(ch) ? ch : ' ', conf: s.confidence, h: s.height });
+  }
+  for (let i = 0; i < chars.length; i++) {
+    if (!/\d/.test(chars[i].ch) || (i > 0 && /[0-9.,]/.test(chars[i - 1].ch))) continue;
+    let j = i;
+    while (j + 1 < chars.length && /[0-9.,]/.test(chars[j + 1].ch)) j++;
+    const rest = chars.slice(i + 1, j + 1).filter((c) => /\d/.test(c.ch));
+    // A "฿" the eraser did not catch (merged with the first digit): the number cannot be trusted.
+    if (rest.length >= 2 && chars[i].h > median(rest.map((c) => c.h)) * 1.12) return null;
+  }
+  const line = chars.map((c) => c.ch).join('');
+  const found = [...line.matchAll(/[0-9.,]+/g)].filter((m) => /\.\d{2}$/.test(m[0]) && /^\d/.test(m[0]));
+  if (found.length !== 1) return null;
+  const text = found[0][0];
+  const satang = amountTextToSatang(text);
+  if (satang === null) return null;
+  const at = found[0].index;
+  const confidence = Math.min(...chars.slice(at, at + text.length).map((c) => c.conf)) / 100;
+  return { satang, text, confidence };
+}
+
+/**
+ * Paints out a leading "฿" in place: the English model has no such glyph and reads it as a digit
+ * ("8", "3") or merges it with the first digit. The sign is the one glyph whose vertical stroke
+ * reaches clearly above and below the digits; only a first glyph that does both is removed.
+ */
+export function eraseBahtSign(px: Buffer, width: number, height: number): boolean {
+  let lo = 255;
+  let hi = 0;
+  for (const v of px) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (hi - lo < 40) return false;
+  const cut = (lo + hi) / 2;
+  const top = new Int32Array(width).fill(-1);
+  const bottom = new Int32Array(width).fill(-1);
+  for (let x = 0; x < width; x++)
+    for (let y = 0; y < height; y++)
+      if (px[y * width + x] < cut) {
+        if (top[x] < 0) top[x] = y;
+        bottom[x] = y;
+      }
+  // Glyphs: runs of columns with ink.
+  const runs: { x0: number; x1: number; top: number; bottom: number }[] = [];
+  for (let x = 0; x < width; x++) {
+    if (top[x] < 0) continue;
+    const r = { x0: x, x1: x, top: top[x], bottom: bottom[x] };
+    while (x + 1 < width && top[x + 1] >= 0) {
+      x++;
+      r.x1 = x;
+      r.top = Math.min(r.top, top[x]);
+      r.bottom = Math.max(r.bottom, bottom[x]);
+    }
+    runs.push(r);
+  }
+  if (runs.length < 3) return false;
+  const rest = runs.slice(1).filter((r) => r.bottom - r.top > (runs[0].bottom - runs[0].top) * 0.5);
+  if (rest.length < 2) return false;
+  const mTop = median(rest.map((r) => r.top));
+  const mBottom = median(rest.map((r) => r.bottom));
+  const h = mBottom - mTop + 1;
+  const first = runs[0];
+  if (first.top < mTop - h * 0.06 && first.bottom > mBottom + h * 0.06) {
+    for (let y = 0; y < height; y++) px.fill(hi, y * width + first.x0, y * width + first.x1 + 1);
+    return true;
+  }
+  return false;
+}
+
+async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number): Promise<Buffer> {
+  const bandH = (s.y1 - s.y0 + 1) * scale;
+  const pad = Math.round(bandH * 0.3);
+  const left = Math.max(0, Math.round(s.x0 * scale) - pad);
+  const top = Math.max(0, Math.round(s.y0 * scale) - pad);
+  const right = Math.min(work.width, Math.round((s.x1 + 1) * scale) + pad);
+  const bottom = Math.min(work.height, Math.round((s.y1 + 1) * scale) + pad);
+  const w = right - left;
+  const h = bottom - top;
+  const px = Buffer.alloc(w * h);
+  let sum = 0;
+  for (let y = 0; y < h; y++) {
+    const from = (top + y) * work.width + left;
+    work.data.copy(px, y * w, from, from + w);
+  }
+  for (const v of px) sum += v;
+  // Light text on a dark header or page: tesseract wants dark on light.
+  if (sum / px.length < 110) for (let i = 0; i < px.length; i++) px[i] = 255 - px[i];
+  // At working resolution, where the sign's stroke still stands out by several pixels.
+  eraseBahtSign(px, w, h);
+  // A number's band is its digit height (no marks above or below, unlike Thai words).
+  const k = Math.min(3, Math.max(0.25, digitPx / bandH));
+  return sharp(px, { raw: { width: w, height: h, channels: 1 } })
+    .resize({ width: Math.max(1, Math.round(w * k)), height: Math.max(1, Math.round(h * k)), kernel: 'lanczos3' })
+    .normalise()
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}
+
+export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}): Promise<PrintedRead> {
+  const started = performance.now();
+  const budget = options.budgetMs ?? Infinity;
+  const engine = options.engine ?? ocrEngine();
+  const maxLines = options.maxLines ?? 5;
+  const done = (r: Omit<PrintedRead, 'ms'>): PrintedRead => ({ ...r, ms: Math.round(performance.now() - started) });
+  const none = (reason: string, lines = 0) => done({ amountSatang: null, confidence: 0, text: null, reason, lines });
+  try {
+    let work = await toGray(image, WORK_SIDE);
+    let small = await half(work);
+    // The QR's own angle is exact and sees upside-down slips; the ink histogram is the fallback.
+    const angle = options.angle ?? skewAngle(inkMap(small), small.width, small.height);
+    if (Math.abs(angle) >= 0.5) {
+      work = await grayOp(work, (p) => p.rotate(-angle, { background: '#ffffff' }));
+      small = await half(work);
+    }
+    const scale = work.width / small.width;
+    const all = segments(inkMap(small), small.width, small.height);
+    const segs = all
+      .filter((s) => s.core >= 5)
+      .sort((a, b) => b.core - a.core)
+      .slice(0, maxLines);
+    if (!segs.length) return none('no-lines');
+    const reads: LineRead[] = [];
+    let lines = 0;
+    for (const s of segs) {
+      if (performance.now() - started > budget) return none('budget', lines);
+      // Past the tallest amount found, clearly shorter lines cannot rival it, and the rest of its own
+      // line ("บาท", "THB") is not another amount.
+      if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
+      if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
+      lines++;
+      const got = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale, OCR_CORE_PX)));
+      if (!got || got.satang <= 0) continue;
+      // Confirm at another size: a misread rarely survives a second, differently scaled read.
+      lines++;
+      const again = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale, CONFIRM_CORE_PX)));
+      if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
+      // A wide group just left of the number on its line means the number may be a fragment of a
+      // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.
+      const h = s.y1 - s.y0 + 1;
+      if (all.some((o) => o !== s && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5)) return none('fragment', lines);
+      reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
+    }
+    if (!reads.length) return none('no-amount', lines);
+    reads.sort((a, b) => b.core - a.core);
+    const top = reads[0];
+    // Two different amounts of about the same size: we cannot tell which one the slip means.
+    if (reads.some((r) => r !== top && r.satang !== top.satang && r.core >= top.core * SAME_SIZE)) return none('ambiguous', lines);
+    return done({ amountSatang: top.satang, confidence: top.confidence, text: top.text, reason: null, lines });
+  } catch {
+    return none('error');
+  }
+}

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSlip, renderNonSlip } from '@slipcheck/sandbox-bank';
+import { amountTextToSatang, createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
+import { amountOfLine, eraseBahtSign } from '../../src/modules/slip-qr/slip-qr-amount.js';
+
+const word = (text: string, conf = 95, height = 30) => ({ symbols: [...text].map((t) => ({ text: t, confidence: conf, height })) });
+
+describe('printed amount parsing (string -> satang, no floating point)', () => {
+  it('reads well-formed two-decimal amounts', () => {
+    expect(amountTextToSatang('1,234.50')).toBe(123450);
+    expect(amountTextToSatang('1234.50')).toBe(123450);
+    expect(amountTextToSatang('0.05')).toBe(5);
+    expect(amountTextToSatang('999,999,999.99')).toBe(99999999999);
+  });
+  it('refuses malformed grouping and other shapes', () => {
+    for (const t of ['1,23.50', '12,3456.00', '1.5', '1,234', '01.00', '1,234.567', '.50', '']) expect(amountTextToSatang(t), t).toBeNull();
+  });
+  it('a line holds exactly one amount; "THB" and letters are dropped; two amounts are none', () => {
+    expect(amountOfLine([word('1,100.00'), word('THB')])).toMatchObject({ satang: 110000, text: '1,100.00' });
+    expect(amountOfLine([word('B1,100.00')])).toMatchObject({ satang: 110000 });
+    expect(amountOfLine([word('1.00'), word('2.00')])).toBeNull();
+    expect(amountOfLine([word('1234')])).toBeNull();
+  });
+  it('a leading digit taller than the others (a ฿ merged with a digit) makes the line unreadable, never 835.00 or 5.00', () => {
+    const line = { symbols: [{ text: '8', confidence: 90, height: 40 }, ...word('35.00').symbols] };
+    expect(amountOfLine([line])).toBeNull();
+  });
+  it('the confidence is the lowest symbol confidence of the amount', () => {
+    const w = { symbols: [...'12.50'].map((t, i) => ({ text: t, confidence: i === 1 ? 61 : 99, height: 30 })) };
+    expect(amountOfLine([w])?.confidence).toBeCloseTo(0.61);
+  });
+  it('paints out a ฿ whose stroke reaches above and below the digits', () => {
+    // 3 glyphs on white: a tall bar (the sign's stroke) then two digit-height blocks.
+    const w = 60;
+    const h = 40;
+    const px = Buffer.alloc(w * h, 255);
+    const block = (x0: number, x1: number, y0: number, y1: number) => {
+      for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) px[y * w + x] = 0;
+    };
+    block(5, 12, 4, 35);
+    block(20, 28, 10, 29);
+    block(34, 42, 10, 29);
+    block(48, 55, 10, 29);
+    expect(eraseBahtSign(px, w, h)).toBe(true);
+    expect(px[20 * w + 8]).toBe(255);
+    expect(px[20 * w + 24]).toBe(0);
+    const plain = Buffer.alloc(w * h, 255);
+    for (const x0 of [5, 20, 34, 48]) for (let y = 10; y <= 29; y++) for (let x = x0; x <= x0 + 7; x++) plain[y * w + x] = 0;
+    expect(eraseBahtSign(plain, w, h)).toBe(false);
+  });
+});
+
+describe('decodeAndRead in the decoder pool', () => {
+  let pool: SlipDecoderPool;
+  beforeAll(async () => {
+    pool = createSlipDecoderPool({ threads: 1, warmReader: true });
+    await pool.ready();
+  }, 60_000);
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it('answers the decode first and keeps the job (worker and the shop share) until the amount is read', async () => {
+    const g = await generateSlip({ amount: 100, edit: 'add', layout: 'kplus' });
+    const r = await pool.decodeAndRead(g.image, { key: 'shop-a' });
+    expect(r.decoded.ok).toBe(true);
+    expect(pool.keyStats('shop-a').running).toBe(1);
+    const printed = await r.printed;
+    expect(printed).toMatchObject({ amountSatang: 110000, text: '1,100.00' });
+    expect(printed!.confidence).toBeGreaterThan(0.8);
+    expect(pool.keyStats('shop-a').running).toBe(0);
+  }, 60_000);
+
+  it('never reads an image the decoder refused: the slot is free when the decode answers', async () => {
+    const r = await pool.decodeAndRead(await renderNonSlip('photo'), { key: 'shop-b' });
+    expect(r.decoded.ok).toBe(false);
+    expect(pool.keyStats('shop-b').running).toBe(0);
+    expect(await r.printed).toBeNull();
+  }, 60_000);
+});

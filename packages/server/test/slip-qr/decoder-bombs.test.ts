@@ -175,7 +175,10 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     const before = h.c.decoderHealth()!.pids;
     expect(before).toHaveLength(2);
 
-    const bomb = await ztxtBombPng(40);
+    // 150 x 50 MB of zeros (7.5 MB on the wire, under MAX_IMAGE_BYTES): libvips inflates them for
+    // seconds even on a quiet fast machine (40 chunks took ~84 s on a loaded node, under 2 s on a quiet
+    // one), so the decode is sure to overrun the kill limit wherever the test runs.
+    const bomb = await ztxtBombPng(150);
     const a = await verify(bomber.auth, bomb);
     expect([a.status, a.body.data?.status, a.body.data?.errorCode]).toEqual([200, 'INVALID', 'UNREADABLE_IMAGE']);
     expect(a.ms).toBeGreaterThanOrEqual(DEFAULT_DECODE_KILL_MS - 50);

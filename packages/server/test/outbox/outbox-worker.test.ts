@@ -94,6 +94,9 @@ for (const kind of DB_KINDS) {
     });
 
     it('takes back the claim of a dead worker after the lease, and the dead one cannot complete it', async () => {
+      // Long enough that a loaded CI machine still asks the live worker inside the lease (200 ms let
+      // the lease run out between the dead worker's claim and the first check).
+      const LEASE_MS = 1500;
       let release!: () => void;
       const gate = new Promise<void>((r) => {
         release = r;
@@ -108,7 +111,7 @@ for (const kind of DB_KINDS) {
         caps: h.c.caps,
         clock: h.c.clock,
         workerId: 'dead',
-        leaseMs: 200,
+        leaseMs: LEASE_MS,
         handlers: { 't.lease': slow },
       });
       const live = createOutboxWorker({
@@ -116,14 +119,14 @@ for (const kind of DB_KINDS) {
         caps: h.c.caps,
         clock: h.c.clock,
         workerId: 'live',
-        leaseMs: 200,
+        leaseMs: LEASE_MS,
         handlers: { 't.lease': slow },
       });
       const id = await enqueue('t.lease', {});
       const stuck = dead.runOnce();
       await until(async () => ran.length === 1 || null);
       expect(await live.runOnce()).toBe(0); // still leased
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, LEASE_MS + 100));
       expect(await live.runOnce()).toBe(1);
       expect(await job(id)).toMatchObject({ status: 'done', attempts: 2 });
       release();

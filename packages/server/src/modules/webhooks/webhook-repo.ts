@@ -56,8 +56,8 @@ export function createWebhookRepo(db: Db) {
         .execute();
     },
 
-    delivery(shopId: string, deliveryId: string): Promise<WebhookDeliveriesTable | undefined> {
-      return db.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId).where('id', '=', deliveryId).executeTakeFirst();
+    delivery(shopId: string, deliveryId: string, trx: Db = db): Promise<WebhookDeliveriesTable | undefined> {
+      return trx.selectFrom('webhook_deliveries').selectAll().where('shop_id', '=', shopId).where('id', '=', deliveryId).executeTakeFirst();
     },
     /** A delivery by id alone: outbox jobs carry only the id. */
     deliveryById(deliveryId: string): Promise<WebhookDeliveriesTable | undefined> {

@@ -336,7 +336,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
         throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is still scheduled; wait for it to finish');
       const endpoint = await row(shopId, previous.endpoint_id);
       if (endpoint.status !== 'enabled') throw new AppError('WEBHOOK_ENDPOINT_DISABLED', 409, 'Enable the endpoint before redelivering');
-      await db.transaction().execute(async (trx) => {
+      // The answer is the delivery as this request left it (pending), read before the commit: a worker
+      // may deliver it the moment the job is committed, and a re-read afterwards would race it.
+      const reopened = await db.transaction().execute(async (trx) => {
         if (!(await repo.reopen(previous.id, previous.status, now.toISOString(), trx)))
           throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is already being redelivered');
         await enqueueOutbox(
@@ -349,8 +351,9 @@ export function createWebhookService(deps: WebhookServiceDeps) {
           now,
         );
         await audit.record({ shopId, actor, action: 'webhook.delivery.redeliver', target: previous.id }, trx);
+        return (await repo.delivery(shopId, previous.id, trx))!;
       });
-      return deliveryView(await deliveryOf(shopId, previous.id));
+      return deliveryView(reopened);
     },
 
     /** Sends a sample slip.verified now (not through the queue) and answers with the outcome; test deliveries are never retried. */

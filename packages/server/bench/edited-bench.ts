@@ -111,7 +111,11 @@ export async function runEditedBench(opts: { genuine?: number; editedPer?: numbe
     if (r.read === Math.round(amount * 100)) {
       genuine.read++;
       t.hit++;
-    } else if (r.read !== null) genuine.falseFraud++;
+    } else if (r.read !== null) {
+      genuine.falseFraud++;
+      // Every false FRAUD is named, so it can be rendered again and looked at (slipcheck read).
+      console.error(`false FRAUD: ${layout} ${variant} bank ${amount} read ${r.read / 100} transRef ${g.transfer.transRef}`);
+    }
   }
   await ocrEngine().close();
   const wall = await wallBench(Math.min(40, Math.max(10, Math.round(genuineN / 50))));

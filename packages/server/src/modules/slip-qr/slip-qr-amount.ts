@@ -24,7 +24,7 @@ export interface PrintedRead {
   confidence: number;
   /** The amount as printed (digits and separators), for operators. */
   text: string | null;
-  /** Why nothing was read: 'no-lines', 'no-amount', 'budget', 'ambiguous', 'unconfirmed', 'fragment', 'error'. */
+  /** Why nothing was read: 'no-lines', 'no-amount', 'budget', 'ambiguous', 'unconfirmed', 'fragment', 'miscount', 'error'. */
   reason: string | null;
   /** Lines given to the OCR engine. */
   lines: number;
@@ -62,6 +62,8 @@ interface Segment {
   y0: number;
   y1: number;
   core: number;
+  /** Narrower than a word (one glyph: a "1" with wide side bearings, a "฿"): never a candidate itself. */
+  narrow?: boolean;
 }
 
 async function toGray(image: Buffer, maxSide: number): Promise<Gray> {
@@ -93,11 +95,22 @@ const half = (g: Gray) => grayOp(g, (p) => p.resize({ width: Math.max(1, Math.ro
 function inkMap(g: Gray): Uint8Array {
   const { data, width, height } = g;
   const ink = new Uint8Array(width * height);
+  // The threshold follows the picture's contrast: a faded or dim slip (levels squeezed into 80 grey
+  // steps) lost the thin "1" of "110.92" at a fixed 30, and "0.92" was read: a false FRAUD.
+  const hist = new Uint32Array(256);
+  for (let i = 0; i < data.length; i += 7) hist[data[i]]++;
+  const total = hist.reduce((a, b) => a + b, 0);
+  const pctl = (q: number) => {
+    let acc = 0;
+    for (let v = 0; v < 256; v++) if ((acc += hist[v]) >= q * total) return v;
+    return 255;
+  };
+  const t = Math.max(12, Math.min(30, Math.round(0.15 * (pctl(0.99) - pctl(0.01)))));
   for (let y = 0; y < height; y++) {
     const row = y * width;
     for (let x = 1; x < width - 1; x++) {
       const d = data[row + x + 1] - data[row + x - 1];
-      if (d > 30 || d < -30) ink[row + x] = 1;
+      if (d > t || d < -t) ink[row + x] = 1;
     }
   }
   // Long vertical runs are page, card, bezel or photo edges (a turned slip's border crosses every
@@ -189,7 +202,7 @@ function segments(ink: Uint8Array, width: number, height: number): Segment[] {
     // A space between words (~0.3 em) splits: the number stands alone, apart from "บาท"/"THB"/"฿ ".
     const maxGap = Math.max(2, Math.round(h * 0.3));
     const pushSegment = (x0: number, x1: number): void => {
-      if (x1 - x0 + 1 < h * 1.2) return;
+      const narrow = x1 - x0 + 1 < h * 1.2;
       // Dense core: the longest run of rows whose ink is at least 35% of the fullest row's.
       const r = new Uint32Array(h);
       for (let yy = y0; yy <= yEnd; yy++) for (let xx = x0; xx <= x1; xx++) r[yy - y0] += ink[yy * width + xx];
@@ -200,7 +213,7 @@ function segments(ink: Uint8Array, width: number, height: number): Segment[] {
         run = v >= peak * 0.35 ? run + 1 : 0;
         if (run > core) core = run;
       }
-      out.push({ x0, x1, y0, y1: yEnd, core });
+      out.push({ x0, x1, y0, y1: yEnd, core, narrow });
     };
     let x = 0;
     while (x < width) {
@@ -323,7 +336,34 @@ export function eraseBahtSign(px: Buffer, width: number, height: number): boolea
   return false;
 }
 
-async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number): Promise<Buffer> {
+/**
+ * Glyphs in a dark-on-light crop: runs of columns holding ink (specks of under 3 pixels ignored).
+ * Digits of a printed amount stand apart, so a read with another number of characters lost or
+ * invented one: "110.92" read as "10.92" (two narrow 1s taken as one) must never count.
+ */
+export function glyphCount(px: Buffer, width: number, height: number): number {
+  let lo = 255;
+  let hi = 0;
+  for (const v of px) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const cut = (lo + hi) / 2;
+  let runs = 0;
+  let inRun = 0;
+  for (let x = 0; x <= width; x++) {
+    let n = 0;
+    if (x < width) for (let y = 0; y < height; y++) if (px[y * width + x] < cut) n++;
+    if (n > 0) inRun += n;
+    else {
+      if (inRun >= 3) runs++;
+      inRun = 0;
+    }
+  }
+  return runs;
+}
+
+async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number): Promise<{ png: Buffer; glyphs: number }> {
   const bandH = (s.y1 - s.y0 + 1) * scale;
   const pad = Math.round(bandH * 0.3);
   const left = Math.max(0, Math.round(s.x0 * scale) - pad);
@@ -343,13 +383,15 @@ async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number
   if (sum / px.length < 110) for (let i = 0; i < px.length; i++) px[i] = 255 - px[i];
   // At working resolution, where the sign's stroke still stands out by several pixels.
   eraseBahtSign(px, w, h);
+  const glyphs = glyphCount(px, w, h);
   // A number's band is its digit height (no marks above or below, unlike Thai words).
   const k = Math.min(3, Math.max(0.25, digitPx / bandH));
-  return sharp(px, { raw: { width: w, height: h, channels: 1 } })
+  const png = await sharp(px, { raw: { width: w, height: h, channels: 1 } })
     .resize({ width: Math.max(1, Math.round(w * k)), height: Math.max(1, Math.round(h * k)), kernel: 'lanczos3' })
     .normalise()
     .png({ compressionLevel: 1 })
     .toBuffer();
+  return { png, glyphs };
 }
 
 export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}): Promise<PrintedRead> {
@@ -370,8 +412,24 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
     }
     const scale = work.width / small.width;
     const all = segments(inkMap(small), small.width, small.height);
+    // A single glyph just left of a group belongs to it ("1" + "10.92" in a face with wide side
+    // bearings on its 1s; "฿ " before the number, painted out later): the crop takes it in.
+    for (const s of all) {
+      if (s.narrow) continue;
+      const h = s.y1 - s.y0 + 1;
+      for (let moved = true; moved;) {
+        moved = false;
+        for (const o of all)
+          if (o.narrow && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 0.7) {
+            s.x0 = o.x0;
+            o.narrow = undefined;
+            o.x1 = -1e9;
+            moved = true;
+          }
+      }
+    }
     const segs = all
-      .filter((s) => s.core >= 5)
+      .filter((s) => !s.narrow && s.x1 > 0 && s.core >= 5)
       .sort((a, b) => b.core - a.core)
       .slice(0, maxLines);
     if (!segs.length) return none('no-lines');
@@ -384,16 +442,22 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
       if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
       if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
       lines++;
-      const got = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale, OCR_CORE_PX)));
+      const crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
+      const words = await engine.readLine(crop.png);
+      const got = amountOfLine(words);
       if (!got || got.satang <= 0) continue;
+      // As many characters read as glyphs on the picture, or the read dropped or invented one.
+      const chars = words.reduce((n, w) => n + w.symbols.reduce((m, x) => m + x.text.replace(/\s/g, '').length, 0), 0);
+      if (chars !== crop.glyphs) return none('miscount', lines);
       // Confirm at another size: a misread rarely survives a second, differently scaled read.
       lines++;
-      const again = amountOfLine(await engine.readLine(await cropForOcr(work, s, scale, CONFIRM_CORE_PX)));
+      const again = amountOfLine(await engine.readLine((await cropForOcr(work, s, scale, CONFIRM_CORE_PX)).png));
       if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
       // A wide group just left of the number on its line means the number may be a fragment of a
       // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.
       const h = s.y1 - s.y0 + 1;
-      if (all.some((o) => o !== s && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5)) return none('fragment', lines);
+      if (all.some((o) => o !== s && o.x1 > 0 && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5))
+        return none('fragment', lines);
       reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
     }
     if (!reads.length) return none('no-amount', lines);

@@ -154,8 +154,8 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
       try {
-        const nonce = await takeNonce(req, req.body.nonce);
-        const identity = await deps.client.verifyIdToken(req.body.idToken, undefined, { nonceIfPresent: nonce });
+        await takeNonce(req, req.body.nonce);
+        const identity = await deps.client.verifyIdToken(req.body.idToken);
         return await answer(reply, await deps.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
       } finally {
         reply.header('Set-Cookie', nonceCookie('', 0)); // after the session cookie: one nonce, one attempt
@@ -181,8 +181,8 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
       try {
-        const nonce = await takeNonce(req, req.body.nonce);
-        const identity = await deps.client.verifyIdToken(req.body.idToken, undefined, { nonceIfPresent: nonce });
+        await takeNonce(req, req.body.nonce);
+        const identity = await deps.client.verifyIdToken(req.body.idToken);
         const linked = await deps.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
         return await answer(reply, await deps.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));
       } finally {

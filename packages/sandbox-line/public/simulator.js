@@ -16,6 +16,10 @@
       freset: 'กลับเป็นปกติ',
       miniapp: 'เปิดมินิแอปของร้าน',
       slips: 'สลิปล่าสุดจากธนาคารจำลอง',
+      editNone: 'สลิปจริง',
+      editAdd: 'แก้ยอด: เติมตัวเลข',
+      editDigit: 'แก้ยอด: เปลี่ยนตัวเลข',
+      editDecimal: 'แก้ยอด: เลื่อนทศนิยม',
       text: 'พิมพ์ข้อความ',
       one: '1:1 ลูกค้า',
       group: 'กลุ่ม พนักงาน',
@@ -45,6 +49,10 @@
       freset: 'Back to normal',
       miniapp: "Open the shop's mini-app",
       slips: 'Recent sandbox bank slips',
+      editNone: 'Genuine slip',
+      editAdd: 'Edited: digit added',
+      editDigit: 'Edited: digit changed',
+      editDecimal: 'Edited: decimal moved',
       text: 'Type a message',
       one: '1:1 customer',
       group: 'Group staff',
@@ -75,6 +83,13 @@
     'twoqr',
     'upsidedown',
   ];
+  // The sandbox bank's edited render (`edit`): the genuine QR, another amount typed over the printed one.
+  const EDITS = [
+    ['', 'editNone'],
+    ['add', 'editAdd'],
+    ['digit', 'editDigit'],
+    ['decimal', 'editDecimal'],
+  ];
   const q = new URLSearchParams(location.search);
   let lang = q.get('lang') === 'en' ? 'en' : localStorage.getItem('sim.lang') || 'th';
   let state = { channels: [], people: [] };
@@ -102,6 +117,9 @@
       if (e.tagName !== 'BUTTON' || e.dataset.t !== 'tools') e.textContent = t(e.dataset.t);
     $('menu').title = t('tools');
     $('text').placeholder = t('text');
+    const edit = $('edit').value;
+    $('edit').replaceChildren(...EDITS.map(([v, k]) => new Option(t(k), v)));
+    $('edit').value = edit;
     fillChats();
   }
 
@@ -256,7 +274,7 @@
           `฿${Number(tr.amount).toLocaleString('th-TH', { minimumFractionDigits: 2 })} · ${tr.sender} → ${tr.receiver} · ${tr.transRef}`,
           () => {
             $('slips').hidden = true;
-            send({ transRef: tr.transRef, variant: $('variant').value });
+            send({ transRef: tr.transRef, variant: $('variant').value, edit: $('edit').value || undefined });
           },
           'slip',
         );

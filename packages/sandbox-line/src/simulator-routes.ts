@@ -16,6 +16,8 @@ export interface SimulatorOptions {
 }
 type Person = { sub: string; name: string };
 type Deps = SimulatorOptions & { people: Map<string, Person>; loginChannels: Map<string, LoginChannel> };
+/** The sandbox bank's edited-slip kinds (`edit` of its slip render): a digit added, one changed, the decimal point moved. */
+const EDITS = ['add', 'digit', 'decimal'];
 type Source = { type: 'user'; userId: string } | { type: 'group'; groupId: string; userId: string };
 
 const PUBLIC = new URL('../public/', import.meta.url);
@@ -227,11 +229,15 @@ export function registerSimulator(app: FastifyInstance, s: PlatformState, deps: 
       let type: string;
       if (b.transRef) {
         if (!deps.bankUrl) return bad(reply, 'no sandbox bank');
-        const variant = b.variant && b.variant !== 'clean' ? `?variant=${encodeURIComponent(String(b.variant))}` : '';
+        if (b.edit !== undefined && b.edit !== '' && !EDITS.includes(String(b.edit)))
+          return bad(reply, `edit must be one of ${EDITS.join(', ')}`);
+        const query = new URLSearchParams();
+        if (b.variant && b.variant !== 'clean') query.set('variant', String(b.variant));
+        // The sandbox bank's edited render: the genuine QR with another amount typed over the printed one.
+        if (b.edit) query.set('edit', String(b.edit));
+        const qs = query.size ? `?${query}` : '';
         const format = ['jpeg70', 'screenphoto', 'camera12mp'].includes(String(b.variant)) ? 'jpg' : 'png';
-        const r = await fetch(`${deps.bankUrl}/transfers/${encodeURIComponent(String(b.transRef))}/slip.${format}${variant}`).catch(
-          () => null,
-        );
+        const r = await fetch(`${deps.bankUrl}/transfers/${encodeURIComponent(String(b.transRef))}/slip.${format}${qs}`).catch(() => null);
         if (!r || !r.ok) return bad(reply, `the sandbox bank did not render that slip (${r?.status ?? 'unreachable'})`);
         data = Buffer.from(await r.arrayBuffer());
         type = r.headers.get('content-type') ?? 'image/png';

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandboxBank, type SandboxBank } from '@slipcheck/sandbox-bank';
 import { createSandboxLine, type SandboxLine } from '../src/index.js';
 
 // The simulator's calls against a stand-in webhook receiver that checks LINE's signature itself.
@@ -106,5 +107,60 @@ describe('chat simulator', () => {
     const info = await fetch(`${line.url}/v2/bot/info`, { headers: { authorization: `Bearer ${token}` } });
     expect(info.status).toBe(200);
     expect(await info.json()).toMatchObject({ displayName: 'ร้านทดสอบ' });
+  });
+});
+
+describe("the slip picker's edited render", () => {
+  let bank: SandboxBank;
+  let sim: SandboxLine;
+  beforeAll(async () => {
+    bank = await createSandboxBank({ port: 0, host: '127.0.0.1' });
+    sim = await createSandboxLine({
+      dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-line-bank-')),
+      simulator: { bankUrl: bank.url },
+    });
+  });
+  afterAll(async () => {
+    await sim.close();
+    await bank.close();
+  });
+
+  it("sends the sandbox bank's edited render of the picked transfer (its `edit` option), with or without an effect", async () => {
+    const tr = await fetch(`${bank.url}/transfers`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        sendingBank: '014',
+        amount: 100,
+        sender: { name: 'นาย สมชาย ใจดี', account: '4081234567' },
+        receiver: { name: 'ร้านทดสอบ', account: '1234566609', bankCode: '004' },
+      }),
+    });
+    const { transRef } = (await tr.json()) as { transRef: string };
+    const at = (p: string, body: unknown) =>
+      fetch(sim.url + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const ch = await (await at('/sandbox/channels', { displayName: 'ร้านทดสอบ' })).json();
+    const state = await (await fetch(`${sim.url}/sandbox/state`)).json();
+    const send = async (extra: Record<string, unknown>) => {
+      const r = await at('/sandbox/send', { channelId: ch.channelId, chat: 'user', userId: state.people[0].sub, transRef, ...extra });
+      const sent = await r.json();
+      if (r.status !== 200) return { status: r.status, sent };
+      return { status: r.status, bytes: Buffer.from(await (await fetch(`${sim.url}/sandbox/content/${sent.messageId}`)).arrayBuffer()) };
+    };
+    const bankSlip = async (q: string) => Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.png${q}`)).arrayBuffer());
+
+    const edited = await send({ edit: 'add' });
+    expect(edited.status).toBe(200);
+    expect(edited.bytes!.equals(await bankSlip('?edit=add'))).toBe(true);
+    const genuine = await send({ edit: '' });
+    expect(genuine.bytes!.equals(await bankSlip(''))).toBe(true);
+    expect(edited.bytes!.equals(genuine.bytes!)).toBe(false);
+
+    // With an effect too: both reach the bank's render.
+    const photo = await send({ edit: 'decimal', variant: 'jpeg70' });
+    const r = await fetch(`${bank.url}/transfers/${transRef}/slip.jpg?variant=jpeg70&edit=decimal`);
+    expect(photo.bytes!.equals(Buffer.from(await r.arrayBuffer()))).toBe(true);
+
+    expect(await send({ edit: 'photoshop' })).toMatchObject({ status: 400, sent: { message: 'edit must be one of add, digit, decimal' } });
   });
 });

@@ -41,10 +41,11 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
   const bubbles = () => page.locator('.fx-bubble');
   const lastBubble = () => bubbles().last();
   const shot = (name: string) => page.screenshot({ path: path.join(SCREENS, `line-simulator-${name}.png`) });
-  /** Sends a sandbox bank slip from the picker. */
-  const sendSlip = async (transRef: string, variant = 'clean') => {
+  /** Sends a sandbox bank slip from the picker; `edit`: the sandbox bank's edited render (another printed amount). */
+  const sendSlip = async (transRef: string, variant = 'clean', edit = '') => {
     await page.locator('#plus').click();
     await page.locator('#variant').selectOption(variant);
+    await page.locator('#edit').selectOption(edit);
     await page.locator('#transfers button', { hasText: transRef }).click();
   };
   const botLines = async () => {
@@ -75,6 +76,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
         SANDBOX_LINE_PORT: String(line.port),
         LINE_HTTP_RETRIES: '2',
         LINE_HTTP_TIMEOUT_MS: '3000',
+        SLIP_EDIT_MODE: 'reject', // the default, stated: an edited slip is FRAUD EDITED_SLIP
       },
       { prefix: 'slipcheck-linesim-' },
     ));
@@ -122,8 +124,28 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     // A fresh transfer in the group: staff wording of a genuine slip.
     const { transRef } = await bank.register({ amount: 89, receiver: { name: 'ร้านตัวอย่าง', account: '1234566609', bankCode: '004' } });
     await sendSlip(transRef);
-    await expect.poll(() => lastBubble().textContent()).toContain('สลิปถูกต้อง');
+    // The amount read (SLIP_EDIT_MODE) makes a verdict take longer than the poll's default second.
+    await expect.poll(() => lastBubble().textContent(), { timeout: 30_000 }).toContain('สลิปถูกต้อง');
     await shot('group-th');
+  });
+
+  it("an edited slip (the picture prints 1,100.00, the bank 100.00): the customer's warning in 1:1, the staff wording in the group", async () => {
+    const shop = { name: 'ร้านตัวอย่าง', account: '1234566609', bankCode: '004' };
+    // The classic layout, clean, a digit added: a render the amount reader reads (test/verify/edited-slip.test.ts).
+    await page.locator('#chat').selectOption(`${demo.line!.channelId}:user`);
+    const forCustomer = await bank.register({ amount: 100, receiver: shop });
+    await sendSlip(forCustomer.transRef, 'clean', 'add');
+    await expect.poll(() => lastBubble().textContent(), { timeout: 30_000 }).toContain('ยอดเงินในสลิปไม่ตรงกับธนาคาร');
+    const customer = await lastBubble().textContent();
+    expect(customer).toContain('รูปสลิประบุยอด 1,100.00 บาท แต่ธนาคารแจ้งยอดโอน 100.00 บาท');
+    expect(customer).not.toContain('อย่าส่งสินค้า'); // staff words, never told to the customer
+
+    await page.locator('#chat').selectOption(`${demo.line!.channelId}:group`);
+    const forStaff = await bank.register({ amount: 100, receiver: shop });
+    await sendSlip(forStaff.transRef, 'clean', 'add');
+    await expect.poll(() => lastBubble().textContent(), { timeout: 30_000 }).toContain('สลิปถูกแก้ไขยอดเงิน');
+    expect(await lastBubble().textContent()).toContain('รูปสลิประบุ 1,100.00 บาท แต่ธนาคารแจ้ง 100.00 บาท: สลิปนี้ถูกแก้ไข อย่าส่งสินค้าตามยอดในรูป');
+    await shot('edited-group-th');
   });
 
   it('LINE failing three times still ends with one honest answer', async () => {
@@ -222,7 +244,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     await page.getByText('Approximation of a Flex Message').first().waitFor();
     await shot('1to1-en');
     await page.locator('#chat').selectOption(`${demo.line!.channelId}:group`);
-    await expect.poll(() => lastBubble().textContent()).toContain('สลิปถูกต้อง'); // the shop's language is Thai
+    await bubbles().filter({ hasText: 'สลิปถูกต้อง' }).first().waitFor(); // the shop's language is Thai
     await page.locator('#menu').click();
     await page.getByText('Make LINE fail').waitFor();
     await shot('group-tools-en');

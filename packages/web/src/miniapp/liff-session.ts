@@ -69,7 +69,23 @@ async function freshNonce(): Promise<string> {
   return (await api<{ nonce: string }>('/api/miniapp/nonce', { method: 'POST', noAuth: true })).nonce;
 }
 
-export async function signInWithLine(idToken: string, shopId?: string): Promise<MiniAuth> {
+// One sign-in per ID token and shop: the service accepts a token once and keeps one nonce per browser
+// (its cookie), so a second concurrent attempt (the page's start-up running twice) would spend the
+// nonce or the token of the first and both would be refused. A failed attempt may be tried again.
+const signIns = new Map<string, Promise<MiniAuth>>();
+
+export function signInWithLine(idToken: string, shopId?: string): Promise<MiniAuth> {
+  const key = `${idToken} ${shopId ?? ''}`;
+  let attempt = signIns.get(key);
+  if (!attempt) {
+    attempt = signInOnce(idToken, shopId);
+    signIns.set(key, attempt);
+    attempt.catch(() => signIns.delete(key));
+  }
+  return attempt;
+}
+
+async function signInOnce(idToken: string, shopId?: string): Promise<MiniAuth> {
   try {
     const nonce = await freshNonce();
     return remember(

@@ -13,6 +13,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
+    // The chaos soak saturates both cores with its own nodes: beside the browser tests it made their
+    // 30 s steps time out. It runs alone (`npm run soak`; CI runs its 20 s version before `npm test`).
+    exclude: process.env.SLIPCHECK_SOAK === '1' ? [] : ['test/soak/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

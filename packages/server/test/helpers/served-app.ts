@@ -43,6 +43,9 @@ export async function startServedApp(
       SANDBOX_AUTOSTART: 'false',
       WORKER_MODE: 'inline',
       WORKER_POLL_MS: '100',
+      // The printed-amount read costs CPU on every slip; browser tests that are about edited slips turn
+      // it on themselves (as the harness does), the others keep both cores for the browser.
+      SLIP_EDIT_MODE: 'off',
       ...env,
     }),
   );

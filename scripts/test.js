@@ -1,4 +1,5 @@
-// `npm test`: build the dashboard (the end-to-end test serves the built files), then run every
+// `npm test`: build the packages (the browser tests serve the dashboard's files, the production test
+// starts the compiled service), then run every
 // package's tests, and close with one plain summary line ("N passed, N failed, N skipped").
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -7,10 +8,11 @@ import path from 'node:path';
 
 const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', shell: false }).status ?? 1;
 
-if (fs.existsSync('packages/web/index.html')) {
-  const built = run('npm', ['run', 'build', '-w', 'packages/web']);
-  if (built !== 0) process.exit(built);
-}
+// Build everything once, before any test runs: the production-start test used to run `npm run build`
+// itself, and the dashboard build empties packages/web/dist while the browser tests serve it.
+const built = run('npm', ['run', 'build']);
+if (built !== 0) process.exit(built);
+process.env.SLIPCHECK_TEST_REUSE_BUILD = '1';
 const report = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-test-')), 'report.json');
 const status = run('npx', [
   'vitest',

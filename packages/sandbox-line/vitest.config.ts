@@ -6,5 +6,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
+    // Pure functions and servers each test starts and closes: no module state to reset between files.
+    isolate: false,
   },
 });

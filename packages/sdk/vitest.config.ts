@@ -7,5 +7,7 @@ export default defineConfig({
     name: 'sdk',
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,
+    // Pure functions and servers each test starts and closes: no module state to reset between files.
+    isolate: false,
   },
 });

@@ -12,6 +12,8 @@ export default defineConfig({
     ],
   },
   test: {
+    // Pure logic's unit tests sit beside the code (src/**); test/ holds the tests of the running
+    // service (a real database, HTTP, processes, browsers).
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
     // The chaos soak saturates both cores with its own nodes: beside the browser tests it made their
     // 30 s steps time out. It runs alone (`npm run soak`; CI runs its 20 s version before `npm test`).
@@ -19,7 +21,19 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // No fresh process per test file: each of the two workers loads the service's modules once
+    // (about 4 s per file before, most of the suite's wall time). Audited safe (issue 25):
+    // - no vi.mock/vi.doMock, fake timers, vi.stubGlobal/stubEnv or globalThis writes in any test;
+    // - no test writes process.env (harness.ts sets one flag only to print its warning once) or
+    //   installs process-wide handlers; runCli/outbox-cli's SIGTERM waits are removed when they end;
+    // - every harness, server, browser and decoder pool is closed in afterAll;
+    // - module-level state in src is caches (Intl formatters, zxing/LINE SDK modules, CRC table, the
+    //   OCR engine) and the process's metrics registry: tests that read a counter read it before and
+    //   after (resilience-policies, rate-limit, redis-lost), gauges are set by the test's own nodes;
+    // - the shared helpers' counters (dash-helpers, reports-helpers, fake-line-platform) only make
+    //   names unique, which they stay when files share them.
+    // A file that needs a process of its own would go to a project with `isolate: true`.
+    isolate: false,
     globalSetup: ['test/helpers/pg-global-setup.ts'],
-    setupFiles: ['test/helpers/pg-skip-setup.ts'],
   },
 });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { cookieFrom, createDashHarness, ORIGIN, signup, UA } from '../dashboard/dash-helpers.js';
 
 for (const kind of DB_KINDS) {
-  describe(`dashboard auth [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`dashboard auth [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
     beforeAll(async () => {

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
 import { OWNER_ALERT_JOB, type OwnerAlertJob } from '../../src/modules/mail/mail-owner-alerts.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { createDashHarness, signup } from '../dashboard/dash-helpers.js';
 import { cliEnv } from '../helpers/bank-harness.js';
 
 for (const kind of DB_KINDS) {
-  describe(`mail sink and owner alerts [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`mail sink and owner alerts [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       ({ h } = await createDashHarness(kind));

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { createMailService } from '../../src/modules/mail/mail-service.js';
 import { mailTemplates } from '../../src/modules/mail/mail-templates.js';
-import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { cookieFrom, createDashHarness, ORIGIN, signup, UA } from '../dashboard/dash-helpers.js';
 
 /** The parts of an error envelope that must not differ between "missing" and "someone else's". */
@@ -16,7 +16,7 @@ const shape = (r: { statusCode: number; json: () => { code?: string; message?: s
 };
 
 for (const kind of DB_KINDS) {
-  describe(`security review [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`security review [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
     beforeAll(async () => {

@@ -2,10 +2,10 @@
 // erased shop (soft-deleted, even if nobody revoked the key) and a revoked key answer 401; a plan
 // change shows on the next request (nothing cached).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 
 for (const kind of DB_KINDS) {
-  describe(`API key authentication (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`API key authentication (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       h = await createHarness(kind);

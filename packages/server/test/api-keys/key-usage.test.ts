@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxBank } from '@slipcheck/sandbox-bank';
 import { runCli } from '../../src/cli/cli.js';
 import { usageByKey } from '../../src/modules/api-keys/api-key-usage.js';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 
 for (const kind of DB_KINDS) {
-  describe(`per-key usage (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`per-key usage (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof createSandboxBank>>;
     beforeAll(async () => {

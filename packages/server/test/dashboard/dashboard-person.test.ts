@@ -3,11 +3,11 @@
  * language for LINE replies and mails; erasure sends a confirmation e-mail to the address the account had.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { createDashHarness, signup } from './dash-helpers.js';
 
 for (const kind of DB_KINDS) {
-  describe(`dashboard person preferences and erasure mail [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`dashboard person preferences and erasure mail [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       ({ h } = await createDashHarness(kind));

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { createDashHarness, seedTx, signup, type Owner } from './dash-helpers.js';
 
@@ -39,7 +39,7 @@ async function readEvents(res: Response, until: (events: { event: string; id?: s
 }
 
 for (const kind of DB_KINDS) {
-  describe(`dashboard routes [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`dashboard routes [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
     let bank: Awaited<ReturnType<typeof startSandbox>>;

@@ -1,14 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { until } from '../webhooks/helpers/receiver.js';
 import { insertResult } from '../webhooks/helpers/results.js';
 import { createDashHarness, signup, type Owner } from './dash-helpers.js';
 
 for (const kind of DB_KINDS) {
-  describe(`dashboard webhooks [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`dashboard webhooks [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let a: Owner;
     let b: Owner;

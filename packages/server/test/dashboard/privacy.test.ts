@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { PrivacyExportSchema } from '../../src/modules/privacy/privacy-schemas.js';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { createDashHarness, seedTx, signup } from './dash-helpers.js';
 
 /**
@@ -21,7 +21,7 @@ function fieldsOutside(schema: TSchema, value: unknown, path = 'data'): string[]
 }
 
 for (const kind of DB_KINDS) {
-  describe(`privacy [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`privacy [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       ({ h } = await createDashHarness(kind));

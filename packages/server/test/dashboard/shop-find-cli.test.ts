@@ -1,12 +1,12 @@
 /** Operators ask owners for their shop id; owners know their e-mail. `slipcheck shop find --email`. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { createDashHarness, signup } from './dash-helpers.js';
 import { cliEnv } from '../helpers/bank-harness.js';
 
 for (const kind of DB_KINDS) {
-  describe(`shop find --email [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`shop find --email [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       ({ h } = await createDashHarness(kind));

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { cookieFrom, createDashHarness, ORIGIN, signup, UA, type Owner } from './dash-helpers.js';
 
 let seq = 0;
 const addr = () => `staff${++seq}-${Math.random().toString(36).slice(2, 8)}@example.com`;
 
 for (const kind of DB_KINDS) {
-  describe(`team seats (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`team seats (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
     beforeAll(async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
-import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { createOwnDatabase, eventually, startRelay } from './fault-kit.js';
 
@@ -42,7 +42,7 @@ const expect503 = (a: { status: number; retryAfter: string | null; body: unknown
 // The database is unreachable (PostgreSQL behind a relay the test takes down, so new connections are
 // refused and pooled ones cut): every route answers the retryable 503, nothing is charged and the
 // checker is not asked; readiness is 503 until the database is back, then everything works again.
-describe.skipIf(!BASE)('database unreachable [postgres]', () => {
+describe.skipIf(!BASE)(`database unreachable [postgres]${skipReason('TEST_DATABASE_URL')}`, () => {
   let own: Awaited<ReturnType<typeof createOwnDatabase>>;
   let relay: Awaited<ReturnType<typeof startRelay>>;
   let bank: Bank;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
-import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { startReceiver, until } from '../webhooks/helpers/receiver.js';
 import { createOwnDatabase, eventually, startService } from './fault-kit.js';
@@ -10,7 +10,7 @@ const SECRET_KEY = 'fault-test-secret-key-0123456789abcdef';
 
 // PostgreSQL ends connections on a restart, a failover or a proxy's idle-kill. The service (API and
 // its inline outbox worker, one pool) must live through it and carry on without a restart.
-describe.skipIf(!BASE)('PostgreSQL backends terminated under a running service', () => {
+describe.skipIf(!BASE)(`PostgreSQL backends terminated under a running service${skipReason('TEST_DATABASE_URL')}`, () => {
   let own: Awaited<ReturnType<typeof createOwnDatabase>>;
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let rx: Awaited<ReturnType<typeof startReceiver>>;

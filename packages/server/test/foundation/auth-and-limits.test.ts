@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { fixedClock } from '../../src/lib/clock.js';
 import { createMemoryRateLimiter } from '../../src/lib/rate-limiter.js';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 
 const strip = (x: Record<string, unknown>) => ({ ...x, requestId: '', timestamp: '' });
 
 for (const kind of DB_KINDS) {
-  describe(`API keys, scopes, plans and rate limits [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`API keys, scopes, plans and rate limits [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let limiterNow = Date.parse('2026-11-21T10:00:10Z');
     beforeAll(async () => {

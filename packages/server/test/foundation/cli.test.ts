@@ -5,21 +5,36 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSandboxBank } from '@slipcheck/sandbox-bank';
+import { runCli } from '../../src/cli/cli.js';
 import { createHarness } from '../helpers/harness.js';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../../bin/slipcheck.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-cli-'));
+const baseEnv = () => ({ ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '' });
+
+type CliResult = { code: number; json: any; stderr: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 async function cli(...args: string[]) {
   return cliWith({}, ...args);
 }
 
-async function cliWith(extraEnv: Record<string, string>, ...args: string[]) {
+/**
+ * The commands run in this process through `runCli`, the function bin/slipcheck.js calls: the same
+ * argument parsing, container, JSON on stdout and exit codes, without a 2-5 s tsx start per call.
+ * What only the real process shows (the bin's wiring, its exit status) is `cliProcess`'s test below.
+ */
+async function cliWith(extraEnv: Record<string, string>, ...args: string[]): Promise<CliResult> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runCli(args, { stdout: (s) => stdout.push(s + '\n'), stderr: (s) => stderr.push(s + '\n') }, { ...baseEnv(), ...extraEnv });
+  return { code, json: code === 0 ? JSON.parse(stdout.join('')) : null, stderr: stderr.join('') };
+}
+
+/** The real `slipcheck` process (tsx in development). */
+async function cliProcess(env: Record<string, string | undefined>, ...args: string[]): Promise<CliResult> {
   try {
-    const r = await run(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', ...extraEnv },
-    });
+    const r = await run(process.execPath, [BIN, ...args], { env });
     return { code: 0, json: JSON.parse(r.stdout), stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -27,8 +42,6 @@ async function cliWith(extraEnv: Record<string, string>, ...args: string[]) {
   }
 }
 
-// Each call is a fresh process (tsx in development: 2-5 s on a loaded 2-core machine), and a test makes
-// up to ~15 of them one after another.
 describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 240_000 }, () => {
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
@@ -84,9 +97,22 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/not found/i);
     expect((await cli('shop', 'create', '--name', 'x', '--plan', 'GOLD')).stderr).toContain('Unknown plan');
-    const bad = await run(process.execPath, [BIN, 'plan', 'list'], { env: { ...process.env, DATA_DIR: dataDir, PORT: 'eighty' } }).catch(
-      (e) => e,
-    );
+    const bad = await cliWith({ PORT: 'eighty' }, 'plan', 'list');
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).toContain('PORT');
+  }, 120_000);
+
+  it('the slipcheck process itself: JSON on stdout with exit 0, usage errors exit 2, configuration errors exit 78', async () => {
+    const [created, unknown, bad] = await Promise.all([
+      cliProcess(baseEnv(), 'shop', 'create', '--name', 'ร้านจากคำสั่งจริง'),
+      cliProcess(baseEnv(), 'frobnicate'),
+      cliProcess({ ...process.env, DATA_DIR: dataDir, PORT: 'eighty' }, 'plan', 'list'),
+    ]);
+    expect(created.code).toBe(0);
+    expect(created.json).toMatchObject({ name: 'ร้านจากคำสั่งจริง', state: 'trial', planCode: 'TRIAL' });
+    expect((await cli('shop', 'show', '--shop', created.json.id)).json).toMatchObject({ id: created.json.id });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Unknown command "frobnicate"');
     expect(bad.code).toBe(78);
     expect(bad.stderr).toContain('PORT');
   }, 120_000);

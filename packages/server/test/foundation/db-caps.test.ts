@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 
 /** db/ capabilities answer for the driver behind them: callers never sniff driver error codes. */
 for (const kind of DB_KINDS) {
-  describe(`db capabilities (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`db capabilities (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       h = await createHarness(kind);

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachingSqliteDatabase, preparedQuery, type Db } from '../../src/db/db.js';
-import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 
 describe('cachingSqliteDatabase', () => {
   it('reuses a compiled statement per SQL text and evicts the oldest past its bound', () => {
@@ -25,7 +25,7 @@ describe('cachingSqliteDatabase', () => {
 });
 
 for (const kind of DB_KINDS) {
-  describe(`preparedQuery (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`preparedQuery (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     let db: Db;
     beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import type { startSandbox } from '../helpers/sandbox.js';
 import { seedTx } from '../helpers/records.js';
 import { createBankHarness } from '../helpers/bank-harness.js';
@@ -24,7 +24,7 @@ const outboxAlerts = async (h: Harness, shopId: string) =>
   );
 
 for (const kind of DB_KINDS) {
-  describe(`housekeeping: retention, erasure, alerts [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`housekeeping: retention, erasure, alerts [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     const clock = fixedClock(NOW);
     beforeAll(async () => {

@@ -8,7 +8,7 @@ import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 
 /** A view of `db` that counts the statements it runs. */
 function counting<T extends { withPlugin(p: KyselyPlugin): T }>(db: T) {
@@ -42,7 +42,7 @@ describe('migrateToLatest on a new SQLite file', () => {
 });
 
 for (const kind of DB_KINDS) {
-  describe.skipIf(kind === 'postgres' && !process.env.TEST_DATABASE_URL)(`migrateToLatest on an up-to-date database [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`migrateToLatest on an up-to-date database [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       h = await createHarness(kind);

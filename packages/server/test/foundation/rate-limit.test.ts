@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metrics } from '../../src/lib/metrics.js';
 import { addressKey, createMemoryRateLimiter, createRedisRateLimiter, limitFamily } from '../../src/lib/rate-limiter.js';
-import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote, skipReason } from '../helpers/harness.js';
 import { startTcpRelay } from '../helpers/tcp-relay.js';
 
 const REDIS = process.env.TEST_REDIS_URL;
@@ -68,7 +68,7 @@ describe('refusals are counted by the limit that refused', () => {
   });
 });
 
-describe.skipIf(!REDIS)('Redis limiter', () => {
+describe.skipIf(!REDIS)(`Redis limiter${skipReason('TEST_REDIS_URL')}`, () => {
   let redis: Redis;
   beforeAll(() => {
     redis = new Redis(REDIS!, { maxRetriesPerRequest: 1 });
@@ -86,7 +86,7 @@ describe.skipIf(!REDIS)('Redis limiter', () => {
   });
 });
 
-describe.skipIf(!REDIS)('Redis lost: the node count comes from Redis', () => {
+describe.skipIf(!REDIS)(`Redis lost: the node count comes from Redis${skipReason('TEST_REDIS_URL')}`, () => {
   it('a node that saw another node in Redis enforces half a limit once Redis is cut (RATE_LIMIT_NODES left at 1)', async () => {
     const relay = await startTcpRelay(REDIS!);
     const opts = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: 1000 };
@@ -146,7 +146,7 @@ const stores: Array<[string, Record<string, string>]> = [['memory', {}]];
 if (REDIS) stores.push(['redis', { REDIS_URL: REDIS }]);
 for (const kind of DB_KINDS)
   for (const [store, env] of stores) {
-    describe(`sign-in limit per address [${kind}] (${store} store)`, () => {
+    describe.skipIf(pgMissing(kind))(`sign-in limit per address [${kind}] (${store} store)${skipNote(kind)}`, () => {
       let h: Harness;
       beforeAll(async () => {
         h = await createHarness(kind, { RATE_LIMIT_LOGIN: '2', ...env });

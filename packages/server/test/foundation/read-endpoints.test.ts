@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { seedTx } from '../helpers/records.js';
 
 /** n live records a second apart from 2026-11-01, alternating SUCCESS/FRAUD, every third from LINE. */
@@ -21,7 +21,7 @@ async function seedTxs(h: Harness, shopId: string, n: number, extra: Record<stri
 }
 
 for (const kind of DB_KINDS) {
-  describe(`read endpoints [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`read endpoints [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let a: Awaited<ReturnType<typeof seedShop>>;
     let b: Awaited<ReturnType<typeof seedShop>>;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 const REDIS = process.env.TEST_REDIS_URL;
 if (!REDIS) console.warn('[slipcheck tests] TEST_REDIS_URL not set: Redis-backed rate-limit and test-counter tests SKIPPED');
 
-describe.skipIf(!REDIS)('with Redis: limits and the test counter are shared by every node', () => {
+describe.skipIf(!REDIS)(`with Redis: limits and the test counter are shared by every node${skipReason('TEST_REDIS_URL')}`, () => {
   let a: Harness;
   let b: Harness;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import type { startSandbox } from '../helpers/sandbox.js';
 import { UA, signup, type Owner } from '../dashboard/dash-helpers.js';
 import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
@@ -10,7 +10,7 @@ import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
 const BAD = ['Infinity', '-Infinity', '1e309', '9'.repeat(400), '0x10', ' 5', '5 ', '', '1e3', '+5', 'NaN', '5abc', '.5', '5.'];
 
 for (const kind of DB_KINDS) {
-  describe(`numeric query values [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`numeric query values [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let s: Awaited<ReturnType<typeof seedShop>>;

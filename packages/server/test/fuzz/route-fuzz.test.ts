@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { UA, signup, type Owner } from '../dashboard/dash-helpers.js';
 
@@ -137,7 +137,7 @@ function queryString(q: [string, string | string[]][]): string {
 }
 
 for (const kind of DB_KINDS) {
-  describe(`route fuzzing [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`route fuzzing [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let s: Awaited<ReturnType<typeof seedShop>>;

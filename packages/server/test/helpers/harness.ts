@@ -15,8 +15,18 @@ import { buildApp } from '../../src/http/app.js';
  */
 export type DbKind = 'sqlite' | 'postgres';
 
-// Both kinds always: without TEST_DATABASE_URL the PostgreSQL suites show as skipped (pg-skip-setup.ts).
+// Both kinds always: without TEST_DATABASE_URL the PostgreSQL suites are declared with
+// `describe.skipIf(pgMissing(kind))` and named with the reason (`skipNote`), so the run lists them as skipped.
 export const DB_KINDS: DbKind[] = ['sqlite', 'postgres'];
+
+/** True when this variant cannot run here: PostgreSQL without TEST_DATABASE_URL. */
+export const pgMissing = (kind: DbKind): boolean => kind === 'postgres' && !process.env.TEST_DATABASE_URL;
+
+/** The end of a suite's name that says why it is skipped ('' when it runs). */
+export const skipNote = (kind: DbKind): string => (pgMissing(kind) ? ' (skipped: TEST_DATABASE_URL not set)' : '');
+
+/** The same for suites that need a service: `skipReason('TEST_REDIS_URL')` when it is not set, else ''. */
+export const skipReason = (envName: 'TEST_DATABASE_URL' | 'TEST_REDIS_URL'): string => (process.env[envName] ? '' : ` (skipped: ${envName} not set)`);
 if (!process.env.TEST_DATABASE_URL && !process.env.__SLIPCHECK_PG_SKIP_SAID) {
   process.env.__SLIPCHECK_PG_SKIP_SAID = '1';
   console.warn('[slipcheck tests] TEST_DATABASE_URL not set: PostgreSQL variants SKIPPED, SQLite only');

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type DbKind, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { cookieFrom, createDashHarness, ORIGIN, signup, UA, type Owner } from '../dashboard/dash-helpers.js';
 import { startFakeLineLogin, type FakeLineLogin } from './fake-line-login.js';
 
 const CHANNEL_ID = '1657000001';
 const CHANNEL_SECRET = 'fake-line-login-channel-secret';
 
-describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
+for (const kind of DB_KINDS) describe.skipIf(pgMissing(kind))(`sign-in with LINE (${kind})${skipNote(kind)}`, () => suite(kind));
+
+/** The suite of one database kind (declared per kind above; hoisted). */
+function suite(kind: DbKind) {
   let h: Harness;
   let clock: Awaited<ReturnType<typeof createDashHarness>>['clock'];
   let fake: FakeLineLogin;
@@ -440,4 +443,4 @@ describe.each(DB_KINDS)('sign-in with LINE (%s)', (kind) => {
     // The same nonce and cookie again (a copied request) are refused, even with a new token.
     expect((await miniSignIn(tokenFor(sub), undefined, ip(), n2)).statusCode).toBe(401);
   });
-});
+}

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS } from '../helpers/harness.js';
+import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
 import { signup } from '../dashboard/dash-helpers.js';
 import { lineEvent, textMessage } from './fake-line-platform.js';
 import { startLineKit, type LineKit } from './line-test-kit.js';
 
 for (const kind of DB_KINDS) {
-  describe(`LINE dashboard routes [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`LINE dashboard routes [${kind}]${skipNote(kind)}`, () => {
     let k: LineKit;
     beforeAll(async () => {
       k = await startLineKit(kind);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderNonSlip } from '@slipcheck/sandbox-bank';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { signup } from '../dashboard/dash-helpers.js';
-import { DB_KINDS } from '../helpers/harness.js';
+import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { externalImageMessage, imageMessage, lineEvent, textMessage, type Sent } from './fake-line-platform.js';
 import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
@@ -16,7 +16,7 @@ const json = (x: unknown) => JSON.stringify(x ?? {});
 const MONTHLY = { status: 429, body: { message: 'You have reached your monthly limit.' } };
 
 for (const kind of DB_KINDS) {
-  describe(`LINE delivery under failures [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`LINE delivery under failures [${kind}]${skipNote(kind)}`, () => {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     const { ev, user, grp, upload } = chatHelpers(() => k, `d-${kind}`, 'Ucust01');

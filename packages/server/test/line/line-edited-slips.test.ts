@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS } from '../helpers/harness.js';
+import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { imageMessage, textMessage, type Sent } from './fake-line-platform.js';
 import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
@@ -10,7 +10,7 @@ const flexOf = (m: Sent | undefined) => m?.body.messages.find((x) => x.type === 
 const flexText = (f: Record<string, unknown> | undefined): string => JSON.stringify(f ?? {});
 
 for (const kind of DB_KINDS) {
-  describe(`LINE: edited slips [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`LINE: edited slips [${kind}]${skipNote(kind)}`, () => {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     const { ev, user, grp, upload } = chatHelpers(() => k, `edit-${kind}`, 'Ucustomer02');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
-import { DB_KINDS } from '../helpers/harness.js';
+import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
 import { lineEvent, sign, textMessage } from './fake-line-platform.js';
 import { startLineKit, type LineKit } from './line-test-kit.js';
 
@@ -8,7 +8,7 @@ const texts = (m: { body: { messages: Array<Record<string, any>> } } | undefined
   (m?.body.messages ?? []).map((x) => x.text ?? x.altText).join('\n');
 
 for (const kind of DB_KINDS) {
-  describe(`LINE linking and webhooks [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`LINE linking and webhooks [${kind}]${skipNote(kind)}`, () => {
     let k: LineKit;
     const ev = (type: string, source: Parameters<typeof lineEvent>[1], extra: Record<string, unknown> = {}) =>
       lineEvent(type, source, extra, k.clock.now().getTime());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderNonSlip } from '@slipcheck/sandbox-bank';
-import { DB_KINDS } from '../helpers/harness.js';
+import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { imageMessage, lineEvent, textMessage, type Sent } from './fake-line-platform.js';
 import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
@@ -12,7 +12,7 @@ const textOf = (m: Sent | undefined) => (m?.body.messages ?? []).map((x) => x.te
 const flexText = (f: Record<string, any> | undefined): string => JSON.stringify(f ?? {});
 
 for (const kind of DB_KINDS) {
-  describe(`LINE slips through the pipeline [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`LINE slips through the pipeline [${kind}]${skipNote(kind)}`, () => {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     const { ev, user, grp, upload } = chatHelpers(() => k, `m-${kind}`, 'Ucustomer01');

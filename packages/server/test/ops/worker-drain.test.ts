@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 
@@ -12,7 +12,7 @@ declare module '../../src/outbox/outbox-types.js' {
 }
 
 for (const kind of DB_KINDS) {
-  describe(`outbox worker drain on SIGTERM (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`outbox worker drain on SIGTERM (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       h = await createHarness(kind);

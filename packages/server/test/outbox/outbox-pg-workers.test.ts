@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { newId } from '../../src/lib/ids.js';
 import { RESULT_CREATED_JOB } from '../../src/modules/verification/verification-jobs.js';
@@ -7,9 +7,8 @@ import { startReceiver, until, type Receiver } from '../webhooks/helpers/receive
 import { transactionRow } from '../helpers/records.js';
 
 const PG = !!process.env.TEST_DATABASE_URL;
-if (!PG) console.warn('[outbox-pg-workers] TEST_DATABASE_URL not set: the two-worker PostgreSQL test is SKIPPED');
 
-describe.skipIf(!PG)('two workers on PostgreSQL (FOR UPDATE SKIP LOCKED)', () => {
+describe.skipIf(!PG)(`two workers on PostgreSQL (FOR UPDATE SKIP LOCKED)${skipReason('TEST_DATABASE_URL')}`, () => {
   let h: Harness;
   let rx: Receiver;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { createOutboxWorker, type OutboxHandler } from '../../src/outbox/outbox-worker.js';
 import { until } from '../webhooks/helpers/receiver.js';
@@ -23,7 +23,7 @@ declare module '../../src/outbox/outbox-types.js' {
 type TestKind = 't.a' | 't.other' | 't.fail' | 't.lease' | 't.poison' | 't.hang' | 't.wake';
 
 for (const kind of DB_KINDS) {
-  describe(`outbox worker (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`outbox worker (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     beforeAll(async () => {
       h = await createHarness(kind);

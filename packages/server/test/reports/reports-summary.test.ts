@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type DbKind, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { createDashHarness, signup, type Owner } from '../dashboard/dash-helpers.js';
 import { startFakeLinePlatform, type FakeLinePlatform } from '../line/fake-line-platform.js';
 import { newId } from '../../src/lib/ids.js';
@@ -9,7 +9,6 @@ import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { summaryText } from '../../src/modules/reports/reports-summary.js';
 import { bkk, insertTx } from './reports-helpers.js';
 
-const PG = !!process.env.TEST_DATABASE_URL;
 const SERVER_DIR = path.resolve(import.meta.dirname, '../..');
 const NOW = bkk('2026-11-11T21:05:00');
 
@@ -58,15 +57,16 @@ function runChild(h: Harness, workerId: string, goAt: number): Promise<{ queued:
   });
 }
 
-describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
-  const skip = kind === 'postgres' && !PG;
+for (const kind of DB_KINDS) describe.skipIf(pgMissing(kind))(`daily summary (${kind})${skipNote(kind)}`, () => suite(kind));
+
+/** The suite of one database kind (declared per kind above; hoisted). */
+function suite(kind: DbKind) {
   let h: Harness;
   let fake: FakeLinePlatform;
   const shops: Record<string, Owner> = {};
   const lineUser: Record<string, string> = {};
 
   beforeAll(async () => {
-    if (skip) return;
     fake = await startFakeLinePlatform();
     let clock;
     ({ h, clock } = await createDashHarness(kind, { LINE_API_BASE_URL: fake.url, LINE_DATA_API_BASE_URL: fake.url }));
@@ -105,7 +105,7 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
     await fake?.close();
   });
 
-  it.skipIf(skip)(
+  it(
     "two worker processes on one database send each shop's summary exactly once",
     async () => {
       const goAt = Date.now() + 4000; // both children are up (tsx start, migrations checked) before either starts
@@ -164,7 +164,7 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
     480_000,
   );
 
-  it.skipIf(skip)('settings: owners choose the time and channels; bad values are refused in the envelope', async () => {
+  it('settings: owners choose the time and channels; bad values are refused in the envelope', async () => {
     const o = await signup(h);
     const get = await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/summary-settings', headers: o.auth });
     expect(get.json().data).toEqual({ enabled: true, time: '21:00', line: true, email: true, sendEmpty: false });
@@ -185,7 +185,7 @@ describe.each(DB_KINDS)('daily summary (%s)', (kind) => {
       '18:30',
     );
   });
-});
+}
 
 describe('summary text', () => {
   it('Thai and English from integer satang', () => {

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderNonSlip } from '@slipcheck/sandbox-bank';
-import { createHarness, DB_KINDS, seedShop, type DbKind, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type DbKind, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -57,7 +57,7 @@ async function coverAmount(png: Buffer): Promise<Buffer> {
 }
 
 for (const kind of DB_KINDS) {
-  describe(`edited slips, SLIP_EDIT_MODE=reject [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`edited slips, SLIP_EDIT_MODE=reject [${kind}]${skipNote(kind)}`, () => {
     const f = fixture(kind, 'reject');
 
     it('100 THB printed as 1,100.00: FRAUD EDITED_SLIP, the bank data kept, the printed amount beside it, charged', async () => {

@@ -2,7 +2,7 @@
 // from test/checker/provider-fixtures.ts): what shops see, what is charged, what the operator hears.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startFakeUpstream, type FakeUpstream, type Reply, type SeenRequest } from '../checker/fake-upstream.js';
 import type { DecodeResult } from '../../src/modules/slip-qr/slip-qr-decoder.js';
 import { registry } from '../../src/lib/metrics.js';
@@ -43,7 +43,7 @@ const walletQr = (transRef: string, ddmmyyyy: string): DecodeResult => ({
 const PROVIDER_NAMES = /slipok|easyslip|easy slip|slip ok/i;
 
 for (const kind of DB_KINDS) {
-  describe(`verdicts from provider answers [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`verdicts from provider answers [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let slipok: FakeUpstream;
     let easyslip: FakeUpstream;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
 import type { startSandbox } from '../helpers/sandbox.js';
 import { signup, UA } from '../dashboard/dash-helpers.js';
@@ -10,7 +10,7 @@ import { signup, UA } from '../dashboard/dash-helpers.js';
 // (same image, amount and clientRef); the same image for another order is a DUPLICATE.
 
 for (const kind of DB_KINDS) {
-  describe(`replay is an identical request [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`replay is an identical request [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;

@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 // Two service nodes on one database: the exactly-once rules come from the database, not from
 // anything held in one process.
 for (const kind of DB_KINDS) {
-  describe(`two nodes, one database [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`two nodes, one database [${kind}]${skipNote(kind)}`, () => {
     let a: Harness;
     let b: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSlip, renderNonSlip } from '@slipcheck/sandbox-bank';
-import { createHarness, DB_KINDS, seedShop, type DbKind, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type DbKind, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
@@ -39,7 +39,7 @@ function verifyFixture(kind: DbKind) {
 }
 
 for (const kind of DB_KINDS) {
-  describe(`POST /api/v1/verify [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`POST /api/v1/verify [${kind}]${skipNote(kind)}`, () => {
     const f = verifyFixture(kind);
     const { verify, used } = f;
     let h: Harness;

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/app.js';
 import { hardLimitOf, overageOf, type Plan } from '../../src/modules/plans/plan-service.js';
-import { DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import type { startSandbox } from '../helpers/sandbox.js';
 import { createBankHarness } from '../helpers/bank-harness.js';
 
@@ -40,7 +40,7 @@ describe('plan overage arithmetic', () => {
 });
 
 for (const kind of DB_KINDS) {
-  describe(`verify: wallets, overage, trial end, logs [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`verify: wallets, overage, trial end, logs [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let closeAll: () => Promise<void>;

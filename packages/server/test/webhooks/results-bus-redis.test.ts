@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
 import type { BusMessage } from '../../src/lib/results-bus.js';
 
 const REDIS = process.env.TEST_REDIS_URL;
 if (!REDIS) console.warn('[results-bus-redis] TEST_REDIS_URL not set: the Redis results bus test is SKIPPED');
 
-describe.skipIf(!REDIS)("Redis results bus: two nodes see each other's results", () => {
+describe.skipIf(!REDIS)(`Redis results bus: two nodes see each other's results${skipReason('TEST_REDIS_URL')}`, () => {
   let a: Harness;
   let b: Harness;
   beforeAll(async () => {

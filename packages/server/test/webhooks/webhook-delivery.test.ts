@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@slipcheck/sdk';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { createOutboxWorker, type OutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { startReceiver, until, type Receiver, type Received } from './helpers/receiver.js';
 import { insertResult } from './helpers/results.js';
@@ -15,7 +15,7 @@ function independentlyValid(r: Received, secret: string): boolean {
 }
 
 for (const kind of DB_KINDS) {
-  describe(`webhook delivery (${kind})`, () => {
+  describe.skipIf(pgMissing(kind))(`webhook delivery (${kind})${skipNote(kind)}`, () => {
     let h: Harness;
     let rx: Receiver;
     let worker: OutboxWorker | null = null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretBox } from '../../src/lib/secret-box.js';
+import { createSecretBox } from './secret-box.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

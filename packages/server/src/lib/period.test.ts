@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { periodOf } from '../../src/lib/period.js';
+import { periodOf } from './period.js';
 
 describe('periodOf (Asia/Bangkok months)', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../../src/db/db.js';
+import { isDatabaseUnavailable } from './db.js';
 
 const err = (props: Record<string, unknown>, message = 'x') => Object.assign(new Error(message), props);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anyId, slipVerify as ppBuildSlip, trueMoneySlipVerify as ppBuildTrueMoney } from 'promptparse/generate';
 import { slipVerify as ppSlipVerify, trueMoneySlipVerify as ppTrueMoneyVerify } from 'promptparse/validate';
-import { BANKS, crc16ccittFalse, parseSlipPayload } from '../../src/modules/slip-qr/index.js';
+import { BANKS, crc16ccittFalse, parseSlipPayload } from './index.js';
 // Seeded PRNG (mulberry32), the sandbox's: a failing case can be replayed from its seed.
 import { prng } from '@slipcheck/sandbox-bank';
 

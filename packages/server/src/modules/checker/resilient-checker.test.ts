@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Checker, CheckerResult } from '../../src/modules/checker/checker-port.js';
+import type { Checker, CheckerResult } from './checker-port.js';
 import {
   createCircuitBreaker,
   createFailoverChecker,
   createResilientChecker,
   withDeadline,
-} from '../../src/modules/checker/resilient-checker.js';
+} from './resilient-checker.js';
 
 const q = { payload: 'p', bankCode: '004', transRef: 'ref123456789' };
 const FOUND: CheckerResult = {

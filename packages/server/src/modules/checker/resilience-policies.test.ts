@@ -2,10 +2,10 @@
 // skipped without a call; account errors are never retried and survive an open breaker; a timed-out
 // attempt is re-sent only when no other provider exists, and every re-send is counted.
 import { describe, expect, it } from 'vitest';
-import type { Checker, CheckerResult } from '../../src/modules/checker/checker-port.js';
-import { accountError } from '../../src/modules/checker/checker-port.js';
-import { createFailoverChecker, createResilientChecker } from '../../src/modules/checker/resilient-checker.js';
-import { registry } from '../../src/lib/metrics.js';
+import type { Checker, CheckerResult } from './checker-port.js';
+import { accountError } from './checker-port.js';
+import { createFailoverChecker, createResilientChecker } from './resilient-checker.js';
+import { registry } from '../../lib/metrics.js';
 
 const FOUND: CheckerResult = {
   kind: 'FOUND',

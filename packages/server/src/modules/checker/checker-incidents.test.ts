@@ -1,8 +1,8 @@
 // Provider account incidents: logged with the provider's code, the operator told once per incident,
 // closed by the next bank answer; overage warned near the cap and capped at it.
 import { describe, expect, it } from 'vitest';
-import { createCheckerIncidents, type OperatorNotice } from '../../src/modules/checker/checker-accounts.js';
-import { accountError } from '../../src/modules/checker/checker-port.js';
+import { createCheckerIncidents, type OperatorNotice } from './checker-accounts.js';
+import { accountError } from './checker-port.js';
 
 function setup(maxOverage = 0) {
   const warn: unknown[] = [];

@@ -6,7 +6,7 @@ import {
   matchReceiver,
   normalizeName,
   type PayeeForMatch,
-} from '../src/modules/verification/receiver-match.js';
+} from './receiver-match.js';
 
 describe('matchAccount', () => {
   const full = '123-4-56660-9';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfterMs, RETRY_AFTER_MAX_MS } from '../../src/lib/retry-after.js';
-import { retryAfterSeconds } from '../../src/modules/checker/checker-http.js';
+import { parseRetryAfterMs, RETRY_AFTER_MAX_MS } from './retry-after.js';
+import { retryAfterSeconds } from '../modules/checker/checker-http.js';
 
 const NOW = Date.parse('2026-11-23T10:00:00Z');
 

@@ -1,14 +1,14 @@
 // The retry schedule promise: 5 retries spread over at least 48 hours, whatever the jitter draws.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../config.js';
 import {
   DEFAULT_RETRY_SCHEDULE_SECONDS,
   MIN_RETRY_WINDOW_SECONDS,
   RETRY_JITTER,
   retryDelayMs,
   retryWindowSeconds,
-} from '../../src/modules/webhooks/webhook-retry-schedule.js';
+} from './webhook-retry-schedule.js';
 
 const HOUR = 3_600_000;
 /** Draws in [0, 1), like Math.random, including both ends' neighbourhoods. */

@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { createSandboxLine, SANDBOX_LOGIN_CHANNEL, type SandboxLine } from '@slipcheck/sandbox-line';
 import type { Container } from '../../src/container.js';
 import { runDemo } from '../../src/cli/demo-command.js';
+import { LINE_EVENT_JOB } from '../../src/modules/line/line-event-log.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
@@ -57,6 +58,18 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     }>;
     return lines.filter((l) => l.from === 'bot').length;
   };
+  /**
+   * Every LINE event job has run to its end (done, or given up): nothing more can reach the chat from
+   * them, so a count read after this is final (a job run again, or retried, would still be pending).
+   */
+  const lineJobsSettled = () =>
+    expect
+      .poll(
+        async () =>
+          (await c.db.selectFrom('outbox').select('id').where('kind', '=', LINE_EVENT_JOB).where('status', '=', 'pending').execute()).length,
+        { timeout: 30_000 },
+      )
+      .toBe(0);
 
   beforeAll(async () => {
     ensureWebBuilt('miniapp.html');
@@ -160,13 +173,15 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     // Three 500s use up the first run; the outbox runs the job again and the reply goes through once.
     await expect.poll(() => lastBubble().textContent(), { timeout: 30_000 }).toContain('250.00');
     expect(await lastBubble().textContent()).toContain('ได้รับยอดโอนแล้ว');
-    await new Promise((r) => setTimeout(r, 3000));
+    await lineJobsSettled();
     expect(await botLines()).toBe(before + 1);
     expect(line.hits.reply).toBeGreaterThanOrEqual(4);
 
     // LINE's redelivery of that event (same webhookEventId): answered already, so nothing new is posted.
+    const redelivered = page.waitForResponse((r) => r.url().endsWith('/sandbox/redeliver'));
     await page.locator('button[data-name="resend"]').last().click();
-    await new Promise((r) => setTimeout(r, 2500));
+    expect((await (await redelivered).json()).delivery).toMatchObject({ status: 200 }); // the service took it
+    await lineJobsSettled();
     expect(await botLines()).toBe(before + 1);
   });
 
@@ -181,7 +196,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     const { transRef } = await bank.register({ amount: 42, receiver: { name: 'ร้านตัวอย่าง', account: '1234566609', bankCode: '004' } });
     await sendSlip(transRef);
     await expect.poll(() => line.hits.push, { timeout: 15_000 }).toBeGreaterThan(pushes);
-    await new Promise((r) => setTimeout(r, 2500));
+    await lineJobsSettled();
     expect(await botLines()).toBe(before);
     expect(line.hits.push).toBe(pushes + 1); // LINE's monthly limit is final: never retried
     const account = (await (await fetch(`${line.url}/sandbox/state`)).json()).channels[0];

@@ -115,7 +115,7 @@ for (const kind of DB_KINDS) {
     });
   });
 
-  describe(`owner alerts from the pipeline [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`owner alerts from the pipeline [${kind}]${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let closeAll: () => Promise<void>;

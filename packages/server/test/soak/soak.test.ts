@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
 import { createFaultStepper } from './soak-kit.js';
-import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { startTcpRelay } from '../helpers/tcp-relay.js';
 import { startReceiver } from '../webhooks/helpers/receiver.js';
@@ -34,7 +34,7 @@ const pct = (xs: number[], p: number) => {
 // steady mix of verifies (fresh, replays, duplicates, mismatches) and reads, while a chaos loop
 // SIGKILLs and restarts a node or the worker, terminates the database's backends, cuts Redis and
 // stalls the sandbox bank. Afterwards the invariants are checked and the figures printed.
-describe.skipIf(!BASE || !REDIS)(`chaos soak (${SECONDS} s)`, () => {
+describe.skipIf(!BASE || !REDIS)(`chaos soak (${SECONDS} s)${skipReason('TEST_DATABASE_URL')}${skipReason('TEST_REDIS_URL')}`, () => {
   let own: Awaited<ReturnType<typeof createOwnDatabase>>;
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let rx: Awaited<ReturnType<typeof startReceiver>>;

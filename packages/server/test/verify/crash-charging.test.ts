@@ -3,7 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, DB_KINDS, seedShop, type Harness } from '../helpers/harness.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 // Issue 9, exactly-once under crashes: a real service process (tsx src/main.ts) on the shared
@@ -30,7 +30,7 @@ const VARIANTS: Array<{ kind: (typeof DB_KINDS)[number]; redis: string }> = [
 ];
 
 for (const { kind, redis } of VARIANTS) {
-  describe(`a node killed between reserve and record [${kind}${redis ? ', with Redis' : ''}]`, () => {
+  describe.skipIf(pgMissing(kind))(`a node killed between reserve and record [${kind}${redis ? ', with Redis' : ''}]${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;

@@ -114,7 +114,7 @@ for (const kind of DB_KINDS) {
     });
   });
 
-  describe(`edited slips, SLIP_EDIT_MODE=alert [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`edited slips, SLIP_EDIT_MODE=alert [${kind}]${skipNote(kind)}`, () => {
     const f = fixture(kind, 'alert');
     it('keeps SUCCESS, marks it edited with the printed amount and alerts the owner', async () => {
       const t = await f.bank.register({ amount: 100 });
@@ -124,7 +124,7 @@ for (const kind of DB_KINDS) {
     });
   });
 
-  describe(`edited slips, SLIP_EDIT_MODE=off [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`edited slips, SLIP_EDIT_MODE=off [${kind}]${skipNote(kind)}`, () => {
     const f = fixture(kind, 'off');
     it('reads nothing: the edited slip is SUCCESS as before, no printed amount', async () => {
       const t = await f.bank.register({ amount: 100 });

@@ -254,7 +254,7 @@ for (const kind of DB_KINDS) {
   });
 
   // Provider failures trip the circuit breaker by design, so they get a harness of their own.
-  describe(`POST /api/v1/verify provider failures [${kind}]`, () => {
+  describe.skipIf(pgMissing(kind))(`POST /api/v1/verify provider failures [${kind}]${skipNote(kind)}`, () => {
     const f = verifyFixture(kind);
     const { verify, used } = f;
     let bank: Sandbox;

@@ -4,6 +4,7 @@
 // document does not list. So the document cannot drift from what the service does.
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -201,6 +202,8 @@ describe('OpenAPI contract: real answers of every public route', () => {
 
   it('503 with Retry-After while another writer holds the SQLite file', async () => {
     const held = await createHarness('sqlite', { CHECKER_URL: bank.url, DECODE_THREADS: '1' });
+    // The service waits busy_timeout (5 s) for the lock, then gives up; 250 ms gives the same answer sooner.
+    await sql`pragma busy_timeout = 250`.execute(held.c.db);
     const { key } = await seedShop(held);
     const heldBase = await held.app.listen({ port: 0, host: '127.0.0.1' });
     const lock = new Database(path.join(held.dataDir, 'slipcheck.db'));

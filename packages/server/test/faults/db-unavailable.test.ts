@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
 import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
@@ -111,6 +112,8 @@ describe('database locked by another writer [sqlite]', () => {
   beforeAll(async () => {
     bank = await startSandbox();
     h = await createHarness('sqlite', { CHECKER_URL: bank.url });
+    // The service waits busy_timeout (5 s) for the lock, then gives up; 250 ms gives the same answer sooner.
+    await sql`pragma busy_timeout = 250`.execute(h.c.db);
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
   });

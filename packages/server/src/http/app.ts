@@ -16,6 +16,7 @@ import { ErrorEnvelope } from './common-schemas.js';
 import { clientErrorHandler, registerEnvelope } from './envelope.js';
 import { rejectControlCharacters, rejectNonDecimalNumbers } from './input-guard.js';
 import { registerWebApp } from './web-static.js';
+import { reusedSchemaCompilers } from './schema-compilers.js';
 import { enrichOpenApi } from './openapi-document.js';
 import { metrics } from '../lib/metrics.js';
 import { TLS_PROFILE } from './tls.js';
@@ -60,6 +61,8 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
       return typeof h === 'string' && REQUEST_ID.test(h) ? h : `req_${randomBytes(12).toString('hex')}`;
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    // Each route schema compiled once per process, not once per app (schema-compilers.ts).
+    schemaController: { compilersFactory: reusedSchemaCompilers as never },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorEnvelope);

@@ -66,7 +66,8 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     expect
       .poll(
         async () =>
-          (await c.db.selectFrom('outbox').select('id').where('kind', '=', LINE_EVENT_JOB).where('status', '=', 'pending').execute()).length,
+          (await c.db.selectFrom('outbox').select('id').where('kind', '=', LINE_EVENT_JOB).where('status', '=', 'pending').execute())
+            .length,
         { timeout: 30_000 },
       )
       .toBe(0);

@@ -27,7 +27,11 @@ async function cli(...args: string[]) {
 async function cliWith(extraEnv: Record<string, string>, ...args: string[]): Promise<CliResult> {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runCli(args, { stdout: (s) => stdout.push(s + '\n'), stderr: (s) => stderr.push(s + '\n') }, { ...baseEnv(), ...extraEnv });
+  const code = await runCli(
+    args,
+    { stdout: (s) => stdout.push(s + '\n'), stderr: (s) => stderr.push(s + '\n') },
+    { ...baseEnv(), ...extraEnv },
+  );
   return { code, json: code === 0 ? JSON.parse(stdout.join('')) : null, stderr: stderr.join('') };
 }
 

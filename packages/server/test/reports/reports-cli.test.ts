@@ -7,7 +7,8 @@ import { runCli } from '../../src/cli/cli.js';
 import { createHarness, DB_KINDS, type DbKind, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { bkk, insertTx } from './reports-helpers.js';
 
-for (const kind of DB_KINDS) describe.skipIf(pgMissing(kind))(`slipcheck transactions export (${kind})${skipNote(kind)}`, () => suite(kind));
+for (const kind of DB_KINDS)
+  describe.skipIf(pgMissing(kind))(`slipcheck transactions export (${kind})${skipNote(kind)}`, () => suite(kind));
 
 /** The suite of one database kind (declared per kind above; hoisted). */
 function suite(kind: DbKind) {

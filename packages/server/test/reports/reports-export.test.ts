@@ -123,48 +123,45 @@ function suite(kind: DbKind) {
     expect(audit[0]).toMatchObject({ actor: `user:${owner.userId}`, detail: { format: 'csv', lang: 'en' } });
   });
 
-  it(
-    'CSV cells starting with = + - @ tab or CR (from clientRef or from bank data) are neutralised; XLSX keeps text cells',
-    async () => {
-      const evil = [
-        '=HYPERLINK("http://evil.example/x","open")',
-        '=1+2',
-        '@SUM(1+1)',
-        '+66812345678',
-        '-2+3',
-        '\t=1+2',
-        '\r=1+2',
-        '\uFF1D1+2', // full-width =, which spreadsheets also read as a formula
-      ];
-      const shop = await signup(h);
-      await insertTx(
-        h,
-        shop.shopId,
-        evil.map((v, i) => ({ createdAt: bkk(`2026-11-11T01:0${i}:00`), clientRef: v, senderName: v, receiverName: v })),
-      );
-      const res = await get('/api/dashboard/transactions/export?format=csv&lang=en', shop);
-      const rows = parse(res.rawPayload, { bom: true, columns: true, relax_quotes: true }) as Array<Record<string, string>>;
-      expect(rows).toHaveLength(evil.length);
-      const risky = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
-      for (const r of rows) {
-        for (const [col, cell] of Object.entries(r)) expect(risky.test(cell), `${col}: ${JSON.stringify(cell)}`).toBe(false);
-      }
-      // The text is all there after the quote mark that disarms it.
-      expect(rows.map((r) => r['Order ref (clientRef)']).sort()).toEqual(evil.map((v) => `'${v}`).sort());
-      expect(rows.map((r) => r['Sender name']).sort()).toEqual(evil.map((v) => `'${v}`).sort());
-      // XLSX: strings are text cells, never formulas, and keep their exact value.
-      const wb = new ExcelJS.Workbook();
-      await wb.xlsx.load((await get('/api/dashboard/transactions/export?format=xlsx&lang=en', shop)).rawPayload as unknown as ArrayBuffer);
-      const ws = wb.worksheets[0];
-      const refs: unknown[] = [];
-      ws.eachRow((row, n) => {
-        if (n > 1) refs.push(row.getCell(5).value);
-      });
-      expect(refs.every((v) => typeof v === 'string')).toBe(true); // a formula cell would be an object
-      // XML turns a lone CR into LF when the file is read (exceljs writes it unescaped): the text is otherwise exact.
-      expect(refs.sort()).toEqual(evil.map((v) => v.replace('\r', '\n')).sort());
-    },
-  );
+  it('CSV cells starting with = + - @ tab or CR (from clientRef or from bank data) are neutralised; XLSX keeps text cells', async () => {
+    const evil = [
+      '=HYPERLINK("http://evil.example/x","open")',
+      '=1+2',
+      '@SUM(1+1)',
+      '+66812345678',
+      '-2+3',
+      '\t=1+2',
+      '\r=1+2',
+      '\uFF1D1+2', // full-width =, which spreadsheets also read as a formula
+    ];
+    const shop = await signup(h);
+    await insertTx(
+      h,
+      shop.shopId,
+      evil.map((v, i) => ({ createdAt: bkk(`2026-11-11T01:0${i}:00`), clientRef: v, senderName: v, receiverName: v })),
+    );
+    const res = await get('/api/dashboard/transactions/export?format=csv&lang=en', shop);
+    const rows = parse(res.rawPayload, { bom: true, columns: true, relax_quotes: true }) as Array<Record<string, string>>;
+    expect(rows).toHaveLength(evil.length);
+    const risky = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+    for (const r of rows) {
+      for (const [col, cell] of Object.entries(r)) expect(risky.test(cell), `${col}: ${JSON.stringify(cell)}`).toBe(false);
+    }
+    // The text is all there after the quote mark that disarms it.
+    expect(rows.map((r) => r['Order ref (clientRef)']).sort()).toEqual(evil.map((v) => `'${v}`).sort());
+    expect(rows.map((r) => r['Sender name']).sort()).toEqual(evil.map((v) => `'${v}`).sort());
+    // XLSX: strings are text cells, never formulas, and keep their exact value.
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await get('/api/dashboard/transactions/export?format=xlsx&lang=en', shop)).rawPayload as unknown as ArrayBuffer);
+    const ws = wb.worksheets[0];
+    const refs: unknown[] = [];
+    ws.eachRow((row, n) => {
+      if (n > 1) refs.push(row.getCell(5).value);
+    });
+    expect(refs.every((v) => typeof v === 'string')).toBe(true); // a formula cell would be an object
+    // XML turns a lone CR into LF when the file is read (exceljs writes it unescaped): the text is otherwise exact.
+    expect(refs.sort()).toEqual(evil.map((v) => v.replace('\r', '\n')).sort());
+  });
 
   it('file names carry the Bangkok date and the filter range', async () => {
     // 10:00 on the 11th in Bangkok; at 23:30 UTC on the 10th it is already the 11th in Bangkok.

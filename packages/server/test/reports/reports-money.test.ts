@@ -12,7 +12,8 @@ import { backfillRecordPayees } from '../../src/db/migrations/0016-record-payee.
 
 const ACCOUNT = '1234566609';
 
-for (const kind of DB_KINDS) describe.skipIf(pgMissing(kind))(`money totals from the verify pipeline (${kind})${skipNote(kind)}`, () => suite(kind));
+for (const kind of DB_KINDS)
+  describe.skipIf(pgMissing(kind))(`money totals from the verify pipeline (${kind})${skipNote(kind)}`, () => suite(kind));
 
 /** The suite of one database kind (declared per kind above; hoisted). */
 function suite(kind: DbKind) {
@@ -66,69 +67,65 @@ function suite(kind: DbKind) {
     await b?.close();
   });
 
-  it(
-    'one row per payee account, received = every genuine transfer, stopped holds none of it',
-    async () => {
-      // Six sending banks, each masking the shop's KBANK account its own way.
-      for (const [bank, satang] of [
-        ['002', 120_00],
-        ['004', 250_50],
-        ['006', 99_00],
-        ['014', 1_000_00],
-        ['025', 45_25],
-        ['011', 300_00],
-      ] as const)
-        expect((await check({ bank, satang })).status).toBe('SUCCESS');
-      expect((await check({ bank: '014', satang: 500_00, expect: '550' })).status).toBe('AMOUNT_MISMATCH'); // paid short
-      expect((await check({ bank: '002', satang: 640_00, expect: '600' })).status).toBe('AMOUNT_MISMATCH'); // paid over
-      const stale = await check({ bank: '006', satang: 77_00, daysOld: 3 });
-      expect(stale).toMatchObject({ status: 'SUCCESS', stale: true });
-      expect((await check({ bank: '025', satang: 33_00, receiver: '9876543210' })).status).toBe('SUCCESS'); // the second account
-      const first = records[3]!;
-      expect((await check({ bank: '014', satang: 1_000_00, again: first.transRef })).status).toBe('DUPLICATE');
-      expect((await check({ bank: '004', satang: 60_00, receiver: '5550001111' })).status).toBe('RECEIVER_MISMATCH');
-      expect((await check({ bank: '004', satang: 1_00, fault: 'not_found' })).status).toBe('FRAUD');
+  it('one row per payee account, received = every genuine transfer, stopped holds none of it', async () => {
+    // Six sending banks, each masking the shop's KBANK account its own way.
+    for (const [bank, satang] of [
+      ['002', 120_00],
+      ['004', 250_50],
+      ['006', 99_00],
+      ['014', 1_000_00],
+      ['025', 45_25],
+      ['011', 300_00],
+    ] as const)
+      expect((await check({ bank, satang })).status).toBe('SUCCESS');
+    expect((await check({ bank: '014', satang: 500_00, expect: '550' })).status).toBe('AMOUNT_MISMATCH'); // paid short
+    expect((await check({ bank: '002', satang: 640_00, expect: '600' })).status).toBe('AMOUNT_MISMATCH'); // paid over
+    const stale = await check({ bank: '006', satang: 77_00, daysOld: 3 });
+    expect(stale).toMatchObject({ status: 'SUCCESS', stale: true });
+    expect((await check({ bank: '025', satang: 33_00, receiver: '9876543210' })).status).toBe('SUCCESS'); // the second account
+    const first = records[3]!;
+    expect((await check({ bank: '014', satang: 1_000_00, again: first.transRef })).status).toBe('DUPLICATE');
+    expect((await check({ bank: '004', satang: 60_00, receiver: '5550001111' })).status).toBe('RECEIVER_MISMATCH');
+    expect((await check({ bank: '004', satang: 1_00, fault: 'not_found' })).status).toBe('FRAUD');
 
-      // The matched account is on the record.
-      const rows = await b.h.c.db
-        .selectFrom('transactions')
-        .select(['id', 'status', 'payee_id'])
-        .where('shop_id', '=', shop.shop.id)
-        .execute();
-      const payeeOf = Object.fromEntries(rows.map((r) => [r.id, r.payee_id]));
-      for (const r of records) {
-        const received = r.status === 'SUCCESS' || r.status === 'AMOUNT_MISMATCH';
-        if (!received) expect(payeeOf[r.id], r.status).toBeNull();
-      }
-      expect(payeeOf[records[0]!.id]).toBe(shop.payee!.id);
-      expect(payeeOf[records[9]!.id]).toBe(second.id);
+    // The matched account is on the record.
+    const rows = await b.h.c.db
+      .selectFrom('transactions')
+      .select(['id', 'status', 'payee_id'])
+      .where('shop_id', '=', shop.shop.id)
+      .execute();
+    const payeeOf = Object.fromEntries(rows.map((r) => [r.id, r.payee_id]));
+    for (const r of records) {
+      const received = r.status === 'SUCCESS' || r.status === 'AMOUNT_MISMATCH';
+      if (!received) expect(payeeOf[r.id], r.status).toBeNull();
+    }
+    expect(payeeOf[records[0]!.id]).toBe(shop.payee!.id);
+    expect(payeeOf[records[9]!.id]).toBe(second.id);
 
-      const t = (await b.h.c.reports.totals.summary(shop.shop.id)).periods.today;
-      const genuine = records.filter((r) => r.status === 'SUCCESS' || r.status === 'AMOUNT_MISMATCH');
-      const sum = (xs: typeof records) => xs.reduce((s, r) => s + r.satang, 0);
-      expect(t.received).toMatchObject({ count: genuine.length, amountSatang: sum(genuine) });
-      expect(t.received.byPayee.map((p) => [p.payeeId, p.bankCode, p.accountLast4, p.count, p.amountSatang])).toEqual([
-        [shop.payee!.id, '004', '6609', genuine.length - 1, sum(genuine) - 33_00],
-        [second.id, '014', '3210', 1, 33_00],
-      ]);
-      expect(t.verified).toEqual({ count: 7, amountSatang: sum(genuine) - 500_00 - 640_00 - 77_00 });
-      expect(t.needsLook).toEqual({
-        under: { count: 1, amountSatang: 500_00, differenceSatang: 50_00 },
-        over: { count: 1, amountSatang: 640_00, differenceSatang: 40_00 },
-        stale: { count: 1, amountSatang: 77_00 },
-      });
-      expect(t.received.amountSatang).toBe(
-        t.verified.amountSatang + t.needsLook.under.amountSatang + t.needsLook.over.amountSatang + t.needsLook.stale.amountSatang,
-      );
-      expect(t.stopped).toEqual({
-        duplicate: { count: 1, amountSatang: 1_000_00 },
-        forged: { count: 1, amountSatang: 0 },
-        receiverMismatch: { count: 1, amountSatang: 60_00 },
-      });
-      expect(t.received.byChannel).toEqual([{ source: 'API', count: genuine.length, amountSatang: sum(genuine) }]);
-    },
-    120_000,
-  );
+    const t = (await b.h.c.reports.totals.summary(shop.shop.id)).periods.today;
+    const genuine = records.filter((r) => r.status === 'SUCCESS' || r.status === 'AMOUNT_MISMATCH');
+    const sum = (xs: typeof records) => xs.reduce((s, r) => s + r.satang, 0);
+    expect(t.received).toMatchObject({ count: genuine.length, amountSatang: sum(genuine) });
+    expect(t.received.byPayee.map((p) => [p.payeeId, p.bankCode, p.accountLast4, p.count, p.amountSatang])).toEqual([
+      [shop.payee!.id, '004', '6609', genuine.length - 1, sum(genuine) - 33_00],
+      [second.id, '014', '3210', 1, 33_00],
+    ]);
+    expect(t.verified).toEqual({ count: 7, amountSatang: sum(genuine) - 500_00 - 640_00 - 77_00 });
+    expect(t.needsLook).toEqual({
+      under: { count: 1, amountSatang: 500_00, differenceSatang: 50_00 },
+      over: { count: 1, amountSatang: 640_00, differenceSatang: 40_00 },
+      stale: { count: 1, amountSatang: 77_00 },
+    });
+    expect(t.received.amountSatang).toBe(
+      t.verified.amountSatang + t.needsLook.under.amountSatang + t.needsLook.over.amountSatang + t.needsLook.stale.amountSatang,
+    );
+    expect(t.stopped).toEqual({
+      duplicate: { count: 1, amountSatang: 1_000_00 },
+      forged: { count: 1, amountSatang: 0 },
+      receiverMismatch: { count: 1, amountSatang: 60_00 },
+    });
+    expect(t.received.byChannel).toEqual([{ source: 'API', count: genuine.length, amountSatang: sum(genuine) }]);
+  }, 120_000);
 
   it('rows checked before the payee was recorded are placed by the migration, or shown as not recorded', async () => {
     const one = await seedShop(b.h);

@@ -84,66 +84,54 @@ function suite(kind: DbKind) {
     expect((await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals' })).statusCode).toBe(401);
   });
 
-  it(
-    "a duplicate without an amount of its own (found from the reference) counts the first check's amount as blocked money",
-    async () => {
-      clock.set(bkk('2026-11-20T12:00:00'));
-      const shop = await signup(h);
-      await insertTx(h, shop.shopId, [
-        { createdAt: bkk('2026-11-20T09:00:00'), amountSatang: 1_250_50, transRef: 'SAMEREF001' },
-        { createdAt: bkk('2026-11-20T09:05:00'), amountSatang: null, status: 'DUPLICATE', transRef: 'SAMEREF001' },
-        { createdAt: bkk('2026-11-20T09:06:00'), amountSatang: 40_00, status: 'DUPLICATE', transRef: 'SAMEREF002' },
-        // A test-key check of the same transfer is another world: it does not lend its amount to a live duplicate.
-        { createdAt: bkk('2026-11-20T09:07:00'), amountSatang: 9_00, transRef: 'SAMEREF003', environment: 'test' },
-        { createdAt: bkk('2026-11-20T09:08:00'), amountSatang: null, status: 'DUPLICATE', transRef: 'SAMEREF003' },
-      ]);
-      const today = (await h.c.reports.totals.summary(shop.shopId)).periods.today;
-      expect(today.verified).toEqual({ count: 1, amountSatang: 1_250_50 });
-      expect(today.stopped.duplicate).toEqual({ count: 3, amountSatang: 1_250_50 + 40_00 });
-    },
-  );
+  it("a duplicate without an amount of its own (found from the reference) counts the first check's amount as blocked money", async () => {
+    clock.set(bkk('2026-11-20T12:00:00'));
+    const shop = await signup(h);
+    await insertTx(h, shop.shopId, [
+      { createdAt: bkk('2026-11-20T09:00:00'), amountSatang: 1_250_50, transRef: 'SAMEREF001' },
+      { createdAt: bkk('2026-11-20T09:05:00'), amountSatang: null, status: 'DUPLICATE', transRef: 'SAMEREF001' },
+      { createdAt: bkk('2026-11-20T09:06:00'), amountSatang: 40_00, status: 'DUPLICATE', transRef: 'SAMEREF002' },
+      // A test-key check of the same transfer is another world: it does not lend its amount to a live duplicate.
+      { createdAt: bkk('2026-11-20T09:07:00'), amountSatang: 9_00, transRef: 'SAMEREF003', environment: 'test' },
+      { createdAt: bkk('2026-11-20T09:08:00'), amountSatang: null, status: 'DUPLICATE', transRef: 'SAMEREF003' },
+    ]);
+    const today = (await h.c.reports.totals.summary(shop.shopId)).periods.today;
+    expect(today.verified).toEqual({ count: 1, amountSatang: 1_250_50 });
+    expect(today.stopped.duplicate).toEqual({ count: 3, amountSatang: 1_250_50 + 40_00 });
+  });
 
-  it(
-    'a stale slip refused outright (stale mode reject) is still received money, counted as stale; other INVALID results are in no figure',
-    async () => {
-      clock.set(bkk('2026-11-21T12:00:00'));
-      const shop = await signup(h);
-      const [staleId, unreadableId] = await insertTx(h, shop.shopId, [
-        { createdAt: bkk('2026-11-21T09:00:00'), amountSatang: 77_00, status: 'INVALID' },
-        { createdAt: bkk('2026-11-21T09:01:00'), amountSatang: null, status: 'INVALID' },
-        { createdAt: bkk('2026-11-21T09:02:00'), amountSatang: 10_00 },
-      ]);
-      await h.c.db.updateTable('transactions').set({ stale: 1, error_code: 'STALE_SLIP' }).where('id', '=', staleId!).execute();
-      await h.c.db.updateTable('transactions').set({ error_code: 'NO_QR_FOUND' }).where('id', '=', unreadableId!).execute();
-      const today = (await h.c.reports.totals.summary(shop.shopId)).periods.today;
-      expect(today.received).toMatchObject({ count: 2, amountSatang: 87_00 });
-      expect(today.needsLook.stale).toEqual({ count: 1, amountSatang: 77_00 });
-      expect(today.verified).toEqual({ count: 1, amountSatang: 10_00 });
-    },
-  );
+  it('a stale slip refused outright (stale mode reject) is still received money, counted as stale; other INVALID results are in no figure', async () => {
+    clock.set(bkk('2026-11-21T12:00:00'));
+    const shop = await signup(h);
+    const [staleId, unreadableId] = await insertTx(h, shop.shopId, [
+      { createdAt: bkk('2026-11-21T09:00:00'), amountSatang: 77_00, status: 'INVALID' },
+      { createdAt: bkk('2026-11-21T09:01:00'), amountSatang: null, status: 'INVALID' },
+      { createdAt: bkk('2026-11-21T09:02:00'), amountSatang: 10_00 },
+    ]);
+    await h.c.db.updateTable('transactions').set({ stale: 1, error_code: 'STALE_SLIP' }).where('id', '=', staleId!).execute();
+    await h.c.db.updateTable('transactions').set({ error_code: 'NO_QR_FOUND' }).where('id', '=', unreadableId!).execute();
+    const today = (await h.c.reports.totals.summary(shop.shopId)).periods.today;
+    expect(today.received).toMatchObject({ count: 2, amountSatang: 87_00 });
+    expect(today.needsLook.stale).toEqual({ count: 1, amountSatang: 77_00 });
+    expect(today.verified).toEqual({ count: 1, amountSatang: 10_00 });
+  });
 
-  it(
-    'sums 10,000 random amounts exactly (integer satang end to end)',
-    async () => {
-      clock.set(bkk('2026-12-15T12:00:00'));
-      const shop = await signup(h);
-      const amounts = fc.sample(fc.integer({ min: 1, max: 2_000_000_00 }), { numRuns: 10_000, seed: 20261215 });
-      await insertTx(
-        h,
-        shop.shopId,
-        amounts.map((a, i) => ({ createdAt: new Date(Date.parse(bkk('2026-12-15T00:00:00')) + i * 1000).toISOString(), amountSatang: a })),
-      );
-      const exact = amounts.reduce((s, a) => s + BigInt(a), 0n);
-      const data = (await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: shop.auth })).json().data;
-      expect(data.periods.today.verified.count).toBe(10_000);
-      expect(BigInt(data.periods.today.verified.amountSatang)).toBe(exact);
-      expect(Number.isInteger(data.periods.today.verified.amountSatang)).toBe(true);
-      expect(formatSatang(data.periods.today.verified.amountSatang, false)).toBe(
-        `${exact / 100n}.${String(exact % 100n).padStart(2, '0')}`,
-      );
-    },
-    60_000,
-  );
+  it('sums 10,000 random amounts exactly (integer satang end to end)', async () => {
+    clock.set(bkk('2026-12-15T12:00:00'));
+    const shop = await signup(h);
+    const amounts = fc.sample(fc.integer({ min: 1, max: 2_000_000_00 }), { numRuns: 10_000, seed: 20261215 });
+    await insertTx(
+      h,
+      shop.shopId,
+      amounts.map((a, i) => ({ createdAt: new Date(Date.parse(bkk('2026-12-15T00:00:00')) + i * 1000).toISOString(), amountSatang: a })),
+    );
+    const exact = amounts.reduce((s, a) => s + BigInt(a), 0n);
+    const data = (await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: shop.auth })).json().data;
+    expect(data.periods.today.verified.count).toBe(10_000);
+    expect(BigInt(data.periods.today.verified.amountSatang)).toBe(exact);
+    expect(Number.isInteger(data.periods.today.verified.amountSatang)).toBe(true);
+    expect(formatSatang(data.periods.today.verified.amountSatang, false)).toBe(`${exact / 100n}.${String(exact % 100n).padStart(2, '0')}`);
+  }, 60_000);
 }
 
 describe('Bangkok period ranges', () => {

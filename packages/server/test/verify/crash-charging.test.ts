@@ -30,7 +30,8 @@ const VARIANTS: Array<{ kind: (typeof DB_KINDS)[number]; redis: string }> = [
 ];
 
 for (const { kind, redis } of VARIANTS) {
-  describe.skipIf(pgMissing(kind))(`a node killed between reserve and record [${kind}${redis ? ', with Redis' : ''}]${skipNote(kind)}`, () => {
+  const variant = `${kind}${redis ? ', with Redis' : ''}`;
+  describe.skipIf(pgMissing(kind))(`a node killed between reserve and record [${variant}]${skipNote(kind)}`, () => {
     let h: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     let base: string;

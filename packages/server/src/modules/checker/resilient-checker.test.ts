@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Checker, CheckerResult } from './checker-port.js';
-import {
-  createCircuitBreaker,
-  createFailoverChecker,
-  createResilientChecker,
-  withDeadline,
-} from './resilient-checker.js';
+import { createCircuitBreaker, createFailoverChecker, createResilientChecker, withDeadline } from './resilient-checker.js';
 
 const q = { payload: 'p', bankCode: '004', transRef: 'ref123456789' };
 const FOUND: CheckerResult = {

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  matchAccount,
-  matchName,
-  matchProxy,
-  matchReceiver,
-  normalizeName,
-  type PayeeForMatch,
-} from './receiver-match.js';
+import { matchAccount, matchName, matchProxy, matchReceiver, normalizeName, type PayeeForMatch } from './receiver-match.js';
 
 describe('matchAccount', () => {
   const full = '123-4-56660-9';

@@ -9,7 +9,7 @@ import { quotaRoutes } from '../modules/quota/quota-routes.js';
 import { transactionRoutes } from '../modules/transactions/transaction-routes.js';
 import { verificationRoutes } from '../modules/verification/verification-routes.js';
 import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
-import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.js';
+import { dashboardRoutes } from './dashboard-routes.js';
 import { publicUrlOf } from '../modules/accounts/accounts-module.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';

@@ -4,9 +4,9 @@ import { AppError, notFound } from '../../errors.js';
 import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
-import { WEBHOOK_EVENT_KINDS } from '../webhooks/webhook-events.js';
-import { DELIVERY_STATUSES, type WebhookService } from '../webhooks/webhook-service.js';
-import { EndpointSchema, IdParams } from './dashboard-schemas.js';
+import { WEBHOOK_EVENT_KINDS } from './webhook-events.js';
+import { DELIVERY_STATUSES, type WebhookService } from './webhook-service.js';
+import { EndpointSchema, IdParams } from '../dashboard/dashboard-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];

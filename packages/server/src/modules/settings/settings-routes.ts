@@ -20,8 +20,8 @@ import {
   PayeeSchema,
   SettingsPatchBody,
   SettingsSchema,
-} from './dashboard-schemas.js';
-import { periodStart } from './overview-service.js';
+} from '../dashboard/dashboard-schemas.js';
+import { periodStart } from '../dashboard/overview-service.js';
 import { NO_USAGE, usageByKey, type KeyUsage } from '../api-keys/api-key-usage.js';
 
 const tags = ['dashboard'];

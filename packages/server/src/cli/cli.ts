@@ -4,7 +4,7 @@ import { withContainer, type CliCommand, type Out } from './cli-runner.js';
 import { runDecodeCommand, runReadCommand } from '../modules/slip-qr/slip-qr-command.js';
 import { runDemo } from './demo-command.js';
 import { NO_USAGE, usageByKey } from '../modules/api-keys/api-key-usage.js';
-import { periodStart } from '../modules/dashboard/overview-service.js';
+import { periodStart } from '../lib/period.js';
 import { lineCommands } from '../modules/line/line-cli.js';
 import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
 import { outboxCommands, WORKER_USAGE } from '../outbox/outbox-cli.js';

@@ -28,7 +28,9 @@ import { eventsRoutes } from '../modules/dashboard/events-routes.js';
 import type { OverviewService } from '../modules/dashboard/overview-service.js';
 import { overviewRoutes } from '../modules/dashboard/overview-routes.js';
 import { securityRoutes } from '../modules/accounts/security-routes.js';
-import { shopRoutes } from '../modules/settings/settings-routes.js';
+import { settingsRoutes } from '../modules/settings/settings-routes.js';
+import { payeeRoutes } from '../modules/payees/payee-routes.js';
+import { apiKeyRoutes } from '../modules/api-keys/api-key-routes.js';
 import { webhookDashboardRoutes } from '../modules/webhooks/webhook-routes.js';
 
 /** Options of a plugin whose deps another module defines (LINE, reports): passed through as they are. */
@@ -111,18 +113,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     timeZone: config.TIME_ZONE,
   });
   await app.register(eventsRoutes, { auth, tokens, sessions, bus: deps.bus, transactions });
-  await app.register(shopRoutes, {
-    auth,
-    shops,
-    plans,
-    payees,
-    apiKeys,
-    accounts,
-    transactions,
-    clock,
-    timeZone: config.TIME_ZONE,
-    defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
-  });
+  await app.register(payeeRoutes, { auth, payees });
+  await app.register(apiKeyRoutes, { auth, apiKeys, shops, plans, transactions, clock, timeZone: config.TIME_ZONE });
+  await app.register(settingsRoutes, { auth, shops, accounts, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
   await app.register(securityRoutes, { auth, sessions, audit });
   await app.register(webhookDashboardRoutes, {
     auth,

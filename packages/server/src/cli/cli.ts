@@ -225,7 +225,11 @@ extraCommands.demo = async (argv, out, env) =>
 // Module commands declare what they use; the container stays here (as in http/app.ts for routes).
 extraCommands.line = bindCommand(lineCommand, (c) => ({ line: c.line, shops: c.shops }));
 extraCommands.webhook = bindCommand(webhookCommand, (c) => ({ webhooks: c.webhooks }));
-extraCommands.worker = bindCommand(workerCommand, (c) => ({ worker: c.worker, outboxHandlers: c.outboxHandlers, config: c.config }));
+extraCommands.worker = bindCommand(workerCommand, (c) => ({
+  worker: c.worker,
+  outboxHandlers: c.outboxHandlers,
+  config: { WEBHOOK_TIMEOUT_MS: c.config.WEBHOOK_TIMEOUT_MS },
+}));
 extraCommands['transactions export'] = bindCommand(exportCommand, (c) => ({ reports: c.reports, timeZone: c.config.TIME_ZONE }));
 Object.assign(extraCommands, checkerCommands);
 

@@ -2,10 +2,9 @@ import { ConfigError, loadConfig } from '../config.js';
 import { createContainer, type Container } from '../container.js';
 import { AppError } from '../errors.js';
 import { UsageError } from './cli-args.js';
+import type { CliCommand, Env, ModuleCommand, Out } from './cli-command.js';
 
-export type Out = { stdout: (s: string) => void; stderr: (s: string) => void };
-export type Env = Record<string, string | undefined>;
-export type CliCommand = (argv: string[], out: Out, env: Env) => Promise<number>;
+export type { CliCommand, Env, Out } from './cli-command.js';
 
 /**
  * Every container-backed command runs through here, so they all read the same configuration, print
@@ -42,4 +41,19 @@ export async function withContainer(
   } finally {
     await c?.close();
   }
+}
+
+/**
+ * A module's command bound to the container: `pick` (written in cli.ts) takes from the container what the
+ * command declares it uses, so the module never sees the container itself.
+ */
+export function bindCommand<D>(command: ModuleCommand<D>, pick: (c: Container) => D): CliCommand {
+  return async (argv, out, env) => {
+    const refused = command.precheck?.(argv);
+    if (refused !== undefined) {
+      out.stderr(refused);
+      return 2;
+    }
+    return withContainer(env, out, command.usage, (c) => command.run(pick(c), argv, out), command.print ?? true);
+  };
 }

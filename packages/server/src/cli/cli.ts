@@ -1,15 +1,15 @@
 import type { Container } from '../container.js';
 import { flags, optionalInt, required, UsageError } from './cli-args.js';
-import { withContainer, type CliCommand, type Out } from './cli-runner.js';
+import { bindCommand, withContainer, type CliCommand, type Out } from './cli-runner.js';
 import { runDecodeCommand, runReadCommand } from '../modules/slip-qr/slip-qr-command.js';
 import { runDemo } from './demo-command.js';
 import { NO_USAGE, usageByKey } from '../modules/api-keys/api-key-usage.js';
-import { periodStart } from '../modules/dashboard/overview-service.js';
-import { lineCommands } from '../modules/line/line-cli.js';
-import { webhookCommands, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
-import { outboxCommands, WORKER_USAGE } from '../outbox/outbox-cli.js';
+import { periodStart } from '../lib/period.js';
+import { lineCommand } from '../modules/line/line-cli.js';
+import { webhookCommand, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
+import { workerCommand, WORKER_USAGE } from '../outbox/outbox-cli.js';
 import { listMail, MAIL_USAGE } from '../modules/mail/mail-cli.js';
-import { reportsCommands, REPORTS_USAGE } from '../modules/reports/reports-cli.js';
+import { exportCommand, REPORTS_USAGE } from '../modules/reports/reports-cli.js';
 import { checkerCommands, CHECKER_USAGE } from '../modules/checker/checker-cli.js';
 
 const OPERATOR = 'operator:cli';
@@ -222,10 +222,15 @@ extraCommands.demo = async (argv, out, env) =>
     },
     false,
   );
-Object.assign(extraCommands, lineCommands);
-Object.assign(extraCommands, webhookCommands);
-Object.assign(extraCommands, outboxCommands);
-Object.assign(extraCommands, reportsCommands);
+// Module commands declare what they use; the container stays here (as in http/app.ts for routes).
+extraCommands.line = bindCommand(lineCommand, (c) => ({ line: c.line, shops: c.shops }));
+extraCommands.webhook = bindCommand(webhookCommand, (c) => ({ webhooks: c.webhooks }));
+extraCommands.worker = bindCommand(workerCommand, (c) => ({
+  worker: c.worker,
+  outboxHandlers: c.outboxHandlers,
+  config: { WEBHOOK_TIMEOUT_MS: c.config.WEBHOOK_TIMEOUT_MS },
+}));
+extraCommands['transactions export'] = bindCommand(exportCommand, (c) => ({ reports: c.reports, timeZone: c.config.TIME_ZONE }));
 Object.assign(extraCommands, checkerCommands);
 
 export async function runCli(

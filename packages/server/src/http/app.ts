@@ -9,7 +9,7 @@ import { quotaRoutes } from '../modules/quota/quota-routes.js';
 import { transactionRoutes } from '../modules/transactions/transaction-routes.js';
 import { verificationRoutes } from '../modules/verification/verification-routes.js';
 import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
-import { dashboardRoutes } from '../modules/dashboard/dashboard-routes.js';
+import { dashboardRoutes } from './dashboard-routes.js';
 import { publicUrlOf } from '../modules/accounts/accounts-module.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';
@@ -31,7 +31,13 @@ export interface BuildAppOptions {
   https?: { cert: Buffer; key: Buffer };
   /** True once a graceful shutdown began: /health answers 503 so load balancers stop sending. */
   draining?: () => boolean;
+  /**
+   * Which routes app.swagger() documents: the public contract (default, served at /api/v1/openapi.json),
+   * or the private dashboard API from which scripts/gen-api-types.ts generates the web app's types.
+   */
+  openApi?: 'public' | 'dashboard';
 }
+const DOCUMENTED = { public: /^\/(api\/v1|health|v1\/health)(\/|$)/, dashboard: /^\/api\/dashboard(\/|$)/ };
 
 export async function buildApp(container: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const c = container; // short inside this function only: it reads a field of the container on almost every line
@@ -101,11 +107,17 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) || `def-${i}` },
     // The public contract only: the dashboard and LINE routes are private and documented in docs/dashboard-api.md.
     transform: ({ schema, url }) => ({
-      schema: (/^\/(api\/v1|health|v1\/health)(\/|$)/.test(url) ? schema : { ...schema, hide: true }) as typeof schema,
+      schema: (DOCUMENTED[opts.openApi ?? 'public'].test(url) ? schema : { ...schema, hide: true }) as typeof schema,
       url,
     }),
     // Raw image body, headers, 405/503, webhooks, health security: what route schemas cannot say.
-    transformObject: (d) => ('openapiObject' in d ? enrichOpenApi(d.openapiObject as Record<string, unknown>) : d.swaggerObject) as never,
+    // The dashboard's document (never served) is the route schemas as they are, under its own title.
+    transformObject: (d) =>
+      ('openapiObject' in d
+        ? opts.openApi === 'dashboard'
+          ? { ...d.openapiObject, info: { title: 'slipcheck dashboard API (private)', version: VERSION } }
+          : enrichOpenApi(d.openapiObject as Record<string, unknown>)
+        : d.swaggerObject) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/api/v1/docs' });
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());

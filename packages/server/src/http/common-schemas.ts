@@ -71,3 +71,6 @@ export function satangOf(name: string, text: string | undefined, opts: { positiv
     throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": must be more than 0`);
   return satang;
 }
+
+/** The `:id` of a dashboard route (ids are at most 64 characters). */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -76,3 +76,24 @@ function computePeriod(date: Date, timeZone: string): Period {
   const daysUntilReset = Math.max(0, Math.ceil((resetsAt.getTime() - date.getTime()) / 86_400_000));
   return { periodMonth: `${year}-${String(month).padStart(2, '0')}`, daysUntilReset, resetsAt };
 }
+
+/** UTC instant at which the calendar month containing `now` starts in `timeZone` (the quota period's start: per-key usage). */
+export function periodStart(now: Date, timeZone: string): Date {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    })
+      .formatToParts(now)
+      .map((x) => [x.type, x.value]),
+  );
+  const localAsUtc = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
+  const offset = localAsUtc - Math.floor(now.getTime() / 1000) * 1000;
+  return new Date(Date.UTC(+p.year, +p.month - 1, 1) - offset);
+}

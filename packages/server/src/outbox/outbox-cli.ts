@@ -1,4 +1,4 @@
-import { withContainer, type Env, type Out } from '../cli/cli-runner.js';
+import type { ModuleCommand } from '../cli/cli-command.js';
 import type { OutboxHandlers } from './outbox-types.js';
 import type { OutboxWorker } from './outbox-worker.js';
 
@@ -34,24 +34,15 @@ export async function runWorkerUntil(
   log(`stopped ${JSON.stringify(worker.stats)}`);
 }
 
-export const outboxCommands: Record<string, (argv: string[], out: Out, env: Env) => Promise<number>> = {
-  worker: async (argv, out, env) => {
-    if (argv.length) {
-      out.stderr(`Usage:\n${WORKER_USAGE}`);
-      return 2;
-    }
-    return withContainer(
-      env,
-      out,
-      `Usage:\n${WORKER_USAGE}`,
-      async (c) => {
-        const stop = new Promise<void>((resolve) => {
-          process.once('SIGTERM', () => resolve());
-          process.once('SIGINT', () => resolve());
-        });
-        await runWorkerUntil(c, stop, (s) => out.stderr(s));
-      },
-      false,
-    );
+export const workerCommand: ModuleCommand<WorkerProcessDeps> = {
+  usage: `Usage:\n${WORKER_USAGE}`,
+  precheck: (argv) => (argv.length ? `Usage:\n${WORKER_USAGE}` : undefined),
+  print: false,
+  run: async (deps, _argv, out) => {
+    const stop = new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+    await runWorkerUntil(deps, stop, (s) => out.stderr(s));
   },
 };

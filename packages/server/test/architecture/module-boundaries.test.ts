@@ -1,9 +1,12 @@
 // The layout rules of docs/architecture.md, checked on the source so they cannot silently erode:
 // modules never depend on the composition root, each table has one owning module, and a module
-// reaches another module's data only through that module's service (never its repo or its tables).
+// reaches another module's data only through that module's service (never its repo or its tables),
+// modules import each other without cycles, and no module or outbox file (a CLI command included)
+// reaches the container through its imports: cli.ts and http/app.ts hand each one its narrowed deps.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildImportGraph, importChain, importSpecifiers, moduleCycles, moduleEdges, type ImportGraph } from './import-graph.js';
 
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const MODULES = path.join(SRC, 'modules');
@@ -47,6 +50,9 @@ function filesUnder(dir: string): string[] {
     return e.isDirectory() ? filesUnder(p) : p.endsWith('.ts') ? [p] : [];
   });
 }
+const CONTAINER = path.join(SRC, 'container.ts');
+const rel = (f: string) => path.relative(SRC, f);
+const graph = buildImportGraph(SRC);
 const moduleOf = (file: string) => path.relative(MODULES, file).split(path.sep)[0]!;
 const moduleFiles = filesUnder(MODULES);
 
@@ -102,5 +108,93 @@ describe('module boundaries (docs/architecture.md, Layout)', () => {
     ]);
     expect(tablesNamed(`deleteShopRows(trx, shopId, ['line_owners', 'users'])`)).toEqual(['line_owners', 'users']);
     expect(moduleFiles.length).toBeGreaterThan(50);
+  });
+
+  it('no import cycle between modules (type-only imports count)', () => {
+    const edges = moduleEdges(graph, MODULES);
+    expect(edges.size).toBeGreaterThan(15);
+    expect(moduleCycles(edges)).toEqual([]);
+  });
+
+  it('no module or outbox file reaches container.ts through its imports (CLI commands get narrowed deps from cli.ts)', () => {
+    const guarded = [...graph.keys()].filter(
+      (f) => !path.relative(MODULES, f).startsWith('..') || !path.relative(path.join(SRC, 'outbox'), f).startsWith('..'),
+    );
+    const reaching = guarded.map((f) => importChain(graph, f, CONTAINER)).filter((chain) => chain !== null);
+    expect(reaching.map((chain) => chain.map(rel).join(' -> '))).toEqual([]);
+    // The CLI commands of modules are among the files checked.
+    expect(guarded.map(rel)).toEqual(
+      expect.arrayContaining([
+        'modules/webhooks/webhooks-cli.ts',
+        'modules/line/line-cli.ts',
+        'modules/reports/reports-cli.ts',
+        'outbox/outbox-cli.ts',
+      ]),
+    );
+  });
+});
+
+describe('the import-graph checks see what they look for (not vacuous)', () => {
+  const m = (f: string) => path.join(MODULES, f);
+
+  it('reads static, type-only, multi-line, re-export and dynamic imports; packages are not edges', () => {
+    const source = [
+      "import fs from 'node:fs';",
+      "import type { A } from '../a/a-types.js';",
+      'import {\n  b,\n  c,\n} from "./local-double-quoted.js";',
+      "import {\n  d,\n  type E,\n} from './d-service.js';",
+      "export { f } from '../f/f.js';",
+      "const g = await import('../g/g.js');",
+    ].join('\n');
+    expect(importSpecifiers(source)).toEqual(['../a/a-types.js', './local-double-quoted.js', './d-service.js', '../f/f.js', '../g/g.js']);
+  });
+
+  it('finds a cycle of three modules and names the file import behind each step', () => {
+    const g: ImportGraph = new Map([
+      [m('a/a-routes.ts'), [m('b/b-schemas.ts'), m('a/a-types.ts')]],
+      [m('b/b-schemas.ts'), [m('c/c-service.ts')]],
+      [m('c/c-service.ts'), [m('a/a-types.ts')]],
+      [m('a/a-types.ts'), []],
+      [m('d/d-service.ts'), [m('a/a-types.ts')]],
+    ]);
+    expect(moduleCycles(moduleEdges(g, MODULES))).toEqual([
+      ['a -> b (a/a-routes.ts -> b/b-schemas.ts)', 'b -> c (b/b-schemas.ts -> c/c-service.ts)', 'c -> a (c/c-service.ts -> a/a-types.ts)'],
+    ]);
+    g.set(m('c/c-service.ts'), []); // break the cycle
+    expect(moduleCycles(moduleEdges(g, MODULES))).toEqual([]);
+  });
+
+  it('finds the two cycles the dashboard module had before issue 25 (team and privacy through dashboard)', () => {
+    const g: ImportGraph = new Map([
+      [m('dashboard/dashboard-routes.ts'), [m('team/team-routes.ts'), m('privacy/privacy-routes.ts')]],
+      [m('team/team-routes.ts'), [m('dashboard/dashboard-schemas.ts')]],
+      [m('privacy/privacy-schemas.ts'), [m('dashboard/dashboard-schemas.ts')]],
+      [m('privacy/privacy-routes.ts'), [m('privacy/privacy-schemas.ts')]],
+      [m('dashboard/dashboard-schemas.ts'), []],
+    ]);
+    const cycles = moduleCycles(moduleEdges(g, MODULES));
+    // One strongly connected group (dashboard, privacy, team), shown by its shortest cycle.
+    expect(cycles).toEqual([
+      [
+        'dashboard -> team (dashboard/dashboard-routes.ts -> team/team-routes.ts)',
+        'team -> dashboard (team/team-routes.ts -> dashboard/dashboard-schemas.ts)',
+      ],
+    ]);
+    g.set(m('team/team-routes.ts'), []); // the team half fixed: the privacy cycle still shows
+    expect(moduleCycles(moduleEdges(g, MODULES))[0]![1]).toBe(
+      'privacy -> dashboard (privacy/privacy-schemas.ts -> dashboard/dashboard-schemas.ts)',
+    );
+  });
+
+  it('sees a CLI command that reaches the container through the runner, two imports away', () => {
+    const runner = path.join(SRC, 'cli/cli-runner.ts');
+    const g: ImportGraph = new Map([
+      [m('x/x-cli.ts'), [path.join(SRC, 'cli/cli-args.ts'), runner]],
+      [path.join(SRC, 'cli/cli-args.ts'), []],
+      [runner, [CONTAINER]],
+    ]);
+    expect(importChain(g, m('x/x-cli.ts'), CONTAINER)?.map(rel)).toEqual(['modules/x/x-cli.ts', 'cli/cli-runner.ts', 'container.ts']);
+    // And on the real source: the runner builds the container, so cli.ts reaches it.
+    expect(importChain(graph, path.join(SRC, 'cli/cli.ts'), CONTAINER)).not.toBeNull();
   });
 });

@@ -1,4 +1,5 @@
 import type { TransactionRecord as PublicTransactionRecord, TransactionSource, TransactionStatus } from '@slipcheck/sdk';
+import type { components, paths } from './dashboard-types.gen';
 
 export { TRANSACTION_STATUSES as STATUSES, TRANSACTION_SOURCES as SOURCES } from '@slipcheck/sdk';
 export type TxStatus = TransactionStatus;
@@ -10,149 +11,54 @@ export type TxSource = TransactionSource;
  */
 export type TransactionRecord = Omit<PublicTransactionRecord, 'quota'>;
 
-/** What the dashboard shows of a plan (the service's Plan; seats and groups only where the route sends them). */
-export type Plan = Pick<ServicePlan, 'code' | 'name' | 'monthlyLimit' | 'trialDays' | 'apiAccess' | 'webhooks' | 'priceThb'> &
-  Partial<Pick<ServicePlan, 'seats' | 'groups'>>;
+// Every other shape below is read from dashboard-types.gen.ts, generated from the schemas of the
+// /api/dashboard routes (`npm run gen:types -w packages/server`; a server test fails when it is stale),
+// so a screen and the route it calls cannot drift. This app imports nothing from packages/server.
 
-// Shapes the service also declares: imported (types only, erased from the bundle) from the one
-// import-free file each module keeps for them, so the screens and the service cannot drift.
-import type { Shop } from '../../../server/src/modules/shops/shop-types';
-import type { Plan as ServicePlan } from '../../../server/src/modules/plans/plan-types';
-export type { Shop };
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type JsonOf<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+type SuccessOf<R> = R extends { 200: infer A } ? JsonOf<A> : R extends { 201: infer A } ? JsonOf<A> : never;
+/** The `data` of a dashboard route's success answer (its 200, else its 201), as the route's schema says. */
+export type DataOf<P extends keyof paths, M extends Method = 'get'> = paths[P][M] extends { responses: infer R }
+  ? SuccessOf<R> extends { data: infer D }
+    ? D
+    : never
+  : never;
+/** The JSON body a dashboard route accepts. */
+export type BodyOf<P extends keyof paths, M extends Method> = paths[P][M] extends { requestBody?: infer B }
+  ? JsonOf<NonNullable<B>>
+  : never;
 
-export interface Quota {
-  used: number;
-  limit: number;
-  remaining: number;
-  percentUsed?: number;
-  allowOverage?: boolean;
-  planCode?: string;
-  periodMonth?: string;
-  daysUntilReset?: number;
-  overage?: number;
-}
+type ItemOf<P extends keyof paths> = DataOf<P> extends { items: (infer I)[] } ? I : never;
 
-export type Role = 'owner' | 'staff';
-export interface Me {
-  user: { id: string; email: string; language?: 'th' | 'en'; role?: Role };
-  shop: Shop;
-}
-export interface TeamMember {
-  id: string;
-  email: string;
-  role: Role;
-  createdAt: string;
-  lastLoginAt: string | null;
-}
-export interface TeamInvite {
-  id: string;
-  email: string;
-  role: 'staff';
-  createdAt: string;
-  expiresAt: string;
-}
-export interface Team {
-  seats: { used: number; limit: number };
-  members: TeamMember[];
-  invites: TeamInvite[];
-}
+export type Shop = components['schemas']['DashboardShop'];
+export type Me = DataOf<'/api/dashboard/me'>;
+export type Role = Me['user']['role'];
 
-export interface Overview {
-  shop: Shop;
-  plan: Plan;
-  trialDaysLeft: number | null;
-  quota: Quota;
-  testQuota?: { used: number | null; limit: number; remaining: number };
-  payeeCount: number;
-  daily: { date: string; total: number; byStatus: Partial<Record<TxStatus, number>> }[];
-  recent: TransactionRecord[];
-}
+export type Overview = DataOf<'/api/dashboard/overview'>;
+/** What the dashboard shows of a plan (the overview's). */
+export type Plan = Overview['plan'];
+export type Quota = Overview['quota'];
+/** A plan card of sign-up and the trial banner. */
+export type PlanCard = ItemOf<'/api/dashboard/plans'>;
 
-export interface Settings {
-  shopName: string;
-  language: 'th' | 'en';
-  notifications: { staleSlipAlerts: boolean; email: boolean };
-  privacy: { autoDelete: boolean; retentionMonths: number };
-  email: string;
-}
+export type Team = DataOf<'/api/dashboard/team'>;
+export type TeamMember = Team['members'][number];
+export type TeamInvite = Team['invites'][number];
 
-export type { PayeeAccount as Payee } from '../../../server/src/modules/payees/payee-types';
+export type Settings = DataOf<'/api/dashboard/settings'>;
+export type Payee = ItemOf<'/api/dashboard/payees'>;
+export type ApiKey = ItemOf<'/api/dashboard/api-keys'>;
+export type WebhookEndpoint = ItemOf<'/api/dashboard/webhooks'>;
+export type WebhookDelivery = ItemOf<'/api/dashboard/webhooks/deliveries'>;
+export type SessionView = ItemOf<'/api/dashboard/sessions'>;
+export type AuditEntry = ItemOf<'/api/dashboard/audit'>;
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  environment: 'live' | 'test';
-  scopes: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  callsThisMonth?: number;
-  /** Calls this quota period split by result status (server: api-key-usage.ts). */
-  usage?: { total: number; byStatus: Record<string, number> };
-}
+export type TotalsSummary = DataOf<'/api/dashboard/reports/totals'>;
+export type PeriodName = keyof TotalsSummary['periods'];
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  description?: string | null;
-  events?: string[];
-  status?: string; // enabled | disabled
-  enabled?: boolean;
-  disabledReason?: string | null;
-  secretHint?: string;
-  previousSecretExpiresAt?: string | null;
-  createdAt: string;
-}
-
-export interface WebhookDelivery {
-  id: string;
-  endpointId?: string;
-  eventId?: string;
-  eventKind?: string;
-  event?: string;
-  transactionId?: string | null;
-  isTest?: boolean;
-  test?: boolean;
-  status: string; // pending | retrying | delivered | failed | cancelled
-  attempts?: number;
-  /** X-Service-Attempt of the latest attempt: 1 = first delivery; null before it. */
-  attempt?: number | null;
-  /** Attempts made without the owner (first delivery + retries). */
-  maxAttempts?: number;
-  lastStatusCode?: number | null;
-  lastError?: string | null;
-  nextAttemptAt?: string | null;
-  deliveredAt?: string | null;
-  createdAt: string;
-}
-
-export interface SessionView {
-  id: string;
-  userAgent: string | null;
-  ip: string | null;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string;
-  current: boolean;
-  kind?: 'dashboard' | 'miniapp';
-}
-
-export interface AuditEntry {
-  id: string;
-  action: string;
-  actor: string | null;
-  target: string | null;
-  createdAt: string;
-  detail: unknown;
-  ip: string | null;
-}
-
+/** The overview chart's day, as the screen folds it (the route sends `byStatus`). */
 export interface DailyStats {
   date: string;
   counts: Partial<Record<TxStatus, number>>;
-}
-export interface PlanCard extends Plan {
-  messagingAccounts?: number;
-  allowOverage?: boolean;
 }

@@ -7,8 +7,8 @@ import { useLoad } from '../lib/use-load';
 import { useSavedForm } from '../lib/use-saved-form';
 import { SavedFormActions } from '../lib/saved-form-actions';
 import { Button, Card, Checkbox, ErrorText, Field, Loading } from './ui';
-// The service's own answer shapes (types only): one declaration for the screen and the service.
-import type { PeriodName, TotalsSummary as Totals } from '../../../server/src/modules/reports/reports-types';
+// The route's own answer shape, generated from its schema (api/dashboard-types.gen.ts).
+import type { PeriodName, TotalsSummary as Totals } from '../api/types';
 import { formatBaht } from '../lib/money';
 
 const B = '/api/dashboard';

@@ -77,7 +77,7 @@ export function OverviewScreen() {
             {t('overview.remaining', { n: d.quota.remaining.toLocaleString() })}
             {onTrial ? (
               // A trial's allowance ends with the trial, not at the month's reset.
-              <> · {t('overview.trialQuota', { n: d.quota.limit.toLocaleString(), days: d.plan.trialDays || 7 })}</>
+              <> · {t('overview.trialQuota', { n: d.quota.limit.toLocaleString(), days: d.plan.trialDays })}</>
             ) : (
               d.quota.daysUntilReset !== undefined && <> · {t('overview.resetIn', { n: d.quota.daysUntilReset })}</>
             )}

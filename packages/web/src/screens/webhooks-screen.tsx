@@ -11,7 +11,7 @@ import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 
 const EVENTS = ['slip.verified', 'slip.duplicate', 'slip.failed'];
-const isEnabled = (e: WebhookEndpoint) => e.enabled ?? e.status !== 'disabled';
+const isEnabled = (e: WebhookEndpoint) => e.status !== 'disabled';
 
 export function WebhooksScreen() {
   const { t } = useI18n();
@@ -224,8 +224,8 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
             <li key={d.id} className="delivery">
               <span className={`tag tag-d-${d.status}`}>{t(`webhooks.dstatus.${d.status}` as MessageKey)}</span>
               <span className="small">
-                {eventLabel(d.event ?? d.eventKind ?? '')}
-                {(d.test ?? d.isTest) ? ` (${t('webhooks.test')})` : ''}
+                {eventLabel(d.event)}
+                {d.test ? ` (${t('webhooks.test')})` : ''}
               </span>
               <span className="small muted">
                 {formatDateTime(d.createdAt, lang)} ·{' '}

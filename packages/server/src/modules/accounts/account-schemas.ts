@@ -80,3 +80,16 @@ export const ResetConfirmBody = Type.Object(
   { additionalProperties: false },
 );
 export const PasswordChangeBody = Type.Object({ currentPassword: Password, newPassword: Password }, { additionalProperties: false });
+
+export const SessionSchema = Type.Object({
+  id: Type.String(),
+  userAgent: Nullable(Type.String()),
+  ip: Nullable(Type.String()),
+  createdAt: Type.String(),
+  lastUsedAt: Type.String(),
+  expiresAt: Type.String(),
+  current: Type.Boolean(),
+  kind: Type.Union([Type.Literal('dashboard'), Type.Literal('miniapp')], {
+    description: 'miniapp = signed in with LINE inside the LINE mini-app',
+  }),
+});

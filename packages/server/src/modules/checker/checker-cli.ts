@@ -3,7 +3,7 @@
 // provider: reachable, credentials accepted, quota left, overage, and the account problem if any.
 // Operator-only output: it names the upstreams (the operator runs those accounts).
 import { ConfigError, loadConfig } from '../../config.js';
-import type { CliCommand } from '../../cli/cli-runner.js';
+import type { CliCommand } from '../../cli/cli-command.js';
 import { createCheckerFromConfig } from './checker-factory.js';
 
 export const CHECKER_USAGE = `  checker check                              (each checker provider: reachable, credentials accepted, quota left, overage; verifies no slip)`;

@@ -2,12 +2,12 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
-import { errorResponses, MoneyString, Nullable, satangOf, success } from '../../http/common-schemas.js';
+import { errorResponses, IdParams, MoneyString, Nullable, satangOf, success } from '../../http/common-schemas.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { ShopViewSchema, shopView } from '../accounts/account-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { TransactionRecordSchema, VerifyRecordSchema } from '../transactions/transaction-schemas.js';
-import { DailySchema, IdParams, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
+import { DailySchema, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
 import type { OverviewService } from './overview-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { PlanService } from '../plans/plan-service.js';
@@ -54,6 +54,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
                 code: Type.String(),
                 name: Type.String(),
                 monthlyLimit: Type.Integer(),
+                trialDays: Type.Integer({ description: "the trial's length (the overview says the trial allowance is for these days)" }),
                 apiAccess: Type.Boolean(),
                 webhooks: Type.Boolean(),
                 priceThb: Type.Number(),
@@ -88,6 +89,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
             code: plan.code,
             name: plan.name,
             monthlyLimit: plan.monthlyLimit,
+            trialDays: plan.trialDays,
             apiAccess: plan.apiAccess,
             webhooks: plan.webhooks,
             priceThb: plan.priceThb,

@@ -3,27 +3,6 @@ import type { TransactionService } from '../transactions/transaction-service.js'
 
 const DAY_MS = 86_400_000;
 
-/** UTC instant at which the calendar month containing `now` starts in `timeZone`. */
-export function periodStart(now: Date, timeZone: string): Date {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-      .formatToParts(now)
-      .map((x) => [x.type, x.value]),
-  );
-  const localAsUtc = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
-  const offset = localAsUtc - Math.floor(now.getTime() / 1000) * 1000;
-  return new Date(Date.UTC(+p.year, +p.month - 1, 1) - offset);
-}
-
 const localDate = (timeZone: string) => {
   const f = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   return (d: Date) => f.format(d);

@@ -1,4 +1,4 @@
-import { withContainer, type Out } from '../../cli/cli-runner.js';
+import type { ModuleCommand } from '../../cli/cli-command.js';
 import { flags, required } from '../../cli/cli-args.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { LineModule } from './line-module.js';
@@ -69,13 +69,8 @@ const commands: Record<string, Cmd> = {
 };
 
 /** `slipcheck line <sub> ...`: registered in cli.ts extraCommands under 'line'. */
-async function runLineCli(argv: string[], out: Out, env: Record<string, string | undefined>): Promise<number> {
-  const sub = argv[0];
-  if (!sub || !commands[sub]) {
-    out.stderr(sub ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : LINE_USAGE);
-    return 2;
-  }
-  return withContainer(env, out, LINE_USAGE, (container) => commands[sub]({ line: container.line, shops: container.shops }, argv.slice(1)));
-}
-
-export const lineCommands = { line: runLineCli };
+export const lineCommand: ModuleCommand<LineCliDeps> = {
+  usage: LINE_USAGE,
+  precheck: ([sub]) => (!sub ? LINE_USAGE : !Object.hasOwn(commands, sub) ? `Unknown command "line ${sub}".\n\n${LINE_USAGE}` : undefined),
+  run: (deps, [sub, ...rest]) => commands[sub!]!(deps, rest),
+};

@@ -1,4 +1,4 @@
-// A payee account as the service answers it, with no imports: the dashboard (packages/web) imports this type too.
+// A payee account as the service answers it. The dashboard (packages/web) reads it from the routes' generated types.
 
 /** The public shape: only the last 4 characters of the number ever leave the service. */
 export interface PayeeAccount {

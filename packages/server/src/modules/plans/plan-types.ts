@@ -1,4 +1,4 @@
-// A plan as the service holds it, with no imports: the dashboard (packages/web) derives its plan card type from it.
+// A plan as the service holds it. The dashboard (packages/web) reads its plan shapes from the routes' generated types.
 
 export interface Plan {
   code: string;

@@ -1,7 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { ShopViewSchema } from '../accounts/account-schemas.js';
+import { SessionSchema, ShopViewSchema } from '../accounts/account-schemas.js';
 import { TransactionRecordSchema } from '../transactions/transaction-schemas.js';
-import { ApiKeySchema, AuditEntrySchema, EndpointSchema, PayeeSchema, SessionSchema } from '../dashboard/dashboard-schemas.js';
+import { ApiKeySchema } from '../api-keys/api-key-schemas.js';
+import { AuditEntrySchema } from '../audit/audit-schemas.js';
+import { PayeeSchema } from '../payees/payee-schemas.js';
+import { EndpointSchema } from '../webhooks/webhook-schemas.js';
 
 /**
  * What the personal-data export holds, field by field. The response serializer keeps only the fields

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { flags, required, UsageError } from '../../cli/cli-args.js';
-import { withContainer, type CliCommand } from '../../cli/cli-runner.js';
+import type { ModuleCommand } from '../../cli/cli-command.js';
+import type { ReportsModule } from './reports-module.js';
 import { dayRange } from './reports-time.js';
 
 export const REPORTS_USAGE = `  transactions export --shop ID --format csv|xlsx [--from DAY|ISO] [--to DAY|ISO] [--out FILE] [--lang th|en]
@@ -21,50 +22,51 @@ function instant(v: string | undefined, timeZone: string, end: boolean): string 
   return new Date(v).toISOString();
 }
 
+/** What the export command uses, filled by cli.ts from the container. */
+export interface ReportsCliDeps {
+  reports: Pick<ReportsModule, 'prepareExport' | 'writeExport'>;
+  /** TIME_ZONE: the zone of a --from/--to calendar day. */
+  timeZone: string;
+}
+
 /** Operators' export: the same file as the dashboard's, the same audit event (actor operator:cli). */
-export const reportsCommands: Record<string, CliCommand> = {
-  'transactions export': async (argv, out, env) =>
-    withContainer(
-      env,
-      out,
-      REPORTS_USAGE,
-      async (c) => {
-        const { values } = flags(argv, {
-          shop: 'string',
-          format: 'string',
-          from: 'string',
-          to: 'string',
-          out: 'string',
-          lang: 'string',
-          status: 'string',
-          source: 'string',
-          'client-ref': 'string',
-          environment: 'string',
-        });
-        const shopId = required(values, 'shop');
-        const format = required(values, 'format');
-        if (format !== 'csv' && format !== 'xlsx') throw new UsageError('--format must be csv or xlsx');
-        const lang = values.lang as string | undefined;
-        if (lang !== undefined && lang !== 'th' && lang !== 'en') throw new UsageError('--lang must be th or en');
-        const tz = c.config.TIME_ZONE;
-        const filters = {
-          from: instant(values.from as string | undefined, tz, false),
-          to: instant(values.to as string | undefined, tz, true),
-          status: values.status as string | undefined,
-          source: values.source as string | undefined,
-          clientRef: values['client-ref'] as string | undefined,
-          environment: values.environment as string | undefined,
-        };
-        const options = await c.reports.prepareExport(shopId, filters, format, lang, 'operator:cli');
-        const file = values.out as string | undefined;
-        const sink: Writable = file ? fs.createWriteStream(file) : process.stdout;
-        const rows = await c.reports.writeExport(shopId, filters, options, sink);
-        if (file) {
-          sink.end();
-          await finished(sink);
-        }
-        out.stderr(JSON.stringify({ exported: rows, format, file: file ?? '(stdout)' }));
-      },
-      false,
-    ),
+export const exportCommand: ModuleCommand<ReportsCliDeps> = {
+  usage: REPORTS_USAGE,
+  print: false,
+  run: async ({ reports, timeZone }, argv, out) => {
+    const { values } = flags(argv, {
+      shop: 'string',
+      format: 'string',
+      from: 'string',
+      to: 'string',
+      out: 'string',
+      lang: 'string',
+      status: 'string',
+      source: 'string',
+      'client-ref': 'string',
+      environment: 'string',
+    });
+    const shopId = required(values, 'shop');
+    const format = required(values, 'format');
+    if (format !== 'csv' && format !== 'xlsx') throw new UsageError('--format must be csv or xlsx');
+    const lang = values.lang as string | undefined;
+    if (lang !== undefined && lang !== 'th' && lang !== 'en') throw new UsageError('--lang must be th or en');
+    const filters = {
+      from: instant(values.from as string | undefined, timeZone, false),
+      to: instant(values.to as string | undefined, timeZone, true),
+      status: values.status as string | undefined,
+      source: values.source as string | undefined,
+      clientRef: values['client-ref'] as string | undefined,
+      environment: values.environment as string | undefined,
+    };
+    const options = await reports.prepareExport(shopId, filters, format, lang, 'operator:cli');
+    const file = values.out as string | undefined;
+    const sink: Writable = file ? fs.createWriteStream(file) : process.stdout;
+    const rows = await reports.writeExport(shopId, filters, options, sink);
+    if (file) {
+      sink.end();
+      await finished(sink);
+    }
+    out.stderr(JSON.stringify({ exported: rows, format, file: file ?? '(stdout)' }));
+  },
 };

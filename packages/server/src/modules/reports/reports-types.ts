@@ -1,5 +1,5 @@
-// The money view's answer shapes, with no imports: the dashboard (packages/web) imports these types
-// too, so the screen and the service cannot drift apart. Each figure is defined in docs/dashboard-api.md.
+// The money view's answer shapes (the route's schema in reports-schemas.ts says the same; the dashboard,
+// packages/web, reads them from the generated types). Each figure is defined in docs/dashboard-api.md.
 
 export interface Money {
   count: number;

@@ -1,4 +1,4 @@
-// A shop as the service answers it, with no imports: the dashboard (packages/web) imports this type too.
+// A shop as the service holds it. The dashboard (packages/web) reads the shop view from the routes' generated types.
 
 export const SHOP_STATES = ['trial', 'active', 'past_due', 'suspended'] as const;
 export type ShopState = (typeof SHOP_STATES)[number];

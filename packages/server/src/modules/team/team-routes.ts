@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
+import { errorResponses, IdParams, Nullable, success } from '../../http/common-schemas.js';
 import { AuthResultSchema } from '../accounts/account-schemas.js';
 import { authResultOf } from '../accounts/account-routes.js';
 import { clientOf, enforceRate, publicRate, requireSession, setRefreshCookie, type DashboardAuthDeps } from '../accounts/session-auth.js';
-import { IdParams } from '../dashboard/dashboard-schemas.js';
 import { requireOwner } from './owner-guard.js';
 import type { TeamService } from './team-service.js';
 import type { AccountService } from '../accounts/account-service.js';

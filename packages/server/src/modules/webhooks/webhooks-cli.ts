@@ -1,10 +1,10 @@
 import { flags, optionalInt, required } from '../../cli/cli-args.js';
-import { withContainer, type Env, type Out } from '../../cli/cli-runner.js';
+import type { ModuleCommand } from '../../cli/cli-command.js';
 import type { WebhookService } from './webhook-service.js';
 
 /**
  * `slipcheck webhook ...`. Registered into cli.ts's extraCommands (this file does not import cli.ts,
- * so there is no import cycle). The commands see only the webhook service.
+ * so there is no import cycle). The commands see only the webhook service's methods they call.
  */
 const OPERATOR = 'operator:cli';
 
@@ -19,17 +19,36 @@ export const WEBHOOK_USAGE = `  webhook add --shop ID --url URL [--events slip.v
   webhook reveal-secret --shop ID --endpoint ID
   webhook rotate-secret --shop ID --endpoint ID [--overlap-hours N]`;
 
-type Cmd = (webhooks: WebhookService, argv: string[]) => Promise<unknown>;
+/** What the webhook commands use, filled by cli.ts from the container. */
+export interface WebhookCliDeps {
+  webhooks: Pick<
+    WebhookService,
+    | 'addEndpoint'
+    | 'list'
+    | 'update'
+    | 'disable'
+    | 'enable'
+    | 'delete'
+    | 'sendTest'
+    | 'revealSecret'
+    | 'listDeliveries'
+    | 'getDelivery'
+    | 'redeliver'
+    | 'rotateSecret'
+  >;
+}
+type Webhooks = WebhookCliDeps['webhooks'];
+type Cmd = (webhooks: Webhooks, argv: string[]) => Promise<unknown>;
 
 /** The commands that name one endpoint (or one delivery) of a shop and nothing else. */
 const onEndpoint =
-  (run: (webhooks: WebhookService, shopId: string, endpointId: string) => Promise<unknown>): Cmd =>
+  (run: (webhooks: Webhooks, shopId: string, endpointId: string) => Promise<unknown>): Cmd =>
   (webhooks, argv) => {
     const v = flags(argv, { shop: 'string', endpoint: 'string' }).values;
     return run(webhooks, required(v, 'shop'), required(v, 'endpoint'));
   };
 const onDelivery =
-  (run: (webhooks: WebhookService, shopId: string, deliveryId: string) => Promise<unknown>): Cmd =>
+  (run: (webhooks: Webhooks, shopId: string, deliveryId: string) => Promise<unknown>): Cmd =>
   (webhooks, argv) => {
     const v = flags(argv, { shop: 'string', delivery: 'string' }).values;
     return run(webhooks, required(v, 'shop'), required(v, 'delivery'));
@@ -94,14 +113,8 @@ const sub: Record<string, Cmd> = {
   },
 };
 
-export const webhookCommands: Record<string, (argv: string[], out: Out, env: Env) => Promise<number>> = {
-  webhook: async (argv, out, env) => {
-    const [name, ...rest] = argv;
-    const cmd = name ? sub[name] : undefined;
-    if (!cmd) {
-      out.stderr(`Usage:\n${WEBHOOK_USAGE}`);
-      return 2;
-    }
-    return withContainer(env, out, `Usage:\n${WEBHOOK_USAGE}`, (c) => cmd(c.webhooks, rest));
-  },
+export const webhookCommand: ModuleCommand<WebhookCliDeps> = {
+  usage: `Usage:\n${WEBHOOK_USAGE}`,
+  precheck: ([name]) => (name && Object.hasOwn(sub, name) ? undefined : `Usage:\n${WEBHOOK_USAGE}`),
+  run: ({ webhooks }, [name, ...rest]) => sub[name!]!(webhooks, rest),
 };

@@ -1,35 +1,37 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { Config } from '../../config.js';
-import type { Clock } from '../../lib/clock.js';
-import type { RateLimiter } from '../../lib/rate-limiter.js';
-import type { ResultsBus } from '../../lib/results-bus.js';
-import { accountRoutes, type AccountRouteDeps } from '../accounts/account-routes.js';
-import type { AccessTokens } from '../accounts/access-tokens.js';
-import type { AccountService } from '../accounts/account-service.js';
-import type { DashboardAuthDeps } from '../accounts/session-auth.js';
-import type { SessionService } from '../accounts/session-service.js';
-import type { ApiKeyService } from '../api-keys/api-key-service.js';
-import type { AuditService } from '../audit/audit-service.js';
-import { lineDashboardRoutes } from '../line/line-dashboard-routes.js';
-import { lineLoginRoutes, type LineLoginRouteDeps } from '../line-login/line-login-routes.js';
-import type { PayeeService } from '../payees/payee-service.js';
-import type { PlanService } from '../plans/plan-service.js';
-import { privacyRoutes } from '../privacy/privacy-routes.js';
-import type { PrivacyService } from '../privacy/privacy-service.js';
-import type { QuotaService } from '../quota/quota-service.js';
-import { reportsRoutes } from '../reports/reports-routes.js';
-import type { ShopService } from '../shops/shop-service.js';
-import { teamRoutes } from '../team/team-routes.js';
-import type { TeamService } from '../team/team-service.js';
-import type { TransactionService } from '../transactions/transaction-service.js';
-import type { VerificationService } from '../verification/verification-service.js';
-import type { WebhookService } from '../webhooks/webhook-service.js';
-import { eventsRoutes } from './events-routes.js';
-import type { OverviewService } from './overview-service.js';
-import { overviewRoutes } from './overview-routes.js';
-import { securityRoutes } from './security-routes.js';
-import { shopRoutes } from './shop-routes.js';
-import { webhookDashboardRoutes } from './webhook-routes.js';
+import type { Config } from '../config.js';
+import type { Clock } from '../lib/clock.js';
+import type { RateLimiter } from '../lib/rate-limiter.js';
+import type { ResultsBus } from '../lib/results-bus.js';
+import { accountRoutes, type AccountRouteDeps } from '../modules/accounts/account-routes.js';
+import type { AccessTokens } from '../modules/accounts/access-tokens.js';
+import type { AccountService } from '../modules/accounts/account-service.js';
+import type { DashboardAuthDeps } from '../modules/accounts/session-auth.js';
+import type { SessionService } from '../modules/accounts/session-service.js';
+import type { ApiKeyService } from '../modules/api-keys/api-key-service.js';
+import type { AuditService } from '../modules/audit/audit-service.js';
+import { lineDashboardRoutes } from '../modules/line/line-dashboard-routes.js';
+import { lineLoginRoutes, type LineLoginRouteDeps } from '../modules/line-login/line-login-routes.js';
+import type { PayeeService } from '../modules/payees/payee-service.js';
+import type { PlanService } from '../modules/plans/plan-service.js';
+import { privacyRoutes } from '../modules/privacy/privacy-routes.js';
+import type { PrivacyService } from '../modules/privacy/privacy-service.js';
+import type { QuotaService } from '../modules/quota/quota-service.js';
+import { reportsRoutes } from '../modules/reports/reports-routes.js';
+import type { ShopService } from '../modules/shops/shop-service.js';
+import { teamRoutes } from '../modules/team/team-routes.js';
+import type { TeamService } from '../modules/team/team-service.js';
+import type { TransactionService } from '../modules/transactions/transaction-service.js';
+import type { VerificationService } from '../modules/verification/verification-service.js';
+import type { WebhookService } from '../modules/webhooks/webhook-service.js';
+import { eventsRoutes } from '../modules/dashboard/events-routes.js';
+import type { OverviewService } from '../modules/dashboard/overview-service.js';
+import { overviewRoutes } from '../modules/dashboard/overview-routes.js';
+import { securityRoutes } from '../modules/accounts/security-routes.js';
+import { settingsRoutes } from '../modules/settings/settings-routes.js';
+import { payeeRoutes } from '../modules/payees/payee-routes.js';
+import { apiKeyRoutes } from '../modules/api-keys/api-key-routes.js';
+import { webhookDashboardRoutes } from '../modules/webhooks/webhook-routes.js';
 
 /** Options of a plugin whose deps another module defines (LINE, reports): passed through as they are. */
 type OptionsOf<P> = P extends (app: never, opts: infer O) => unknown ? Omit<O, 'auth'> : never;
@@ -111,18 +113,9 @@ export const dashboardRoutes: FastifyPluginAsync<DashboardDeps> = async (app, de
     timeZone: config.TIME_ZONE,
   });
   await app.register(eventsRoutes, { auth, tokens, sessions, bus: deps.bus, transactions });
-  await app.register(shopRoutes, {
-    auth,
-    shops,
-    plans,
-    payees,
-    apiKeys,
-    accounts,
-    transactions,
-    clock,
-    timeZone: config.TIME_ZONE,
-    defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
-  });
+  await app.register(payeeRoutes, { auth, payees });
+  await app.register(apiKeyRoutes, { auth, apiKeys, shops, plans, transactions, clock, timeZone: config.TIME_ZONE });
+  await app.register(settingsRoutes, { auth, shops, accounts, defaultRetentionMonths: config.PDPA_RETENTION_MONTHS });
   await app.register(securityRoutes, { auth, sessions, audit });
   await app.register(webhookDashboardRoutes, {
     auth,

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses, success } from '../../http/common-schemas.js';
-import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
-import type { SessionService } from '../accounts/session-service.js';
+import { errorResponses, IdParams, success } from '../../http/common-schemas.js';
+import { requireSession, type DashboardAuthDeps } from './session-auth.js';
+import type { SessionService } from './session-service.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { AuditEntrySchema, IdParams, SessionSchema } from './dashboard-schemas.js';
+import { AuditEntrySchema } from '../audit/audit-schemas.js';
+import { SessionSchema } from './account-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];

@@ -1,48 +1,17 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, notFound } from '../../errors.js';
-import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
+import { errorResponses, IdParams, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
-import { WEBHOOK_EVENT_KINDS } from '../webhooks/webhook-events.js';
-import { DELIVERY_STATUSES, type WebhookService } from '../webhooks/webhook-service.js';
-import { EndpointSchema, IdParams } from './dashboard-schemas.js';
+import { WEBHOOK_EVENT_KINDS } from './webhook-events.js';
+import { DELIVERY_STATUSES, type WebhookService } from './webhook-service.js';
+import { DeliveryDetailSchema, DeliverySchema, EndpointSchema } from './webhook-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
 
 const EventKind = Type.Union(WEBHOOK_EVENT_KINDS.map((k) => Type.Literal(k)));
-const DeliverySchema = Type.Object({
-  id: Type.String(),
-  endpointId: Type.String(),
-  eventId: Type.String(),
-  event: Type.String(),
-  transactionId: Nullable(Type.String()),
-  test: Type.Boolean(),
-  status: Type.String(),
-  attempts: Type.Integer(),
-  attempt: Nullable(Type.Integer({ minimum: 1 })),
-  maxAttempts: Type.Integer({ minimum: 1 }),
-  lastStatusCode: Nullable(Type.Integer()),
-  lastError: Nullable(Type.String()),
-  lastDurationMs: Nullable(Type.Integer()),
-  nextAttemptAt: Nullable(Type.String()),
-  deliveredAt: Nullable(Type.String()),
-  createdAt: Type.String(),
-});
-const AttemptSchema = Type.Object({
-  id: Type.String(),
-  attempt: Type.Integer({ minimum: 1 }),
-  manual: Type.Boolean(),
-  status: Type.String(),
-  responseCode: Nullable(Type.Integer()),
-  durationMs: Nullable(Type.Integer()),
-  error: Nullable(Type.String()),
-  nextAttemptAt: Nullable(Type.String()),
-  startedAt: Type.String(),
-  finishedAt: Nullable(Type.String()),
-});
-const DeliveryDetailSchema = Type.Object({ ...DeliverySchema.properties, payload: Type.Unknown(), attempts: Type.Array(AttemptSchema) });
 const DeliveryParams = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64 }),
   deliveryId: Type.String({ minLength: 1, maxLength: 64 }),

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/cli.js';
+
+// Module commands (webhook, line, worker, transactions export) declare their deps and cli.ts binds them
+// to the container (issue 25). A wrong sub-command is refused before anything is built (exit 2 even with a
+// configuration that would not load); a right one goes through the runner, which loads the configuration.
+describe('module CLI commands bound by cli.ts', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-cli-bind-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const broken = { NODE_ENV: 'test', DATA_DIR: dataDir, RATE_LIMIT_PER_KEY: 'many' }; // does not load: 78
+  const run = async (argv: string[], env: Record<string, string> = broken) => {
+    const said: string[] = [];
+    const code = await runCli(argv, { stdout: (s) => said.push(s), stderr: (s) => said.push(s) }, env);
+    return { code, said: said.join('\n') };
+  };
+
+  it('refuses an unknown or missing sub-command with its usage before loading the configuration', async () => {
+    for (const argv of [['webhook'], ['webhook', 'nope'], ['webhook', 'toString']]) {
+      const r = await run(argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.said).toMatch(/webhook add --shop ID --url URL/);
+    }
+    expect(await run(['line'])).toMatchObject({ code: 2, said: expect.stringMatching(/^slipcheck line: LINE official accounts/) });
+    expect(await run(['line', 'constructor'])).toMatchObject({
+      code: 2,
+      said: expect.stringMatching(/^Unknown command "line constructor"/),
+    });
+    expect(await run(['worker', '--now'])).toMatchObject({ code: 2, said: expect.stringMatching(/^Usage:\n {2}worker/) });
+  });
+
+  it('runs a known sub-command through the runner: the configuration is loaded (78 when it is wrong)', async () => {
+    for (const argv of [
+      ['webhook', 'list', '--shop', 'shp_x'],
+      ['line', 'list', '--shop', 'shp_x'],
+      ['transactions', 'export', '--shop', 'shp_x'],
+    ]) {
+      const r = await run(argv);
+      expect(r.code, argv.join(' ')).toBe(78);
+      expect(r.said).toMatch(/RATE_LIMIT_PER_KEY/);
+    }
+  });
+
+  it('gives a command the deps it declares: a usage error inside the command is exit 2 with its usage', async () => {
+    const r = await run(['transactions', 'export', '--shop', 'shp_x', '--format', 'pdf'], { NODE_ENV: 'test', DATA_DIR: dataDir });
+    expect(r.code).toBe(2);
+    expect(r.said).toMatch(/--format must be csv or xlsx/);
+    expect(r.said).toMatch(/transactions export --shop ID --format csv\|xlsx/);
+  });
+});

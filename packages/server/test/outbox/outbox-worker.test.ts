@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Type } from 'typebox';
+import { defineOutboxJob } from '../../src/outbox/outbox-registry.js';
 import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { createOutboxWorker, type OutboxHandler } from '../../src/outbox/outbox-worker.js';
@@ -21,6 +23,8 @@ declare module '../../src/outbox/outbox-types.js' {
   }
 }
 type TestKind = 't.a' | 't.other' | 't.fail' | 't.lease' | 't.poison' | 't.hang' | 't.wake';
+const TestJobSchema = Type.Object({ n: Type.Optional(Type.Union([Type.Number(), Type.String()])), i: Type.Optional(Type.Number()) });
+for (const k of ['t.a', 't.other', 't.fail', 't.lease', 't.poison', 't.hang', 't.wake'] as const) defineOutboxJob(k, TestJobSchema);
 
 for (const kind of DB_KINDS) {
   describe(`outbox worker (${kind})`, () => {

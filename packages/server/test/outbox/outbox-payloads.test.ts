@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { runCli } from '../../src/cli/cli.js';
 import { AppError } from '../../src/errors.js';
-import { newId } from '../../src/lib/ids.js';
 import { registry } from '../../src/lib/metrics.js';
 import { OWNER_ALERT_JOB } from '../../src/modules/mail/mail-owner-alerts.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
@@ -10,6 +9,7 @@ import { defineOutboxJob } from '../../src/outbox/outbox-registry.js';
 import type { OutboxJob, OutboxKind } from '../../src/outbox/outbox-types.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { createHarness, DB_KINDS, type Harness } from '../helpers/harness.js';
+import { outboxRow } from '../helpers/records.js';
 
 /** A kind of this test only, with a payload schema like the modules' own. */
 const PayloadJob = Type.Object({ orderId: Type.String({ minLength: 1 }), amountSatang: Type.Integer({ minimum: 0 }) });
@@ -73,20 +73,7 @@ describe.each(DB_KINDS)('outbox payloads are validated (%s)', (kind) => {
     'parks a stored payload that does not match after one attempt, with its reason, never retried; good jobs run',
     async () => {
       const now = new Date();
-      const row = (payload: string) => ({
-        id: newId('job'),
-        kind: 't.payload',
-        shop_id: null,
-        payload,
-        status: 'pending',
-        attempts: 0,
-        run_at: now.toISOString(),
-        locked_by: null,
-        locked_until: null,
-        last_error: null,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      });
+      const row = (payload: string) => outboxRow('t.payload', payload, now);
       // An older version's payload (amount as a decimal string), a hand-edited row that is not JSON, and a good one.
       const old = row(JSON.stringify({ orderId: 'B1', amount: '12.50' }));
       const edited = row('{"orderId": "B2", amountSatang: 100');

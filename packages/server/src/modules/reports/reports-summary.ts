@@ -122,10 +122,10 @@ interface Deps {
 }
 
 /**
- * Daily summary, exactly once per shop and local day. `scheduleDue` (run every minute by every
- * worker) inserts (shop, day) into daily_summaries and enqueues the job in the same transaction; the
- * primary key makes every other scheduler's insert a no-op, so however many workers and processes
- * run, one job exists per shop and day. The job's effects are idempotent too: the LINE push carries a
+ * Daily summary, exactly once per shop and local day. `scheduleDue` (the scheduled task
+ * `reports.summary-due`: once a minute across all workers) inserts (shop, day) into daily_summaries
+ * and enqueues the job in the same transaction; the primary key makes any other caller's insert (a
+ * late retry of an earlier minute, a test's direct call) a no-op, so one job exists per shop and day. The job's effects are idempotent too: the LINE push carries a
  * retry key derived from (shop, day, recipient) and the e-mail a dedupe key, and the row's status is
  * set together with the job's completion.
  */

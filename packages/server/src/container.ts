@@ -367,6 +367,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const scheduler = createScheduler({
     db,
     clock,
+    leaseMs: config.WORKER_LEASE_MS,
     log: logger,
     tasks: [
       ...housekeeping.tasks(hour),

@@ -77,6 +77,8 @@ export function createScheduler(deps: {
   db: Db;
   clock: Clock;
   tasks: readonly ScheduledTask[];
+  /** The workers' lease (WORKER_LEASE_MS): a task's `renewLease` calls reach the database once a third of it at most. */
+  leaseMs: number;
   log?: { info(o: object, msg: string): void; debug(o: object, msg: string): void };
 }): Scheduler {
   const { db, clock, tasks } = deps;
@@ -110,7 +112,12 @@ export function createScheduler(deps: {
       // A task this version no longer has (renamed or removed while its slot was queued): nothing to run.
       if (!task) return;
       const t0 = Date.now();
-      await task.run(() => ctx.renewLease());
+      let renewed = t0;
+      await task.run(async () => {
+        if (Date.now() - renewed < deps.leaseMs / 3) return;
+        await ctx.renewLease();
+        renewed = Date.now();
+      });
       deps.log?.info({ task: task.name, slot: job.payload.slot, jobId: job.id, ms: Date.now() - t0 }, 'scheduled task ran');
     },
   };

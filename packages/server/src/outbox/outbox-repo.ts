@@ -5,6 +5,7 @@ import type { OutboxTable } from '../db/db-schema.js';
 import { newId } from '../lib/ids.js';
 import type { OutboxJob, OutboxKind } from './outbox-types.js';
 import { deleteShopRows, type ShopPurge } from '../db/shop-rows.js';
+import { assertOutboxPayload, INVALID_PAYLOAD } from './outbox-registry.js';
 
 /**
  * Durable jobs. A producer enqueues inside its own database transaction, so a crash between the
@@ -19,35 +20,68 @@ export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJo
 }
 
 /**
- * Writes one job row. `claim` writes it already claimed (the worker's follow-ups: attempts 1, the
- * claimer's token and lease); without it the row is free for any worker.
+ * Enqueues a job that must exist at most once: `dedupeKey` is unique in the table, so of any number of
+ * callers (on any number of nodes) the first inserts and the others do nothing. Returns the new job's
+ * id, or null when a job with this key already exists (done jobs keep their key until pruned).
  */
+export async function enqueueOutboxOnce<K extends OutboxKind>(
+  trx: Db,
+  job: OutboxJob<K> & { dedupeKey: string },
+  now: Date,
+): Promise<string | null> {
+  const inserted = await insertOutboxJob(trx, job, now);
+  if (inserted) notifyOutbox(job.kind);
+  return inserted?.id ?? null;
+}
+
+/**
+ * Writes one job row, after checking its payload against the kind's schema (a mismatch throws: the
+ * caller has a bug). `claim` writes it already claimed (the worker's follow-ups: attempts 1, the
+ * claimer's token and lease); without it the row is free for any worker. With `dedupeKey`, null when
+ * a job with that key exists already.
+ */
+export async function insertOutboxJob<K extends OutboxKind>(
+  trx: Db,
+  job: OutboxJob<K> & { dedupeKey: string },
+  now: Date,
+  claim?: { token: string; until: Date },
+): Promise<{ id: string; runAt: string } | null>;
 export async function insertOutboxJob<K extends OutboxKind>(
   trx: Db,
   job: OutboxJob<K>,
   now: Date,
   claim?: { token: string; until: Date },
-): Promise<{ id: string; runAt: string }> {
+): Promise<{ id: string; runAt: string }>;
+export async function insertOutboxJob<K extends OutboxKind>(
+  trx: Db,
+  job: OutboxJob<K> & { dedupeKey?: string },
+  now: Date,
+  claim?: { token: string; until: Date },
+): Promise<{ id: string; runAt: string } | null> {
+  assertOutboxPayload(job.kind, job.payload);
   const id = newId('job', now.getTime());
   const runAt = (job.runAt ?? now).toISOString();
-  await trx
-    .insertInto('outbox')
-    .values({
-      id,
-      kind: job.kind,
-      shop_id: job.shopId ?? null,
-      payload: JSON.stringify(job.payload),
-      status: 'pending',
-      attempts: claim ? 1 : 0,
-      run_at: runAt,
-      locked_by: claim?.token ?? null,
-      locked_until: claim?.until.toISOString() ?? null,
-      last_error: null,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    })
-    .execute();
-  return { id, runAt };
+  const insert = trx.insertInto('outbox').values({
+    id,
+    kind: job.kind,
+    shop_id: job.shopId ?? null,
+    payload: JSON.stringify(job.payload),
+    status: 'pending',
+    attempts: claim ? 1 : 0,
+    run_at: runAt,
+    locked_by: claim?.token ?? null,
+    locked_until: claim?.until.toISOString() ?? null,
+    last_error: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    dedupe_key: job.dedupeKey ?? null,
+  });
+  if (job.dedupeKey === undefined) {
+    await insert.execute();
+    return { id, runAt };
+  }
+  const r = await insert.onConflict((oc) => oc.column('dedupe_key').doNothing()).executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1 ? { id, runAt } : null;
 }
 
 /** The backlog for the metrics gauges: pending jobs, and how long the oldest due one has waited. */
@@ -121,6 +155,17 @@ export const outboxClaims = {
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   },
+  /** Pushes the lease of a running job to `until`; false when the lease was lost. */
+  async renew(db: Db, id: string, token: string, until: Date): Promise<boolean> {
+    const r = await db
+      .updateTable('outbox')
+      .set({ locked_until: until.toISOString() })
+      .where('id', '=', id)
+      .where('locked_by', '=', token)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
   /** A failed run: parked as `failed` (no `retryAt`), or pending again at `retryAt`. */
   async fail(db: Db, id: string, token: string, o: { message: string; now: Date; retryAt?: Date }): Promise<void> {
     await db
@@ -154,6 +199,47 @@ export const outboxClaims = {
     return Number(r.numDeletedRows);
   },
 };
+
+/**
+ * Parked jobs for the operator (`slipcheck outbox failed`) and the metrics: failed rows, newest
+ * first, with the reason they were parked. Never the payload (a password reset's holds an address).
+ */
+export async function listParked(db: Db, o: { kind?: string; limit: number }) {
+  let q = db
+    .selectFrom('outbox')
+    .select(['id', 'kind', 'shop_id', 'attempts', 'last_error', 'created_at', 'updated_at'])
+    .where('status', '=', 'failed');
+  if (o.kind) q = q.where('kind', '=', o.kind);
+  const rows = await q.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(o.limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    shopId: r.shop_id,
+    attempts: r.attempts,
+    reason: r.last_error,
+    cause: parkCause(r.last_error),
+    createdAt: r.created_at,
+    parkedAt: r.updated_at,
+  }));
+}
+
+/** Why a job was parked: its payload did not match its kind's schema, or its handler kept failing. */
+export type ParkCause = 'invalid_payload' | 'failed';
+const parkCause = (lastError: string | null): ParkCause => (lastError?.startsWith(INVALID_PAYLOAD) ? 'invalid_payload' : 'failed');
+
+/** Parked jobs by cause, for the `slipcheck_outbox_parked` gauge. */
+export async function countParked(db: Db): Promise<Record<ParkCause, number>> {
+  const rows = await db
+    .selectFrom('outbox')
+    .where('status', '=', 'failed')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('all'),
+      eb.fn.count<number>(eb.case().when('last_error', 'like', `${INVALID_PAYLOAD}%`).then(1).end()).as('invalid'),
+    ])
+    .executeTakeFirst();
+  const invalid = Number(rows?.invalid ?? 0);
+  return { invalid_payload: invalid, failed: Number(rows?.all ?? 0) - invalid };
+}
 
 /**
  * In-process wake-up: workers in this process listen and look for due rows at once instead of

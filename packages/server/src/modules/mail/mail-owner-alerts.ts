@@ -1,3 +1,5 @@
+import { Type, type Static } from 'typebox';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { OutboxHandler } from '../../outbox/outbox-worker.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { MailService } from './mail-service.js';
@@ -9,12 +11,21 @@ import { mailTemplates } from './mail-templates.js';
  */
 export const OWNER_ALERT_JOB = 'owner.alert';
 
-export interface OwnerAlertJob {
-  type: 'STALE_SLIP' | 'EDITED_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING' | 'LINE_MONTHLY_LIMIT';
-  shopId: string;
-  transactionId?: string;
-  detail?: Record<string, unknown>;
-}
+export const OwnerAlertJobSchema = Type.Object({
+  type: Type.Union([
+    Type.Literal('STALE_SLIP'),
+    Type.Literal('EDITED_SLIP'),
+    Type.Literal('QUOTA_80'),
+    Type.Literal('QUOTA_100'),
+    Type.Literal('TRIAL_ENDING'),
+    Type.Literal('LINE_MONTHLY_LIMIT'),
+  ]),
+  shopId: Type.String({ minLength: 1 }),
+  transactionId: Type.Optional(Type.String()),
+  detail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type OwnerAlertJob = Static<typeof OwnerAlertJobSchema>;
+defineOutboxJob(OWNER_ALERT_JOB, OwnerAlertJobSchema);
 
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {

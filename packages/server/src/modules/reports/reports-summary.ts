@@ -1,7 +1,9 @@
+import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox, notifyOutbox } from '../../outbox/outbox-repo.js';
 import type { OutboxHandler } from '../../outbox/outbox-types.js';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import { retryKeyFor, type LineClient } from '../line/line-client.js';
 import type { LineOwnerService } from '../line/line-owner-service.js';
 import type { MailService } from '../mail/mail-service.js';
@@ -17,9 +19,16 @@ import { MONEY_WORDS } from '@slipcheck/sdk';
 
 export const DAILY_SUMMARY_KIND = 'report.daily_summary';
 
+/** One shop's summary of one business-time-zone day (YYYY-MM-DD). */
+export const DailySummaryJobSchema = Type.Object({
+  shopId: Type.String({ minLength: 1 }),
+  day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+});
+defineOutboxJob(DAILY_SUMMARY_KIND, DailySummaryJobSchema);
+
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {
-    'report.daily_summary': { shopId: string; day: string };
+    'report.daily_summary': Static<typeof DailySummaryJobSchema>;
   }
 }
 
@@ -113,10 +122,10 @@ interface Deps {
 }
 
 /**
- * Daily summary, exactly once per shop and local day. `scheduleDue` (run every minute by every
- * worker) inserts (shop, day) into daily_summaries and enqueues the job in the same transaction; the
- * primary key makes every other scheduler's insert a no-op, so however many workers and processes
- * run, one job exists per shop and day. The job's effects are idempotent too: the LINE push carries a
+ * Daily summary, exactly once per shop and local day. `scheduleDue` (the scheduled task
+ * `reports.summary-due`: once a minute across all workers) inserts (shop, day) into daily_summaries
+ * and enqueues the job in the same transaction; the primary key makes any other caller's insert (a
+ * late retry of an earlier minute, a test's direct call) a no-op, so one job exists per shop and day. The job's effects are idempotent too: the LINE push carries a
  * retry key derived from (shop, day, recipient) and the e-mail a dedupe key, and the row's status is
  * set together with the job's completion.
  */
@@ -176,8 +185,7 @@ export function createDailySummary(deps: Deps) {
   }
 
   const handler: OutboxHandler<typeof DAILY_SUMMARY_KIND> = async (job, ctx) => {
-    const p = job.payload;
-    if (!p?.shopId || !p.day || !/^\d{4}-\d{2}-\d{2}$/.test(p.day)) return;
+    const p = job.payload; // its shape and the day's format were checked against the schema before the run
     const row = await repo.get(p.shopId, p.day);
     if (!row || row.status !== 'queued') return;
     const shop = await deps.shops.get(p.shopId).catch(() => null);

@@ -1,10 +1,12 @@
 import { signWebhookPayload } from '@slipcheck/sdk/webhook-signature';
+import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { OutboxFinalFailureHandlers, OutboxHandler, OutboxHandlers } from '../../outbox/outbox-types.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
@@ -21,11 +23,13 @@ import { metrics } from '../../lib/metrics.js';
 /** Outbox kind owned by this module: one attempt round of one webhook delivery. */
 export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
 
-export interface WebhookDeliverJob {
-  deliveryId: string;
-  round: number;
-  manual?: boolean;
-}
+export const WebhookDeliverJobSchema = Type.Object({
+  deliveryId: Type.String({ minLength: 1 }),
+  round: Type.Integer({ minimum: 0 }),
+  manual: Type.Optional(Type.Boolean()),
+});
+export type WebhookDeliverJob = Static<typeof WebhookDeliverJobSchema>;
+defineOutboxJob(WEBHOOK_DELIVER_JOB, WebhookDeliverJobSchema);
 
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {

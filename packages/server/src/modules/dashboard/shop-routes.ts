@@ -10,6 +10,7 @@ import type { TransactionService } from '../transactions/transaction-service.js'
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
+import { settingsOf, type ShopSettingsPatch } from '../shops/shop-settings.js';
 import {
   ApiKeyCreateBody,
   ApiKeySchema,
@@ -28,13 +29,13 @@ const tags = ['dashboard'];
 const E = [401, 429];
 
 export function privacyOf(shop: Shop, defaultMonths: number) {
-  const p = (shop.settings.privacy ?? {}) as { autoDelete?: unknown; retentionMonths?: unknown };
-  return { autoDelete: p.autoDelete === true, retentionMonths: typeof p.retentionMonths === 'number' ? p.retentionMonths : defaultMonths };
+  const p = settingsOf(shop).privacy;
+  return { autoDelete: p.autoDelete, retentionMonths: p.retentionMonths ?? defaultMonths };
 }
 
 export function notificationsOf(shop: Shop) {
-  const n = (shop.settings.notifications ?? {}) as { staleSlipAlerts?: unknown; email?: unknown };
-  return { staleSlipAlerts: n.staleSlipAlerts !== false, email: n.email !== false };
+  const { staleSlipAlerts, email } = settingsOf(shop).notifications;
+  return { staleSlipAlerts, email };
 }
 
 /** Payee accounts, API keys and settings: every lookup carries the session's shop id. */
@@ -262,7 +263,7 @@ export const shopRoutes: FastifyPluginAsyncTypebox<ShopRouteDeps> = async (app, 
     async (req) => {
       const { shopId, userId } = req.dashboard!;
       const b = req.body;
-      let settings: Record<string, unknown> | undefined;
+      let settings: ShopSettingsPatch | undefined;
       if (b.notifications || b.privacy) {
         const shop = await shops.get(shopId);
         settings = {

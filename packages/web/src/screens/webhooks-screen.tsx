@@ -141,7 +141,7 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
 
 function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChanged: () => Promise<void>; onSecret: (s: string) => void }) {
   const { t, lang } = useI18n();
-  const deliveries = useLoad(() => api<{ items: WebhookDelivery[] }>(ROUTES.deliveries(ep.id), { query: { limit: 20 } }), [ep.id]);
+  const deliveries = useLoad(() => api<{ items: WebhookDelivery[] }>(ROUTES.deliveries(ep.id), { query: { limit: 20 } }), ep.id);
   const { busyKey: busy, error, run } = useAsyncAction();
   const [note, setNote] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);

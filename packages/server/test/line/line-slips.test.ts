@@ -10,7 +10,7 @@ import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
 // checker) -> Flex reply; results land in the API's transaction list with source LINE.
 const flexOf = (m: Sent | undefined) => m?.body.messages.find((x) => x.type === 'flex');
 const textOf = (m: Sent | undefined) => (m?.body.messages ?? []).map((x) => x.text ?? x.altText ?? '').join('\n');
-const flexText = (f: Record<string, any> | undefined): string => JSON.stringify(f ?? {});
+const flexText = (f: unknown): string => JSON.stringify(f ?? {});
 
 for (const kind of DB_KINDS) {
   describe(`LINE slips through the pipeline [${kind}]`, () => {

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { QuotaReason } from '../../lib/error-codes.js';
-import type { Shop, ShopService } from '../shops/shop-service.js';
+import type { ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
@@ -206,7 +206,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     }
   }
 
-  async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent, shop: Shop): Promise<void> {
+  async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent): Promise<void> {
     const src = event.source;
     const messageId = event.message?.id;
     if (!src || !messageId) return;
@@ -346,7 +346,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
           return;
         case 'message':
           if (event.message?.type === 'text') return onText(ch, token, lang, event);
-          if (event.message?.type === 'image') return onImage(ch, token, lang, event, shop);
+          if (event.message?.type === 'image') return onImage(ch, token, lang, event);
           return;
         default:
           return;

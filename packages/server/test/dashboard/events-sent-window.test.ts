@@ -5,6 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorEnvelope } from '../../src/http/common-schemas.js';
 import { createMemoryBus, type ResultsBus } from '../../src/lib/results-bus.js';
 import { eventsRoutes, SENT_WINDOW, type EventsRouteDeps } from '../../src/modules/dashboard/events-routes.js';
 import { createRecentIds } from '../../src/modules/dashboard/recent-ids.js';
@@ -65,6 +66,7 @@ describe('the live stream over a long connection', () => {
       sentWindow: WINDOW,
     } as unknown as EventsRouteDeps;
     app = Fastify();
+    app.addSchema(ErrorEnvelope);
     await app.register(eventsRoutes, deps);
     base = await app.listen({ port: 0, host: '127.0.0.1' });
   });

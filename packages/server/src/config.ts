@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { checkerConfigProblems } from './modules/checker/checker-factory.js';
+import { CHECKER_ADAPTERS, CHECKER_IDS } from './modules/checker/checker-registry.js';
 
 /**
  * One configuration schema, parsed once at start (and by the CLI, from the same variables, so
@@ -95,12 +96,14 @@ const spec = {
   CHECKER: {
     parse: str,
     def: 'sandbox',
-    doc: 'checker adapter, or a comma list tried in order (failover): sandbox, easyslip, slipok (see the checker section)',
+    doc: `checker adapter, or a comma list tried in order (failover): ${CHECKER_IDS.join(', ')} (see the checker section); another name stops the start`,
   },
   CHECKER_URL: {
     parse: str,
     def: '',
-    doc: 'checker URL(s), comma list matching CHECKER: easyslip = base without a version (default https://api.easyslip.com), slipok = https://api.slipok.com/api/line/apikey/<BRANCH_ID>, sandbox = default the sandbox bank',
+    doc: `checker URL(s), comma list matching CHECKER: ${Object.values(CHECKER_ADAPTERS)
+      .map((a) => a.urlDoc)
+      .join(', ')}`,
   },
   CHECKER_KEY: { parse: str, def: '', doc: 'checker credential(s), comma list matching CHECKER' },
   CHECKER_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one checker attempt' },

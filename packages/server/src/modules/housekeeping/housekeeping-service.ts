@@ -7,6 +7,7 @@ import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { ImageClaims } from '../verification/image-claims.js';
 import type { ShopService } from '../shops/shop-service.js';
+import { settingsOf } from '../shops/shop-settings.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { SessionService } from '../accounts/session-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
@@ -21,10 +22,9 @@ const noRenew = async () => undefined;
  * too, so a file never shows what the next hourly run would blank.
  */
 export function anonymizeCutoff(settings: Record<string, unknown>, now: Date, defaultRetentionMonths: number): Date | null {
-  const privacy = (settings.privacy ?? {}) as { autoDelete?: boolean; retentionMonths?: number };
-  if (privacy.autoDelete !== true) return null;
-  const months =
-    Number.isInteger(privacy.retentionMonths) && privacy.retentionMonths! > 0 ? privacy.retentionMonths! : defaultRetentionMonths;
+  const { privacy } = settingsOf({ settings });
+  if (!privacy.autoDelete) return null;
+  const months = privacy.retentionMonths ?? defaultRetentionMonths;
   const cutoff = new Date(now);
   cutoff.setUTCMonth(cutoff.getUTCMonth() - months);
   return cutoff;
@@ -89,7 +89,7 @@ export function createHousekeeping(deps: {
     const soon = new Date(t.getTime() + TRIAL_ALERT_BEFORE_MS).toISOString();
     let n = 0;
     for (const shop of await shops.trialsEnding(t.toISOString(), soon)) {
-      if (shop.settings.trialAlertFor === shop.trialEndsAt) continue;
+      if (settingsOf(shop).trialAlertFor === shop.trialEndsAt) continue;
       await db.transaction().execute(async (trx) => {
         await shops.replaceSettings(shop.id, { ...shop.settings, trialAlertFor: shop.trialEndsAt }, trx);
         await enqueueOutbox(

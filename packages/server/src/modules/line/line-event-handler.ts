@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { TRIAL_PLAN } from '../plans/plan-service.js';
-import type { Shop, ShopService } from '../shops/shop-service.js';
+import type { QuotaReason } from '../../lib/error-codes.js';
+import type { ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
@@ -206,7 +206,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     }
   }
 
-  async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent, shop: Shop): Promise<void> {
+  async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent): Promise<void> {
     const src = event.source;
     const messageId = event.message?.id;
     if (!src || !messageId) return;
@@ -272,7 +272,8 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.statusCode === 402) {
-        const trialOver = shop.planCode === TRIAL_PLAN && !!shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now();
+        // The quota service decided why (trial ended, monthly quota); its answer says so, not a second copy of the rule.
+        const trialOver = e.extra.reason === ('TRIAL_ENDED' satisfies QuotaReason);
         await answer(token, ch, event, trialOver ? msg.trialEnded(lang, audience) : msg.quotaExhausted(lang, audience));
         if (!trialOver) await alertQuotaExhausted(ch.shop_id);
         return;
@@ -345,7 +346,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
           return;
         case 'message':
           if (event.message?.type === 'text') return onText(ch, token, lang, event);
-          if (event.message?.type === 'image') return onImage(ch, token, lang, event, shop);
+          if (event.message?.type === 'image') return onImage(ch, token, lang, event);
           return;
         default:
           return;

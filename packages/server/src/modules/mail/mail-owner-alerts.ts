@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { OutboxHandler } from '../../outbox/outbox-worker.js';
 import type { ShopService } from '../shops/shop-service.js';
+import { settingsOf } from '../shops/shop-settings.js';
 import type { MailService } from './mail-service.js';
 import { mailTemplates } from './mail-templates.js';
 
@@ -51,9 +52,9 @@ export function createMailOwnerAlertHandler(deps: {
     if (!shopId) return;
     const shop = await deps.shops.get(shopId).catch(() => null);
     if (!shop) return;
-    const prefs = (shop.settings.notifications ?? {}) as { email?: boolean; staleSlipAlerts?: boolean };
-    if (prefs.email === false) return;
-    if (p.type === 'STALE_SLIP' && prefs.staleSlipAlerts === false) return;
+    const prefs = settingsOf(shop).notifications;
+    if (!prefs.email) return;
+    if (p.type === 'STALE_SLIP' && !prefs.staleSlipAlerts) return;
     for (const email of await deps.recipients(shopId)) {
       await deps.mail.send(
         email,

@@ -10,6 +10,7 @@ import type { MailService } from '../mail/mail-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
+import { settingsOf, type ShopSettings } from '../shops/shop-settings.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import { createReportsRepo } from './reports-repo.js';
@@ -32,26 +33,11 @@ declare module '../../outbox/outbox-types.js' {
   }
 }
 
-export interface SummarySettings {
-  enabled: boolean;
-  /** HH:MM in the business time zone. */
-  time: string;
-  line: boolean;
-  email: boolean;
-  /** Send on days with no results too (default: skip them). */
-  sendEmpty: boolean;
-}
-export const DEFAULT_SUMMARY: SummarySettings = { enabled: true, time: '21:00', line: true, email: true, sendEmpty: false };
+/** The daily summary's part of the shop settings (shops/shop-settings.ts holds the defaults). */
+export type SummarySettings = ShopSettings['dailySummary'];
 
 export function summarySettingsOf(shop: Pick<Shop, 'settings'>): SummarySettings {
-  const s = (shop.settings.dailySummary ?? {}) as Partial<SummarySettings>;
-  return {
-    enabled: s.enabled !== false,
-    time: typeof s.time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(s.time) ? s.time : DEFAULT_SUMMARY.time,
-    line: s.line !== false,
-    email: s.email !== false,
-    sendEmpty: s.sendEmpty === true,
-  };
+  return settingsOf(shop).dailySummary;
 }
 
 export interface DailySummaryFacts {

@@ -7,8 +7,10 @@ import type { AuditService } from '../audit/audit-service.js';
 import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
 import { createShopRepo, ERASED_NAME, lockShopRow } from './shop-repo.js';
 
+import { mergeSettings, type ShopSettingsPatch } from './shop-settings.js';
 import { SHOP_STATES, type Shop, type ShopState } from './shop-types.js';
 export { SHOP_STATES } from './shop-types.js';
+export { settingsOf, ShopSettings, type ShopSettingsPatch } from './shop-settings.js';
 export type { Shop, ShopState } from './shop-types.js';
 
 export const shopFromRow = (r: ShopsTable): Shop => ({
@@ -120,16 +122,12 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
       await audit.record({ shopId: id, actor, action: 'shop.state', target: id, detail: { from: before.state, to: state } });
       return get(id);
     },
-    async update(
-      id: string,
-      patch: { name?: string; language?: 'th' | 'en'; settings?: Record<string, unknown> },
-      actor: string,
-    ): Promise<Shop> {
+    async update(id: string, patch: { name?: string; language?: 'th' | 'en'; settings?: ShopSettingsPatch }, actor: string): Promise<Shop> {
       const before = await get(id);
       const set: Partial<ShopsTable> = {};
       if (patch.name !== undefined) set.name = validateShopName(patch.name);
       if (patch.language !== undefined) set.language = patch.language === 'en' ? 'en' : 'th';
-      if (patch.settings !== undefined) set.settings = JSON.stringify({ ...before.settings, ...patch.settings });
+      if (patch.settings !== undefined) set.settings = JSON.stringify(mergeSettings(before.settings, patch.settings));
       if (Object.keys(set).length) await repo.update(id, set);
       await audit.record({ shopId: id, actor, action: 'shop.update', target: id, detail: { fields: Object.keys(set) } });
       return get(id);

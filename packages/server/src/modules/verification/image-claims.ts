@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { WhereInterface } from 'kysely';
+import type { Database } from '../../db/db-schema.js';
 import { preparedQuery, type Db } from '../../db/db.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
@@ -61,7 +63,8 @@ export function createImageClaims(deps: {
 }) {
   const { db, now, leaseMs } = deps;
   const leaseFrom = (t: Date) => new Date(t.getTime() + leaseMs).toISOString();
-  const keyed = <Q extends { where: (...a: any[]) => any }>(q: Q, k: ClaimKey): Q =>
+  // Kysely's update and delete builders share WhereInterface; each where() answers the same builder.
+  const keyed = <Q extends WhereInterface<Database, 'image_claims'>>(q: Q, k: ClaimKey): Q =>
     q.where('shop_id', '=', k.shopId).where('scope', '=', k.scope).where('image_hash', '=', k.hash).where('owner', '=', k.token) as Q;
 
   async function tryInsert(shopId: string, scope: string, hash: string, t: Date, token: string): Promise<boolean> {

@@ -24,24 +24,27 @@ export interface CorpusImage {
 /** What real traffic is made of: images per variant at scale 1 (see docs/benchmarks.md, "Decoding"). */
 export const TRAFFIC_MIX: Record<string, number> = {
   // Chat-app recompression of a screenshot or saved slip: long side, JPEG 60-85, 4:2:0.
-  chat1280: 20,
-  chat1024: 24,
-  chat800: 20,
-  chat640: 16,
-  chat480: 14,
+  chat1280: 30,
+  chat1024: 20,
+  chat800: 16,
+  chat640: 14,
+  chat480: 12,
   // Thumbnails and previews, 200-400 px wide.
-  thumb: 44,
+  thumb: 52,
   // The bank app's screen captured whole: status bar, app bar, buttons; then through a chat app.
   appshot: 20,
   // A chat app's screen with the slip as a received picture among messages.
   chatshot: 12,
   // Cropped tightly around the slip (header cut, QR close to the edge), then through a chat app.
-  crop: 24,
+  crop: 36,
   // A photo of the phone's screen (the sandbox's screenphoto effect), then through a chat app.
-  screenphotochat: 10,
+  screenphotochat: 14,
   // The shop's own PromptPay QR beside the slip (a collage or a chat with both pictures).
   shopqr: 16,
 };
+
+/** One traffic slip in this many is drawn with the small (110 px) QR some bank apps print. */
+const SMALL_QR_EVERY = 8;
 
 /** The sandbox bank's own variants (mostly 1080x1900 originals) and a 1080x1900 JPEG, per variant at scale 1. */
 export const ORIGINALS_PER_VARIANT = 6;
@@ -253,8 +256,11 @@ export async function buildSlipCorpus(opts: CorpusOptions = {}): Promise<CorpusI
     for (let i = 0; i < count(n); i++) {
       // Every bank layout in turn: the QR sits right, centre or left, at 260-300 px on 1080.
       const layout: Layout = LAYOUTS[(i + variant.length) % LAYOUTS.length]!;
+      const small = i % SMALL_QR_EVERY === SMALL_QR_EVERY - 1 && variant !== 'screenphotochat';
       const s = await generateSlip(
-        variant === 'screenphotochat' ? { variant: 'screenphoto', layout } : { variant: 'clean', format: 'png', layout },
+        variant === 'screenphotochat'
+          ? { variant: 'screenphoto', layout }
+          : { variant: small ? 'smallqr' : 'clean', format: 'png', layout },
       );
       const image = await trafficImage(variant, s.image, shopQr, rnd);
       out.push(await sized(variant, image, s.payload));

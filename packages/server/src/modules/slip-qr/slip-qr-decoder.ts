@@ -141,8 +141,27 @@ class Renditions {
   }
 
   fullLuma(): Promise<LumaImage> {
-    this.full ??= this.build(() => toLuma(this.base(FULL_MAX_SIDE)));
+    this.full ??= this.build(() =>
+      // libvips' flatten works in floating point (~7 ms on a 1080x1900 RGBA screenshot, more than
+      // decoding it); composing the one channel over white in JS costs ~2.
+      this.meta.hasAlpha && this.longSide <= FULL_MAX_SIDE ? this.flattenedLuma() : toLuma(this.base(FULL_MAX_SIDE)),
+    );
     return this.full;
+  }
+
+  /** Green (or grey) channel composed over white, from the decoded RGBA (or grey + alpha) pixels. */
+  private async flattenedLuma(): Promise<LumaImage> {
+    const { data, info } = await sharp(this.image, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'none' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const n = info.channels;
+    const g = n >= 3 ? 1 : 0;
+    const out = new Uint8Array(info.width * info.height);
+    for (let i = 0, j = 0; j < out.length; i += n, j++) {
+      const v = data[i + g]!;
+      out[j] = (v + ((255 - v) * (255 - data[i + n - 1]!) + 127) / 255) | 0;
+    }
+    return { data: out, width: info.width, height: info.height };
   }
 }
 
@@ -190,6 +209,17 @@ export function shrinkLuma(img: LumaImage, k: number): LumaImage {
   const src = img.data;
   const area = k * k;
   const half = area >> 1;
+  if (k === 2) {
+    // The common case (1080x1900 and 1080x2340 PNGs), unrolled: ~1.5 ms instead of ~4.
+    const w = img.width;
+    for (let y = 0; y < height; y++) {
+      let a = 2 * y * w;
+      let b = a + w;
+      const o = y * width;
+      for (let x = 0; x < width; x++, a += 2, b += 2) out[o + x] = (src[a]! + src[a + 1]! + src[b]! + src[b + 1]! + 2) >> 2;
+    }
+    return { data: out, width, height };
+  }
   for (let y = 0; y < height; y++) {
     row.fill(0);
     for (let dy = 0; dy < k; dy++) {

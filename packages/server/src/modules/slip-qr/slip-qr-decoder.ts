@@ -49,8 +49,9 @@ const MAX_INPUT_PIXELS = 50_000_000;
 // (see "Image limits" in README.md); the limits live in the byte-level gate (image-gate.ts).
 export { MAX_SLIP_PIXELS, MAX_SLIP_ASPECT };
 // Decode-time budget per image (wall time in the worker): no further cascade pass starts once it is
-// spent. Real slips finish in the fast or fullplain pass (<= ~60 ms, docs/benchmarks.md); every pass
-// after those exists for damaged photos and never takes a real slip near this bound.
+// spent. Real slips finish in the first passes (fast, fullplain; region for a few thumbnails: <= ~60 ms
+// CPU, docs/benchmarks.md); the passes after those exist for damaged photos and never take a real
+// slip near this bound.
 export const DEFAULT_DECODE_BUDGET_MS = 600;
 
 // Higher rank wins when no pass finds a valid slip: a slip-shaped QR with a wrong CRC tells the user
@@ -141,27 +142,8 @@ class Renditions {
   }
 
   fullLuma(): Promise<LumaImage> {
-    this.full ??= this.build(() =>
-      // libvips' flatten works in floating point (~7 ms on a 1080x1900 RGBA screenshot, more than
-      // decoding it); composing the one channel over white in JS costs ~2.
-      this.meta.hasAlpha && this.longSide <= FULL_MAX_SIDE ? this.flattenedLuma() : toLuma(this.base(FULL_MAX_SIDE)),
-    );
+    this.full ??= this.build(() => toLuma(this.base(FULL_MAX_SIDE)));
     return this.full;
-  }
-
-  /** Green (or grey) channel composed over white, from the decoded RGBA (or grey + alpha) pixels. */
-  private async flattenedLuma(): Promise<LumaImage> {
-    const { data, info } = await sharp(this.image, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'none' })
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    const n = info.channels;
-    const g = n >= 3 ? 1 : 0;
-    const out = new Uint8Array(info.width * info.height);
-    for (let i = 0, j = 0; j < out.length; i += n, j++) {
-      const v = data[i + g]!;
-      out[j] = (v + ((255 - v) * (255 - data[i + n - 1]!) + 127) / 255) | 0;
-    }
-    return { data: out, width: info.width, height: info.height };
   }
 }
 

@@ -3,6 +3,11 @@ import { preparedQuery, type Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
+/** One record by id within its shop: every cached replay and every webhook reads one (SQL built once, see preparedQuery). */
+const byIdQuery = preparedQuery((db: Db, shopId: string, id: string) =>
+  db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId).where('id', '=', id),
+);
+
 /** Filters of a page, already in stored form (satang, ISO instants, split lists). */
 export interface TransactionQuery {
   statuses?: string[];
@@ -60,8 +65,8 @@ export function createTransactionRepo(db: Db) {
       }
       return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
     },
-    byId(shopId: string, id: string): Promise<TransactionsTable | undefined> {
-      return db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    async byId(shopId: string, id: string): Promise<TransactionsTable | undefined> {
+      return (await byIdQuery(db, shopId, id))[0];
     },
     /** Oldest first, after the row `lastId` in (createdAt, id) order; empty when `lastId` is unknown. */
     async after(shopId: string, lastId: string, limit: number): Promise<TransactionsTable[]> {

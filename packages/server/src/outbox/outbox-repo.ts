@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import type { Db } from '../db/db.js';
+import { preparedRowQuery, type Db } from '../db/db.js';
 import type { OutboxTable } from '../db/db-schema.js';
 import { newId } from '../lib/ids.js';
 import type { OutboxJob, OutboxKind } from './outbox-types.js';
@@ -18,6 +18,9 @@ export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJo
   return id;
 }
 
+/** Every verify and every webhook round writes jobs (SQL built once, see preparedRowQuery). */
+const insertJobQuery = preparedRowQuery((db: Db, row: OutboxTable) => db.insertInto('outbox').values(row));
+
 /**
  * Writes one job row. `claim` writes it already claimed (the worker's follow-ups: attempts 1, the
  * claimer's token and lease); without it the row is free for any worker.
@@ -30,23 +33,20 @@ export async function insertOutboxJob<K extends OutboxKind>(
 ): Promise<{ id: string; runAt: string }> {
   const id = newId('job', now.getTime());
   const runAt = (job.runAt ?? now).toISOString();
-  await trx
-    .insertInto('outbox')
-    .values({
-      id,
-      kind: job.kind,
-      shop_id: job.shopId ?? null,
-      payload: JSON.stringify(job.payload),
-      status: 'pending',
-      attempts: claim ? 1 : 0,
-      run_at: runAt,
-      locked_by: claim?.token ?? null,
-      locked_until: claim?.until.toISOString() ?? null,
-      last_error: null,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    })
-    .execute();
+  await insertJobQuery(trx, {
+    id,
+    kind: job.kind,
+    shop_id: job.shopId ?? null,
+    payload: JSON.stringify(job.payload),
+    status: 'pending',
+    attempts: claim ? 1 : 0,
+    run_at: runAt,
+    locked_by: claim?.token ?? null,
+    locked_until: claim?.until.toISOString() ?? null,
+    last_error: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  });
   return { id, runAt };
 }
 

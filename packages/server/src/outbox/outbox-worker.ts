@@ -189,7 +189,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     const adopted: OutboxJobRow[] = [];
     let deadline: NodeJS.Timeout | undefined;
     const ctx: JobContext = {
-      async enqueueClaimed(trx, j) {
+      async enqueueClaimed(trx, j, memo) {
         const now = clock.now();
         const { id, runAt } = await insertOutboxJob(trx, j, now, { token: tokenOf(job), until: new Date(now.getTime() + leaseMs) });
         adopted.push(
@@ -203,6 +203,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
               runAt,
               createdAt: now.toISOString(),
               takenBack: false,
+              memo,
             },
             { [TOKEN]: tokenOf(job) },
           ),

@@ -17,7 +17,9 @@ export async function lockShopRow(trx: Db, shopId: string): Promise<void> {
 }
 
 /** A live shop by id: API-key authentication and every webhook read one (SQL built once, see preparedQuery). */
-const liveQuery = preparedQuery((db: Db, id: string) => db.selectFrom('shops').selectAll().where('id', '=', id).where('deleted_at', 'is', null));
+const liveQuery = preparedQuery((db: Db, id: string) =>
+  db.selectFrom('shops').selectAll().where('id', '=', id).where('deleted_at', 'is', null),
+);
 
 /** The SQL of the shops table; no other file names it (other modules call the shops service). */
 export function createShopRepo(db: Db) {

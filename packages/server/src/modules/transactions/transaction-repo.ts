@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { preparedQuery, type Db } from '../../db/db.js';
+import { preparedQuery, preparedRowQuery, type Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
@@ -7,6 +7,9 @@ import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 const byIdQuery = preparedQuery((db: Db, shopId: string, id: string) =>
   db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId).where('id', '=', id),
 );
+
+/** A new record: every verify writes one (SQL built once, see preparedRowQuery). */
+const insertQuery = preparedRowQuery((db: Db, row: TransactionsTable) => db.insertInto('transactions').values(row));
 
 /** Filters of a page, already in stored form (satang, ISO instants, split lists). */
 export interface TransactionQuery {
@@ -132,7 +135,7 @@ export function createTransactionRepo(db: Db) {
     },
     /** Inside the verify pipeline's transaction (record, claim, quota and outbox commit together). */
     async insert(trx: Db, row: TransactionsTable): Promise<void> {
-      await trx.insertInto('transactions').values(row).execute();
+      await insertQuery(trx, row);
     },
     /** When the transfer's SUCCESS was recorded for this shop and environment (createdAt), or null. */
     async successAt(shopId: string, environment: string, transRef: string): Promise<string | null> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { preparedQuery, type Db } from '../../db/db.js';
+import { preparedQuery, preparedRowQuery, type Db } from '../../db/db.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+import type { ImageClaimsTable } from '../../db/db-schema.js';
 
 /**
  * Same-image replay as a database claim, so N concurrent uploads of one image make one check on one
@@ -48,6 +49,15 @@ const claimQuery = preparedQuery((db: Db, shopId: string, scope: string, hash: s
     .where('image_hash', '=', hash),
 );
 
+/** A new claim, unless one exists (the first statement that writes on every new image). */
+const insertClaimQuery = preparedRowQuery((db: Db, row: ImageClaimsTable) =>
+  db
+    .insertInto('image_claims')
+    .values(row)
+    .onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing())
+    .returning('image_hash'),
+);
+
 const reservationOf = (pool: string | null, period: string | null): ClaimReservation | null =>
   (pool === 'live' || pool === 'test') && period ? { pool, period } : null;
 
@@ -65,22 +75,18 @@ export function createImageClaims(deps: {
     q.where('shop_id', '=', k.shopId).where('scope', '=', k.scope).where('image_hash', '=', k.hash).where('owner', '=', k.token) as Q;
 
   async function tryInsert(shopId: string, scope: string, hash: string, t: Date, token: string): Promise<boolean> {
-    const r = await db
-      .insertInto('image_claims')
-      .values({
-        shop_id: shopId,
-        scope,
-        image_hash: hash,
-        transaction_id: null,
-        claimed_at: t.toISOString(),
-        owner: token,
-        lease_until: leaseFrom(t),
-        reserved_pool: null,
-        reserved_period: null,
-      })
-      .onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing())
-      .executeTakeFirst();
-    return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
+    const inserted = await insertClaimQuery(db, {
+      shop_id: shopId,
+      scope,
+      image_hash: hash,
+      transaction_id: null,
+      claimed_at: t.toISOString(),
+      owner: token,
+      lease_until: leaseFrom(t),
+      reserved_pool: null,
+      reserved_period: null,
+    });
+    return inserted.length === 1;
   }
 
   return {

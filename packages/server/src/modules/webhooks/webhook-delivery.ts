@@ -48,6 +48,12 @@ export interface WebhookDeliveryDeps {
   retrySchedule: number[];
 }
 
+/** What the fan-out hands its first delivery round in memory (JobContext.enqueueClaimed). */
+interface DeliverMemo {
+  delivery: WebhookDeliveriesTable;
+  endpoint: WebhookEndpointsTable;
+}
+
 export const DELIVERY_HEADERS = {
   signature: 'X-Service-Signature',
   deliveryId: 'X-Service-Delivery-Id',
@@ -233,27 +239,23 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       for (const endpoint of endpoints) {
         const id = newId('whd', now.getTime());
         const at = now.toISOString();
-        await repo.insertDelivery(
-          newDeliveryRow({
-            id,
-            shop_id: p.shopId,
-            endpoint_id: endpoint.id,
-            event_id: event.id,
-            event_kind: event.kind,
-            transaction_id: record.id,
-            payload: event.body,
-            isTest: false,
-            nextAttemptAt: at,
-            at,
-          }),
-          trx,
-        );
-        // Claimed by this worker: the first attempt starts right after this commit, without a claim round trip.
-        await ctx.enqueueClaimed(trx, {
-          kind: WEBHOOK_DELIVER_JOB,
-          shopId: p.shopId,
-          payload: { deliveryId: id, round: 0 },
+        const delivery = newDeliveryRow({
+          id,
+          shop_id: p.shopId,
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_kind: event.kind,
+          transaction_id: record.id,
+          payload: event.body,
+          isTest: false,
+          nextAttemptAt: at,
+          at,
         });
+        await repo.insertDelivery(delivery, trx);
+        // Claimed by this worker: the first attempt starts right after this commit, without a claim
+        // round trip, and with the rows in hand (no reads: the delivery is the one written here).
+        const memo: DeliverMemo = { delivery, endpoint };
+        await ctx.enqueueClaimed(trx, { kind: WEBHOOK_DELIVER_JOB, shopId: p.shopId, payload: { deliveryId: id, round: 0 } }, memo);
       }
       await ctx.completeIn(trx);
     });
@@ -262,10 +264,14 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   /** `webhook.deliver`: one attempt round of one delivery. */
   const onDeliver: OutboxHandler<typeof WEBHOOK_DELIVER_JOB> = async (job, ctx) => {
     const p = job.payload;
-    const delivery = await repo.deliveryById(p?.deliveryId ?? '');
+    // The first round straight after the fan-out has its rows from it: the delivery was written in
+    // the job's own transaction and the endpoint read as enabled just before.
+    const memo = job.memo as DeliverMemo | undefined;
+    const fresh = memo?.delivery.id === p?.deliveryId ? memo : undefined;
+    const delivery = fresh?.delivery ?? (await repo.deliveryById(p?.deliveryId ?? ''));
     // Stale jobs (already delivered, failed or cancelled meanwhile) do nothing.
     if (!delivery || !['pending', 'retrying'].includes(delivery.status)) return;
-    const endpoint = await repo.endpoint(delivery.shop_id, delivery.endpoint_id);
+    const endpoint = fresh?.endpoint ?? (await repo.endpoint(delivery.shop_id, delivery.endpoint_id));
     if (!endpoint || endpoint.status !== 'enabled') {
       await db.transaction().execute(async (trx) => {
         await repo.cancelDelivery(delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', ctx.now().toISOString(), trx);

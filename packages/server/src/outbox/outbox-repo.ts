@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import { preparedRowQuery, type Db } from '../db/db.js';
+import { preparedQuery, preparedRowQuery, type Db } from '../db/db.js';
 import type { OutboxTable } from '../db/db-schema.js';
 import { newId } from '../lib/ids.js';
 import type { OutboxJob, OutboxKind } from './outbox-types.js';
@@ -20,6 +20,17 @@ export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJo
 
 /** Every verify and every webhook round writes jobs (SQL built once, see preparedRowQuery). */
 const insertJobQuery = preparedRowQuery((db: Db, row: OutboxTable) => db.insertInto('outbox').values(row));
+
+/** Marks a job done, fenced on its claim (every job's last statement). */
+const completeJobQuery = preparedQuery((db: Db, id: string, token: string, nowIso: string) =>
+  db
+    .updateTable('outbox')
+    .set({ status: 'done', locked_by: null, locked_until: null, updated_at: nowIso })
+    .where('id', '=', id)
+    .where('locked_by', '=', token)
+    .where('status', '=', 'pending')
+    .returning('id'),
+);
 
 /**
  * Writes one job row. `claim` writes it already claimed (the worker's follow-ups: attempts 1, the
@@ -112,14 +123,7 @@ export const outboxClaims = {
   },
   /** Marks the job done (in the handler's transaction when it passes one); false when the lease was lost. */
   async complete(db: Db, id: string, token: string, now: Date): Promise<boolean> {
-    const r = await db
-      .updateTable('outbox')
-      .set({ status: 'done', locked_by: null, locked_until: null, updated_at: now.toISOString() })
-      .where('id', '=', id)
-      .where('locked_by', '=', token)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return (await completeJobQuery(db, id, token, now.toISOString())).length > 0;
   },
   /** A failed run: parked as `failed` (no `retryAt`), or pending again at `retryAt`. */
   async fail(db: Db, id: string, token: string, o: { message: string; now: Date; retryAt?: Date }): Promise<void> {

@@ -58,6 +58,32 @@ const insertClaimQuery = preparedRowQuery((db: Db, row: ImageClaimsTable) =>
     .returning('image_hash'),
 );
 
+/** Ties an in-flight claim to its record (every new record's transaction): answers the claim when it was still ours. */
+const completeQuery = preparedQuery((db: Db, transactionId: string, shopId: string, scope: string, hash: string, token: string) =>
+  db
+    .updateTable('image_claims')
+    .set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null })
+    .where('shop_id', '=', shopId)
+    .where('scope', '=', scope)
+    .where('image_hash', '=', hash)
+    .where('owner', '=', token)
+    .where('transaction_id', 'is', null)
+    .returning('image_hash'),
+);
+
+/** Notes the unit an in-flight claim holds (every reserve's transaction). */
+const markQuery = preparedQuery((db: Db, pool: string, period: string, shopId: string, scope: string, hash: string, token: string) =>
+  db
+    .updateTable('image_claims')
+    .set({ reserved_pool: pool, reserved_period: period })
+    .where('shop_id', '=', shopId)
+    .where('scope', '=', scope)
+    .where('image_hash', '=', hash)
+    .where('owner', '=', token)
+    .where('transaction_id', 'is', null)
+    .returning('image_hash'),
+);
+
 const reservationOf = (pool: string | null, period: string | null): ClaimReservation | null =>
   (pool === 'live' || pool === 'test') && period ? { pool, period } : null;
 
@@ -152,20 +178,11 @@ export function createImageClaims(deps: {
     },
     /** Marks the unit this owner reserved; false when the claim is no longer ours (the caller rolls back). */
     async markReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {
-      const u = await keyed(trx.updateTable('image_claims').set({ reserved_pool: r.pool, reserved_period: r.period }), k)
-        .where('transaction_id', 'is', null)
-        .executeTakeFirst();
-      return Number(u.numUpdatedRows) === 1;
+      return (await markQuery(trx, r.pool, r.period, k.shopId, k.scope, k.hash, k.token)).length === 1;
     },
     /** Ties the claim to its record and clears the reservation mark; false when the claim is no longer ours. */
     async complete(trx: Db, k: ClaimKey, transactionId: string): Promise<boolean> {
-      const u = await keyed(
-        trx.updateTable('image_claims').set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null }),
-        k,
-      )
-        .where('transaction_id', 'is', null)
-        .executeTakeFirst();
-      return Number(u.numUpdatedRows) === 1;
+      return (await completeQuery(trx, transactionId, k.shopId, k.scope, k.hash, k.token)).length === 1;
     },
     /**
      * Results that must not be replayed (provider errors, quota refusals, failures) give the claim back.

@@ -70,14 +70,24 @@ export const attemptNumber = (round: number): number => round + 1;
 
 const cut = (s: string | null) => (s === null ? null : s.length > 500 ? s.slice(0, 500) : s);
 
-/** The secrets that sign now: the current one, plus the previous one while its rotation overlap lasts. */
-export function signingSecrets(box: SecretBox, endpoint: WebhookEndpointsTable, now: Date): string[] {
-  const list = [box.decrypt(endpoint.secret_enc, endpoint.id)];
+/**
+ * The secrets that sign now: the current one, plus the previous one while its rotation overlap lasts.
+ * `open` decrypts a sealed value (a caching one in the worker, see createWebhookDelivery).
+ */
+export function signingSecrets(
+  box: SecretBox,
+  endpoint: WebhookEndpointsTable,
+  now: Date,
+  open: (sealed: string, aad: string) => string = (sealed, aad) => box.decrypt(sealed, aad),
+): string[] {
+  const list = [open(endpoint.secret_enc, endpoint.id)];
   if (endpoint.previous_secret_enc && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now.toISOString()) {
-    list.push(box.decrypt(endpoint.previous_secret_enc, endpoint.id));
+    list.push(open(endpoint.previous_secret_enc, endpoint.id));
   }
   return list;
 }
+
+const OPENED_SECRETS = 1000;
 
 /** Not found is an answer (the record or shop is gone: nothing to send); any other failure is retried. */
 const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
@@ -88,6 +98,19 @@ const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
 
 export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
+  // Decrypting a signing secret (an AES-GCM setup per call) cost more than signing with it: opened
+  // secrets are kept by their sealed value and row, so a rotation (a new sealed value) is read anew.
+  const opened = new Map<string, string>();
+  const open = (sealed: string, aad: string) => {
+    const k = `${aad}\u0000${sealed}`;
+    let plain = opened.get(k);
+    if (plain === undefined) {
+      plain = box.decrypt(sealed, aad);
+      if (opened.size >= OPENED_SECRETS) opened.delete(opened.keys().next().value!);
+      opened.set(k, plain);
+    }
+    return plain;
+  };
 
   /**
    * One attempt: sends, then records the attempt, the delivery state and the next round in one
@@ -144,7 +167,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       body: delivery.payload,
       signal: input.signal,
       headers: {
-        [DELIVERY_HEADERS.signature]: signWebhookPayload(delivery.payload, signingSecrets(box, endpoint, started), t),
+        [DELIVERY_HEADERS.signature]: signWebhookPayload(delivery.payload, signingSecrets(box, endpoint, started, open), t),
         [DELIVERY_HEADERS.deliveryId]: delivery.id,
         [DELIVERY_HEADERS.event]: delivery.event_kind,
         [DELIVERY_HEADERS.attempt]: String(attemptNumber(round)),

@@ -4,6 +4,15 @@ import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 
 // Every delivery round writes these (SQL built once, see preparedRowQuery).
 const insertDeliveryQuery = preparedRowQuery((db: Db, row: WebhookDeliveriesTable) => db.insertInto('webhook_deliveries').values(row));
+const recordRoundQuery = preparedRowQuery(
+  (db: Db, row: Omit<Partial<WebhookDeliveriesTable>, 'attempts'> & { id: string; status: string; updated_at: string }) => {
+    const { id, ...set } = row;
+    return db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', id);
+  },
+);
 const insertAttemptQuery = preparedRowQuery((db: Db, row: WebhookAttemptsTable) => db.insertInto('webhook_attempts').values(row));
 
 /**
@@ -84,11 +93,7 @@ export function createWebhookRepo(db: Db) {
       set: Omit<Partial<WebhookDeliveriesTable>, 'attempts'> & { status: string; updated_at: string },
       trx: Db,
     ): Promise<void> {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', deliveryId)
-        .execute();
+      await recordRoundQuery(trx, { ...set, id: deliveryId });
     },
     async cancelDelivery(deliveryId: string, reason: string, at: string, trx: Db): Promise<void> {
       await trx

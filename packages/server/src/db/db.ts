@@ -181,8 +181,8 @@ export function preparedQuery<A extends unknown[], O>(build: (db: Db, ...args: A
  * `preparedQuery` for a statement that takes one row object (an INSERT of a whole record): the SQL
  * is built once per database and set of columns, later calls only bind the row's values in order.
  * Kysely's builder costs more for a 25-column insert than SQLite takes to run it. Each value of the
- * row must come out as exactly one bound parameter (checked, as above); otherwise, or for a row with
- * other columns, the statement is built normally.
+ * row must come out as exactly one bound parameter (checked, as above), so `build` passes the values
+ * through unchanged (it runs once, with placeholders); otherwise the statement is built every call.
  */
 export function preparedRowQuery<R extends object, O>(build: (db: Db, row: R) => Compilable<O>) {
   const cache = new WeakMap<object, Map<string, { compiled: CompiledQuery<O>; at: number[] } | null>>();

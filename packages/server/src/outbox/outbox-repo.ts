@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import type { Db } from '../db/db.js';
+import { preparedQuery, preparedRowQuery, type Db } from '../db/db.js';
 import type { OutboxTable } from '../db/db-schema.js';
 import { newId } from '../lib/ids.js';
 import type { OutboxJob, OutboxKind } from './outbox-types.js';
@@ -18,6 +18,20 @@ export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJo
   notifyOutbox(job.kind);
   return id;
 }
+
+/** Every verify and every webhook round writes jobs (SQL built once, see preparedRowQuery). */
+const insertJobQuery = preparedRowQuery((db: Db, row: OutboxTable) => db.insertInto('outbox').values(row));
+
+/** Marks a job done, fenced on its claim (every job's last statement). */
+const completeJobQuery = preparedQuery((db: Db, id: string, token: string, nowIso: string) =>
+  db
+    .updateTable('outbox')
+    .set({ status: 'done', locked_by: null, locked_until: null, updated_at: nowIso })
+    .where('id', '=', id)
+    .where('locked_by', '=', token)
+    .where('status', '=', 'pending')
+    .returning('id'),
+);
 
 /**
  * Enqueues a job that must exist at most once: `dedupeKey` is unique in the table, so of any number of
@@ -61,7 +75,7 @@ export async function insertOutboxJob<K extends OutboxKind>(
   assertOutboxPayload(job.kind, job.payload);
   const id = newId('job', now.getTime());
   const runAt = (job.runAt ?? now).toISOString();
-  const insert = trx.insertInto('outbox').values({
+  const row: OutboxTable = {
     id,
     kind: job.kind,
     shop_id: job.shopId ?? null,
@@ -75,12 +89,16 @@ export async function insertOutboxJob<K extends OutboxKind>(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
     dedupe_key: job.dedupeKey ?? null,
-  });
+  };
   if (job.dedupeKey === undefined) {
-    await insert.execute();
+    await insertJobQuery(trx, row); // the common case, SQL built once
     return { id, runAt };
   }
-  const r = await insert.onConflict((oc) => oc.column('dedupe_key').doNothing()).executeTakeFirst();
+  const r = await trx
+    .insertInto('outbox')
+    .values(row)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0) === 1 ? { id, runAt } : null;
 }
 
@@ -146,14 +164,7 @@ export const outboxClaims = {
   },
   /** Marks the job done (in the handler's transaction when it passes one); false when the lease was lost. */
   async complete(db: Db, id: string, token: string, now: Date): Promise<boolean> {
-    const r = await db
-      .updateTable('outbox')
-      .set({ status: 'done', locked_by: null, locked_until: null, updated_at: now.toISOString() })
-      .where('id', '=', id)
-      .where('locked_by', '=', token)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return (await completeJobQuery(db, id, token, now.toISOString())).length > 0;
   },
   /** Pushes the lease of a running job to `until`; false when the lease was lost. */
   async renew(db: Db, id: string, token: string, until: Date): Promise<boolean> {

@@ -41,6 +41,12 @@ export interface OutboxJobRow<K extends OutboxKind = OutboxKind> {
   createdAt: string;
   /** True when this claim took the job back from a worker whose lease ran out (it may have been mid-way). */
   takenBack: boolean;
+  /**
+   * A follow-up run straight after the handler that enqueued it (enqueueClaimed) carries what that
+   * handler passed along in memory (rows it had just read or written), so it need not read them
+   * again. Never stored: a job claimed from the table, or taken back, has none and reads for itself.
+   */
+  memo?: unknown;
 }
 
 export interface JobContext {
@@ -60,7 +66,7 @@ export interface JobContext {
    * succeeds (no claim query, no wait). If the worker dies first, the lease runs out and any worker
    * takes it back, so it is as durable as enqueueOutbox.
    */
-  enqueueClaimed<K extends OutboxKind>(trx: Db, job: OutboxJob<K>): Promise<string>;
+  enqueueClaimed<K extends OutboxKind>(trx: Db, job: OutboxJob<K>, memo?: unknown): Promise<string>;
   /**
    * Extends this claim's lease (and the job's deadline) by another lease from now. For the rare job
    * that may outlast one lease by design (a scheduled task over every shop): call it between steps.

@@ -107,6 +107,12 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   let pumping = false;
   let pumpAgain = false;
   let moreWaiting = false;
+  // The last claim filled every slot it asked for: more rows are probably due. While that holds the
+  // worker claims again only once half a batch of slots is free, not after every finished job: one
+  // claim statement per ~batch/2 jobs instead of one per job under a backlog (issue 24). Without a
+  // backlog it claims at once, so a new job never waits for busy slots to drain.
+  let backlog = false;
+  const refill = Math.max(1, Math.floor(Math.min(batch, concurrency) / 2));
   let followUps = 0;
   let timer: NodeJS.Timeout | null = null;
   let timerDue = 0;
@@ -202,7 +208,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     let deadline: NodeJS.Timeout | undefined;
     let leaseEnds = Date.now() + leaseMs;
     const ctx: JobContext = {
-      async enqueueClaimed(trx, j) {
+      async enqueueClaimed(trx, j, memo) {
         const now = clock.now();
         const { id, runAt } = await insertOutboxJob(trx, j, now, { token: tokenOf(job), until: new Date(now.getTime() + leaseMs) });
         adopted.push(
@@ -216,6 +222,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
               runAt,
               createdAt: now.toISOString(),
               takenBack: false,
+              memo,
             },
             { [TOKEN]: tokenOf(job) },
           ),
@@ -307,12 +314,13 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       for (;;) {
         pumpAgain = false;
         const free = concurrency - inFlight.size;
-        if (free <= 0) {
+        if (free <= 0 || (backlog && free < refill && inFlight.size > 0)) {
           moreWaiting = true;
           break;
         }
         const want = Math.min(batch, free);
         const jobs = await claim(want);
+        backlog = jobs.length === want;
         if (!running) {
           for (const j of jobs) void launch(j);
           break;

@@ -36,7 +36,21 @@ export function validateShopName(name: unknown): string {
 
 export function createShopService(deps: { db: Db; clock: Clock; audit: AuditService; plans: PlanService }) {
   const { clock, audit, plans } = deps;
-  const repo = createShopRepo(deps.db);
+  const baseRepo = createShopRepo(deps.db);
+  // Every write of a shop row tells this node's listeners (API-key authentication keeps shops for up
+  // to a second and drops them here at once; other nodes' copies run out by their own short TTL).
+  const listeners = new Set<(shopId: string) => void>();
+  const changed = (id: string) => {
+    for (const fn of listeners) fn(id);
+  };
+  const repo = {
+    ...baseRepo,
+    async update(id: string, set: Partial<ShopsTable>, trx?: Db): Promise<void> {
+      changed(id); // before and after: a read racing the write cannot keep a copy from before it
+      await baseRepo.update(id, set, trx);
+      changed(id);
+    },
+  };
 
   async function get(id: string): Promise<Shop> {
     const row = await repo.getLive(id);
@@ -46,6 +60,11 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
 
   return {
     get,
+    /** Calls `fn(shopId)` on every change of a shop row made through this service (this node only); returns the unsubscribe. */
+    onChange(fn: (shopId: string) => void): () => void {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
     /** Shops erased before `cutoff` and not yet purged (the purge turns the row into a tombstone). */
     async erasedBefore(cutoff: string): Promise<string[]> {
       return repo.erasedBefore(cutoff);

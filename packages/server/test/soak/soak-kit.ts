@@ -257,7 +257,8 @@ export function warningsOf(logs: string[]): Record<string, number> {
           continue;
         }
         const level = j.level ?? 0;
-        if (level < 40 || !j.msg) continue;
+        // Start-up noise of a test process, not a fault: the soak serves no dashboard bundle.
+        if (level < 40 || !j.msg || j.msg.startsWith('dashboard build not found')) continue;
         msg = `${level >= 50 ? 'error' : 'warn'} ${j.msg.slice(0, 90)}${j.where ? ` (where ${j.where})` : ''}`;
       } else if (line.trim()) msg = `stderr ${line.trim().slice(0, 90)}`;
       else continue;

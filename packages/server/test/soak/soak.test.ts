@@ -114,10 +114,30 @@ describe.skipIf(!BASE || !REDIS)(`chaos soak (${SECONDS} s)`, () => {
         'test',
       )
     ).webhookPath;
-    nodes.push(await startNode('api'), await startNode('api'));
-    worker = await startNode('worker');
+    const [a, b, w] = await Promise.all([startNode('api'), startNode('api'), startNode('worker')]);
+    nodes.push(a!, b!);
+    worker = w!;
     dashAuth = dashboardSession(owner.email, owner.password);
     await dashAuth(nodes[0]!.url);
+    // Warm-up, outside the figures: each process loads its decoder and amount reader on its first slip
+    // (seconds on a loaded machine), which the short run would otherwise mostly measure.
+    const warm = async (url: string) => {
+      const t = await bank.register();
+      const r = await fetch(`${url}/api/v1/verify${AMOUNT}`, {
+        method: 'POST',
+        headers: { ...apiAuth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(await bank.slip(t.transRef)),
+      });
+      if (r.status !== 200) throw new Error(`warm-up verify answered ${r.status}`);
+    };
+    const t = await bank.register();
+    line.setContent('soak-warm-up', await bank.slip(t.transRef), 'image/png');
+    const e = lineEvent('message', { type: 'user', userId: line.lineUserId() }, imageMessage('soak-warm-up'));
+    await Promise.all([
+      ...nodes.map((n) => warm(n.url)),
+      line.deliver(`${a!.url}${webhookPath}`, channel.secret, { destination: channel.botUserId, events: [e] }),
+    ]);
+    await line.waitFor(() => line.replies.length > 0, 60_000);
   }, 240_000);
   afterAll(async () => {
     relay?.restore();

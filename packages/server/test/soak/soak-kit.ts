@@ -250,7 +250,7 @@ export function warningsOf(logs: string[]): Record<string, number> {
     for (const line of log.split('\n')) {
       let msg: string;
       if (line.startsWith('{')) {
-        let j: { level?: number; msg?: string; where?: string };
+        let j: { level?: number; msg?: string; where?: string; code?: string; message?: string };
         try {
           j = JSON.parse(line);
         } catch {
@@ -259,7 +259,8 @@ export function warningsOf(logs: string[]): Record<string, number> {
         const level = j.level ?? 0;
         // Start-up noise of a test process, not a fault: the soak serves no dashboard bundle.
         if (level < 40 || !j.msg || j.msg.startsWith('dashboard build not found')) continue;
-        msg = `${level >= 50 ? 'error' : 'warn'} ${j.msg.slice(0, 90)}${j.where ? ` (where ${j.where})` : ''}`;
+        const cause = j.where ? ` (where ${j.where}${j.code ? `, code ${j.code}` : ''}: ${(j.message ?? '').slice(0, 60)})` : '';
+        msg = `${level >= 50 ? 'error' : 'warn'} ${j.msg.slice(0, 90)}${cause}`;
       } else if (line.trim()) msg = `stderr ${line.trim().slice(0, 90)}`;
       else continue;
       out[msg] = (out[msg] ?? 0) + 1;

@@ -71,6 +71,8 @@ export interface LineEventHandlerDeps {
  */
 export function createLineEventHandler(deps: LineEventHandlerDeps) {
   const { client, shops, clock, delivery: repo } = deps;
+  /** The lease signal of the job handling each event (one sanitised event object per run). */
+  const leaseLost = new WeakMap<LineEvent, AbortSignal>();
 
   /** The shop's record by id (shop-scoped), as the event that created it (or not) saw it. */
   async function recordOf(shopId: string, transactionId: string, created: boolean): Promise<TransactionRecord | null> {
@@ -110,6 +112,9 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     purpose = 'answer',
   ): Promise<'reply' | 'push' | 'none'> {
     if (!messages.length) return 'none';
+    // A job that ran past its lease may already run again on another claim: only that run answers
+    // (two runs racing here both saw "not answered yet": a reply, then a push, in the chat).
+    if (leaseLost.get(event)?.aborted) throw new Error('LINE event job ran past its lease: its new run answers');
     const state = (await repo.outcome(event.webhookEventId)).answerState;
     if (state === 'replied' || state === 'pushed') return 'none';
     const age = clock.now().getTime() - Number(event.timestamp || 0);
@@ -340,10 +345,12 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   }
 
   return {
-    async handle(payload: LineEventJobPayload): Promise<void> {
+    /** `signal`: the outbox job's lease (aborted when it ran out and the job may be taken back). */
+    async handle(payload: LineEventJobPayload, signal?: AbortSignal): Promise<void> {
       // Jobs stored before ingest sanitised events (or written by hand) get the same checks here.
       const event = sanitizeLineEvent(payload?.event);
       if (!event || typeof payload.lineChannelId !== 'string') return;
+      if (signal) leaseLost.set(event, signal);
       if (event.mode === 'standby') return; // another module owns the chat
       const creds = await deps.channels.credentials(payload.lineChannelId);
       if (!creds) return; // unlinked since: drop quietly

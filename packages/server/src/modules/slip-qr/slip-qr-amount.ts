@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import { ocrEngine, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
+import { ACCOUNT_WHITELIST, ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
 
 /**
  * Reads the amount a slip picture prints, to hold it against the bank's (issue 20: edited slips).
@@ -29,6 +29,13 @@ export interface PrintedRead {
   /** Lines given to the OCR engine. */
   lines: number;
   ms: number;
+  /**
+   * Only with `fields: true` (`slipcheck read`; a verify reads the amount only): the printed transfer
+   * time "HH:MM" and the receiver's account as printed (masked, "xxx-x-x6660-x"), or null when not
+   * read. Informational: only the amount ever concludes anything.
+   */
+  time?: string | null;
+  account?: string | null;
 }
 
 export interface ReadOptions {
@@ -39,6 +46,8 @@ export interface ReadOptions {
   maxLines?: number;
   /** How the slip lies, from its QR (DecodeResult.qrAngle): turned back before reading. Else estimated. */
   angle?: number;
+  /** Also read the printed time and the receiver's account (more OCR lines: operators, not verifies). */
+  fields?: boolean;
 }
 
 const WORK_SIDE = 1200;
@@ -262,11 +271,13 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
  * clearly taller than the other digits of its number is a sign merged with a digit, and such a line
  * reads as nothing: "฿35.00" must never read as 835.00 nor as 5.00.
  */
-export function amountOfLine(words: OcrWord[]): { satang: number; text: string; confidence: number } | null {
-  const chars: { ch: string; conf: number; h: number }[] = [];
+export function amountOfLine(words: OcrWord[]): { satang: number; text: string; confidence: number; x0: number; x1: number } | null {
+  const chars: { ch: string; conf: number; h: number; x0: number; x1: number }[] = [];
   for (const w of words) {
-    if (chars.length) chars.push({ ch: ' ', conf: 100, h: 0 });
-    for (const s of w.symbols) for (const ch of s.text) chars.push({ ch: /[0-9.,]/.test(ch) ? ch : ' ', conf: s.confidence, h: s.height });
+    if (chars.length) chars.push({ ch: ' ', conf: 100, h: 0, x0: NaN, x1: NaN });
+    for (const s of w.symbols)
+      for (const ch of s.text)
+        chars.push({ ch: /[0-9.,]/.test(ch) ? ch : ' ', conf: s.confidence, h: s.height, x0: s.x0 ?? NaN, x1: s.x1 ?? NaN });
   }
   for (let i = 0; i < chars.length; i++) {
     if (!/\d/.test(chars[i].ch) || (i > 0 && /[0-9.,]/.test(chars[i - 1].ch))) continue;
@@ -283,8 +294,9 @@ export function amountOfLine(words: OcrWord[]): { satang: number; text: string; 
   const satang = amountTextToSatang(text);
   if (satang === null) return null;
   const at = found[0].index;
-  const confidence = Math.min(...chars.slice(at, at + text.length).map((c) => c.conf)) / 100;
-  return { satang, text, confidence };
+  const own = chars.slice(at, at + text.length);
+  const confidence = Math.min(...own.map((c) => c.conf)) / 100;
+  return { satang, text, confidence, x0: Math.min(...own.map((c) => c.x0)), x1: Math.max(...own.map((c) => c.x1)) };
 }
 
 /**
@@ -336,12 +348,21 @@ export function eraseBahtSign(px: Buffer, width: number, height: number): boolea
   return false;
 }
 
+/** One glyph of a dark-on-light crop: a run of columns holding ink, with its ink's top and bottom. */
+export interface GlyphRun {
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+}
+
 /**
  * Glyphs in a dark-on-light crop: runs of columns holding ink (specks of under 3 pixels ignored).
- * Digits of a printed amount stand apart, so a read with another number of characters lost or
- * invented one: "110.92" read as "10.92" (two narrow 1s taken as one) must never count.
+ * Digits of a printed amount stand apart, so a read with another number of characters over the
+ * number's own glyphs lost or invented one: "110.92" read as "10.92" (two narrow 1s taken as one)
+ * must never count.
  */
-export function glyphCount(px: Buffer, width: number, height: number): number {
+export function glyphRuns(px: Buffer, width: number, height: number): GlyphRun[] {
   let lo = 255;
   let hi = 0;
   for (const v of px) {
@@ -349,21 +370,56 @@ export function glyphCount(px: Buffer, width: number, height: number): number {
     if (v > hi) hi = v;
   }
   const cut = (lo + hi) / 2;
-  let runs = 0;
+  const out: GlyphRun[] = [];
+  let run: GlyphRun | null = null;
   let inRun = 0;
   for (let x = 0; x <= width; x++) {
     let n = 0;
-    if (x < width) for (let y = 0; y < height; y++) if (px[y * width + x] < cut) n++;
-    if (n > 0) inRun += n;
-    else {
-      if (inRun >= 3) runs++;
+    let top = -1;
+    let bottom = -1;
+    if (x < width)
+      for (let y = 0; y < height; y++)
+        if (px[y * width + x] < cut) {
+          n++;
+          if (top < 0) top = y;
+          bottom = y;
+        }
+    if (n > 0) {
+      inRun += n;
+      if (!run) run = { x0: x, x1: x, top, bottom };
+      else {
+        run.x1 = x;
+        run.top = Math.min(run.top, top);
+        run.bottom = Math.max(run.bottom, bottom);
+      }
+    } else {
+      if (run && inRun >= 3) out.push(run);
+      run = null;
       inRun = 0;
     }
   }
-  return runs;
+  return out;
 }
 
-async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number): Promise<{ png: Buffer; glyphs: number }> {
+export function glyphCount(px: Buffer, width: number, height: number): number {
+  return glyphRuns(px, width, height).length;
+}
+
+/**
+ * Whether the glyphs under the amount's symbols are exactly its characters, and no digit-tall glyph
+ * the engine skipped stands just left of it (a dropped leading "1": "110.92" read as "10.92").
+ * Runs and the amount's x-range are in the same pixels (the crop at working resolution).
+ */
+export function glyphsAgree(runs: GlyphRun[], x0: number, x1: number, chars: number): boolean {
+  if (!Number.isFinite(x0) || !Number.isFinite(x1)) return false;
+  const inside = runs.filter((r) => (r.x0 + r.x1) / 2 >= x0 && (r.x0 + r.x1) / 2 <= x1);
+  if (inside.length !== chars) return false;
+  const digitH = Math.max(...inside.map((r) => r.bottom - r.top + 1));
+  return !runs.some((r) => r.x1 < x0 && x0 - r.x1 <= digitH * 0.6 && r.bottom - r.top + 1 >= digitH * 0.6);
+}
+
+/** The segment's pixels at working resolution (padded), dark on light. */
+function cropPixels(work: Gray, s: Segment, scale: number): { px: Buffer; w: number; h: number; left: number; bandH: number } {
   const bandH = (s.y1 - s.y0 + 1) * scale;
   const pad = Math.round(bandH * 0.3);
   const left = Math.max(0, Math.round(s.x0 * scale) - pad);
@@ -381,92 +437,242 @@ async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number
   for (const v of px) sum += v;
   // Light text on a dark header or page: tesseract wants dark on light.
   if (sum / px.length < 110) for (let i = 0; i < px.length; i++) px[i] = 255 - px[i];
-  // At working resolution, where the sign's stroke still stands out by several pixels.
-  eraseBahtSign(px, w, h);
-  const glyphs = glyphCount(px, w, h);
-  // A number's band is its digit height (no marks above or below, unlike Thai words).
-  const k = Math.min(3, Math.max(0.25, digitPx / bandH));
-  const png = await sharp(px, { raw: { width: w, height: h, channels: 1 } })
+  return { px, w, h, left, bandH };
+}
+
+async function toPng(px: Buffer, w: number, h: number, k: number): Promise<Buffer> {
+  return sharp(px, { raw: { width: w, height: h, channels: 1 } })
     .resize({ width: Math.max(1, Math.round(w * k)), height: Math.max(1, Math.round(h * k)), kernel: 'lanczos3' })
     .normalise()
     .png({ compressionLevel: 1 })
     .toBuffer();
-  return { png, glyphs };
+}
+
+/**
+ * Paints out a word after the number when all its glyphs are clearly shorter than the digits: "บาท"
+ * (Thai letters stand about two thirds of a digit's height). Set close to the number in some faces it
+ * read as more digits ("1,000.00711"), and the line gave no amount. "THB" (capitals, as tall as the
+ * digits) stays: the whitelist reads it as letters. Returns the runs left.
+ */
+export function eraseTrailingWord(px: Buffer, width: number, height: number, runs: GlyphRun[]): GlyphRun[] {
+  if (runs.length < 4) return runs;
+  const tall = (r: GlyphRun) => r.bottom - r.top + 1;
+  let best = -1;
+  let bestGap = 0;
+  for (let i = 1; i < runs.length; i++) {
+    const gap = runs[i].x0 - runs[i - 1].x1;
+    if (gap > bestGap) {
+      bestGap = gap;
+      best = i;
+    }
+  }
+  if (best < 3) return runs;
+  const digitH = Math.max(...runs.slice(0, best).map(tall));
+  const rest = runs.slice(best);
+  if (bestGap < digitH * 0.15 || rest.some((r) => tall(r) >= digitH * 0.85)) return runs;
+  let hi = 0;
+  for (const v of px) if (v > hi) hi = v;
+  const from = Math.max(runs[best - 1].x1 + 1, rest[0].x0 - Math.floor(bestGap / 2));
+  for (let y = 0; y < height; y++) px.fill(hi, y * width + from, (y + 1) * width);
+  return runs.slice(0, best);
+}
+
+async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number): Promise<{ png: Buffer; runs: GlyphRun[]; k: number }> {
+  const { px, w, h, bandH } = cropPixels(work, s, scale);
+  // At working resolution, where the sign's stroke still stands out by several pixels.
+  eraseBahtSign(px, w, h);
+  const runs = eraseTrailingWord(px, w, h, glyphRuns(px, w, h));
+  // A number's band is its digit height (no marks above or below, unlike Thai words).
+  const k = Math.min(3, Math.max(0.25, digitPx / bandH));
+  return { png: await toPng(px, w, h, k), runs, k };
+}
+
+interface Page {
+  work: Gray;
+  scale: number;
+  /** Word groups of the text lines, in half-resolution pixels (x1 < 0: merged into another). */
+  all: Segment[];
+}
+
+/** The slip turned upright, at working resolution, and its word groups. */
+async function pageOf(image: Buffer, qrAngle: number | undefined): Promise<Page> {
+  let work = await toGray(image, WORK_SIDE);
+  let small = await half(work);
+  // The QR's own angle is exact and sees upside-down slips; the ink histogram is the fallback.
+  const angle = qrAngle ?? skewAngle(inkMap(small), small.width, small.height);
+  if (Math.abs(angle) >= 0.5) {
+    work = await grayOp(work, (p) => p.rotate(-angle, { background: '#ffffff' }));
+    small = await half(work);
+  }
+  const scale = work.width / small.width;
+  const all = segments(inkMap(small), small.width, small.height);
+  // A single glyph just left of a group belongs to it ("1" + "10.92" in a face with wide side
+  // bearings on its 1s; "฿ " before the number, painted out later): the crop takes it in.
+  for (const s of all) {
+    if (s.narrow) continue;
+    const h = s.y1 - s.y0 + 1;
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const o of all)
+        if (o.narrow && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 0.7) {
+          s.x0 = o.x0;
+          o.narrow = undefined;
+          o.x1 = -1e9;
+          moved = true;
+        }
+    }
+  }
+  return { work, scale, all };
+}
+
+type AmountRead = Omit<PrintedRead, 'ms'>;
+
+async function readAmount(page: Page, engine: OcrEngine, maxLines: number, spent: () => boolean): Promise<AmountRead> {
+  const { work, scale, all } = page;
+  const none = (reason: string, lines = 0): AmountRead => ({ amountSatang: null, confidence: 0, text: null, reason, lines });
+  const segs = all
+    .filter((s) => !s.narrow && s.x1 > 0 && s.core >= 5)
+    .sort((a, b) => b.core - a.core)
+    .slice(0, maxLines);
+  if (!segs.length) return none('no-lines');
+  const reads: LineRead[] = [];
+  let lines = 0;
+  for (const s of segs) {
+    if (spent()) return none('budget', lines);
+    // Past the tallest amount found, clearly shorter lines cannot rival it, and the rest of its own
+    // line ("บาท", "THB") is not another amount.
+    if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
+    if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
+    lines++;
+    const crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
+    const words = await engine.readLine(crop.png);
+    const got = amountOfLine(words);
+    if (!got || got.satang <= 0) continue;
+    // As many characters read as glyphs under the number, or the read dropped or invented one.
+    if (!glyphsAgree(crop.runs, got.x0 / crop.k, got.x1 / crop.k, got.text.length)) return none('miscount', lines);
+    // Confirm at another size: a misread rarely survives a second, differently scaled read.
+    lines++;
+    const again = amountOfLine(await engine.readLine((await cropForOcr(work, s, scale, CONFIRM_CORE_PX)).png));
+    if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
+    // A wide group just left of the number on its line means the number may be a fragment of a
+    // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.
+    const h = s.y1 - s.y0 + 1;
+    if (all.some((o) => o !== s && o.x1 > 0 && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5))
+      return none('fragment', lines);
+    reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
+  }
+  if (!reads.length) return none('no-amount', lines);
+  reads.sort((a, b) => b.core - a.core);
+  const top = reads[0];
+  // Two different amounts of about the same size: we cannot tell which one the slip means.
+  if (reads.some((r) => r !== top && r.satang !== top.satang && r.core >= top.core * SAME_SIZE)) return none('ambiguous', lines);
+  return { amountSatang: top.satang, confidence: top.confidence, text: top.text, reason: null, lines };
+}
+
+/** A colon: a narrow glyph whose ink is two small blobs, one above the other, with a gap between. */
+function isColon(px: Buffer, w: number, r: GlyphRun, digitH: number, cut: number): boolean {
+  if (r.x1 - r.x0 + 1 > digitH * 0.35) return false;
+  const blobs: [number, number][] = [];
+  for (let y = r.top; y <= r.bottom; y++) {
+    let ink = false;
+    for (let x = r.x0; x <= r.x1 && !ink; x++) ink = px[y * w + x] < cut;
+    if (!ink) continue;
+    const last = blobs[blobs.length - 1];
+    if (last && last[1] === y - 1) last[1] = y;
+    else blobs.push([y, y]);
+  }
+  return (
+    blobs.length === 2 &&
+    blobs.every(([a, b]) => b - a + 1 <= digitH * 0.35) &&
+    blobs[1][0] - blobs[0][1] >= digitH * 0.15 &&
+    blobs[1][1] - blobs[0][0] + 1 >= digitH * 0.45
+  );
+}
+
+const midCut = (px: Buffer) => {
+  let lo = 255;
+  let hi = 0;
+  for (const v of px) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return (lo + hi) / 2;
+};
+
+const textOf = (words: OcrWord[]) => words.map((w) => w.symbols.map((s) => s.text).join('')).join(' ');
+const minConf = (words: OcrWord[]) => Math.min(100, ...words.flatMap((w) => w.symbols.map((s) => s.confidence))) / 100;
+
+/**
+ * The printed transfer time and the receiver's masked account (`slipcheck read`). Located without
+ * any layout's positions: the time is the glyphs around a colon ("14:30"), read with digits and ":"
+ * only; masked accounts are word groups of 8+ glyphs that read as x's, digits and dashes ("xxx-x-
+ * x6660-x"), and the receiver's is the second one down the slip (the sender's comes first on every
+ * Thai slip). Each is null unless read once with confidence >= 0.8 in the expected shape.
+ */
+async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): Promise<{ time: string | null; account: string | null }> {
+  const { work, scale, all } = page;
+  let time: string | null = null;
+  const accounts: { text: string; y: number }[] = [];
+  const groups = all.filter((s) => s.x1 > 0 && !s.narrow).sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  for (const s of groups) {
+    if (spent()) break;
+    const { px, w, h } = cropPixels(work, s, scale);
+    const runs = glyphRuns(px, w, h);
+    if (runs.length < 4) continue;
+    const heights = runs.map((r) => r.bottom - r.top + 1);
+    // Digits are the tallest common glyphs of these groups (x's, dashes and the colon are shorter).
+    const digitH = [...heights].sort((a, b) => a - b)[Math.floor(heights.length * 0.8)];
+    const cut = midCut(px);
+    if (time === null) {
+      const c = runs.findIndex((r, i) => i > 0 && i < runs.length - 2 && isColon(px, w, r, digitH, cut));
+      if (c > 0) {
+        const from = runs[Math.max(0, c - 2)];
+        const to = runs[c + 2];
+        const pad = Math.round(digitH * 0.3);
+        const x0 = Math.max(0, from.x0 - pad);
+        const x1 = Math.min(w - 1, to.x1 + pad);
+        const sub = Buffer.alloc((x1 - x0 + 1) * h);
+        for (let y = 0; y < h; y++) px.copy(sub, y * (x1 - x0 + 1), y * w + x0, y * w + x1 + 1);
+        const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
+        const words = await engine.readLine(await toPng(sub, x1 - x0 + 1, h, k), TIME_WHITELIST);
+        const m = /(?:^|\D)([01]?\d|2[0-3]):([0-5]\d)$/.exec(textOf(words).replace(/\s/g, ''));
+        if (m && minConf(words) >= 0.8) time = `${m[1].padStart(2, '0')}:${m[2]}`;
+        continue;
+      }
+    }
+    // Masked accounts: 8+ glyphs, some shorter than the digits (x's, dashes), none with Thai marks
+    // reaching far above or below the digit height.
+    if (runs.length < 8 || Math.max(...heights) > digitH * 1.25) continue;
+    if (heights.filter((x) => x < digitH * 0.85).length < 3 || heights.filter((x) => x >= digitH * 0.85).length < 3) continue;
+    const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
+    const words = await engine.readLine(await toPng(px, w, h, k), ACCOUNT_WHITELIST);
+    const text = textOf(words).replace(/\s/g, '');
+    const marks = (text.match(/[xX]/g) ?? []).length;
+    const digits = (text.match(/\d/g) ?? []).length;
+    if (
+      /^[xX\d]+(-[xX\d]+)*$/.test(text) &&
+      marks >= 3 &&
+      digits >= 3 &&
+      (marks + digits === 10 || marks + digits === 12) &&
+      minConf(words) >= 0.8
+    )
+      accounts.push({ text, y: s.y0 });
+  }
+  return { time, account: accounts.length >= 2 ? accounts[1].text : null };
 }
 
 export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}): Promise<PrintedRead> {
   const started = performance.now();
   const budget = options.budgetMs ?? Infinity;
   const engine = options.engine ?? ocrEngine();
-  const maxLines = options.maxLines ?? 5;
-  const done = (r: Omit<PrintedRead, 'ms'>): PrintedRead => ({ ...r, ms: Math.round(performance.now() - started) });
-  const none = (reason: string, lines = 0) => done({ amountSatang: null, confidence: 0, text: null, reason, lines });
+  const spent = () => performance.now() - started > budget;
+  const done = (r: AmountRead): PrintedRead => ({ ...r, ms: Math.round(performance.now() - started) });
   try {
-    let work = await toGray(image, WORK_SIDE);
-    let small = await half(work);
-    // The QR's own angle is exact and sees upside-down slips; the ink histogram is the fallback.
-    const angle = options.angle ?? skewAngle(inkMap(small), small.width, small.height);
-    if (Math.abs(angle) >= 0.5) {
-      work = await grayOp(work, (p) => p.rotate(-angle, { background: '#ffffff' }));
-      small = await half(work);
-    }
-    const scale = work.width / small.width;
-    const all = segments(inkMap(small), small.width, small.height);
-    // A single glyph just left of a group belongs to it ("1" + "10.92" in a face with wide side
-    // bearings on its 1s; "฿ " before the number, painted out later): the crop takes it in.
-    for (const s of all) {
-      if (s.narrow) continue;
-      const h = s.y1 - s.y0 + 1;
-      for (let moved = true; moved;) {
-        moved = false;
-        for (const o of all)
-          if (o.narrow && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 0.7) {
-            s.x0 = o.x0;
-            o.narrow = undefined;
-            o.x1 = -1e9;
-            moved = true;
-          }
-      }
-    }
-    const segs = all
-      .filter((s) => !s.narrow && s.x1 > 0 && s.core >= 5)
-      .sort((a, b) => b.core - a.core)
-      .slice(0, maxLines);
-    if (!segs.length) return none('no-lines');
-    const reads: LineRead[] = [];
-    let lines = 0;
-    for (const s of segs) {
-      if (performance.now() - started > budget) return none('budget', lines);
-      // Past the tallest amount found, clearly shorter lines cannot rival it, and the rest of its own
-      // line ("บาท", "THB") is not another amount.
-      if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
-      if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
-      lines++;
-      const crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
-      const words = await engine.readLine(crop.png);
-      const got = amountOfLine(words);
-      if (!got || got.satang <= 0) continue;
-      // As many characters read as glyphs on the picture, or the read dropped or invented one.
-      const chars = words.reduce((n, w) => n + w.symbols.reduce((m, x) => m + x.text.replace(/\s/g, '').length, 0), 0);
-      if (chars !== crop.glyphs) return none('miscount', lines);
-      // Confirm at another size: a misread rarely survives a second, differently scaled read.
-      lines++;
-      const again = amountOfLine(await engine.readLine((await cropForOcr(work, s, scale, CONFIRM_CORE_PX)).png));
-      if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
-      // A wide group just left of the number on its line means the number may be a fragment of a
-      // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.
-      const h = s.y1 - s.y0 + 1;
-      if (all.some((o) => o !== s && o.x1 > 0 && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5))
-        return none('fragment', lines);
-      reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
-    }
-    if (!reads.length) return none('no-amount', lines);
-    reads.sort((a, b) => b.core - a.core);
-    const top = reads[0];
-    // Two different amounts of about the same size: we cannot tell which one the slip means.
-    if (reads.some((r) => r !== top && r.satang !== top.satang && r.core >= top.core * SAME_SIZE)) return none('ambiguous', lines);
-    return done({ amountSatang: top.satang, confidence: top.confidence, text: top.text, reason: null, lines });
+    const page = await pageOf(image, options.angle);
+    const amount = await readAmount(page, engine, options.maxLines ?? 5, spent);
+    if (!options.fields) return done(amount);
+    return done({ ...amount, ...(await readFields(page, engine, spent)) });
   } catch {
-    return none('error');
+    return done({ amountSatang: null, confidence: 0, text: null, reason: 'error', lines: 0 });
   }
 }

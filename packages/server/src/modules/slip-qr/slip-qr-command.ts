@@ -66,8 +66,18 @@ export interface ReadCommandLine {
   printedAmount: number | null;
   /** 0..1; the service concludes only at PRINTED_MIN_CONFIDENCE or above. */
   confidence: number;
-  /** The other printed fields the reader gives: the amount as printed, lines read, why nothing was read. */
-  printed: { amountText: string | null; lines: number; reason: string | null } | null;
+  /**
+   * The other printed fields the reader gives: the amount as printed, the transfer time ("HH:MM") and
+   * the receiver's account as printed (masked), or null where not read, lines read, why no amount was
+   * read. Only the amount ever concludes anything (FRAUD EDITED_SLIP); time and account are for people.
+   */
+  printed: {
+    amountText: string | null;
+    time: string | null;
+    receiverAccount: string | null;
+    lines: number;
+    reason: string | null;
+  } | null;
   ms: number;
 }
 
@@ -96,7 +106,7 @@ export async function runReadCommand(files: string[], out: (line: string) => voi
       }
       const t0 = performance.now();
       try {
-        const { decoded, printed } = await pool.decodeAndRead(image);
+        const { decoded, printed } = await pool.decodeAndRead(image, { fields: true });
         const p = await printed;
         const ms = Math.round(performance.now() - t0);
         if (!decoded.ok || p?.amountSatang == null) exit = Math.max(exit, 1);
@@ -107,7 +117,9 @@ export async function runReadCommand(files: string[], out: (line: string) => voi
             : { ok: false, bankCode: null, transRef: null, error: { code: decoded.errorCode, message: decoded.message } },
           printedAmount: p?.amountSatang == null ? null : p.amountSatang / 100,
           confidence: p?.confidence ?? 0,
-          printed: p ? { amountText: p.text, lines: p.lines, reason: p.reason } : null,
+          printed: p
+            ? { amountText: p.text, time: p.time ?? null, receiverAccount: p.account ?? null, lines: p.lines, reason: p.reason }
+            : null,
           ms,
         };
       } catch (err) {

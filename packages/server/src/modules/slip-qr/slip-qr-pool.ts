@@ -61,6 +61,8 @@ export interface DecodeCallOptions {
   copy?: boolean;
   /** Whose image this is (the shop id): the queue is shared fairly between keys. Default: one shared key. */
   key?: string;
+  /** decodeAndRead only: also read the printed time and receiver account (`slipcheck read`). */
+  fields?: boolean;
 }
 
 /**
@@ -98,6 +100,7 @@ interface Job {
   printed?: (p: PrintedRead | null) => void;
   /** The decode was answered; the job still runs while the amount is read. */
   decoded?: boolean;
+  fields?: boolean;
 }
 
 interface Slot {
@@ -373,7 +376,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   function send(slot: Slot): void {
     const job = slot.job!;
     // The job keeps its image until it ends: a decoder that dies while starting hands it back.
-    const msg: WorkerRequest = { id: job.id, image: job.image, read: job.printed !== undefined };
+    const msg: WorkerRequest = { id: job.id, image: job.image, read: job.printed !== undefined, fields: job.fields };
     slot.child.send(msg, (err) => {
       // The decoder went away before the image reached it: 'exit' answers the job.
       if (err) slot.child.kill('SIGKILL');
@@ -425,7 +428,15 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       evicted.reject(busyError());
     }
     return new Promise<DecodeResult>((resolve, reject) => {
-      const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject, printed };
+      const job: Job = {
+        id: nextId++,
+        key,
+        image: ownBytes(image, callOptions.copy ?? false),
+        resolve,
+        reject,
+        printed,
+        fields: callOptions.fields,
+      };
       if (free) start(free, job);
       else queue.push(key, job);
     });

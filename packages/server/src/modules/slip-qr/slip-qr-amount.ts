@@ -304,7 +304,7 @@ export function amountOfLine(words: OcrWord[]): { satang: number; text: string; 
  * ("8", "3") or merges it with the first digit. The sign is the one glyph whose vertical stroke
  * reaches clearly above and below the digits; only a first glyph that does both is removed.
  */
-export function eraseBahtSign(px: Buffer, width: number, height: number): boolean {
+export function eraseBahtSign(px: Buffer, width: number, height: number, read?: { x0: number; x1: number }): boolean {
   let lo = 255;
   let hi = 0;
   for (const v of px) {
@@ -312,28 +312,10 @@ export function eraseBahtSign(px: Buffer, width: number, height: number): boolea
     if (v > hi) hi = v;
   }
   if (hi - lo < 40) return false;
-  const cut = (lo + hi) / 2;
-  const top = new Int32Array(width).fill(-1);
-  const bottom = new Int32Array(width).fill(-1);
-  for (let x = 0; x < width; x++)
-    for (let y = 0; y < height; y++)
-      if (px[y * width + x] < cut) {
-        if (top[x] < 0) top[x] = y;
-        bottom[x] = y;
-      }
-  // Glyphs: runs of columns with ink.
-  const runs: { x0: number; x1: number; top: number; bottom: number }[] = [];
-  for (let x = 0; x < width; x++) {
-    if (top[x] < 0) continue;
-    const r = { x0: x, x1: x, top: top[x], bottom: bottom[x] };
-    while (x + 1 < width && top[x + 1] >= 0) {
-      x++;
-      r.x1 = x;
-      r.top = Math.min(r.top, top[x]);
-      r.bottom = Math.max(r.bottom, bottom[x]);
-    }
-    runs.push(r);
-  }
+  // Specks (noise, the edge of a neighbouring glyph in the crop's margin) are not the first glyph.
+  const all = glyphRuns(px, width, height);
+  const tallest = Math.max(0, ...all.map((r) => r.bottom - r.top + 1));
+  const runs = all.filter((r) => r.bottom - r.top + 1 >= tallest * 0.5);
   if (runs.length < 3) return false;
   const rest = runs.slice(1).filter((r) => r.bottom - r.top > (runs[0].bottom - runs[0].top) * 0.5);
   if (rest.length < 2) return false;
@@ -341,7 +323,22 @@ export function eraseBahtSign(px: Buffer, width: number, height: number): boolea
   const mBottom = median(rest.map((r) => r.bottom));
   const h = mBottom - mTop + 1;
   const first = runs[0];
-  if (first.top < mTop - h * 0.06 && first.bottom > mBottom + h * 0.06) {
+  // No wider than a digit: a sign merged with the digit after it is left alone (erasing both would
+  // leave ",382,104.00", one stray comma away from a wrong amount); the line then reads as nothing.
+  const digitW = median(rest.map((r) => r.x1 - r.x0 + 1));
+  const above = mTop - first.top;
+  const below = first.bottom - mBottom;
+  // On a small or turned slip the stroke reaches only a pixel or two past the digits. Then the OCR
+  // must have seen the sign too: a leading "B" (or a too-tall first digit) right at this glyph.
+  const sign =
+    (above > h * 0.06 && below > h * 0.06) ||
+    (read !== undefined &&
+      (read.x0 + read.x1) / 2 >= first.x0 &&
+      (read.x0 + read.x1) / 2 <= first.x1 &&
+      above >= 0 &&
+      below >= 0 &&
+      above + below >= Math.max(3, h * 0.1));
+  if (sign && first.x1 - first.x0 + 1 <= digitW * 1.3) {
     for (let y = 0; y < height; y++) px.fill(hi, y * width + first.x0, y * width + first.x1 + 1);
     return true;
   }
@@ -429,14 +426,21 @@ function cropPixels(work: Gray, s: Segment, scale: number): { px: Buffer; w: num
   const w = right - left;
   const h = bottom - top;
   const px = Buffer.alloc(w * h);
-  let sum = 0;
   for (let y = 0; y < h; y++) {
     const from = (top + y) * work.width + left;
     work.data.copy(px, y * w, from, from + w);
   }
-  for (const v of px) sum += v;
-  // Light text on a dark header or page: tesseract wants dark on light.
-  if (sum / px.length < 110) for (let i = 0; i < px.length; i++) px[i] = 255 - px[i];
+  // Light text on a dark header or page: tesseract wants dark on light. The background is most of the
+  // crop, so its median sits on the page's side of the range: a fixed level missed a dim dark-mode
+  // screenshot (grey 135..215) and left light digits on a dark page.
+  const hist = new Uint32Array(256);
+  for (const v of px) hist[v]++;
+  const at = (q: number) => {
+    let acc = 0;
+    for (let v = 0; v < 256; v++) if ((acc += hist[v]) > q * px.length) return v;
+    return 255;
+  };
+  if (at(0.5) < (at(0.02) + at(0.98)) / 2) for (let i = 0; i < px.length; i++) px[i] = 255 - px[i];
   return { px, w, h, left, bandH };
 }
 
@@ -449,14 +453,14 @@ async function toPng(px: Buffer, w: number, h: number, k: number): Promise<Buffe
 }
 
 /**
- * Paints out a word after the number when all its glyphs are clearly shorter than the digits: "บาท"
- * (Thai letters stand about two thirds of a digit's height). Set close to the number in some faces it
- * read as more digits ("1,000.00711"), and the line gave no amount. "THB" (capitals, as tall as the
- * digits) stays: the whitelist reads it as letters. Returns the runs left.
+ * Paints out what follows the number after a word space: "บาท", "THB". An amount ends with its two
+ * decimals, so nothing after a space belongs to it; set close to the number in some faces "บาท" read
+ * as more digits ("1,000.00711") or glued to it, and the line gave no amount. The space is the widest
+ * gap of the group, at least 0.3 digit heights and twice the median gap before it; cutting inside a
+ * number instead leaves no two-decimal tail, which reads as nothing. Returns the runs left.
  */
 export function eraseTrailingWord(px: Buffer, width: number, height: number, runs: GlyphRun[]): GlyphRun[] {
-  if (runs.length < 4) return runs;
-  const tall = (r: GlyphRun) => r.bottom - r.top + 1;
+  if (runs.length < 5) return runs;
   let best = -1;
   let bestGap = 0;
   for (let i = 1; i < runs.length; i++) {
@@ -466,25 +470,52 @@ export function eraseTrailingWord(px: Buffer, width: number, height: number, run
       best = i;
     }
   }
-  if (best < 3) return runs;
-  const digitH = Math.max(...runs.slice(0, best).map(tall));
-  const rest = runs.slice(best);
-  if (bestGap < digitH * 0.15 || rest.some((r) => tall(r) >= digitH * 0.85)) return runs;
+  if (best < 4) return runs;
+  const left = runs.slice(0, best);
+  const digitH = Math.max(...left.map((r) => r.bottom - r.top + 1));
+  const gaps = left.slice(1).map((r, i) => r.x0 - left[i].x1);
+  if (bestGap < digitH * 0.3 || bestGap < 2 * median(gaps)) return runs;
+  // The part kept must end as an amount does: a point, two digits. A point is a small dot sitting on
+  // the baseline; a comma (thousands, "225,61|8.01" cut at a wide-set 1) reaches below it.
+  const [p, d1, d2] = left.slice(-3);
+  const tall = (r: GlyphRun) => r.bottom - r.top + 1 >= digitH * 0.6;
+  const dot = !tall(p) && Math.abs(p.bottom - d1.bottom) <= Math.max(1, digitH * 0.1) && p.bottom - p.top + 1 <= (p.x1 - p.x0 + 1) * 1.5;
+  if (!dot || !tall(d1) || !tall(d2)) return runs;
   let hi = 0;
   for (const v of px) if (v > hi) hi = v;
-  const from = Math.max(runs[best - 1].x1 + 1, rest[0].x0 - Math.floor(bestGap / 2));
+  const from = left[left.length - 1].x1 + Math.ceil(bestGap / 2);
   for (let y = 0; y < height; y++) px.fill(hi, y * width + from, (y + 1) * width);
-  return runs.slice(0, best);
+  return left;
 }
 
-async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number): Promise<{ png: Buffer; runs: GlyphRun[]; k: number }> {
+async function cropForOcr(
+  work: Gray,
+  s: Segment,
+  scale: number,
+  digitPx: number,
+  sign?: { x0: number; x1: number },
+): Promise<{ png: Buffer; runs: GlyphRun[]; k: number; erased: boolean }> {
   const { px, w, h, bandH } = cropPixels(work, s, scale);
   // At working resolution, where the sign's stroke still stands out by several pixels.
-  eraseBahtSign(px, w, h);
+  const erased = eraseBahtSign(px, w, h, sign);
   const runs = eraseTrailingWord(px, w, h, glyphRuns(px, w, h));
   // A number's band is its digit height (no marks above or below, unlike Thai words).
   const k = Math.min(3, Math.max(0.25, digitPx / bandH));
-  return { png: await toPng(px, w, h, k), runs, k };
+  return { png: await toPng(px, w, h, k), runs, k, erased };
+}
+
+/**
+ * Where the OCR saw a currency sign right before the number (crop pixels at working resolution): a
+ * "B" symbol (the English model's nearest glyph to "฿"), or a first digit clearly taller than the
+ * digits after it (the sign read as "8" or "3"), directly followed by a digit.
+ */
+export function signSeen(words: OcrWord[], k: number): { x0: number; x1: number } | undefined {
+  const syms = words.flatMap((w) => w.symbols).filter((x) => x.text.trim() !== '');
+  if (syms.length < 3 || syms[0].x0 === undefined || syms[0].x1 === undefined || !/\d/.test(syms[1].text)) return undefined;
+  const digits = syms.slice(1).filter((x) => /\d/.test(x.text));
+  const tallFirst = /\d/.test(syms[0].text) && digits.length >= 2 && syms[0].height > median(digits.map((x) => x.height)) * 1.12;
+  if (syms[0].text !== 'B' && !tallFirst) return undefined;
+  return { x0: syms[0].x0 / k, x1: syms[0].x1 / k };
 }
 
 interface Page {
@@ -544,15 +575,25 @@ async function readAmount(page: Page, engine: OcrEngine, maxLines: number, spent
     if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
     if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
     lines++;
-    const crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
-    const words = await engine.readLine(crop.png);
+    let crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
+    let words = await engine.readLine(crop.png);
+    // A currency sign the shape test alone did not catch, but the OCR did: paint it out, read again.
+    const sign = crop.erased ? undefined : signSeen(words, crop.k);
+    if (sign) {
+      const again = await cropForOcr(work, s, scale, OCR_CORE_PX, sign);
+      if (again.erased) {
+        lines++;
+        crop = again;
+        words = await engine.readLine(crop.png);
+      }
+    }
     const got = amountOfLine(words);
     if (!got || got.satang <= 0) continue;
     // As many characters read as glyphs under the number, or the read dropped or invented one.
     if (!glyphsAgree(crop.runs, got.x0 / crop.k, got.x1 / crop.k, got.text.length)) return none('miscount', lines);
     // Confirm at another size: a misread rarely survives a second, differently scaled read.
     lines++;
-    const again = amountOfLine(await engine.readLine((await cropForOcr(work, s, scale, CONFIRM_CORE_PX)).png));
+    const again = amountOfLine(await engine.readLine((await cropForOcr(work, s, scale, CONFIRM_CORE_PX, sign)).png));
     if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
     // A wide group just left of the number on its line means the number may be a fragment of a
     // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.

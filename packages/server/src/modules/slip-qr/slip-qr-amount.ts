@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import { ACCOUNT_WHITELIST, ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
+import { ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
 
 /**
  * Reads the amount a slip picture prints, to hold it against the bank's (issue 20: edited slips).
@@ -31,11 +31,9 @@ export interface PrintedRead {
   ms: number;
   /**
    * Only with `fields: true` (`slipcheck read`; a verify reads the amount only): the printed transfer
-   * time "HH:MM" and the receiver's account as printed (masked, "xxx-x-x6660-x"), or null when not
-   * read. Informational: only the amount ever concludes anything.
+   * time "HH:MM", or null when not read. Informational: only the amount ever concludes anything.
    */
   time?: string | null;
-  account?: string | null;
 }
 
 export interface ReadOptions {
@@ -46,7 +44,7 @@ export interface ReadOptions {
   maxLines?: number;
   /** How the slip lies, from its QR (DecodeResult.qrAngle): turned back before reading. Else estimated. */
   angle?: number;
-  /** Also read the printed time and the receiver's account (more OCR lines: operators, not verifies). */
+  /** Also read the printed time (more work: operators, not verifies). */
   fields?: boolean;
 }
 
@@ -644,16 +642,15 @@ const textOf = (words: OcrWord[]) => words.map((w) => w.symbols.map((s) => s.tex
 const minConf = (words: OcrWord[]) => Math.min(100, ...words.flatMap((w) => w.symbols.map((s) => s.confidence))) / 100;
 
 /**
- * The printed transfer time and the receiver's masked account (`slipcheck read`). Located without
- * any layout's positions: the time is the glyphs around a colon ("14:30"), read with digits and ":"
- * only; masked accounts are word groups of 8+ glyphs that read as x's, digits and dashes ("xxx-x-
- * x6660-x"), and the receiver's is the second one down the slip (the sender's comes first on every
- * Thai slip). Each is null unless read once with confidence >= 0.8 in the expected shape.
+ * The printed transfer time (`slipcheck read`), located without any layout's positions: the first
+ * colon down the slip (a narrow glyph of two dots, one above the other) and the glyphs around it
+ * ("14:30"), read with digits and ":" only; null unless read with confidence >= 0.8 as HH:MM.
+ * The receiver's masked account ("xxx-x-x6660-x") is not read: at its 30-36 px its x's and dashes
+ * touch, so glyph runs do not find it (docs/benchmarks.md).
  */
-async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): Promise<{ time: string | null; account: string | null }> {
+async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): Promise<{ time: string | null }> {
   const { work, scale, all } = page;
   let time: string | null = null;
-  const accounts: { text: string; y: number }[] = [];
   const groups = all.filter((s) => s.x1 > 0 && !s.narrow).sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
   for (const s of groups) {
     if (spent()) break;
@@ -664,42 +661,26 @@ async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): 
     // Digits are the tallest common glyphs of these groups (x's, dashes and the colon are shorter).
     const digitH = [...heights].sort((a, b) => a - b)[Math.floor(heights.length * 0.8)];
     const cut = midCut(px);
-    if (time === null) {
-      const c = runs.findIndex((r, i) => i > 0 && i < runs.length - 2 && isColon(px, w, r, digitH, cut));
-      if (c > 0) {
-        const from = runs[Math.max(0, c - 2)];
-        const to = runs[c + 2];
-        const pad = Math.round(digitH * 0.3);
-        const x0 = Math.max(0, from.x0 - pad);
-        const x1 = Math.min(w - 1, to.x1 + pad);
-        const sub = Buffer.alloc((x1 - x0 + 1) * h);
-        for (let y = 0; y < h; y++) px.copy(sub, y * (x1 - x0 + 1), y * w + x0, y * w + x1 + 1);
-        const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
-        const words = await engine.readLine(await toPng(sub, x1 - x0 + 1, h, k), TIME_WHITELIST);
-        const m = /(?:^|\D)([01]?\d|2[0-3]):([0-5]\d)$/.exec(textOf(words).replace(/\s/g, ''));
-        if (m && minConf(words) >= 0.8) time = `${m[1].padStart(2, '0')}:${m[2]}`;
-        continue;
+    const c = runs.findIndex((r, i) => i > 0 && i < runs.length - 2 && isColon(px, w, r, digitH, cut));
+    if (c > 0) {
+      const from = runs[Math.max(0, c - 2)];
+      const to = runs[c + 2];
+      const pad = Math.round(digitH * 0.3);
+      const x0 = Math.max(0, from.x0 - pad);
+      const x1 = Math.min(w - 1, to.x1 + pad);
+      const sub = Buffer.alloc((x1 - x0 + 1) * h);
+      for (let y = 0; y < h; y++) px.copy(sub, y * (x1 - x0 + 1), y * w + x0, y * w + x1 + 1);
+      const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
+      const words = await engine.readLine(await toPng(sub, x1 - x0 + 1, h, k), TIME_WHITELIST);
+      const m = /(?:^|\D)([01]?\d|2[0-3]):([0-5]\d)$/.exec(textOf(words).replace(/\s/g, ''));
+      if (m && minConf(words) >= 0.8) {
+        // The first time down the slip is the transfer's (the only one on every layout seen).
+        time = `${m[1].padStart(2, '0')}:${m[2]}`;
+        break;
       }
     }
-    // Masked accounts: 8+ glyphs, some shorter than the digits (x's, dashes), none with Thai marks
-    // reaching far above or below the digit height.
-    if (runs.length < 8 || Math.max(...heights) > digitH * 1.25) continue;
-    if (heights.filter((x) => x < digitH * 0.85).length < 3 || heights.filter((x) => x >= digitH * 0.85).length < 3) continue;
-    const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
-    const words = await engine.readLine(await toPng(px, w, h, k), ACCOUNT_WHITELIST);
-    const text = textOf(words).replace(/\s/g, '');
-    const marks = (text.match(/[xX]/g) ?? []).length;
-    const digits = (text.match(/\d/g) ?? []).length;
-    if (
-      /^[xX\d]+(-[xX\d]+)*$/.test(text) &&
-      marks >= 3 &&
-      digits >= 3 &&
-      (marks + digits === 10 || marks + digits === 12) &&
-      minConf(words) >= 0.8
-    )
-      accounts.push({ text, y: s.y0 });
   }
-  return { time, account: accounts.length >= 2 ? accounts[1].text : null };
+  return { time };
 }
 
 export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}): Promise<PrintedRead> {

@@ -67,14 +67,13 @@ export interface ReadCommandLine {
   /** 0..1; the service concludes only at PRINTED_MIN_CONFIDENCE or above. */
   confidence: number;
   /**
-   * The other printed fields the reader gives: the amount as printed, the transfer time ("HH:MM") and
-   * the receiver's account as printed (masked), or null where not read, lines read, why no amount was
-   * read. Only the amount ever concludes anything (FRAUD EDITED_SLIP); time and account are for people.
+   * The other printed fields the reader gives: the amount as printed, the transfer time ("HH:MM", or
+   * null where not read), lines read, why no amount was read. Only the amount ever concludes anything
+   * (FRAUD EDITED_SLIP); the time is for people. The receiver's account is not read (see the reader).
    */
   printed: {
     amountText: string | null;
     time: string | null;
-    receiverAccount: string | null;
     lines: number;
     reason: string | null;
   } | null;
@@ -117,9 +116,7 @@ export async function runReadCommand(files: string[], out: (line: string) => voi
             : { ok: false, bankCode: null, transRef: null, error: { code: decoded.errorCode, message: decoded.message } },
           printedAmount: p?.amountSatang == null ? null : p.amountSatang / 100,
           confidence: p?.confidence ?? 0,
-          printed: p
-            ? { amountText: p.text, time: p.time ?? null, receiverAccount: p.account ?? null, lines: p.lines, reason: p.reason }
-            : null,
+          printed: p ? { amountText: p.text, time: p.time ?? null, lines: p.lines, reason: p.reason } : null,
           ms,
         };
       } catch (err) {

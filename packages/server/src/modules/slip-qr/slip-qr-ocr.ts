@@ -16,9 +16,8 @@ export const ENG_DATA_DIR = join(dirname(require.resolve('@tesseract.js-data/eng
 /** Characters an amount line can hold: digits, separators and the currency marks the eng model knows. */
 export const AMOUNT_WHITELIST = '0123456789.,THB';
 
-/** Characters of the printed time ("14:30") and of a masked account ("xxx-x-x6660-x"). */
+/** Characters of the printed time ("14:30"). */
 export const TIME_WHITELIST = '0123456789:';
-export const ACCOUNT_WHITELIST = '0123456789xX-';
 
 /** One recognised character: its confidence (0-100), glyph height and left/right edge in pixels. */
 export interface OcrSymbol {

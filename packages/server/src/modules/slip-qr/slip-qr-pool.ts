@@ -61,7 +61,7 @@ export interface DecodeCallOptions {
   copy?: boolean;
   /** Whose image this is (the shop id): the queue is shared fairly between keys. Default: one shared key. */
   key?: string;
-  /** decodeAndRead only: also read the printed time and receiver account (`slipcheck read`). */
+  /** decodeAndRead only: also read the printed time (`slipcheck read`). */
   fields?: boolean;
 }
 

@@ -10,7 +10,7 @@ export interface WorkerRequest {
   image: Uint8Array;
   /** Also read the printed amount once the slip QR decoded (never on an image the decoder refused). */
   read?: boolean;
-  /** With `read`: also the printed time and receiver account (`slipcheck read`; verifies do not ask). */
+  /** With `read`: also the printed time (`slipcheck read`; verifies do not ask). */
   fields?: boolean;
 }
 

@@ -698,3 +698,16 @@ export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}
     return done({ amountSatang: null, confidence: 0, text: null, reason: 'error', lines: 0 });
   }
 }
+
+/**
+ * The printed transfer time alone ("HH:MM" or null), for `slipcheck read`: read in the operator's own
+ * process after the service's decode and amount read, outside the decoder's per-image budget (the
+ * extra lines would spend it and lose the amount too). `angle`: the QR's, as for the amount.
+ */
+export async function readPrintedTime(image: Buffer, angle?: number, engine: OcrEngine = ocrEngine()): Promise<string | null> {
+  try {
+    return (await readFields(await pageOf(image, angle), engine, () => false)).time;
+  } catch {
+    return null;
+  }
+}

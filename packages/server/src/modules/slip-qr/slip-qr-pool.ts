@@ -61,8 +61,6 @@ export interface DecodeCallOptions {
   copy?: boolean;
   /** Whose image this is (the shop id): the queue is shared fairly between keys. Default: one shared key. */
   key?: string;
-  /** decodeAndRead only: also read the printed time (`slipcheck read`). */
-  fields?: boolean;
 }
 
 /**
@@ -100,7 +98,6 @@ interface Job {
   printed?: (p: PrintedRead | null) => void;
   /** The decode was answered; the job still runs while the amount is read. */
   decoded?: boolean;
-  fields?: boolean;
 }
 
 interface Slot {
@@ -376,7 +373,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   function send(slot: Slot): void {
     const job = slot.job!;
     // The job keeps its image until it ends: a decoder that dies while starting hands it back.
-    const msg: WorkerRequest = { id: job.id, image: job.image, read: job.printed !== undefined, fields: job.fields };
+    const msg: WorkerRequest = { id: job.id, image: job.image, read: job.printed !== undefined };
     slot.child.send(msg, (err) => {
       // The decoder went away before the image reached it: 'exit' answers the job.
       if (err) slot.child.kill('SIGKILL');
@@ -428,15 +425,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       evicted.reject(busyError());
     }
     return new Promise<DecodeResult>((resolve, reject) => {
-      const job: Job = {
-        id: nextId++,
-        key,
-        image: ownBytes(image, callOptions.copy ?? false),
-        resolve,
-        reject,
-        printed,
-        fields: callOptions.fields,
-      };
+      const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject, printed };
       if (free) start(free, job);
       else queue.push(key, job);
     });

@@ -10,8 +10,6 @@ export interface WorkerRequest {
   image: Uint8Array;
   /** Also read the printed amount once the slip QR decoded (never on an image the decoder refused). */
   read?: boolean;
-  /** With `read`: also the printed time (`slipcheck read`; verifies do not ask). */
-  fields?: boolean;
 }
 
 export type WorkerResponse =
@@ -48,8 +46,7 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
         if (!msg.read || !result.ok) return;
         // Reading spends what is left of the image's one budget: a slow decode leaves less to read with.
         const budgetMs = IMAGE_BUDGET_MS - (performance.now() - started);
-        const printed =
-          budgetMs > 0 ? await readPrintedAmount(image, { budgetMs, angle: result.qrAngle, fields: msg.fields }).catch(() => null) : null;
+        const printed = budgetMs > 0 ? await readPrintedAmount(image, { budgetMs, angle: result.qrAngle }).catch(() => null) : null;
         send({ id: msg.id, printed });
       },
       (err: unknown) => send({ id: msg.id, error: err instanceof Error ? err.message : String(err) }),

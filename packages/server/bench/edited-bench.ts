@@ -183,7 +183,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * takes 300 ms (a timer): reader off = decode then checker; reader on = decode, then checker and
  * reading together (as verification-service.ts does: it awaits the printed amount after the checker).
  */
-async function poolBench(n: number) {
+export async function poolBench(n: number) {
+  // The pool's decoder processes are unref'd (they never keep a service alive): without a handle of
+  // its own this process would end (exit 13) while it waits for the decoders' start-up.
+  const keepAlive = setInterval(() => undefined, 1000);
+  try {
+    return await poolSides(n);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
+async function poolSides(n: number) {
   const rnd = prng(21);
   const images: { image: Buffer; variant: Variant }[] = [];
   for (let i = 0; i < n; i++) {
@@ -195,6 +206,7 @@ async function poolBench(n: number) {
     const pool = createSlipDecoderPool({ threads: 1, warmReader: on });
     await pool.ready();
     const [pid] = pool.health().pids;
+    if (!pid) throw new Error('decoder pool reports no decoder process');
     const rows: { ok: boolean; cpuMs: number; wallMs: number; variant: Variant }[] = [];
     for (const { image, variant } of images) {
       const before = procStats(pid).cpuMs;
@@ -245,6 +257,8 @@ export async function runEditedBench(opts: { genuine?: number; editedPer?: numbe
   const t0 = performance.now();
   const items = plan(genuineN, editedPer);
   const results = await runSharded(items, shards);
+  // Kept on disk at once: a failure in the pool part must not lose the renders' results.
+  fs.writeFileSync(`${os.tmpdir()}/slipcheck-edited-bench.json`, JSON.stringify({ items, results }));
   const renderMin = (performance.now() - t0) / 60_000;
   const pool = await poolBench(Number(process.env.BENCH_POOL_N ?? 80));
   return { items, results, pool, load0, load1: os.loadavg(), renderMin, minutes: (performance.now() - t0) / 60_000, shards };

@@ -82,7 +82,8 @@ function plan(genuineN: number, editedPer: number): Item[] {
     const layout = LAYOUTS[j % LAYOUTS.length];
     const variant = EFFECTS[Math.floor(j / LAYOUTS.length) % EFFECTS.length];
     if (variant === 'camera12mp' && j % 4 !== 0) continue;
-    items.push({ i: items.length, kind: 'genuine', layout, variant, amount: amountFor(rnd), fields: g % 10 === 0 });
+    // 1 in 10 for the time, the offset turning every 10 so the sample spans every layout.
+    items.push({ i: items.length, kind: 'genuine', layout, variant, amount: amountFor(rnd), fields: g % 10 === Math.floor(g / 10) % 10 });
     g++;
   }
   return items;

@@ -57,20 +57,36 @@ const NAMED_FONTS = new Map<string, boolean>();
  * Registers one fonts-thai-tlwg family (regular and bold) under its own name, so slip layouts can
  * differ in typeface as bank apps do. Falls back to SlipSans (via font()) when the family is missing.
  */
+/** Latin families of other Debian font packages (fonts-liberation, fonts-dejavu-core): regular, bold. */
+const OTHER_FONTS: Record<string, [string, string]> = {
+  'Liberation Sans': [
+    '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf',
+    '/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf',
+  ],
+  'DejaVu Sans': ['/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf', '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf'],
+};
+
 export function namedFont(name: string): string {
   if (!NAMED_FONTS.has(name)) {
     let ok = false;
+    const other = OTHER_FONTS[name];
     for (const [suffix, file] of [
+      ...(other
+        ? ([
+            ['', other[0]],
+            ['-Bold', other[1]],
+          ] as const)
+        : []),
       ['', `/usr/share/fonts/truetype/tlwg/${name}.ttf`],
       ['-Bold', `/usr/share/fonts/truetype/tlwg/${name}-Bold.ttf`],
       ['', `/usr/share/fonts/opentype/tlwg/${name}.otf`],
       ['-Bold', `/usr/share/fonts/opentype/tlwg/${name}-Bold.otf`],
     ] as const) {
-      if (existsSync(file) && GlobalFonts.registerFromPath(file, `Slip${name}`) !== null) ok = ok || suffix === '';
+      if (existsSync(file) && GlobalFonts.registerFromPath(file, `Slip${name.replace(/\s/g, '')}`) !== null) ok = ok || suffix === '';
     }
     NAMED_FONTS.set(name, ok);
   }
-  return NAMED_FONTS.get(name) ? `Slip${name}` : FONT_FAMILY;
+  return NAMED_FONTS.get(name) ? `Slip${name.replace(/\s/g, '')}` : FONT_FAMILY;
 }
 
 const QR_CACHE = new Map<string, { size: number; dark: Uint8Array }>();

@@ -34,7 +34,14 @@ export function messageProblems(messages: unknown): LineErrorDetail[] {
       out.push({ message: 'must not be empty', property: `${path}.text` });
     for (const [k, x] of Object.entries(o)) if (x && typeof x === 'object') walk(x, `${path}.${k}`);
   };
-  messages.forEach((m: Record<string, any> | null, i) => {
+  type MessageShape = {
+    type?: unknown;
+    text?: unknown;
+    altText?: unknown;
+    contents?: { type?: unknown; contents?: unknown };
+    quickReply?: { items?: unknown };
+  } | null;
+  messages.forEach((m: MessageShape, i) => {
     const p = `messages[${i}]`;
     if (m?.type === 'text') {
       if (typeof m.text !== 'string' || m.text.length < 1 || m.text.length > 5000)

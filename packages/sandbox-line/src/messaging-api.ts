@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LINE_ERRORS, messageProblems, UUID } from './line-limits.js';
-import type { Channel, PlatformState, Route } from './platform-state.js';
+import type { Channel, PlatformState, Route, Sent } from './platform-state.js';
 
 /**
  * The Messaging API calls the service makes (developers.line.biz/en/reference/messaging-api/), with
@@ -9,10 +9,27 @@ import type { Channel, PlatformState, Route } from './platform-state.js';
  * `x-line-accepted-request-id`), 429 for the monthly limit, 404 for content that does not exist.
  * The content API (api-data.line.me) is served on the same port.
  */
+/** A request body as the platform reads it: the fields it looks at, each checked before use. */
+interface LineRequestBody {
+  replyToken?: unknown;
+  to?: unknown;
+  messages?: unknown;
+  endpoint?: unknown;
+}
+
+/** What recordSent keeps of a body whose messages passed messageProblems (or that a forced fault performs anyway). */
+const sentBody = (b: LineRequestBody): Sent['body'] => ({
+  ...(typeof b.replyToken === 'string' ? { replyToken: b.replyToken } : {}),
+  ...(typeof b.to === 'string' ? { to: b.to } : {}),
+  messages: Array.isArray(b.messages) ? (b.messages as Sent['body']['messages']) : [],
+});
+
 export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
-  const parse = (req: FastifyRequest): { ok: true; body: any } | { ok: false } => {
+  const parse = (req: FastifyRequest): { ok: true; body: LineRequestBody } | { ok: false } => {
     try {
-      return { ok: true, body: JSON.parse((req.body as Buffer | undefined)?.toString('utf8') ?? '') };
+      const v: unknown = JSON.parse((req.body as Buffer | undefined)?.toString('utf8') ?? '');
+      // Fields are checked where they are read; a body that is not an object has none of them.
+      return { ok: true, body: v && typeof v === 'object' && !Array.isArray(v) ? (v as LineRequestBody) : {} };
     } catch {
       return { ok: false };
     }
@@ -36,7 +53,9 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
     if (f.delayMs) await new Promise((r) => setTimeout(r, f.delayMs));
     if (route === 'reply' || route === 'push') {
       const p = parse(req);
-      const chat = p.ok ? (route === 'push' ? p.body?.to : s.replyTokens.get(p.body?.replyToken)?.chatId) : undefined;
+      const token = p.ok && typeof p.body.replyToken === 'string' ? p.body.replyToken : undefined;
+      const to = p.ok && typeof p.body.to === 'string' ? p.body.to : undefined;
+      const chat = route === 'push' ? to : token !== undefined ? s.replyTokens.get(token)?.chatId : undefined;
       s.noteRefused(channelOf(req), chat, `LINE ${route} → ${f.status}`);
     }
     if (f.retryAfter) reply.header('retry-after', f.retryAfter);
@@ -51,11 +70,11 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
     const p = parse(req);
     const ch = channelOf(req);
     const doReply = () => {
-      if (!p.ok) return;
+      if (!p.ok || typeof p.body.replyToken !== 'string') return;
       const t = s.replyTokens.get(p.body.replyToken);
       if (t && !t.used) {
         t.used = true;
-        s.recordSent('reply', ch, req, p.body, t.chatId);
+        s.recordSent('reply', ch, req, sentBody(p.body), t.chatId);
       }
     };
     if (await forced('reply', req, reply, doReply)) return reply;
@@ -75,7 +94,7 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
       return reply.code(400).send(LINE_ERRORS.invalidReplyToken);
     }
     t.used = true;
-    const sent = s.recordSent('reply', ch, req, p.body, t.chatId);
+    const sent = s.recordSent('reply', ch, req, sentBody(p.body), t.chatId);
     return reply.send({ sentMessages: sent });
   });
 
@@ -87,7 +106,7 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
     const doPush = () => {
       if (!p.ok || !ch) return;
       if (key) s.acceptRetryKey(ch, key);
-      s.recordSent('push', ch, req, p.body, p.body.to);
+      s.recordSent('push', ch, req, sentBody(p.body), typeof p.body.to === 'string' ? p.body.to : undefined);
     };
     if (await forced('push', req, reply, doPush)) return reply;
     if (!ch) return reply.code(401).send(LINE_ERRORS.auth);
@@ -116,7 +135,7 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
       return reply.code(429).send(LINE_ERRORS.monthlyLimit);
     }
     ch.usage++;
-    const sent = s.recordSent('push', ch, req, p.body, p.body.to);
+    const sent = s.recordSent('push', ch, req, sentBody(p.body), p.body.to);
     const requestId = key ? s.acceptRetryKey(ch, key, sent) : undefined;
     if (requestId) reply.header('x-line-request-id', requestId);
     return reply.send({ sentMessages: sent });
@@ -155,7 +174,7 @@ export function registerMessagingApi(app: FastifyInstance, s: PlatformState) {
     const ch = channelOf(req);
     if (!ch) return reply.code(401).send(LINE_ERRORS.auth);
     const p = parse(req);
-    const endpoint = (p.ok && typeof p.body?.endpoint === 'string' && p.body.endpoint) || ch.webhookUrl;
+    const endpoint = (p.ok && typeof p.body.endpoint === 'string' && p.body.endpoint) || ch.webhookUrl;
     if (!endpoint) return reply.code(400).send(LINE_ERRORS.badBody([{ message: 'webhook URL is not set', property: 'endpoint' }]));
     const r = await s.deliverRaw(endpoint, ch.secret, { destination: ch.botUserId, events: [] }).catch(() => ({ status: 0 }));
     return {

@@ -16,9 +16,17 @@ export interface Channel {
   monthlyLimit: number | null;
   usage: number;
 }
+/** A message object as the service sent it: its type and text fields typed, the rest as LINE's JSON. */
+export interface LineMessage {
+  type?: string;
+  text?: string;
+  altText?: string;
+  contents?: unknown;
+  [field: string]: unknown;
+}
 export interface Sent {
   token: string;
-  body: { replyToken?: string; to?: string; messages: Array<Record<string, any>> };
+  body: { replyToken?: string; to?: string; messages: LineMessage[] };
   retryKey?: string;
 }
 /**
@@ -39,7 +47,7 @@ export interface ChatLine {
   /** user: text | image; bot: the message objects as sent. */
   text?: string;
   imageUrl?: string;
-  message?: Record<string, any>;
+  message?: LineMessage;
   via?: 'reply' | 'push';
   webhookEventId?: string;
 }
@@ -126,7 +134,7 @@ export function createPlatformState(opts: { dataDir?: string; replyTokenTtlMs?: 
     },
     /** Registers the reply tokens of events the platform is about to deliver (only those can be replied to). */
     issueReplyTokens(ch: Channel, events: unknown[]) {
-      for (const e of events as Array<Record<string, any>>) {
+      for (const e of events as Array<{ replyToken?: unknown; source?: { groupId?: string; roomId?: string; userId?: string } } | null>) {
         if (!e || typeof e.replyToken !== 'string' || s.replyTokens.has(e.replyToken)) continue;
         const src = e.source ?? {};
         s.replyTokens.set(e.replyToken, {
@@ -147,7 +155,7 @@ export function createPlatformState(opts: { dataDir?: string; replyTokenTtlMs?: 
       const events = (payload as { events?: unknown })?.events;
       if (ch && Array.isArray(events)) s.issueReplyTokens(ch, events);
       const r = await fetch(endpoint, { method: 'POST', headers, body: new Uint8Array(raw), signal: AbortSignal.timeout(10_000) });
-      return { status: r.status, body: (await r.json().catch(() => null)) as any };
+      return { status: r.status, body: (await r.json().catch(() => null)) as unknown };
     },
     reset() {
       s.replies.length = 0;

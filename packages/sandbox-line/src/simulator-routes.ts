@@ -45,7 +45,7 @@ export function registerSimulator(app: FastifyInstance, s: PlatformState, deps: 
     deps.people.set(sub, { sub, name });
   }
 
-  const json = (body: unknown): Record<string, any> => {
+  const json = (body: unknown): Record<string, unknown> => {
     if (!Buffer.isBuffer(body) || !body.length) return {};
     try {
       return JSON.parse(body.toString('utf8'));
@@ -93,7 +93,7 @@ export function registerSimulator(app: FastifyInstance, s: PlatformState, deps: 
     await deliver(ch, newEvent(ch, { type: 'group', groupId: src.groupId } as Source, 'join', {}));
   }
 
-  function sourceOf(ch: Channel, b: Record<string, any>): Source | null {
+  function sourceOf(ch: Channel, b: Record<string, unknown>): Source | null {
     const person = deps.people.get(String(b.userId ?? ''));
     if (!person) return null;
     if (b.chat === 'group') {
@@ -145,7 +145,7 @@ export function registerSimulator(app: FastifyInstance, s: PlatformState, deps: 
       botUserId: newUserId(),
       basicId: `@${String(500 + n)}sbx`,
       displayName: String(b.displayName ?? `Shop ${n}`).slice(0, 20),
-      webhookUrl: b.webhookUrl,
+      webhookUrl: b.webhookUrl === undefined ? undefined : String(b.webhookUrl),
       monthlyLimit: null,
       usage: 0,
     };
@@ -159,7 +159,7 @@ export function registerSimulator(app: FastifyInstance, s: PlatformState, deps: 
     const b = json(req.body);
     if (b.webhookUrl !== undefined) {
       if (!/^https?:\/\//.test(String(b.webhookUrl))) return bad(reply, 'webhookUrl must be an http(s) URL');
-      ch.webhookUrl = b.webhookUrl;
+      ch.webhookUrl = String(b.webhookUrl);
     }
     if (b.displayName !== undefined) ch.displayName = String(b.displayName).slice(0, 20);
     s.save();

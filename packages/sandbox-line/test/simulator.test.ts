@@ -6,14 +6,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxBank, type SandboxBank } from '@slipcheck/sandbox-bank';
-import { createSandboxLine, type SandboxLine } from '../src/index.js';
+import { createSandboxLine, type Channel, type SandboxLine } from '../src/index.js';
 
 // The simulator's calls against a stand-in webhook receiver that checks LINE's signature itself.
 let line: SandboxLine;
 let hook: http.Server;
 let endpoint: string;
 let dataDir: string;
-const received: Array<Record<string, any>> = [];
+/** A webhook event as the stand-in receiver got it: the fields these tests read. */
+interface ReceivedEvent {
+  type: string;
+  webhookEventId: string;
+  replyToken?: string;
+  source: { type: string; userId?: string; groupId?: string };
+  message?: { id: string; type: string; text?: string };
+}
+const received: ReceivedEvent[] = [];
 let secret = '';
 
 beforeAll(async () => {
@@ -37,14 +45,14 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-const post = async (p: string, body: unknown, method = 'POST') => {
+const post = async <T = { delivery?: unknown }>(p: string, body: unknown, method = 'POST') => {
   const r = await fetch(line.url + p, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: r.status, body: (await r.json()) as any };
+  return { status: r.status, body: (await r.json()) as T };
 };
 
 describe('chat simulator', () => {
   it('an image sent in the 1:1 chat is a signed webhook naming a message id whose bytes the channel can download', async () => {
-    const ch = (await post('/sandbox/channels', { displayName: 'ร้านทดสอบ', webhookUrl: endpoint })).body;
+    const ch = (await post<Channel>('/sandbox/channels', { displayName: 'ร้านทดสอบ', webhookUrl: endpoint })).body;
     secret = ch.secret;
     const state = await (await fetch(`${line.url}/sandbox/state`)).json();
     const customer = state.people[0].sub;
@@ -63,7 +71,7 @@ describe('chat simulator', () => {
       message: { type: 'image', contentProvider: { type: 'line' } },
     });
     expect(event.webhookEventId).toMatch(/^[0-9A-Z]{26}$/);
-    const content = await fetch(`${line.url}/v2/bot/message/${event.message.id}/content`, {
+    const content = await fetch(`${line.url}/v2/bot/message/${event.message!.id}/content`, {
       headers: { authorization: `Bearer ${ch.token}` },
     });
     expect(Buffer.from(await content.arrayBuffer()).toString()).toBe('pngbytes');

@@ -1,3 +1,4 @@
+import { ERROR_CODES, QUOTA_REASONS, type ErrorCode, type QuotaReason } from './error-codes.js';
 import type { QuotaHeaders, QuotaSnapshot } from './types.js';
 
 // Used when the error body carries no `code` (the spec only defines codes for 402 and some 403s),
@@ -37,8 +38,12 @@ export interface SlipcheckApiErrorInit {
 export class SlipcheckApiError extends Error {
   override readonly name = 'SlipcheckApiError';
   readonly statusCode: number;
-  /** From the body (`QUOTA_EXCEEDED`, `TEST_QUOTA_EXCEEDED`, `PLAN_API_ACCESS_REQUIRED`, ...) or derived from the status. */
-  readonly code: string;
+  /**
+   * From the body (`QUOTA_EXCEEDED`, `TEST_QUOTA_EXCEEDED`, `PLAN_API_ACCESS_REQUIRED`, ...: one of
+   * `ERROR_CODES`) or derived from the status. Typed so an editor lists the known codes; a newer
+   * service may send one this SDK does not know yet.
+   */
+  readonly code: ErrorCode | (string & {});
   readonly requestId: string | null;
   /** The 402 body's quota (used, limit, remaining); null otherwise. */
   readonly quota: QuotaSnapshot | null;
@@ -49,6 +54,17 @@ export class SlipcheckApiError extends Error {
   readonly path: string;
   /** The parsed error body (or its text when it was not JSON). */
   readonly body: unknown;
+
+  /** Why a 402 was answered: `TRIAL_ENDED`, `MONTHLY_QUOTA` or `TEST_CAP`; null for other answers (and older services). */
+  get reason(): QuotaReason | null {
+    const r = (this.body as { reason?: unknown } | null)?.reason;
+    return this.statusCode === 402 && (QUOTA_REASONS as readonly unknown[]).includes(r) ? (r as QuotaReason) : null;
+  }
+
+  /** The code's meaning in Thai or English from the catalogue; the server's message for a code this SDK does not know. */
+  meaning(lang: 'th' | 'en'): string {
+    return Object.hasOwn(ERROR_CODES, this.code) ? ERROR_CODES[this.code as ErrorCode][lang] : this.message;
+  }
 
   constructor(init: SlipcheckApiErrorInit) {
     super(init.message);

@@ -35,6 +35,8 @@ export { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from './statuses.js';
 export { AMOUNT_PATTERN, amountQueryValue, formatSatang, parseAmountToSatang, satangFromAmount, satangToAmount } from './money.js';
 export type { ThaiBank } from './banks.js';
 export type * from './types.js';
+export { ALL_ERROR_CODES, API_ERROR_CODES, ERROR_CODES, QUOTA_REASONS, RESULT_ERROR_CODES, isErrorCode } from './error-codes.js';
+export type { ErrorCode, ErrorCodeEntry, QuotaReason } from './error-codes.js';
 export {
   ENVIRONMENT_WORDS,
   ERROR_CODE_WORDS,
@@ -43,10 +45,11 @@ export {
   SOURCE_WORDS,
   STALE_WORD,
   STATUS_WORDS,
+  WORDED_RESULT_CODES,
   bankWord,
   environmentWord,
   resultWord,
   sourceWord,
   statusWord,
 } from './words.js';
-export type { Word, WordLang } from './words.js';
+export type { Word, WordLang, WordedResultCode } from './words.js';

@@ -2,6 +2,7 @@
 // the dashboard, the mini-app, the exports, LINE replies and e-mails (and SDK users who show results to
 // shop staff). Words that differ between two of those places were the same thing said two ways.
 import { THAI_BANKS } from './banks.js';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 import type { TransactionSource, TransactionStatus } from './types.js';
 
 export type WordLang = 'th' | 'en';
@@ -21,16 +22,31 @@ export const STATUS_WORDS: Readonly<Record<TransactionStatus, Word>> = Object.fr
   PROVIDER_ERROR: { th: 'ตรวจไม่ได้ชั่วคราว', en: 'Could not check yet' },
 });
 
-/** Results whose error code says more than the status: the word shown instead of the status's own. */
-export const ERROR_CODE_WORDS: Readonly<Record<string, Word>> = Object.freeze({
-  SLIP_PENDING: { th: 'ธนาคารยังไม่แสดงรายการ', en: 'Bank has not published it yet' },
-  PROVIDER_UNAVAILABLE: { th: 'ตรวจไม่ได้ชั่วคราว', en: 'Could not check yet' },
-  STALE_SLIP: { th: 'สลิปเก่า', en: 'Old slip' },
-  RECEIVER_UNVERIFIED: { th: 'ยืนยันบัญชีผู้รับไม่ได้', en: 'Receiver not confirmed' },
-});
+/**
+ * Result codes that say more than the record's status: the word shown instead of the status's own (an
+ * edited slip is not just "fake"; a pending transfer is not a failed check). The words are the error
+ * catalogue's (error-codes.ts), so the screen, exports, LINE and e-mails say the same.
+ */
+export const WORDED_RESULT_CODES = [
+  'SLIP_PENDING',
+  'PROVIDER_UNAVAILABLE',
+  'CHECK_UNAVAILABLE',
+  'CHECK_NOT_SUPPORTED',
+  'STALE_SLIP',
+  'RECEIVER_UNVERIFIED',
+  'EDITED_SLIP',
+] as const satisfies readonly ErrorCode[];
+export type WordedResultCode = (typeof WORDED_RESULT_CODES)[number];
+
+export const ERROR_CODE_WORDS: Readonly<Record<WordedResultCode, Word>> = Object.freeze(
+  Object.fromEntries(WORDED_RESULT_CODES.map((c) => [c, Object.freeze({ th: ERROR_CODES[c].th, en: ERROR_CODES[c].en })])) as Record<
+    WordedResultCode,
+    Word
+  >,
+);
 
 /** A genuine transfer made long before it was checked (may be a re-used slip): marked wherever a result shows. */
-export const STALE_WORD: Word = Object.freeze({ th: 'สลิปเก่า', en: 'Old slip' });
+export const STALE_WORD: Word = Object.freeze({ th: ERROR_CODES.STALE_SLIP.th, en: ERROR_CODES.STALE_SLIP.en });
 
 export const SOURCE_WORDS: Readonly<Record<TransactionSource, Word>> = Object.freeze({
   API: { th: 'API', en: 'API' },
@@ -94,7 +110,7 @@ export const statusWord = (status: string, lang: WordLang): string =>
  */
 export function resultWord(r: { status: string; errorCode?: string | null; stale?: boolean | null }, lang: WordLang): string {
   if (r.errorCode && Object.hasOwn(ERROR_CODE_WORDS, r.errorCode) && r.status !== 'RECEIVER_MISMATCH')
-    return ERROR_CODE_WORDS[r.errorCode]![lang];
+    return ERROR_CODE_WORDS[r.errorCode as WordedResultCode][lang];
   if (r.stale && (r.status === 'SUCCESS' || r.status === 'AMOUNT_MISMATCH')) return `${STALE_WORD[lang]} · ${statusWord(r.status, lang)}`;
   return statusWord(r.status, lang);
 }

@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SlipcheckApiError, SlipcheckConnectionError, createSlipcheckClient, type SlipcheckClientOptions } from '../src/index.js';
+import {
+  ERROR_CODES,
+  SlipcheckApiError,
+  SlipcheckConnectionError,
+  createSlipcheckClient,
+  type SlipcheckClientOptions,
+} from '../src/index.js';
 import { QUOTA_HEADERS, errorBody, record, startFakeApi } from './fake-api.js';
 
 const API_KEY = 'sk_live_test_key_123';
@@ -245,10 +251,14 @@ describe('error mapping', () => {
       body: errorBody(402, 'Payment Required', 'Monthly quota exhausted', req.path, {
         code: 'QUOTA_EXCEEDED',
         quota: { used: 1000, limit: 1000, remaining: 0 },
+        reason: 'MONTHLY_QUOTA',
       }),
     }));
     const c = client();
     const err = (await c.verify(IMAGE).catch((e: unknown) => e)) as SlipcheckApiError;
+    expect(err.reason).toBe('MONTHLY_QUOTA');
+    expect(err.meaning('en')).toBe(ERROR_CODES.QUOTA_EXCEEDED.en);
+    expect(err.meaning('th')).toMatch(/[\u0E00-\u0E7F]/);
     expect(err).toBeInstanceOf(SlipcheckApiError);
     expect(err).toMatchObject({
       statusCode: 402,
@@ -275,6 +285,10 @@ describe('error mapping', () => {
     await expect(c.getTransaction('txn/../x')).rejects.toMatchObject({ statusCode: 404, code: 'NOT_FOUND' });
     expect(api.requests.at(-1)?.path).toBe('/api/v1/transactions/txn%2F..%2Fx');
     expect(api.requests.length).toBe(3); // 4xx other than 429 are never retried
+    const forbidden = (await c.me().catch((e: unknown) => e)) as SlipcheckApiError;
+    expect(forbidden.reason).toBeNull();
+    // FORBIDDEN is the SDK's own fallback, not a service code: the server's sentence stands.
+    expect(forbidden.meaning('en')).toBe('API key missing scope(s): read');
   });
 
   it('keeps a body code such as PLAN_API_ACCESS_REQUIRED', async () => {

@@ -10,6 +10,9 @@ const { loadConfig } = await import(`${root}/config.js`);
 const { createContainer } = await import(`${root}/container.js`);
 const { buildApp } = await import(`${root}/http/app.js`);
 
+const { createServiceLogger } = await import(`${root}/http/service-logger.js`);
+const { pino } = await import('pino');
+
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-bench-'));
 const config = loadConfig({
   DATA_DIR: dataDir,
@@ -21,8 +24,14 @@ const config = loadConfig({
   SANDBOX_AUTOSTART: 'false',
   DATABASE_URL: process.env.DATABASE_URL ?? '',
 });
-const c = await createContainer(config);
-const app = await buildApp(c, { logger: false });
+// BENCH_LOG_LEVEL=info: the production access log (two lines per request), written to /dev/null
+// synchronously as pino writes to stdout; unset, the service logs nothing (the figures in docs/benchmarks.md).
+const logLevel = process.env.BENCH_LOG_LEVEL;
+const c = await createContainer(
+  config,
+  logLevel ? { logger: createServiceLogger(logLevel, pino.destination({ dest: '/dev/null', sync: true })) } : {},
+);
+const app = await buildApp(c, logLevel ? {} : { logger: false });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const shop = await c.shops.create({ name: 'bench', planCode: 'BUSINESS' }, 'bench');
 await c.payees.add(shop.id, { bankCode: '004', accountNumber: '1234566609', holder: 'ร้านทดสอบ' }, 'bench');

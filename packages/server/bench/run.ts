@@ -8,8 +8,8 @@ console.log(
   `# slipcheck benchmarks\n\nMachine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. Command: \`${process.env.BENCH_COMPILED ? 'npm run bench:prod' : 'npm run bench'}\`${process.env.BENCH_COMPILED ? ' (the service under test runs the compiled dist/ under plain node)' : ''}.\n`,
 );
 if (!only || only === 'decode') {
-  console.log('## Decoding (one thread)\n');
-  console.log(formatBenchTable(await runDecodeBench()));
+  console.log('## Decoding: the cascade against zxing-wasm tryHarder and jsQR on a real-traffic corpus (one thread)\n');
+  console.log(formatBenchTable(await runDecodeBench({ log: (l) => process.stderr.write(`${l}\n`) })));
 }
 if (!only || only === 'e2e') {
   console.log('\n## End to end: POST /api/v1/verify against the sandbox bank (zero latency)\n');

@@ -147,6 +147,9 @@ export function formatWebhookBench(r: WebhookBenchResult): string {
     `| Events per CPU-second of the process (receiver included; load average ${r.loadAverage} at start) | ${r.eventsPerCpuSecond} | |`,
     `| Commit to first delivery attempt, p50 (${r.latencySamples} samples) | ${r.latencyP50Ms} ms | <= 200 ms |`,
     `| Commit to first delivery attempt, p99 | ${r.latencyP99Ms} ms | |`,
+    '',
+    `- ${r.throughputEventsPerSec >= 500 ? 'PASS' : 'FAIL'}: webhook delivery ${r.throughputEventsPerSec} events/s with one worker (target >= 500 events/s)${r.throughputEventsPerSec < 500 && r.eventsPerCpuSecond >= 500 ? `; CPU allows ${r.eventsPerCpuSecond}/s (events per CPU-second, receiver included): the machine was busy (load average ${r.loadAverage})` : ''}`,
+    `- ${r.latencyP50Ms <= 200 ? 'PASS' : 'FAIL'}: commit to first delivery attempt p50 ${r.latencyP50Ms} ms (target <= 200 ms)`,
   ].join('\n');
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { checkerConfigProblems } from './modules/checker/checker-factory.js';
+import { CHECKER_ADAPTERS, CHECKER_IDS } from './modules/checker/checker-registry.js';
 
 /**
  * One configuration schema, parsed once at start (and by the CLI, from the same variables, so
@@ -95,12 +96,14 @@ const spec = {
   CHECKER: {
     parse: str,
     def: 'sandbox',
-    doc: 'checker adapter, or a comma list tried in order (failover): sandbox, easyslip, slipok (see the checker section)',
+    doc: `checker adapter, or a comma list tried in order (failover): ${CHECKER_IDS.join(', ')} (see the checker section); another name stops the start`,
   },
   CHECKER_URL: {
     parse: str,
     def: '',
-    doc: 'checker URL(s), comma list matching CHECKER: easyslip = base without a version (default https://api.easyslip.com), slipok = https://api.slipok.com/api/line/apikey/<BRANCH_ID>, sandbox = default the sandbox bank',
+    doc: `checker URL(s), comma list matching CHECKER: ${Object.values(CHECKER_ADAPTERS)
+      .map((a) => a.urlDoc)
+      .join(', ')}`,
   },
   CHECKER_KEY: { parse: str, def: '', doc: 'checker credential(s), comma list matching CHECKER' },
   CHECKER_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one checker attempt' },
@@ -182,6 +185,11 @@ const spec = {
     parse: int(1000, 3_600_000),
     def: '60000',
     doc: 'a claimed outbox job whose worker died is taken back after this; also the longest one job may run before it is abandoned for takeback (keep above WEBHOOK_TIMEOUT_MS and a LINE slip check)',
+  },
+  SCHEDULE_SLOT_MS: {
+    parse: int(500, 86_400_000),
+    def: '3600000',
+    doc: 'slot of the hourly scheduled tasks (retention, purges, anonymisation): each runs once per slot across all workers; the daily-summary trigger looks every minute, or every slot when shorter. Tests shorten it; production refuses anything but an hour',
   },
   SMTP_URL: {
     parse: url('smtp:', 'smtps:'),
@@ -302,6 +310,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (cfg.WEBHOOK_ALLOW_PRIVATE) problems.push('WEBHOOK_ALLOW_PRIVATE: must be false in production');
     if (!cfg.COOKIE_SECURE) problems.push('COOKIE_SECURE: must be true in production');
     if (cfg.LIFF_MOCK) problems.push('LIFF_MOCK: must be false in production');
+    if (cfg.SCHEDULE_SLOT_MS !== 3_600_000) problems.push('SCHEDULE_SLOT_MS: must be 3600000 (an hour) in production');
     // The promise to receivers (modules/webhooks/webhook-retry-schedule.ts): 5 retries spread over at least 48 hours.
     if (cfg.WEBHOOK_RETRY_SCHEDULE.length !== 5 || cfg.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0) < 48 * 3600)
       problems.push('WEBHOOK_RETRY_SCHEDULE: production needs 5 retries adding up to at least 172800 seconds (48 h)');

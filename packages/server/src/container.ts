@@ -13,6 +13,7 @@ import { createMemoryBus, type ResultsBus } from './lib/results-bus.js';
 import { createRedisBus } from './lib/results-bus-redis.js';
 import { watchRedis } from './lib/redis-state.js';
 import { createOutboxWorker } from './outbox/outbox-worker.js';
+import { createScheduler, SCHEDULED_JOB } from './outbox/outbox-schedule.js';
 import type { OutboxHandlers } from './outbox/outbox-types.js';
 import { createWebhookModule } from './modules/webhooks/webhook-module.js';
 import { createApiKeyService } from './modules/api-keys/api-key-service.js';
@@ -33,7 +34,7 @@ import { createImageClaims } from './modules/verification/image-claims.js';
 import { createVerificationService } from './modules/verification/verification-service.js';
 import { createHousekeeping } from './modules/housekeeping/housekeeping-service.js';
 import { composeHandlers, createLineModule } from './modules/line/line-module.js';
-import { outboxBacklog } from './outbox/outbox-repo.js';
+import { countParked, outboxBacklog } from './outbox/outbox-repo.js';
 import { createMailService } from './modules/mail/mail-service.js';
 import { createAccountsModule, publicUrlOf } from './modules/accounts/accounts-module.js';
 import { createMailOwnerAlertHandler, OWNER_ALERT_JOB } from './modules/mail/mail-owner-alerts.js';
@@ -360,6 +361,25 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     transactions,
     defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
   });
+  // Scheduled tasks: one run per slot across all worker nodes (outbox/outbox-schedule.ts). The names
+  // are part of the slot keys stored in the outbox: never rename one.
+  const hour = config.SCHEDULE_SLOT_MS;
+  const scheduler = createScheduler({
+    db,
+    clock,
+    leaseMs: config.WORKER_LEASE_MS,
+    log: logger,
+    tasks: [
+      ...housekeeping.tasks(hour),
+      { name: 'webhooks.prune-deliveries', everyMs: hour, run: () => webhookModule.service.prune() },
+      { name: 'line.prune-events', everyMs: hour, run: () => line.eventLog.prune() },
+      { name: 'secrets.reencrypt', everyMs: hour, run: () => reencryptSecrets() },
+      { name: 'outbox.prune-done', everyMs: hour, run: () => worker.pruneDone() },
+      // Each shop picks its summary minute; the summary itself is once per shop and day (daily_summaries).
+      { name: 'reports.summary-due', everyMs: Math.min(60_000, hour), run: () => reports.summary.scheduleDue() },
+    ],
+  });
+  outboxHandlers[SCHEDULED_JOB] = scheduler.handler;
   const worker = createOutboxWorker({
     db,
     caps: handle.caps,
@@ -372,19 +392,17 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     onError: (err, job) => logFailure(`outbox:${job?.kind ?? 'maintenance'}`)(err),
     onFinalFailure: outboxFinalFailure,
     maintenance: [
-      { everyMs: 3_600_000, run: () => webhookModule.service.prune() },
-      { everyMs: 3_600_000, run: () => line.eventLog.prune() },
-      { everyMs: 3_600_000, run: () => housekeeping.runAll() },
-      // Units and slips held by checks of a dead node come back within about two leases.
+      // Each node looks at the clock a few times per slot and queues the slots it sees first.
+      { everyMs: scheduler.tickMs, run: () => scheduler.tick() },
+      // Units and slips held by checks of a dead node come back within about two leases. Per node on
+      // purpose: each sweep is a few conditional updates, and recovery must not wait on any one node.
       { everyMs: config.CLAIM_LEASE_MS, run: () => verification.sweepOrphans() },
-      { everyMs: 3_600_000, run: () => reencryptSecrets() },
-      { everyMs: 60_000, run: () => reports.summary.scheduleDue() },
     ],
   });
   closers.push(() => worker.stop({ timeoutMs: 5000 }));
   // Scrape-time gauges (lib/metrics.ts): the decoder pool's load and the outbox backlog.
   const removeDecoderSource = addDecoderSource(() => pool?.stats() ?? null);
-  const removeOutboxSource = addOutboxSource(() => outboxBacklog(db, clock.now()));
+  const removeOutboxSource = addOutboxSource(async () => ({ ...(await outboxBacklog(db, clock.now())), parked: await countParked(db) }));
   closers.push(async () => {
     removeDecoderSource();
     removeOutboxSource();
@@ -427,6 +445,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     outboxHandlers,
     outboxFinalFailure,
     worker,
+    scheduler,
     housekeeping,
     reencryptSecrets,
     startedAt: new Date(),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { API_ERROR_CODES, ERROR_CODES } from '@slipcheck/sdk';
 import { ApiError } from '../src/api/client';
 import { STATUSES, type TxStatus } from '../src/api/types';
 import { en } from '../src/i18n/en';
@@ -107,6 +108,27 @@ describe('error wording', () => {
     const e = explainError(new ApiError(400, code, 'server text'), true);
     expect(e.key).toBe(code === 'RATE_LIMITED' ? 'error.RATE_LIMITED' : `error.${code}`);
     expectBothLanguages(e.key, code);
+  });
+
+  it('every error code of the catalogue reads as a sentence in both languages, none as the generic fallback', () => {
+    for (const code of API_ERROR_CODES) {
+      if (code === 'RATE_LIMITED') continue;
+      const e = explainError(new ApiError(ERROR_CODES[code].status, code, 'server text'), true);
+      expect(e.key, code).toBe(`error.${code}`);
+      expectBothLanguages(e.key, code);
+    }
+  });
+
+  it("a 402 says why: the trial's end apart from a used-up month", () => {
+    const trial = explainError(new ApiError(402, 'QUOTA_EXCEEDED', 'x', { reason: 'TRIAL_ENDED' }), true);
+    const month = explainError(new ApiError(402, 'QUOTA_EXCEEDED', 'x', { reason: 'MONTHLY_QUOTA' }), true);
+    expect(trial.key).toBe('error.QUOTA_EXCEEDED.TRIAL_ENDED');
+    expect(month.key).toBe('error.QUOTA_EXCEEDED.MONTHLY_QUOTA');
+    for (const k of [trial.key, month.key]) expectBothLanguages(k, k);
+    expect(th[trial.key]).not.toBe(th[month.key]);
+    // No reason (an older server): the catalogue's sentence that covers both.
+    expect(explainError(new ApiError(402, 'QUOTA_EXCEEDED', 'x'), true).key).toBe('error.QUOTA_EXCEEDED');
+    expect(explainError(new ApiError(402, 'TEST_QUOTA_EXCEEDED', 'x', { reason: 'TEST_CAP' }), true).key).toBe('error.TEST_QUOTA_EXCEEDED');
   });
 
   it('says how long to wait after a rate limit when the server tells', () => {

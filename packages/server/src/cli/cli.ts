@@ -7,7 +7,7 @@ import { NO_USAGE, usageByKey } from '../modules/api-keys/api-key-usage.js';
 import { periodStart } from '../lib/period.js';
 import { lineCommand } from '../modules/line/line-cli.js';
 import { webhookCommand, WEBHOOK_USAGE } from '../modules/webhooks/webhooks-cli.js';
-import { workerCommand, WORKER_USAGE } from '../outbox/outbox-cli.js';
+import { parkedCommand, workerCommand, WORKER_USAGE } from '../outbox/outbox-cli.js';
 import { listMail, MAIL_USAGE } from '../modules/mail/mail-cli.js';
 import { exportCommand, REPORTS_USAGE } from '../modules/reports/reports-cli.js';
 import { checkerCommands, CHECKER_USAGE } from '../modules/checker/checker-cli.js';
@@ -230,6 +230,7 @@ extraCommands.worker = bindCommand(workerCommand, (c) => ({
   outboxHandlers: c.outboxHandlers,
   config: { WEBHOOK_TIMEOUT_MS: c.config.WEBHOOK_TIMEOUT_MS },
 }));
+extraCommands['outbox failed'] = bindCommand(parkedCommand, (c) => ({ db: c.db }));
 extraCommands['transactions export'] = bindCommand(exportCommand, (c) => ({ reports: c.reports, timeZone: c.config.TIME_ZONE }));
 Object.assign(extraCommands, checkerCommands);
 

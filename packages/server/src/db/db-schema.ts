@@ -157,6 +157,8 @@ export interface OutboxTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** Unique when set: a job enqueued with a key exists at most once (scheduled slots, outbox-schedule.ts). */
+  dedupe_key: string | null;
 }
 
 /** Dashboard owner accounts (module accounts). */

@@ -176,3 +176,35 @@ export function preparedQuery<A extends unknown[], O>(build: (db: Db, ...args: A
     return (await db.executeQuery<O>({ ...compiled, parameters, queryId: createQueryId() })).rows;
   };
 }
+
+/**
+ * `preparedQuery` for a statement that takes one row object (an INSERT of a whole record): the SQL
+ * is built once per database and set of columns, later calls only bind the row's values in order.
+ * Kysely's builder costs more for a 25-column insert than SQLite takes to run it. Each value of the
+ * row must come out as exactly one bound parameter (checked, as above), so `build` passes the values
+ * through unchanged (it runs once, with placeholders); otherwise the statement is built every call.
+ */
+export function preparedRowQuery<R extends object, O>(build: (db: Db, row: R) => Compilable<O>) {
+  const cache = new WeakMap<object, Map<string, { compiled: CompiledQuery<O>; at: number[] } | null>>();
+  return async (db: Db, row: R): Promise<O[]> => {
+    const adapter = db.getExecutor().adapter;
+    let shapes = cache.get(adapter);
+    if (!shapes) cache.set(adapter, (shapes = new Map()));
+    const keys = Object.keys(row);
+    const shape = keys.join(',');
+    let entry = shapes.get(shape);
+    if (entry === undefined) {
+      const compiled = build(db, Object.fromEntries(keys.map((k, i) => [k, slot(i)])) as R).compile();
+      const at = compiled.parameters.map((p) => (typeof p === 'string' ? keys.findIndex((_, i) => p === slot(i)) : -1));
+      const ok = keys.every((_, i) => at.filter((a) => a === i).length === 1);
+      entry = ok ? { compiled, at } : null;
+      shapes.set(shape, entry);
+    }
+    const values = Object.values(row) as unknown[];
+    // Kysely leaves an undefined value's column out: that row takes the normal path.
+    if (!entry || values.includes(undefined)) return (await db.executeQuery(build(db, row))).rows;
+    const { compiled, at } = entry;
+    const parameters = compiled.parameters.map((p, i) => (at[i] >= 0 ? values[at[i]] : p));
+    return (await db.executeQuery<O>({ ...compiled, parameters, queryId: createQueryId() })).rows;
+  };
+}

@@ -12,6 +12,7 @@ import * as m0011 from './migrations/0011-line-login.js';
 import * as m0014 from './migrations/0014-line-sessions.js';
 import * as m0016 from './migrations/0016-record-payee.js';
 import * as m0017 from './migrations/0017-printed-amount.js';
+import * as m0019 from './migrations/0019-outbox-dedupe-key.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   '0014-line-sessions': m0014,
   '0016-record-payee': m0016,
   '0017-printed-amount': m0017,
+  '0019-outbox-dedupe-key': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

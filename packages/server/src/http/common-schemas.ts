@@ -1,6 +1,18 @@
 import { Type, type TSchema } from 'typebox';
 import { AMOUNT_PATTERN, parseAmountToSatang } from '../lib/money.js';
 import { AppError } from '../errors.js';
+import { API_ERROR_CODES, ERROR_CODES, QUOTA_REASONS } from '../lib/error-codes.js';
+
+/** The catalogue as a table in the OpenAPI document: code, HTTP status, meaning (English and Thai). */
+const codeTable = [
+  '| code | status | meaning | ความหมาย |',
+  '|---|---|---|---|',
+  ...API_ERROR_CODES.map((c) => {
+    const e = ERROR_CODES[c];
+    const statuses = [e.status, ...(e.alsoStatus ?? [])].join(', ');
+    return `| ${c} | ${statuses} | ${e.en} | ${e.th} |`;
+  }),
+].join('\n');
 
 /** Schemas shared by routes; the OpenAPI document is generated from these, so nothing else can leak. */
 export const ErrorEnvelope = Type.Object(
@@ -9,14 +21,18 @@ export const ErrorEnvelope = Type.Object(
     error: Type.String({ description: 'HTTP status name, e.g. Forbidden' }),
     message: Type.String(),
     statusCode: Type.Integer(),
-    code: Type.String({
-      description:
-        'machine-readable error code, e.g. QUOTA_EXCEEDED, PLAN_API_ACCESS_REQUIRED, UNAUTHORIZED, RATE_LIMITED, VALIDATION_ERROR, NOT_FOUND',
+    code: Type.Enum([...API_ERROR_CODES], {
+      description: `machine-readable error code. New codes may be added; treat an unknown one by its statusCode.\n\n${codeTable}`,
     }),
     path: Type.String(),
     requestId: Type.String(),
     timestamp: Type.String({ description: 'ISO 8601 with a UTC offset' }),
     quota: Type.Optional(Type.Object({ used: Type.Integer(), limit: Type.Integer(), remaining: Type.Integer() })),
+    reason: Type.Optional(
+      Type.String({
+        description: `why, for codes with more than one cause. 402: ${QUOTA_REASONS.join(', ')} (the trial ended, the monthly quota is used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...).`,
+      }),
+    ),
   },
   { $id: 'ErrorEnvelope', additionalProperties: true },
 );

@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import type { ErrorCode } from '../lib/error-codes.js';
 import { isDatabaseUnavailable } from '../db/db.js';
 import { offsetMs } from '../lib/period.js';
 
@@ -19,7 +20,7 @@ export function errorBody(
   req: FastifyRequest,
   statusCode: number,
   message: string,
-  code: string,
+  code: ErrorCode,
   extra: Record<string, unknown>,
   timeZone: string,
   now: Date,
@@ -72,7 +73,7 @@ export function drainBody(raw: IncomingMessage, maxBytes: number): Promise<void>
 export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) {
   return function (this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
-    const [status, code, message] =
+    const [status, code, message]: [number, ErrorCode, string] =
       err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
         : err.code === 'HPE_HEADER_OVERFLOW'
@@ -102,7 +103,7 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
     reply: FastifyReply,
     status: number,
     message: string,
-    code: string,
+    code: ErrorCode,
     extra: Record<string, unknown> = {},
   ) =>
     reply
@@ -153,7 +154,7 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
       req.log.error({ err }, 'unhandled error');
       return send(req, reply, 500, 'Internal server error', 'INTERNAL_ERROR');
     }
-    const known: Record<string, [string, string]> = {
+    const known: Record<string, [ErrorCode, string]> = {
       FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'Request body is too large'],
       FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Unsupported Content-Type'],
       FST_ERR_CTP_EMPTY_JSON_BODY: ['BAD_REQUEST', 'Body is empty'],

@@ -19,7 +19,7 @@ export interface DecoderStatsSource {
   (): { threads: number; busy: number; queued: number } | null;
 }
 export interface OutboxStatsSource {
-  (): Promise<{ depth: number; oldestAgeSeconds: number }>;
+  (): Promise<{ depth: number; oldestAgeSeconds: number; parked?: { invalid_payload: number; failed: number } }>;
 }
 
 const decoderSources = new Set<DecoderStatsSource>();
@@ -44,14 +44,17 @@ async function outboxSnapshot() {
   // Several containers in one process (tests) read the same table: take the largest, not the sum.
   let depth = 0,
     oldestAgeSeconds = 0;
+  const parked = { invalid_payload: 0, failed: 0 };
   for (const s of outboxSources) {
     const v = await s().catch(() => null);
     if (v) {
       depth = Math.max(depth, v.depth);
       oldestAgeSeconds = Math.max(oldestAgeSeconds, v.oldestAgeSeconds);
+      parked.invalid_payload = Math.max(parked.invalid_payload, v.parked?.invalid_payload ?? 0);
+      parked.failed = Math.max(parked.failed, v.parked?.failed ?? 0);
     }
   }
-  return { depth, oldestAgeSeconds };
+  return { depth, oldestAgeSeconds, parked };
 }
 
 export const metrics = {
@@ -182,6 +185,16 @@ new Gauge({
   registers: [registry],
   async collect() {
     this.set((await outboxSnapshot()).depth);
+  },
+});
+new Gauge({
+  name: 'slipcheck_outbox_parked',
+  help: "Outbox jobs parked as failed, kept for the operator (`slipcheck outbox failed`), by cause: invalid_payload (did not match its kind's schema) or failed (its handler kept failing)",
+  labelNames: ['cause'],
+  registers: [registry],
+  async collect() {
+    const { parked } = await outboxSnapshot();
+    for (const [cause, n] of Object.entries(parked)) this.set({ cause }, n);
   },
 });
 new Gauge({

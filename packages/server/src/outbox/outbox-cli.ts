@@ -1,4 +1,7 @@
+import { flags, optionalInt } from '../cli/cli-args.js';
 import type { ModuleCommand } from '../cli/cli-command.js';
+import type { Db } from '../db/db.js';
+import { listParked } from './outbox-repo.js';
 import type { OutboxHandlers } from './outbox-types.js';
 import type { OutboxWorker } from './outbox-worker.js';
 
@@ -7,7 +10,8 @@ import type { OutboxWorker } from './outbox-worker.js';
  * Registered into cli.ts's extraCommands (this file does not import cli.ts, so there is no import cycle).
  * The service itself has no worker-only flag: run this command instead.
  */
-export const WORKER_USAGE = `  worker                                        (run the outbox worker until SIGTERM; use with WORKER_MODE=off on the service)`;
+export const WORKER_USAGE = `  worker                                        (run the outbox worker until SIGTERM; use with WORKER_MODE=off on the service)
+  outbox failed [--kind K] [--limit N]          (parked jobs, newest first, with the reason: invalid payload or a handler that kept failing)`;
 
 /** What the worker command needs from the container. */
 export interface WorkerProcessDeps {
@@ -44,5 +48,15 @@ export const workerCommand: ModuleCommand<WorkerProcessDeps> = {
       process.once('SIGINT', () => resolve());
     });
     await runWorkerUntil(deps, stop, (s) => out.stderr(s));
+  },
+};
+
+/** `slipcheck outbox failed`: what the operator must look at. Sees only the database. */
+export const parkedCommand: ModuleCommand<{ db: Db }> = {
+  usage: `Usage:\n${WORKER_USAGE}`,
+  run: async (deps, argv) => {
+    const { values } = flags(argv, { kind: 'string', limit: 'string' });
+    const limit = Math.min(500, Math.max(1, optionalInt(values, 'limit') ?? 50));
+    return listParked(deps.db, { kind: values.kind as string | undefined, limit });
   },
 };

@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import type { Db } from '../db/db.js';
+import { preparedQuery, preparedRowQuery, type Db } from '../db/db.js';
 import type { OutboxTable } from '../db/db-schema.js';
 import { newId } from '../lib/ids.js';
 import type { OutboxJob, OutboxKind } from './outbox-types.js';
 import { deleteShopRows, type ShopPurge } from '../db/shop-rows.js';
+import { assertOutboxPayload, INVALID_PAYLOAD } from './outbox-registry.js';
 
 /**
  * Durable jobs. A producer enqueues inside its own database transaction, so a crash between the
@@ -18,36 +19,87 @@ export async function enqueueOutbox<K extends OutboxKind>(trx: Db, job: OutboxJo
   return id;
 }
 
+/** Every verify and every webhook round writes jobs (SQL built once, see preparedRowQuery). */
+const insertJobQuery = preparedRowQuery((db: Db, row: OutboxTable) => db.insertInto('outbox').values(row));
+
+/** Marks a job done, fenced on its claim (every job's last statement). */
+const completeJobQuery = preparedQuery((db: Db, id: string, token: string, nowIso: string) =>
+  db
+    .updateTable('outbox')
+    .set({ status: 'done', locked_by: null, locked_until: null, updated_at: nowIso })
+    .where('id', '=', id)
+    .where('locked_by', '=', token)
+    .where('status', '=', 'pending')
+    .returning('id'),
+);
+
 /**
- * Writes one job row. `claim` writes it already claimed (the worker's follow-ups: attempts 1, the
- * claimer's token and lease); without it the row is free for any worker.
+ * Enqueues a job that must exist at most once: `dedupeKey` is unique in the table, so of any number of
+ * callers (on any number of nodes) the first inserts and the others do nothing. Returns the new job's
+ * id, or null when a job with this key already exists (done jobs keep their key until pruned).
  */
+export async function enqueueOutboxOnce<K extends OutboxKind>(
+  trx: Db,
+  job: OutboxJob<K> & { dedupeKey: string },
+  now: Date,
+): Promise<string | null> {
+  const inserted = await insertOutboxJob(trx, job, now);
+  if (inserted) notifyOutbox(job.kind);
+  return inserted?.id ?? null;
+}
+
+/**
+ * Writes one job row, after checking its payload against the kind's schema (a mismatch throws: the
+ * caller has a bug). `claim` writes it already claimed (the worker's follow-ups: attempts 1, the
+ * claimer's token and lease); without it the row is free for any worker. With `dedupeKey`, null when
+ * a job with that key exists already.
+ */
+export async function insertOutboxJob<K extends OutboxKind>(
+  trx: Db,
+  job: OutboxJob<K> & { dedupeKey: string },
+  now: Date,
+  claim?: { token: string; until: Date },
+): Promise<{ id: string; runAt: string } | null>;
 export async function insertOutboxJob<K extends OutboxKind>(
   trx: Db,
   job: OutboxJob<K>,
   now: Date,
   claim?: { token: string; until: Date },
-): Promise<{ id: string; runAt: string }> {
+): Promise<{ id: string; runAt: string }>;
+export async function insertOutboxJob<K extends OutboxKind>(
+  trx: Db,
+  job: OutboxJob<K> & { dedupeKey?: string },
+  now: Date,
+  claim?: { token: string; until: Date },
+): Promise<{ id: string; runAt: string } | null> {
+  assertOutboxPayload(job.kind, job.payload);
   const id = newId('job', now.getTime());
   const runAt = (job.runAt ?? now).toISOString();
-  await trx
+  const row: OutboxTable = {
+    id,
+    kind: job.kind,
+    shop_id: job.shopId ?? null,
+    payload: JSON.stringify(job.payload),
+    status: 'pending',
+    attempts: claim ? 1 : 0,
+    run_at: runAt,
+    locked_by: claim?.token ?? null,
+    locked_until: claim?.until.toISOString() ?? null,
+    last_error: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+    dedupe_key: job.dedupeKey ?? null,
+  };
+  if (job.dedupeKey === undefined) {
+    await insertJobQuery(trx, row); // the common case, SQL built once
+    return { id, runAt };
+  }
+  const r = await trx
     .insertInto('outbox')
-    .values({
-      id,
-      kind: job.kind,
-      shop_id: job.shopId ?? null,
-      payload: JSON.stringify(job.payload),
-      status: 'pending',
-      attempts: claim ? 1 : 0,
-      run_at: runAt,
-      locked_by: claim?.token ?? null,
-      locked_until: claim?.until.toISOString() ?? null,
-      last_error: null,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    })
-    .execute();
-  return { id, runAt };
+    .values(row)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) === 1 ? { id, runAt } : null;
 }
 
 /** The backlog for the metrics gauges: pending jobs, and how long the oldest due one has waited. */
@@ -112,9 +164,13 @@ export const outboxClaims = {
   },
   /** Marks the job done (in the handler's transaction when it passes one); false when the lease was lost. */
   async complete(db: Db, id: string, token: string, now: Date): Promise<boolean> {
+    return (await completeJobQuery(db, id, token, now.toISOString())).length > 0;
+  },
+  /** Pushes the lease of a running job to `until`; false when the lease was lost. */
+  async renew(db: Db, id: string, token: string, until: Date): Promise<boolean> {
     const r = await db
       .updateTable('outbox')
-      .set({ status: 'done', locked_by: null, locked_until: null, updated_at: now.toISOString() })
+      .set({ locked_until: until.toISOString() })
       .where('id', '=', id)
       .where('locked_by', '=', token)
       .where('status', '=', 'pending')
@@ -154,6 +210,47 @@ export const outboxClaims = {
     return Number(r.numDeletedRows);
   },
 };
+
+/**
+ * Parked jobs for the operator (`slipcheck outbox failed`) and the metrics: failed rows, newest
+ * first, with the reason they were parked. Never the payload (a password reset's holds an address).
+ */
+export async function listParked(db: Db, o: { kind?: string; limit: number }) {
+  let q = db
+    .selectFrom('outbox')
+    .select(['id', 'kind', 'shop_id', 'attempts', 'last_error', 'created_at', 'updated_at'])
+    .where('status', '=', 'failed');
+  if (o.kind) q = q.where('kind', '=', o.kind);
+  const rows = await q.orderBy('updated_at', 'desc').orderBy('id', 'desc').limit(o.limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    shopId: r.shop_id,
+    attempts: r.attempts,
+    reason: r.last_error,
+    cause: parkCause(r.last_error),
+    createdAt: r.created_at,
+    parkedAt: r.updated_at,
+  }));
+}
+
+/** Why a job was parked: its payload did not match its kind's schema, or its handler kept failing. */
+export type ParkCause = 'invalid_payload' | 'failed';
+const parkCause = (lastError: string | null): ParkCause => (lastError?.startsWith(INVALID_PAYLOAD) ? 'invalid_payload' : 'failed');
+
+/** Parked jobs by cause, for the `slipcheck_outbox_parked` gauge. */
+export async function countParked(db: Db): Promise<Record<ParkCause, number>> {
+  const rows = await db
+    .selectFrom('outbox')
+    .where('status', '=', 'failed')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('all'),
+      eb.fn.count<number>(eb.case().when('last_error', 'like', `${INVALID_PAYLOAD}%`).then(1).end()).as('invalid'),
+    ])
+    .executeTakeFirst();
+  const invalid = Number(rows?.invalid ?? 0);
+  return { invalid_payload: invalid, failed: Number(rows?.all ?? 0) - invalid };
+}
 
 /**
  * In-process wake-up: workers in this process listen and look for due rows at once instead of

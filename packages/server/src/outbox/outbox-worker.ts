@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Db, DbCapabilities } from '../db/db.js';
 import type { Clock } from '../lib/clock.js';
 import { insertOutboxJob, outboxClaims, outboxSignal } from './outbox-repo.js';
+import { INVALID_PAYLOAD, isDeclaredOutboxKind, payloadProblem } from './outbox-registry.js';
 import type {
   JobContext,
   OutboxFinalFailureHandlers,
@@ -57,9 +58,13 @@ export interface OutboxWorkerOptions {
   onFinalFailure?: OutboxFinalFailureHandlers;
   /** Delay before the next try of a job whose handler threw (attempts = claims so far). */
   retryDelayMs?: (attempts: number) => number;
-  /** Done rows are deleted after this (failed rows are kept for the operator). */
+  /** Done rows are deleted after this by `pruneDone` (a scheduled task; failed rows are kept for the operator). */
   doneRetentionMs?: number;
-  /** Periodic housekeeping (e.g. webhook delivery retention), run by every started worker. */
+  /**
+   * Periodic work of this node, run by every started worker: the scheduler's clock tick
+   * (outbox-schedule.ts), sweeps that must not wait for any other node. Work that must run once
+   * across all nodes is a scheduled task, not an entry here.
+   */
   maintenance?: Array<{ everyMs: number; run: () => Promise<unknown> }>;
   onError?: (err: unknown, job?: OutboxJobRow) => void;
 }
@@ -82,6 +87,9 @@ const defaultRetryDelay = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** 
 
 export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   const { db, caps, clock, handlers } = opts;
+  // kind -> schema + handler: a handler for a kind whose payload schema nobody declared is a wiring bug.
+  const undeclared = Object.keys(handlers).filter((k) => !isDeclaredOutboxKind(k));
+  if (undeclared.length) throw new Error(`outbox handlers without a payload schema (defineOutboxJob): ${undeclared.join(', ')}`);
   const workerId = opts.workerId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const leaseMs = opts.leaseMs ?? 60_000;
   const pollMs = opts.pollMs ?? 1000;
@@ -99,6 +107,12 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   let pumping = false;
   let pumpAgain = false;
   let moreWaiting = false;
+  // The last claim filled every slot it asked for: more rows are probably due. While that holds the
+  // worker claims again only once half a batch of slots is free, not after every finished job: one
+  // claim statement per ~batch/2 jobs instead of one per job under a backlog (issue 24). Without a
+  // backlog it claims at once, so a new job never waits for busy slots to drain.
+  let backlog = false;
+  const refill = Math.max(1, Math.floor(Math.min(batch, concurrency) / 2));
   let followUps = 0;
   let timer: NodeJS.Timeout | null = null;
   let timerDue = 0;
@@ -134,15 +148,17 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     stats.claimed += rows.length;
     return rows.map((r) => {
       let payload: unknown = null;
+      let problem: string | null;
       try {
         payload = JSON.parse(r.payload);
+        problem = payloadProblem(r.kind, payload);
       } catch {
-        /* handled by the handler as a bad payload */
+        problem = 'not JSON';
       }
       return Object.assign(
         {
           id: r.id,
-          // The row boundary: a stored kind names its payload type (outbox-types.ts); JSON is not re-validated here.
+          // The row boundary: the payload is checked against the kind's schema here (`problem`); launch parks a mismatch unrun.
           kind: r.kind as OutboxKind,
           shopId: r.shop_id,
           payload: payload as OutboxJobs[OutboxKind],
@@ -151,7 +167,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
           createdAt: r.created_at,
           takenBack: r.last_error === TAKEN_BACK,
         },
-        { [TOKEN]: token },
+        { [TOKEN]: token, [PROBLEM]: problem },
       );
     });
   }
@@ -160,9 +176,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     return outboxClaims.complete(trx, job.id, tokenOf(job), clock.now());
   }
 
-  async function fail(job: OutboxJobRow, err: unknown) {
+  /** `park`: no retry whatever the attempts, and no final-failure handler (its payload cannot be trusted). */
+  async function fail(job: OutboxJobRow, err: unknown, park = false) {
     const now = clock.now();
-    const final = job.attempts >= maxAttempts;
+    const final = park || job.attempts >= maxAttempts;
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 500);
     await outboxClaims.fail(db, job.id, tokenOf(job), {
       message,
@@ -171,6 +188,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     });
     if (final) {
       stats.failed++;
+      if (park) return;
       const onFailed = opts.onFinalFailure?.[job.kind] as ((j: OutboxJobRow, error: string) => Promise<void>) | undefined;
       await onFailed?.(job, message).catch((e) => onError(e, job));
     } else stats.retried++;
@@ -188,8 +206,9 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     let completed = false;
     const adopted: OutboxJobRow[] = [];
     let deadline: NodeJS.Timeout | undefined;
+    let leaseEnds = Date.now() + leaseMs;
     const ctx: JobContext = {
-      async enqueueClaimed(trx, j) {
+      async enqueueClaimed(trx, j, memo) {
         const now = clock.now();
         const { id, runAt } = await insertOutboxJob(trx, j, now, { token: tokenOf(job), until: new Date(now.getTime() + leaseMs) });
         adopted.push(
@@ -203,6 +222,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
               runAt,
               createdAt: now.toISOString(),
               takenBack: false,
+              memo,
             },
             { [TOKEN]: tokenOf(job) },
           ),
@@ -217,6 +237,12 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         if (!(await finish(trx, job))) throw new LeaseLostError(job.id);
         completed = true;
       },
+      async renewLease() {
+        const ends = Date.now() + leaseMs;
+        if (!(await outboxClaims.renew(db, job.id, tokenOf(job), new Date(clock.now().getTime() + leaseMs))))
+          throw new LeaseLostError(job.id);
+        leaseEnds = ends;
+      },
     };
     const promise = (async () => {
       try {
@@ -226,7 +252,14 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
           await fail(job, new Error(`${TAKEN_BACK} ${job.attempts - 1} times; not run again`));
           return;
         }
-        // The registry pairs each kind with its own payload type; a row carries both, so this pairing holds.
+        const problem = (job as unknown as Record<symbol, string | null>)[PROBLEM];
+        if (problem) {
+          // Written by an older version or edited by hand: no retry can fix it. Parked with its reason
+          // (`slipcheck outbox failed`, the slipcheck_outbox_parked gauge) after this one attempt.
+          await fail(job, new Error(`${INVALID_PAYLOAD}: ${problem}`), true);
+          return;
+        }
+        // The registry pairs each kind with its own payload type, and the payload matched its schema.
         const handler = handlers[job.kind] as OutboxHandler | undefined;
         if (!handler) throw new Error(`no handler for ${job.kind}`);
         // The lease is also the job's deadline: once it runs out another worker may take the job
@@ -235,12 +268,16 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         const run = handler(job, ctx);
         run.catch(() => undefined); // a late rejection after the deadline is nobody's business
         const overrun = new Promise<void>((resolve) => {
-          deadline = setTimeout(() => {
-            onError(new Error(`outbox job ${job.id} (${job.kind}) ran past its lease; left for takeback`), job);
-            abort.abort(new Error('lease expired'));
-            resolve();
-          }, leaseMs);
-          deadline.unref();
+          const arm = () => {
+            deadline = setTimeout(() => {
+              if (Date.now() < leaseEnds) return arm(); // renewed meanwhile (ctx.renewLease)
+              onError(new Error(`outbox job ${job.id} (${job.kind}) ran past its lease; left for takeback`), job);
+              abort.abort(new Error('lease expired'));
+              resolve();
+            }, leaseEnds - Date.now());
+            deadline.unref();
+          };
+          arm();
         });
         await Promise.race([run, overrun]);
         if (abort.signal.aborted) return;
@@ -277,12 +314,13 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       for (;;) {
         pumpAgain = false;
         const free = concurrency - inFlight.size;
-        if (free <= 0) {
+        if (free <= 0 || (backlog && free < refill && inFlight.size > 0)) {
           moreWaiting = true;
           break;
         }
         const want = Math.min(batch, free);
         const jobs = await claim(want);
+        backlog = jobs.length === want;
         if (!running) {
           for (const j of jobs) void launch(j);
           break;
@@ -317,7 +355,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       running = true;
       stopping = false;
       outboxSignal.on('enqueued', onSignal);
-      for (const m of [{ everyMs: 3_600_000, run: () => worker.pruneDone() }, ...(opts.maintenance ?? [])]) {
+      for (const m of opts.maintenance ?? []) {
         const t = setInterval(() => {
           void m.run().catch((e) => onError(e));
         }, m.everyMs);
@@ -374,5 +412,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
 }
 
 const TOKEN = Symbol('claimToken');
+/** Why a claimed row's payload does not match its kind's schema, or null. */
+const PROBLEM = Symbol('payloadProblem');
 const TAKEN_BACK = 'lease expired: taken back from a stopped worker';
 const tokenOf = (job: OutboxJobRow): string => (job as unknown as Record<symbol, string>)[TOKEN];

@@ -1,6 +1,7 @@
 // API key authentication reads the key, then its shop and plan through their services: a key of an
 // erased shop (soft-deleted, even if nobody revoked the key) and a revoked key answer 401; a plan
-// change shows on the next request (nothing cached).
+// change made through this node shows on the next request (its cached copy is dropped at once; other
+// nodes: auth-cache-two-nodes.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 

@@ -1,7 +1,10 @@
 // Provider URLs and keys are checked when the configuration loads, with a message that says what to
 // write: a wrong base URL would otherwise only show as "provider unavailable" on every slip.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CONFIG_DOC, ConfigError, loadConfig } from '../../src/config.js';
+import { CHECKER_ADAPTERS, CHECKER_IDS } from '../../src/modules/checker/checker-registry.js';
 import { EASYSLIP_KEY } from './provider-fixtures.js';
 
 const load = (env: Record<string, string>) => loadConfig({ NODE_ENV: 'test', DATA_DIR: '/tmp/slipcheck-config-test', ...env });
@@ -57,5 +60,26 @@ describe('checker configuration at load', () => {
     expect(cfg.CHECKER).toBe('slipok,easyslip');
     expect(() => load({ CHECKER: 'easyslip', CHECKER_URL: 'https://api.easyslip.com', CHECKER_KEY: EASYSLIP_KEY })).not.toThrow();
     expect(() => load({ CHECKER: 'sandbox' })).not.toThrow();
+  });
+
+  it('names every adapter of the registry: refusals, the configuration docs and the README line', () => {
+    expect([...CHECKER_IDS]).toEqual(Object.keys(CHECKER_ADAPTERS));
+    expect(CHECKER_IDS).toEqual(expect.arrayContaining(['sandbox', 'easyslip', 'slipok']));
+    let refusal = '';
+    try {
+      load({ CHECKER: 'sandbox,nosuch' });
+    } catch (e) {
+      refusal = (e as Error).message;
+    }
+    expect(refusal).toContain(`CHECKER entry 2: unknown checker 'nosuch' (known: ${CHECKER_IDS.join(', ')})`);
+    const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../../../README.md'), 'utf8');
+    const row = readme.split('\n').find((l) => l.startsWith('| `CHECKER` |')) ?? '';
+    const urlRow = readme.split('\n').find((l) => l.startsWith('| `CHECKER_URL` |')) ?? '';
+    for (const id of CHECKER_IDS) {
+      expect(row, `README CHECKER line names ${id}`).toMatch(new RegExp(`\\b${id}\\b`));
+      expect(urlRow, `README CHECKER_URL line says what ${id} takes`).toMatch(new RegExp(`\\b${id}\\b`));
+      expect(CONFIG_DOC.CHECKER.doc).toContain(id);
+      expect(CONFIG_DOC.CHECKER_URL.doc).toContain(CHECKER_ADAPTERS[id].urlDoc);
+    }
   });
 });

@@ -1,40 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { createEasySlipChecker } from '../../src/modules/checker/easyslip-checker.js';
 import { fakeUpstreamForFile, type Reply } from './fake-upstream.js';
-import { easySlipTrueWalletSuccess } from './provider-fixtures.js';
+import { easySlipBankSuccess, easySlipTrueWalletSuccess } from './provider-fixtures.js';
 
 const q = { payload: '0041000600000101030040220014242082547BPM049885102TH9104E3A5', bankCode: '004', transRef: '014242082547BPM04988' };
 
-// shaped like the documented v2 answer: {success, data:{isDuplicate, matchedAccount, amountInSlip, rawSlip}}
-const success = {
-  success: true,
-  message: 'Operation completed successfully',
-  data: {
-    isDuplicate: false,
-    matchedAccount: null,
-    amountInSlip: 1000,
-    rawSlip: {
-      payload: q.payload,
-      transRef: '014242082547BPM04988',
-      date: '2026-01-01T23:30:00+07:00',
-      countryCode: 'TH',
-      amount: { amount: 1000, local: { amount: 0, currency: '' } },
-      fee: 0,
-      sender: {
-        bank: { id: '004', name: 'กสิกรไทย', short: 'KBANK' },
-        account: { name: { th: 'นาย อีซี่ ส', en: 'MR. EASY S' }, bank: { type: 'BANKAC', account: 'xxx-x-x1234-x' } },
-      },
-      receiver: {
-        bank: { id: '030', name: 'ธนาคารออมสิน', short: 'GSB' },
-        account: {
-          name: { th: 'นาย ร้านค้า ด', en: 'MR. RANKHA D' },
-          bank: { type: 'BANKAC', account: '0200xxxx5678' },
-          proxy: { type: 'MSISDN', account: '081-xxx-5678' },
-        },
-      },
+// The documented v2 answer (provider-fixtures.ts), for a transfer into a GSB account that also shows its PromptPay proxy.
+const success = easySlipBankSuccess(q.transRef, {
+  receiver: {
+    bank: { id: '030', name: 'ธนาคารออมสิน', short: 'GSB' },
+    account: {
+      name: { th: 'นาย ร้านค้า ด', en: 'MR. RANKHA D' },
+      bank: { type: 'BANKAC', account: '0200xxxx5678' },
+      proxy: { type: 'MSISDN', account: '081-xxx-5678' },
     },
   },
-};
+});
 const err = (status: number, code: string, headers?: Record<string, string>): Reply => ({
   status,
   headers,

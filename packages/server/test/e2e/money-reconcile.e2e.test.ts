@@ -21,8 +21,9 @@ import { EXPORT_COLUMNS } from '../../src/modules/reports/reports-export.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
-import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
+import { warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { baht, go as goIn, ownerSignedIn, PAYEE_ACCOUNT as PAYEE, PAYEE_HOLDER, resize, signUpShopWithKey } from './money-e2e-kit.js';
 
 warnIfNoChromium('money reconcile e2e');
 
@@ -31,8 +32,6 @@ const REPO = path.resolve(HERE, '../../../..');
 const SHOTS =
   process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : path.resolve(HERE, '../../test-output/screenshots');
 const EMAIL = `money+${Date.now()}@example.com`;
-const PASSWORD = 'correct horse battery staple';
-const PAYEE = '1234566609';
 const RISKY = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 
 interface Made {
@@ -44,11 +43,6 @@ interface Made {
   cached: boolean;
   clientRef: string;
 }
-
-const baht = (satang: number) =>
-  `฿${Math.floor(satang / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${String(satang % 100).padStart(2, '0')}`;
 
 describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (Chromium)', { timeout: 180_000 }, () => {
   let bank: Awaited<ReturnType<typeof startSandbox>>;
@@ -80,7 +74,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
           sendingBank: o.bank,
           amount: o.satang / 100,
           sender: { name: o.senderName ?? 'นาย สมชาย ใจดี', account: '4081234567' },
-          receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: o.receiver ?? PAYEE, bankCode: '004' },
+          receiver: { name: PAYEE_HOLDER, account: o.receiver ?? PAYEE, bankCode: '004' },
           ...(o.daysOld ? { transDate: new Date(Date.now() - o.daysOld * 86_400_000).toISOString() } : {}),
         })
       ).transRef;
@@ -99,35 +93,14 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
     return { m, img };
   }
 
-  async function go(route: string) {
-    await page.evaluate((r) => {
-      history.pushState({}, '', r);
-      dispatchEvent(new PopStateEvent('popstate'));
-    }, route);
-    await page.getByRole('heading', { level: 1 }).first().waitFor();
-  }
-
-  async function viewport(width: number, height: number) {
-    await page.setViewportSize({ width, height });
-    await page.waitForFunction((w) => window.innerWidth === w, width);
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
-  }
+  const go = (route: string) => goIn(page, route);
 
   beforeAll(async () => {
     ensureWebBuilt();
     fs.mkdirSync(SHOTS, { recursive: true });
     bank = await startSandbox();
     ({ c, app, base, dataDir } = await startServedApp(bank.url, {}, { prefix: 'slipcheck-money-e2e-', worker: false }));
-    const signup = await app.inject({
-      method: 'POST',
-      url: '/api/dashboard/auth/signup',
-      payload: { email: EMAIL, password: PASSWORD, shopName: 'ร้านกาแฟกระทบยอด', planCode: 'STARTER' },
-    });
-    expect(signup.statusCode).toBe(201);
-    const shopId = signup.json().data.shop.id as string;
-    await c.shops.setPlan(shopId, 'STARTER', 'test');
-    await c.payees.add(shopId, { bankCode: '004', accountNumber: PAYEE, holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
-    apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
+    ({ apiKey } = await signUpShopWithKey(app, c, { email: EMAIL, shopName: 'ร้านกาแฟกระทบยอด' }));
 
     // Six sending banks, each masking the same KBANK account its own way.
     const first = await verify({ bank: '002', satang: 120_00, clientRef: '=HYPERLINK("http://evil.example/x","open")' });
@@ -155,15 +128,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
     expect(made[8]!.stale).toBe(true);
     expect(made[10]!.cached).toBe(true); // the replay is the first record again, not a new payment
 
-    browser = await launchChromium();
-    ctx = await thaiContext(browser, { viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    page = await ctx.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${base}/login`);
-    await page.getByLabel('อีเมล').fill(EMAIL);
-    await page.getByLabel('รหัสผ่าน').fill(PASSWORD);
-    await page.getByRole('button', { name: 'เข้าสู่ระบบ' }).click();
-    await page.getByRole('heading', { level: 1, name: 'ภาพรวม' }).waitFor();
+    ({ browser, ctx, page } = await ownerSignedIn(base, EMAIL, { viewport: { width: 1280, height: 800 }, acceptDownloads: true }));
   }, 240_000);
 
   afterAll(() => closeInOrder([ctx, browser, app, c, bank], dataDir), 60_000);
@@ -182,7 +147,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
       it(`${lang} ${width}x${height}: one row per account, received = genuine transfers, stopped holds none of it, stale marked`, async () => {
         await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN' }).click();
         await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe(lang);
-        await viewport(width, height);
+        await resize(page, width, height);
         await go('/');
         const card = page.locator('section.card').filter({ has: page.getByTestId('received-total') });
         const received = genuine().reduce((s, m) => s + m.satang, 0);

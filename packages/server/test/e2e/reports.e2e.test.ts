@@ -21,8 +21,9 @@ import { summarySettingsOf } from '../../src/modules/reports/reports-summary.js'
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
-import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
+import { warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { baht, go as goIn, ownerSignedIn, resize, signUpShopWithKey } from './money-e2e-kit.js';
 
 warnIfNoChromium('reports e2e');
 
@@ -31,8 +32,6 @@ const REPO = path.resolve(HERE, '../../../..');
 const SHOTS = path.resolve(HERE, '../../test-output/screenshots');
 const CARD_SHOTS = process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : SHOTS;
 const EMAIL = `reports+${Date.now()}@example.com`;
-const PASSWORD = 'correct horse battery staple';
-const PAYEE = '1234566609';
 
 interface Made {
   transRef: string;
@@ -77,25 +76,8 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     return m;
   }
 
-  const baht = (satang: number) =>
-    `฿${Math.floor(satang / 100)
-      .toString()
-      .replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${String(satang % 100).padStart(2, '0')}`;
-
-  async function go(route: string) {
-    // In-app navigation (a full reload per screen spends a refresh rotation each).
-    await page.evaluate((r) => {
-      history.pushState({}, '', r);
-      dispatchEvent(new PopStateEvent('popstate'));
-    }, route);
-    await page.getByRole('heading', { level: 1 }).first().waitFor();
-  }
-
-  async function atWidth(width: number) {
-    await page.setViewportSize({ width, height: 844 });
-    await page.waitForFunction((w) => window.innerWidth === w, width);
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
-  }
+  const go = (route: string) => goIn(page, route);
+  const atWidth = (width: number) => resize(page, width, 844);
 
   async function expectNoOverflow(where: string) {
     const o = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
@@ -135,16 +117,9 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     bank = await startSandbox();
     ({ c, app, base, dataDir } = await startServedApp(bank.url, {}, { prefix: 'slipcheck-reports-e2e-', worker: false }));
 
-    const signup = await app.inject({
-      method: 'POST',
-      url: '/api/dashboard/auth/signup',
-      payload: { email: EMAIL, password: PASSWORD, shopName: 'ร้านกาแฟยอดเงิน', planCode: 'STARTER' },
-    });
-    expect(signup.statusCode).toBe(201);
-    shopId = signup.json().data.shop.id as string;
-    await c.shops.setPlan(shopId, 'STARTER', 'test');
-    await c.payees.add(shopId, { bankCode: '004', accountNumber: PAYEE, holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
-    const apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
+    const shop = await signUpShopWithKey(app, c, { email: EMAIL, shopName: 'ร้านกาแฟยอดเงิน' });
+    shopId = shop.shopId;
+    const apiKey = shop.apiKey;
 
     const a = await verify(apiKey, '1250.50', 'ORD-1001');
     await verify(apiKey, '99.75', 'ORD-1002');
@@ -153,18 +128,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     await verify(apiKey, '500', 'ORD-1005', { expect: '600.00' });
     expect(made.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH']);
 
-    browser = await launchChromium();
-    ctx = await thaiContext(browser, {
-      viewport: { width: 390, height: 844 },
-      acceptDownloads: true,
-    });
-    page = await ctx.newPage();
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${base}/login`);
-    await page.getByLabel('อีเมล').fill(EMAIL);
-    await page.getByLabel('รหัสผ่าน').fill(PASSWORD);
-    await page.getByRole('button', { name: 'เข้าสู่ระบบ' }).click();
-    await page.getByRole('heading', { level: 1, name: 'ภาพรวม' }).waitFor();
+    ({ browser, ctx, page } = await ownerSignedIn(base, EMAIL, { viewport: { width: 390, height: 844 }, acceptDownloads: true }));
   }, 180_000);
 
   afterAll(() => closeInOrder([ctx, browser, app, c, bank], dataDir), 60_000);

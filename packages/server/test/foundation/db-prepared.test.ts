@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cachingSqliteDatabase, preparedQuery, type Db } from '../../src/db/db.js';
+import { cachingSqliteDatabase, preparedQuery, preparedRowQuery, type Db } from '../../src/db/db.js';
 import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 
 describe('cachingSqliteDatabase', () => {
@@ -84,6 +84,48 @@ for (const kind of DB_KINDS) {
       expect(await q(db, 'shop_b', 'shop_b')).toEqual([{ used: 7 }]);
       expect(await q(db, 'shop_b', 'shop_a')).toEqual([]);
       expect(builds).toBe(3); // the probe build, then one per call
+    });
+
+    it('preparedRowQuery: one build per set of columns, each row its own values, nulls and ON CONFLICT included', async () => {
+      let builds = 0;
+      const insert = preparedRowQuery(
+        (d: Db, row: { shop_id: string; period: string; used: number; test_used: number; updated_at: string }) => {
+          builds++;
+          return d
+            .insertInto('quota_usage')
+            .values(row)
+            .onConflict((oc) => oc.columns(['shop_id', 'period']).doNothing())
+            .returning(['shop_id', 'used']);
+        },
+      );
+      const at = new Date().toISOString();
+      expect(await insert(db, { shop_id: 'shop_c', period: '2025-02', used: 1, test_used: 0, updated_at: at })).toEqual([
+        { shop_id: 'shop_c', used: 1 },
+      ]);
+      expect(await insert(db, { shop_id: 'shop_d', period: '2025-02', used: 2, test_used: 5, updated_at: at })).toEqual([
+        { shop_id: 'shop_d', used: 2 },
+      ]);
+      expect(await insert(db, { shop_id: 'shop_d', period: '2025-02', used: 9, test_used: 0, updated_at: at })).toEqual([]); // conflict
+      expect(builds).toBe(1);
+      const rows = await db
+        .selectFrom('quota_usage')
+        .select(['shop_id', 'used', 'test_used'])
+        .where('period', '=', '2025-02')
+        .orderBy('shop_id')
+        .execute();
+      expect(rows).toEqual([
+        { shop_id: 'shop_c', used: 1, test_used: 0 },
+        { shop_id: 'shop_d', used: 2, test_used: 5 },
+      ]);
+      // Another set of columns is its own statement; an undefined value takes the normal path (Kysely drops the column).
+      const update = preparedRowQuery((d: Db, row: { id: string; used?: number; test_used?: number }) => {
+        builds++;
+        const { id, ...set } = row;
+        return d.updateTable('quota_usage').set(set).where('shop_id', '=', id).returning('used');
+      });
+      expect(await update(db, { id: 'shop_c', used: 4 })).toEqual([{ used: 4 }]);
+      expect(await update(db, { id: 'shop_c', used: 6, test_used: undefined })).toEqual([{ used: 6 }]);
+      expect(await update(db, { id: 'shop_d', test_used: 7 })).toEqual([{ used: 2 }]);
     });
   });
 }

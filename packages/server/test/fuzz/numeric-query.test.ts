@@ -42,7 +42,7 @@ for (const kind of DB_KINDS) {
             .executeTakeFirstOrThrow()
         ).n,
       );
-    const expect400 = (r: { statusCode: number; json(): any }, what: string) => {
+    const expect400 = (r: { statusCode: number; json(): unknown }, what: string) => {
       expect(r.statusCode, what).toBe(400);
       expect(r.json(), what).toMatchObject({ success: false, statusCode: 400, code: 'VALIDATION_ERROR' });
     };

@@ -1,7 +1,26 @@
 import { newId } from '../../src/lib/ids.js';
 import type { Harness } from './harness.js';
 
-import type { TransactionsTable } from '../../src/db/db-schema.js';
+import type { OutboxTable, TransactionsTable } from '../../src/db/db-schema.js';
+
+/** An outbox row as `enqueueOutbox` writes it (pending, due at `at`), with the stored payload text as given: bulk or hand-made rows. */
+export function outboxRow(kind: string, payload: string, at: Date, shopId: string | null = null): OutboxTable {
+  return {
+    id: newId('job', at.getTime()),
+    kind,
+    shop_id: shopId,
+    payload,
+    status: 'pending',
+    attempts: 0,
+    run_at: at.toISOString(),
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+    created_at: at.toISOString(),
+    updated_at: at.toISOString(),
+    dedupe_key: null,
+  };
+}
 
 /** A result row as the pipeline would write it: a live, charged SUCCESS-shaped record checked at `at` (fields overridable). */
 export function transactionRow(shopId: string, at: Date, status = 'SUCCESS', extra: Partial<TransactionsTable> = {}): TransactionsTable {

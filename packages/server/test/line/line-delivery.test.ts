@@ -118,7 +118,7 @@ for (const kind of DB_KINDS) {
       expect(flexOf(replyFor(e1)[0])!.altText).toContain('Payment received');
       const customer = flexOf(replyFor(e2)[0])!;
       expect(customer.altText).toContain('This slip was already sent');
-      expect(customer.contents.header.backgroundColor).toBe('#E67E22');
+      expect(customer.contents).toMatchObject({ header: { backgroundColor: '#E67E22' } });
       expect(json(customer)).toContain('(result: Genuine)');
       expect(json(customer)).not.toContain('deliver');
       const staff = flexOf(replyFor(e3)[0])!;

@@ -19,7 +19,7 @@ for (const kind of DB_KINDS) {
         headers: { 'content-type': 'application/json', 'x-line-signature': signature },
         body: raw,
       });
-      return { status: r.status, body: (await r.json().catch(() => null)) as any };
+      return { status: r.status, body: (await r.json().catch(() => null)) as unknown };
     };
 
     it('non-object bodies, non-list events and non-events answer 200 with nothing stored', async () => {

@@ -4,7 +4,7 @@ import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
 import { lineEvent, sign, textMessage } from './fake-line-platform.js';
 import { startLineKit, type LineKit } from './line-test-kit.js';
 
-const texts = (m: { body: { messages: Array<Record<string, any>> } } | undefined) =>
+const texts = (m: { body: { messages: Array<Record<string, unknown>> } } | undefined) =>
   (m?.body.messages ?? []).map((x) => x.text ?? x.altText).join('\n');
 
 for (const kind of DB_KINDS) {

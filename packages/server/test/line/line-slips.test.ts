@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AppError } from '../../src/errors.js';
 import { renderNonSlip } from '@slipcheck/sandbox-bank';
 import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
@@ -9,7 +10,7 @@ import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
 // checker) -> Flex reply; results land in the API's transaction list with source LINE.
 const flexOf = (m: Sent | undefined) => m?.body.messages.find((x) => x.type === 'flex');
 const textOf = (m: Sent | undefined) => (m?.body.messages ?? []).map((x) => x.text ?? x.altText ?? '').join('\n');
-const flexText = (f: Record<string, any> | undefined): string => JSON.stringify(f ?? {});
+const flexText = (f: unknown): string => JSON.stringify(f ?? {});
 
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`LINE slips through the pipeline [${kind}]${skipNote(kind)}`, () => {
@@ -186,6 +187,39 @@ for (const kind of DB_KINDS) {
       await s.post(e);
       expect(textOf(replyFor(e))).toContain('ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว');
       expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
+    });
+
+    it("the reply follows the 402's reason (the quota service decides the trial rule once, the handler reads it)", async () => {
+      // A trial that has not ended, answered TRIAL_ENDED: the handler says what the quota service decided.
+      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const owner = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      await s.post(ev('message', user('Uowner402'), textMessage(owner.code)));
+      const refuse = (reason: string) =>
+        vi
+          .spyOn(k.h.c.quota, 'reserve')
+          .mockRejectedValueOnce(new AppError('QUOTA_EXCEEDED', 402, 'refused', { quota: { used: 1, limit: 50, remaining: 0 }, reason }));
+      const spy = refuse('TRIAL_ENDED');
+      const t = await bank.register();
+      const ended = ev('message', user('Ureason1'), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(ended);
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(textOf(replyFor(ended))).toContain('ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว');
+      expect(k.fake.sentTo('Uowner402')).toHaveLength(0);
+      spy.mockRestore();
+
+      // A trial whose end date has passed, answered MONTHLY_QUOTA: the quota reply and the owner's alert.
+      await k.h.c.db
+        .updateTable('shops')
+        .set({ trial_ends_at: new Date(k.clock.now().getTime() - 60_000).toISOString() })
+        .where('id', '=', s.shop.id)
+        .execute();
+      const spy2 = refuse('MONTHLY_QUOTA');
+      const monthly = ev('message', user('Ureason2'), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(monthly);
+      expect(spy2).toHaveBeenCalledTimes(1);
+      expect(textOf(replyFor(monthly))).toContain('ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว');
+      expect(k.fake.sentTo('Uowner402')).toHaveLength(1);
+      spy2.mockRestore();
     });
 
     it('a shop without a payee account: staff in a group are told to add one, a customer in 1:1 only that the shop checks by hand', async () => {

@@ -69,8 +69,11 @@ export async function startLineKit(kind: DbKind, env: Record<string, string> = {
       'test',
     );
     const hookUrl = `${base}${view.webhookPath}`;
-    const send = (events: unknown[], o: { signature?: string | null } = {}) =>
-      fake.deliver(hookUrl, fc.secret, { destination: fc.botUserId, events }, o);
+    /** The webhook's answer: the service's envelope with how many events it kept. */
+    const send = async (events: unknown[], o: { signature?: string | null } = {}) => {
+      const r = await fake.deliver(hookUrl, fc.secret, { destination: fc.botUserId, events }, o);
+      return r as { status: number; body: { data: { received: number } } };
+    };
     /** Deliver events as LINE would and process them (webhook answer, then the outbox). */
     const post = async (...events: unknown[]) => {
       const r = await send(events);

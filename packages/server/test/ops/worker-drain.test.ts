@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Type } from 'typebox';
+import { defineOutboxJob } from '../../src/outbox/outbox-registry.js';
 import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
@@ -10,6 +12,9 @@ declare module '../../src/outbox/outbox-types.js' {
     'drain.slow': Record<string, never>;
   }
 }
+
+defineOutboxJob('drain.quick', Type.Object({}));
+defineOutboxJob('drain.slow', Type.Object({}));
 
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`outbox worker drain on SIGTERM (${kind})${skipNote(kind)}`, () => {

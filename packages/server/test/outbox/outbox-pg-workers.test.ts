@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, seedShop, skipReason } from '../helpers/harness.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
-import { newId } from '../../src/lib/ids.js';
 import { RESULT_CREATED_JOB } from '../../src/modules/verification/verification-jobs.js';
 import { startReceiver, until, type Receiver } from '../webhooks/helpers/receiver.js';
-import { transactionRow } from '../helpers/records.js';
+import { outboxRow, transactionRow } from '../helpers/records.js';
 
 const PG = !!process.env.TEST_DATABASE_URL;
 
@@ -32,20 +31,7 @@ describe.skipIf(!PG)(`two workers on PostgreSQL (FOR UPDATE SKIP LOCKED)${skipRe
       const row = transactionRow(shop.id, now, 'SUCCESS', { trans_ref: `PG${i}`, amount_satang: 100 + i, success_ref: `PG${i}` });
       const id = row.id;
       txRows.push(row);
-      jobs.push({
-        id: newId('job'),
-        kind: RESULT_CREATED_JOB,
-        shop_id: shop.id,
-        payload: JSON.stringify({ transactionId: id, shopId: shop.id, source: 'API' }),
-        status: 'pending',
-        attempts: 0,
-        run_at: now.toISOString(),
-        locked_by: null,
-        locked_until: null,
-        last_error: null,
-        created_at: now.toISOString(),
-        updated_at: now.toISOString(),
-      });
+      jobs.push(outboxRow(RESULT_CREATED_JOB, JSON.stringify({ transactionId: id, shopId: shop.id, source: 'API' }), now, shop.id));
     }
     for (let i = 0; i < N; i += 200) {
       await h.c.db

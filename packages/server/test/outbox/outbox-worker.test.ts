@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Type } from 'typebox';
+import { defineOutboxJob } from '../../src/outbox/outbox-registry.js';
 import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { createOutboxWorker, type OutboxHandler } from '../../src/outbox/outbox-worker.js';
@@ -18,9 +20,13 @@ declare module '../../src/outbox/outbox-types.js' {
     't.poison': TestJob;
     't.hang': TestJob;
     't.wake': TestJob;
+    't.renew': TestJob;
   }
 }
-type TestKind = 't.a' | 't.other' | 't.fail' | 't.lease' | 't.poison' | 't.hang' | 't.wake';
+type TestKind = 't.a' | 't.other' | 't.fail' | 't.lease' | 't.poison' | 't.hang' | 't.wake' | 't.renew';
+const TestJobSchema = Type.Object({ n: Type.Optional(Type.Union([Type.Number(), Type.String()])), i: Type.Optional(Type.Number()) });
+for (const k of ['t.a', 't.other', 't.fail', 't.lease', 't.poison', 't.hang', 't.wake', 't.renew'] as const)
+  defineOutboxJob(k, TestJobSchema);
 
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`outbox worker (${kind})${skipNote(kind)}`, () => {
@@ -133,6 +139,45 @@ for (const kind of DB_KINDS) {
       await stuck; // the late finisher's completion is fenced off: no error, no change
       expect(await job(id)).toMatchObject({ status: 'done', attempts: 2 });
       expect(ran).toEqual(['dead', 'live']);
+    });
+
+    it('a job that renews its lease runs past one lease without being taken back or cut off', async () => {
+      // Renewing every third of the lease leaves two thirds of margin on a loaded machine.
+      const LEASE_MS = 1500;
+      const errors: string[] = [];
+      const ran: string[] = [];
+      const long: OutboxHandler<'t.renew'> = async (_j, ctx) => {
+        ran.push(ctx.workerId);
+        if (ctx.workerId !== 'long') return;
+        // Longer than one lease, renewing every third (a scheduled task over many shops does this between shops).
+        for (let i = 0; i < 5; i++) {
+          await new Promise((r) => setTimeout(r, LEASE_MS / 3));
+          await ctx.renewLease();
+        }
+        if (ctx.signal.aborted) throw new Error('cut off');
+      };
+      const mk = (workerId: string) =>
+        createOutboxWorker({
+          db: h.c.db,
+          caps: h.c.caps,
+          clock: h.c.clock,
+          workerId,
+          leaseMs: LEASE_MS,
+          handlers: { 't.renew': long },
+          onError: (e) => errors.push((e as Error).message),
+        });
+      const [holder, other] = [mk('long'), mk('other')];
+      const id = await enqueue('t.renew', {});
+      const running = holder.runOnce();
+      await until(async () => ran.length === 1 || null);
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, LEASE_MS * 0.6));
+        expect(await other.runOnce()).toBe(0); // the renewed lease still holds it
+      }
+      expect(await running).toBe(1);
+      expect(await job(id)).toMatchObject({ status: 'done', attempts: 1 });
+      expect(ran).toEqual(['long']);
+      expect(errors).toEqual([]);
     });
 
     it('a job that keeps killing its workers is parked as failed after maxAttempts claims, and others still run', async () => {

@@ -5,6 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  ALL_ERROR_CODES,
+  ERROR_CODES,
+  ERROR_CODE_WORDS,
+  WORDED_RESULT_CODES,
   ENVIRONMENT_WORDS,
   MONEY_WORDS,
   SOURCE_WORDS,
@@ -56,6 +60,35 @@ describe('one vocabulary', () => {
       expect(en[`source.${s}` as keyof typeof en]).toBe(SOURCE_WORDS[s].en);
     }
     expect(MONEY_WORDS.th.verified).toBe(STATUS_WORDS.SUCCESS.th);
+  });
+
+  it('every error code has its words in Thai and English, and the screen shows the same words', () => {
+    // The screen adds the field the server named to a validation error; every other code reads as the catalogue says.
+    const screenSaysMore = new Set(['VALIDATION_ERROR']);
+    for (const code of ALL_ERROR_CODES) {
+      for (const l of LANGS) expect(ERROR_CODES[code][l].trim(), `${code} ${l}`).toBeTruthy();
+      const key = `error.${code}` as keyof typeof th;
+      if (screenSaysMore.has(code)) {
+        expect(th[key]).toContain(ERROR_CODES[code].th);
+        expect(en[key]).toContain(ERROR_CODES[code].en);
+      } else {
+        expect(th[key], code).toBe(ERROR_CODES[code].th);
+        expect(en[key], code).toBe(ERROR_CODES[code].en);
+      }
+    }
+  });
+
+  it('a result whose code says more than its status reads as the code, in exports, LINE and the screen alike', () => {
+    expect(WORDED_RESULT_CODES).toEqual(expect.arrayContaining(['EDITED_SLIP', 'CHECK_NOT_SUPPORTED', 'CHECK_UNAVAILABLE']));
+    for (const code of WORDED_RESULT_CODES) {
+      for (const status of ERROR_CODES[code].on ?? []) {
+        if (status === 'RECEIVER_MISMATCH') continue;
+        for (const l of LANGS) expect(resultWord({ status, errorCode: code }, l), `${code} on ${status}`).toBe(ERROR_CODE_WORDS[code][l]);
+      }
+    }
+    // An edited slip's export says edited, not the plain "fake slip" of a transfer the bank never made.
+    expect(resultWord({ status: 'FRAUD', errorCode: 'EDITED_SLIP' }, 'en')).not.toBe(STATUS_WORDS.FRAUD.en);
+    expect(resultWord({ status: 'FRAUD', errorCode: 'EDITED_SLIP' }, 'th')).not.toBe(STATUS_WORDS.FRAUD.th);
   });
 
   it('a pending transfer reads as not published yet, a stale one as old, never as plain genuine', () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSlip, renderNonSlip } from '@slipcheck/sandbox-bank';
 import { amountTextToSatang, createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
-import { amountOfLine, eraseBahtSign } from '../../src/modules/slip-qr/slip-qr-amount.js';
+import { amountOfLine, eraseBahtSign, glyphsAgree, type GlyphRun } from '../../src/modules/slip-qr/slip-qr-amount.js';
 
 const word = (text: string, conf = 95, height = 30) => ({ symbols: [...text].map((t) => ({ text: t, confidence: conf, height })) });
 
@@ -28,6 +28,27 @@ describe('printed amount parsing (string -> satang, no floating point)', () => {
   it('the confidence is the lowest symbol confidence of the amount', () => {
     const w = { symbols: [...'12.50'].map((t, i) => ({ text: t, confidence: i === 1 ? 61 : 99, height: 30 })) };
     expect(amountOfLine([w])?.confidence).toBeCloseTo(0.61);
+  });
+  it('the amount must have as many glyphs under its symbols as characters, and no skipped digit-tall glyph just left of it', () => {
+    // Glyph runs of "110.92 บาท": 1 1 0 . 9 2, then three shorter Thai glyphs after a space.
+    const digit = (x0: number): GlyphRun => ({ x0, x1: x0 + 8, top: 10, bottom: 39 });
+    const runs = [
+      digit(10),
+      digit(24),
+      digit(38),
+      { x0: 52, x1: 55, top: 35, bottom: 39 },
+      digit(60),
+      digit(74),
+      ...[100, 116, 132].map((x0) => ({ x0, x1: x0 + 12, top: 18, bottom: 39 })),
+    ];
+    // All six characters read: the Thai word after it is not the number's.
+    expect(glyphsAgree(runs, 10, 82, 6)).toBe(true);
+    // "10.92" over the glyphs of "110.92" (the engine took the two 1s as one symbol): refused.
+    expect(glyphsAgree(runs, 10, 82, 5)).toBe(false);
+    // "10.92" whose first symbol is the second 1 (the first one skipped): the skipped 1 refuses it.
+    expect(glyphsAgree(runs, 24, 82, 5)).toBe(false);
+    // No symbol positions (an engine without boxes): nothing can be checked, so nothing is concluded.
+    expect(glyphsAgree(runs, NaN, NaN, 6)).toBe(false);
   });
   it('paints out a ฿ whose stroke reaches above and below the digits', () => {
     // 3 glyphs on white: a tall bar (the sign's stroke) then two digit-height blocks.

@@ -191,6 +191,7 @@ for (const kind of DB_KINDS) {
         statusCode: 402,
         error: 'Payment Required',
         quota: { used: 510, limit: 500, remaining: 0 },
+        reason: 'MONTHLY_QUOTA',
       });
       expect(r.headers['x-service-quota-used']).toBe('510');
     });
@@ -205,7 +206,7 @@ for (const kind of DB_KINDS) {
       const t2 = await bank.register();
       const over = await verify(await bank.slip(t2.transRef), shop.auth);
       expect(over.statusCode).toBe(402);
-      expect(over.json()).toMatchObject({ code: 'TEST_QUOTA_EXCEEDED', quota: { limit: 200, remaining: 0 } });
+      expect(over.json()).toMatchObject({ code: 'TEST_QUOTA_EXCEEDED', quota: { limit: 200, remaining: 0 }, reason: 'TEST_CAP' });
     });
 
     it('stale slips: reject mode answers INVALID + STALE_SLIP', async () => {

@@ -30,7 +30,7 @@ export const formatSatang = formatBaht;
 export function TotalsCard({ reloadKey }: { reloadKey?: unknown }) {
   const { t, lang } = useI18n();
   const w = MONEY_WORDS[lang];
-  const totals = useLoad(() => api<Totals>(REPORT_ROUTES.totals), [reloadKey]);
+  const totals = useLoad(() => api<Totals>(REPORT_ROUTES.totals), reloadKey);
   const [period, setPeriod] = useState<PeriodName>('today');
   const p = totals.data?.periods[period];
   const row = (key: string, label: ReactNode, m: { count: number; amountSatang: number }, testId: string, extra?: ReactNode) => (

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@slipcheck/sdk';
 import { ApiError } from '../api/client';
 import { th, type MessageKey } from '../i18n/th';
 
@@ -8,8 +9,9 @@ export interface ErrorText {
 }
 
 /**
- * The API error codes the screens can receive (docs/dashboard-api.md). The unit test checks each has
- * Thai and English wording, so the owner never sees a bare code or an English-only server message.
+ * The API error codes the screens can receive (docs/dashboard-api.md), typed from the SDK's catalogue
+ * (a code the server never sends does not compile). Every catalogue code has Thai and English words
+ * (i18n/error-words.ts); the unit test checks these in particular read as sentences.
  */
 export const SCREEN_ERROR_CODES = [
   'VALIDATION_ERROR',
@@ -32,7 +34,6 @@ export const SCREEN_ERROR_CODES = [
   'QUOTA_EXCEEDED',
   'TEST_QUOTA_EXCEEDED',
   'NO_PAYEE_CONFIGURED',
-  'VERIFY_UNAVAILABLE',
   'PLAN_API_ACCESS_REQUIRED',
   'KEY_REVOKED',
   'INVALID_CURSOR',
@@ -44,7 +45,7 @@ export const SCREEN_ERROR_CODES = [
   'OWNER_ONLY',
   'OWNER_NOT_REMOVABLE',
   'INVITE_INVALID',
-] as const;
+] as const satisfies readonly ErrorCode[];
 
 const isOnline = () => (typeof navigator === 'undefined' ? true : navigator.onLine !== false);
 

@@ -1,4 +1,5 @@
-import type { TransactionRecord, TxStatus } from '../api/types';
+import { ERROR_CODES, RESULT_ERROR_CODES } from '@slipcheck/sdk';
+import { STATUSES, type TransactionRecord, type TxStatus } from '../api/types';
 import type { MessageKey } from '../i18n/i18n';
 
 export type Tone = 'ok' | 'warn' | 'error' | 'info';
@@ -52,20 +53,21 @@ export const VARIANT_TONE: Record<Variant, Tone> = {
 };
 
 /**
- * The errorCodes the service puts on records, per status (server: verification-service.ts,
- * slip-outcome.ts, slip-qr-decoder.ts). The unit test walks this table, so a code added here without
- * wording fails the build.
+ * The errorCodes the service puts on records, per status: from the SDK's error catalogue (each result
+ * code names the statuses it comes with). The unit test walks this table, so a code added to the
+ * catalogue without wording here fails the build. QUOTA_EXCEEDED records of older versions carry
+ * their status as the code.
  */
-export const KNOWN_ERROR_CODES: Record<TxStatus, (string | null)[]> = {
-  SUCCESS: [null],
-  DUPLICATE: [null, 'DUPLICATE'],
-  AMOUNT_MISMATCH: [null, 'AMOUNT_MISMATCH'],
-  RECEIVER_MISMATCH: [null, 'RECEIVER_MISMATCH', 'RECEIVER_UNVERIFIED'],
-  INVALID: [null, 'STALE_SLIP', 'NO_QR_FOUND', 'NOT_SLIP_QR', 'BAD_CHECKSUM', 'UNKNOWN_BANK', 'UNREADABLE_IMAGE', 'CHECK_NOT_SUPPORTED'],
-  FRAUD: [null, 'SLIP_NOT_FOUND', 'DATA_MISMATCH', 'EDITED_SLIP'],
-  QUOTA_EXCEEDED: [null, 'QUOTA_EXCEEDED'],
-  PROVIDER_ERROR: [null, 'PROVIDER_UNAVAILABLE', 'SLIP_PENDING', 'CHECK_UNAVAILABLE'],
-};
+export const KNOWN_ERROR_CODES: Record<TxStatus, (string | null)[]> = Object.fromEntries(
+  STATUSES.map((s) => [
+    s,
+    [
+      null,
+      ...RESULT_ERROR_CODES.filter((c) => (ERROR_CODES[c].on as readonly string[] | undefined)?.includes(s)),
+      ...(s === 'QUOTA_EXCEEDED' ? [s] : []),
+    ],
+  ]),
+) as Record<TxStatus, (string | null)[]>;
 
 export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale'> & { edited?: boolean }): Variant {
   switch (r.status) {

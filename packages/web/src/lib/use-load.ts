@@ -1,7 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-/** Loads data on mount and on `reload()`; keeps the previous data while reloading so the page does not flash. */
-export function useLoad<T>(fn: () => Promise<T>, deps: unknown[] = []) {
+/**
+ * Loads data on mount, when `key` changes (e.g. the id on the page) and on `reload()`; keeps the
+ * previous data while reloading so the page does not flash. One key, not a dependency list: the hooks
+ * linter can check a fixed list, and every caller needs one value at most.
+ */
+export function useLoad<T>(fn: () => Promise<T>, key?: unknown) {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);
@@ -23,9 +27,8 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[] = []) {
       if (n === seq.current) setLoading(false);
     }
   }, []);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
   useEffect(() => {
     void reload();
-  }, deps);
+  }, [reload, key]);
   return { data, error, loading, reload, setData };
 }

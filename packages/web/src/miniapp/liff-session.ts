@@ -1,6 +1,7 @@
 // Signs the mini-app in: LIFF gives a LINE ID token, the service verifies it with LINE Login and opens a
 // session under the dashboard's rules (refresh cookie on /api, 15-minute access token in memory).
-import { api, ApiError, setAccessToken } from '../api/client';
+import { api, setAccessToken } from '../api/client';
+import { hasErrorCode } from '../api/error-code';
 
 export interface MiniConfig {
   liffId: string | null;
@@ -98,7 +99,7 @@ async function signInOnce(idToken: string, shopId?: string): Promise<MiniAuth> {
   } catch (e) {
     // A remembered shop the person no longer belongs to: fall back to their first shop (the refused
     // attempt did not spend the token).
-    if (shopId && e instanceof ApiError && e.code === 'LINE_NOT_LINKED') return signInWithLine(idToken);
+    if (shopId && hasErrorCode(e, 'LINE_NOT_LINKED')) return signInWithLine(idToken);
     throw e;
   }
 }

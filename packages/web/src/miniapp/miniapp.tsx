@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, ApiError } from '../api/client';
+import { api } from '../api/client';
+import { hasErrorCode } from '../api/error-code';
 import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
 import type { Overview, TransactionRecord, TxStatus } from '../api/types';
@@ -35,7 +36,7 @@ export function MiniApp() {
         try {
           setPhase({ kind: 'ready', auth: await signInWithLine(idToken, savedShop()), idToken });
         } catch (e) {
-          if (e instanceof ApiError && e.code === 'LINE_NOT_LINKED') return setPhase({ kind: 'unlinked', idToken });
+          if (hasErrorCode(e, 'LINE_NOT_LINKED')) return setPhase({ kind: 'unlinked', idToken });
           throw e;
         }
       } catch {

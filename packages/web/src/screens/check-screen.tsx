@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
-import { api, ApiError } from '../api/client';
+import { api } from '../api/client';
+import { hasErrorCode } from '../api/error-code';
 import { ROUTES } from '../api/routes';
 import type { TransactionRecord } from '../api/types';
 import { ResultCard } from '../components/result-card';
 import { CheckingNotice, SlipPickers } from '../components/slip-check';
-import { Alert, Button, Card, ErrorText, Field, PageHeader } from '../components/ui';
+import { Alert, Button, Card, ErrorText, errorMessage, Field, PageHeader } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
 import { Link } from '../lib/router';
 import { explainResult } from '../lib/result-explain';
@@ -92,7 +93,6 @@ export function CheckScreen() {
     }
   }
 
-  const code = error instanceof ApiError ? error.code : null;
   return (
     <>
       <PageHeader title={t('check.title')} intro={t('check.intro')} />
@@ -160,14 +160,14 @@ export function CheckScreen() {
       <div ref={resultRef} aria-busy={busy} className="result-region">
         {busy && <CheckingNotice label={t('check.checking')} />}
         {localError && <Alert kind="error" title={localError} />}
-        {code === 'NO_PAYEE_CONFIGURED' ? (
+        {hasErrorCode(error, 'NO_PAYEE_CONFIGURED') ? (
           <Alert kind="error" title={t('error.NO_PAYEE_CONFIGURED')}>
             <Link to="/payees" className="alert-action">
               {t('overview.addPayee')}
             </Link>
           </Alert>
-        ) : code === 'QUOTA_EXCEEDED' ? (
-          <Alert kind="error" title={t('error.QUOTA_EXCEEDED')}>
+        ) : hasErrorCode(error, 'QUOTA_EXCEEDED') ? (
+          <Alert kind="error" title={errorMessage(error, t)}>
             <Link to="/" className="alert-action">
               {t('error.quotaNext')}
             </Link>

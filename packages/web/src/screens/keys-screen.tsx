@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { api, ApiError } from '../api/client';
+import { api } from '../api/client';
+import { hasErrorCode } from '../api/error-code';
 import { ROUTES } from '../api/routes';
 import type { ApiKey } from '../api/types';
 import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
@@ -19,7 +20,7 @@ export function KeysScreen() {
   const [confirm, setConfirm] = useState<{ kind: 'rotate' | 'revoke'; key: ApiKey } | null>(null);
   const { busy, error, setError, run: runAction } = useAsyncAction();
   const apiAccess = list.data?.apiAccess ?? true;
-  const planError = error instanceof ApiError && error.code === 'PLAN_API_ACCESS_REQUIRED';
+  const planError = hasErrorCode(error, 'PLAN_API_ACCESS_REQUIRED');
 
   async function run(c: { kind: 'rotate' | 'revoke'; key: ApiKey }) {
     const ok = await runAction(async () => {
@@ -209,7 +210,7 @@ function CreateKeyForm({
       );
     } catch (err) {
       // The plan refusal is said once, on the page behind the dialog, which closes.
-      if (err instanceof ApiError && err.code === 'PLAN_API_ACCESS_REQUIRED') onError(err);
+      if (hasErrorCode(err, 'PLAN_API_ACCESS_REQUIRED')) onError(err);
       else throw err;
     }
   });

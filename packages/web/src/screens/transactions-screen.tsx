@@ -232,7 +232,7 @@ export function TransactionsScreen() {
 
 export function TransactionDetailScreen({ id }: { id: string }) {
   const { t, lang } = useI18n();
-  const rec = useLoad(() => api<TransactionRecord>(ROUTES.transaction(id)), [id]);
+  const rec = useLoad(() => api<TransactionRecord>(ROUTES.transaction(id)), id);
   const r = rec.data;
   return (
     <>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useAuth } from '../api/auth';
 import { api, ApiError } from '../api/client';
+import { hasErrorCode } from '../api/error-code';
 import { ROUTES } from '../api/routes';
 import type { WebhookDelivery, WebhookEndpoint } from '../api/types';
 import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
@@ -18,7 +19,7 @@ export function WebhooksScreen() {
   const list = useLoad(() => api<{ items: WebhookEndpoint[] }>(ROUTES.webhooks));
   const [adding, setAdding] = useState(false);
   const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
-  const planError = list.error instanceof ApiError && list.error.code === 'PLAN_WEBHOOKS_REQUIRED';
+  const planError = hasErrorCode(list.error, 'PLAN_API_ACCESS_REQUIRED');
   // The list works on the trial but adding answers 403: say so before the owner fills in the form.
   const onTrial = useAuth().me?.shop.planCode === 'TRIAL';
   const missing = list.error instanceof ApiError && list.error.status === 404;
@@ -117,7 +118,7 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
         ))}
       </fieldset>
       <ErrorText error={error} />
-      {error instanceof ApiError && error.code === 'INVALID_WEBHOOK_URL' && (
+      {hasErrorCode(error, 'INVALID_WEBHOOK_URL') && (
         <div className="url-refusal" data-testid="webhook-url-reason">
           {typeof error.body.allowLocalTargets === 'string' && (
             <p className="small">{t('webhooks.localHint', { setting: error.body.allowLocalTargets })}</p>
@@ -140,7 +141,7 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
 
 function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChanged: () => Promise<void>; onSecret: (s: string) => void }) {
   const { t, lang } = useI18n();
-  const deliveries = useLoad(() => api<{ items: WebhookDelivery[] }>(ROUTES.deliveries(ep.id), { query: { limit: 20 } }), [ep.id]);
+  const deliveries = useLoad(() => api<{ items: WebhookDelivery[] }>(ROUTES.deliveries(ep.id), { query: { limit: 20 } }), ep.id);
   const { busyKey: busy, error, run } = useAsyncAction();
   const [note, setNote] = useState('');
   const [confirmDelete, setConfirmDelete] = useState(false);

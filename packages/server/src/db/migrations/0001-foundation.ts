@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 // Portable types only (text, integer, bigint) so one migration set serves SQLite and PostgreSQL.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('plans')
     .addColumn('code', 'text', (c) => c.primaryKey())
@@ -155,7 +155,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   void sql;
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['outbox', 'audit_log', 'quota_usage', 'image_claims', 'transactions', 'api_keys', 'payee_accounts', 'shops', 'plans']) {
     await db.schema.dropTable(t).ifExists().execute();
   }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 // Outgoing webhooks: endpoints (secret sealed with lib/secret-box), one delivery per (event, endpoint),
 // and one attempt row per HTTP attempt. Portable types only.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('webhook_endpoints')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -75,7 +75,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('outbox_done_updated').on('outbox').columns(['status', 'updated_at']).execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('outbox_done_updated').ifExists().execute();
   for (const t of ['webhook_attempts', 'webhook_deliveries', 'webhook_endpoints']) await db.schema.dropTable(t).ifExists().execute();
 }

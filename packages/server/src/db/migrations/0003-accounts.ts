@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 // Dashboard owner accounts, sessions (refresh-token families), password resets and the mail sink.
 // Portable types only (text, integer) so one migration serves SQLite and PostgreSQL.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('users')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -72,6 +72,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('mail_messages_to').on('mail_messages').columns(['to_addr', 'created_at']).execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['mail_messages', 'password_resets', 'refresh_tokens', 'user_sessions', 'users']) await db.schema.dropTable(t).execute();
 }

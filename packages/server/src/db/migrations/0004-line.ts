@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
  * link codes (stored hashed), the shop owners' LINE users, webhook-event dedupe and once-per-period
  * notice marks. Portable types only.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('line_channels')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -77,7 +77,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of ['line_notices', 'line_events', 'line_owners', 'line_link_codes', 'line_groups', 'line_channels']) {
     await db.schema.dropTable(t).ifExists().execute();
   }

@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 // Staff seats: invites by e-mail (token stored as SHA-256 only, single use, 7 days).
 // `users.role` exists since 0003 (default 'owner'); rows written before it had a meaning are owners,
 // so anything that is not 'staff' is normalised to 'owner' here.
-export async function up(db: Kysely<any>): Promise<void> {
-  await db.updateTable('users').set({ role: 'owner' }).where('role', '!=', 'staff').execute();
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.withTables<{ users: { role: string } }>().updateTable('users').set({ role: 'owner' }).where('role', '!=', 'staff').execute();
 
   await db.schema
     .createTable('team_invites')
@@ -23,6 +23,6 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('team_invites_shop').on('team_invites').columns(['shop_id', 'email']).execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('team_invites').execute();
 }

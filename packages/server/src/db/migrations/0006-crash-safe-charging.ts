@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 //    a retry of the slip inherits it, or the worker's sweep returns the unit.
 // 2. A transfer's first SUCCESS is tracked per key environment: the one-success index gains
 //    `environment`, so a test check never turns a later live check into DUPLICATE.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('image_claims').addColumn('owner', 'text').execute();
   await db.schema.alterTable('image_claims').addColumn('lease_until', 'text').execute();
   await db.schema.alterTable('image_claims').addColumn('reserved_pool', 'text').execute(); // 'live' | 'test' | null
@@ -24,7 +24,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('transactions_one_success').execute();
   await db.schema.createIndex('transactions_one_success').on('transactions').columns(['shop_id', 'success_ref']).unique().execute();
   await db.schema.dropIndex('image_claims_in_flight').execute();

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 //    reply that LINE accepted before our timeout is not sent a second time.
 // 2. line_push_usage counts pushes per official account and month: pushes draw on the OA's monthly
 //    allowance, the dashboard's LINE page shows the count.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('line_events').addColumn('transaction_id', 'text').execute();
   await db.schema.alterTable('line_events').addColumn('created_record', 'integer').execute();
   await db.schema.alterTable('line_events').addColumn('answer_state', 'text').execute();
@@ -21,7 +21,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('line_push_usage').ifExists().execute();
   for (const c of ['answer_state', 'created_record', 'transaction_id']) await db.schema.alterTable('line_events').dropColumn(c).execute();
 }

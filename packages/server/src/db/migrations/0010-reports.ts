@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 // as the outbox job that sends it. The primary key is what makes "one summary a day, never twice"
 // hold across any number of workers and processes: a second scheduler's insert conflicts and
 // enqueues nothing.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('daily_summaries')
     .addColumn('shop_id', 'text', (c) => c.notNull().references('shops.id'))
@@ -19,6 +19,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('daily_summaries').execute();
 }

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 // one LINE user may be linked to persons of several shops (the mini-app's shop switcher).
 // Link codes are shown once in the dashboard and stored as SHA-256 only. Sessions get a `kind` so the
 // security screen can tell a mini-app session from a dashboard one and unlinking revokes the former.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('line_logins')
     .addColumn('user_id', 'text', (c) => c.primaryKey())
@@ -30,7 +30,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('user_sessions').dropColumn('kind').execute();
   await db.schema.dropTable('line_login_codes').execute();
   await db.schema.dropTable('line_logins').execute();

@@ -4,7 +4,7 @@ import { sql, type Kysely } from 'kysely';
 // unlinking ends every session that LINE identity opened, the dashboard's "Log in with LINE" included.
 // Mini-app sessions from before this column are all LINE's: they get the person's linked LINE user.
 // `line_id_tokens` holds a SHA-256 of each accepted LINE ID token until it expires: one token, one session.
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('user_sessions').addColumn('line_user_id', 'text').execute();
   await sql`update user_sessions set line_user_id = (select l.line_user_id from line_logins l where l.user_id = user_sessions.user_id) where kind = 'miniapp'`.execute(
     db,
@@ -17,7 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('line_id_tokens_expires').on('line_id_tokens').columns(['expires_at']).execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('line_id_tokens').execute();
   await db.schema.alterTable('user_sessions').dropColumn('line_user_id').execute();
 }

@@ -12,13 +12,37 @@ import { matchReceiver, type PayeeForMatch } from '../../modules/verification/re
 const RECEIVED = ['SUCCESS', 'AMOUNT_MISMATCH', 'INVALID'];
 const PAGE = 1000;
 
-export async function up(db: Kysely<any>): Promise<void> {
+/** The tables as this migration reads and writes them (the schema it runs against, not today's). */
+export type At0016 = {
+  payee_accounts: {
+    id: string;
+    shop_id: string;
+    bank_code: string;
+    kind: string;
+    account_number: string;
+    proxy_type: string | null;
+    holder: string;
+    status: string;
+    created_at: string;
+  };
+  transactions: {
+    id: string;
+    shop_id: string;
+    status: string;
+    error_code: string | null;
+    receiver_name: string | null;
+    receiver_account: string | null;
+    payee_id: string | null;
+  };
+};
+
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('transactions').addColumn('payee_id', 'text').execute();
-  await backfillRecordPayees(db);
+  await backfillRecordPayees(db.withTables<At0016>());
 }
 
 /** Places rows without `payee_id` whose money reached the shop; idempotent (only NULL rows are looked at). */
-export async function backfillRecordPayees(db: Kysely<any>): Promise<void> {
+export async function backfillRecordPayees(db: Pick<Kysely<At0016>, 'selectFrom' | 'updateTable'>): Promise<void> {
   const shops = await db.selectFrom('payee_accounts').select('shop_id').distinct().execute();
   for (const { shop_id: shopId } of shops as Array<{ shop_id: string }>) {
     const payees = (await db
@@ -74,6 +98,6 @@ export async function backfillRecordPayees(db: Kysely<any>): Promise<void> {
   }
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('transactions').dropColumn('payee_id').execute();
 }

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 // Edited slips (issue 20): the amount the slip picture prints, as read by the service (integer satang,
 // null when it was not read or not read with confidence), and whether it differs from the bank's
 // amount (`edited`: FRAUD EDITED_SLIP in reject mode, a flagged SUCCESS in alert mode).
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('transactions').addColumn('printed_amount_satang', 'bigint').execute();
   await db.schema
     .alterTable('transactions')
@@ -11,7 +11,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('transactions').dropColumn('edited').execute();
   await db.schema.alterTable('transactions').dropColumn('printed_amount_satang').execute();
 }

@@ -1,3 +1,5 @@
+import { Type, type Static } from 'typebox';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { OutboxHandler } from '../../outbox/outbox-worker.js';
 import type { AccountService } from './account-service.js';
 
@@ -8,12 +10,14 @@ import type { AccountService } from './account-service.js';
  */
 export const PASSWORD_RESET_JOB = 'accounts.password_reset';
 
-export interface PasswordResetJob {
+export const PasswordResetJobSchema = Type.Object({
   /** Normalised address; the row is pruned with the other finished jobs. */
-  email: string;
-  ip: string | null;
-  userAgent: string | null;
-}
+  email: Type.String({ minLength: 1 }),
+  ip: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  userAgent: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+export type PasswordResetJob = Static<typeof PasswordResetJobSchema>;
+defineOutboxJob(PASSWORD_RESET_JOB, PasswordResetJobSchema);
 
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {
@@ -25,7 +29,6 @@ export function createPasswordResetHandler(
   accounts: Pick<AccountService, 'deliverPasswordReset'>,
 ): OutboxHandler<'accounts.password_reset'> {
   return async (job) => {
-    if (!job.payload || typeof job.payload.email !== 'string') return; // unreadable payload: nothing to send
     await accounts.deliverPasswordReset(job.payload.email, { ip: job.payload.ip ?? null, userAgent: job.payload.userAgent ?? null });
   };
 }

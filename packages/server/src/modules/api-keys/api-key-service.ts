@@ -65,16 +65,48 @@ export function parseScopes(input: string | string[] | undefined): Scope[] {
   return [...new Set(list)] as Scope[];
 }
 
+/**
+ * How long one node answers a key from memory (key, shop and plan together), counted from the start
+ * of the reads that loaded it: a revoke, rotation, suspension or plan change made on another node
+ * bites here within this time, and on this node at once (local invalidation). The ceiling is the
+ * promise in docs/architecture.md ("within one second on every node"); 0 turns the cache off.
+ */
+export const AUTH_CACHE_MAX_MS = 1000;
+const AUTH_CACHE_ENTRIES = 10_000;
+
+interface CachedAuth {
+  row: ApiKeysTable;
+  view: ApiKeyView;
+  shop: Shop;
+  plan: Plan;
+  /** performance.now() when the first read of the load started. */
+  loadedAt: number;
+}
+
 export function createApiKeyService(deps: {
   db: Db;
   clock: Clock;
   audit: AuditService;
-  shops: Pick<ShopService, 'get'>;
+  shops: Pick<ShopService, 'get'> & Partial<Pick<ShopService, 'onChange'>>;
   plans: Pick<PlanService, 'get'>;
   lastUsedFlushMs?: number;
+  /** Authentication cache lifetime in ms, at most AUTH_CACHE_MAX_MS (the default); 0 = read every request. */
+  authCacheMs?: number;
 }) {
   const { db, clock, audit } = deps;
   const repo = createApiKeyRepo(db);
+  const cacheMs = Math.max(0, Math.min(AUTH_CACHE_MAX_MS, deps.authCacheMs ?? AUTH_CACHE_MAX_MS));
+  const authCache = new Map<string, CachedAuth>();
+  // Bumped by every invalidation: a load that was reading while a change happened answers its own
+  // request but is not kept (it may have read the row from before the change).
+  let generation = 0;
+  const forget = (match: (c: CachedAuth) => boolean) => {
+    generation++;
+    for (const [hash, c] of authCache) if (match(c)) authCache.delete(hash);
+  };
+  const forgetKey = (id: string) => forget((c) => c.row.id === id);
+  const forgetShop = (shopId: string) => forget((c) => c.row.shop_id === shopId);
+  deps.shops.onChange?.(forgetShop);
   // lastUsedAt is batched in memory and written at most once per flush per key, so a busy key does
   // not turn every request into a write.
   const pendingLastUsed = new Map<string, string>();
@@ -143,7 +175,9 @@ export function createApiKeyService(deps: {
     async revoke(id: string, actor: string, shopId?: string): Promise<ApiKeyView> {
       const row = await getRow(id, shopId);
       const now = clock.now().toISOString();
+      forgetKey(id);
       if (!row.revoked_at) await repo.update(id, { revoked_at: now });
+      forgetKey(id);
       await audit.record({ shopId: row.shop_id, actor, action: 'api_key.revoke', target: id, detail: { prefix: row.prefix } });
       return keyFromRow({ ...row, revoked_at: row.revoked_at ?? now });
     },
@@ -152,7 +186,8 @@ export function createApiKeyService(deps: {
       const row = await getRow(id, shopId);
       if (row.revoked_at) throw new AppError('KEY_REVOKED', 409, 'A revoked key cannot be rotated; create a new key');
       await assertApiAccess(row.shop_id);
-      return db.transaction().execute(async (trx) => {
+      forgetKey(id);
+      const out = await db.transaction().execute(async (trx) => {
         const created = await insertKey(trx, row.shop_id, row.name, row.environment as KeyEnvironment, row.scopes.split(','));
         await repo.update(id, { revoked_at: clock.now().toISOString(), replaced_by: created.view.id }, trx);
         await audit.record(
@@ -167,30 +202,52 @@ export function createApiKeyService(deps: {
         );
         return created;
       });
+      forgetKey(id);
+      return out;
     },
     /** Every key of the shop stops working (erasure); inside the caller's transaction. */
     async revokeAllOfShop(shopId: string, at: string, trx: Db = db): Promise<void> {
+      forgetShop(shopId);
       await repo.revokeAllOfShop(shopId, at, trx);
+      forgetShop(shopId);
     },
     async list(shopId: string): Promise<ApiKeyView[]> {
       const rows = await repo.listByShop(shopId);
       return rows.map(keyFromRow);
     },
-    /** One indexed lookup by hash joining shop and plan. Unknown, malformed and revoked keys all answer null. */
+    /**
+     * The key, its shop and its plan: three indexed reads through their modules, kept in memory for
+     * at most `cacheMs` (see AUTH_CACHE_MAX_MS). Unknown, malformed and revoked keys all answer null
+     * and are never kept (an unknown key costs its reads every time, and fills no memory).
+     */
     async authenticate(presented: string): Promise<AuthenticatedKey | null> {
       if (!/^sk_(live|test)_[0-9A-Za-z]{16,64}$/.test(presented)) return null;
-      // Read on every request, never cached: a revoke must bite at once, on every node.
-      const [row] = await repo.authByHash(hashApiKey(presented));
-      if (!row || row.revoked_at) return null;
-      // The shop and its plan through their own modules (three indexed reads; see the README).
-      const shop = await deps.shops.get(row.shop_id).catch((err: unknown) => {
-        if (err instanceof AppError && err.statusCode === 404) return null; // erased shop: the key is dead
-        throw err;
-      });
-      if (!shop) return null;
-      const plan = await deps.plans.get(shop.planCode);
+      const hash = hashApiKey(presented);
+      const started = performance.now();
+      let hit = cacheMs > 0 ? authCache.get(hash) : undefined;
+      if (hit && started - hit.loadedAt >= cacheMs) {
+        authCache.delete(hash);
+        hit = undefined;
+      }
+      if (!hit) {
+        const gen = generation;
+        const [row] = await repo.authByHash(hash);
+        if (!row || row.revoked_at) return null;
+        // The shop and its plan through their own modules (see the README).
+        const shop = await deps.shops.get(row.shop_id).catch((err: unknown) => {
+          if (err instanceof AppError && err.statusCode === 404) return null; // erased shop: the key is dead
+          throw err;
+        });
+        if (!shop) return null;
+        const plan = await deps.plans.get(shop.planCode);
+        hit = { row, view: keyFromRow(row), shop, plan, loadedAt: started };
+        if (cacheMs > 0 && gen === generation) {
+          if (authCache.size >= AUTH_CACHE_ENTRIES) authCache.delete(authCache.keys().next().value!);
+          authCache.set(hash, hit);
+        }
+      }
       const now = clock.now().toISOString();
-      pendingLastUsed.set(row.id, now);
+      pendingLastUsed.set(hit.row.id, now);
       if (!timer && deps.lastUsedFlushMs !== 0) {
         timer = setTimeout(() => {
           timer = null;
@@ -198,11 +255,7 @@ export function createApiKeyService(deps: {
         }, deps.lastUsedFlushMs ?? 5000);
         timer.unref();
       }
-      return {
-        key: { ...keyFromRow(row), lastUsedAt: now },
-        shop,
-        plan,
-      };
+      return { key: { ...hit.view, lastUsedAt: now }, shop: hit.shop, plan: hit.plan };
     },
     flushLastUsed,
     async close() {

@@ -3,9 +3,7 @@
 import type { Checker } from './checker-port.js';
 import { accountError } from './checker-port.js';
 import { cleanSlipNames, createKeepAliveFetch, type FetchFn } from './checker-http.js';
-import { createSandboxChecker } from './sandbox-checker.js';
-import { createEasySlipChecker, EASYSLIP_DEFAULT_URL } from './easyslip-checker.js';
-import { createSlipOkChecker } from './slipok-checker.js';
+import { CHECKER_IDS, checkerAdapter, isCheckerName, type CheckerMember } from './checker-registry.js';
 import {
   createFailoverChecker,
   createResilientChecker,
@@ -16,7 +14,7 @@ import {
 import { createCheckerIncidents, hasAccountRoute, type AccountStatus, type CheckerIncidents } from './checker-accounts.js';
 
 export interface CheckerConfig {
-  /** 'sandbox' | 'easyslip' | 'slipok', or a comma list for failover, e.g. 'easyslip,slipok' */
+  /** a name of the registry (checker-registry.ts: sandbox, easyslip, slipok), or a comma list for failover, e.g. 'easyslip,slipok' */
   checker: string;
   /** one per member (array or comma list); a single value applies to every member; '' = adapter default */
   checkerUrl: string | string[];
@@ -51,13 +49,9 @@ export type ConfiguredChecker = Checker & {
   pollAccounts(signal?: AbortSignal): Promise<UpstreamAccount[]>;
 };
 
-export const CHECKER_IDS = ['sandbox', 'easyslip', 'slipok'] as const;
+export { CHECKER_IDS } from './checker-registry.js';
 
-interface Member {
-  id: string;
-  url: string;
-  key: string;
-}
+type Member = CheckerMember;
 
 /**
  * Checks CHECKER / CHECKER_URL / CHECKER_KEY without building anything: config.ts calls it at load,
@@ -77,15 +71,14 @@ function members(cfg: Pick<CheckerConfig, 'checker' | 'checkerUrl' | 'checkerKey
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  if (ids.length === 0) throw new Error('CHECKER is empty: write one of sandbox, easyslip, slipok (or a comma list)');
+  if (ids.length === 0) throw new Error(`CHECKER is empty: write one of ${CHECKER_IDS.join(', ')} (or a comma list)`);
   const urls = perMember(cfg.checkerUrl, ids.length, 'CHECKER_URL');
   const keys = perMember(cfg.checkerKey ?? '', ids.length, 'CHECKER_KEY');
   return ids.map((id, i) => ({ id, url: urls[i], key: keys[i] }));
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function memberProblems(m: Member, i: number): string[] {
+  if (!isCheckerName(m.id)) return [`CHECKER entry ${i + 1}: unknown checker '${m.id}' (known: ${CHECKER_IDS.join(', ')})`];
   const where = `CHECKER entry ${i + 1} (${m.id})`;
   const out: string[] = [];
   let u: URL | null = null;
@@ -98,34 +91,7 @@ function memberProblems(m: Member, i: number): string[] {
       u = null;
     }
   }
-  switch (m.id) {
-    case 'sandbox':
-      break;
-    case 'easyslip':
-      if (!m.key) out.push(`CHECKER_KEY for ${where}: required (the API key from the provider's developer portal)`);
-      // "EasySlip API keys are UUID v4 format strings" (document: guide/authentication)
-      else if (!UUID.test(m.key))
-        out.push(`CHECKER_KEY for ${where}: the provider's API keys are UUIDs (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)`);
-      if (u && /\/(v\d+|api)(\/|$)/i.test(u.pathname)) {
-        out.push(
-          `CHECKER_URL for ${where}: write the base URL without a version or path, e.g. ${EASYSLIP_DEFAULT_URL} (the service adds /v2/verify/...); got "${m.url}"`,
-        );
-      }
-      break;
-    case 'slipok':
-      if (!m.key) out.push(`CHECKER_KEY for ${where}: required (the API key of the branch)`);
-      else if (/\s/.test(m.key)) out.push(`CHECKER_KEY for ${where}: must not contain spaces`);
-      if (!m.url) out.push(`CHECKER_URL for ${where}: required, with the branch id: https://api.slipok.com/api/line/apikey/<BRANCH_ID>`);
-      else if (u && !/\/api\/line\/apikey\/\d+\/?$/.test(u.pathname)) {
-        out.push(
-          `CHECKER_URL for ${where}: must end with the branch id, e.g. https://api.slipok.com/api/line/apikey/12345 (branch id from the provider's dashboard); got "${m.url}"`,
-        );
-      }
-      break;
-    default:
-      out.push(`CHECKER entry ${i + 1}: unknown checker '${m.id}' (known: ${CHECKER_IDS.join(', ')})`);
-  }
-  return out;
+  return [...out, ...checkerAdapter(m.id).problems(m, where, u)];
 }
 
 export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
@@ -197,16 +163,7 @@ export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
 }
 
 function createAdapter(m: Member, fetchFn: FetchFn, label: string): Checker {
-  switch (m.id) {
-    case 'sandbox':
-      return createSandboxChecker({ url: m.url, key: m.key || undefined, fetch: fetchFn, id: label });
-    case 'easyslip':
-      return createEasySlipChecker({ url: m.url || undefined, key: m.key, fetch: fetchFn, id: label });
-    case 'slipok':
-      return createSlipOkChecker({ url: m.url, key: m.key, fetch: fetchFn, id: label });
-    default:
-      throw new Error(`unknown checker '${m.id}' (known: ${CHECKER_IDS.join(', ')})`);
-  }
+  return checkerAdapter(m.id).create(m, fetchFn, label);
 }
 
 function perMember(v: string | string[], n: number, name: string): string[] {

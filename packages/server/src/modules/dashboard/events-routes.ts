@@ -7,9 +7,16 @@ import { enforceRate, requireSession, type DashboardAuthDeps } from '../accounts
 import type { AccessTokens } from '../accounts/access-tokens.js';
 import type { SessionService } from '../accounts/session-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
+import { createRecentIds } from './recent-ids.js';
 
 const tags = ['dashboard'];
 const REPLAY_MAX = 100;
+/**
+ * How many sent record ids a stream remembers to drop repeats: several replays' worth (a replay is at
+ * most REPLAY_MAX, and it overlaps only the live messages held while it ran). Bounded, so a stream
+ * open for days holds a few KB, not every id of its life.
+ */
+export const SENT_WINDOW = 5 * REPLAY_MAX;
 
 /**
  * Live results over server-sent events. EventSource cannot send an Authorization header, so the
@@ -23,11 +30,13 @@ export interface EventsRouteDeps {
   bus: Pick<ResultsBus, 'subscribe'>;
   transactions: Pick<TransactionService, 'listAfter'>;
   heartbeatMs?: number;
+  /** Tests shrink it; default SENT_WINDOW. */
+  sentWindow?: number;
 }
 
 export const eventsRoutes: FastifyPluginAsyncTypebox<EventsRouteDeps> = async (
   app,
-  { auth, tokens, sessions, bus, transactions, heartbeatMs = 20_000 },
+  { auth, tokens, sessions, bus, transactions, heartbeatMs = 20_000, sentWindow = SENT_WINDOW },
 ) => {
   app.post(
     '/api/dashboard/events/ticket',
@@ -82,12 +91,11 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<EventsRouteDeps> = async (
       const write = (s: string) => {
         if (open) res.write(s);
       };
-      const sent = new Set<string>();
+      const sent = createRecentIds(sentWindow);
       const send = (m: BusMessage) => {
         const rec = m.data as { id?: string };
         if (m.type === 'transaction.created' && rec?.id) {
-          if (sent.has(rec.id)) return;
-          sent.add(rec.id);
+          if (!sent.add(rec.id)) return;
           write(`event: transaction.created\nid: ${rec.id}\ndata: ${JSON.stringify(m.data)}\n\n`);
         } else {
           write(`event: ${String(m.type).replace(/[\r\n]/g, '')}\ndata: ${JSON.stringify(m.data)}\n\n`);

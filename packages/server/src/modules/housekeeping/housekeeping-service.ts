@@ -2,16 +2,19 @@ import type { Db } from '../../db/db.js';
 import type { ShopPurge } from '../../db/shop-rows.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import type { ScheduledTask } from '../../outbox/outbox-schedule.js';
 import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { ImageClaims } from '../verification/image-claims.js';
 import type { ShopService } from '../shops/shop-service.js';
+import { settingsOf } from '../shops/shop-settings.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { SessionService } from '../accounts/session-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 
 export const ERASE_GRACE_MS = 24 * 3_600_000;
 export const TRIAL_ALERT_BEFORE_MS = 24 * 3_600_000;
+const noRenew = async () => undefined;
 
 /**
  * The PDPA auto-delete rule in one place: with `settings.privacy.autoDelete`, personal fields of results
@@ -19,18 +22,20 @@ export const TRIAL_ALERT_BEFORE_MS = 24 * 3_600_000;
  * too, so a file never shows what the next hourly run would blank.
  */
 export function anonymizeCutoff(settings: Record<string, unknown>, now: Date, defaultRetentionMonths: number): Date | null {
-  const privacy = (settings.privacy ?? {}) as { autoDelete?: boolean; retentionMonths?: number };
-  if (privacy.autoDelete !== true) return null;
-  const months =
-    Number.isInteger(privacy.retentionMonths) && privacy.retentionMonths! > 0 ? privacy.retentionMonths! : defaultRetentionMonths;
+  const { privacy } = settingsOf({ settings });
+  if (!privacy.autoDelete) return null;
+  const months = privacy.retentionMonths ?? defaultRetentionMonths;
   const cutoff = new Date(now);
   cutoff.setUTCMonth(cutoff.getUTCMonth() - months);
   return cutoff;
 }
 
 /**
- * Hourly upkeep run by the outbox worker: retention rules that must hold without anyone clicking.
- * Each step is idempotent, so several workers running it at once only repeat no-ops.
+ * Hourly upkeep: retention rules that must hold without anyone clicking. Each step is a scheduled task
+ * of its own (container.ts, outbox/outbox-schedule.ts): one run per hour across all worker nodes. Each
+ * step is also idempotent, so a run cut off by a crash and run again only repeats no-ops. The loops
+ * over shops take `renew` (the scheduled job's lease renewal) and call it between shops, so a long
+ * run is not taken back by another worker half-way.
  */
 export function createHousekeeping(deps: {
   /** Opens the purge's transaction. */
@@ -50,10 +55,11 @@ export function createHousekeeping(deps: {
   const now = () => clock.now();
 
   /** Erasure: soft-deleted at request time, really deleted 24 h later. The shop row stays as an anonymous tombstone for the audit trail. */
-  async function purgeErased(): Promise<number> {
+  async function purgeErased(renew: () => Promise<void> = noRenew): Promise<number> {
     const cutoff = new Date(now().getTime() - ERASE_GRACE_MS).toISOString();
     const erased = await shops.erasedBefore(cutoff);
     for (const id of erased) {
+      await renew();
       await db.transaction().execute(async (trx) => {
         await deps.sessions.deleteTokensOfShop(id, trx);
         await deps.accounts.deleteResetsOfShop(id, trx);
@@ -66,9 +72,10 @@ export function createHousekeeping(deps: {
   }
 
   /** PDPA retention: shops that turned on auto-delete get personal fields of old results blanked. */
-  async function anonymizeExpired(): Promise<number> {
+  async function anonymizeExpired(renew: () => Promise<void> = noRenew): Promise<number> {
     let total = 0;
     for (const shop of await shops.listLive()) {
+      await renew();
       const cutoff = anonymizeCutoff(shop.settings, now(), deps.defaultRetentionMonths);
       if (!cutoff) continue;
       total += await deps.transactions.anonymizeOlderThan(shop.id, cutoff.toISOString(), now().toISOString());
@@ -82,7 +89,7 @@ export function createHousekeeping(deps: {
     const soon = new Date(t.getTime() + TRIAL_ALERT_BEFORE_MS).toISOString();
     let n = 0;
     for (const shop of await shops.trialsEnding(t.toISOString(), soon)) {
-      if (shop.settings.trialAlertFor === shop.trialEndsAt) continue;
+      if (settingsOf(shop).trialAlertFor === shop.trialEndsAt) continue;
       await db.transaction().execute(async (trx) => {
         await shops.replaceSettings(shop.id, { ...shop.settings, trialAlertFor: shop.trialEndsAt }, trx);
         await enqueueOutbox(
@@ -104,6 +111,16 @@ export function createHousekeeping(deps: {
     purgeErased,
     anonymizeExpired,
     trialEndingAlerts,
+    /** Its steps as scheduled tasks, one run per slot each across all nodes. The names are slot keys: never rename one. */
+    tasks(everyMs: number): ScheduledTask[] {
+      return [
+        { name: 'audit.prune', everyMs, run: () => deps.audit.prune() },
+        { name: 'image-claims.prune', everyMs, run: () => deps.claims.prune() },
+        { name: 'shops.purge-erased', everyMs, run: (renew) => purgeErased(renew) },
+        { name: 'results.anonymize', everyMs, run: (renew) => anonymizeExpired(renew) },
+        { name: 'shops.trial-alerts', everyMs, run: () => trialEndingAlerts() },
+      ];
+    },
     async runAll() {
       return {
         auditPruned: await deps.audit.prune(),

@@ -76,23 +76,22 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
     enforceRate(auth.rateLimiter, reply, `line-login:ip:${addressKey(req.ip)}`, deps.loginPerMinute * 4);
   const nonceCookie = (value: string, maxAgeSec: number) =>
     `${NONCE_COOKIE}=${value}; Max-Age=${Math.floor(maxAgeSec)}; Path=${NONCE_PATH}; HttpOnly${auth.cookieSecure ? '; Secure' : ''}; SameSite=Strict`;
-  /** The nonce this browser was given and sends back, or a 401 (the route clears the cookie either way). */
-  const takeNonce = async (req: FastifyRequest, sent: string): Promise<string> => {
+  /**
+   * Spends the nonce this browser was given and sends back, or answers 401 (the route clears the
+   * cookie either way). Nothing to return: LIFF's ID token cannot carry this nonce, so this round
+   * trip is the whole check (line-login-client.ts, `verifyIdToken`).
+   */
+  const spendPresentedNonce = async (req: FastifyRequest, sent: string): Promise<void> => {
     const saved = readSignedCookie(req, NONCE_COOKIE, sign) as { nonce?: unknown; exp?: unknown } | null;
-    const valid =
-      !!saved &&
-      typeof saved.nonce === 'string' &&
-      typeof saved.exp === 'number' &&
-      saved.exp >= Date.now() &&
-      safeEqual(saved.nonce, sent);
+    const { nonce, exp } = saved ?? {};
+    const valid = typeof nonce === 'string' && typeof exp === 'number' && exp >= Date.now() && safeEqual(nonce, sent);
     // Spent once presented, whatever the outcome: a copied cookie and body cannot be replayed.
-    if (!valid || !(await deps.lineLogin.spendNonce(saved.nonce as string, new Date(saved.exp as number))))
+    if (!valid || !(await deps.lineLogin.spendNonce(nonce, new Date(exp))))
       throw new AppError(
         'LINE_TOKEN_INVALID',
         401,
         'LINE sign-in failed: the sign-in attempt does not match; open the mini-app from LINE again',
       );
-    return saved.nonce as string;
   };
 
   app.post(
@@ -154,7 +153,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
       try {
-        await takeNonce(req, req.body.nonce);
+        await spendPresentedNonce(req, req.body.nonce);
         const identity = await deps.client.verifyIdToken(req.body.idToken);
         return await answer(reply, await deps.lineLogin.signIn(identity, req.body.shopId, clientOf(req), 'miniapp'));
       } finally {
@@ -181,7 +180,7 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
       checkOrigin(auth.publicUrl, req);
       await limitLine(req, reply);
       try {
-        await takeNonce(req, req.body.nonce);
+        await spendPresentedNonce(req, req.body.nonce);
         const identity = await deps.client.verifyIdToken(req.body.idToken);
         const linked = await deps.lineLogin.linkWithCode(identity, req.body.code, clientOf(req));
         return await answer(reply, await deps.lineLogin.signIn(identity, linked.shopId, clientOf(req), 'miniapp'));

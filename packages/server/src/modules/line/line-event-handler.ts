@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { TRIAL_PLAN } from '../plans/plan-service.js';
-import type { Shop, ShopService } from '../shops/shop-service.js';
+import type { QuotaReason } from '../../lib/error-codes.js';
+import type { ShopService } from '../shops/shop-service.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
@@ -32,6 +32,8 @@ const NOT_A_SLIP = new Set(['NO_QR_FOUND', 'NOT_SLIP_QR', 'UNREADABLE_IMAGE']);
  * answer only when written as shown in the dashboard (with the dash); otherwise it was just a word.
  */
 const looksTyped = (t: string) => /^[A-Za-z0-9]{4}-[A-Za-z0-9]{4}$/.test(t);
+/** How long a LINE job waits for a place in a full decoder queue before failing into the outbox's retry. */
+const DECODER_WAIT_MS = 20_000;
 const UNLINK_COMMAND = /^\s*(unlink|ยกเลิก|ยกเลิกการเชื่อมต่อ)\s*$/i;
 
 export interface LineEventHandlerDeps {
@@ -69,6 +71,8 @@ export interface LineEventHandlerDeps {
  */
 export function createLineEventHandler(deps: LineEventHandlerDeps) {
   const { client, shops, clock, delivery: repo } = deps;
+  /** The lease signal of the job handling each event (one sanitised event object per run). */
+  const leaseLost = new WeakMap<LineEvent, AbortSignal>();
 
   /** The shop's record by id (shop-scoped), as the event that created it (or not) saw it. */
   async function recordOf(shopId: string, transactionId: string, created: boolean): Promise<TransactionRecord | null> {
@@ -108,6 +112,9 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     purpose = 'answer',
   ): Promise<'reply' | 'push' | 'none'> {
     if (!messages.length) return 'none';
+    // A job that ran past its lease may already run again on another claim: only that run answers
+    // (two runs racing here both saw "not answered yet": a reply, then a push, in the chat).
+    if (leaseLost.get(event)?.aborted) throw new Error('LINE event job ran past its lease: its new run answers');
     const state = (await repo.outcome(event.webhookEventId)).answerState;
     if (state === 'replied' || state === 'pushed') return 'none';
     const age = clock.now().getTime() - Number(event.timestamp || 0);
@@ -206,7 +213,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     }
   }
 
-  async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent, shop: Shop): Promise<void> {
+  async function onImage(ch: LineChannelsTable, token: string, lang: Lang, event: LineEvent): Promise<void> {
     const src = event.source;
     const messageId = event.message?.id;
     if (!src || !messageId) return;
@@ -264,15 +271,15 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       if (preDecoded && !preDecoded.ok && NOT_A_SLIP.has(preDecoded.errorCode)) return;
     }
 
-    const verify = deps.verifySlip;
     let record: TransactionRecord;
     let isNew: boolean;
     try {
-      ({ record, isNew } = await verify({ shopId: ch.shop_id, source: 'LINE', image, decoded: preDecoded ?? undefined }));
+      ({ record, isNew } = await verifyWhenDecoderFree({ shopId: ch.shop_id, source: 'LINE', image, decoded: preDecoded ?? undefined }));
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.statusCode === 402) {
-        const trialOver = shop.planCode === TRIAL_PLAN && !!shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now();
+        // The quota service decided why (trial ended, monthly quota); its answer says so, not a second copy of the rule.
+        const trialOver = e.extra.reason === ('TRIAL_ENDED' satisfies QuotaReason);
         await answer(token, ch, event, trialOver ? msg.trialEnded(lang, audience) : msg.quotaExhausted(lang, audience));
         if (!trialOver) await alertQuotaExhausted(ch.shop_id);
         return;
@@ -295,6 +302,25 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     await repo.saveRecord(event.webhookEventId, record.id, isNew);
     if (silentNonSlip && record.status === 'INVALID' && record.errorCode && NOT_A_SLIP.has(record.errorCode)) return;
     await answerRecord(token, ch, event, record, !isNew, lang, audience);
+  }
+
+  /**
+   * The worker runs up to WORKER_CONCURRENCY LINE jobs at once against a decoder pool that queues 16
+   * images per decoder, so a burst of slips meets DECODER_BUSY. An API caller is told to come back;
+   * this job is its own caller, so it waits for a place (up to DECODER_WAIT_MS, well inside the job's
+   * lease) instead of failing into the outbox's backoff. Failing made the chaos soak answer bursts
+   * minutes late, by push (the reply token had expired) or not within the run at all.
+   */
+  async function verifyWhenDecoderFree(input: Parameters<LineEventHandlerDeps['verifySlip']>[0]) {
+    const giveUpAt = Date.now() + DECODER_WAIT_MS; // wall time: the service clock may be a test's fixed clock
+    for (;;) {
+      try {
+        return await deps.verifySlip(input);
+      } catch (e) {
+        if (!(e instanceof AppError && e.code === 'DECODER_BUSY') || Date.now() >= giveUpAt) throw e;
+        await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
+      }
+    }
   }
 
   async function answerRecord(
@@ -320,10 +346,12 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   }
 
   return {
-    async handle(payload: LineEventJobPayload): Promise<void> {
+    /** `signal`: the outbox job's lease (aborted when it ran out and the job may be taken back). */
+    async handle(payload: LineEventJobPayload, signal?: AbortSignal): Promise<void> {
       // Jobs stored before ingest sanitised events (or written by hand) get the same checks here.
       const event = sanitizeLineEvent(payload?.event);
       if (!event || typeof payload.lineChannelId !== 'string') return;
+      if (signal) leaseLost.set(event, signal);
       if (event.mode === 'standby') return; // another module owns the chat
       const creds = await deps.channels.credentials(payload.lineChannelId);
       if (!creds) return; // unlinked since: drop quietly
@@ -345,7 +373,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
           return;
         case 'message':
           if (event.message?.type === 'text') return onText(ch, token, lang, event);
-          if (event.message?.type === 'image') return onImage(ch, token, lang, event, shop);
+          if (event.message?.type === 'image') return onImage(ch, token, lang, event);
           return;
         default:
           return;

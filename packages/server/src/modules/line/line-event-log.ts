@@ -1,6 +1,8 @@
+import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { LineDeliveryRepo } from './line-delivery-repo.js';
 import { sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 
@@ -9,6 +11,40 @@ export interface LineEventJobPayload {
   lineChannelId: string;
   event: LineEvent;
 }
+
+/**
+ * The stored shape of a `line.event` payload: what `sanitizeLineEvent` keeps. Handlers read it as the
+ * SDK-typed `LineEvent` (line-event-types.ts); `ingest` checks at compile time that it fits this schema.
+ */
+const Str = Type.String({ minLength: 1 });
+export const LineEventJobSchema = Type.Object({
+  lineChannelId: Str,
+  event: Type.Object({
+    type: Str,
+    mode: Type.Optional(Type.String()),
+    timestamp: Type.Number(),
+    webhookEventId: Str,
+    deliveryContext: Type.Optional(Type.Object({ isRedelivery: Type.Boolean() })),
+    replyToken: Type.Optional(Type.String()),
+    source: Type.Optional(
+      Type.Object({
+        type: Type.Union([Type.Literal('user'), Type.Literal('group'), Type.Literal('room')]),
+        userId: Type.Optional(Type.String()),
+        groupId: Type.Optional(Type.String()),
+        roomId: Type.Optional(Type.String()),
+      }),
+    ),
+    message: Type.Optional(
+      Type.Object({
+        id: Str,
+        type: Str,
+        text: Type.Optional(Type.String()),
+        contentProvider: Type.Optional(Type.Object({ type: Type.String(), originalContentUrl: Type.Optional(Type.String()) })),
+      }),
+    ),
+  }),
+});
+defineOutboxJob(LINE_EVENT_JOB, LineEventJobSchema);
 
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {
@@ -35,7 +71,7 @@ export function createLineEventLog(deps: { db: Db; clock: Clock; delivery: Pick<
           const event = sanitizeLineEvent(rawEvent);
           if (!event) continue;
           if (!(await delivery.insertEvent(event.webhookEventId, channel.id, now.toISOString(), trx))) continue;
-          const payload: LineEventJobPayload = { lineChannelId: channel.id, event };
+          const payload = { lineChannelId: channel.id, event } satisfies LineEventJobPayload & Static<typeof LineEventJobSchema>;
           await enqueueOutbox(trx, { kind: LINE_EVENT_JOB, shopId: channel.shop_id, payload }, now);
           fresh++;
         }

@@ -38,9 +38,7 @@ export const isGroupChat = (source: LineSource | undefined) => source?.type === 
  * overrides have no place in an id, a type or a token. Such a field is refused, and an event
  * without a usable id is ignored: the webhook still answers 200, or LINE would redeliver it forever.
  */
-// eslint-disable-next-line no-control-regex
 export const CONTROL_CHARS = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-// eslint-disable-next-line no-control-regex
 const TEXT_CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 const str = (v: unknown, max: number): string | undefined =>
   typeof v === 'string' && v.length > 0 && v.length <= max && !CONTROL_CHARS.test(v) ? v : undefined;

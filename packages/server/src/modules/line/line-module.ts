@@ -95,7 +95,7 @@ export function createLineModule(deps: LineModuleDeps) {
    * (see composeHandlers below).
    */
   const outboxHandlers = {
-    [LINE_EVENT_JOB]: async (job) => events.handle(job.payload),
+    [LINE_EVENT_JOB]: async (job, ctx) => events.handle(job.payload, ctx.signal),
     [OWNER_ALERT_JOB]: async (job) => {
       await ownerAlerts.handle(job.payload);
     },

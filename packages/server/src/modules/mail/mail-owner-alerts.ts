@@ -1,5 +1,8 @@
+import { Type, type Static } from 'typebox';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { OutboxHandler } from '../../outbox/outbox-worker.js';
 import type { ShopService } from '../shops/shop-service.js';
+import { settingsOf } from '../shops/shop-settings.js';
 import type { MailService } from './mail-service.js';
 import { mailTemplates } from './mail-templates.js';
 
@@ -9,12 +12,21 @@ import { mailTemplates } from './mail-templates.js';
  */
 export const OWNER_ALERT_JOB = 'owner.alert';
 
-export interface OwnerAlertJob {
-  type: 'STALE_SLIP' | 'EDITED_SLIP' | 'QUOTA_80' | 'QUOTA_100' | 'TRIAL_ENDING' | 'LINE_MONTHLY_LIMIT';
-  shopId: string;
-  transactionId?: string;
-  detail?: Record<string, unknown>;
-}
+export const OwnerAlertJobSchema = Type.Object({
+  type: Type.Union([
+    Type.Literal('STALE_SLIP'),
+    Type.Literal('EDITED_SLIP'),
+    Type.Literal('QUOTA_80'),
+    Type.Literal('QUOTA_100'),
+    Type.Literal('TRIAL_ENDING'),
+    Type.Literal('LINE_MONTHLY_LIMIT'),
+  ]),
+  shopId: Type.String({ minLength: 1 }),
+  transactionId: Type.Optional(Type.String()),
+  detail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+export type OwnerAlertJob = Static<typeof OwnerAlertJobSchema>;
+defineOutboxJob(OWNER_ALERT_JOB, OwnerAlertJobSchema);
 
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {
@@ -40,9 +52,9 @@ export function createMailOwnerAlertHandler(deps: {
     if (!shopId) return;
     const shop = await deps.shops.get(shopId).catch(() => null);
     if (!shop) return;
-    const prefs = (shop.settings.notifications ?? {}) as { email?: boolean; staleSlipAlerts?: boolean };
-    if (prefs.email === false) return;
-    if (p.type === 'STALE_SLIP' && prefs.staleSlipAlerts === false) return;
+    const prefs = settingsOf(shop).notifications;
+    if (!prefs.email) return;
+    if (p.type === 'STALE_SLIP' && !prefs.staleSlipAlerts) return;
     for (const email of await deps.recipients(shopId)) {
       await deps.mail.send(
         email,

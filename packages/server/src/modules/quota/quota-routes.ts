@@ -53,7 +53,10 @@ export const quotaRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; quota: 
     },
     async (req) => {
       const { shop, plan } = req.apiAuth!;
-      return { success: true as const, data: await quota.snapshot(shop, plan) };
+      const q = await quota.snapshot(shop, plan);
+      // The answer's own figures make the X-Service-Quota-* headers (one read, not a second for the headers).
+      req.quotaHeaders = { limit: q.limit, used: q.used, remaining: q.remaining, resetDays: q.daysUntilReset };
+      return { success: true as const, data: q };
     },
   );
 
@@ -72,6 +75,7 @@ export const quotaRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; quota: 
     async (req) => {
       const { shop, plan, key } = req.apiAuth!;
       const [q, tq, accounts] = await Promise.all([quota.snapshot(shop, plan), quota.testSnapshot(shop.id), payees.list(shop.id)]);
+      req.quotaHeaders = { limit: q.limit, used: q.used, remaining: q.remaining, resetDays: q.daysUntilReset };
       return {
         success: true as const,
         data: {

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
+import type { QuotaReason } from '../../lib/error-codes.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -82,6 +83,7 @@ export function createQuotaService(deps: {
     const used = await testCounter.get(shopId, p);
     return new AppError('TEST_QUOTA_EXCEEDED', 402, `Test keys are limited to ${testQuotaLimit} calls per month`, {
       quota: { used, limit: testQuotaLimit, remaining: 0 },
+      reason: 'TEST_CAP' satisfies QuotaReason,
     });
   }
 
@@ -140,6 +142,7 @@ export function createQuotaService(deps: {
       if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now()) {
         throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', {
           quota: quotaBody(shape(plan, await usedIn(shop.id, p))),
+          reason: 'TRIAL_ENDED' satisfies QuotaReason,
         });
       }
       // Reads for the 402 body happen after the transaction: on SQLite it holds the only connection.
@@ -153,7 +156,7 @@ export function createQuotaService(deps: {
         'QUOTA_EXCEEDED',
         402,
         'Monthly slip quota is used up; it resets at the start of next month or with a larger plan',
-        { quota: quotaBody(shape(plan, await usedIn(shop.id, p))) },
+        { quota: quotaBody(shape(plan, await usedIn(shop.id, p))), reason: 'MONTHLY_QUOTA' satisfies QuotaReason },
       );
     },
     releaseIn,

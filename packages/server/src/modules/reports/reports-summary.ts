@@ -1,13 +1,16 @@
+import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox, notifyOutbox } from '../../outbox/outbox-repo.js';
 import type { OutboxHandler } from '../../outbox/outbox-types.js';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import { retryKeyFor, type LineClient } from '../line/line-client.js';
 import type { LineOwnerService } from '../line/line-owner-service.js';
 import type { MailService } from '../mail/mail-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
+import { settingsOf, type ShopSettings } from '../shops/shop-settings.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import { createReportsRepo } from './reports-repo.js';
@@ -17,32 +20,24 @@ import { MONEY_WORDS } from '@slipcheck/sdk';
 
 export const DAILY_SUMMARY_KIND = 'report.daily_summary';
 
+/** One shop's summary of one business-time-zone day (YYYY-MM-DD). */
+export const DailySummaryJobSchema = Type.Object({
+  shopId: Type.String({ minLength: 1 }),
+  day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+});
+defineOutboxJob(DAILY_SUMMARY_KIND, DailySummaryJobSchema);
+
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {
-    'report.daily_summary': { shopId: string; day: string };
+    'report.daily_summary': Static<typeof DailySummaryJobSchema>;
   }
 }
 
-export interface SummarySettings {
-  enabled: boolean;
-  /** HH:MM in the business time zone. */
-  time: string;
-  line: boolean;
-  email: boolean;
-  /** Send on days with no results too (default: skip them). */
-  sendEmpty: boolean;
-}
-export const DEFAULT_SUMMARY: SummarySettings = { enabled: true, time: '21:00', line: true, email: true, sendEmpty: false };
+/** The daily summary's part of the shop settings (shops/shop-settings.ts holds the defaults). */
+export type SummarySettings = ShopSettings['dailySummary'];
 
 export function summarySettingsOf(shop: Pick<Shop, 'settings'>): SummarySettings {
-  const s = (shop.settings.dailySummary ?? {}) as Partial<SummarySettings>;
-  return {
-    enabled: s.enabled !== false,
-    time: typeof s.time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(s.time) ? s.time : DEFAULT_SUMMARY.time,
-    line: s.line !== false,
-    email: s.email !== false,
-    sendEmpty: s.sendEmpty === true,
-  };
+  return settingsOf(shop).dailySummary;
 }
 
 export interface DailySummaryFacts {
@@ -113,10 +108,10 @@ interface Deps {
 }
 
 /**
- * Daily summary, exactly once per shop and local day. `scheduleDue` (run every minute by every
- * worker) inserts (shop, day) into daily_summaries and enqueues the job in the same transaction; the
- * primary key makes every other scheduler's insert a no-op, so however many workers and processes
- * run, one job exists per shop and day. The job's effects are idempotent too: the LINE push carries a
+ * Daily summary, exactly once per shop and local day. `scheduleDue` (the scheduled task
+ * `reports.summary-due`: once a minute across all workers) inserts (shop, day) into daily_summaries
+ * and enqueues the job in the same transaction; the primary key makes any other caller's insert (a
+ * late retry of an earlier minute, a test's direct call) a no-op, so one job exists per shop and day. The job's effects are idempotent too: the LINE push carries a
  * retry key derived from (shop, day, recipient) and the e-mail a dedupe key, and the row's status is
  * set together with the job's completion.
  */
@@ -176,8 +171,7 @@ export function createDailySummary(deps: Deps) {
   }
 
   const handler: OutboxHandler<typeof DAILY_SUMMARY_KIND> = async (job, ctx) => {
-    const p = job.payload;
-    if (!p?.shopId || !p.day || !/^\d{4}-\d{2}-\d{2}$/.test(p.day)) return;
+    const p = job.payload; // its shape and the day's format were checked against the schema before the run
     const row = await repo.get(p.shopId, p.day);
     if (!row || row.status !== 'queued') return;
     const shop = await deps.shops.get(p.shopId).catch(() => null);

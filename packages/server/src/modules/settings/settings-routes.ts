@@ -4,19 +4,20 @@ import type { AccountService } from '../accounts/account-service.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
+import { settingsOf, type ShopSettingsPatch } from '../shops/shop-settings.js';
 import { SettingsPatchBody, SettingsSchema } from './settings-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
 
 export function privacyOf(shop: Shop, defaultMonths: number) {
-  const p = (shop.settings.privacy ?? {}) as { autoDelete?: unknown; retentionMonths?: unknown };
-  return { autoDelete: p.autoDelete === true, retentionMonths: typeof p.retentionMonths === 'number' ? p.retentionMonths : defaultMonths };
+  const p = settingsOf(shop).privacy;
+  return { autoDelete: p.autoDelete, retentionMonths: p.retentionMonths ?? defaultMonths };
 }
 
 export function notificationsOf(shop: Shop) {
-  const n = (shop.settings.notifications ?? {}) as { staleSlipAlerts?: unknown; email?: unknown };
-  return { staleSlipAlerts: n.staleSlipAlerts !== false, email: n.email !== false };
+  const { staleSlipAlerts, email } = settingsOf(shop).notifications;
+  return { staleSlipAlerts, email };
 }
 
 /** The settings screen: the shop's name, language, notification and privacy preferences, and the person's e-mail. */
@@ -73,7 +74,7 @@ export const settingsRoutes: FastifyPluginAsyncTypebox<SettingsRouteDeps> = asyn
     async (req) => {
       const { shopId, userId } = req.dashboard!;
       const b = req.body;
-      let settings: Record<string, unknown> | undefined;
+      let settings: ShopSettingsPatch | undefined;
       if (b.notifications || b.privacy) {
         const shop = await shops.get(shopId);
         settings = {

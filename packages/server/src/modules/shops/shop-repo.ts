@@ -1,4 +1,4 @@
-import type { Db } from '../../db/db.js';
+import { preparedQuery, type Db } from '../../db/db.js';
 import type { ShopsTable } from '../../db/db-schema.js';
 
 /** The name of a purged shop's tombstone row. */
@@ -16,12 +16,17 @@ export async function lockShopRow(trx: Db, shopId: string): Promise<void> {
     .execute();
 }
 
+/** A live shop by id: API-key authentication and every webhook read one (SQL built once, see preparedQuery). */
+const liveQuery = preparedQuery((db: Db, id: string) =>
+  db.selectFrom('shops').selectAll().where('id', '=', id).where('deleted_at', 'is', null),
+);
+
 /** The SQL of the shops table; no other file names it (other modules call the shops service). */
 export function createShopRepo(db: Db) {
   return {
     /** A shop that is not erased, or undefined. */
     async getLive(id: string): Promise<ShopsTable | undefined> {
-      return db.selectFrom('shops').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+      return (await liveQuery(db, id))[0];
     },
     async insert(row: ShopsTable, trx: Db = db): Promise<void> {
       await trx.insertInto('shops').values(row).execute();

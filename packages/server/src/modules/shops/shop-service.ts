@@ -7,8 +7,10 @@ import type { AuditService } from '../audit/audit-service.js';
 import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
 import { createShopRepo, ERASED_NAME, lockShopRow } from './shop-repo.js';
 
+import { mergeSettings, type ShopSettingsPatch } from './shop-settings.js';
 import { SHOP_STATES, type Shop, type ShopState } from './shop-types.js';
 export { SHOP_STATES } from './shop-types.js';
+export { settingsOf, ShopSettings, type ShopSettingsPatch } from './shop-settings.js';
 export type { Shop, ShopState } from './shop-types.js';
 
 export const shopFromRow = (r: ShopsTable): Shop => ({
@@ -34,7 +36,21 @@ export function validateShopName(name: unknown): string {
 
 export function createShopService(deps: { db: Db; clock: Clock; audit: AuditService; plans: PlanService }) {
   const { clock, audit, plans } = deps;
-  const repo = createShopRepo(deps.db);
+  const baseRepo = createShopRepo(deps.db);
+  // Every write of a shop row tells this node's listeners (API-key authentication keeps shops for up
+  // to a second and drops them here at once; other nodes' copies run out by their own short TTL).
+  const listeners = new Set<(shopId: string) => void>();
+  const changed = (id: string) => {
+    for (const fn of listeners) fn(id);
+  };
+  const repo = {
+    ...baseRepo,
+    async update(id: string, set: Partial<ShopsTable>, trx?: Db): Promise<void> {
+      changed(id); // before and after: a read racing the write cannot keep a copy from before it
+      await baseRepo.update(id, set, trx);
+      changed(id);
+    },
+  };
 
   async function get(id: string): Promise<Shop> {
     const row = await repo.getLive(id);
@@ -44,6 +60,11 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
 
   return {
     get,
+    /** Calls `fn(shopId)` on every change of a shop row made through this service (this node only); returns the unsubscribe. */
+    onChange(fn: (shopId: string) => void): () => void {
+      listeners.add(fn);
+      return () => listeners.delete(fn);
+    },
     /** Shops erased before `cutoff` and not yet purged (the purge turns the row into a tombstone). */
     async erasedBefore(cutoff: string): Promise<string[]> {
       return repo.erasedBefore(cutoff);
@@ -120,16 +141,12 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
       await audit.record({ shopId: id, actor, action: 'shop.state', target: id, detail: { from: before.state, to: state } });
       return get(id);
     },
-    async update(
-      id: string,
-      patch: { name?: string; language?: 'th' | 'en'; settings?: Record<string, unknown> },
-      actor: string,
-    ): Promise<Shop> {
+    async update(id: string, patch: { name?: string; language?: 'th' | 'en'; settings?: ShopSettingsPatch }, actor: string): Promise<Shop> {
       const before = await get(id);
       const set: Partial<ShopsTable> = {};
       if (patch.name !== undefined) set.name = validateShopName(patch.name);
       if (patch.language !== undefined) set.language = patch.language === 'en' ? 'en' : 'th';
-      if (patch.settings !== undefined) set.settings = JSON.stringify({ ...before.settings, ...patch.settings });
+      if (patch.settings !== undefined) set.settings = JSON.stringify(mergeSettings(before.settings, patch.settings));
       if (Object.keys(set).length) await repo.update(id, set);
       await audit.record({ shopId: id, actor, action: 'shop.update', target: id, detail: { fields: Object.keys(set) } });
       return get(id);

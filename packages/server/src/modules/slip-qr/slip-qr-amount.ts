@@ -1,5 +1,5 @@
 import sharp, { type Sharp } from 'sharp';
-import { ocrEngine, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
+import { ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
 
 /**
  * Reads the amount a slip picture prints, to hold it against the bank's (issue 20: edited slips).
@@ -29,6 +29,11 @@ export interface PrintedRead {
   /** Lines given to the OCR engine. */
   lines: number;
   ms: number;
+  /**
+   * Only with `fields: true` (`slipcheck read`; a verify reads the amount only): the printed transfer
+   * time "HH:MM", or null when not read. Informational: only the amount ever concludes anything.
+   */
+  time?: string | null;
 }
 
 export interface ReadOptions {
@@ -39,6 +44,8 @@ export interface ReadOptions {
   maxLines?: number;
   /** How the slip lies, from its QR (DecodeResult.qrAngle): turned back before reading. Else estimated. */
   angle?: number;
+  /** Also read the printed time (more work: operators, not verifies). */
+  fields?: boolean;
 }
 
 const WORK_SIDE = 1200;
@@ -262,11 +269,13 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
  * clearly taller than the other digits of its number is a sign merged with a digit, and such a line
  * reads as nothing: "฿35.00" must never read as 835.00 nor as 5.00.
  */
-export function amountOfLine(words: OcrWord[]): { satang: number; text: string; confidence: number } | null {
-  const chars: { ch: string; conf: number; h: number }[] = [];
+export function amountOfLine(words: OcrWord[]): { satang: number; text: string; confidence: number; x0: number; x1: number } | null {
+  const chars: { ch: string; conf: number; h: number; x0: number; x1: number }[] = [];
   for (const w of words) {
-    if (chars.length) chars.push({ ch: ' ', conf: 100, h: 0 });
-    for (const s of w.symbols) for (const ch of s.text) chars.push({ ch: /[0-9.,]/.test(ch) ? ch : ' ', conf: s.confidence, h: s.height });
+    if (chars.length) chars.push({ ch: ' ', conf: 100, h: 0, x0: NaN, x1: NaN });
+    for (const s of w.symbols)
+      for (const ch of s.text)
+        chars.push({ ch: /[0-9.,]/.test(ch) ? ch : ' ', conf: s.confidence, h: s.height, x0: s.x0 ?? NaN, x1: s.x1 ?? NaN });
   }
   for (let i = 0; i < chars.length; i++) {
     if (!/\d/.test(chars[i].ch) || (i > 0 && /[0-9.,]/.test(chars[i - 1].ch))) continue;
@@ -283,8 +292,9 @@ export function amountOfLine(words: OcrWord[]): { satang: number; text: string; 
   const satang = amountTextToSatang(text);
   if (satang === null) return null;
   const at = found[0].index;
-  const confidence = Math.min(...chars.slice(at, at + text.length).map((c) => c.conf)) / 100;
-  return { satang, text, confidence };
+  const own = chars.slice(at, at + text.length);
+  const confidence = Math.min(...own.map((c) => c.conf)) / 100;
+  return { satang, text, confidence, x0: Math.min(...own.map((c) => c.x0)), x1: Math.max(...own.map((c) => c.x1)) };
 }
 
 /**
@@ -292,7 +302,7 @@ export function amountOfLine(words: OcrWord[]): { satang: number; text: string; 
  * ("8", "3") or merges it with the first digit. The sign is the one glyph whose vertical stroke
  * reaches clearly above and below the digits; only a first glyph that does both is removed.
  */
-export function eraseBahtSign(px: Buffer, width: number, height: number): boolean {
+export function eraseBahtSign(px: Buffer, width: number, height: number, read?: { x0: number; x1: number }): boolean {
   let lo = 255;
   let hi = 0;
   for (const v of px) {
@@ -300,28 +310,10 @@ export function eraseBahtSign(px: Buffer, width: number, height: number): boolea
     if (v > hi) hi = v;
   }
   if (hi - lo < 40) return false;
-  const cut = (lo + hi) / 2;
-  const top = new Int32Array(width).fill(-1);
-  const bottom = new Int32Array(width).fill(-1);
-  for (let x = 0; x < width; x++)
-    for (let y = 0; y < height; y++)
-      if (px[y * width + x] < cut) {
-        if (top[x] < 0) top[x] = y;
-        bottom[x] = y;
-      }
-  // Glyphs: runs of columns with ink.
-  const runs: { x0: number; x1: number; top: number; bottom: number }[] = [];
-  for (let x = 0; x < width; x++) {
-    if (top[x] < 0) continue;
-    const r = { x0: x, x1: x, top: top[x], bottom: bottom[x] };
-    while (x + 1 < width && top[x + 1] >= 0) {
-      x++;
-      r.x1 = x;
-      r.top = Math.min(r.top, top[x]);
-      r.bottom = Math.max(r.bottom, bottom[x]);
-    }
-    runs.push(r);
-  }
+  // Specks (noise, the edge of a neighbouring glyph in the crop's margin) are not the first glyph.
+  const all = glyphRuns(px, width, height);
+  const tallest = Math.max(0, ...all.map((r) => r.bottom - r.top + 1));
+  const runs = all.filter((r) => r.bottom - r.top + 1 >= tallest * 0.5);
   if (runs.length < 3) return false;
   const rest = runs.slice(1).filter((r) => r.bottom - r.top > (runs[0].bottom - runs[0].top) * 0.5);
   if (rest.length < 2) return false;
@@ -329,19 +321,43 @@ export function eraseBahtSign(px: Buffer, width: number, height: number): boolea
   const mBottom = median(rest.map((r) => r.bottom));
   const h = mBottom - mTop + 1;
   const first = runs[0];
-  if (first.top < mTop - h * 0.06 && first.bottom > mBottom + h * 0.06) {
+  // No wider than a digit: a sign merged with the digit after it is left alone (erasing both would
+  // leave ",382,104.00", one stray comma away from a wrong amount); the line then reads as nothing.
+  const digitW = median(rest.map((r) => r.x1 - r.x0 + 1));
+  const above = mTop - first.top;
+  const below = first.bottom - mBottom;
+  // On a small or turned slip the stroke reaches only a pixel or two past the digits. Then the OCR
+  // must have seen the sign too: a leading "B" (or a too-tall first digit) right at this glyph.
+  const sign =
+    (above > h * 0.06 && below > h * 0.06) ||
+    (read !== undefined &&
+      (read.x0 + read.x1) / 2 >= first.x0 &&
+      (read.x0 + read.x1) / 2 <= first.x1 &&
+      above >= 0 &&
+      below >= 0 &&
+      above + below >= Math.max(3, h * 0.1));
+  if (sign && first.x1 - first.x0 + 1 <= digitW * 1.3) {
     for (let y = 0; y < height; y++) px.fill(hi, y * width + first.x0, y * width + first.x1 + 1);
     return true;
   }
   return false;
 }
 
+/** One glyph of a dark-on-light crop: a run of columns holding ink, with its ink's top and bottom. */
+export interface GlyphRun {
+  x0: number;
+  x1: number;
+  top: number;
+  bottom: number;
+}
+
 /**
  * Glyphs in a dark-on-light crop: runs of columns holding ink (specks of under 3 pixels ignored).
- * Digits of a printed amount stand apart, so a read with another number of characters lost or
- * invented one: "110.92" read as "10.92" (two narrow 1s taken as one) must never count.
+ * Digits of a printed amount stand apart, so a read with another number of characters over the
+ * number's own glyphs lost or invented one: "110.92" read as "10.92" (two narrow 1s taken as one)
+ * must never count.
  */
-export function glyphCount(px: Buffer, width: number, height: number): number {
+export function glyphRuns(px: Buffer, width: number, height: number): GlyphRun[] {
   let lo = 255;
   let hi = 0;
   for (const v of px) {
@@ -349,21 +365,56 @@ export function glyphCount(px: Buffer, width: number, height: number): number {
     if (v > hi) hi = v;
   }
   const cut = (lo + hi) / 2;
-  let runs = 0;
+  const out: GlyphRun[] = [];
+  let run: GlyphRun | null = null;
   let inRun = 0;
   for (let x = 0; x <= width; x++) {
     let n = 0;
-    if (x < width) for (let y = 0; y < height; y++) if (px[y * width + x] < cut) n++;
-    if (n > 0) inRun += n;
-    else {
-      if (inRun >= 3) runs++;
+    let top = -1;
+    let bottom = -1;
+    if (x < width)
+      for (let y = 0; y < height; y++)
+        if (px[y * width + x] < cut) {
+          n++;
+          if (top < 0) top = y;
+          bottom = y;
+        }
+    if (n > 0) {
+      inRun += n;
+      if (!run) run = { x0: x, x1: x, top, bottom };
+      else {
+        run.x1 = x;
+        run.top = Math.min(run.top, top);
+        run.bottom = Math.max(run.bottom, bottom);
+      }
+    } else {
+      if (run && inRun >= 3) out.push(run);
+      run = null;
       inRun = 0;
     }
   }
-  return runs;
+  return out;
 }
 
-async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number): Promise<{ png: Buffer; glyphs: number }> {
+export function glyphCount(px: Buffer, width: number, height: number): number {
+  return glyphRuns(px, width, height).length;
+}
+
+/**
+ * Whether the glyphs under the amount's symbols are exactly its characters, and no digit-tall glyph
+ * the engine skipped stands just left of it (a dropped leading "1": "110.92" read as "10.92").
+ * Runs and the amount's x-range are in the same pixels (the crop at working resolution).
+ */
+export function glyphsAgree(runs: GlyphRun[], x0: number, x1: number, chars: number): boolean {
+  if (!Number.isFinite(x0) || !Number.isFinite(x1)) return false;
+  const inside = runs.filter((r) => (r.x0 + r.x1) / 2 >= x0 && (r.x0 + r.x1) / 2 <= x1);
+  if (inside.length !== chars) return false;
+  const digitH = Math.max(...inside.map((r) => r.bottom - r.top + 1));
+  return !runs.some((r) => r.x1 < x0 && x0 - r.x1 <= digitH * 0.6 && r.bottom - r.top + 1 >= digitH * 0.6);
+}
+
+/** The segment's pixels at working resolution (padded), dark on light. */
+function cropPixels(work: Gray, s: Segment, scale: number): { px: Buffer; w: number; h: number; left: number; bandH: number } {
   const bandH = (s.y1 - s.y0 + 1) * scale;
   const pad = Math.round(bandH * 0.3);
   const left = Math.max(0, Math.round(s.x0 * scale) - pad);
@@ -373,100 +424,290 @@ async function cropForOcr(work: Gray, s: Segment, scale: number, digitPx: number
   const w = right - left;
   const h = bottom - top;
   const px = Buffer.alloc(w * h);
-  let sum = 0;
   for (let y = 0; y < h; y++) {
     const from = (top + y) * work.width + left;
     work.data.copy(px, y * w, from, from + w);
   }
-  for (const v of px) sum += v;
-  // Light text on a dark header or page: tesseract wants dark on light.
-  if (sum / px.length < 110) for (let i = 0; i < px.length; i++) px[i] = 255 - px[i];
-  // At working resolution, where the sign's stroke still stands out by several pixels.
-  eraseBahtSign(px, w, h);
-  const glyphs = glyphCount(px, w, h);
-  // A number's band is its digit height (no marks above or below, unlike Thai words).
-  const k = Math.min(3, Math.max(0.25, digitPx / bandH));
-  const png = await sharp(px, { raw: { width: w, height: h, channels: 1 } })
+  // Light text on a dark header or page: tesseract wants dark on light. The background is most of the
+  // crop, so its median sits on the page's side of the range: a fixed level missed a dim dark-mode
+  // screenshot (grey 135..215) and left light digits on a dark page.
+  const hist = new Uint32Array(256);
+  for (const v of px) hist[v]++;
+  const at = (q: number) => {
+    let acc = 0;
+    for (let v = 0; v < 256; v++) if ((acc += hist[v]) > q * px.length) return v;
+    return 255;
+  };
+  if (at(0.5) < (at(0.02) + at(0.98)) / 2) for (let i = 0; i < px.length; i++) px[i] = 255 - px[i];
+  return { px, w, h, left, bandH };
+}
+
+async function toPng(px: Buffer, w: number, h: number, k: number): Promise<Buffer> {
+  return sharp(px, { raw: { width: w, height: h, channels: 1 } })
     .resize({ width: Math.max(1, Math.round(w * k)), height: Math.max(1, Math.round(h * k)), kernel: 'lanczos3' })
     .normalise()
     .png({ compressionLevel: 1 })
     .toBuffer();
-  return { png, glyphs };
+}
+
+/**
+ * Paints out what follows the number after a word space: "บาท", "THB". An amount ends with its two
+ * decimals, so nothing after a space belongs to it; set close to the number in some faces "บาท" read
+ * as more digits ("1,000.00711") or glued to it, and the line gave no amount. The space is the widest
+ * gap of the group, at least 0.3 digit heights and twice the median gap before it; cutting inside a
+ * number instead leaves no two-decimal tail, which reads as nothing. Returns the runs left.
+ */
+export function eraseTrailingWord(px: Buffer, width: number, height: number, runs: GlyphRun[]): GlyphRun[] {
+  if (runs.length < 5) return runs;
+  let best = -1;
+  let bestGap = 0;
+  for (let i = 1; i < runs.length; i++) {
+    const gap = runs[i].x0 - runs[i - 1].x1;
+    if (gap > bestGap) {
+      bestGap = gap;
+      best = i;
+    }
+  }
+  if (best < 4) return runs;
+  const left = runs.slice(0, best);
+  const digitH = Math.max(...left.map((r) => r.bottom - r.top + 1));
+  const gaps = left.slice(1).map((r, i) => r.x0 - left[i].x1);
+  if (bestGap < digitH * 0.3 || bestGap < 2 * median(gaps)) return runs;
+  // The part kept must end as an amount does: a point, two digits. A point is a small dot sitting on
+  // the baseline; a comma (thousands, "225,61|8.01" cut at a wide-set 1) reaches below it.
+  const [p, d1, d2] = left.slice(-3);
+  const tall = (r: GlyphRun) => r.bottom - r.top + 1 >= digitH * 0.6;
+  const dot = !tall(p) && Math.abs(p.bottom - d1.bottom) <= Math.max(1, digitH * 0.1) && p.bottom - p.top + 1 <= (p.x1 - p.x0 + 1) * 1.5;
+  if (!dot || !tall(d1) || !tall(d2)) return runs;
+  let hi = 0;
+  for (const v of px) if (v > hi) hi = v;
+  const from = left[left.length - 1].x1 + Math.ceil(bestGap / 2);
+  for (let y = 0; y < height; y++) px.fill(hi, y * width + from, (y + 1) * width);
+  return left;
+}
+
+async function cropForOcr(
+  work: Gray,
+  s: Segment,
+  scale: number,
+  digitPx: number,
+  sign?: { x0: number; x1: number },
+): Promise<{ png: Buffer; runs: GlyphRun[]; k: number; erased: boolean }> {
+  const { px, w, h, bandH } = cropPixels(work, s, scale);
+  // At working resolution, where the sign's stroke still stands out by several pixels.
+  const erased = eraseBahtSign(px, w, h, sign);
+  const runs = eraseTrailingWord(px, w, h, glyphRuns(px, w, h));
+  // A number's band is its digit height (no marks above or below, unlike Thai words).
+  const k = Math.min(3, Math.max(0.25, digitPx / bandH));
+  return { png: await toPng(px, w, h, k), runs, k, erased };
+}
+
+/**
+ * Where the OCR saw a currency sign right before the number (crop pixels at working resolution): a
+ * "B" symbol (the English model's nearest glyph to "฿"), or a first digit clearly taller than the
+ * digits after it (the sign read as "8" or "3"), directly followed by a digit.
+ */
+export function signSeen(words: OcrWord[], k: number): { x0: number; x1: number } | undefined {
+  const syms = words.flatMap((w) => w.symbols).filter((x) => x.text.trim() !== '');
+  if (syms.length < 3 || syms[0].x0 === undefined || syms[0].x1 === undefined || !/\d/.test(syms[1].text)) return undefined;
+  const digits = syms.slice(1).filter((x) => /\d/.test(x.text));
+  const tallFirst = /\d/.test(syms[0].text) && digits.length >= 2 && syms[0].height > median(digits.map((x) => x.height)) * 1.12;
+  if (syms[0].text !== 'B' && !tallFirst) return undefined;
+  return { x0: syms[0].x0 / k, x1: syms[0].x1 / k };
+}
+
+interface Page {
+  work: Gray;
+  scale: number;
+  /** Word groups of the text lines, in half-resolution pixels (x1 < 0: merged into another). */
+  all: Segment[];
+}
+
+/** The slip turned upright, at working resolution, and its word groups. */
+async function pageOf(image: Buffer, qrAngle: number | undefined): Promise<Page> {
+  let work = await toGray(image, WORK_SIDE);
+  let small = await half(work);
+  // The QR's own angle is exact and sees upside-down slips; the ink histogram is the fallback.
+  const angle = qrAngle ?? skewAngle(inkMap(small), small.width, small.height);
+  if (Math.abs(angle) >= 0.5) {
+    work = await grayOp(work, (p) => p.rotate(-angle, { background: '#ffffff' }));
+    small = await half(work);
+  }
+  const scale = work.width / small.width;
+  const all = segments(inkMap(small), small.width, small.height);
+  // A single glyph just left of a group belongs to it ("1" + "10.92" in a face with wide side
+  // bearings on its 1s; "฿ " before the number, painted out later): the crop takes it in.
+  for (const s of all) {
+    if (s.narrow) continue;
+    const h = s.y1 - s.y0 + 1;
+    for (let moved = true; moved;) {
+      moved = false;
+      for (const o of all)
+        if (o.narrow && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 0.7) {
+          s.x0 = o.x0;
+          o.narrow = undefined;
+          o.x1 = -1e9;
+          moved = true;
+        }
+    }
+  }
+  return { work, scale, all };
+}
+
+type AmountRead = Omit<PrintedRead, 'ms'>;
+
+async function readAmount(page: Page, engine: OcrEngine, maxLines: number, spent: () => boolean): Promise<AmountRead> {
+  const { work, scale, all } = page;
+  const none = (reason: string, lines = 0): AmountRead => ({ amountSatang: null, confidence: 0, text: null, reason, lines });
+  const segs = all
+    .filter((s) => !s.narrow && s.x1 > 0 && s.core >= 5)
+    .sort((a, b) => b.core - a.core)
+    .slice(0, maxLines);
+  if (!segs.length) return none('no-lines');
+  const reads: LineRead[] = [];
+  let lines = 0;
+  for (const s of segs) {
+    if (spent()) return none('budget', lines);
+    // Past the tallest amount found, clearly shorter lines cannot rival it, and the rest of its own
+    // line ("บาท", "THB") is not another amount.
+    if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
+    if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
+    lines++;
+    let crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
+    let words = await engine.readLine(crop.png);
+    // A currency sign the shape test alone did not catch, but the OCR did: paint it out, read again.
+    const sign = crop.erased ? undefined : signSeen(words, crop.k);
+    if (sign) {
+      const again = await cropForOcr(work, s, scale, OCR_CORE_PX, sign);
+      if (again.erased) {
+        lines++;
+        crop = again;
+        words = await engine.readLine(crop.png);
+      }
+    }
+    const got = amountOfLine(words);
+    if (!got || got.satang <= 0) continue;
+    // As many characters read as glyphs under the number, or the read dropped or invented one.
+    if (!glyphsAgree(crop.runs, got.x0 / crop.k, got.x1 / crop.k, got.text.length)) return none('miscount', lines);
+    // Confirm at another size: a misread rarely survives a second, differently scaled read.
+    lines++;
+    const again = amountOfLine(await engine.readLine((await cropForOcr(work, s, scale, CONFIRM_CORE_PX, sign)).png));
+    if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
+    // A wide group just left of the number on its line means the number may be a fragment of a
+    // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.
+    const h = s.y1 - s.y0 + 1;
+    if (all.some((o) => o !== s && o.x1 > 0 && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5))
+      return none('fragment', lines);
+    reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
+  }
+  if (!reads.length) return none('no-amount', lines);
+  reads.sort((a, b) => b.core - a.core);
+  const top = reads[0];
+  // Two different amounts of about the same size: we cannot tell which one the slip means.
+  if (reads.some((r) => r !== top && r.satang !== top.satang && r.core >= top.core * SAME_SIZE)) return none('ambiguous', lines);
+  return { amountSatang: top.satang, confidence: top.confidence, text: top.text, reason: null, lines };
+}
+
+/** A colon: a narrow glyph whose ink is two small blobs, one above the other, with a gap between. */
+function isColon(px: Buffer, w: number, r: GlyphRun, digitH: number, cut: number): boolean {
+  if (r.x1 - r.x0 + 1 > digitH * 0.35) return false;
+  const blobs: [number, number][] = [];
+  for (let y = r.top; y <= r.bottom; y++) {
+    let ink = false;
+    for (let x = r.x0; x <= r.x1 && !ink; x++) ink = px[y * w + x] < cut;
+    if (!ink) continue;
+    const last = blobs[blobs.length - 1];
+    if (last && last[1] === y - 1) last[1] = y;
+    else blobs.push([y, y]);
+  }
+  return (
+    blobs.length === 2 &&
+    blobs.every(([a, b]) => b - a + 1 <= digitH * 0.35) &&
+    blobs[1][0] - blobs[0][1] >= digitH * 0.15 &&
+    blobs[1][1] - blobs[0][0] + 1 >= digitH * 0.45
+  );
+}
+
+const midCut = (px: Buffer) => {
+  let lo = 255;
+  let hi = 0;
+  for (const v of px) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return (lo + hi) / 2;
+};
+
+const textOf = (words: OcrWord[]) => words.map((w) => w.symbols.map((s) => s.text).join('')).join(' ');
+const minConf = (words: OcrWord[]) => Math.min(100, ...words.flatMap((w) => w.symbols.map((s) => s.confidence))) / 100;
+
+/**
+ * The printed transfer time (`slipcheck read`), located without any layout's positions: the first
+ * colon down the slip (a narrow glyph of two dots, one above the other) and the glyphs around it
+ * ("14:30"), read with digits and ":" only; null unless read with confidence >= 0.8 as HH:MM.
+ * The receiver's masked account ("xxx-x-x6660-x") is not read: at its 30-36 px its x's and dashes
+ * touch, so glyph runs do not find it (docs/benchmarks.md).
+ */
+async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): Promise<{ time: string | null }> {
+  const { work, scale, all } = page;
+  let time: string | null = null;
+  const groups = all.filter((s) => s.x1 > 0 && !s.narrow).sort((a, b) => a.y0 - b.y0 || a.x0 - b.x0);
+  for (const s of groups) {
+    if (spent()) break;
+    const { px, w, h } = cropPixels(work, s, scale);
+    const runs = glyphRuns(px, w, h);
+    if (runs.length < 4) continue;
+    const heights = runs.map((r) => r.bottom - r.top + 1);
+    // Digits are the tallest common glyphs of these groups (x's, dashes and the colon are shorter).
+    const digitH = [...heights].sort((a, b) => a - b)[Math.floor(heights.length * 0.8)];
+    const cut = midCut(px);
+    const c = runs.findIndex((r, i) => i > 0 && i < runs.length - 2 && isColon(px, w, r, digitH, cut));
+    if (c > 0) {
+      const from = runs[Math.max(0, c - 2)];
+      const to = runs[c + 2];
+      const pad = Math.round(digitH * 0.3);
+      const x0 = Math.max(0, from.x0 - pad);
+      const x1 = Math.min(w - 1, to.x1 + pad);
+      const sub = Buffer.alloc((x1 - x0 + 1) * h);
+      for (let y = 0; y < h; y++) px.copy(sub, y * (x1 - x0 + 1), y * w + x0, y * w + x1 + 1);
+      const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
+      const words = await engine.readLine(await toPng(sub, x1 - x0 + 1, h, k), TIME_WHITELIST);
+      const m = /(?:^|\D)([01]?\d|2[0-3]):([0-5]\d)$/.exec(textOf(words).replace(/\s/g, ''));
+      if (m && minConf(words) >= 0.8) {
+        // The first time down the slip is the transfer's (the only one on every layout seen).
+        time = `${m[1].padStart(2, '0')}:${m[2]}`;
+        break;
+      }
+    }
+  }
+  return { time };
 }
 
 export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}): Promise<PrintedRead> {
   const started = performance.now();
   const budget = options.budgetMs ?? Infinity;
   const engine = options.engine ?? ocrEngine();
-  const maxLines = options.maxLines ?? 5;
-  const done = (r: Omit<PrintedRead, 'ms'>): PrintedRead => ({ ...r, ms: Math.round(performance.now() - started) });
-  const none = (reason: string, lines = 0) => done({ amountSatang: null, confidence: 0, text: null, reason, lines });
+  const spent = () => performance.now() - started > budget;
+  const done = (r: AmountRead): PrintedRead => ({ ...r, ms: Math.round(performance.now() - started) });
   try {
-    let work = await toGray(image, WORK_SIDE);
-    let small = await half(work);
-    // The QR's own angle is exact and sees upside-down slips; the ink histogram is the fallback.
-    const angle = options.angle ?? skewAngle(inkMap(small), small.width, small.height);
-    if (Math.abs(angle) >= 0.5) {
-      work = await grayOp(work, (p) => p.rotate(-angle, { background: '#ffffff' }));
-      small = await half(work);
-    }
-    const scale = work.width / small.width;
-    const all = segments(inkMap(small), small.width, small.height);
-    // A single glyph just left of a group belongs to it ("1" + "10.92" in a face with wide side
-    // bearings on its 1s; "฿ " before the number, painted out later): the crop takes it in.
-    for (const s of all) {
-      if (s.narrow) continue;
-      const h = s.y1 - s.y0 + 1;
-      for (let moved = true; moved;) {
-        moved = false;
-        for (const o of all)
-          if (o.narrow && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 0.7) {
-            s.x0 = o.x0;
-            o.narrow = undefined;
-            o.x1 = -1e9;
-            moved = true;
-          }
-      }
-    }
-    const segs = all
-      .filter((s) => !s.narrow && s.x1 > 0 && s.core >= 5)
-      .sort((a, b) => b.core - a.core)
-      .slice(0, maxLines);
-    if (!segs.length) return none('no-lines');
-    const reads: LineRead[] = [];
-    let lines = 0;
-    for (const s of segs) {
-      if (performance.now() - started > budget) return none('budget', lines);
-      // Past the tallest amount found, clearly shorter lines cannot rival it, and the rest of its own
-      // line ("บาท", "THB") is not another amount.
-      if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
-      if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
-      lines++;
-      const crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
-      const words = await engine.readLine(crop.png);
-      const got = amountOfLine(words);
-      if (!got || got.satang <= 0) continue;
-      // As many characters read as glyphs on the picture, or the read dropped or invented one.
-      const chars = words.reduce((n, w) => n + w.symbols.reduce((m, x) => m + x.text.replace(/\s/g, '').length, 0), 0);
-      if (chars !== crop.glyphs) return none('miscount', lines);
-      // Confirm at another size: a misread rarely survives a second, differently scaled read.
-      lines++;
-      const again = amountOfLine(await engine.readLine((await cropForOcr(work, s, scale, CONFIRM_CORE_PX)).png));
-      if (!again || again.satang !== got.satang) return none('unconfirmed', lines);
-      // A wide group just left of the number on its line means the number may be a fragment of a
-      // longer one ("17,41" | "4.00" when a low-contrast comma gap split it): never conclude on it.
-      const h = s.y1 - s.y0 + 1;
-      if (all.some((o) => o !== s && o.x1 > 0 && o.y0 <= s.y1 && o.y1 >= s.y0 && o.x1 < s.x0 && s.x0 - o.x1 <= h * 1.5))
-        return none('fragment', lines);
-      reads.push({ ...got, confidence: Math.min(got.confidence, again.confidence), core: s.core, y0: s.y0, y1: s.y1 });
-    }
-    if (!reads.length) return none('no-amount', lines);
-    reads.sort((a, b) => b.core - a.core);
-    const top = reads[0];
-    // Two different amounts of about the same size: we cannot tell which one the slip means.
-    if (reads.some((r) => r !== top && r.satang !== top.satang && r.core >= top.core * SAME_SIZE)) return none('ambiguous', lines);
-    return done({ amountSatang: top.satang, confidence: top.confidence, text: top.text, reason: null, lines });
+    const page = await pageOf(image, options.angle);
+    const amount = await readAmount(page, engine, options.maxLines ?? 5, spent);
+    if (!options.fields) return done(amount);
+    return done({ ...amount, ...(await readFields(page, engine, spent)) });
   } catch {
-    return none('error');
+    return done({ amountSatang: null, confidence: 0, text: null, reason: 'error', lines: 0 });
+  }
+}
+
+/**
+ * The printed transfer time alone ("HH:MM" or null), for `slipcheck read`: read in the operator's own
+ * process after the service's decode and amount read, outside the decoder's per-image budget (the
+ * extra lines would spend it and lose the amount too). `angle`: the QR's, as for the amount.
+ */
+export async function readPrintedTime(image: Buffer, angle?: number, engine: OcrEngine = ocrEngine()): Promise<string | null> {
+  try {
+    return (await readFields(await pageOf(image, angle), engine, () => false)).time;
+  } catch {
+    return null;
   }
 }

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import { readPrintedTime } from './slip-qr-amount.js';
+import { ocrEngine } from './slip-qr-ocr.js';
 import { createSlipDecoderPool } from './slip-qr-pool.js';
 
 export interface DecodeCommandLine {
@@ -66,8 +68,17 @@ export interface ReadCommandLine {
   printedAmount: number | null;
   /** 0..1; the service concludes only at PRINTED_MIN_CONFIDENCE or above. */
   confidence: number;
-  /** The other printed fields the reader gives: the amount as printed, lines read, why nothing was read. */
-  printed: { amountText: string | null; lines: number; reason: string | null } | null;
+  /**
+   * The other printed fields the reader gives: the amount as printed, the transfer time ("HH:MM", or
+   * null where not read), lines read, why no amount was read. Only the amount ever concludes anything
+   * (FRAUD EDITED_SLIP); the time is for people. The receiver's account is not read (see the reader).
+   */
+  printed: {
+    amountText: string | null;
+    time: string | null;
+    lines: number;
+    reason: string | null;
+  } | null;
   ms: number;
 }
 
@@ -96,9 +107,11 @@ export async function runReadCommand(files: string[], out: (line: string) => voi
       }
       const t0 = performance.now();
       try {
-        const { decoded, printed } = await pool.decodeAndRead(image);
+        const { decoded, printed } = await pool.decodeAndRead(image, { copy: true });
         const p = await printed;
         const ms = Math.round(performance.now() - t0);
+        // Here, not in the decoder: the time's extra lines must not spend the image's budget.
+        const time = decoded.ok ? await readPrintedTime(image, decoded.qrAngle) : null;
         if (!decoded.ok || p?.amountSatang == null) exit = Math.max(exit, 1);
         return {
           file,
@@ -107,7 +120,7 @@ export async function runReadCommand(files: string[], out: (line: string) => voi
             : { ok: false, bankCode: null, transRef: null, error: { code: decoded.errorCode, message: decoded.message } },
           printedAmount: p?.amountSatang == null ? null : p.amountSatang / 100,
           confidence: p?.confidence ?? 0,
-          printed: p ? { amountText: p.text, lines: p.lines, reason: p.reason } : null,
+          printed: p ? { amountText: p.text, time, lines: p.lines, reason: p.reason } : null,
           ms,
         };
       } catch (err) {
@@ -118,6 +131,7 @@ export async function runReadCommand(files: string[], out: (line: string) => voi
     for (const line of lines) out(JSON.stringify(await line));
   } finally {
     await pool.close();
+    await ocrEngine().close();
   }
   return exit;
 }

@@ -35,14 +35,23 @@ const FAST_MAX_SIDE = 800;
 const FAST_MIN_SIDE = 600;
 // 12 MP photos are scanned at full size only up to this (bounds memory and time per pass).
 const FULL_MAX_SIDE = 3000;
+// Up to this long side the fast pass scans the image as decoded (see Renditions): what chat apps
+// deliver (480-1280 px) costs less scanned whole than resized first.
+const NATIVE_MAX_SIDE = 1400;
+// A PNG above NATIVE_MAX_SIDE is box-shrunk by the integer factor that brings it to about this.
+const SHRINK_TARGET_SIDE = 1200;
+// The upscale pass is for thumbnails, whose modules may be under 2 px (a slip 300 px wide); a slip
+// 800 px long already has ~3 px per module.
+const UPSCALE_MAX_SIDE = 800;
 // Decompression-bomb guard for libvips itself (never reached: the slip-shape limits below are stricter).
 const MAX_INPUT_PIXELS = 50_000_000;
 // Images no phone produces as a slip are refused from the header alone, before any pixel is decoded
 // (see "Image limits" in README.md); the limits live in the byte-level gate (image-gate.ts).
 export { MAX_SLIP_PIXELS, MAX_SLIP_ASPECT };
 // Decode-time budget per image (wall time in the worker): no further cascade pass starts once it is
-// spent. Real slips finish in the fast or fullplain pass (<= ~60 ms, docs/benchmarks.md); every pass
-// after those exists for damaged photos and never takes a real slip near this bound.
+// spent. Real slips finish in the first passes (fast, fullplain; region for a few thumbnails: <= ~60 ms
+// CPU, docs/benchmarks.md); the passes after those exist for damaged photos and never take a real
+// slip near this bound.
 export const DEFAULT_DECODE_BUDGET_MS = 600;
 
 // Higher rank wins when no pass finds a valid slip: a slip-shaped QR with a wrong CRC tells the user
@@ -60,18 +69,54 @@ sharp.cache(false);
 // CPU and add a thread stack and buffers each.
 sharp.concurrency(1);
 
-/** Lazily built greyscale renditions of one input image, shared by the passes. */
+/**
+ * Lazily built one-channel renditions of one input image, shared by the passes: `small` for the
+ * cheap passes, `full` (capped at FULL_MAX_SIDE) for the rest. How each is made depends on the image
+ * (profile in docs/benchmarks.md, "Decoding"):
+ * - long side <= NATIVE_MAX_SIDE (most uploads: chat apps send 480-1280 px): one decode at native
+ *   size serves both; a resize would cost more than the larger scan it saves, and blurs small codes.
+ * - PNG (any non-JPEG) up to FULL_MAX_SIDE: one native decode; `small` is a box shrink of it in JS.
+ *   libvips resizes a PNG at ~2.5x the cost of decoding it (no shrink-on-load), and `full` is needed
+ *   anyway whenever the fast pass misses.
+ * - JPEG above NATIVE_MAX_SIDE and anything above FULL_MAX_SIDE: `small` is decoded at fastMaxSide
+ *   (JPEG shrink-on-load), `full` separately, only when a pass needs it.
+ */
 class Renditions {
   private small?: Promise<LumaImage>;
   private full?: Promise<LumaImage>;
+  /** CPU ms spent building renditions (only counted when profiling). */
+  lumaMs = 0;
+  /** How `small` is made: the native decode itself, a box shrink of it, or a separate decode. */
+  readonly mode: 'native' | 'shrink' | 'separate';
   constructor(
     private readonly image: Buffer,
-    private readonly meta: { width: number; height: number; channels: number; hasAlpha: boolean },
+    private readonly meta: { width: number; height: number; channels: number; hasAlpha: boolean; jpeg: boolean },
     readonly fastMaxSide: number,
-  ) {}
+    private readonly profile = false,
+  ) {
+    const long = this.longSide;
+    if (long <= fastMaxSide) this.mode = 'native';
+    else if (!meta.jpeg && long <= FULL_MAX_SIDE) this.mode = 'shrink';
+    else this.mode = 'separate';
+  }
+
+  private async build(f: () => Promise<LumaImage>): Promise<LumaImage> {
+    if (!this.profile) return f();
+    const t0 = cpuMs();
+    try {
+      return await f();
+    } finally {
+      this.lumaMs += cpuMs() - t0;
+    }
+  }
 
   get longSide(): number {
     return Math.max(this.meta.width, this.meta.height);
+  }
+
+  /** `small` and `full` are the same pixels: passes that would scan both scan once. */
+  get sameSize(): boolean {
+    return this.mode === 'native';
   }
 
   base(maxSide: number): Sharp {
@@ -85,15 +130,92 @@ class Renditions {
   }
 
   smallLuma(): Promise<LumaImage> {
-    this.small ??= toLuma(this.base(this.fastMaxSide));
+    if (this.mode === 'native') return this.fullLuma();
+    if (this.mode === 'shrink') {
+      // Integer factor: the fast pass then sees the slip at 800-1200 px on its long side.
+      const k = Math.ceil(this.longSide / SHRINK_TARGET_SIDE);
+      this.small ??= this.fullLuma().then((full) => this.build(async () => shrinkLuma(full, k)));
+      return this.small;
+    }
+    this.small ??= this.build(() => toLuma(this.base(this.fastMaxSide)));
     return this.small;
   }
 
   fullLuma(): Promise<LumaImage> {
-    if (this.longSide <= this.fastMaxSide) return this.smallLuma();
-    this.full ??= toLuma(this.base(FULL_MAX_SIDE));
+    this.full ??= this.build(() => toLuma(this.base(FULL_MAX_SIDE)));
     return this.full;
   }
+}
+
+/**
+ * 2x bilinear upscale in JS: ~5 ms for 800x800 where libvips' lanczos3 on a raw buffer cost ~30.
+ * Each output pixel weighs its source pixel 3/4 and the neighbour on its side 1/4, per axis.
+ */
+export function upscaleLuma2x(img: LumaImage): LumaImage {
+  const { width: w, height: h, data: s } = img;
+  const W = w * 2;
+  const H = h * 2;
+  const tmp = new Uint16Array(W * h); // horizontal pass, values x4
+  for (let y = 0; y < h; y++) {
+    const r = y * w;
+    const o = y * W;
+    for (let x = 0; x < w; x++) {
+      const c = 3 * s[r + x]!;
+      tmp[o + 2 * x] = c + s[r + (x > 0 ? x - 1 : 0)]!;
+      tmp[o + 2 * x + 1] = c + s[r + (x < w - 1 ? x + 1 : x)]!;
+    }
+  }
+  const out = new Uint8Array(W * H);
+  for (let y = 0; y < h; y++) {
+    const up = (y > 0 ? y - 1 : 0) * W;
+    const mid = y * W;
+    const down = (y < h - 1 ? y + 1 : y) * W;
+    const o0 = 2 * y * W;
+    const o1 = o0 + W;
+    for (let x = 0; x < W; x++) {
+      const c = 3 * tmp[mid + x]!;
+      out[o0 + x] = (c + tmp[up + x]! + 8) >> 4;
+      out[o1 + x] = (c + tmp[down + x]! + 8) >> 4;
+    }
+  }
+  return { data: out, width: W, height: H };
+}
+
+/** Box-filter shrink by an integer factor (mean of each k x k block): ~1 ms per megapixel in JS. */
+export function shrinkLuma(img: LumaImage, k: number): LumaImage {
+  if (k <= 1) return img;
+  const width = Math.floor(img.width / k);
+  const height = Math.floor(img.height / k);
+  const out = new Uint8Array(width * height);
+  const row = new Uint32Array(width);
+  const src = img.data;
+  const area = k * k;
+  const half = area >> 1;
+  if (k === 2) {
+    // The common case (1080x1900 and 1080x2340 PNGs), unrolled: ~1.5 ms instead of ~4.
+    const w = img.width;
+    for (let y = 0; y < height; y++) {
+      let a = 2 * y * w;
+      let b = a + w;
+      const o = y * width;
+      for (let x = 0; x < width; x++, a += 2, b += 2) out[o + x] = (src[a]! + src[a + 1]! + src[b]! + src[b + 1]! + 2) >> 2;
+    }
+    return { data: out, width, height };
+  }
+  for (let y = 0; y < height; y++) {
+    row.fill(0);
+    for (let dy = 0; dy < k; dy++) {
+      let i = (y * k + dy) * img.width;
+      for (let x = 0; x < width; x++) {
+        let sum = 0;
+        for (let dx = 0; dx < k; dx++) sum += src[i++]!;
+        row[x] = row[x]! + sum;
+      }
+    }
+    const o = y * width;
+    for (let x = 0; x < width; x++) out[o + x] = (row[x]! + half) / area;
+  }
+  return { data: out, width, height };
 }
 
 async function toLuma(p: Sharp): Promise<LumaImage> {
@@ -145,17 +267,38 @@ async function scanAndLocate(img: LumaImage, o: ScanOptions, sink: ScanHit['box'
   return hits.filter((h) => h.valid);
 }
 
-/** Cascade order, cheapest first; later passes run only while no valid slip payload has turned up. */
+/** Boxes whose centres are more than a quarter of their size apart: one per located symbol. */
+function distinctBoxes(boxes: ScanHit['box'][]): ScanHit['box'][] {
+  const out: ScanHit['box'][] = [];
+  const centre = (b: ScanHit['box']) => [(b.left + b.right) / 2, (b.top + b.bottom) / 2, Math.max(b.right - b.left, b.bottom - b.top)];
+  for (const b of boxes) {
+    const [x, y, size] = centre(b);
+    if (
+      out.every((o) => {
+        const [ox, oy] = centre(o);
+        return Math.hypot(x! - ox!, y! - oy!) > size! / 4;
+      })
+    )
+      out.push(b);
+  }
+  return out;
+}
+
+const located = (l: LocatedBoxes) => l.small.length + l.full.length > 0;
+
+/**
+ * Cascade order, by measured share of reads and then cost (docs/benchmarks.md, "Decoding"); later
+ * passes run only while no valid slip payload has turned up. On the benchmark corpus `fast` reads
+ * ~95% of slips, `fullplain` most of the rest, `region` a few thumbnails.
+ */
 const PASSES: Pass[] = [
   { name: 'fast', run: async (r, l) => scanAndLocate(await r.smallLuma(), {}, l.small) },
   // Small QR codes (a slip's mini-QR at 110 px) fall apart when downscaled: full resolution with
-  // tryHarder alone is cheaper than the all-options passes and finds most of them.
-  {
-    name: 'fullplain',
-    run: async (r, l) => (r.longSide > r.fastMaxSide ? scanAndLocate(await r.fullLuma(), { tryHarder: true }, l.full) : []),
-  },
+  // tryHarder alone is cheaper than the all-options passes and finds most of them. On an image
+  // scanned at native size this is the same pixels with tryHarder (a second, finer look).
+  { name: 'fullplain', run: async (r, l) => scanAndLocate(await r.fullLuma(), { tryHarder: true }, l.full) },
   { name: 'harder', run: async (r, l) => scanAndLocate(await r.smallLuma(), HARD, l.small) },
-  { name: 'full', run: async (r, l) => (r.longSide > r.fastMaxSide ? scanAndLocate(await r.fullLuma(), HARD, l.full) : []) },
+  { name: 'full', run: async (r, l) => (r.sameSize ? [] : scanAndLocate(await r.fullLuma(), HARD, l.full)) },
   {
     name: 'histogram',
     run: async (r, l) => scanAndLocate(await r.fullLuma(), { ...HARD, binarizer: 'GlobalHistogram' }, l.full),
@@ -164,10 +307,14 @@ const PASSES: Pass[] = [
     name: 'region',
     run: async (r, l) => {
       const out: ScanHit[] = [];
-      const jobs: [LumaImage, ScanHit['box'][]][] = [
-        [await r.fullLuma(), l.full],
-        [await r.smallLuma(), l.small],
-      ];
+      // Native-size images: both lists hold boxes on the same pixels (the same symbol seen by
+      // several passes shows up once).
+      const jobs: [LumaImage, ScanHit['box'][]][] = r.sameSize
+        ? [[await r.fullLuma(), distinctBoxes([...l.small, ...l.full])]]
+        : [
+            [await r.fullLuma(), l.full],
+            [await r.smallLuma(), l.small],
+          ];
       for (const [img, boxes] of jobs) {
         for (const box of boxes.slice(0, 3)) {
           const crop = await regionCrop(img, box, 2);
@@ -180,8 +327,21 @@ const PASSES: Pass[] = [
     },
   },
   {
-    name: 'enhance',
+    name: 'upscale',
     run: async (r) => {
+      // Thumbnails: 2x so each module spans enough pixels. tryHarder only: downscaling the upscaled
+      // copy would rebuild what `harder` scanned, and the detector is rotation-invariant.
+      if (r.longSide > UPSCALE_MAX_SIDE) return [];
+      return scanLuma(upscaleLuma2x(await r.fullLuma()), { tryHarder: true });
+    },
+  },
+  // Rescue passes for a symbol that was located but not read (a damaged photo). Where no pass has
+  // located anything (photos, blank pages, screenshots without a slip) they cost 30-60 ms per image
+  // and read nothing: a blur or a turned copy does not make finder patterns appear.
+  {
+    name: 'enhance',
+    run: async (r, l) => {
+      if (!located(l)) return [];
       // Light denoise + contrast stretch: washed-out screenshots and noisy photos. (A median filter
       // does this better but costs 100+ ms; a small Gaussian is a few.)
       const img = await transform(await r.smallLuma(), (p) => p.blur(0.8).normalise());
@@ -190,25 +350,17 @@ const PASSES: Pass[] = [
   },
   {
     name: 'rot180',
-    run: async (r) => scanLuma(await transform(await r.smallLuma(), (p) => p.rotate(180)), HARD),
+    run: async (r, l) => (located(l) ? scanLuma(await transform(await r.smallLuma(), (p) => p.rotate(180)), HARD) : []),
   },
   {
     name: 'rot90',
-    run: async (r) => scanLuma(await transform(await r.smallLuma(), (p) => p.rotate(90)), HARD),
-  },
-  {
-    name: 'upscale',
-    run: async (r) => {
-      // Small images (thumbnails, w540 screenshots): 2x so each module spans enough pixels.
-      if (r.longSide > 1200) return [];
-      const img = await r.fullLuma();
-      return scanLuma(await transform(img, (p) => p.resize({ width: img.width * 2, kernel: 'lanczos3' })), HARD);
-    },
+    run: async (r, l) => (located(l) ? scanLuma(await transform(await r.smallLuma(), (p) => p.rotate(90)), HARD) : []),
   },
 ];
 
 /** Long side of the fast pass' image; see FAST_MIN_SIDE for the JPEG case. */
 export function fastSide(format: string | undefined, longSide: number): number {
+  if (longSide <= NATIVE_MAX_SIDE) return longSide;
   if (format !== 'jpeg') return FAST_MAX_SIDE;
   const shrink = longSide / FAST_MAX_SIDE;
   if (shrink < 2 || shrink >= 3) return FAST_MAX_SIDE;
@@ -225,6 +377,17 @@ export interface DecodeOptions {
   budgetMs?: number;
   /** Run the byte-level gate (image-gate.ts) first; default true. The pool already ran it, so its decoders skip it. */
   screen?: boolean;
+  /**
+   * Profiling (benchmark): called with the process CPU ms of each stage: 'open' (gate and header),
+   * 'luma' (decoding the file into a one-channel rendition: decode, resize, channel), and each pass'
+   * name for its own work (scans and the pass' own transforms).
+   */
+  onStage?: (stage: string, cpuMs: number) => void;
+}
+
+function cpuMs(): number {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
 }
 
 /**
@@ -233,6 +396,8 @@ export interface DecodeOptions {
  */
 export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOptions = {}): Promise<DecodeResult> {
   const started = performance.now();
+  const onStage = opts.onStage;
+  let mark = onStage ? cpuMs() : 0;
   const budgetMs = opts.budgetMs ?? DEFAULT_DECODE_BUDGET_MS;
   const buf = Buffer.isBuffer(image) ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength);
   if (opts.screen ?? true) {
@@ -263,9 +428,15 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   }
   const r = new Renditions(
     buf,
-    { width, height, channels: meta.channels ?? 3, hasAlpha: meta.hasAlpha ?? false },
+    { width, height, channels: meta.channels ?? 3, hasAlpha: meta.hasAlpha ?? false, jpeg: meta.format === 'jpeg' },
     opts.fastMaxSide ?? fastSide(meta.format, Math.max(width, height)),
+    onStage !== undefined,
   );
+  if (onStage) {
+    const now = cpuMs();
+    onStage('open', now - mark);
+    mark = now;
+  }
   const located: LocatedBoxes = { small: [], full: [] };
   let best: DecodeFailure = { ok: false, errorCode: 'NO_QR_FOUND', message: 'no QR code found in the image' };
   const seen = new Set<string>();
@@ -276,7 +447,15 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
     if (pass.name !== 'fast' && performance.now() - started > budgetMs) break;
     let hits: ScanHit[];
     try {
+      const lumaBefore = r.lumaMs;
       hits = await pass.run(r, located);
+      if (onStage) {
+        const now = cpuMs();
+        const luma = r.lumaMs - lumaBefore;
+        if (luma > 0) onStage('luma', luma);
+        onStage(pass.name, now - mark - luma);
+        mark = now;
+      }
     } catch {
       // A pass that cannot process this image (corrupt data past the header) must not end the
       // cascade; if every pass fails the answer stays NO_QR_FOUND or the first pass' verdict.

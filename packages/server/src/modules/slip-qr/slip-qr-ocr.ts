@@ -16,11 +16,16 @@ export const ENG_DATA_DIR = join(dirname(require.resolve('@tesseract.js-data/eng
 /** Characters an amount line can hold: digits, separators and the currency marks the eng model knows. */
 export const AMOUNT_WHITELIST = '0123456789.,THB';
 
-/** One recognised character: its confidence (0-100) and glyph height in pixels. */
+/** Characters of the printed time ("14:30"). */
+export const TIME_WHITELIST = '0123456789:';
+
+/** One recognised character: its confidence (0-100), glyph height and left/right edge in pixels. */
 export interface OcrSymbol {
   text: string;
   confidence: number;
   height: number;
+  x0?: number;
+  x1?: number;
 }
 
 export interface OcrWord {
@@ -28,12 +33,14 @@ export interface OcrWord {
 }
 
 export interface OcrEngine {
-  /** One text line (PSM 7) of a greyscale PNG, word by word, symbol by symbol. */
-  readLine(png: Buffer): Promise<OcrWord[]>;
+  /** One text line (PSM 7) of a greyscale PNG, word by word, symbol by symbol (default: AMOUNT_WHITELIST). */
+  readLine(png: Buffer, whitelist?: string): Promise<OcrWord[]>;
   close(): Promise<void>;
 }
 
 let shared: Promise<Worker> | undefined;
+/** The whitelist the shared engine is set to (the printed-fields reader switches it per line). */
+let currentWhitelist = AMOUNT_WHITELIST;
 
 async function startWorker(): Promise<Worker> {
   const worker = await createWorker('eng', OEM.LSTM_ONLY, {
@@ -54,9 +61,16 @@ async function startWorker(): Promise<Worker> {
 /** One engine per thread (the decoder worker's), started on first use and kept. */
 export function ocrEngine(): OcrEngine {
   return {
-    async readLine(png) {
-      shared ??= startWorker();
+    async readLine(png, whitelist = AMOUNT_WHITELIST) {
+      if (!shared) {
+        shared = startWorker();
+        currentWhitelist = AMOUNT_WHITELIST;
+      }
       const worker = await shared;
+      if (whitelist !== currentWhitelist) {
+        await worker.setParameters({ tessedit_char_whitelist: whitelist });
+        currentWhitelist = whitelist;
+      }
       const r = await worker.recognize(png, {}, { text: true, blocks: true });
       const words: OcrWord[] = [];
       for (const b of r.data.blocks ?? [])
@@ -64,7 +78,15 @@ export function ocrEngine(): OcrEngine {
           for (const l of p.lines)
             for (const w of l.words)
               // Symbol confidences, not the word's: with a whitelist tesseract.js reports word confidence 0.
-              words.push({ symbols: w.symbols.map((s) => ({ text: s.text, confidence: s.confidence, height: s.bbox.y1 - s.bbox.y0 })) });
+              words.push({
+                symbols: w.symbols.map((s) => ({
+                  text: s.text,
+                  confidence: s.confidence,
+                  height: s.bbox.y1 - s.bbox.y0,
+                  x0: s.bbox.x0,
+                  x1: s.bbox.x1,
+                })),
+              });
       return words;
     },
     async close() {
@@ -80,7 +102,10 @@ export function ocrEngine(): OcrEngine {
  * recognition pays for setting up the LSTM (~0.5 s): one tiny line is read here so no slip does.
  */
 export async function warmOcr(): Promise<void> {
-  shared ??= startWorker();
+  if (!shared) {
+    shared = startWorker();
+    currentWhitelist = AMOUNT_WHITELIST;
+  }
   const worker = await shared;
   // A bar on white (an empty page makes tesseract print its statistics to stdout).
   const bar = await sharp({ create: { width: 30, height: 16, channels: 3, background: '#000000' } })

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError } from '../../errors.js';
 import { metrics } from '../../lib/metrics.js';
@@ -9,6 +9,9 @@ import type { PrintedRead } from './slip-qr-amount.js';
 import { DEFAULT_DECODE_BUDGET_MS, type DecodeResult } from './slip-qr-decoder.js';
 import { FairQueue } from './slip-qr-fair-queue.js';
 import type { WorkerRequest, WorkerResponse } from './slip-qr-worker.js';
+
+/** Nice value of decoder processes (0 = the service's own; higher = yields to it). */
+const DECODER_NICENESS = 5;
 
 /**
  * Wall time after which a decode is stopped for real (its process SIGKILLed and replaced): the
@@ -212,6 +215,15 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       startFailed();
       return;
     }
+    // Decoders run a step below the service's own process: on a node where they fill every core, the
+    // event loop still gets the CPU at once for a replay, GET /quota or an upload (issue 24: GET
+    // /quota p99 while 32 verifies decode). Decoding keeps every cycle nobody else wants.
+    if (child.pid)
+      try {
+        setPriority(child.pid, DECODER_NICENESS);
+      } catch {
+        /* not allowed here (a container without the capability): equal priority, as before */
+      }
     const slot: Slot = { child, ready: false };
     slots.push(slot);
     hold(slot, false);

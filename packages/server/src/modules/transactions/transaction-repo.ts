@@ -1,7 +1,15 @@
 import { sql } from 'kysely';
-import { preparedQuery, type Db } from '../../db/db.js';
+import { preparedQuery, preparedRowQuery, type Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+
+/** One record by id within its shop: every cached replay and every webhook reads one (SQL built once, see preparedQuery). */
+const byIdQuery = preparedQuery((db: Db, shopId: string, id: string) =>
+  db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId).where('id', '=', id),
+);
+
+/** A new record: every verify writes one (SQL built once, see preparedRowQuery). */
+const insertQuery = preparedRowQuery((db: Db, row: TransactionsTable) => db.insertInto('transactions').values(row));
 
 /** Filters of a page, already in stored form (satang, ISO instants, split lists). */
 export interface TransactionQuery {
@@ -60,8 +68,8 @@ export function createTransactionRepo(db: Db) {
       }
       return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute();
     },
-    byId(shopId: string, id: string): Promise<TransactionsTable | undefined> {
-      return db.selectFrom('transactions').selectAll().where('shop_id', '=', shopId).where('id', '=', id).executeTakeFirst();
+    async byId(shopId: string, id: string): Promise<TransactionsTable | undefined> {
+      return (await byIdQuery(db, shopId, id))[0];
     },
     /** Oldest first, after the row `lastId` in (createdAt, id) order; empty when `lastId` is unknown. */
     async after(shopId: string, lastId: string, limit: number): Promise<TransactionsTable[]> {
@@ -127,7 +135,7 @@ export function createTransactionRepo(db: Db) {
     },
     /** Inside the verify pipeline's transaction (record, claim, quota and outbox commit together). */
     async insert(trx: Db, row: TransactionsTable): Promise<void> {
-      await trx.insertInto('transactions').values(row).execute();
+      await insertQuery(trx, row);
     },
     /** When the transfer's SUCCESS was recorded for this shop and environment (createdAt), or null. */
     async successAt(shopId: string, environment: string, transRef: string): Promise<string | null> {

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { preparedQuery, type Db } from '../../db/db.js';
+import type { WhereInterface } from 'kysely';
+import type { Database } from '../../db/db-schema.js';
+import { preparedQuery, preparedRowQuery, type Db } from '../../db/db.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+import type { ImageClaimsTable } from '../../db/db-schema.js';
 
 /**
  * Same-image replay as a database claim, so N concurrent uploads of one image make one check on one
@@ -48,6 +51,41 @@ const claimQuery = preparedQuery((db: Db, shopId: string, scope: string, hash: s
     .where('image_hash', '=', hash),
 );
 
+/** A new claim, unless one exists (the first statement that writes on every new image). */
+const insertClaimQuery = preparedRowQuery((db: Db, row: ImageClaimsTable) =>
+  db
+    .insertInto('image_claims')
+    .values(row)
+    .onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing())
+    .returning('image_hash'),
+);
+
+/** Ties an in-flight claim to its record (every new record's transaction): answers the claim when it was still ours. */
+const completeQuery = preparedQuery((db: Db, transactionId: string, shopId: string, scope: string, hash: string, token: string) =>
+  db
+    .updateTable('image_claims')
+    .set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null })
+    .where('shop_id', '=', shopId)
+    .where('scope', '=', scope)
+    .where('image_hash', '=', hash)
+    .where('owner', '=', token)
+    .where('transaction_id', 'is', null)
+    .returning('image_hash'),
+);
+
+/** Notes the unit an in-flight claim holds (every reserve's transaction). */
+const markQuery = preparedQuery((db: Db, pool: string, period: string, shopId: string, scope: string, hash: string, token: string) =>
+  db
+    .updateTable('image_claims')
+    .set({ reserved_pool: pool, reserved_period: period })
+    .where('shop_id', '=', shopId)
+    .where('scope', '=', scope)
+    .where('image_hash', '=', hash)
+    .where('owner', '=', token)
+    .where('transaction_id', 'is', null)
+    .returning('image_hash'),
+);
+
 const reservationOf = (pool: string | null, period: string | null): ClaimReservation | null =>
   (pool === 'live' || pool === 'test') && period ? { pool, period } : null;
 
@@ -61,26 +99,23 @@ export function createImageClaims(deps: {
 }) {
   const { db, now, leaseMs } = deps;
   const leaseFrom = (t: Date) => new Date(t.getTime() + leaseMs).toISOString();
-  const keyed = <Q extends { where: (...a: any[]) => any }>(q: Q, k: ClaimKey): Q =>
+  // Kysely's update and delete builders share WhereInterface; each where() answers the same builder.
+  const keyed = <Q extends WhereInterface<Database, 'image_claims'>>(q: Q, k: ClaimKey): Q =>
     q.where('shop_id', '=', k.shopId).where('scope', '=', k.scope).where('image_hash', '=', k.hash).where('owner', '=', k.token) as Q;
 
   async function tryInsert(shopId: string, scope: string, hash: string, t: Date, token: string): Promise<boolean> {
-    const r = await db
-      .insertInto('image_claims')
-      .values({
-        shop_id: shopId,
-        scope,
-        image_hash: hash,
-        transaction_id: null,
-        claimed_at: t.toISOString(),
-        owner: token,
-        lease_until: leaseFrom(t),
-        reserved_pool: null,
-        reserved_period: null,
-      })
-      .onConflict((oc) => oc.columns(['shop_id', 'scope', 'image_hash']).doNothing())
-      .executeTakeFirst();
-    return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
+    const inserted = await insertClaimQuery(db, {
+      shop_id: shopId,
+      scope,
+      image_hash: hash,
+      transaction_id: null,
+      claimed_at: t.toISOString(),
+      owner: token,
+      lease_until: leaseFrom(t),
+      reserved_pool: null,
+      reserved_period: null,
+    });
+    return inserted.length === 1;
   }
 
   return {
@@ -146,20 +181,11 @@ export function createImageClaims(deps: {
     },
     /** Marks the unit this owner reserved; false when the claim is no longer ours (the caller rolls back). */
     async markReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {
-      const u = await keyed(trx.updateTable('image_claims').set({ reserved_pool: r.pool, reserved_period: r.period }), k)
-        .where('transaction_id', 'is', null)
-        .executeTakeFirst();
-      return Number(u.numUpdatedRows) === 1;
+      return (await markQuery(trx, r.pool, r.period, k.shopId, k.scope, k.hash, k.token)).length === 1;
     },
     /** Ties the claim to its record and clears the reservation mark; false when the claim is no longer ours. */
     async complete(trx: Db, k: ClaimKey, transactionId: string): Promise<boolean> {
-      const u = await keyed(
-        trx.updateTable('image_claims').set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null }),
-        k,
-      )
-        .where('transaction_id', 'is', null)
-        .executeTakeFirst();
-      return Number(u.numUpdatedRows) === 1;
+      return (await completeQuery(trx, transactionId, k.shopId, k.scope, k.hash, k.token)).length === 1;
     },
     /**
      * Results that must not be replayed (provider errors, quota refusals, failures) give the claim back.

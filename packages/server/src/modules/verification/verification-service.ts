@@ -13,6 +13,7 @@ import type { Plan, PlanService } from '../plans/plan-service.js';
 import type { QuotaService, Reservation } from '../quota/quota-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
+import { settingsOf } from '../shops/shop-settings.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { PrintedRead } from '../slip-qr/slip-qr-amount.js';
@@ -540,7 +541,7 @@ export function createVerificationService(deps: VerificationDeps) {
           created_at: now.toISOString(),
         };
         // A provider failure must really be retried next time, so it is never replayed from the cache.
-        const alertStale = (shop.settings.notifications as { staleSlipAlerts?: boolean } | undefined)?.staleSlipAlerts !== false;
+        const alertStale = settingsOf(shop).notifications.staleSlipAlerts;
         const persistStart = process.hrtime.bigint();
         // Nor is "cannot be checked here" (the operator may configure a provider that can), nor a stopped
         // decode (killed past its time limit on a busy node): neither is a verdict on the image.

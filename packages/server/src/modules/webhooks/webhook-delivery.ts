@@ -1,10 +1,12 @@
 import { signWebhookPayload } from '@slipcheck/sdk/webhook-signature';
+import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/db.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { OutboxFinalFailureHandlers, OutboxHandler, OutboxHandlers } from '../../outbox/outbox-types.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { PlanService } from '../plans/plan-service.js';
@@ -21,11 +23,13 @@ import { metrics } from '../../lib/metrics.js';
 /** Outbox kind owned by this module: one attempt round of one webhook delivery. */
 export const WEBHOOK_DELIVER_JOB = 'webhook.deliver';
 
-export interface WebhookDeliverJob {
-  deliveryId: string;
-  round: number;
-  manual?: boolean;
-}
+export const WebhookDeliverJobSchema = Type.Object({
+  deliveryId: Type.String({ minLength: 1 }),
+  round: Type.Integer({ minimum: 0 }),
+  manual: Type.Optional(Type.Boolean()),
+});
+export type WebhookDeliverJob = Static<typeof WebhookDeliverJobSchema>;
+defineOutboxJob(WEBHOOK_DELIVER_JOB, WebhookDeliverJobSchema);
 
 declare module '../../outbox/outbox-types.js' {
   interface OutboxJobs {
@@ -48,6 +52,12 @@ export interface WebhookDeliveryDeps {
   retrySchedule: number[];
 }
 
+/** What the fan-out hands its first delivery round in memory (JobContext.enqueueClaimed). */
+interface DeliverMemo {
+  delivery: WebhookDeliveriesTable;
+  endpoint: WebhookEndpointsTable;
+}
+
 export const DELIVERY_HEADERS = {
   signature: 'X-Service-Signature',
   deliveryId: 'X-Service-Delivery-Id',
@@ -64,14 +74,24 @@ export const attemptNumber = (round: number): number => round + 1;
 
 const cut = (s: string | null) => (s === null ? null : s.length > 500 ? s.slice(0, 500) : s);
 
-/** The secrets that sign now: the current one, plus the previous one while its rotation overlap lasts. */
-export function signingSecrets(box: SecretBox, endpoint: WebhookEndpointsTable, now: Date): string[] {
-  const list = [box.decrypt(endpoint.secret_enc, endpoint.id)];
+/**
+ * The secrets that sign now: the current one, plus the previous one while its rotation overlap lasts.
+ * `open` decrypts a sealed value (a caching one in the worker, see createWebhookDelivery).
+ */
+export function signingSecrets(
+  box: SecretBox,
+  endpoint: WebhookEndpointsTable,
+  now: Date,
+  open: (sealed: string, aad: string) => string = (sealed, aad) => box.decrypt(sealed, aad),
+): string[] {
+  const list = [open(endpoint.secret_enc, endpoint.id)];
   if (endpoint.previous_secret_enc && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now.toISOString()) {
-    list.push(box.decrypt(endpoint.previous_secret_enc, endpoint.id));
+    list.push(open(endpoint.previous_secret_enc, endpoint.id));
   }
   return list;
 }
+
+const OPENED_SECRETS = 1000;
 
 /** Not found is an answer (the record or shop is gone: nothing to send); any other failure is retried. */
 const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
@@ -82,6 +102,19 @@ const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
 
 export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
+  // Decrypting a signing secret (an AES-GCM setup per call) cost more than signing with it: opened
+  // secrets are kept by their sealed value and row, so a rotation (a new sealed value) is read anew.
+  const opened = new Map<string, string>();
+  const open = (sealed: string, aad: string) => {
+    const k = `${aad}\u0000${sealed}`;
+    let plain = opened.get(k);
+    if (plain === undefined) {
+      plain = box.decrypt(sealed, aad);
+      if (opened.size >= OPENED_SECRETS) opened.delete(opened.keys().next().value!);
+      opened.set(k, plain);
+    }
+    return plain;
+  };
 
   /**
    * One attempt: sends, then records the attempt, the delivery state and the next round in one
@@ -138,7 +171,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       body: delivery.payload,
       signal: input.signal,
       headers: {
-        [DELIVERY_HEADERS.signature]: signWebhookPayload(delivery.payload, signingSecrets(box, endpoint, started), t),
+        [DELIVERY_HEADERS.signature]: signWebhookPayload(delivery.payload, signingSecrets(box, endpoint, started, open), t),
         [DELIVERY_HEADERS.deliveryId]: delivery.id,
         [DELIVERY_HEADERS.event]: delivery.event_kind,
         [DELIVERY_HEADERS.attempt]: String(attemptNumber(round)),
@@ -233,27 +266,23 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       for (const endpoint of endpoints) {
         const id = newId('whd', now.getTime());
         const at = now.toISOString();
-        await repo.insertDelivery(
-          newDeliveryRow({
-            id,
-            shop_id: p.shopId,
-            endpoint_id: endpoint.id,
-            event_id: event.id,
-            event_kind: event.kind,
-            transaction_id: record.id,
-            payload: event.body,
-            isTest: false,
-            nextAttemptAt: at,
-            at,
-          }),
-          trx,
-        );
-        // Claimed by this worker: the first attempt starts right after this commit, without a claim round trip.
-        await ctx.enqueueClaimed(trx, {
-          kind: WEBHOOK_DELIVER_JOB,
-          shopId: p.shopId,
-          payload: { deliveryId: id, round: 0 },
+        const delivery = newDeliveryRow({
+          id,
+          shop_id: p.shopId,
+          endpoint_id: endpoint.id,
+          event_id: event.id,
+          event_kind: event.kind,
+          transaction_id: record.id,
+          payload: event.body,
+          isTest: false,
+          nextAttemptAt: at,
+          at,
         });
+        await repo.insertDelivery(delivery, trx);
+        // Claimed by this worker: the first attempt starts right after this commit, without a claim
+        // round trip, and with the rows in hand (no reads: the delivery is the one written here).
+        const memo: DeliverMemo = { delivery, endpoint };
+        await ctx.enqueueClaimed(trx, { kind: WEBHOOK_DELIVER_JOB, shopId: p.shopId, payload: { deliveryId: id, round: 0 } }, memo);
       }
       await ctx.completeIn(trx);
     });
@@ -262,10 +291,14 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   /** `webhook.deliver`: one attempt round of one delivery. */
   const onDeliver: OutboxHandler<typeof WEBHOOK_DELIVER_JOB> = async (job, ctx) => {
     const p = job.payload;
-    const delivery = await repo.deliveryById(p?.deliveryId ?? '');
+    // The first round straight after the fan-out has its rows from it: the delivery was written in
+    // the job's own transaction and the endpoint read as enabled just before.
+    const memo = job.memo as DeliverMemo | undefined;
+    const fresh = memo?.delivery.id === p?.deliveryId ? memo : undefined;
+    const delivery = fresh?.delivery ?? (await repo.deliveryById(p?.deliveryId ?? ''));
     // Stale jobs (already delivered, failed or cancelled meanwhile) do nothing.
     if (!delivery || !['pending', 'retrying'].includes(delivery.status)) return;
-    const endpoint = await repo.endpoint(delivery.shop_id, delivery.endpoint_id);
+    const endpoint = fresh?.endpoint ?? (await repo.endpoint(delivery.shop_id, delivery.endpoint_id));
     if (!endpoint || endpoint.status !== 'enabled') {
       await db.transaction().execute(async (trx) => {
         await repo.cancelDelivery(delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', ctx.now().toISOString(), trx);

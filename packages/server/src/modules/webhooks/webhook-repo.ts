@@ -1,6 +1,19 @@
-import type { Db } from '../../db/db.js';
+import { preparedRowQuery, type Db } from '../../db/db.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './webhook-tables.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+
+// Every delivery round writes these (SQL built once, see preparedRowQuery).
+const insertDeliveryQuery = preparedRowQuery((db: Db, row: WebhookDeliveriesTable) => db.insertInto('webhook_deliveries').values(row));
+const recordRoundQuery = preparedRowQuery(
+  (db: Db, row: Omit<Partial<WebhookDeliveriesTable>, 'attempts'> & { id: string; status: string; updated_at: string }) => {
+    const { id, ...set } = row;
+    return db
+      .updateTable('webhook_deliveries')
+      .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', id);
+  },
+);
+const insertAttemptQuery = preparedRowQuery((db: Db, row: WebhookAttemptsTable) => db.insertInto('webhook_attempts').values(row));
 
 /**
  * Data access of the webhooks module: the only place that names its tables (webhook_endpoints,
@@ -72,7 +85,7 @@ export function createWebhookRepo(db: Db) {
       return q.orderBy('id', 'desc').limit(f.limit).execute();
     },
     async insertDelivery(row: WebhookDeliveriesTable, trx: Db = db): Promise<void> {
-      await trx.insertInto('webhook_deliveries').values(row).execute();
+      await insertDeliveryQuery(trx, row);
     },
     /** After one attempt round: the delivery's state, its attempt count raised by one. */
     async recordRound(
@@ -80,11 +93,7 @@ export function createWebhookRepo(db: Db) {
       set: Omit<Partial<WebhookDeliveriesTable>, 'attempts'> & { status: string; updated_at: string },
       trx: Db,
     ): Promise<void> {
-      await trx
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ ...set, attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', deliveryId)
-        .execute();
+      await recordRoundQuery(trx, { ...set, id: deliveryId });
     },
     async cancelDelivery(deliveryId: string, reason: string, at: string, trx: Db): Promise<void> {
       await trx
@@ -124,7 +133,7 @@ export function createWebhookRepo(db: Db) {
         .execute();
     },
     async insertAttempt(row: WebhookAttemptsTable, trx: Db = db): Promise<void> {
-      await trx.insertInto('webhook_attempts').values(row).execute();
+      await insertAttemptQuery(trx, row);
     },
 
     /** Retention: finished deliveries created before `cutoff` go, with their attempts. */

@@ -71,6 +71,23 @@ describe('printed amount parsing (string -> satang, no floating point)', () => {
   });
 });
 
+describe('a round leading digit is not a ฿ (issue 20: genuine 93.33 read as 3.33)', () => {
+  it('a first glyph reaching 1 px above and below flat digits is left alone', () => {
+    // "9111" at a 13-px digit height, as in a photographed gsb slip: the 9's overshoot (and the
+    // photo's blur) puts it one pixel past the 1s on both sides; painting it out dropped the digit.
+    const w = 70;
+    const h = 30;
+    const px = Buffer.alloc(w * h, 255);
+    const block = (x0: number, x1: number, y0: number, y1: number) => {
+      for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) px[y * w + x] = 0;
+    };
+    block(5, 14, 8, 22);
+    for (const x0 of [20, 34, 48]) block(x0, x0 + 8, 9, 21);
+    expect(eraseBahtSign(px, w, h)).toBe(false);
+    expect(px[15 * w + 9]).toBe(0);
+  });
+});
+
 describe('decodeAndRead in the decoder pool', () => {
   let pool: SlipDecoderPool;
   beforeAll(async () => {
@@ -90,6 +107,29 @@ describe('decodeAndRead in the decoder pool', () => {
     expect(printed).toMatchObject({ amountSatang: 110000, text: '1,100.00' });
     expect(printed!.confidence).toBeGreaterThan(0.8);
     expect(pool.keyStats('shop-a').running).toBe(0);
+  }, 60_000);
+
+  it('genuine gsb photos whose leading digit was painted out as a "฿" (bench false FRAUDs) read the whole amount or nothing', async () => {
+    // The two renders of the 2,000-genuine bench that answered FRAUD: 93.33 read as 3.33 and 13.14
+    // as 3.14, both at 0.98+ confidence. The photo effect is seeded by transRef and variant.
+    for (const [amount, transRef] of [
+      [93.33, 'hyjDBti0gKSH'],
+      [13.14, '20261126zPgpGSgVCFvQEeW2i'],
+    ] as const) {
+      const g = await generateSlip({
+        layout: 'gsb',
+        variant: 'camera12mp',
+        amount,
+        transRef,
+        transDate: new Date('2026-11-26T00:53:00Z'),
+        sender: { name: 'นาย ธนากร วงศ์ใหญ่', nameEn: 'MR. THANAKORN WONGYAI', account: '0206037000' },
+      });
+      const r = await pool.decodeAndRead(g.image, { key: 'shop-c' });
+      expect(r.decoded.ok).toBe(true);
+      const printed = await r.printed;
+      // Never a different amount: the bank's, or nothing concluded.
+      expect([Math.round(amount * 100), null], transRef).toContain(printed?.amountSatang ?? null);
+    }
   }, 60_000);
 
   it('never reads an image the decoder refused: the slot is free when the decode answers', async () => {

@@ -328,8 +328,12 @@ export function eraseBahtSign(px: Buffer, width: number, height: number, read?: 
   const below = first.bottom - mBottom;
   // On a small or turned slip the stroke reaches only a pixel or two past the digits. Then the OCR
   // must have seen the sign too: a leading "B" (or a too-tall first digit) right at this glyph.
+  // At least 2 px each way on the shape alone: a round digit's overshoot ("9", "3", "0" beside flat
+  // "1"s, or a photo's blur) reaches 1 px past the others, and a "9" painted out as a sign turned a
+  // genuine 93.33 into a confident 3.33 (a false FRAUD, issue 20).
+  const reach = Math.max(2, h * 0.06);
   const sign =
-    (above > h * 0.06 && below > h * 0.06) ||
+    (above >= reach && below >= reach) ||
     (read !== undefined &&
       (read.x0 + read.x1) / 2 >= first.x0 &&
       (read.x0 + read.x1) / 2 <= first.x1 &&
@@ -494,6 +498,11 @@ async function cropForOcr(
   sign?: { x0: number; x1: number },
 ): Promise<{ png: Buffer; runs: GlyphRun[]; k: number; erased: boolean }> {
   const { px, w, h, bandH } = cropPixels(work, s, scale);
+  // "บาท"/"THB" first: the sign test measures the first glyph against the digits after it, and Thai
+  // letters (x-height, no digit's top) among them made a round leading "9" of a genuine "93.33 บาท"
+  // look 3 px taller than "the digits": it was painted out as a "฿" and 3.33 read (issue 20). Again
+  // after the sign: a "฿ " set apart by a space was the widest gap and hid the word's.
+  eraseTrailingWord(px, w, h, glyphRuns(px, w, h));
   // At working resolution, where the sign's stroke still stands out by several pixels.
   const erased = eraseBahtSign(px, w, h, sign);
   const runs = eraseTrailingWord(px, w, h, glyphRuns(px, w, h));

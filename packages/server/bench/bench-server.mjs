@@ -23,6 +23,8 @@ const config = loadConfig({
   WORKER_MODE: 'off',
   SANDBOX_AUTOSTART: 'false',
   DATABASE_URL: process.env.DATABASE_URL ?? '',
+  // The bench's SLIP_EDIT_MODE reaches the service (unset: the default, reject, which reads every slip).
+  ...(process.env.SLIP_EDIT_MODE ? { SLIP_EDIT_MODE: process.env.SLIP_EDIT_MODE } : {}),
 });
 // BENCH_LOG_LEVEL=info: the production access log (two lines per request), written to /dev/null
 // synchronously as pino writes to stdout; unset, the service logs nothing (the figures in docs/benchmarks.md).

@@ -29,7 +29,16 @@ export const IMAGE_BUDGET_MS = DEFAULT_DECODE_BUDGET_MS + 1100;
 
 // Only when forked by the pool (the env marker): importing this file elsewhere does nothing.
 if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
-  const send = (msg: WorkerResponse) => process.send!(msg);
+  // The pool's process may be gone (SIGKILLed) before an answer is sent: the send then fails with
+  // EPIPE or ERR_IPC_CHANNEL_CLOSED, and unhandled that printed a stack as the child died (the chaos
+  // soak's logs). Nobody is left to answer, so the error is dropped and the child exits.
+  const send = (msg: WorkerResponse) => {
+    if (!process.connected) return process.exit(0);
+    process.send!(msg, undefined, undefined, (err) => {
+      if (err) process.exit(0);
+    });
+  };
+  process.on('error', () => process.exit(0));
   // Instantiate the wasm before the first job so its latency does not land on a user's request, and
   // the OCR engine too when the service reads printed amounts (its model load is ~0.5 s of CPU).
   const warmReader = process.env.SLIPCHECK_DECODER_WARM_READER === '1';

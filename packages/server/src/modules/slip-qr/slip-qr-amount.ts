@@ -340,7 +340,16 @@ export function eraseBahtSign(px: Buffer, width: number, height: number, read?: 
       above >= 0 &&
       below >= 0 &&
       above + below >= Math.max(3, h * 0.1));
-  if (sign && first.x1 - first.x0 + 1 <= digitW * 1.3) {
+  // A sign set apart from the number by a word space ("฿ 1,000.00", as dark-mode apps print it) may be
+  // wider than a digit (Kinnari's is 1.35-1.45 digits wide): nothing is merged into it then, so the
+  // width limit is relaxed. Left in, it read as "B" and cost the first digit's confidence (0.58-0.76:
+  // genuine `dark` slips read 6%, issue 20). The space is at least a quarter of the digit height and
+  // twice the median gap between the glyphs after it (points and commas included).
+  const after = all.filter((r) => r.x0 > first.x1);
+  const gaps = after.slice(1).map((r, i) => r.x0 - after[i].x1);
+  const space = after.length ? after[0].x0 - first.x1 : 0;
+  const spaced = gaps.length >= 2 && space >= h * 0.25 && space >= 2 * median(gaps);
+  if (sign && first.x1 - first.x0 + 1 <= digitW * (spaced ? 1.8 : 1.3)) {
     for (let y = 0; y < height; y++) px.fill(hi, y * width + first.x0, y * width + first.x1 + 1);
     return true;
   }

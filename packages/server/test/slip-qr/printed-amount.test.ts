@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSlip, renderNonSlip } from '@slipcheck/sandbox-bank';
 import { amountTextToSatang, createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
-import { amountOfLine, eraseBahtSign, glyphsAgree, type GlyphRun } from '../../src/modules/slip-qr/slip-qr-amount.js';
+import { amountOfLine, eraseBahtSign, glyphRuns, glyphsAgree, type GlyphRun } from '../../src/modules/slip-qr/slip-qr-amount.js';
 
 const word = (text: string, conf = 95, height = 30) => ({ symbols: [...text].map((t) => ({ text: t, confidence: conf, height })) });
 
@@ -124,6 +124,30 @@ describe('a ฿ set apart by a word space (dark-mode "฿ 1,000.00") is painted 
   });
 });
 
+describe('a serif 0 whose hairlines fall lighter than the mid cut is one glyph (bbl "miscount")', () => {
+  const w = 40;
+  const h = 30;
+  const paint = (px: Buffer, x0: number, x1: number, y0: number, y1: number, v: number) => {
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) px[y * w + x] = v;
+  };
+  it('two thick sides joined by faint top and bottom hairlines, empty counter between: one run', () => {
+    const px = Buffer.alloc(w * h, 255);
+    paint(px, 10, 14, 5, 24, 0);
+    paint(px, 18, 22, 5, 24, 0);
+    // Hairlines at grey 150 (under the mid cut's 127.5 they are not: the column-run split the 0).
+    paint(px, 15, 17, 5, 6, 150);
+    paint(px, 15, 17, 23, 24, 150);
+    expect(glyphRuns(px, w, h)).toHaveLength(1);
+  });
+  it('two narrow digits touching only at the foot ("11" with serifs) stay two', () => {
+    const px = Buffer.alloc(w * h, 255);
+    paint(px, 10, 14, 5, 24, 0);
+    paint(px, 18, 22, 5, 24, 0);
+    paint(px, 15, 17, 23, 24, 150);
+    expect(glyphRuns(px, w, h)).toHaveLength(2);
+  });
+});
+
 describe('decodeAndRead in the decoder pool', () => {
   let pool: SlipDecoderPool;
   beforeAll(async () => {
@@ -182,6 +206,14 @@ describe('decodeAndRead in the decoder pool', () => {
     const printed = await (await pool.decodeAndRead(edited.image, { key: 'shop-d' })).printed;
     expect(printed).toMatchObject({ amountSatang: 110000, text: '1,100.00' });
     expect(printed!.confidence).toBeGreaterThanOrEqual(0.8);
+  }, 60_000);
+
+  it('a turned bbl slip (bold serif 0s split at their hairlines) reads its amount', async () => {
+    for (const amount of [1000, 35, 250.5]) {
+      const g = await generateSlip({ layout: 'bbl', variant: 'rot7', amount });
+      const printed = await (await pool.decodeAndRead(g.image, { key: 'shop-e' })).printed;
+      expect(printed?.amountSatang, String(amount)).toBe(Math.round(amount * 100));
+    }
   }, 60_000);
 
   it('never reads an image the decoder refused: the slot is free when the decode answers', async () => {

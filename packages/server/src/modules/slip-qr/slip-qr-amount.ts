@@ -406,7 +406,51 @@ export function glyphRuns(px: Buffer, width: number, height: number): GlyphRun[]
       inRun = 0;
     }
   }
+  return joinHairlines(px, width, out, lo, hi);
+}
+
+/**
+ * A serif "0" whose hairline top and bottom fall lighter than the mid cut (bold Norasi on a turned or
+ * photographed slip) splits into two runs, its two thick sides, and the read then counts one glyph too
+ * many (`bbl` read 75%: 'miscount'). Two adjacent runs are one glyph when every column between them
+ * holds faint ink (within 3/4 of the way from ink to paper) near their common top and near their common
+ * bottom, and none in the middle (the counter), and together they are no wider than they are tall.
+ * Two separate digits never join that way: neighbours that touch do so at their widest, the middle.
+ */
+function joinHairlines(px: Buffer, width: number, runs: GlyphRun[], lo: number, hi: number): GlyphRun[] {
+  const faint = lo + 0.75 * (hi - lo);
+  const out: GlyphRun[] = [];
+  for (const r of runs) {
+    const prev = out[out.length - 1];
+    if (prev && joined(prev, r)) {
+      prev.x1 = r.x1;
+      prev.top = Math.min(prev.top, r.top);
+      prev.bottom = Math.max(prev.bottom, r.bottom);
+    } else out.push({ ...r });
+  }
   return out;
+  function joined(a: GlyphRun, b: GlyphRun): boolean {
+    const top = Math.min(a.top, b.top);
+    const bottom = Math.max(a.bottom, b.bottom);
+    const h = bottom - top + 1;
+    const ha = a.bottom - a.top + 1;
+    const hb = b.bottom - b.top + 1;
+    if (h < 8 || ha < h * 0.8 || hb < h * 0.8 || b.x1 - a.x0 + 1 > h || b.x0 - a.x1 - 1 > Math.max(2, h * 0.2)) return false;
+    const band = Math.max(1, Math.round(h * 0.2));
+    for (let x = a.x1 + 1; x < b.x0; x++) {
+      let up = false;
+      let down = false;
+      let mid = false;
+      for (let y = top; y <= bottom; y++) {
+        if (px[y * width + x] >= faint) continue;
+        if (y < top + band) up = true;
+        else if (y > bottom - band) down = true;
+        else if (y >= top + h * 0.35 && y <= bottom - h * 0.35) mid = true;
+      }
+      if (!up || !down || mid) return false;
+    }
+    return true;
+  }
 }
 
 export function glyphCount(px: Buffer, width: number, height: number): number {

@@ -59,6 +59,12 @@ export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<Gene
   const transfer = makeTransfer(input);
   const format =
     opts.format ?? (opts.variant === 'jpeg70' || opts.variant === 'camera12mp' || opts.variant === 'screenphoto' ? 'jpg' : 'png');
-  const image = await renderSlip(transfer, { format, variant: opts.variant, layout: opts.layout, edit: opts.edit, editFace: opts.editFace });
+  const image = await renderSlip(transfer, {
+    format,
+    variant: opts.variant,
+    layout: opts.layout,
+    edit: opts.edit,
+    editFace: opts.editFace,
+  });
   return { transfer, payload: transfer.payload, image, format };
 }

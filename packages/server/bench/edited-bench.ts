@@ -102,7 +102,13 @@ const hhmm = (d: Date) => {
 };
 
 async function runItem(item: Item): Promise<ItemResult> {
-  const g = await generateSlip({ layout: item.layout, variant: item.variant, amount: item.amount, edit: item.edit, editFace: item.editFace });
+  const g = await generateSlip({
+    layout: item.layout,
+    variant: item.variant,
+    amount: item.amount,
+    edit: item.edit,
+    editFace: item.editFace,
+  });
   const bank = Math.round(item.amount * 100);
   const base = { i: item.i, bank, transRef: g.transfer.transRef, reason: null };
   let c0 = process.cpuUsage();

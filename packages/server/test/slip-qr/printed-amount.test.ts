@@ -192,7 +192,7 @@ describe('decodeAndRead in the decoder pool', () => {
     }
   }, 60_000);
 
-  it('genuine dark slips read their amount, and an edit typed in the slip\'s own face is detected (issue 20: dark read 6%)', async () => {
+  it("genuine dark slips read their amount, and an edit typed in the slip's own face is detected (issue 20: dark read 6%)", async () => {
     // "฿ " before the number in Kinnari on near-black: the sign was left in, read as "B", and the
     // first digit's confidence fell under the 0.8 the service concludes on.
     for (const amount of [1000, 35, 12345.67, 7]) {

@@ -1,11 +1,13 @@
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { registerCheckerApi, type GlobalFaults } from './checker-api.js';
 import {
+  EDIT_FACES,
   EDITS,
   LAYOUTS,
   renderNonSlip,
   renderSlip,
   VARIANTS,
+  type EditFace,
   type EditKind,
   type ImageFormat,
   type Layout,
@@ -151,7 +153,7 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
 
   const mime = (f: ImageFormat) => (f === 'png' ? 'image/png' : 'image/jpeg');
   for (const format of ['png', 'jpg'] as const) {
-    app.get<{ Params: { transRef: string }; Querystring: { variant?: Variant; layout?: Layout; edit?: EditKind } }>(
+    app.get<{ Params: { transRef: string }; Querystring: { variant?: Variant; layout?: Layout; edit?: EditKind; editFace?: EditFace } }>(
       `/transfers/:transRef/slip.${format}`,
       {
         schema: {
@@ -161,6 +163,8 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
               variant: { type: 'string', enum: VARIANTS },
               layout: { type: 'string', enum: LAYOUTS },
               edit: { type: 'string', enum: EDITS },
+              // With edit: 'same' types the new amount in the layout's own face (a slip-maker app).
+              editFace: { type: 'string', enum: EDIT_FACES },
             },
           },
         },
@@ -173,6 +177,7 @@ export async function createSandboxBank(opts: SandboxBankOptions = {}): Promise<
           variant: request.query.variant,
           layout: request.query.layout,
           edit: request.query.edit,
+          editFace: request.query.editFace,
         });
         return reply.type(mime(format)).header('cache-control', 'no-store').send(image);
       },

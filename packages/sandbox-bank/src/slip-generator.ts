@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { renderSlip, type EditKind, type ImageFormat, type Layout, type Variant } from './slip-renderer.js';
+import { renderSlip, type EditFace, type EditKind, type ImageFormat, type Layout, type Variant } from './slip-renderer.js';
 import { LAYOUT_BANK } from './slip-layouts.js';
 import { makeTransfer, type NewTransfer, type Party, type ProxyType, type Transfer } from './transfer-store.js';
 
@@ -28,6 +28,8 @@ export interface GenerateSlipOptions {
   layout?: Layout;
   /** Render an edited slip (the printed amount differs from the transfer). */
   edit?: EditKind;
+  /** With `edit`: the amount typed in another face ('other', default) or the layout's own ('same'). */
+  editFace?: EditFace;
 }
 
 export interface GeneratedSlip {
@@ -57,6 +59,12 @@ export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<Gene
   const transfer = makeTransfer(input);
   const format =
     opts.format ?? (opts.variant === 'jpeg70' || opts.variant === 'camera12mp' || opts.variant === 'screenphoto' ? 'jpg' : 'png');
-  const image = await renderSlip(transfer, { format, variant: opts.variant, layout: opts.layout, edit: opts.edit });
+  const image = await renderSlip(transfer, {
+    format,
+    variant: opts.variant,
+    layout: opts.layout,
+    edit: opts.edit,
+    editFace: opts.editFace,
+  });
   return { transfer, payload: transfer.payload, image, format };
 }

@@ -25,6 +25,10 @@ export const LAYOUT_BANK: Record<Layout, string | undefined> = {
   ttb: '011',
 };
 
+/** The face an edited amount is typed in: another one than the layout's, or the layout's own. */
+export const EDIT_FACES = ['other', 'same'] as const;
+export type EditFace = (typeof EDIT_FACES)[number];
+
 type AmountStyle = 'baht' | 'thb' | 'prefix' | 'prefix-space' | 'bare';
 interface LayoutSpec {
   /** tlwg family (fonts-thai-tlwg), or a Latin family of the Debian fonts (Thai falls back to SlipSans) */
@@ -273,6 +277,12 @@ export interface LayoutDrawOptions {
   printedSatang: number;
   /** Drawn as an image editor leaves it: a repainted patch, the digits in another face. */
   edited: boolean;
+  /**
+   * The face the edited amount is typed in: 'other' (an image editor's nearest font, the default)
+   * or 'same' (the layout's own face, weight and colour, as a "slip maker" app types it: nothing in
+   * the glyphs betrays the edit, only the number does).
+   */
+  editFace?: EditFace;
   qrPx?: number;
   paymentQr?: string;
 }
@@ -360,16 +370,18 @@ export function drawLayout(layout: Exclude<Layout, 'classic'>, s: LayoutSlip, o:
     const x = spec.amountAlign === 'left' ? left : spec.amountAlign === 'center' ? W / 2 : right;
     ctx.textAlign = spec.amountAlign;
     // An editor repaints the old number's box and types the new one: a patch of nearly the
-    // background colour and a face that is close to, but not, the app's.
-    const amountFont = o.edited
-      ? font(spec.amountPx, 'bold', namedFont(spec.editFace ?? (spec.face === 'Loma' ? 'Garuda' : 'Loma')))
-      : font(spec.amountPx, 'bold', face);
+    // background colour and a face that is close to, but not, the app's. A slip-maker app types it
+    // in the app's own face on a clean patch: only the number differs from a genuine slip.
+    const amountFont =
+      o.edited && o.editFace !== 'same'
+        ? font(spec.amountPx, 'bold', namedFont(spec.editFace ?? (spec.face === 'Loma' ? 'Garuda' : 'Loma')))
+        : font(spec.amountPx, 'bold', face);
     ctx.font = amountFont;
     if (o.edited) {
       const w = ctx.measureText(text).width;
       const x0 = spec.amountAlign === 'left' ? x : spec.amountAlign === 'center' ? x - w / 2 : x - w;
       ctx.fillStyle = spec.card ?? spec.page;
-      ctx.globalAlpha = 0.97;
+      ctx.globalAlpha = o.editFace === 'same' ? 1 : 0.97;
       ctx.fillRect(x0 - 12, y - spec.amountPx, w + 24, spec.amountPx * 1.3);
       ctx.globalAlpha = 1;
     }

@@ -4,7 +4,7 @@ import { maskAccount, maskProxy, maskStyleFor } from './account-mask.js';
 import { bankInfo } from './bank-info.js';
 import { drawQr, ensureFonts, font, formatBaht, namedFont, roundRect, seedOf, thaiDateTime } from './render-support.js';
 import { addNoise, cameraShot, encode, screenPhoto, type ImageFormat } from './slip-effects.js';
-import { drawLayout, LAYOUTS, type Layout } from './slip-layouts.js';
+import { drawLayout, EDIT_FACES, LAYOUTS, type EditFace, type Layout } from './slip-layouts.js';
 import { buildPromptPayPayload } from './slip-payload.js';
 import type { ProxyType } from './transfer-store.js';
 
@@ -40,7 +40,7 @@ export interface SlipData {
   receiver: { name: string; account?: string; proxy?: { type: ProxyType; value: string } };
 }
 
-export { LAYOUTS, type Layout };
+export { EDIT_FACES, LAYOUTS, type EditFace, type Layout };
 
 /**
  * How an edited slip's printed amount differs from the transfer: one digit changed, a digit added
@@ -56,6 +56,11 @@ export interface RenderOptions {
   layout?: Layout;
   /** Render an edited slip: the picture prints another amount than the transfer's (the QR stays genuine). */
   edit?: EditKind;
+  /**
+   * With `edit`: the face the new amount is typed in. 'other' (default): an image editor's nearest
+   * font; 'same': the layout's own face, as a "slip maker" app types it.
+   */
+  editFace?: EditFace;
 }
 
 interface LayoutOptions {
@@ -63,6 +68,7 @@ interface LayoutOptions {
   paymentQr?: string;
   /** Printed amount in satang when it differs from the transfer (an edited slip). */
   printedSatang?: number;
+  editFace?: EditFace;
 }
 
 /** The amount an edited slip prints, in satang; always differs from `satang`. Deterministic per seed. */
@@ -194,10 +200,12 @@ export function drawSlip(s: SlipData, o: LayoutOptions): Canvas {
   ctx.textAlign = 'right';
   const printed = o.printedSatang === undefined ? s.amount : o.printedSatang / 100;
   if (o.printedSatang !== undefined) {
-    // An editor repaints the old number and types the new one in a close, but different, face.
-    ctx.font = font(62, 'bold', namedFont('Garuda'));
+    // An editor repaints the old number and types the new one in a close, but different, face; a
+    // slip-maker app in the slip's own face on a clean patch.
+    const same = o.editFace === 'same';
+    ctx.font = same ? font(62, 'bold') : font(62, 'bold', namedFont('Garuda'));
     const w = ctx.measureText(`${formatBaht(printed)} บาท`).width;
-    ctx.fillStyle = '#fefefe';
+    ctx.fillStyle = same ? '#ffffff' : '#fefefe';
     ctx.fillRect(W - 100 - w - 12, 1268, w + 24, 84);
     ctx.fillStyle = '#1d2b36';
   } else {
@@ -259,10 +267,11 @@ export async function renderSlip(s: SlipData, opts: RenderOptions): Promise<Buff
   const qrPx = variant === 'smallqr' ? 110 : 300;
   const canvas =
     layout === 'classic'
-      ? drawSlip(s, { qrPx, paymentQr, printedSatang })
+      ? drawSlip(s, { qrPx, paymentQr, printedSatang, editFace: opts.editFace })
       : drawLayout(layout, layoutSlip(s), {
           printedSatang: printedSatang ?? satang,
           edited: printedSatang !== undefined,
+          editFace: opts.editFace,
           qrPx: variant === 'smallqr' ? 110 : undefined,
           paymentQr,
         });

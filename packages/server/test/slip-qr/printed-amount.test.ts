@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSlip, renderNonSlip } from '@slipcheck/sandbox-bank';
 import { amountTextToSatang, createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
-import { amountOfLine, eraseBahtSign, glyphsAgree, type GlyphRun } from '../../src/modules/slip-qr/slip-qr-amount.js';
+import { amountOfLine, eraseBahtSign, glyphRuns, glyphsAgree, type GlyphRun } from '../../src/modules/slip-qr/slip-qr-amount.js';
 
 const word = (text: string, conf = 95, height = 30) => ({ symbols: [...text].map((t) => ({ text: t, confidence: conf, height })) });
 
@@ -88,6 +88,66 @@ describe('a round leading digit is not a ฿ (issue 20: genuine 93.33 read as 3.
   });
 });
 
+describe('a ฿ set apart by a word space (dark-mode "฿ 1,000.00") is painted out even when wide', () => {
+  const w = 90;
+  const h = 40;
+  const blocks = (px: Buffer, list: [number, number, number, number][]) => {
+    for (const [x0, x1, y0, y1] of list) for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) px[y * w + x] = 0;
+  };
+  it('a sign 16 px wide beside 11-px digits, after a 14-px space: erased', () => {
+    // Kinnari's "฿" is 1.35-1.45 digits wide; its stroke reaches 3 px above and below the digits.
+    const px = Buffer.alloc(w * h, 255);
+    blocks(px, [
+      [4, 19, 7, 32],
+      [34, 44, 10, 29],
+      [47, 57, 10, 29],
+      [60, 63, 26, 29],
+      [66, 76, 10, 29],
+      [79, 89, 10, 29],
+    ]);
+    expect(eraseBahtSign(px, w, h)).toBe(true);
+    expect(px[20 * w + 10]).toBe(255);
+    expect(px[20 * w + 40]).toBe(0);
+  });
+  it('the same wide first glyph with no space after it (a sign merged with a digit) is left alone', () => {
+    const px = Buffer.alloc(w * h, 255);
+    blocks(px, [
+      [4, 19, 7, 32],
+      [22, 32, 10, 29],
+      [35, 45, 10, 29],
+      [48, 51, 26, 29],
+      [54, 64, 10, 29],
+      [67, 77, 10, 29],
+    ]);
+    expect(eraseBahtSign(px, w, h)).toBe(false);
+    expect(px[20 * w + 10]).toBe(0);
+  });
+});
+
+describe('a serif 0 whose hairlines fall lighter than the mid cut is one glyph (bbl "miscount")', () => {
+  const w = 40;
+  const h = 30;
+  const paint = (px: Buffer, x0: number, x1: number, y0: number, y1: number, v: number) => {
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) px[y * w + x] = v;
+  };
+  it('two thick sides joined by faint top and bottom hairlines, empty counter between: one run', () => {
+    const px = Buffer.alloc(w * h, 255);
+    paint(px, 10, 14, 5, 24, 0);
+    paint(px, 18, 22, 5, 24, 0);
+    // Hairlines at grey 150 (under the mid cut's 127.5 they are not: the column-run split the 0).
+    paint(px, 15, 17, 5, 6, 150);
+    paint(px, 15, 17, 23, 24, 150);
+    expect(glyphRuns(px, w, h)).toHaveLength(1);
+  });
+  it('two narrow digits touching only at the foot ("11" with serifs) stay two', () => {
+    const px = Buffer.alloc(w * h, 255);
+    paint(px, 10, 14, 5, 24, 0);
+    paint(px, 18, 22, 5, 24, 0);
+    paint(px, 15, 17, 23, 24, 150);
+    expect(glyphRuns(px, w, h)).toHaveLength(2);
+  });
+});
+
 describe('decodeAndRead in the decoder pool', () => {
   let pool: SlipDecoderPool;
   beforeAll(async () => {
@@ -129,6 +189,30 @@ describe('decodeAndRead in the decoder pool', () => {
       const printed = await r.printed;
       // Never a different amount: the bank's, or nothing concluded.
       expect([Math.round(amount * 100), null], transRef).toContain(printed?.amountSatang ?? null);
+    }
+  }, 60_000);
+
+  it("genuine dark slips read their amount, and an edit typed in the slip's own face is detected (issue 20: dark read 6%)", async () => {
+    // "฿ " before the number in Kinnari on near-black: the sign was left in, read as "B", and the
+    // first digit's confidence fell under the 0.8 the service concludes on.
+    for (const amount of [1000, 35, 12345.67, 7]) {
+      const g = await generateSlip({ layout: 'dark', amount });
+      const printed = await (await pool.decodeAndRead(g.image, { key: 'shop-d' })).printed;
+      expect(printed?.amountSatang, String(amount)).toBe(Math.round(amount * 100));
+      expect(printed!.confidence).toBeGreaterThanOrEqual(0.8);
+    }
+    // A slip-maker app's edit: 100.00 -> 1,100.00 typed in Kinnari itself, same colour and weight.
+    const edited = await generateSlip({ layout: 'dark', amount: 100, edit: 'add', editFace: 'same' });
+    const printed = await (await pool.decodeAndRead(edited.image, { key: 'shop-d' })).printed;
+    expect(printed).toMatchObject({ amountSatang: 110000, text: '1,100.00' });
+    expect(printed!.confidence).toBeGreaterThanOrEqual(0.8);
+  }, 60_000);
+
+  it('a turned bbl slip (bold serif 0s split at their hairlines) reads its amount', async () => {
+    for (const amount of [1000, 35, 250.5]) {
+      const g = await generateSlip({ layout: 'bbl', variant: 'rot7', amount });
+      const printed = await (await pool.decodeAndRead(g.image, { key: 'shop-e' })).printed;
+      expect(printed?.amountSatang, String(amount)).toBe(Math.round(amount * 100));
     }
   }, 60_000);
 

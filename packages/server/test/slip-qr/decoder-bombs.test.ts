@@ -188,6 +188,10 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     expect(a.ms).toBeLessThan(KILL_MS + 1500);
     const after = h.c.decoderHealth()!.pids;
     expect(after).toHaveLength(2);
+    // The replacement's start-up (tsx, sharp, zxing): its slot decodes nothing until it says ready.
+    const killedAt = performance.now();
+    while (h.c.decoderHealth()!.decoders < 2) await new Promise((r) => setTimeout(r, 10));
+    const restartMs = performance.now() - killedAt;
     expect(after.filter((p) => !before.includes(p))).toHaveLength(1); // one decoder replaced
     expect(before.filter((p) => !after.includes(p)).every((p) => !alive(p))).toBe(true); // and the old one is gone
     // A stopped decode is no verdict to keep: the same image is really checked again (and stopped again).
@@ -196,8 +200,10 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     expect(again.body.data?.id).not.toBe(a.body.data?.id);
 
     // Fairness with the kill: 4 bombs at once from one shop; the other shop waits for at most one
-    // of them (the bound of docs/benchmarks.md with the bomb as the slow image).
-    const bound = 2 * median(alone) + 3 * a.ms;
+    // of them (the bound of docs/benchmarks.md with the bomb as the slow image). A killed bomb's
+    // slot is also out while its replacement starts, so the slow image costs its kill plus that
+    // start-up (1-3 s on a loaded machine: without it the bound failed a loaded full run).
+    const bound = 2 * median(alone) + 3 * (a.ms + restartMs);
     const flooding = Promise.all([0, 1, 2, 3].map((i) => verify(bomber.auth, variantOf(bomb, i))));
     await new Promise((r) => setTimeout(r, 200));
     const during: Answer[] = [];
@@ -205,7 +211,10 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     const floodAnswers = await flooding;
     expect(during.map((d) => d.body.data?.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
     for (const d of during)
-      expect(d.ms, `alone median ${median(alone).toFixed(0)} ms, bomb ${a.ms.toFixed(0)} ms`).toBeLessThanOrEqual(bound);
+      expect(
+        d.ms,
+        `alone median ${median(alone).toFixed(0)} ms, bomb ${a.ms.toFixed(0)} ms, restart ${restartMs.toFixed(0)} ms`,
+      ).toBeLessThanOrEqual(bound);
     for (const f of floodAnswers) expect([f.status, f.body.data?.errorCode]).toEqual([200, 'UNREADABLE_IMAGE']);
     expect(await used(h, bomber.shop.id)).toBe(0);
     expect(await used(h, payer.shop.id)).toBe(9);

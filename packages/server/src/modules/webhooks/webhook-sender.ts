@@ -86,9 +86,13 @@ export function createWebhookSender(opts: { timeoutMs: number; allowPrivate: boo
         return done({ statusCode: code, retryAfterMs, gone: code === 410, error: `HTTP ${code}` });
       } catch (e) {
         if (input.signal?.aborted) return done({ error: 'aborted: worker stopped' });
-        if (timeout.aborted) return done({ error: `timeout after ${opts.timeoutMs} ms` });
         const err = e as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
         const code = err.code ?? err.cause?.code;
+        // undici's own headers/body timers run with the same limit as the abort timer, and either may
+        // fire first: one timeout, one message for the owner (the deliveries screen showed
+        // "UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error" when undici's came first).
+        if (timeout.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+          return done({ error: `timeout after ${opts.timeoutMs} ms` });
         const msg = err.cause?.message ?? err.message;
         return done({ error: `${code ? `${code}: ` : ''}${msg}`.slice(0, 500) });
       }

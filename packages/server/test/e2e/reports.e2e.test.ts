@@ -198,8 +198,10 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
       await search(lang, { amountMin: '99.75', amountMax: '1250.50' });
       const inRange = made.filter((m) => m.recordSatang !== null && m.recordSatang >= 9_975 && m.recordSatang <= 125_050);
       expect(inRange.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'AMOUNT_MISMATCH']);
+      // Polled like the clientRef search above: the list's items can be counted before every row
+      // carries its reference (a full run read one of three).
       await expect.poll(async () => await page.locator('main .tx-list li').count()).toBe(inRange.length);
-      expect(await listRefs()).toEqual(inRange.map((m) => m.transRef).sort());
+      await expect.poll(listRefs).toEqual(inRange.map((m) => m.transRef).sort());
       await page.screenshot({ path: path.join(SHOTS, `reports-transactions-range-${lang}-360.png`), fullPage: true });
       await atWidth(390);
       await expectNoOverflow(`transactions amount range ${lang}`);

@@ -183,6 +183,16 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       readyWaiters = [];
       for (const w of waiters) w.resolve();
     }
+    holdStarting();
+  }
+
+  /**
+   * A caller awaiting ready() holds the starting decoders, as a caller awaiting a job holds its
+   * decoder: otherwise a CLI that awaits ready() before its first job has nothing keeping its event
+   * loop alive and Node exits 13 mid-await (`slipcheck decode` and `read` printed nothing).
+   */
+  function holdStarting(): void {
+    for (const s of slots) if (!s.job && !s.exited) hold(s, readyWaiters.length > 0 && !s.ready);
   }
 
   /** Idle decoders never hold the process open (an unclosed pool in a CLI or test). */
@@ -226,7 +236,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       }
     const slot: Slot = { child, ready: false };
     slots.push(slot);
-    hold(slot, false);
+    hold(slot, readyWaiters.length > 0);
     child.on('message', (msg: WorkerResponse) => {
       if ('ready' in msg) {
         slot.ready = true;
@@ -471,6 +481,8 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
           (s) =>
             new Promise<void>((resolve) => {
               if (s.exited || s.child.exitCode !== null || s.child.signalCode !== null) return resolve();
+              // Held until it exits: close() awaited on idle (unref'd) decoders alone let Node exit 13.
+              s.child.ref();
               s.child.once('exit', () => resolve());
               s.child.kill('SIGKILL');
             }),

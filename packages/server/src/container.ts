@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createServiceLogger } from './http/service-logger.js';
@@ -8,6 +5,7 @@ import type { Config } from './config.js';
 import { openDatabase, type DbHandle } from './db/db.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { readOrCreateDevSecret } from './lib/dev-secret.js';
 import { createMemoryRateLimiter, createRedisRateLimiter, type RateLimiter } from './lib/rate-limiter.js';
 import { createMemoryBus, type ResultsBus } from './lib/results-bus.js';
 import { createRedisBus } from './lib/results-bus-redis.js';
@@ -81,11 +79,7 @@ export interface ContainerOverrides {
  * readable; production must set SECRET_KEY (config refuses to start without it).
  */
 function masterSecret(config: Config): string {
-  if (config.SECRET_KEY) return config.SECRET_KEY;
-  const file = path.join(config.DATA_DIR, 'dev-secret.key');
-  fs.mkdirSync(config.DATA_DIR, { recursive: true });
-  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
-  return fs.readFileSync(file, 'utf8').trim();
+  return config.SECRET_KEY || readOrCreateDevSecret(config.DATA_DIR);
 }
 
 /** Composition root: one place builds the graph, so the HTTP app, the worker and the CLI share it. */

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, type ExpectStatic } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { SCHEDULED_JOB, slotOf } from '../../src/outbox/outbox-schedule.js';
@@ -91,7 +91,7 @@ const logLines = (w: Worker): LogLine[] =>
  * Two worker processes on one database, with an "hour" of SLOT_MS: both look at every slot and try to
  * queue it, one insert wins (the outbox's unique dedupe key), and each task runs exactly once per slot.
  */
-async function twoWorkersOnOneDatabase(env: Record<string, string>, db: ReturnType<typeof openDatabase>['db']) {
+async function twoWorkersOnOneDatabase(expect: ExpectStatic, env: Record<string, string>, db: ReturnType<typeof openDatabase>['db']) {
   const workers = [startWorker(env), startWorker(env)];
   try {
     await Promise.all(workers.map((w) => w.started));
@@ -137,24 +137,30 @@ async function twoWorkersOnOneDatabase(env: Record<string, string>, db: ReturnTy
   }
 }
 
-describe('scheduled tasks run once per slot across two worker processes', () => {
+// The two stores run at the same time (describe.concurrent): each test mostly sleeps through its slots while
+// its idle workers poll, so running them one after the other only doubled the file's wall time.
+describe.concurrent('scheduled tasks run once per slot across two worker processes', () => {
   const cleanup: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const fn of cleanup.reverse()) await fn().catch(() => undefined);
   });
 
-  it('on a shared SQLite file', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-schedule-'));
-    cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const handle = openDatabase({ dataDir });
-    cleanup.push(() => handle.close());
-    await migrateToLatest(handle.db); // before the workers, so they do not race to create the file's tables
-    await twoWorkersOnOneDatabase({ DATA_DIR: dataDir }, handle.db);
-  }, 90_000);
+  it.concurrent(
+    'on a shared SQLite file',
+    async ({ expect }) => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-schedule-'));
+      cleanup.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+      const handle = openDatabase({ dataDir });
+      cleanup.push(() => handle.close());
+      await migrateToLatest(handle.db); // before the workers, so they do not race to create the file's tables
+      await twoWorkersOnOneDatabase(expect, { DATA_DIR: dataDir }, handle.db);
+    },
+    90_000,
+  );
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
     'on a PostgreSQL database of the test’s own',
-    async () => {
+    async ({ expect }) => {
       const own = await createOwnDatabase(process.env.TEST_DATABASE_URL!);
       cleanup.push(() => own.drop());
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-schedule-'));
@@ -162,7 +168,7 @@ describe('scheduled tasks run once per slot across two worker processes', () => 
       const handle = openDatabase({ databaseUrl: own.url, dataDir });
       cleanup.push(() => handle.close());
       await migrateToLatest(handle.db);
-      await twoWorkersOnOneDatabase({ DATA_DIR: dataDir, DATABASE_URL: own.url }, handle.db);
+      await twoWorkersOnOneDatabase(expect, { DATA_DIR: dataDir, DATABASE_URL: own.url }, handle.db);
     },
     90_000,
   );

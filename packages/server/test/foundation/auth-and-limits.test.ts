@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { fixedClock } from '../../src/lib/clock.js';
 import { createMemoryRateLimiter } from '../../src/lib/rate-limiter.js';
 import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 
@@ -47,12 +46,7 @@ for (const kind of DB_KINDS) {
       expect(ok.json().data.apiKey.scopes).toEqual(['verify', 'read']);
     });
 
-    it('keys are stored only as hashes', async () => {
-      const s = await seedShop(h);
-      const rows = await h.c.db.selectFrom('api_keys').selectAll().execute();
-      expect(JSON.stringify(rows)).not.toContain(s.key);
-      expect(JSON.stringify(await h.c.db.selectFrom('audit_log').selectAll().execute())).not.toContain(s.key);
-    });
+    // Keys stored only as hashes: test/services/api-keys.test.ts.
 
     it.each([
       ['verify', 'GET', '/api/v1/quota', 'read'],
@@ -152,24 +146,5 @@ for (const kind of DB_KINDS) {
       expect((await h.app.inject({ url: '/api/v1/docs' })).statusCode).toBeLessThan(400);
     });
   });
-
-  describe.skipIf(pgMissing(kind))(`monthly period in Asia/Bangkok [${kind}]${skipNote(kind)}`, () => {
-    it('counts per period and starts the new month at zero at Bangkok midnight', async () => {
-      const clock = fixedClock('2026-11-30T16:58:00Z'); // 23:58 in Bangkok
-      const h = await createHarness(kind, {}, { clock });
-      try {
-        const s = await seedShop(h);
-        await h.c.quota.adjust(s.shop.id, { used: 7 }, 'test');
-        let q = (await h.app.inject({ url: '/api/v1/quota', headers: s.auth })).json().data;
-        expect(q).toMatchObject({ used: 7, periodMonth: '2026-11', daysUntilReset: 1 });
-        clock.advance(3 * 60_000); // 00:01 on 1 December in Bangkok, still 30 November in UTC
-        const r = await h.app.inject({ url: '/api/v1/quota', headers: s.auth });
-        q = r.json().data;
-        expect(q).toMatchObject({ used: 0, remaining: 500, periodMonth: '2026-12', daysUntilReset: 31 });
-        expect(r.headers['x-service-quota-reset-days']).toBe('31');
-      } finally {
-        await h.close();
-      }
-    });
-  });
+  // The monthly period in Asia/Bangkok (a new month at Bangkok midnight) is a quota service rule: test/services/quota.test.ts.
 }

@@ -84,16 +84,27 @@ async function migrateOwnSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-export interface Harness {
+/**
+ * The service tier's harness (test/services/): the container, with every service and a real database,
+ * and no HTTP app. `createHarness` adds the Fastify app on top of the same setup.
+ */
+export interface ServiceHarness {
   kind: DbKind;
   config: Config;
   c: Container;
-  app: FastifyInstance;
   dataDir: string;
   close(): Promise<void>;
 }
 
-export async function createHarness(kind: DbKind, env: Record<string, string> = {}, overrides: ContainerOverrides = {}): Promise<Harness> {
+export interface Harness extends ServiceHarness {
+  app: FastifyInstance;
+}
+
+export async function createServiceHarness(
+  kind: DbKind,
+  env: Record<string, string> = {},
+  overrides: ContainerOverrides = {},
+): Promise<ServiceHarness> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -126,16 +137,12 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
     // The schema stays until the next run's global setup drops it (see pg-global-setup.ts).
   }
   const c = await createContainer(config, { ...overrides, dbHandle, migrationSchema });
-  const app = await buildApp(c, { logger: false });
-  await app.ready();
   return {
     kind,
     config,
     c,
-    app,
     dataDir,
     async close() {
-      await app.close();
       await c.close();
       if (dbHandle && !overrides.dbHandle) await dbHandle.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -143,9 +150,23 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
   };
 }
 
+export async function createHarness(kind: DbKind, env: Record<string, string> = {}, overrides: ContainerOverrides = {}): Promise<Harness> {
+  const s = await createServiceHarness(kind, env, overrides);
+  const app = await buildApp(s.c, { logger: false });
+  await app.ready();
+  return {
+    ...s,
+    app,
+    async close() {
+      await app.close();
+      await s.close();
+    },
+  };
+}
+
 /** A shop on a paid plan with a payee account and a live key with every scope: the common starting point. */
 export async function seedShop(
-  h: Harness,
+  h: ServiceHarness,
   opts: { plan?: string; scopes?: string; env?: 'live' | 'test'; payee?: boolean; name?: string } = {},
 ) {
   const shop = await h.c.shops.create({ name: opts.name ?? 'ร้านกาแฟ Test', planCode: opts.plan ?? 'STARTER' }, 'test');

@@ -1,5 +1,5 @@
 import { newId } from '../../src/lib/ids.js';
-import type { Harness } from './harness.js';
+import type { ServiceHarness } from './harness.js';
 
 import type { OutboxTable, TransactionsTable } from '../../src/db/db-schema.js';
 
@@ -59,7 +59,7 @@ export function transactionRow(shopId: string, at: Date, status = 'SUCCESS', ext
 }
 
 /** Stores a result of the shop (see transactionRow); returns its id. */
-export async function seedTx(h: Harness, shopId: string, at: Date, status: string, extra: Record<string, unknown> = {}) {
+export async function seedTx(h: ServiceHarness, shopId: string, at: Date, status: string, extra: Record<string, unknown> = {}) {
   const row = transactionRow(shopId, at, status, extra as Partial<TransactionsTable>);
   await h.c.db.insertInto('transactions').values(row).execute();
   return row.id;

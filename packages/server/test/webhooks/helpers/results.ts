@@ -1,11 +1,11 @@
-import type { Harness } from '../../helpers/harness.js';
+import type { ServiceHarness } from '../../helpers/harness.js';
 import { newId } from '../../../src/lib/ids.js';
 import { RESULT_CREATED_JOB } from '../../../src/modules/verification/verification-jobs.js';
 import { enqueueOutbox } from '../../../src/outbox/outbox-repo.js';
 
 /** A new verification result without the verify pipeline: the transaction row and its outbox job in one transaction. */
 export async function insertResult(
-  h: Harness,
+  h: ServiceHarness,
   shopId: string,
   o: { status?: string; amount?: number; clientRef?: string | null; source?: string } = {},
 ) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { defineOutboxJob } from '../../src/outbox/outbox-registry.js';
-import { createHarness, DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
+import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, skipNote } from '../helpers/harness.js';
 import { enqueueOutbox } from '../../src/outbox/outbox-repo.js';
 import { createOutboxWorker, type OutboxHandler } from '../../src/outbox/outbox-worker.js';
 import { until } from '../webhooks/helpers/receiver.js';
@@ -30,9 +30,9 @@ for (const k of ['t.a', 't.other', 't.fail', 't.lease', 't.poison', 't.hang', 't
 
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`outbox worker (${kind})${skipNote(kind)}`, () => {
-    let h: Harness;
+    let h: ServiceHarness;
     beforeAll(async () => {
-      h = await createHarness(kind);
+      h = await createServiceHarness(kind);
     });
     afterAll(async () => {
       await h.close();

@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '@slipcheck/sdk';
-import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { createOutboxWorker, type OutboxWorker } from '../../src/outbox/outbox-worker.js';
-import { startReceiver, until, type Receiver, type Received } from './helpers/receiver.js';
-import { insertResult } from './helpers/results.js';
+import { startReceiver, until, type Receiver, type Received } from '../webhooks/helpers/receiver.js';
+import { insertResult } from '../webhooks/helpers/results.js';
 
 /** Independent of the SDK: recompute v1 from the raw body and compare. */
 function independentlyValid(r: Received, secret: string): boolean {
@@ -16,12 +16,12 @@ function independentlyValid(r: Received, secret: string): boolean {
 
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`webhook delivery (${kind})${skipNote(kind)}`, () => {
-    let h: Harness;
+    let h: ServiceHarness;
     let rx: Receiver;
     let worker: OutboxWorker | null = null;
 
     beforeAll(async () => {
-      h = await createHarness(kind, { WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0', WEBHOOK_TIMEOUT_MS: '1500' });
+      h = await createServiceHarness(kind, { WEBHOOK_RETRY_SCHEDULE: '0,0,0,0,0', WEBHOOK_TIMEOUT_MS: '1500' });
       rx = await startReceiver();
     });
     afterAll(async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymizeCutoff } from '../../src/modules/housekeeping/housekeeping-service.js';
 import { summarySettingsOf } from '../../src/modules/reports/reports-summary.js';
 import { mergeSettings, settingsOf, type ShopSettings } from '../../src/modules/shops/shop-settings.js';
-import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 
 const DEFAULTS: ShopSettings = {
   notifications: { email: true, staleSlipAlerts: true },
@@ -83,9 +83,9 @@ describe('settingsOf', () => {
 
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`shop settings stored and read [${kind}]${skipNote(kind)}`, () => {
-    let h: Harness;
+    let h: ServiceHarness;
     beforeAll(async () => {
-      h = await createHarness(kind);
+      h = await createServiceHarness(kind);
     });
     afterAll(async () => h.close());
 

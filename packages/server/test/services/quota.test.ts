@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/lib/clock.js';
+import { createServiceHarness, DB_KINDS, pgMissing, seedShop, skipNote, type ServiceHarness } from '../helpers/harness.js';
+
+// The quota service on a real database, without HTTP: periods in Asia/Bangkok, the live pool's hard
+// limit and the test keys' own cap. The HTTP shape of the quota (the resource, its four headers) is
+// test/foundation/read-endpoints.test.ts.
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`quota periods and pools [${kind}]${skipNote(kind)}`, () => {
+    const clock = fixedClock('2026-11-30T16:58:00Z'); // 23:58 in Bangkok
+    let h: ServiceHarness;
+    beforeAll(async () => {
+      h = await createServiceHarness(kind, { TEST_QUOTA_LIMIT: '2' }, { clock });
+    });
+    afterAll(async () => h.close());
+
+    const shopAndPlan = async (s: Awaited<ReturnType<typeof seedShop>>) => {
+      const shop = await h.c.shops.get(s.shop.id);
+      return { shop, plan: await h.c.plans.get(shop.planCode) };
+    };
+    const usedIn = async (shopId: string, period: string) =>
+      (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).where('period', '=', period).executeTakeFirst())
+        ?.used;
+
+    // Moved from test/foundation/auth-and-limits.test.ts (it started a whole app with its own clock).
+    it('counts per period and starts the new month at zero at Bangkok midnight', async () => {
+      const s = await seedShop(h);
+      const { shop, plan } = await shopAndPlan(s);
+      await h.c.quota.adjust(s.shop.id, { used: 7 }, 'test');
+      expect(await h.c.quota.snapshot(shop, plan)).toMatchObject({ used: 7, periodMonth: '2026-11', daysUntilReset: 1 });
+      clock.advance(3 * 60_000); // 00:01 on 1 December in Bangkok, still 30 November in UTC
+      expect(await h.c.quota.snapshot(shop, plan)).toMatchObject({ used: 0, remaining: 500, periodMonth: '2026-12', daysUntilReset: 31 });
+      // A unit taken now counts in December; November keeps its 7.
+      expect(await h.c.quota.reserve(shop, plan, 'live')).toMatchObject({ shopId: s.shop.id, period: '2026-12', pool: 'live', used: 1 });
+      expect(await usedIn(s.shop.id, '2026-11')).toBe(7);
+      expect(await usedIn(s.shop.id, '2026-12')).toBe(1);
+    });
+
+    it('the live pool stops at the plan limit plus its free buffer with QUOTA_EXCEEDED, and a unit given back can be taken again', async () => {
+      const s = await seedShop(h); // STARTER: 500 a month and a free buffer of 10, no overage
+      const { shop, plan } = await shopAndPlan(s);
+      await h.c.quota.adjust(s.shop.id, { used: 509 }, 'test');
+      const last = await h.c.quota.reserve(shop, plan, 'live');
+      expect(last.used).toBe(510);
+      await expect(h.c.quota.reserve(shop, plan, 'live')).rejects.toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        statusCode: 402,
+        extra: { reason: 'MONTHLY_QUOTA', quota: { used: 510, limit: 500, remaining: 0 } },
+      });
+      await h.c.db.transaction().execute((trx) => h.c.quota.releaseIn(trx, last));
+      expect(await h.c.quota.reserve(shop, plan, 'live')).toMatchObject({ used: 510 });
+      expect((await h.c.quota.snapshot(shop, plan)).overage).toBe(0); // the free buffer is not overage
+    });
+
+    it('test keys draw on their own cap (TEST_QUOTA_LIMIT) and never on the live pool', async () => {
+      const s = await seedShop(h);
+      const { shop, plan } = await shopAndPlan(s);
+      const first = await h.c.quota.reserve(shop, plan, 'test');
+      expect(first).toMatchObject({ pool: 'test' });
+      await h.c.quota.reserve(shop, plan, 'test');
+      await expect(h.c.quota.reserve(shop, plan, 'test')).rejects.toMatchObject({
+        code: 'TEST_QUOTA_EXCEEDED',
+        statusCode: 402,
+        extra: { reason: 'TEST_CAP', quota: { used: 2, limit: 2, remaining: 0 } },
+      });
+      expect(await h.c.quota.testSnapshot(s.shop.id)).toEqual({ used: 2, limit: 2, remaining: 0 });
+      expect((await h.c.quota.snapshot(shop, plan)).used).toBe(0);
+      await h.c.db.transaction().execute((trx) => h.c.quota.releaseIn(trx, first));
+      expect(await h.c.quota.testSnapshot(s.shop.id)).toEqual({ used: 1, limit: 2, remaining: 1 });
+    });
+  });
+}

@@ -60,30 +60,37 @@ const insertClaimQuery = preparedRowQuery((db: Db, row: ImageClaimsTable) =>
     .returning('image_hash'),
 );
 
+/**
+ * The writes of a check in flight (mark, renew, complete, release) touch its claim only while it is
+ * still theirs: this key, their token, no record yet. Kysely's update and delete builders share
+ * WhereInterface; each where() answers the same builder.
+ */
+const ownInFlight = <Q extends WhereInterface<Database, 'image_claims'>>(q: Q, k: ClaimKey): Q =>
+  q
+    .where('shop_id', '=', k.shopId)
+    .where('scope', '=', k.scope)
+    .where('image_hash', '=', k.hash)
+    .where('owner', '=', k.token)
+    .where('transaction_id', 'is', null) as Q;
+
 /** Ties an in-flight claim to its record (every new record's transaction): answers the claim when it was still ours. */
 const completeQuery = preparedQuery((db: Db, transactionId: string, shopId: string, scope: string, hash: string, token: string) =>
-  db
-    .updateTable('image_claims')
-    .set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null })
-    .where('shop_id', '=', shopId)
-    .where('scope', '=', scope)
-    .where('image_hash', '=', hash)
-    .where('owner', '=', token)
-    .where('transaction_id', 'is', null)
-    .returning('image_hash'),
+  ownInFlight(db.updateTable('image_claims').set({ transaction_id: transactionId, reserved_pool: null, reserved_period: null }), {
+    shopId,
+    scope,
+    hash,
+    token,
+  }).returning('image_hash'),
 );
 
 /** Notes the unit an in-flight claim holds (every reserve's transaction). */
 const markQuery = preparedQuery((db: Db, pool: string, period: string, shopId: string, scope: string, hash: string, token: string) =>
-  db
-    .updateTable('image_claims')
-    .set({ reserved_pool: pool, reserved_period: period })
-    .where('shop_id', '=', shopId)
-    .where('scope', '=', scope)
-    .where('image_hash', '=', hash)
-    .where('owner', '=', token)
-    .where('transaction_id', 'is', null)
-    .returning('image_hash'),
+  ownInFlight(db.updateTable('image_claims').set({ reserved_pool: pool, reserved_period: period }), {
+    shopId,
+    scope,
+    hash,
+    token,
+  }).returning('image_hash'),
 );
 
 const reservationOf = (pool: string | null, period: string | null): ClaimReservation | null =>
@@ -99,9 +106,6 @@ export function createImageClaims(deps: {
 }) {
   const { db, now, leaseMs } = deps;
   const leaseFrom = (t: Date) => new Date(t.getTime() + leaseMs).toISOString();
-  // Kysely's update and delete builders share WhereInterface; each where() answers the same builder.
-  const keyed = <Q extends WhereInterface<Database, 'image_claims'>>(q: Q, k: ClaimKey): Q =>
-    q.where('shop_id', '=', k.shopId).where('scope', '=', k.scope).where('image_hash', '=', k.hash).where('owner', '=', k.token) as Q;
 
   async function tryInsert(shopId: string, scope: string, hash: string, t: Date, token: string): Promise<boolean> {
     const inserted = await insertClaimQuery(db, {
@@ -169,8 +173,7 @@ export function createImageClaims(deps: {
     keepAlive(k: ClaimKey): () => void {
       const timer = setInterval(
         () => {
-          void keyed(db.updateTable('image_claims').set({ lease_until: leaseFrom(now()) }), k)
-            .where('transaction_id', 'is', null)
+          void ownInFlight(db.updateTable('image_claims').set({ lease_until: leaseFrom(now()) }), k)
             .execute()
             .catch(() => undefined);
         },
@@ -193,10 +196,7 @@ export function createImageClaims(deps: {
      * or `false` when the claim is no longer ours.
      */
     async release(trx: Db, k: ClaimKey): Promise<ClaimReservation | null | false> {
-      const r = await keyed(trx.deleteFrom('image_claims'), k)
-        .where('transaction_id', 'is', null)
-        .returning(['reserved_pool', 'reserved_period'])
-        .executeTakeFirst();
+      const r = await ownInFlight(trx.deleteFrom('image_claims'), k).returning(['reserved_pool', 'reserved_period']).executeTakeFirst();
       return r ? reservationOf(r.reserved_pool, r.reserved_period) : false;
     },
     /** In-flight claims whose owner stopped renewing its lease (a dead node), oldest first. */

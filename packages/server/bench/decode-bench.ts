@@ -10,6 +10,7 @@ import { readBarcodes } from 'zxing-wasm/reader';
 import { decodeSlipImage, parseSlipPayload } from '../src/modules/slip-qr/index.js';
 import { loadZXing } from '../src/modules/slip-qr/slip-qr-zxing.js';
 import { buildNonSlipCorpus, buildSlipCorpus, corpusShape, ORIGINAL_VARIANTS, type CorpusImage } from './slip-corpus.js';
+import { quantile } from './quantile.js';
 
 // jsqr is a CJS bundle whose default export arrives wrapped under some loaders.
 type JsQR = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
@@ -87,12 +88,6 @@ export interface BenchReport {
   loadAfter: number[];
   cores: number;
   seconds: number;
-}
-
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }
 
 function firstSlip(texts: Iterable<string>): string | null {

@@ -8,6 +8,7 @@ import { loadConfig } from '../src/config.js';
 import { createContainer } from '../src/container.js';
 import { buildApp } from '../src/http/app.js';
 import { phoneSlips } from './bench-slips.js';
+import { quantile } from './quantile.js';
 
 /**
  * Decoder fairness: one shop floods POST /api/v1/verify with 40 slow images at once (blank 12 MP
@@ -20,10 +21,7 @@ export interface FairnessReport {
   notes: string[];
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
+const pct = (xs: number[], p: number) => quantile(xs, p / 100);
 
 export async function runFairnessBench(opts: { flood?: number; checks?: number } = {}): Promise<FairnessReport> {
   const floodSize = opts.flood ?? 40;

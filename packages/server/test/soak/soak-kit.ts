@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { FakeLinePlatform } from '../line/fake-line-platform.js';
+import { quantile } from '../../bench/quantile.js';
 
 export interface FaultActions {
   restart(which: 'node' | 'worker'): Promise<void>;
@@ -44,11 +45,8 @@ export interface Sample {
   duringFault: boolean;
 }
 
-export const percentile = (xs: number[], p: number) => {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!);
-};
+/** The benches' quantile (bench/quantile.ts) in whole milliseconds, p in percent; 0 for no sample. */
+export const percentile = (xs: number[], p: number) => (xs.length ? Math.round(quantile(xs, p / 100)) : 0);
 
 /**
  * Times every request of the mix and remembers whether a fault overlapped it: one that was under way

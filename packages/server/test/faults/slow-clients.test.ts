@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { sleep } from './fault-kit.js';
@@ -51,7 +51,9 @@ function exchange(port: number, head: string, body: Buffer, chunks: number, ever
 const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
 const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
 
-describe('slow clients', () => {
+// The cases run at the same time (describe.concurrent) on one server, each on its own socket and shop:
+// every one of them waits on the clock (the drips and the timeouts), about 12 s one after the other.
+describe.concurrent('slow clients', () => {
   let h: Harness;
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let port: number;
@@ -77,7 +79,7 @@ describe('slow clients', () => {
       .map(([k, v]) => `${k}: ${v}\r\n`)
       .join('')}\r\n`;
 
-  const expectCutOff = (x: Exchange, total: number, path: string) => {
+  const expectCutOff = (expect: ExpectStatic, x: Exchange, total: number, path: string) => {
     // Closed by the server long before the body could have been sent at this pace, and not before the bound.
     expect(x.sentBodyBytes).toBeLessThan(total);
     expect(x.closedAt - x.startedAt).toBeGreaterThanOrEqual(REQUEST_MS - 50);
@@ -85,7 +87,7 @@ describe('slow clients', () => {
     expect(bodyOf(x.answer)).toMatchObject({ success: false, statusCode: 408, code: 'REQUEST_TIMEOUT', error: 'Request Timeout', path });
   };
 
-  it('POST /api/v1/verify: headers, then a byte every so often, is answered 408 and closed', async () => {
+  it('POST /api/v1/verify: headers, then a byte every so often, is answered 408 and closed', async ({ expect }) => {
     const body = Buffer.alloc(1000, 1);
     const x = await exchange(
       port,
@@ -94,12 +96,12 @@ describe('slow clients', () => {
       body.length,
       300,
     );
-    expectCutOff(x, body.length, '/api/v1/verify');
+    expectCutOff(expect, x, body.length, '/api/v1/verify');
     const used = await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shop.shop.id).executeTakeFirst();
     expect(used?.used ?? 0).toBe(0);
   });
 
-  it('POST /api/dashboard/auth/login (no auth needed): the same drip is answered 408 and closed', async () => {
+  it('POST /api/dashboard/auth/login (no auth needed): the same drip is answered 408 and closed', async ({ expect }) => {
     const body = Buffer.from(JSON.stringify({ email: 'nobody@example.com', password: 'x'.repeat(40) }));
     const x = await exchange(
       port,
@@ -108,10 +110,10 @@ describe('slow clients', () => {
       body.length,
       300,
     );
-    expectCutOff(x, body.length, '/api/dashboard/auth/login');
+    expectCutOff(expect, x, body.length, '/api/dashboard/auth/login');
   });
 
-  it('headers dripped a byte at a time are cut off by the headers timeout', async () => {
+  it('headers dripped a byte at a time are cut off by the headers timeout', async ({ expect }) => {
     const x = await new Promise<{ answer: string; sent: number; total: number }>((resolve) => {
       const text = head('/api/dashboard/auth/login', { 'content-type': 'application/json', 'x-filler': 'a'.repeat(200) }, 2);
       const sock = net.connect(port, '127.0.0.1');
@@ -134,13 +136,14 @@ describe('slow clients', () => {
     expect(bodyOf(x.answer)).toMatchObject({ success: false, code: 'REQUEST_TIMEOUT' });
   });
 
-  it('a steady slow upload that fits in the request timeout is checked (a slip over a slow phone link)', async () => {
+  it('a steady slow upload that fits in the request timeout is checked (a slip over a slow phone link)', async ({ expect }) => {
+    const own = await seedShop(h); // its charged unit stays off the shop whose drip must charge nothing
     const t = await bank.register();
     const img = await bank.slip(t.transRef);
     // 12 pieces over ~40% of the request timeout: the 10 MiB-at-1-Mbit/s case is ~70% of the 120 s default.
     const x = await exchange(
       port,
-      head('/api/v1/verify', { ...shop.auth, 'content-type': 'application/octet-stream' }, img.length),
+      head('/api/v1/verify', { ...own.auth, 'content-type': 'application/octet-stream' }, img.length),
       img,
       12,
       Math.floor((REQUEST_MS * 0.4) / 12),
@@ -150,7 +153,7 @@ describe('slow clients', () => {
     expect(bodyOf(x.answer)).toMatchObject({ success: true, data: { status: 'SUCCESS' } });
   });
 
-  it('a slow login within the bound gets its ordinary answer, not 408', async () => {
+  it('a slow login within the bound gets its ordinary answer, not 408', async ({ expect }) => {
     const body = Buffer.from(JSON.stringify({ email: 'nobody@example.com', password: 'x'.repeat(40) }));
     const x = await exchange(
       port,

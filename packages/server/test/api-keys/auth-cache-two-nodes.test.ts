@@ -4,7 +4,7 @@
 // returned, whatever that node had in memory. Each case first shows the other node answering from
 // its cache, so the second node really held the old answer when the change was made.
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it, type ExpectStatic } from 'vitest';
 import { openDatabase } from '../../src/db/db.js';
 import { AUTH_CACHE_MAX_MS } from '../../src/modules/api-keys/api-key-service.js';
 import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
@@ -21,7 +21,9 @@ async function oneSecondAfter(since: number) {
 }
 
 for (const kind of DB_KINDS) {
-  describe.skipIf(pgMissing(kind))(`API key changes reach every node within one second [${kind}]${skipNote(kind)}`, () => {
+  // The cases run at the same time (describe.concurrent), each on a shop and key of its own: each
+  // waits out the one-second cache on node B, five seconds one after the other.
+  describe.skipIf(pgMissing(kind)).concurrent(`API key changes reach every node within one second [${kind}]${skipNote(kind)}`, () => {
     let a: Harness;
     let b: Harness;
     let handle: ReturnType<typeof openDatabase>;
@@ -45,6 +47,7 @@ for (const kind of DB_KINDS) {
 
     /** Both nodes answer `key`; then `change` runs on node A; A refuses at once, B by one second after. */
     async function expectEverywhereWithinOneSecond(
+      expect: ExpectStatic,
       key: string,
       change: () => Promise<unknown>,
       refused: (x: Awaited<ReturnType<typeof quota>>) => void,
@@ -63,19 +66,21 @@ for (const kind of DB_KINDS) {
       refused(await quota(b, key));
     }
 
-    it('a revoked key: 401 on both nodes within one second', async () => {
+    it('a revoked key: 401 on both nodes within one second', async ({ expect }) => {
       const s = await seedShop(a);
       await expectEverywhereWithinOneSecond(
+        expect,
         s.key,
         () => a.c.apiKeys.revoke(s.keyId, 'test'),
         (x) => expect(x.status).toBe(401),
       );
     });
 
-    it('a rotated key: the old one 401 on both nodes within one second, the new one works on both', async () => {
+    it('a rotated key: the old one 401 on both nodes within one second, the new one works on both', async ({ expect }) => {
       const s = await seedShop(a);
       let fresh = '';
       await expectEverywhereWithinOneSecond(
+        expect,
         s.key,
         async () => {
           fresh = (await a.c.apiKeys.rotate(s.keyId, 'test')).key;
@@ -86,16 +91,17 @@ for (const kind of DB_KINDS) {
       expect((await quota(b, fresh)).status).toBe(200);
     });
 
-    it('a suspended shop: 403 SHOP_SUSPENDED on both nodes within one second', async () => {
+    it('a suspended shop: 403 SHOP_SUSPENDED on both nodes within one second', async ({ expect }) => {
       const s = await seedShop(a);
       await expectEverywhereWithinOneSecond(
+        expect,
         s.key,
         () => a.c.shops.setState(s.shop.id, 'suspended', 'test'),
         (x) => expect(x).toMatchObject({ status: 403, body: { code: 'SHOP_SUSPENDED' } }),
       );
     });
 
-    it("a plan change: the new plan's limit, then a plan without API access, on both nodes within one second", async () => {
+    it("a plan change: the new plan's limit, then a plan without API access, on both nodes within one second", async ({ expect }) => {
       const s = await seedShop(a, { plan: 'STARTER' });
       const starter = (await a.c.plans.get('STARTER')).monthlyLimit;
       const business = (await a.c.plans.get('BUSINESS')).monthlyLimit;
@@ -108,13 +114,14 @@ for (const kind of DB_KINDS) {
       expect((await quota(b, s.key)).body.data?.limit).toBe(business);
 
       await expectEverywhereWithinOneSecond(
+        expect,
         s.key,
         () => a.c.shops.setPlan(s.shop.id, 'TRIAL', 'test'),
         (x) => expect(x).toMatchObject({ status: 403, body: { code: 'PLAN_API_ACCESS_REQUIRED' } }),
       );
     });
 
-    it('a change made without the service (another process writing the row) also shows within one second', async () => {
+    it('a change made without the service (another process writing the row) also shows within one second', async ({ expect }) => {
       const s = await seedShop(a);
       expect((await quota(a, s.key)).status).toBe(200);
       expect((await quota(b, s.key)).status).toBe(200);

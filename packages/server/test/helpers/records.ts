@@ -64,3 +64,9 @@ export async function seedTx(h: ServiceHarness, shopId: string, at: Date, status
   await h.c.db.insertInto('transactions').values(row).execute();
   return row.id;
 }
+
+/** The owner alerts queued for a shop (outbox `owner.alert` payloads), oldest first as stored. */
+export const outboxAlerts = async (h: ServiceHarness, shopId: string) =>
+  (await h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'owner.alert').where('shop_id', '=', shopId).execute()).map((r) =>
+    JSON.parse(r.payload),
+  );

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/lib/clock.js';
+import { newId } from '../../src/lib/ids.js';
+import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { outboxAlerts, seedTx } from '../helpers/records.js';
+
+const NOW = '2026-11-21T06:00:00.000Z';
+
+/** A live SUCCESS with personal fields, checked at `createdAt`. */
+const addTx = (h: ServiceHarness, shopId: string, createdAt: string) =>
+  seedTx(h, shopId, new Date(createdAt), 'SUCCESS', {
+    amount_satang: 100,
+    sender_name: 'นาย สมชาย ใจดี',
+    client_ref: 'order-9',
+    image_hash: 'ab',
+    latency_ms: 1,
+  });
+
+// Moved from test/foundation/housekeeping.test.ts: retention, erasure and alerts are the housekeeping
+// service's rules on a real database; no request is involved (the pipeline's alerts stay there).
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`housekeeping: retention, erasure, alerts [${kind}]${skipNote(kind)}`, () => {
+    let h: ServiceHarness;
+    const clock = fixedClock(NOW);
+    beforeAll(async () => {
+      h = await createServiceHarness(kind, {}, { clock });
+    });
+    afterAll(async () => h.close());
+
+    it('purges an erased shop 24 h after the request, not before, and keeps an anonymous tombstone', async () => {
+      const old = await seedShop(h);
+      const recent = await seedShop(h);
+      await addTx(h, old.shop.id, NOW);
+      await addTx(h, recent.shop.id, NOW);
+      await h.c.db
+        .updateTable('shops')
+        .set({ deleted_at: new Date(Date.parse(NOW) - 25 * 3_600_000).toISOString() })
+        .where('id', '=', old.shop.id)
+        .execute();
+      await h.c.db
+        .updateTable('shops')
+        .set({ deleted_at: new Date(Date.parse(NOW) - 3_600_000).toISOString() })
+        .where('id', '=', recent.shop.id)
+        .execute();
+      expect(await h.c.housekeeping.purgeErased()).toBe(1);
+      const count = async (table: 'transactions' | 'api_keys' | 'payee_accounts', shopId: string) =>
+        (await h.c.db.selectFrom(table).select('id').where('shop_id', '=', shopId).execute()).length;
+      expect(await count('transactions', old.shop.id)).toBe(0);
+      expect(await count('api_keys', old.shop.id)).toBe(0);
+      expect(await count('payee_accounts', old.shop.id)).toBe(0);
+      expect(await count('transactions', recent.shop.id)).toBe(1);
+      const tomb = await h.c.db.selectFrom('shops').select(['name']).where('id', '=', old.shop.id).executeTakeFirstOrThrow();
+      expect(tomb.name).toBe('(erased)');
+      expect((await h.c.audit.list(old.shop.id)).map((a) => a.action)).toContain('privacy.purge');
+      expect(await h.c.housekeeping.purgeErased()).toBe(0);
+    });
+
+    it('anonymises results past the retention period only for shops that turned auto-delete on', async () => {
+      const on = await seedShop(h);
+      const off = await seedShop(h);
+      await h.c.shops.update(on.shop.id, { settings: { privacy: { autoDelete: true, retentionMonths: 12 } } }, 'test');
+      const ancient = await addTx(h, on.shop.id, '2025-10-01T00:00:00.000Z');
+      const fresh = await addTx(h, on.shop.id, '2026-10-01T00:00:00.000Z');
+      const kept = await addTx(h, off.shop.id, '2025-01-01T00:00:00.000Z');
+      expect(await h.c.housekeeping.anonymizeExpired()).toBe(1);
+      const row = async (id: string) => h.c.db.selectFrom('transactions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+      expect(await row(ancient)).toMatchObject({
+        sender_name: null,
+        sender_account: null,
+        receiver_name: null,
+        client_ref: null,
+        image_hash: null,
+        amount_satang: 100,
+      });
+      expect((await row(ancient)).anonymized_at).toBeTruthy();
+      expect((await row(fresh)).sender_name).toBe('นาย สมชาย ใจดี');
+      expect((await row(kept)).sender_name).toBe('นาย สมชาย ใจดี');
+    });
+
+    it('queues one TRIAL_ENDING alert a day before a trial ends', async () => {
+      const shop = await h.c.shops.create({ name: 'trial' }, 'test');
+      expect(await outboxAlerts(h, shop.id)).toHaveLength(0);
+      await h.c.housekeeping.trialEndingAlerts();
+      expect(await outboxAlerts(h, shop.id)).toHaveLength(0); // 7 days left
+      clock.advance(6.5 * 86_400_000);
+      await h.c.housekeeping.trialEndingAlerts();
+      await h.c.housekeeping.trialEndingAlerts();
+      expect((await outboxAlerts(h, shop.id)).map((a) => a.type)).toEqual(['TRIAL_ENDING']);
+      clock.set(NOW);
+    });
+
+    it('prunes audit entries older than 90 days', async () => {
+      const s = await seedShop(h);
+      await h.c.db
+        .insertInto('audit_log')
+        .values({
+          id: newId('aud'),
+          shop_id: s.shop.id,
+          actor: 'x',
+          action: 'old.thing',
+          target: null,
+          detail: '{}',
+          ip: null,
+          created_at: '2026-01-01T00:00:00.000Z',
+        })
+        .execute();
+      const r = await h.c.housekeeping.runAll();
+      expect(r.auditPruned).toBeGreaterThanOrEqual(1);
+      expect((await h.c.audit.list(s.shop.id)).map((a) => a.action)).not.toContain('old.thing');
+    });
+  });
+}

@@ -65,7 +65,7 @@ export async function seedTx(h: ServiceHarness, shopId: string, at: Date, status
   return row.id;
 }
 
-/** The owner alerts queued for a shop (outbox `owner.alert` payloads), oldest first as stored. */
+/** The owner alerts queued for a shop (the payloads of its outbox `owner.alert` jobs). */
 export const outboxAlerts = async (h: ServiceHarness, shopId: string) =>
   (await h.c.db.selectFrom('outbox').select('payload').where('kind', '=', 'owner.alert').where('shop_id', '=', shopId).execute()).map((r) =>
     JSON.parse(r.payload),

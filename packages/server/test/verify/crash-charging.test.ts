@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
-// Issue 9, exactly-once under crashes: a real service process (tsx src/main.ts) on the shared
+// Issue 9, exactly-once under crashes: a real service process (src/main.ts, or the fresh build) on the shared
 // database SIGKILLs itself between reserving the quota unit and writing the record (the test-only
 // SLIPCHECK_FAULT hook, src/modules/verification/fault-injection.ts). Afterwards the pool holds
 // exactly the charged records, a retry of the slip on a surviving node gets one answer within a lease

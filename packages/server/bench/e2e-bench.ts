@@ -87,8 +87,16 @@ async function startServer(checkerUrl: string) {
     env: { ...process.env, CHECKER_URL: checkerUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // The ready line is the JSON one: node flags in BENCH_SERVER_ARGS (--trace-gc) also print to stdout,
+  // which keeps being read (to stderr) so a full pipe never stalls the service.
   const line = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', resolve);
+    let ready = false;
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      if (!ready && l.startsWith('{"port"')) {
+        ready = true;
+        resolve(l);
+      } else process.stderr.write(`[service] ${l}\n`);
+    });
     child.once('exit', (code) => reject(new Error(`bench server exited ${code}`)));
   });
   const { port, key } = JSON.parse(line) as { port: number; key: string };

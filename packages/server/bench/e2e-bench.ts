@@ -167,7 +167,9 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
         await printed;
         return decoded;
       };
-      await runConcurrent(images.slice(0, threads * 2), threads, async (img) => {
+      // As many warm-up jobs as the service gets (E2E_WARMUP), so neither side is measured colder.
+      const baseWarm = Array.from({ length: Math.max(threads * 2, warm) }, (_, k) => images[k % images.length]);
+      await runConcurrent(baseWarm, threads, async (img) => {
         await work(img);
       });
       const decodeRate: Record<number, number> = {};

@@ -128,6 +128,19 @@ async function send(
   }
 }
 
+// A checker calls a handful of endpoint URLs: each is parsed once (bounded, in case one carries a query).
+const targets = new Map<string, { origin: string; path: string }>();
+function target(url: string): { origin: string; path: string } {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: u.pathname + u.search };
+    if (targets.size >= 100) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
+
 /** send() over the agent's request(): the outcomes fetch gives (status, headers, capped JSON, network and abort reasons). */
 async function sendDirect(
   dispatcher: Dispatcher,
@@ -138,10 +151,10 @@ async function sendDirect(
   signal?: AbortSignal,
 ): Promise<HttpOutcome> {
   try {
-    const u = new URL(url);
+    const { origin, path } = target(url);
     const res = await dispatcher.request({
-      origin: u.origin,
-      path: u.pathname + u.search,
+      origin,
+      path,
       method: method as Dispatcher.HttpMethod,
       // fetch's defaults that a provider may look at; the caller's headers win.
       headers: { 'user-agent': 'undici', accept: 'application/json', ...headers },

@@ -36,10 +36,11 @@ export function createKeepAliveFetch(opts: KeepAliveOptions = {}): { fetch: Fetc
 /**
  * The keep-alive fetch carries its agent: send() then calls undici's `request()` on it instead of
  * `fetch()`. Same connection pool, same request on the wire (method, headers, body, abort signal,
- * redirects), without the WHATWG Request/Response/stream objects fetch builds per call: on the
- * sandbox bank that was ~0.3 ms of the service's CPU per check, a tenth of an uncached verify
- * (docs/benchmarks.md, "Uncached verify: where the CPU went"). A fetch a test injects has no agent
- * and is called as before.
+ * redirects), without the WHATWG Request/Response/stream objects fetch builds per call: 0.94 against
+ * 0.37 ms of CPU per call measured alone, and fetch's garbage made the service run a major GC every
+ * ~35 uncached verifies (docs/benchmarks.md, "Uncached verify: where the CPU went and what changed").
+ * A fetch a test injects has no agent and is called as before (test/checker/checker-http.test.ts
+ * holds both paths to the same outcomes).
  */
 const DIRECT = Symbol('slipcheck.checkerDispatcher');
 type KeepAliveFetch = FetchFn & { [DIRECT]?: Dispatcher };

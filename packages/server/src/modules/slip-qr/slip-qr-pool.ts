@@ -65,8 +65,7 @@ export interface DecodeCallOptions {
   /**
    * The caller keeps its Buffer and leaves it unchanged until the answer: the pool reads it where it
    * is (the IPC message is the one copy). For a caller that holds the image anyway (the verify
-   * pipeline keeps it for the checker): no second copy, and no transfer, whose structuredClone costs
-   * a MessageChannel round trip per image on Node 20.
+   * pipeline keeps it for the checker): no second copy of it to make and collect.
    */
   keep?: boolean;
   /** Whose image this is (the shop id): the queue is shared fairly between keys. Default: one shared key. */

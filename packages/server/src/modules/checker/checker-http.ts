@@ -173,8 +173,13 @@ async function sendDirect(
     }
     const h = new Headers();
     for (const [k, v] of Object.entries(res.headers)) {
-      if (Array.isArray(v)) for (const x of v) h.append(k, x);
-      else if (v !== undefined) h.append(k, v);
+      for (const x of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
+        try {
+          h.append(k, x);
+        } catch {
+          // A value Headers refuses (a control character): fetch's answer would not carry it either.
+        }
+      }
     }
     return { ok: true, answer: { status: res.statusCode, headers: h, json } };
   } catch (err) {

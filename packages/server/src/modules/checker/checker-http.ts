@@ -177,7 +177,7 @@ async function sendDirect(
         try {
           h.append(k, x);
         } catch {
-          // A value Headers refuses (a control character): fetch's answer would not carry it either.
+          // A value Headers refuses (a control character) is dropped: adapters read Retry-After and the like.
         }
       }
     }

@@ -171,21 +171,35 @@ async function sendDirect(
         json = null;
       }
     }
-    const h = new Headers();
-    for (const [k, v] of Object.entries(res.headers)) {
-      for (const x of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
-        try {
-          h.append(k, x);
-        } catch {
-          // A value Headers refuses (a control character) is dropped: adapters read Retry-After and the like.
-        }
-      }
-    }
-    return { ok: true, answer: { status: res.statusCode, headers: h, json } };
+    // Headers are built when an adapter reads them (a Retry-After, an error's details): most answers never do.
+    let h: Headers | undefined;
+    const raw = res.headers;
+    const answer: HttpAnswer = {
+      status: res.statusCode,
+      json,
+      get headers() {
+        return (h ??= toHeaders(raw));
+      },
+    };
+    return { ok: true, answer };
   } catch (err) {
     const aborted = signal?.aborted === true || (err as Error)?.name === 'AbortError';
     return { ok: false, aborted, reason: aborted ? 'aborted/timeout' : `network: ${(err as Error)?.message ?? String(err)}` };
   }
+}
+
+function toHeaders(raw: Dispatcher.ResponseData['headers']): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(raw)) {
+    for (const x of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
+      try {
+        h.append(k, x);
+      } catch {
+        // A value Headers refuses (a control character) is dropped: adapters read Retry-After and the like.
+      }
+    }
+  }
+  return h;
 }
 
 async function readCappedBody(res: Dispatcher.ResponseData): Promise<string> {

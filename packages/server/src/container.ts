@@ -180,9 +180,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       threads: config.DECODE_THREADS || undefined,
       warmReader: config.SLIP_EDIT_MODE !== 'off',
     }));
-  const decode = overrides.decode ?? ((image: Buffer, shopId?: string) => getPool().decode(image, { key: shopId }));
+  // `keep`: callers hold their image until the answer and do not change it; the pool reads it in place.
+  const decode = overrides.decode ?? ((image: Buffer, shopId?: string) => getPool().decode(image, { key: shopId, keep: true }));
   // Edited slips (SLIP_EDIT_MODE): the same pool job decodes and then reads the printed amount.
-  const decodeAndRead = overrides.decode ? undefined : (image: Buffer, shopId?: string) => getPool().decodeAndRead(image, { key: shopId });
+  const decodeAndRead = overrides.decode
+    ? undefined
+    : (image: Buffer, shopId?: string) => getPool().decodeAndRead(image, { key: shopId, keep: true });
   const claims = createImageClaims({
     db,
     now: () => clock.now(),

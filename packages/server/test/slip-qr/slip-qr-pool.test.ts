@@ -67,6 +67,20 @@ describe('slip decoder pool with the real worker', () => {
     expect(b.length).toBe(size);
   });
 
+  it('reads a kept image in place: the caller keeps its whole, unchanged Buffer (the verify pipeline)', async () => {
+    pool = createSlipDecoderPool({ threads: 1 });
+    const payload = bankPayload('004', 'TRANSFER0000002');
+    const a = Buffer.from(await slipImage([{ text: payload, size: 260, left: 780, top: 1500 }]));
+    const before = Buffer.from(a);
+    const pending = pool.decode(a, { keep: true });
+    expect(a.length).toBe(before.length); // not transferred: the checker call still has it
+    expect(await pending).toMatchObject({ ok: true, payload });
+    expect(a.equals(before)).toBe(true);
+    // A slice of a larger buffer is read where it lies too (the decoder gets only its bytes).
+    const framed = Buffer.concat([Buffer.from('head'), before, Buffer.from('tail')]);
+    expect(await pool.decode(framed.subarray(4, 4 + before.length), { keep: true })).toMatchObject({ ok: true, payload });
+  });
+
   it('handles small pooled Buffers (which must not be transferred) and returns typed failures', async () => {
     pool = createSlipDecoderPool({ threads: 1 });
     const small = Buffer.from('not an image');

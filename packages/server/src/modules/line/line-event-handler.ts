@@ -264,10 +264,8 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
 
     let preDecoded: DecodeResult | null = null;
     if (silentNonSlip && deps.decode) {
-      // The decoder pool takes ownership of the buffer it is given: hand it a copy, the pipeline needs the original.
-      const copy = Buffer.alloc(image.length);
-      image.copy(copy);
-      preDecoded = await deps.decode(copy, ch.shop_id).catch(() => null);
+      // The decoder reads the buffer in place and leaves it as it was: the pipeline uses the same one.
+      preDecoded = await deps.decode(image, ch.shop_id).catch(() => null);
       if (preDecoded && !preDecoded.ok && NOT_A_SLIP.has(preDecoded.errorCode)) return;
     }
 

@@ -1,6 +1,11 @@
-import type { Db } from '../../db/db.js';
+import { preparedQuery, type Db } from '../../db/db.js';
 import type { PayeeAccountsTable } from '../../db/db-schema.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+
+/** The active accounts, read by every uncached verify (receiver matching): SQL built once, see preparedQuery. */
+const activeQuery = preparedQuery((db: Db, shopId: string) =>
+  db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId).where('status', '=', 'ACTIVE'),
+);
 
 /** The SQL of the shop's receiving accounts (table `payee_accounts`); no other file names the table. */
 export function createPayeeRepo(db: Db) {
@@ -19,7 +24,7 @@ export function createPayeeRepo(db: Db) {
         .execute();
     },
     async listActive(shopId: string): Promise<PayeeAccountsTable[]> {
-      return db.selectFrom('payee_accounts').selectAll().where('shop_id', '=', shopId).where('status', '=', 'ACTIVE').execute();
+      return activeQuery(db, shopId);
     },
     async count(shopId: string, trx: Db = db): Promise<number> {
       const r = await trx

@@ -62,6 +62,12 @@ export interface DecodeCallOptions {
    * (no second copy of the image stays on the main thread). Set `copy` to keep it usable.
    */
   copy?: boolean;
+  /**
+   * The caller keeps its Buffer and leaves it unchanged until the answer: the pool reads it where it
+   * is (the IPC message is the one copy). For a caller that holds the image anyway (the verify
+   * pipeline keeps it for the checker): no second copy of it to make and collect.
+   */
+  keep?: boolean;
   /** Whose image this is (the shop id): the queue is shared fairly between keys. Default: one shared key. */
   key?: string;
 }
@@ -126,7 +132,8 @@ function childArgs(url: URL): string[] {
 }
 
 /** Takes the image's memory without copying when the Buffer owns all of it; else copies (pooled small Buffers, slices). */
-function ownBytes(image: Buffer, copy: boolean): Uint8Array {
+function ownBytes(image: Buffer, copy: boolean, keep: boolean): Uint8Array {
+  if (keep) return new Uint8Array(image.buffer, image.byteOffset, image.byteLength);
   const whole = image.byteOffset === 0 && image.byteLength === image.buffer.byteLength;
   if (!copy && whole && image.buffer instanceof ArrayBuffer) {
     // structuredClone with transfer moves the memory and detaches the caller's ArrayBuffer.
@@ -447,7 +454,14 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       evicted.reject(busyError());
     }
     return new Promise<DecodeResult>((resolve, reject) => {
-      const job: Job = { id: nextId++, key, image: ownBytes(image, callOptions.copy ?? false), resolve, reject, printed };
+      const job: Job = {
+        id: nextId++,
+        key,
+        image: ownBytes(image, callOptions.copy ?? false, callOptions.keep ?? false),
+        resolve,
+        reject,
+        printed,
+      };
       if (free) start(free, job);
       else queue.push(key, job);
     });

@@ -479,17 +479,18 @@ export function createVerificationService(deps: VerificationDeps) {
         const decodeStart = process.hrtime.bigint();
         const observeDecode = () => metrics.stageDuration.observe({ stage: 'decode' }, secondsSince(decodeStart));
         // The printed amount is read only from an image whose slip QR decoded (never a refused one),
-        // in the same decoder job, while the checker is asked below. The decoder pool takes the buffer
-        // it is given; the original stays for the checker call (a provider that checks from the image).
+        // in the same decoder job, while the checker is asked below. The decoder reads this call's
+        // buffer in place (no copy: it is not changed until the answer), which stays for the checker
+        // call (a provider that checks from the image).
         let printed: Promise<PrintedRead | null> = Promise.resolve(null);
         let decoded: DecodeResult;
         const reader = (deps.editMode ?? 'off') !== 'off' ? deps.decodeAndRead : undefined;
         if (reader && (!input.decoded || input.decoded.ok)) {
-          const both = await reader(Buffer.from(input.image), shop.id).finally(observeDecode);
+          const both = await reader(input.image, shop.id).finally(observeDecode);
           decoded = input.decoded ?? both.decoded;
           printed = both.printed;
         } else {
-          decoded = input.decoded ?? (await deps.decode(Buffer.from(input.image), shop.id).finally(observeDecode));
+          decoded = input.decoded ?? (await deps.decode(input.image, shop.id).finally(observeDecode));
         }
         let draft: Draft;
         const firstAt = decoded.ok ? await deps.transactions.successAt(shop.id, environment, decoded.transRef) : null;

@@ -9,12 +9,15 @@ import { ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-
  * 2. ink = strong horizontal gradient (polarity-free: dark text on light cards and light text on
  *    dark headers alike); the skew angle is the one whose row histogram of ink is sharpest
  *    (tilted photos, rotated screenshots), and the picture is turned back by it;
- * 3. text lines from the row profile, cut into word groups at wide column gaps;
- * 4. the groups whose dense core is tallest (an amount is the largest number on every slip layout,
- *    and digits fill their height while Thai letters carry thin marks above and below) are read as
- *    one line each with a digits-and-separators whitelist;
+ * 3. text lines from the row profile, cut recursively into column blocks where a QR code, a logo or
+ *    a picture stands beside the text (an X-Y cut), and cut into word groups at wide column gaps;
+ * 4. the groups that end as an amount does (digit, point, two digits: the decimal pattern, from the
+ *    glyphs alone) are read first, then the others by the height of their dense core (an amount is
+ *    often the largest number of a layout, and digits fill their height while Thai letters carry
+ *    thin marks above and below), one line each with a digits-and-separators whitelist;
  * 5. the tallest group that reads as a well-formed two-decimal amount is the printed amount.
- * Nothing about one layout is assumed: no positions, labels or fonts.
+ * Nothing about one layout is assumed: no positions, labels or fonts (the labels are Thai, the engine
+ * English only: the amount is found by its shape and its "บาท"/"THB" suffix is painted out).
  */
 
 export interface PrintedRead {
@@ -750,17 +753,20 @@ async function readAmount(page: Page, engine: OcrEngine, maxLines: number, spent
     .filter((s) => !s.narrow && s.x1 > 0 && s.core >= 5)
     .map((s) => ({ s, shaped: amountShaped(page, s) }))
     .sort((a, b) => Number(b.shaped) - Number(a.shaped) || b.s.core - a.s.core)
-    .slice(0, maxLines)
     .map((c) => c.s);
   if (!segs.length) return none('no-lines');
   const reads: LineRead[] = [];
   let lines = 0;
+  // Groups given to the engine: at most maxLines, spent only on groups that could still be the amount.
+  let tried = 0;
   for (const s of segs) {
     if (spent()) return none('budget', lines);
     // Clearly shorter lines than the tallest amount found cannot rival it, and the rest of its own
-    // line ("บาท", "THB") is not another amount.
+    // line ("บาท", "THB") is not another amount. Skipped without a read, so a bigger group after
+    // them (a number whose point the shape test missed) still gets its read.
     if (reads.length && s.core < Math.max(...reads.map((r) => r.core)) * SAME_SIZE) continue;
     if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
+    if (tried++ >= maxLines) break;
     lines++;
     let crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
     let words = await engine.readLine(crop.png);

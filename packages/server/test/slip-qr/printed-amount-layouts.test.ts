@@ -1,6 +1,12 @@
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eraseTrailingWord, locateWords, readPrintedAmount, type GlyphRun } from '../../src/modules/slip-qr/slip-qr-amount.js';
+import {
+  eraseTrailingWord,
+  locateWords,
+  readPrintedAmount,
+  readPrintedTime,
+  type GlyphRun,
+} from '../../src/modules/slip-qr/slip-qr-amount.js';
 import { ocrEngine } from '../../src/modules/slip-qr/slip-qr-ocr.js';
 
 /**
@@ -112,5 +118,26 @@ describe('what follows the number after a space is painted out in a loosely set 
     // The word's columns are paper now, the number's untouched.
     expect(px[30 * w + 215]).toBe(255);
     expect(px[30 * w + 180]).toBe(0);
+  });
+});
+
+describe('printed time: two hour digits or nothing', () => {
+  it('a read that dropped the "1" of 10:21 ("0:21") is no time, never 00:21', async () => {
+    // A slip-sized page (a line taller than a sixth of the page is no line), the date line near the top.
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1080" height="1400"><rect width="1080" height="1400" fill="#fff"/>
+      <text x="60" y="150" font-family="Loma" font-size="40" fill="#222">26 พ.ย. 69  10:21 น.</text></svg>`;
+    const image = await sharp(Buffer.from(svg)).png().toBuffer();
+    const reads: string[] = [];
+    const engine = (text: string) => ({
+      async readLine() {
+        reads.push(text);
+        return [{ symbols: [...text].map((t) => ({ text: t, confidence: 95, height: 24 })) }];
+      },
+      async close() {},
+    });
+    expect(await readPrintedTime(image, 0, engine('0:21'))).toBeNull();
+    expect(await readPrintedTime(image, 0, engine('10:21'))).toBe('10:21');
+    // The colon was found and its glyphs read (not a pass for want of a line).
+    expect(reads).toEqual(['0:21', '10:21']);
   });
 });

@@ -534,18 +534,8 @@ export function glyphCount(px: Buffer, width: number, height: number): number {
 export function glyphsAgree(runs: GlyphRun[], x0: number, x1: number, chars: number): boolean {
   if (!Number.isFinite(x0) || !Number.isFinite(x1)) return false;
   const inside = runs.filter((r) => (r.x0 + r.x1) / 2 >= x0 && (r.x0 + r.x1) / 2 <= x1);
-  if (!inside.length) return false;
+  if (inside.length !== chars) return false;
   const digitH = Math.max(...inside.map((r) => r.bottom - r.top + 1));
-  // Two digits that touch (a tightly kerned face under blur or a photo: Sawasdee's "44" and "54" on
-  // truemoney renders, read right and refused as 'miscount') make one run about twice a digit's width:
-  // it counts as that many digits. A run under 1.6 digit widths is one glyph, as before.
-  const tall = inside.filter((r) => r.bottom - r.top + 1 >= digitH * 0.6);
-  const digitW = tall.length >= 3 ? median(tall.map((r) => r.x1 - r.x0 + 1)) : Infinity;
-  const count = inside.reduce((n, r) => {
-    const w = r.x1 - r.x0 + 1;
-    return n + (r.bottom - r.top + 1 >= digitH * 0.6 && w >= digitW * 1.6 ? Math.round(w / digitW) : 1);
-  }, 0);
-  if (count !== chars) return false;
   return !runs.some((r) => r.x1 < x0 && x0 - r.x1 <= digitH * 0.6 && r.bottom - r.top + 1 >= digitH * 0.6);
 }
 

@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   eraseTrailingWord,
+  glyphsAgree,
   locateWords,
   readPrintedAmount,
   readPrintedTime,
@@ -139,5 +140,33 @@ describe('printed time: two hour digits or nothing', () => {
     expect(await readPrintedTime(image, 0, engine('10:21'))).toBe('10:21');
     // The colon was found and its glyphs read (not a pass for want of a line).
     expect(reads).toEqual(['0:21', '10:21']);
+  });
+});
+
+describe('two digits that touch count as two glyphs (truemoney "miscount" on reads that were right)', () => {
+  // Glyph runs of "354,784.40" in Sawasdee on a w540 render: the "54" touch (one run 48 px wide,
+  // digits 21-25 px), the comma reaches below the baseline.
+  const d = (x0: number, w = 22): GlyphRun => ({ x0, x1: x0 + w - 1, top: 15, bottom: 46 });
+  const runs: GlyphRun[] = [
+    d(43),
+    d(67, 48),
+    { x0: 120, x1: 125, top: 42, bottom: 51 },
+    d(131),
+    d(156),
+    d(179),
+    { x0: 208, x1: 212, top: 42, bottom: 46 },
+    d(216),
+    d(244),
+  ];
+  it('the ten characters of 354,784.40 agree with nine runs, one of them two digits wide', () => {
+    expect(glyphsAgree(runs, 43, 266, 10)).toBe(true);
+  });
+  it('a read that took the touching pair for one digit ("35,784.40", nine characters) is still refused', () => {
+    expect(glyphsAgree(runs, 43, 266, 9)).toBe(false);
+  });
+  it('a run 1.2 digits wide (two narrow 1s touching) stays one glyph', () => {
+    const ones = [d(43), d(67, 27), { x0: 100, x1: 104, top: 42, bottom: 46 }, d(110), d(134)];
+    expect(glyphsAgree(ones, 43, 156, 5)).toBe(true);
+    expect(glyphsAgree(ones, 43, 156, 6)).toBe(false);
   });
 });

@@ -534,8 +534,20 @@ export function glyphCount(px: Buffer, width: number, height: number): number {
 export function glyphsAgree(runs: GlyphRun[], x0: number, x1: number, chars: number): boolean {
   if (!Number.isFinite(x0) || !Number.isFinite(x1)) return false;
   const inside = runs.filter((r) => (r.x0 + r.x1) / 2 >= x0 && (r.x0 + r.x1) / 2 <= x1);
-  if (inside.length !== chars) return false;
+  if (!inside.length) return false;
   const digitH = Math.max(...inside.map((r) => r.bottom - r.top + 1));
+  // Two digits that touch (a tightly kerned face under blur or a photo: Sawasdee's "44" and "54" on
+  // truemoney renders, read right and refused as 'miscount') make one run 1.5 digit heights wide; no
+  // single digit of any face seen is wider than 0.8. Such a run counts as as many digits as the
+  // others' width fits in it. Measured against the height, not other digits' widths: beside narrow
+  // 1s a "7" is 1.6 times as wide and was counted twice ("1.71", classic renders).
+  const single = inside.filter((r) => r.x1 - r.x0 + 1 <= digitH * 1.15 && r.bottom - r.top + 1 >= digitH * 0.6).map((r) => r.x1 - r.x0 + 1);
+  const digitW = Math.max(digitH * 0.5, single.length ? Math.max(...single) : 0);
+  const count = inside.reduce((n, r) => {
+    const w = r.x1 - r.x0 + 1;
+    return n + (w > digitH * 1.15 && r.bottom - r.top + 1 >= digitH * 0.6 ? Math.max(2, Math.round(w / digitW)) : 1);
+  }, 0);
+  if (count !== chars) return false;
   return !runs.some((r) => r.x1 < x0 && x0 - r.x1 <= digitH * 0.6 && r.bottom - r.top + 1 >= digitH * 0.6);
 }
 

@@ -41,4 +41,10 @@ if (only === 'edited') {
   console.log('\n## Edited slips: reading the printed amount (issue 20)\n');
   console.log(formatEditedBench(await runEditedBench()));
 }
+if (only === 'real-slips') {
+  // Not in the default run: real slips are third-party pictures an operator keeps outside the repo.
+  const { formatRealSlips, runRealSlipsBench } = await import('./real-slips.js');
+  console.log('\n## Edited slips: real bank-app slips (REAL_SLIPS_DIR)\n');
+  console.log(formatRealSlips(await runRealSlipsBench()));
+}
 process.exit(0);

@@ -9,12 +9,15 @@ import { ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-
  * 2. ink = strong horizontal gradient (polarity-free: dark text on light cards and light text on
  *    dark headers alike); the skew angle is the one whose row histogram of ink is sharpest
  *    (tilted photos, rotated screenshots), and the picture is turned back by it;
- * 3. text lines from the row profile, cut into word groups at wide column gaps;
- * 4. the groups whose dense core is tallest (an amount is the largest number on every slip layout,
- *    and digits fill their height while Thai letters carry thin marks above and below) are read as
- *    one line each with a digits-and-separators whitelist;
+ * 3. text lines from the row profile, cut recursively into column blocks where a QR code, a logo or
+ *    a picture stands beside the text (an X-Y cut), and cut into word groups at wide column gaps;
+ * 4. the groups that end as an amount does (digit, point, two digits: the decimal pattern, from the
+ *    glyphs alone) are read first, then the others by the height of their dense core (an amount is
+ *    often the largest number of a layout, and digits fill their height while Thai letters carry
+ *    thin marks above and below), one line each with a digits-and-separators whitelist;
  * 5. the tallest group that reads as a well-formed two-decimal amount is the printed amount.
- * Nothing about one layout is assumed: no positions, labels or fonts.
+ * Nothing about one layout is assumed: no positions, labels or fonts (the labels are Thai, the engine
+ * English only: the amount is found by its shape and its "บาท"/"THB" suffix is painted out).
  */
 
 export interface PrintedRead {
@@ -49,6 +52,7 @@ export interface ReadOptions {
 }
 
 const WORK_SIDE = 1200;
+const MIN_WORK_SIDE = 900;
 /**
  * Digit height the crops are scaled to before OCR. Measured: tesseract's LSTM reads 20-26 px digits
  * best; at ~40 px it read a clean "7.25" as "123" with 90+ confidence. The confirming second read
@@ -63,7 +67,7 @@ interface Gray {
   height: number;
 }
 
-interface Segment {
+export interface Segment {
   x0: number;
   x1: number;
   y0: number;
@@ -80,8 +84,12 @@ async function toGray(image: Buffer, maxSide: number): Promise<Gray> {
   // One channel (green) instead of greyscale(): the colourspace conversion cost ~20 ms per slip, and
   // green keeps every layout's amount apart from its background (as in the QR decoder).
   const channels = meta.hasAlpha ? 3 : (meta.channels ?? 3);
+  // A chat app's small copy (long side 480-800) is enlarged to the working size: at its own size the
+  // layout analysis runs at 240-400 px, where a real slip's 11 px digits are 5 px and its lines glue
+  // together (a K PLUS slip at 480 px read nothing).
+  const small = Math.max(meta.width ?? 0, meta.height ?? 0) < MIN_WORK_SIDE;
   const { data, info } = await p
-    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true, kernel: 'linear' })
+    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: !small, kernel: 'linear' })
     .extractChannel(channels >= 3 ? 1 : 0)
     .raw()
     .toBuffer({ resolveWithObject: true });
@@ -178,34 +186,76 @@ function skewAngle(ink: Uint8Array, width: number, height: number): number {
   return best;
 }
 
-/** Word groups of the text lines, with the height of their dense core. */
-function segments(ink: Uint8Array, width: number, height: number): Segment[] {
-  const rows = new Uint32Array(height);
-  for (let y = 0; y < height; y++) {
+/** Rows [y0, y1] of ink runs (bands) within a block, rows with under 2 ink pixels being gaps. */
+function rowBands(ink: Uint8Array, width: number, bx0: number, bx1: number, by0: number, by1: number): [number, number][] {
+  const rows = new Uint32Array(by1 - by0 + 1);
+  for (let y = by0; y <= by1; y++) {
     let n = 0;
-    for (let x = 0; x < width; x++) n += ink[y * width + x];
-    rows[y] = n;
+    for (let x = bx0; x <= bx1; x++) n += ink[y * width + x];
+    rows[y - by0] = n;
   }
-  const out: Segment[] = [];
+  const out: [number, number][] = [];
   let y = 0;
-  while (y < height) {
+  const h = rows.length;
+  while (y < h) {
     if (rows[y] < 2) {
       y++;
       continue;
     }
     let y1 = y;
     let gap = 0;
-    while (y1 + 1 < height && gap <= 1) {
+    while (y1 + 1 < h && gap <= 1) {
       y1++;
       gap = rows[y1] < 2 ? gap + 1 : 0;
     }
-    const y0 = y;
-    const yEnd = y1 - gap;
+    out.push([by0 + y, by0 + y1 - gap]);
     y = y1 + 1;
+  }
+  return out;
+}
+
+/** Column blocks of a band: ink runs of columns parted by gaps of at least `minGap` empty columns. */
+function columnBlocks(
+  ink: Uint8Array,
+  width: number,
+  bx0: number,
+  bx1: number,
+  y0: number,
+  y1: number,
+  minGap: number,
+): [number, number][] {
+  const out: [number, number][] = [];
+  let start = -1;
+  let last = -1;
+  for (let x = bx0; x <= bx1; x++) {
+    let any = false;
+    for (let y = y0; y <= y1 && !any; y++) any = ink[y * width + x] === 1;
+    if (!any) continue;
+    if (start < 0) start = x;
+    else if (x - last > minGap) {
+      out.push([start, last]);
+      start = x;
+    }
+    last = x;
+  }
+  if (start >= 0) out.push([start, last]);
+  return out;
+}
+
+/**
+ * Word groups of the text lines, with the height of their dense core.
+ * Lines come from the row profile of ink. A picture or a QR code beside text (a real K PLUS slip prints
+ * its amount line left of the QR, over an illustrated background) glues every line it spans into one
+ * tall band: such a band is cut into column blocks at wide empty gaps and each block is analysed again
+ * (a recursive X-Y cut). A band of ordinary height is cut too when one of its column blocks holds
+ * several lines (a logo beside a name, an account and a bank name); one that is really a line stays.
+ */
+function segments(ink: Uint8Array, width: number, height: number): Segment[] {
+  const out: Segment[] = [];
+  const words = (bx0: number, bx1: number, y0: number, yEnd: number): void => {
     const h = yEnd - y0 + 1;
-    if (h < 5 || h > height / 6) continue;
     const cols = new Uint32Array(width);
-    for (let yy = y0; yy <= yEnd; yy++) for (let x = 0; x < width; x++) cols[x] += ink[yy * width + x];
+    for (let yy = y0; yy <= yEnd; yy++) for (let x = bx0; x <= bx1; x++) cols[x] += ink[yy * width + x];
     // A space between words (~0.3 em) splits: the number stands alone, apart from "บาท"/"THB"/"฿ ".
     const maxGap = Math.max(2, Math.round(h * 0.3));
     const pushSegment = (x0: number, x1: number): void => {
@@ -222,21 +272,40 @@ function segments(ink: Uint8Array, width: number, height: number): Segment[] {
       }
       out.push({ x0, x1, y0, y1: yEnd, core, narrow });
     };
-    let x = 0;
-    while (x < width) {
+    let x = bx0;
+    while (x <= bx1) {
       if (!cols[x]) {
         x++;
         continue;
       }
       const x0 = x;
       let last = x;
-      while (x < width && x - last <= maxGap) {
+      while (x <= bx1 && x - last <= maxGap) {
         if (cols[x]) last = x;
         x++;
       }
       pushSegment(x0, last);
     }
-  }
+  };
+  const block = (bx0: number, bx1: number, by0: number, by1: number, depth: number): void => {
+    const bands = rowBands(ink, width, bx0, bx1, by0, by1).filter(([a, b]) => b - a + 1 >= 5);
+    for (const [y0, yEnd] of bands) {
+      const h = yEnd - y0 + 1;
+      const tall = h > height / 6;
+      if (depth < 4 && h >= 10) {
+        // Wider than any word space: apart from a QR, a logo, a picture, another column.
+        const cols = columnBlocks(ink, width, bx0, bx1, y0, yEnd, Math.max(6, Math.round(width * 0.025)));
+        const parts = cols.map(([a, b]) => rowBands(ink, width, a, b, y0, yEnd).filter(([c, d]) => d - c + 1 >= 5));
+        if (cols.length >= 2 && (tall || parts.some((p) => p.length >= 2))) {
+          for (const [a, b] of cols) block(a, b, y0, yEnd, depth + 1);
+          continue;
+        }
+      }
+      if (tall) continue;
+      words(bx0, bx1, y0, yEnd);
+    }
+  };
+  block(0, width - 1, 0, height - 1, 0);
   return out;
 }
 
@@ -465,8 +534,20 @@ export function glyphCount(px: Buffer, width: number, height: number): number {
 export function glyphsAgree(runs: GlyphRun[], x0: number, x1: number, chars: number): boolean {
   if (!Number.isFinite(x0) || !Number.isFinite(x1)) return false;
   const inside = runs.filter((r) => (r.x0 + r.x1) / 2 >= x0 && (r.x0 + r.x1) / 2 <= x1);
-  if (inside.length !== chars) return false;
+  if (!inside.length) return false;
   const digitH = Math.max(...inside.map((r) => r.bottom - r.top + 1));
+  // Two digits that touch (a tightly kerned face under blur or a photo: Sawasdee's "44" and "54" on
+  // truemoney renders, read right and refused as 'miscount') make one run 1.5 digit heights wide; no
+  // single digit of any face seen is wider than 0.8. Such a run counts as as many digits as the
+  // others' width fits in it. Measured against the height, not other digits' widths: beside narrow
+  // 1s a "7" is 1.6 times as wide and was counted twice ("1.71", classic renders).
+  const single = inside.filter((r) => r.x1 - r.x0 + 1 <= digitH * 1.15 && r.bottom - r.top + 1 >= digitH * 0.6).map((r) => r.x1 - r.x0 + 1);
+  const digitW = Math.max(digitH * 0.5, single.length ? Math.max(...single) : 0);
+  const count = inside.reduce((n, r) => {
+    const w = r.x1 - r.x0 + 1;
+    return n + (w > digitH * 1.15 && r.bottom - r.top + 1 >= digitH * 0.6 ? Math.max(2, Math.round(w / digitW)) : 1);
+  }, 0);
+  if (count !== chars) return false;
   return !runs.some((r) => r.x1 < x0 && x0 - r.x1 <= digitH * 0.6 && r.bottom - r.top + 1 >= digitH * 0.6);
 }
 
@@ -529,12 +610,15 @@ export function eraseTrailingWord(px: Buffer, width: number, height: number, run
   const left = runs.slice(0, best);
   const digitH = Math.max(...left.map((r) => r.bottom - r.top + 1));
   const gaps = left.slice(1).map((r, i) => r.x0 - left[i].x1);
-  if (bestGap < digitH * 0.3 || bestGap < 2 * median(gaps)) return runs;
+  // 1.5 x, not 2 x: a loosely set face (Waree, DejaVu Sans typed over a K PLUS slip) keeps 0.3 digit
+  // heights between its digits and 0.55 before "บาท"; the tail test below is what keeps a cut out of a number.
+  if (bestGap < digitH * 0.3 || bestGap < 1.5 * median(gaps)) return runs;
   // The part kept must end as an amount does: a point, two digits. A point is a small dot sitting on
   // the baseline; a comma (thousands, "225,61|8.01" cut at a wide-set 1) reaches below it.
   const [p, d1, d2] = left.slice(-3);
   const tall = (r: GlyphRun) => r.bottom - r.top + 1 >= digitH * 0.6;
-  const dot = !tall(p) && Math.abs(p.bottom - d1.bottom) <= Math.max(1, digitH * 0.1) && p.bottom - p.top + 1 <= (p.x1 - p.x0 + 1) * 1.5;
+  // A JPEG's blur stretches a 3 px point to 3x5 (a chat app's 800 px copy, enlarged): up to twice as tall as wide.
+  const dot = !tall(p) && Math.abs(p.bottom - d1.bottom) <= Math.max(1, digitH * 0.1) && p.bottom - p.top + 1 <= (p.x1 - p.x0 + 1) * 2;
   if (!dot || !tall(d1) || !tall(d2)) return runs;
   let hi = 0;
   for (const v of px) if (v > hi) hi = v;
@@ -578,6 +662,39 @@ export function signSeen(words: OcrWord[], k: number): { x0: number; x1: number 
   return { x0: syms[0].x0 / k, x1: syms[0].x1 / k };
 }
 
+/**
+ * Whether a word group ends as a printed amount does, from its glyphs alone (no OCR): a digit, a
+ * small dot on the baseline, two digits, then the group's end or a word space. Labels are Thai and
+ * the engine reads English only, so this, the decimal pattern every slip prints its amounts in, is
+ * what ranks a group as a candidate first: on a real K PLUS slip the amount is no bigger than the
+ * transaction number, the account lines or the names around it, and ranking by size alone never
+ * reached it. A group that does not look so is still read when it is bigger (the shape test can
+ * miss a blurred dot), so the biggest number on the slip is still seen.
+ */
+function amountShaped(page: Page, s: Segment): boolean {
+  const { px, w, h, left } = cropPixels(page.work, s, page.scale);
+  const sx0 = s.x0 * page.scale - left;
+  const sx1 = (s.x1 + 1) * page.scale - left;
+  const own = glyphRuns(px, w, h).filter((r) => r.x1 >= sx0 && r.x0 <= sx1);
+  const height = (r: GlyphRun) => r.bottom - r.top + 1;
+  for (let i = 1; i + 2 < own.length; i++) {
+    const [prev, p, d1, d2] = own.slice(i - 1, i + 3);
+    const digitH = Math.max(height(prev), height(d1), height(d2));
+    if (digitH < 6 || [prev, d1, d2].some((r) => height(r) < digitH * 0.75)) continue;
+    if (Math.abs(d1.bottom - prev.bottom) > Math.max(1, digitH * 0.12) || Math.abs(d2.bottom - d1.bottom) > Math.max(1, digitH * 0.12))
+      continue;
+    const dot =
+      height(p) <= digitH * 0.35 && p.x1 - p.x0 + 1 <= digitH * 0.5 && Math.abs(p.bottom - d1.bottom) <= Math.max(1, digitH * 0.12);
+    if (!dot) continue;
+    // Set tight on both sides (0.14-0.25 digit heights measured on real slips): a date's "ม.ค. 65"
+    // has a word space (0.6) after its dot.
+    if (p.x0 - prev.x1 > Math.max(2, digitH * 0.35) || d1.x0 - p.x1 > Math.max(2, digitH * 0.35)) continue;
+    const next = own[i + 3];
+    if (!next || next.x0 - d2.x1 >= digitH * 0.25) return true;
+  }
+  return false;
+}
+
 interface Page {
   work: Gray;
   scale: number;
@@ -616,24 +733,52 @@ async function pageOf(image: Buffer, qrAngle: number | undefined): Promise<Page>
   return { work, scale, all };
 }
 
+/**
+ * The word groups the reader locates, in working-resolution pixels of the upright slip (tests, the
+ * profiling bench): what the reader can see at all, before any OCR.
+ */
+export async function locateWords(
+  image: Buffer,
+  angle?: number,
+): Promise<{ width: number; height: number; words: (Segment & { amountLike: boolean })[] }> {
+  const page = await pageOf(image, angle);
+  const words = page.all
+    .filter((s) => s.x1 > 0)
+    .map((s) => ({
+      ...s,
+      x0: Math.round(s.x0 * page.scale),
+      x1: Math.round(s.x1 * page.scale),
+      y0: Math.round(s.y0 * page.scale),
+      y1: Math.round(s.y1 * page.scale),
+      amountLike: amountShaped(page, s),
+    }));
+  return { width: page.work.width, height: page.work.height, words };
+}
+
 type AmountRead = Omit<PrintedRead, 'ms'>;
 
 async function readAmount(page: Page, engine: OcrEngine, maxLines: number, spent: () => boolean): Promise<AmountRead> {
   const { work, scale, all } = page;
   const none = (reason: string, lines = 0): AmountRead => ({ amountSatang: null, confidence: 0, text: null, reason, lines });
+  // Groups shaped as an amount first (biggest first), then the others by size.
   const segs = all
     .filter((s) => !s.narrow && s.x1 > 0 && s.core >= 5)
-    .sort((a, b) => b.core - a.core)
-    .slice(0, maxLines);
+    .map((s) => ({ s, shaped: amountShaped(page, s) }))
+    .sort((a, b) => Number(b.shaped) - Number(a.shaped) || b.s.core - a.s.core)
+    .map((c) => c.s);
   if (!segs.length) return none('no-lines');
   const reads: LineRead[] = [];
   let lines = 0;
+  // Groups given to the engine: at most maxLines, spent only on groups that could still be the amount.
+  let tried = 0;
   for (const s of segs) {
     if (spent()) return none('budget', lines);
-    // Past the tallest amount found, clearly shorter lines cannot rival it, and the rest of its own
-    // line ("บาท", "THB") is not another amount.
-    if (reads.length && s.core < reads[0].core * SAME_SIZE) break;
+    // Clearly shorter lines than the tallest amount found cannot rival it, and the rest of its own
+    // line ("บาท", "THB") is not another amount. Skipped without a read, so a bigger group after
+    // them (a number whose point the shape test missed) still gets its read.
+    if (reads.length && s.core < Math.max(...reads.map((r) => r.core)) * SAME_SIZE) continue;
     if (reads.some((r) => s.y0 <= r.y1 && s.y1 >= r.y0)) continue;
+    if (tried++ >= maxLines) break;
     lines++;
     let crop = await cropForOcr(work, s, scale, OCR_CORE_PX);
     let words = await engine.readLine(crop.png);
@@ -734,7 +879,9 @@ async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): 
       for (let y = 0; y < h; y++) px.copy(sub, y * (x1 - x0 + 1), y * w + x0, y * w + x1 + 1);
       const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
       const words = await engine.readLine(await toPng(sub, x1 - x0 + 1, h, k), TIME_WHITELIST);
-      const m = /(?:^|\D)([01]?\d|2[0-3]):([0-5]\d)$/.exec(textOf(words).replace(/\s/g, ''));
+      // Two hour digits, as every slip seen prints them ("05:10"): a narrow "1" the engine dropped read
+      // 10:21 as "0:21", taken for 00:21 (12 wrong times in 200 in issue 20's bench run at 10:2x).
+      const m = /(?:^|\D)([01]\d|2[0-3]):([0-5]\d)$/.exec(textOf(words).replace(/\s/g, ''));
       if (m && minConf(words) >= 0.8) {
         // The first time down the slip is the transfer's (the only one on every layout seen).
         time = `${m[1].padStart(2, '0')}:${m[2]}`;

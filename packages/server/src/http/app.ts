@@ -1,6 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { AppError } from '../errors.js';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Container } from '../container.js';
@@ -71,6 +72,8 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     ...(opts.logger !== undefined ? { logger: opts.logger } : { loggerInstance: c.logger as FastifyBaseLogger }),
     trustProxy: c.config.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
+    // The closing server's 503 comes from the hook below, after the body is read (see there).
+    return503OnClosing: false,
     // The router's own refusal of a long path segment (414 past 100 characters) bypasses the error
     // handler: no envelope, no request id, the path echoed back. Long ids reach the route's schema
     // instead (ids are at most 64 characters) and get the spec's 400 VALIDATION_ERROR.
@@ -89,6 +92,22 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
   registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
+  });
+  // A request that reaches a closing server (SIGTERM drain: a connection accepted just before the
+  // listener closed) is answered 503 in the envelope once its upload has been read. Fastify's own 503
+  // came before the body, then closed the connection with the upload still arriving; a socket closed
+  // with unread data is reset, so the client got ECONNRESET instead of the answer and could not tell a
+  // refused verify from a lost one (the production SIGTERM test saw it about one run in two). The read
+  // is bounded by the body limit and by the request timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (req) => {
+    if (!closing) return;
+    let read = 0;
+    for await (const chunk of req.raw) if ((read += (chunk as Buffer).length) > 2 * 1024 * 1024) break;
+    throw new AppError('SERVICE_UNAVAILABLE', 503, 'the service is restarting; retry in a moment');
   });
   if (opts.https)
     app.addHook('onRequest', async (_req, reply) => {

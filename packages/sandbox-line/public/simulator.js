@@ -149,8 +149,20 @@
     $('name').value = (state.people.find((p) => p.sub === sel.value) || {}).name || '';
   }
 
+  // Fault switches changed since start: a state read that was in flight when a switch changed is
+  // stale and must not set the switch back (the 5 s refresh unticked a box just ticked, and the
+  // simulator's browser test saw 'clicking the checkbox did not change its state').
+  let changes = 0;
+  const change = (body) => {
+    changes++;
+    return call('/sandbox/faults', body).then(refreshState);
+  };
+
   async function refreshState() {
-    state = await call('/sandbox/state');
+    const seen = changes;
+    const next = await call('/sandbox/state');
+    if (seen !== changes) return;
+    state = next;
     fillChats();
     const f = state.faults;
     $('faults').textContent = f.reply || f.push ? `${t('faults')}: ${t('reply')} ${f.reply}, ${t('push')} ${f.push}` : '';
@@ -339,12 +351,10 @@
   $('text').onkeydown = (e) => {
     if (e.key === 'Enter' && !e.isComposing) sendText();
   };
-  for (const b of document.querySelectorAll('[data-fault]'))
-    b.onclick = () => call('/sandbox/faults', { [b.dataset.fault]: 3 }).then(refreshState);
-  $('expire').onchange = () => call('/sandbox/faults', { expireReplyTokens: $('expire').checked }).then(refreshState);
-  $('monthly').onchange = () =>
-    current && call('/sandbox/faults', { channelId: current.channelId, monthlyLimit: $('monthly').checked }).then(refreshState);
-  $('reset').onclick = () => call('/sandbox/faults', { reset: true }).then(refreshState);
+  for (const b of document.querySelectorAll('[data-fault]')) b.onclick = () => change({ [b.dataset.fault]: 3 });
+  $('expire').onchange = () => change({ expireReplyTokens: $('expire').checked });
+  $('monthly').onchange = () => current && change({ channelId: current.channelId, monthlyLimit: $('monthly').checked });
+  $('reset').onclick = () => change({ reset: true });
   $('miniapp').onclick = () => {
     // The LINE app opens a LIFF app full screen, signed in as the person holding the phone.
     location.href = `/liff/${encodeURIComponent(state.liffId)}?as=${encodeURIComponent(who[current ? current.chat : 'user'])}`;

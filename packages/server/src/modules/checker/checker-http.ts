@@ -113,20 +113,27 @@ async function send(
       body: body as BodyInit | undefined,
       signal,
     });
-    const text = await readCapped(res);
-    let json: unknown = null;
-    if (text) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-    }
+    const json = jsonOrNull(await readCapped(res));
     return { ok: true, answer: { status: res.status, headers: res.headers, json } };
   } catch (err) {
-    const aborted = signal?.aborted === true || (err as Error)?.name === 'AbortError';
-    return { ok: false, aborted, reason: aborted ? 'aborted/timeout' : `network: ${(err as Error)?.message ?? String(err)}` };
+    return failed(err, signal);
   }
+}
+
+/** A provider's body as JSON; an empty or non-JSON body is null (the adapter maps the status). */
+function jsonOrNull(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A call that got no answer: aborted (our timeout or deadline) or a network failure, with its reason. */
+function failed(err: unknown, signal?: AbortSignal): HttpOutcome {
+  const aborted = signal?.aborted === true || (err as Error)?.name === 'AbortError';
+  return { ok: false, aborted, reason: aborted ? 'aborted/timeout' : `network: ${(err as Error)?.message ?? String(err)}` };
 }
 
 // A checker calls a handful of endpoint URLs: each is parsed once (bounded, in case one carries a query).
@@ -162,15 +169,7 @@ async function sendDirect(
       body,
       signal,
     });
-    const text = await readCappedBody(res);
-    let json: unknown = null;
-    if (text) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-    }
+    const json = jsonOrNull(await readCappedBody(res));
     // Headers are built when an adapter reads them (a Retry-After, an error's details): most answers never do.
     let h: Headers | undefined;
     const raw = res.headers;
@@ -183,8 +182,7 @@ async function sendDirect(
     };
     return { ok: true, answer };
   } catch (err) {
-    const aborted = signal?.aborted === true || (err as Error)?.name === 'AbortError';
-    return { ok: false, aborted, reason: aborted ? 'aborted/timeout' : `network: ${(err as Error)?.message ?? String(err)}` };
+    return failed(err, signal);
   }
 }
 

@@ -54,6 +54,9 @@ export interface BuildAppOptions {
 }
 const DOCUMENTED = { public: /^\/(api\/v1|health|v1\/health)(\/|$)/, dashboard: /^\/api\/dashboard(\/|$)/ };
 
+/** The largest request body Fastify reads, in bytes (an image upload fits). */
+const BODY_LIMIT = 1024 * 1024;
+
 export async function buildApp(container: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const c = container; // short inside this function only: it reads a field of the container on almost every line
   // Slow clients: headers and the whole request must arrive within their bounds (408, then the
@@ -71,7 +74,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     clientErrorHandler: clientErrorHandler({ timeZone: c.config.TIME_ZONE, now: () => c.clock.now() }),
     ...(opts.logger !== undefined ? { logger: opts.logger } : { loggerInstance: c.logger as FastifyBaseLogger }),
     trustProxy: c.config.TRUST_PROXY,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
     // The closing server's 503 comes from the hook below, after the body is read (see there).
     return503OnClosing: false,
     // The router's own refusal of a long path segment (414 past 100 characters) bypasses the error
@@ -98,16 +101,19 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
   // came before the body, then closed the connection with the upload still arriving; a socket closed
   // with unread data is reset, so the client got ECONNRESET instead of the answer and could not tell a
   // refused verify from a lost one (the production SIGTERM test saw it about one run in two). The read
-  // is bounded by the body limit and by the request timeout.
+  // is bounded (twice the body limit, then the connection is cut anyway) and by the request timeout.
+  // A callback hook: every request passes it, and while serving it only reads a flag (no promise).
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (req) => {
-    if (!closing) return;
-    let read = 0;
-    for await (const chunk of req.raw) if ((read += (chunk as Buffer).length) > 2 * 1024 * 1024) break;
-    throw new AppError('SERVICE_UNAVAILABLE', 503, 'the service is restarting; retry in a moment');
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (!closing) return done();
+    const refuse = () => done(new AppError('SERVICE_UNAVAILABLE', 503, 'the service is restarting; retry in a moment'));
+    void (async () => {
+      let read = 0;
+      for await (const chunk of req.raw) if ((read += (chunk as Buffer).length) > 2 * BODY_LIMIT) break;
+    })().then(refuse, refuse);
   });
   if (opts.https)
     app.addHook('onRequest', async (_req, reply) => {

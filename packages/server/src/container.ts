@@ -69,6 +69,12 @@ export interface ContainerOverrides {
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   /** Tests tune the real decoder pool (kill limit, a decoder that cannot start). */
   decoderPool?: Omit<SlipDecoderPoolOptions, 'threads'>;
+  /**
+   * A decoder pool the caller owns, for these options; the container uses it and never closes it.
+   * The tests share one per process: two decoder processes per harness cost ~1 s of wall time and
+   * ~3 s of CPU to start, dozens of times per run.
+   */
+  sharedDecoderPool?: (options: SlipDecoderPoolOptions) => SlipDecoderPool;
   logger?: Logger;
   /** PostgreSQL schema of the migration bookkeeping (tests give each run its own schema). */
   migrationSchema?: string;
@@ -168,18 +174,19 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       });
   if (configuredChecker) closers.push(() => configuredChecker.close());
   const checker = overrides.checker ?? configuredChecker!;
-  // Decoder processes start on first use, so the CLI and the worker process never pay for them.
+  // Decoder processes start on first use, so the CLI and the worker process never pay for them; the
+  // service starts them as soon as it listens (main.ts).
   let pool: SlipDecoderPool | null = null;
   closers.push(async () => {
-    await pool?.close();
+    if (!overrides.sharedDecoderPool) await pool?.close();
   });
+  const poolOptions: SlipDecoderPoolOptions = {
+    ...overrides.decoderPool,
+    threads: config.DECODE_THREADS || undefined,
+    warmReader: config.SLIP_EDIT_MODE !== 'off',
+  };
   // The shop id keys the pool's fair queue: one shop's flood cannot take another shop's decoder time.
-  const getPool = () =>
-    (pool ??= createSlipDecoderPool({
-      ...overrides.decoderPool,
-      threads: config.DECODE_THREADS || undefined,
-      warmReader: config.SLIP_EDIT_MODE !== 'off',
-    }));
+  const getPool = () => (pool ??= (overrides.sharedDecoderPool ?? createSlipDecoderPool)(poolOptions));
   // `keep`: callers hold their image until the answer and do not change it; the pool reads it in place.
   const decode = overrides.decode ?? ((image: Buffer, shopId?: string) => getPool().decode(image, { key: shopId, keep: true }));
   // Edited slips (SLIP_EDIT_MODE): the same pool job decodes and then reads the printed amount.
@@ -448,6 +455,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     startedAt: new Date(),
     /** Readiness of the decoder pool (null until the first decode starts it). */
     decoderHealth: () => pool?.health() ?? null,
+    /**
+     * Starts the decoder processes now instead of on the first slip (the service does this once it
+     * listens): a decoder loads its wasm, and the OCR engine when printed amounts are read, for a few
+     * seconds, which would otherwise land on the first customer after a deploy.
+     */
+    startDecoders: () => void getPool(),
     async close() {
       for (const fn of closers.reverse()) await fn().catch(() => undefined);
       await apiKeys.close();

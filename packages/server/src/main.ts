@@ -74,6 +74,7 @@ async function main() {
   );
   // Outbox jobs (webhooks, alerts) run here unless a separate `slipcheck worker` does it (WORKER_MODE=off).
   // There is no worker-only flag here: a worker-only process is `slipcheck worker` (outbox/outbox-cli.ts).
+  container.startDecoders();
   if (config.WORKER_MODE === 'inline') container.worker.start();
   container.startCheckerPolling();
 }

@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/db/db.js';
 import type { Database } from '../../src/db/db-schema.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { buildApp } from '../../src/http/app.js';
+import { sharedDecoderPool } from './shared-decoders.js';
 
 /**
  * Test harness: every integration test runs on a real SQLite file, and also on PostgreSQL when
@@ -136,7 +137,9 @@ export async function createServiceHarness(
     migrationSchema = schema;
     // The schema stays until the next run's global setup drops it (see pg-global-setup.ts).
   }
-  const c = await createContainer(config, { ...overrides, dbHandle, migrationSchema });
+  // Tests that tune the decoder pool get their own; the others share one per process.
+  const sharing = overrides.decoderPool ? {} : { sharedDecoderPool };
+  const c = await createContainer(config, { ...sharing, ...overrides, dbHandle, migrationSchema });
   return {
     kind,
     config,

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.js';
 import { createContainer, type Container } from '../../src/container.js';
 import { buildApp } from '../../src/http/app.js';
+import { sharedDecoderPool } from './shared-decoders.js';
 
 export const REPO = path.resolve(import.meta.dirname, '../../../..');
 
@@ -52,10 +53,12 @@ export async function startServedApp(
       RATE_LIMIT_DASHBOARD: '100000',
       ...env,
     }),
+    { sharedDecoderPool },
   );
   const app = await buildApp(c, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  c.startDecoders(); // as main.ts does once the service listens
   if (opts.worker !== false) c.worker.start();
   return { c, app, base, dataDir };
 }

@@ -207,6 +207,10 @@ describe('production build (README "Going to production")', () => {
     expect(await handshake(port, 'TLSv1.3', certA.cert)).toMatchObject({ protocol: 'TLSv1.3', cn: 'slipcheck-a' });
     const health = await request(port, certA.cert, { path: '/health' });
     expect(health).toMatchObject({ status: 200, headers: { 'strict-transport-security': expect.stringContaining('max-age=') } });
+    // No slip has been sent yet: the service started its decoders when it began listening, so the
+    // first customer after a deploy does not wait for them (before, the pool started on the first slip
+    // and /health listed no decoder until then).
+    expect(JSON.parse((health as { body: string }).body).checks.decoder).toMatchObject({ status: 'up' });
   });
 
   it('verifies a slip against the separately running checker, and /metrics tells it on METRICS_PORT only', async () => {

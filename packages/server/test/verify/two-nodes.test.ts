@@ -16,10 +16,12 @@ for (const kind of DB_KINDS) {
     beforeAll(async () => {
       bank = await startSandbox();
       const env = { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000', DECODE_THREADS: '1' };
-      a = await createHarness(kind, env);
+      // Each node its own decoder pool (`decoderPool` set: not the test process's shared one), as two
+      // processes have: the 20 concurrent verifies below need both nodes' decoder queues.
+      a = await createHarness(kind, env, { decoderPool: {} });
       const schema = kind === 'postgres' ? new URL(a.config.DATABASE_URL).searchParams.get('options')!.split('=')[1] : undefined;
       handle = openDatabase({ databaseUrl: a.config.DATABASE_URL || undefined, dataDir: a.dataDir });
-      b = await createHarness(kind, { ...env, DATA_DIR: a.dataDir }, { dbHandle: handle, migrationSchema: schema });
+      b = await createHarness(kind, { ...env, DATA_DIR: a.dataDir }, { dbHandle: handle, migrationSchema: schema, decoderPool: {} });
       for (const h of [a, b]) {
         await h.app.listen({ port: 0, host: '127.0.0.1' });
         urls.push(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`);

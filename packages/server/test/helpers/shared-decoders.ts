@@ -1,0 +1,22 @@
+import { createSlipDecoderPool, type SlipDecoderPool, type SlipDecoderPoolOptions } from '../../src/modules/slip-qr/slip-qr-pool.js';
+
+/**
+ * One decoder pool per test process and set of pool options, shared by the harnesses and served apps
+ * that do not tune the pool themselves (issue 25). Each container used to start two decoder processes
+ * of its own on its first slip: ~1 s of wall time and ~3 s of CPU, dozens of times per run. The test
+ * files of a process run one after another (vitest.config.ts: isolate off), and a pool keys its fair
+ * queue by shop, so sharing changes no answer. Tests about the pool itself (kill limit, a decoder that
+ * cannot start, pids) keep their own. The pool is never closed: its idle decoders do not hold the test
+ * process open, and they exit with it (slip-qr-worker.ts: on 'disconnect').
+ */
+const pools = new Map<string, SlipDecoderPool>();
+
+export function sharedDecoderPool(options: SlipDecoderPoolOptions): SlipDecoderPool {
+  const key = JSON.stringify(options);
+  let pool = pools.get(key);
+  if (!pool || pool.health().status === 'down') {
+    pool = createSlipDecoderPool(options);
+    pools.set(key, pool);
+  }
+  return pool;
+}

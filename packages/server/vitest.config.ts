@@ -26,7 +26,8 @@ export default defineConfig({
     // - no vi.mock/vi.doMock, fake timers, vi.stubGlobal/stubEnv or globalThis writes in any test;
     // - no test writes process.env (harness.ts sets one flag only to print its warning once) or
     //   installs process-wide handlers; runCli/outbox-cli's SIGTERM waits are removed when they end;
-    // - every harness, server, browser and decoder pool is closed in afterAll;
+    // - every harness, server and browser is closed in afterAll; decoder pools too, except the one
+    //   per process the harnesses share (test/helpers/shared-decoders.ts: its decoders exit with it);
     // - module-level state in src is caches (Intl formatters, zxing/LINE SDK modules, CRC table, the
     //   OCR engine) and the process's metrics registry: tests that read a counter read it before and
     //   after (resilience-policies, rate-limit, redis-lost), gauges are set by the test's own nodes;

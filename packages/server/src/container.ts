@@ -453,7 +453,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     housekeeping,
     reencryptSecrets,
     startedAt: new Date(),
-    /** Readiness of the decoder pool (null until the first decode starts it). */
+    /** Readiness of the decoder pool (null until it starts: when the service listens, elsewhere on the first decode). */
     decoderHealth: () => pool?.health() ?? null,
     /**
      * Starts the decoder processes now instead of on the first slip (the service does this once it

@@ -16,7 +16,15 @@ afterAll(async () => {
 
 describe('runReadCommand (slipcheck read FILE...)', () => {
   it('per file: the QR, the printed amount with its confidence, the printed text, milliseconds; exit 1 when one is unread', async () => {
-    const edited = await generateSlip({ amount: 35, edit: 'decimal', layout: 'scb', format: 'png' });
+    // A fixed transfer time: the test's outcome must not depend on the minute it runs at (it did; see
+    // the printed-time test below).
+    const edited = await generateSlip({
+      amount: 35,
+      edit: 'decimal',
+      layout: 'scb',
+      format: 'png',
+      transDate: new Date('2026-11-26T03:27:00Z'),
+    });
     const files = [join(dir, 'edited.png'), join(dir, 'photo.png')];
     await writeFile(files[0], edited.image);
     await writeFile(files[1], await renderNonSlip('photo'));
@@ -34,6 +42,21 @@ describe('runReadCommand (slipcheck read FILE...)', () => {
     expect(a.confidence).toBeGreaterThanOrEqual(0.8);
     expect(b).toMatchObject({ file: files[1], qr: { ok: false, error: { code: 'NO_QR_FOUND' } }, printedAmount: null, printed: null });
     expect(code).toBe(1);
+  }, 90_000);
+
+  // Run at 06:53 UTC, the test above printed 18:53 for the slip's 13:53 (Bangkok): at 24 px the engine
+  // took this layout's small 3 for an 8 with confidence 0.95, and 13:33 for 18:83 (read as nothing).
+  it('reads the printed time right where a small 3 looked like an 8', async () => {
+    const times = ['2026-11-26T06:53:00Z', '2026-11-26T06:33:00Z', '2026-11-26T01:38:00Z'];
+    const files: string[] = [];
+    for (const [i, t] of times.entries()) {
+      const slip = await generateSlip({ amount: 35, layout: 'scb', format: 'png', transDate: new Date(t) });
+      files.push(join(dir, `time-${i}.png`));
+      await writeFile(files[i], slip.image);
+    }
+    const lines: string[] = [];
+    expect(await runReadCommand(files, (l) => lines.push(l))).toBe(0);
+    expect(lines.map((l) => (JSON.parse(l) as { printed: { time: string | null } }).printed.time)).toEqual(['13:53', '13:33', '08:38']);
   }, 90_000);
 
   it('usage error without files', async () => {

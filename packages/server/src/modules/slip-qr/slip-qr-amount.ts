@@ -59,6 +59,13 @@ const MIN_WORK_SIDE = 900;
  * uses CONFIRM_CORE_PX: a number both reads agree on is the amount, otherwise nothing is concluded.
  */
 const OCR_CORE_PX = 24;
+/**
+ * The printed time's digits are enlarged further: the time is the smallest text read (15 px digits on
+ * the scb layout), and at 24 px the engine read that layout's 13:53 as 18:53 with confidence 0.95 and
+ * 13:33 as 18:83. At 36 px both read right; 118 of 120 synthetic times (10 layouts) and 15 of 21 real
+ * ones read the same as before (test/slip-qr/slip-read-command.test.ts).
+ */
+const TIME_CORE_PX = 36;
 const CONFIRM_CORE_PX = 19;
 
 interface Gray {
@@ -877,7 +884,7 @@ async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): 
       const x1 = Math.min(w - 1, to.x1 + pad);
       const sub = Buffer.alloc((x1 - x0 + 1) * h);
       for (let y = 0; y < h; y++) px.copy(sub, y * (x1 - x0 + 1), y * w + x0, y * w + x1 + 1);
-      const k = Math.min(3, Math.max(0.25, OCR_CORE_PX / digitH));
+      const k = Math.min(3, Math.max(0.25, TIME_CORE_PX / digitH));
       const words = await engine.readLine(await toPng(sub, x1 - x0 + 1, h, k), TIME_WHITELIST);
       // Two hour digits, as every slip seen prints them ("05:10"): a narrow "1" the engine dropped read
       // 10:21 as "0:21", taken for 00:21 (12 wrong times in 200 in issue 20's bench run at 10:2x).

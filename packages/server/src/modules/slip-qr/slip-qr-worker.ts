@@ -39,8 +39,6 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
     });
   };
   process.on('error', () => process.exit(0));
-  // The pool's process is gone (it exited or was SIGKILLed): an idle decoder has nothing left to do.
-  process.on('disconnect', () => process.exit(0));
   // Instantiate the wasm before the first job so its latency does not land on a user's request, and
   // the OCR engine too when the service reads printed amounts (its model load is ~0.5 s of CPU).
   const warmReader = process.env.SLIPCHECK_DECODER_WARM_READER === '1';

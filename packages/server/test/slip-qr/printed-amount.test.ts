@@ -151,7 +151,10 @@ describe('a serif 0 whose hairlines fall lighter than the mid cut is one glyph (
 describe('decodeAndRead in the decoder pool', () => {
   let pool: SlipDecoderPool;
   beforeAll(async () => {
-    pool = createSlipDecoderPool({ threads: 1, warmReader: true });
+    // What is read, not the budget: a full run once ran out of the default 1.7 s of wall time on the
+    // turned bbl slip below while the other test worker ran beside it (printed null). The budget has
+    // tests of its own (decoder-bombs, slip-qr-image-limits).
+    pool = createSlipDecoderPool({ threads: 1, warmReader: true, jobTimeoutMs: 20_000, imageBudgetMs: 19_000 });
     await pool.ready();
   }, 60_000);
   afterAll(async () => {

@@ -47,6 +47,13 @@ export interface SlipDecoderPoolOptions {
   jobTimeoutMs?: number;
   /** Start each decoder's OCR engine while it loads (the service reads printed amounts: SLIP_EDIT_MODE). */
   warmReader?: boolean;
+  /**
+   * Wall-time budget of one image in a decoder, decode and reading together (default IMAGE_BUDGET_MS,
+   * inside the 2 s kill limit). Tests about what the reader reads, not about its budget, give it room
+   * with a longer `jobTimeoutMs`: on a loaded test machine the default's 1.7 s of wall time ran out
+   * before a turned slip was read.
+   */
+  imageBudgetMs?: number;
   /** Decoder script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */
   workerUrl?: URL;
   /**
@@ -225,6 +232,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
           ...process.env,
           SLIPCHECK_DECODER_CHILD: '1',
           ...(options.warmReader ? { SLIPCHECK_DECODER_WARM_READER: '1' } : {}),
+          ...(options.imageBudgetMs ? { SLIPCHECK_DECODER_IMAGE_BUDGET_MS: String(options.imageBudgetMs) } : {}),
         },
       });
     } catch {

@@ -42,6 +42,7 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
   // Instantiate the wasm before the first job so its latency does not land on a user's request, and
   // the OCR engine too when the service reads printed amounts (its model load is ~0.5 s of CPU).
   const warmReader = process.env.SLIPCHECK_DECODER_WARM_READER === '1';
+  const imageBudgetMs = Number(process.env.SLIPCHECK_DECODER_IMAGE_BUDGET_MS) || IMAGE_BUDGET_MS; // the pool's imageBudgetMs
   const loading = Promise.all([loadZXing().catch(() => undefined), warmReader ? warmOcr().catch(() => undefined) : undefined]);
   void loading.finally(() => send({ ready: true }));
   process.on('message', (msg: WorkerRequest) => {
@@ -54,7 +55,7 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
         send({ id: msg.id, result });
         if (!msg.read || !result.ok) return;
         // Reading spends what is left of the image's one budget: a slow decode leaves less to read with.
-        const budgetMs = IMAGE_BUDGET_MS - (performance.now() - started);
+        const budgetMs = imageBudgetMs - (performance.now() - started);
         const printed = budgetMs > 0 ? await readPrintedAmount(image, { budgetMs, angle: result.qrAngle }).catch(() => null) : null;
         send({ id: msg.id, printed });
       },

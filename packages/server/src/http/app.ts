@@ -57,6 +57,8 @@ const DOCUMENTED = { public: /^\/(api\/v1|health|v1\/health)(\/|$)/, dashboard: 
 /** The largest request body Fastify reads, in bytes (an image upload fits). */
 const BODY_LIMIT = 1024 * 1024;
 
+const HEALTH_ROUTE = /^(\/v1)?\/health(\/|$)/;
+
 export async function buildApp(container: Container, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const c = container; // short inside this function only: it reads a field of the container on almost every line
   // Slow clients: headers and the whole request must arrive within their bounds (408, then the
@@ -107,8 +109,11 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // Health routes answer for themselves while closing: /health says 503 in its own body (a load
+  // balancer reads that body's shape), liveness says alive. The envelope on /health failed its 503
+  // schema and went out as a 500 (seen firing /health at a node under SIGTERM).
   app.addHook('onRequest', (req, _reply, done) => {
-    if (!closing) return done();
+    if (!closing || HEALTH_ROUTE.test(req.routeOptions.url ?? '')) return done();
     const refuse = () => done(new AppError('SERVICE_UNAVAILABLE', 503, 'the service is restarting; retry in a moment'));
     void (async () => {
       let read = 0;
@@ -172,7 +177,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     db: c.db,
     startedAt: c.startedAt,
     version: VERSION,
-    draining: opts.draining,
+    draining: () => closing || (opts.draining?.() ?? false),
     checker: () => c.checkerIncidents.health(),
     pingRedis: c.redis ? async () => (await c.redis!.ping()) === 'PONG' : undefined,
     decoder: () => c.decoderHealth()?.status ?? null,

@@ -86,3 +86,38 @@ describe('a request on a closing server: 503 in the envelope, never a reset conn
     expect(json).toMatchObject({ success: false, statusCode: 503, code: 'SERVICE_UNAVAILABLE' });
   });
 });
+
+/**
+ * /health on a closing server answers its own body: 503, not ready. The envelope above failed the
+ * route's 503 schema (a health body), so a load balancer's probe got a 500 "Failed to serialize an
+ * error" (seen firing /health at the production build under SIGTERM, a few in every few hundred).
+ */
+it('GET /health sent while the server closes answers 503 with the health body, not a 500', async () => {
+  const h = await createHarness('sqlite');
+  try {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as net.AddressInfo).port;
+    const connect = async () => {
+      const s = net.connect(port, '127.0.0.1');
+      await new Promise<void>((r) => s.once('connect', () => r()));
+      return s;
+    };
+    const probe = await connect();
+    const slow = await connect();
+    slow.on('error', () => undefined);
+    slow.write(
+      'POST /api/v1/verify HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/octet-stream\r\ncontent-length: 10\r\n\r\n12345',
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = h.app.close();
+    await new Promise((r) => setTimeout(r, 50));
+    const r = await exchange(probe, Buffer.from('GET /health HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n'), Buffer.alloc(0));
+    slow.end('67890');
+    await closing;
+    expect(r.answer).toMatch(/^HTTP\/1\.1 503 /);
+    const json = JSON.parse(r.answer.slice(r.answer.indexOf('\r\n\r\n') + 4));
+    expect(json).toMatchObject({ status: 'degraded', checks: { database: { status: 'up' } } });
+  } finally {
+    await h.close().catch(() => undefined);
+  }
+});

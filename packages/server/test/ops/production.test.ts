@@ -55,7 +55,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-type Outcome = { status: number; body: string; headers: Record<string, unknown> } | { error: string };
+/** An answer, or a failed connection: `handshook` says whether TLS got as far as sending the request. */
+type Outcome = { status: number; body: string; headers: Record<string, unknown> } | { error: string; handshook: boolean };
 
 /** One HTTPS request on a fresh connection (no keep-alive), so a refused connection shows as such. */
 function request(
@@ -64,16 +65,18 @@ function request(
   opts: { method?: string; path: string; headers?: Record<string, string>; body?: Buffer },
 ): Promise<Outcome> {
   return new Promise((resolve) => {
+    let handshook = false;
     const req = https.request(
       { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, ca, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), headers: res.headers }));
-        res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+        res.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message, handshook }));
       },
     );
-    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message }));
+    req.on('socket', (s) => s.once('secureConnect', () => (handshook = true)));
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ error: e.code ?? e.message, handshook }));
     req.end(opts.body);
   });
 }
@@ -300,7 +303,15 @@ describe('production build (README "Going to production")', () => {
     const answered = results.filter((r): r is Extract<Outcome, { status: number }> => 'status' in r);
     const refused = results.filter((r) => 'error' in r);
     // An answer (a result, or 503 on a connection that reached a closing server) or a refused connection; never a cut one.
-    for (const r of refused) expect(r).toEqual({ error: 'ECONNREFUSED' });
+    // A connection the kernel took into the listener's backlog in the instant before the listener closed
+    // is reset, not refused (TCP, not the service): the client had not finished TLS, so it had sent no
+    // request and knows nothing was done, as with a refusal. CI saw this once in ~30 runs. A reset after
+    // the handshake, a request possibly cut, still fails here.
+    for (const r of refused)
+      expect([
+        { error: 'ECONNREFUSED', handshook: false },
+        { error: 'ECONNRESET', handshook: false },
+      ]).toContainEqual(r);
     for (const r of answered) expect([200, 503]).toContain(r.status);
     const ok = answered
       .filter((r) => r.status === 200)

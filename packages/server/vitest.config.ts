@@ -19,6 +19,10 @@ export default defineConfig({
     // 30 s steps time out. It runs alone (`npm run soak`; CI runs its 20 s version before `npm test`).
     exclude: process.env.SLIPCHECK_SOAK === '1' ? [] : ['test/soak/**'],
     testTimeout: 30_000,
+    // expect.poll waits for what another process or a browser does (a LINE reply, a webhook, a page):
+    // vitest's default of 1 s failed the chat simulator's replay step in a full run on three workers.
+    // A poll that holds returns at once; only a failing one waits this long.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
     pool: 'forks',
     // No fresh process per test file: each of the two workers loads the service's modules once

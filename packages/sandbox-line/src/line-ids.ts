@@ -5,6 +5,12 @@ import { createHmac, randomBytes, randomInt } from 'node:crypto';
 export const userId = () => `U${randomBytes(16).toString('hex')}`;
 export const groupId = () => `C${randomBytes(16).toString('hex')}`;
 export const replyToken = () => randomBytes(16).toString('hex');
+/**
+ * A channel access token in LINE's alphabet (base64: letters, digits, + / =). base64url's '-' could
+ * start one, and an operator's `slipcheck line link --access-token -x...` is then refused as an
+ * ambiguous option (a full test run failed on it); LINE's own tokens never start with '-'.
+ */
+export const channelToken = () => randomBytes(32).toString('base64');
 export const messageId = () => `${Date.now()}${randomInt(100000, 999999)}`.slice(0, 18);
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 export function webhookEventId(now = Date.now()): string {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { registerLineLogin, signIdToken, type IdTokenClaims, type LoginChannel, type LoginState } from './line-login.js';
-import { replyToken as newReplyToken, userId as newUserId } from './line-ids.js';
+import { channelToken, replyToken as newReplyToken, userId as newUserId } from './line-ids.js';
 import { registerMessagingApi } from './messaging-api.js';
 import { createPlatformState, type Channel, type Forced, type Route } from './platform-state.js';
 import { registerSimulator, type SimulatorOptions } from './simulator-routes.js';
@@ -67,7 +67,7 @@ export async function createSandboxLine(opts: SandboxLineOptions = {}) {
       const n = ++seq;
       const ch: Channel = {
         channelId: c.channelId ?? String(2_000_100_000 + n),
-        token: c.token ?? randomBytes(32).toString('base64url'),
+        token: c.token ?? channelToken(),
         secret: c.secret ?? randomBytes(16).toString('hex'),
         botUserId: c.botUserId ?? newUserId(),
         basicId: c.basicId ?? `@${String(100 + n)}sbx`,

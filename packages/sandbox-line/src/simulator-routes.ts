@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
+  channelToken,
   groupId as newGroupId,
   messageId as newMessageId,
   replyToken as newReplyToken,
@@ -141,7 +142,7 @@ export function registerSimulator(app: FastifyInstance, s: PlatformState, deps: 
     const ch: Channel = {
       channelId: String(2_000_200_000 + n),
       secret: crypto.randomUUID().replace(/-/g, ''),
-      token: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url'),
+      token: channelToken(),
       botUserId: newUserId(),
       basicId: `@${String(500 + n)}sbx`,
       displayName: String(b.displayName ?? `Shop ${n}`).slice(0, 20),

@@ -45,9 +45,23 @@ interface Worker {
   exited: Promise<number | null>;
 }
 
+/**
+ * `npm test` builds first (SLIPCHECK_TEST_REUSE_BUILD): the workers then run that build's CLI as
+ * bin/slipcheck.js runs it in production (about half the start-up CPU of tsx, four processes a run).
+ * A targeted run, which may have a stale dist/ or none, runs bin/slipcheck.js on the sources.
+ */
+const WORKER_ARGS = process.env.SLIPCHECK_TEST_REUSE_BUILD
+  ? [
+      '--conditions=slipcheck-dist',
+      '--input-type=module',
+      '-e',
+      "process.exitCode = await (await import('./dist/cli/cli.js')).runCli(['worker'])",
+    ]
+  : [BIN, 'worker'];
+
 /** `slipcheck worker` as its own process (the operator's command), logging at debug level as JSON lines. */
 function startWorker(env: Record<string, string>): Worker {
-  const child = spawn(process.execPath, [BIN, 'worker'], {
+  const child = spawn(process.execPath, WORKER_ARGS, {
     cwd: SERVER_DIR,
     env: {
       PATH: process.env.PATH ?? '',

@@ -25,7 +25,7 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
     pool: 'forks',
-    // No fresh process per test file: each of the two workers loads the service's modules once
+    // No fresh process per test file: each worker loads the service's modules once
     // (about 4 s per file before, most of the suite's wall time). Audited safe (issue 25):
     // - no vi.mock/vi.doMock, fake timers, vi.stubGlobal/stubEnv or globalThis writes in any test;
     // - no test writes process.env (harness.ts sets one flag only to print its warning once) or

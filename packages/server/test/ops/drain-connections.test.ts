@@ -33,6 +33,33 @@ function exchange(
 }
 
 /**
+ * Opens a connection (accepted before the listener closes), starts closing the app while a slow upload
+ * on a second connection keeps it waiting (as verifies at the checker do), then sends `head` and `body`
+ * on the first connection and returns what came back.
+ */
+async function exchangeWhileClosing(app: Harness['app'], head: Buffer, body: Buffer) {
+  const port = (app.server.address() as net.AddressInfo).port;
+  const connect = async () => {
+    const s = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    return s;
+  };
+  const kept = await connect();
+  const slow = await connect();
+  slow.on('error', () => undefined);
+  slow.write(
+    'POST /api/v1/verify HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/octet-stream\r\ncontent-length: 10\r\n\r\n12345',
+  );
+  await new Promise((r) => setTimeout(r, 50));
+  const closing = app.close();
+  await new Promise((r) => setTimeout(r, 50));
+  const r = await exchange(kept, head, body);
+  slow.end('67890');
+  await closing;
+  return r;
+}
+
+/**
  * A request that reaches a closing server (a kept-alive connection, or one accepted just before the
  * listener closed) gets 503. Fastify's own 503 answered at once and closed the connection with the
  * request's body still unread, and a socket closed with unread data is reset: the client got
@@ -43,40 +70,20 @@ function exchange(
  */
 describe('a request on a closing server: 503 in the envelope, never a reset connection', () => {
   let h: Harness;
-  let port: number;
   beforeAll(async () => {
     h = await createHarness('sqlite');
     await h.app.listen({ port: 0, host: '127.0.0.1' });
-    port = (h.app.server.address() as net.AddressInfo).port;
   });
   afterAll(async () => {
     await h.close().catch(() => undefined);
   });
 
   it('a 512 KB verify on a connection accepted before the listener closed, sent while the server closes is answered 503, not cut', async () => {
-    const connect = async () => {
-      const s = net.connect(port, '127.0.0.1');
-      await new Promise<void>((r) => s.once('connect', () => r()));
-      return s;
-    };
-    // Accepted before the listener closes; its request comes after.
-    const kept = await connect();
-    // A slow upload still in flight keeps app.close() waiting, as verifies at the checker do.
-    const slow = await connect();
-    slow.on('error', () => undefined);
-    slow.write(
-      'POST /api/v1/verify HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/octet-stream\r\ncontent-length: 10\r\n\r\n12345',
-    );
-    await new Promise((r) => setTimeout(r, 50));
-    const closing = h.app.close();
-    await new Promise((r) => setTimeout(r, 50));
     const body = Buffer.alloc(512 * 1024, 7);
     const head = Buffer.from(
       `POST /api/v1/verify HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer sk_live_x\r\ncontent-type: application/octet-stream\r\ncontent-length: ${body.length}\r\n\r\n`,
     );
-    const r = await exchange(kept, head, body);
-    slow.end('67890');
-    await closing;
+    const r = await exchangeWhileClosing(h.app, head, body);
     expect(r.error).toBeNull();
     // Answered once the whole upload was read: nothing is left unread when the connection closes.
     expect(r.answeredBeforeUpload).toBe(false);
@@ -96,24 +103,8 @@ it('GET /health sent while the server closes answers 503 with the health body, n
   const h = await createHarness('sqlite');
   try {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (h.app.server.address() as net.AddressInfo).port;
-    const connect = async () => {
-      const s = net.connect(port, '127.0.0.1');
-      await new Promise<void>((r) => s.once('connect', () => r()));
-      return s;
-    };
-    const probe = await connect();
-    const slow = await connect();
-    slow.on('error', () => undefined);
-    slow.write(
-      'POST /api/v1/verify HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/octet-stream\r\ncontent-length: 10\r\n\r\n12345',
-    );
-    await new Promise((r) => setTimeout(r, 50));
-    const closing = h.app.close();
-    await new Promise((r) => setTimeout(r, 50));
-    const r = await exchange(probe, Buffer.from('GET /health HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n'), Buffer.alloc(0));
-    slow.end('67890');
-    await closing;
+    const head = Buffer.from('GET /health HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n');
+    const r = await exchangeWhileClosing(h.app, head, Buffer.alloc(0));
     expect(r.answer).toMatch(/^HTTP\/1\.1 503 /);
     const json = JSON.parse(r.answer.slice(r.answer.indexOf('\r\n\r\n') + 4));
     expect(json).toMatchObject({ status: 'degraded', checks: { database: { status: 'up' } } });

@@ -86,8 +86,9 @@ const READ_COMMAND_BUDGET_MS = 20_000;
 
 /**
  * `slipcheck read FILE...`: what the service reads from each picture, through the same decoder pool
- * and reader as a verify (an operator looking into a disputed slip), with room to finish instead of the
- * service's time limit: the QR, the printed amount with its confidence, and the milliseconds spent. One JSON line per file, in argument order.
+ * and reader as a verify (an operator looking into a disputed slip), with room to finish instead of
+ * the service's time limit: the QR, the printed amount with its confidence, and the milliseconds
+ * spent. One JSON line per file, in argument order.
  * Exit code: 0 every file decoded and its amount read, 1 some did not, 2 usage or unreadable file.
  */
 export async function runReadCommand(files: string[], out: (line: string) => void): Promise<number> {

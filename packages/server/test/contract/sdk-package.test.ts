@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxBank } from '@slipcheck/sandbox-bank';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 import { createOutboxWorker, type OutboxWorker } from '../../src/outbox/outbox-worker.js';
+import { REUSE_BUILD } from '../helpers/reuse-build.js';
 
 const run = promisify(execFile);
 const REPO = path.resolve(import.meta.dirname, '../../../..');
@@ -58,7 +59,7 @@ describe('the packed SDK, installed outside the workspace', () => {
     // Under `npm test` (scripts/test.js) the SDK was built from these sources moments ago by the same
     // script its prepack runs: pack that build instead of compiling it twice more (~6 s of CPU). A
     // targeted run packs as a maintainer does, prepack and all.
-    const reuse = !!process.env.SLIPCHECK_TEST_REUSE_BUILD;
+    const reuse = REUSE_BUILD;
     if (reuse) fs.cpSync(path.join(SDK, 'dist'), path.join(copy, 'dist'), { recursive: true });
     const packed = await run('npm', ['pack', '--json', '--pack-destination', tmp, ...(reuse ? ['--ignore-scripts'] : [])], { cwd: copy });
     const info = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];

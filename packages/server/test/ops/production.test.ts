@@ -9,6 +9,7 @@ import tls from 'node:tls';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../helpers/sandbox.js';
+import { REUSE_BUILD } from '../helpers/reuse-build.js';
 
 /**
  * The README's "Going to production" section, followed as written: `npm run build`, the operator
@@ -130,7 +131,7 @@ async function verify(image: Buffer): Promise<Outcome> {
 beforeAll(async () => {
   // 1. Build (README: `npm run build`). SLIPCHECK_TEST_REUSE_BUILD=1 reuses a build made just before
   // (CI builds once; a second build of the same tree proves nothing more).
-  if (!process.env.SLIPCHECK_TEST_REUSE_BUILD) {
+  if (!REUSE_BUILD) {
     const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     expect(built.status, built.stdout + built.stderr).toBe(0);
   }

@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/db/db.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { SCHEDULED_JOB, slotOf } from '../../src/outbox/outbox-schedule.js';
 import { createOwnDatabase, sleep } from '../faults/fault-kit.js';
+import { REUSE_BUILD, SERVICE_LOADER } from '../helpers/reuse-build.js';
 
 const SERVER_DIR = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(SERVER_DIR, 'bin/slipcheck.js');
@@ -45,18 +46,9 @@ interface Worker {
   exited: Promise<number | null>;
 }
 
-/**
- * `npm test` builds first (SLIPCHECK_TEST_REUSE_BUILD): the workers then run that build's CLI as
- * bin/slipcheck.js runs it in production (about half the start-up CPU of tsx, four processes a run).
- * A targeted run, which may have a stale dist/ or none, runs bin/slipcheck.js on the sources.
- */
-const WORKER_ARGS = process.env.SLIPCHECK_TEST_REUSE_BUILD
-  ? [
-      '--conditions=slipcheck-dist',
-      '--input-type=module',
-      '-e',
-      "process.exitCode = await (await import('./dist/cli/cli.js')).runCli(['worker'])",
-    ]
+/** Under `npm test` the workers run the build's CLI as bin/slipcheck.js runs it in production (reuse-build.ts). */
+const WORKER_ARGS = REUSE_BUILD
+  ? [...SERVICE_LOADER, '--input-type=module', '-e', "process.exitCode = await (await import('./dist/cli/cli.js')).runCli(['worker'])"]
   : [BIN, 'worker'];
 
 /** `slipcheck worker` as its own process (the operator's command), logging at debug level as JSON lines. */

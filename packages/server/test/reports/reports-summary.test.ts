@@ -8,15 +8,10 @@ import { newId } from '../../src/lib/ids.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { summaryText } from '../../src/modules/reports/reports-summary.js';
 import { bkk, insertTx } from './reports-helpers.js';
+import { REUSE_BUILD, SERVICE_LOADER } from '../helpers/reuse-build.js';
 
 const SERVER_DIR = path.resolve(import.meta.dirname, '../..');
 const NOW = bkk('2026-11-11T21:05:00');
-
-// Under `npm test` (scripts/test.js builds first and sets SLIPCHECK_TEST_REUSE_BUILD) the children run
-// that build: they start in about half the CPU time of tsx compiling the sources. A targeted run, which
-// may have a stale dist/ or none, runs the sources.
-const REUSE_BUILD = !!process.env.SLIPCHECK_TEST_REUSE_BUILD;
-const CHILD_LOADER = REUSE_BUILD ? ['--conditions=slipcheck-dist'] : ['--import', 'tsx'];
 
 /** Runs one worker child process (summary-worker-child.mjs) against the harness's database. */
 function runChild(h: Harness, workerId: string, goAt: number): Promise<{ queued: number; ran: number }> {
@@ -41,7 +36,7 @@ function runChild(h: Harness, workerId: string, goAt: number): Promise<{ queued:
     SERVICE_ROOT: REUSE_BUILD ? 'dist' : 'src',
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CHILD_LOADER, 'test/reports/summary-worker-child.mjs'], {
+    const child = spawn(process.execPath, [...SERVICE_LOADER, 'test/reports/summary-worker-child.mjs'], {
       cwd: SERVER_DIR,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
+import { REUSE_BUILD, SERVICE_LOADER } from '../helpers/reuse-build.js';
 
 // Issue 9, exactly-once under crashes: a real service process (src/main.ts, or the fresh build) on the shared
 // database SIGKILLs itself between reserving the quota unit and writing the record (the test-only
@@ -18,9 +19,7 @@ const LEASE_MS = 1500;
 // SLIPCHECK_TEST_REUSE_BUILD): the killed nodes then run that build of these sources, which starts in
 // about half the CPU time of tsx compiling them (1.9 s against 3.7 s measured), its decoder too.
 // A targeted run, which may have a stale dist/ or none, runs the sources.
-const NODE_ARGS = process.env.SLIPCHECK_TEST_REUSE_BUILD
-  ? ['--conditions=slipcheck-dist', 'dist/main.js']
-  : ['--import', 'tsx', 'src/main.ts'];
+const NODE_ARGS = [...SERVICE_LOADER, REUSE_BUILD ? 'dist/main.js' : 'src/main.ts'];
 
 async function freePort(): Promise<number> {
   const srv = net.createServer();

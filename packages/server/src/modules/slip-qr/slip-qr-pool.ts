@@ -49,9 +49,9 @@ export interface SlipDecoderPoolOptions {
   warmReader?: boolean;
   /**
    * Wall-time budget of one image in a decoder, decode and reading together (default IMAGE_BUDGET_MS,
-   * inside the 2 s kill limit). Tests about what the reader reads, not about its budget, give it room
-   * with a longer `jobTimeoutMs`: on a loaded test machine the default's 1.7 s of wall time ran out
-   * before a turned slip was read.
+   * inside the 2 s kill limit). Raised, with a `jobTimeoutMs` above it, where the answer matters more
+   * than answering at once: `slipcheck read`, and tests about what is read rather than about the budget
+   * (on a loaded machine the default's 1.7 s of wall time ran out before a slip's amount was read).
    */
   imageBudgetMs?: number;
   /** Decoder script; tests substitute their own. Default: slip-qr-worker.ts beside this file. */

@@ -11,6 +11,8 @@ const { createContainer } = await import(`${root}/container.js`);
 const { buildApp } = await import(`${root}/http/app.js`);
 
 const { createServiceLogger } = await import(`${root}/http/service-logger.js`);
+const { applyHeapGrowth } = await import(`${root}/lib/heap-growth.js`);
+const { startMetricsServer } = await import(`${root}/lib/metrics.js`);
 const { pino } = await import('pino');
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-bench-'));
@@ -23,9 +25,12 @@ const config = loadConfig({
   WORKER_MODE: 'off',
   SANDBOX_AUTOSTART: 'false',
   DATABASE_URL: process.env.DATABASE_URL ?? '',
+  HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT ?? '',
   // The bench's SLIP_EDIT_MODE reaches the service (unset: the default, reject, which reads every slip).
   ...(process.env.SLIP_EDIT_MODE ? { SLIP_EDIT_MODE: process.env.SLIP_EDIT_MODE } : {}),
 });
+// As main.ts does: HEAP_GROWING_PERCENT (default 100) from the environment.
+applyHeapGrowth(config.HEAP_GROWING_PERCENT);
 // BENCH_LOG_LEVEL=info: the production access log (two lines per request), written to /dev/null
 // synchronously as pino writes to stdout; unset, the service logs nothing (the figures in docs/benchmarks.md).
 const logLevel = process.env.BENCH_LOG_LEVEL;
@@ -38,9 +43,12 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 const shop = await c.shops.create({ name: 'bench', planCode: 'BUSINESS' }, 'bench');
 await c.payees.add(shop.id, { bankCode: '004', accountNumber: '1234566609', holder: 'ร้านทดสอบ' }, 'bench');
 const { key } = await c.apiKeys.create(shop.id, { environment: 'live', scopes: 'verify,read' }, 'bench');
-process.stdout.write(JSON.stringify({ port: app.server.address().port, key }) + '\n');
+// The bench reads the service's garbage collections from its Prometheus metrics, as an operator would.
+const metrics = await startMetricsServer(0, '127.0.0.1');
+process.stdout.write(JSON.stringify({ port: app.server.address().port, key, metricsPort: metrics.port }) + '\n');
 const stop = async () => {
   await app.close();
+  await metrics.close();
   await c.close();
   fs.rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);

@@ -245,6 +245,11 @@ const spec = {
     doc: 'PEM certificate (chain) file: with TLS_KEY_FILE the service answers HTTPS itself (TLS 1.2+, HSTS; SIGHUP reloads the files); empty = plain HTTP behind a proxy',
   },
   TLS_KEY_FILE: { parse: str, def: '', doc: 'PEM private key file matching TLS_CERT_FILE' },
+  HEAP_GROWING_PERCENT: {
+    parse: int(0, 400),
+    def: '100',
+    doc: "how far the JavaScript heap may grow past what survived the last full garbage collection before the next one, in percent; 0 = V8's own choice, which on a busy 2-core node ran a full collection every ~30 verifies (docs/benchmarks.md)",
+  },
   SHUTDOWN_GRACE_MS: {
     parse: int(0, 120_000),
     def: '5000',

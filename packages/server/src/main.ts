@@ -3,6 +3,7 @@ import { createContainer } from './container.js';
 import { buildApp } from './http/app.js';
 import { createDrain } from './http/drain.js';
 import { readTlsFiles, reloadTls } from './http/tls.js';
+import { applyHeapGrowth } from './lib/heap-growth.js';
 import { startMetricsServer } from './lib/metrics.js';
 
 /** METRICS_PORT: set = that port; empty = 9464 in development, off in production (and in tests). */
@@ -30,6 +31,7 @@ async function main() {
     process.stderr.write(`TLS_CERT_FILE/TLS_KEY_FILE: ${(e as Error).message}\n`);
     process.exit(78);
   }
+  applyHeapGrowth(config.HEAP_GROWING_PERCENT);
   const container = await createContainer(config);
   let draining = false;
   const app = await buildApp(container, { https, draining: () => draining });

@@ -13,8 +13,10 @@ describe('configuration', () => {
       SANDBOX_PORT: 3900,
       CHECKER: 'sandbox',
       TIME_ZONE: 'Asia/Bangkok',
+      HEAP_GROWING_PERCENT: 100,
       databaseKind: 'sqlite',
     });
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).HEAP_GROWING_PERCENT).toBe(0);
     expect(c.DATA_DIR).toBe(path.resolve('./data'));
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).databaseKind).toBe('postgres');
   });
@@ -29,6 +31,8 @@ describe('configuration', () => {
     ['WEBHOOK_RETRY_SCHEDULE', '60,abc'],
     ['SECRET_KEY', 'short'],
     ['LOG_LEVEL', 'loud'],
+    ['HEAP_GROWING_PERCENT', '500'],
+    ['HEAP_GROWING_PERCENT', '-1'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -23,10 +23,12 @@ const SANDBOX_PORT = 39_000 + Math.floor(Math.random() * 500);
 
 async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess }> {
   const entry = path.resolve(import.meta.dirname, '../../sandbox-bank/src/main.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // BENCH_SANDBOX_ARGS: extra node flags for the sandbox bank (e.g. "--trace-gc").
+  const extra = (process.env.BENCH_SANDBOX_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...extra, '--import', 'tsx', entry], {
     // It stands in for a remote provider but shares these cores: no access log (two lines per check at info).
     env: { ...process.env, SANDBOX_PORT: String(SANDBOX_PORT), SANDBOX_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
+    stdio: ['ignore', process.env.BENCH_SANDBOX_ARGS ? 'inherit' : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${SANDBOX_PORT}`;
   for (let i = 0; i < 100; i++) {
@@ -77,8 +79,38 @@ function procStats(pid: number) {
   return { cpuMs: (ticks * 1000) / 100, systemMs: (Number(stat[12]) * 1000) / 100, peakRssMb: hwm ? Number(hwm[1]) / 1024 : 0 };
 }
 
+/** The machine's CPU time by kind since boot, in ticks (Linux /proc/stat): busy, idle and stolen by the host. */
+function machineTicks() {
+  const [, user, nice, system, idle, iowait, irq, softirq, steal] = fs
+    .readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+}
+type Ticks = ReturnType<typeof machineTicks>;
+const addTicks = (acc: Ticks, from: Ticks) => {
+  const now = machineTicks();
+  acc.busy += now.busy - from.busy;
+  acc.idle += now.idle - from.idle;
+  acc.steal += now.steal - from.steal;
+};
+/** "busy 97 %, stolen 3 %": shares of the machine's CPU time during the measured stretch. */
+const tickShares = (t: Ticks) => {
+  const all = t.busy + t.idle + t.steal || 1;
+  return `busy ${((t.busy / all) * 100).toFixed(0)} %, idle ${((t.idle / all) * 100).toFixed(0)} %, stolen by the host ${((t.steal / all) * 100).toFixed(0)} %`;
+};
+
+/** Full (mark-compact) garbage collections the service has run, from its Prometheus metrics. */
+async function majorGcs(metricsPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const m = /^slipcheck_nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)/m.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
 async function startServer(checkerUrl: string) {
-  // BENCH_COMPILED=1 (`npm run bench:prod`): the service from dist/ under plain node, as start:prod runs it.
+  // BENCH_COMPILED=1 (`npm run bench`): the service from dist/ under plain node, as start:prod runs it.
   const compiled = !!process.env.BENCH_COMPILED;
   const entry = path.resolve(import.meta.dirname, 'bench-server.mjs');
   // BENCH_SERVER_ARGS: extra node flags for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
@@ -100,12 +132,12 @@ async function startServer(checkerUrl: string) {
     });
     child.once('exit', (code) => reject(new Error(`bench server exited ${code}`)));
   });
-  const { port, key } = JSON.parse(line) as { port: number; key: string };
-  return { child, port, key };
+  const { port, key, metricsPort } = JSON.parse(line) as { port: number; key: string; metricsPort: number };
+  return { child, port, key, metricsPort };
 }
 
 export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } = {}): Promise<E2eReport> {
-  const perLevel = opts.perLevel ?? 160;
+  const perLevel = opts.perLevel ?? Number(process.env.E2E_PER_LEVEL ?? 320);
   const parts = new Set(opts.parts ?? (process.env.E2E_PARTS ?? 'uncached,replay,quota').split(','));
   const { url, child } = await startSandboxProcess();
   const threads = os.availableParallelism();
@@ -139,17 +171,21 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
     const editMode = process.env.SLIP_EDIT_MODE ?? 'reject'; // the service's default (config.ts)
     const reads = editMode !== 'off';
     const baseline = reads ? 'decode-and-read-only' : 'decode-only';
-    // The last `warm` images warm the service up: its decoders start on first use; E2E_WARMUP=N (default 4)
-    // verifies more first, so the measured verifies run on optimised code rather than during V8's warm-up.
-    const warm = Math.max(4, Number(process.env.E2E_WARMUP ?? 4));
-    const total = perLevel * 2 + warm;
+    // The last `warm` images warm the service up (E2E_WARMUP, default 400): its decoders start on first
+    // use, and V8 kept optimising the verify path for several hundred verifies (its compiler threads took
+    // a fifth of the service's CPU during the first 640), which a service that runs for days paid once.
+    const warm = Math.max(4, Number(process.env.E2E_WARMUP ?? 400));
+    // E2E_ROUNDS: rounds per concurrency, each of `per` verifies and as many baseline jobs (below).
+    const rounds = Math.max(1, Number(process.env.E2E_ROUNDS ?? 4));
+    const per = Math.ceil(perLevel / rounds);
+    const total = per * rounds * 2 + warm;
     const images = await phoneSlips(url, parts.has('uncached') ? total : warm);
     const load0 = os.loadavg();
 
     // Warm the service (decoder processes start on first use).
     await runConcurrent(
       Array.from({ length: warm }, (_, k) => images.length - warm + k),
-      warm > 4 ? 8 : 1, // the default: one at a time, as before
+      warm > 4 ? 8 : 1, // a handful (E2E_WARMUP=4): one at a time
       async (i) => {
         await post(images[i], orderOf(i));
       },
@@ -160,7 +196,9 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
       // concurrency (warmed up first). With SLIP_EDIT_MODE alert or reject (the default) a verify also
       // reads the printed amount in the decoder (issue 20), so the baseline decodes and reads too;
       // comparing that verify with a bare decode measured the OCR, not the service's overhead.
-      const pool = createSlipDecoderPool({ threads });
+      // The service's decoders: the compiled worker under BENCH_COMPILED, as the service forks it.
+      const workerUrl = process.env.BENCH_COMPILED ? new URL('../dist/modules/slip-qr/slip-qr-worker.js', import.meta.url) : undefined;
+      const pool = createSlipDecoderPool({ threads, workerUrl });
       const work = async (img: Uint8Array) => {
         if (!reads) return pool.decode(Buffer.from(img));
         const { decoded, printed } = await pool.decodeAndRead(Buffer.from(img));
@@ -172,44 +210,80 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
       await runConcurrent(baseWarm, threads, async (img) => {
         await work(img);
       });
-      const decodeRate: Record<number, number> = {};
-      for (const conc of [8, 32]) {
-        const slice = images.slice(0, perLevel);
-        const t0 = performance.now();
-        await runConcurrent(slice, conc, async (img) => {
-          const r = await work(img);
-          if (!r.ok) throw new Error('decode failed');
-        });
-        decodeRate[conc] = slice.length / ((performance.now() - t0) / 1000);
-      }
-      await pool.close();
-
+      // The two sides alternate in rounds (baseline then verify, verify then baseline, ...) and each
+      // side's rate is its images over its summed time. This machine's speed drifts by 20-30 % from one
+      // ten-second stretch to the next (other tenants of the host): measured one after the other, the
+      // baseline and the verifies saw different machines and one quiet run's ratio moved by 21 points.
       let offset = 0;
       for (const conc of [8, 32]) {
-        const indexes = Array.from({ length: perLevel }, (_, k) => offset + k);
-        offset += perLevel;
+        const side = {
+          base: { n: 0, secs: 0, ticks: { busy: 0, idle: 0, steal: 0 } },
+          verify: { n: 0, secs: 0, ticks: { busy: 0, idle: 0, steal: 0 } },
+        };
+        const roundRatios: number[] = [];
         const lat: number[] = [];
-        const c0 = cpuOf();
-        const t0 = performance.now();
-        await runConcurrent(indexes, conc, async (i) => {
-          const s = performance.now();
-          const r = await post(images[i], orderOf(i));
-          if (r.body.data?.status !== 'SUCCESS') throw new Error(`unexpected ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
-          lat.push(performance.now() - s);
-        });
-        const secs = (performance.now() - t0) / 1000;
-        const cpu = cpuSince(c0, indexes.length);
-        const rate = indexes.length / secs;
-        const ratio = rate / decodeRate[conc];
+        const cpu = { service: 0, sandbox: 0, client: 0 };
+        let fullGcs = 0;
+        const baselineRound = async () => {
+          const slice = images.slice(0, per);
+          const m0 = machineTicks();
+          const t0 = performance.now();
+          await runConcurrent(slice, conc, async (img) => {
+            const r = await work(img);
+            if (!r.ok) throw new Error('decode failed');
+          });
+          const secs = (performance.now() - t0) / 1000;
+          addTicks(side.base.ticks, m0);
+          side.base.n += slice.length;
+          side.base.secs += secs;
+          return slice.length / secs;
+        };
+        const verifyRound = async () => {
+          const indexes = Array.from({ length: per }, (_, k) => offset + k);
+          offset += per;
+          const gc0 = await majorGcs(server.metricsPort);
+          const c0 = cpuOf();
+          const m0 = machineTicks();
+          const t0 = performance.now();
+          await runConcurrent(indexes, conc, async (i) => {
+            const s = performance.now();
+            const r = await post(images[i], orderOf(i));
+            if (r.body.data?.status !== 'SUCCESS') throw new Error(`unexpected ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+            lat.push(performance.now() - s);
+          });
+          const secs = (performance.now() - t0) / 1000;
+          addTicks(side.verify.ticks, m0);
+          const used = cpuSince(c0, 1);
+          fullGcs += (await majorGcs(server.metricsPort)) - gc0;
+          cpu.service += used.service;
+          cpu.sandbox += used.sandbox;
+          cpu.client += used.client;
+          side.verify.n += indexes.length;
+          side.verify.secs += secs;
+          return indexes.length / secs;
+        };
+        for (let r = 0; r < rounds; r++) {
+          const [first, second] = r % 2 === 0 ? [baselineRound, verifyRound] : [verifyRound, baselineRound];
+          const a = await first();
+          const b = await second();
+          roundRatios.push(r % 2 === 0 ? b / a : a / b);
+        }
+        const rate = side.verify.n / side.verify.secs;
+        const decodeRate = side.base.n / side.base.secs;
+        const ratio = rate / decodeRate;
+        const n = side.verify.n;
         rows.push([
           `uncached verify, concurrency ${conc}`,
           rate.toFixed(1),
           pct(lat, 50).toFixed(1),
           pct(lat, 99).toFixed(1),
-          cpu.service.toFixed(2),
-          `${cpu.sandbox.toFixed(2)} / ${cpu.client.toFixed(2)}`,
-          `${decodeRate[conc].toFixed(1)} ${baseline}/s; ratio ${(ratio * 100).toFixed(0)}% (target >= 80%)`,
+          (cpu.service / n).toFixed(2),
+          `${(cpu.sandbox / n).toFixed(2)} / ${(cpu.client / n).toFixed(2)}`,
+          `${decodeRate.toFixed(1)} ${baseline}/s; ratio ${(ratio * 100).toFixed(0)}% (target >= 80%)`,
         ]);
+        notes.push(
+          `uncached verify, concurrency ${conc}: ${rounds} rounds of ${per} verifies and ${per} ${baseline} jobs, alternating; the service ran ${fullGcs} full garbage collections during its ${n} verifies; ratio per round ${roundRatios.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')}; machine CPU during the verifies ${tickShares(side.verify.ticks)}, during the baseline ${tickShares(side.base.ticks)}`,
+        );
         verdicts.push(
           verdict(
             ratio >= 0.8,
@@ -217,6 +291,7 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
           ),
         );
       }
+      await pool.close();
     }
 
     if (parts.has('replay')) {

@@ -5,7 +5,7 @@ import { formatE2e, runE2eBench } from './e2e-bench.js';
 
 const only = process.argv[2];
 console.log(
-  `# slipcheck benchmarks\n\nMachine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. Command: \`${process.env.BENCH_COMPILED ? 'npm run bench:prod' : 'npm run bench'}\`${process.env.BENCH_COMPILED ? ' (the service under test runs the compiled dist/ under plain node)' : ''}.\n`,
+  `# slipcheck benchmarks\n\nMachine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}. Command: \`${process.env.BENCH_COMPILED ? 'npm run bench' : 'npm run bench:src'}\`${process.env.BENCH_COMPILED ? ' (the service under test runs the compiled dist/ under plain node, as start:prod does)' : ' (the service under test runs the TypeScript sources through tsx)'}.\n`,
 );
 if (!only || only === 'decode') {
   console.log('## Decoding: the cascade against zxing-wasm tryHarder and jsQR on a real-traffic corpus (one thread)\n');

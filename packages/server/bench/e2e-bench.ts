@@ -19,27 +19,34 @@ import { createRawHttpClient } from './raw-http-client.js';
  * E2E_PARTS=uncached,replay,quota runs only some parts (e.g. `replay` to profile replays alone:
  * BENCH_SERVER_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" E2E_PARTS=replay ...).
  */
-const SANDBOX_PORT = 39_000 + Math.floor(Math.random() * 500);
-
-async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess }> {
+/**
+ * The sandbox bank in its own process, on a port the system picks and with a journal folder of its
+ * own: sharing ./data, every run added its ~1,000 transfers to the developer's journal, and each
+ * start loaded all of them (17 MB after one day's runs) into the bank's heap.
+ */
+async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess; dataDir: string }> {
   const entry = path.resolve(import.meta.dirname, '../../sandbox-bank/src/main.ts');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-bench-bank-'));
   // BENCH_SANDBOX_ARGS: extra node flags for the sandbox bank (e.g. "--trace-gc").
   const extra = (process.env.BENCH_SANDBOX_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...extra, '--import', 'tsx', entry], {
     // It stands in for a remote provider but shares these cores: no access log (two lines per check at info).
-    env: { ...process.env, SANDBOX_PORT: String(SANDBOX_PORT), SANDBOX_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', process.env.BENCH_SANDBOX_ARGS ? 'inherit' : 'ignore', 'inherit'],
+    env: { ...process.env, SANDBOX_PORT: '0', SANDBOX_HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = `http://127.0.0.1:${SANDBOX_PORT}`;
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) return { url, child };
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('sandbox did not start');
+  // Its start line names the address; other stdout lines (node flags such as --trace-gc) go to stderr.
+  const url = await new Promise<string>((resolve, reject) => {
+    let found = false;
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      const m = /sandbox bank listening on (http:\/\/\S+)/.exec(l);
+      if (!found && m) {
+        found = true;
+        resolve(m[1]);
+      } else process.stderr.write(`[sandbox] ${l}\n`);
+    });
+    child.once('exit', (code) => reject(new Error(`sandbox bank exited ${code}`)));
+  });
+  return { url, child, dataDir };
 }
 
 const pct = (xs: number[], p: number) => {
@@ -139,7 +146,7 @@ async function startServer(checkerUrl: string) {
 export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } = {}): Promise<E2eReport> {
   const perLevel = opts.perLevel ?? Number(process.env.E2E_PER_LEVEL ?? 320);
   const parts = new Set(opts.parts ?? (process.env.E2E_PARTS ?? 'uncached,replay,quota').split(','));
-  const { url, child } = await startSandboxProcess();
+  const { url, child, dataDir: bankDir } = await startSandboxProcess();
   const threads = os.availableParallelism();
   const server = await startServer(url);
   const http = new Pool(`http://127.0.0.1:${server.port}`, { connections: 64, pipelining: 1 });
@@ -376,6 +383,7 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
     raw.close();
     server.child.kill('SIGTERM');
     child.kill();
+    fs.rmSync(bankDir, { recursive: true, force: true });
   }
 }
 

@@ -103,7 +103,7 @@ const addTicks = (acc: Ticks, from: Ticks) => {
   acc.idle += now.idle - from.idle;
   acc.steal += now.steal - from.steal;
 };
-/** "busy 97 %, stolen 3 %": shares of the machine's CPU time during the measured stretch. */
+/** "busy 93 %, idle 7 %, stolen by the host 0 %": shares of the machine's CPU time over the summed stretches. */
 const tickShares = (t: Ticks) => {
   const all = t.busy + t.idle + t.steal || 1;
   return `busy ${((t.busy / all) * 100).toFixed(0)} %, idle ${((t.idle / all) * 100).toFixed(0)} %, stolen by the host ${((t.steal / all) * 100).toFixed(0)} %`;
@@ -219,8 +219,8 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
       });
       // The two sides alternate in rounds (baseline then verify, verify then baseline, ...) and each
       // side's rate is its images over its summed time. This machine's speed drifts by 20-30 % from one
-      // ten-second stretch to the next (other tenants of the host): measured one after the other, the
-      // baseline and the verifies saw different machines and one quiet run's ratio moved by 21 points.
+      // ten-second stretch to the next: measured one after the other, the baseline and the verifies saw
+      // different machines, and two quiet runs of one tree differed by 21 points.
       let offset = 0;
       for (const conc of [8, 32]) {
         const side = {

@@ -10,8 +10,8 @@ import v8 from 'node:v8';
  * as that is so: a full mark-compact every ~30 verifies, back to back, marking the whole heap each
  * time. On two cores those helper threads take the CPU the decoders need: the service spent ~40 % of
  * its CPU on them (docs/benchmarks.md, "Uncached verify: the garbage collector"). With the headroom at
- * the live heap's size the same run needs about one full collection per thousand verifies; the cost
- * is a heap limit of ~2x the live heap (~90 MB) instead of ~1.2x.
+ * the live heap's size the same bench runs had 0 or 1 full collection per 320 verifies; the cost is a
+ * heap limit of ~2x the live heap (~90 MB) instead of ~1.2x.
  *
  * Set at start-up, before the load: V8 reads the flag each time it sets a new limit.
  */

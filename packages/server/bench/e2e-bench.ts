@@ -222,7 +222,8 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
       // ten-second stretch to the next: measured one after the other, the baseline and the verifies saw
       // different machines, and two quiet runs of one tree differed by 21 points.
       let offset = 0;
-      for (const conc of [8, 32]) {
+      // E2E_CONC: the concurrencies measured (default 8,32, the targets'); e.g. 1,2 to see the cost per verify unbatched.
+      for (const conc of (process.env.E2E_CONC ?? '8,32').split(',').map(Number)) {
         const side = {
           base: { n: 0, secs: 0, ticks: { busy: 0, idle: 0, steal: 0 } },
           verify: { n: 0, secs: 0, ticks: { busy: 0, idle: 0, steal: 0 } },

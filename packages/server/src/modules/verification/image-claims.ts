@@ -22,6 +22,8 @@ export interface ClaimReservation {
 
 export type ClaimOutcome =
   | { kind: 'owner'; token: string; inherited: ClaimReservation | null }
+  /** No claim yet, and the caller asked to write it itself (`insertReserved`, with its unit). */
+  | { kind: 'vacant' }
   /** The claim's record is read through the transactions module (this module does not read its table). */
   | { kind: 'cached'; transactionId: string };
 
@@ -107,24 +109,31 @@ export function createImageClaims(deps: {
   const { db, now, leaseMs } = deps;
   const leaseFrom = (t: Date) => new Date(t.getTime() + leaseMs).toISOString();
 
-  async function tryInsert(shopId: string, scope: string, hash: string, t: Date, token: string): Promise<boolean> {
-    const inserted = await insertClaimQuery(db, {
-      shop_id: shopId,
-      scope,
-      image_hash: hash,
+  /** A new claim for `k.token`, holding `r` when given; false when the image is claimed already. */
+  async function insertClaim(q: Db, k: ClaimKey, r: ClaimReservation | null): Promise<boolean> {
+    const t = now();
+    const inserted = await insertClaimQuery(q, {
+      shop_id: k.shopId,
+      scope: k.scope,
+      image_hash: k.hash,
       transaction_id: null,
       claimed_at: t.toISOString(),
-      owner: token,
+      owner: k.token,
       lease_until: leaseFrom(t),
-      reserved_pool: null,
-      reserved_period: null,
+      reserved_pool: r?.pool ?? null,
+      reserved_period: r?.period ?? null,
     });
     return inserted.length === 1;
   }
 
   return {
     leaseMs,
-    async claim(shopId: string, scope: string, hash: string): Promise<ClaimOutcome> {
+    /**
+     * `insert: false`: a new image answers `vacant` instead of being claimed here, so the caller writes the
+     * claim in the transaction that takes its quota unit (`insertReserved`): one write transaction for
+     * both instead of an insert that commits on its own and a second transaction that marks it.
+     */
+    async claim(shopId: string, scope: string, hash: string, opts: { insert?: boolean } = {}): Promise<ClaimOutcome> {
       const deadline = Date.now() + deps.waitMs;
       for (;;) {
         const t = now();
@@ -132,7 +141,8 @@ export function createImageClaims(deps: {
         // Read first: a replay (the common repeat) then costs no write at all.
         const [row] = await claimQuery(db, shopId, scope, hash);
         if (!row) {
-          if (await tryInsert(shopId, scope, hash, t, token)) return { kind: 'owner', token, inherited: null };
+          if (opts.insert === false) return { kind: 'vacant' };
+          if (await insertClaim(db, { shopId, scope, hash, token }, null)) return { kind: 'owner', token, inherited: null };
           continue; // someone else claimed it between our read and insert: read their claim
         }
         const {
@@ -181,6 +191,13 @@ export function createImageClaims(deps: {
       );
       timer.unref();
       return () => clearInterval(timer);
+    },
+    /**
+     * Claims a vacant image for `k.token` with the unit `r` that the same transaction took; false when
+     * another check claimed it first (the caller rolls back, its unit with it, and reads that claim).
+     */
+    async insertReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {
+      return insertClaim(trx, k, r);
     },
     /** Marks the unit this owner reserved; false when the claim is no longer ours (the caller rolls back). */
     async markReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {

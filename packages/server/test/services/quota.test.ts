@@ -52,6 +52,43 @@ for (const kind of DB_KINDS) {
       expect((await h.c.quota.snapshot(shop, plan)).overage).toBe(0); // the free buffer is not overage
     });
 
+    it('what `first` wrote in the reservation transaction is kept with a unit and rolled back with a refusal, in both pools', async () => {
+      const s = await seedShop(h);
+      const { shop, plan } = await shopAndPlan(s);
+      await h.c.quota.adjust(s.shop.id, { used: 509, testUsed: 1 }, 'test'); // one unit left in each pool (test cap 2)
+      const claimed = (hash: string) =>
+        h.c.db
+          .selectFrom('image_claims')
+          .select(['reserved_pool'])
+          .where('shop_id', '=', s.shop.id)
+          .where('image_hash', '=', hash)
+          .executeTakeFirst();
+      const writeClaim = (hash: string) => async (trx: typeof h.c.db, unit: { pool: 'live' | 'test'; period: string }) => {
+        await trx
+          .insertInto('image_claims')
+          .values({
+            shop_id: s.shop.id,
+            scope: unit.pool,
+            image_hash: hash,
+            transaction_id: null,
+            claimed_at: clock.now().toISOString(),
+            owner: 'token',
+            lease_until: clock.now().toISOString(),
+            reserved_pool: unit.pool,
+            reserved_period: unit.period,
+          })
+          .execute();
+      };
+      for (const pool of ['live', 'test'] as const) {
+        await h.c.quota.reserve(shop, plan, pool, undefined, writeClaim(`${pool}-kept`));
+        expect(await claimed(`${pool}-kept`)).toEqual({ reserved_pool: pool });
+        await expect(h.c.quota.reserve(shop, plan, pool, undefined, writeClaim(`${pool}-refused`))).rejects.toMatchObject({
+          statusCode: 402,
+        });
+        expect(await claimed(`${pool}-refused`)).toBeUndefined();
+      }
+    });
+
     it('test keys draw on their own cap (TEST_QUOTA_LIMIT) and never on the live pool', async () => {
       const s = await seedShop(h);
       const { shop, plan } = await shopAndPlan(s);

@@ -72,6 +72,19 @@ for (const kind of DB_KINDS) {
       expect(await usedOf(s.shop.id)).toBe(charged.length);
     });
 
+    it(`${N} concurrent uploads of one image with one unit left: one check, and the others answer its record, never 402`, async () => {
+      // A retry sent while the first upload is still being checked is a replay of it: the unit the first
+      // upload took is not "the quota used up" for its twins.
+      const s = await seedShop(h);
+      await h.c.quota.adjust(s.shop.id, { used: 509 }, 'test'); // STARTER hard limit 510
+      const img = await bank.slip((await bank.register()).transRef);
+      const answers = await Promise.all(Array.from({ length: N }, () => post(s.auth, img)));
+      expect(answers.map((a) => a.status)).toEqual(Array.from({ length: N }, () => 200));
+      expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(1);
+      expect(answers.filter((a) => a.body.data.cached === false)).toHaveLength(1);
+      expect(await usedOf(s.shop.id)).toBe(510);
+    });
+
     it(`${N} concurrent verifies with remaining = 5: exactly 5 pass, the rest get 402`, async () => {
       const s = await seedShop(h);
       await h.c.quota.adjust(s.shop.id, { used: 505 }, 'test'); // STARTER hard limit 510

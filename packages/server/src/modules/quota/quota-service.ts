@@ -36,6 +36,9 @@ export interface Reservation {
   used?: number;
 }
 
+/** The pool had no unit left: thrown inside the reservation's transaction so it rolls back. */
+class Refused extends Error {}
+
 export function createQuotaService(deps: {
   db: Db;
   clock: Clock;
@@ -117,6 +120,9 @@ export function createQuotaService(deps: {
      * (verification marks the unit on its image claim), so a unit is never taken without a durable
      * note of who holds it: a crash leaves the mark, and the mark's lease brings the unit back.
      * `mark` answering false (the claim is no longer ours) rolls the take back and throws.
+     * `first` runs in that transaction before the take, with the unit it is for, and a refusal rolls
+     * it back too: verification writes a new image's claim there, so a second upload of the same image
+     * meets that claim (and waits for its record) before it could meet a pool the first one emptied.
      * Test keys use their own cap and nothing else.
      */
     async reserve(
@@ -124,19 +130,28 @@ export function createQuotaService(deps: {
       plan: Plan,
       environment: 'live' | 'test',
       mark: (trx: Db, res: Reservation) => Promise<boolean> = async () => true,
+      first?: (trx: Db, unit: Pick<Reservation, 'pool' | 'period'>) => Promise<void>,
     ): Promise<Reservation> {
       const p = period().periodMonth;
       const lost = () => new AppError('SERVICE_UNAVAILABLE', 503, 'The check was interrupted; send the same slip again');
+      // A refused take ends the transaction by this throw, so nothing `first` wrote is kept.
+      const refusedIsNull = (err: unknown) => {
+        if (err instanceof Refused) return null;
+        throw err;
+      };
       if (environment === 'test') {
         // A test call draws only on its own cap, never on the live pool (the counter is in the database).
-        const out = await db.transaction().execute(async (trx) => {
-          const r = await testCounter.reserve(shop.id, p, testQuotaLimit, trx);
-          if (r !== 'ok') return r;
-          const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
-          if (!(await mark(trx, res))) throw lost();
-          return res;
-        });
-        if (typeof out === 'object') return out;
+        const out = await db
+          .transaction()
+          .execute(async (trx) => {
+            await first?.(trx, { pool: 'test', period: p });
+            if ((await testCounter.reserve(shop.id, p, testQuotaLimit, trx)) !== 'ok') throw new Refused();
+            const res: Reservation = { shopId: shop.id, period: p, pool: 'test' };
+            if (!(await mark(trx, res))) throw lost();
+            return res;
+          })
+          .catch(refusedIsNull);
+        if (out) return out;
         throw await testOver(shop.id, p);
       }
       if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now()) {
@@ -146,11 +161,16 @@ export function createQuotaService(deps: {
         });
       }
       // Reads for the 402 body happen after the transaction: on SQLite it holds the only connection.
-      const res = await db.transaction().execute(async (trx) => {
-        const r = await takeLive(shop, plan, p, trx);
-        if (r && !(await mark(trx, r))) throw lost();
-        return r;
-      });
+      const res = await db
+        .transaction()
+        .execute(async (trx) => {
+          await first?.(trx, { pool: 'live', period: p });
+          const r = await takeLive(shop, plan, p, trx);
+          if (!r) throw new Refused();
+          if (!(await mark(trx, r))) throw lost();
+          return r;
+        })
+        .catch(refusedIsNull);
       if (res) return res;
       throw new AppError(
         'QUOTA_EXCEEDED',

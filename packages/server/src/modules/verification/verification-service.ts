@@ -480,10 +480,17 @@ export function createVerificationService(deps: VerificationDeps) {
       const payees = await activePayees(shop.id);
       const key: ClaimKey = { shopId: shop.id, scope: environment, hash: requestKey, token: randomUUID() };
       try {
-        const reservation = await quota.reserve(shop, plan, environment, async (trx, res) => {
-          if (await claims.insertReserved(trx, key, { pool: res.pool, period: res.period })) return true;
-          throw new ClaimedMeanwhile();
-        });
+        // The claim goes in before the unit is taken: a twin upload of this image then meets it and
+        // waits for its record, instead of meeting a pool this upload just emptied (a 402).
+        const reservation = await quota.reserve(
+          shop,
+          plan,
+          environment,
+          async () => true,
+          async (trx, unit) => {
+            if (!(await claims.insertReserved(trx, key, unit))) throw new ClaimedMeanwhile();
+          },
+        );
         return { kind: 'owner', key, reservation, payees };
       } catch (err) {
         if (!(err instanceof ClaimedMeanwhile)) throw err;

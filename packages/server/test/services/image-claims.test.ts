@@ -18,9 +18,10 @@ for (const kind of DB_KINDS) {
 
     const own = async (hash: string): Promise<ClaimKey & { shopId: string }> => {
       const s = await seedShop(h);
-      const out = await claims().claim(s.shop.id, 'live', hash);
-      if (out.kind !== 'owner') throw new Error(`expected to own the claim, got ${out.kind}`);
-      return { shopId: s.shop.id, scope: 'live', hash, token: out.token };
+      expect(await claims().claim(s.shop.id, 'live', hash)).toEqual({ kind: 'vacant' });
+      const k = { shopId: s.shop.id, scope: 'live', hash, token: `token-${hash}` };
+      expect(await h.c.db.transaction().execute((trx) => claims().insert(trx, k, null))).toBe(true);
+      return k;
     };
     const row = (k: ClaimKey) =>
       h.c.db.selectFrom('image_claims').selectAll().where('shop_id', '=', k.shopId).where('image_hash', '=', k.hash).executeTakeFirst();
@@ -29,17 +30,17 @@ for (const kind of DB_KINDS) {
     it('a new image for a caller that writes its own claim: vacant without a write, then claimed once with its unit', async () => {
       const s = await seedShop(h);
       const k: ClaimKey = { shopId: s.shop.id, scope: 'live', hash: 'v1', token: 'token-first' };
-      expect(await claims().claim(k.shopId, 'live', 'v1', { insert: false })).toEqual({ kind: 'vacant' });
+      expect(await claims().claim(k.shopId, 'live', 'v1')).toEqual({ kind: 'vacant' });
       expect(await row(k)).toBeUndefined();
-      expect(await inTrx((trx) => claims().insertReserved(trx, k, { pool: 'live', period: '2026-11' }))).toBe(true);
+      expect(await inTrx((trx) => claims().insert(trx, k, { pool: 'live', period: '2026-11' }))).toBe(true);
       expect(await row(k)).toMatchObject({ owner: 'token-first', reserved_pool: 'live', reserved_period: '2026-11', transaction_id: null });
       // A second check that read "vacant" too loses the insert and changes nothing (it rolls back its unit).
       const late = { ...k, token: 'token-late' };
-      expect(await inTrx((trx) => claims().insertReserved(trx, late, { pool: 'test', period: '2026-11' }))).toBe(false);
+      expect(await inTrx((trx) => claims().insert(trx, late, { pool: 'test', period: '2026-11' }))).toBe(false);
       expect(await row(k)).toMatchObject({ owner: 'token-first', reserved_pool: 'live' });
       // The winner's claim is an ordinary in-flight claim from then on.
       expect(await inTrx((trx) => claims().complete(trx, k, 'txn_v1'))).toBe(true);
-      expect(await claims().claim(k.shopId, 'live', 'v1', { insert: false })).toEqual({ kind: 'cached', transactionId: 'txn_v1' });
+      expect(await claims().claim(k.shopId, 'live', 'v1')).toEqual({ kind: 'cached', transactionId: 'txn_v1' });
     });
 
     it('the owner marks its unit and completes the claim; a replay then answers the record', async () => {

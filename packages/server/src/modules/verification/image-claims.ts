@@ -7,7 +7,8 @@ import type { ImageClaimsTable } from '../../db/db-schema.js';
 
 /**
  * Same-image replay as a database claim, so N concurrent uploads of one image make one check on one
- * node or many: the first INSERT wins, the others wait for its record and answer it with cached=true.
+ * node or many: the first INSERT wins (`insert`, with the quota unit), the others wait for its record
+ * and answer it with cached=true.
  *
  * The check in flight owns its claim by a random token and a short lease it renews while it works
  * (`leaseMs`, renewed every third of it). A node that dies stops renewing: within one lease the claim
@@ -22,7 +23,7 @@ export interface ClaimReservation {
 
 export type ClaimOutcome =
   | { kind: 'owner'; token: string; inherited: ClaimReservation | null }
-  /** No claim yet, and the caller asked to write it itself (`insertReserved`, with its unit). */
+  /** No claim yet: the caller writes it (`insert`) with its quota unit. */
   | { kind: 'vacant' }
   /** The claim's record is read through the transactions module (this module does not read its table). */
   | { kind: 'cached'; transactionId: string };
@@ -109,42 +110,21 @@ export function createImageClaims(deps: {
   const { db, now, leaseMs } = deps;
   const leaseFrom = (t: Date) => new Date(t.getTime() + leaseMs).toISOString();
 
-  /** A new claim for `k.token`, holding `r` when given; false when the image is claimed already. */
-  async function insertClaim(q: Db, k: ClaimKey, r: ClaimReservation | null): Promise<boolean> {
-    const t = now();
-    const inserted = await insertClaimQuery(q, {
-      shop_id: k.shopId,
-      scope: k.scope,
-      image_hash: k.hash,
-      transaction_id: null,
-      claimed_at: t.toISOString(),
-      owner: k.token,
-      lease_until: leaseFrom(t),
-      reserved_pool: r?.pool ?? null,
-      reserved_period: r?.period ?? null,
-    });
-    return inserted.length === 1;
-  }
-
   return {
     leaseMs,
     /**
-     * `insert: false`: a new image answers `vacant` instead of being claimed here, so the caller writes the
-     * claim in the transaction that takes its quota unit (`insertReserved`): one write transaction for
-     * both instead of an insert that commits on its own and a second transaction that marks it.
+     * Reads the image's claim: `cached` with its record, `owner` of one taken over, or `vacant` when
+     * there is none. A vacant image is claimed with `insert`, in the transaction that takes its quota
+     * unit: one write transaction for both.
      */
-    async claim(shopId: string, scope: string, hash: string, opts: { insert?: boolean } = {}): Promise<ClaimOutcome> {
+    async claim(shopId: string, scope: string, hash: string): Promise<ClaimOutcome> {
       const deadline = Date.now() + deps.waitMs;
       for (;;) {
         const t = now();
         const token = randomUUID();
         // Read first: a replay (the common repeat) then costs no write at all.
         const [row] = await claimQuery(db, shopId, scope, hash);
-        if (!row) {
-          if (opts.insert === false) return { kind: 'vacant' };
-          if (await insertClaim(db, { shopId, scope, hash, token }, null)) return { kind: 'owner', token, inherited: null };
-          continue; // someone else claimed it between our read and insert: read their claim
-        }
+        if (!row) return { kind: 'vacant' };
         const {
           claim_claimed_at: claimedAt,
           claim_transaction_id: transactionId,
@@ -193,11 +173,23 @@ export function createImageClaims(deps: {
       return () => clearInterval(timer);
     },
     /**
-     * Claims a vacant image for `k.token` with the unit `r` that the same transaction took; false when
-     * another check claimed it first (the caller rolls back, its unit with it, and reads that claim).
+     * Claims a vacant image for `k.token`, holding the unit `r` that the same transaction takes; false
+     * when another check claimed it first (the caller rolls back, its unit with it, and reads that claim).
      */
-    async insertReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {
-      return insertClaim(trx, k, r);
+    async insert(trx: Db, k: ClaimKey, r: ClaimReservation | null): Promise<boolean> {
+      const t = now();
+      const inserted = await insertClaimQuery(trx, {
+        shop_id: k.shopId,
+        scope: k.scope,
+        image_hash: k.hash,
+        transaction_id: null,
+        claimed_at: t.toISOString(),
+        owner: k.token,
+        lease_until: leaseFrom(t),
+        reserved_pool: r?.pool ?? null,
+        reserved_period: r?.period ?? null,
+      });
+      return inserted.length === 1;
     },
     /** Marks the unit this owner reserved; false when the claim is no longer ours (the caller rolls back). */
     async markReserved(trx: Db, k: ClaimKey, r: ClaimReservation): Promise<boolean> {

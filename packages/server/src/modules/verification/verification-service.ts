@@ -471,7 +471,7 @@ export function createVerificationService(deps: VerificationDeps) {
    */
   async function own(shop: Shop, plan: Plan, environment: 'live' | 'test', requestKey: string): Promise<Owned> {
     for (;;) {
-      const claim = await claims.claim(shop.id, environment, requestKey, { insert: false });
+      const claim = await claims.claim(shop.id, environment, requestKey);
       if (claim.kind === 'cached') return claim;
       if (claim.kind === 'owner') {
         const key: ClaimKey = { shopId: shop.id, scope: environment, hash: requestKey, token: claim.token };
@@ -482,15 +482,9 @@ export function createVerificationService(deps: VerificationDeps) {
       try {
         // The claim goes in before the unit is taken: a twin upload of this image then meets it and
         // waits for its record, instead of meeting a pool this upload just emptied (a 402).
-        const reservation = await quota.reserve(
-          shop,
-          plan,
-          environment,
-          async () => true,
-          async (trx, unit) => {
-            if (!(await claims.insertReserved(trx, key, unit))) throw new ClaimedMeanwhile();
-          },
-        );
+        const reservation = await quota.reserve(shop, plan, environment, undefined, async (trx, unit) => {
+          if (!(await claims.insert(trx, key, unit))) throw new ClaimedMeanwhile();
+        });
         return { kind: 'owner', key, reservation, payees };
       } catch (err) {
         if (!(err instanceof ClaimedMeanwhile)) throw err;

@@ -152,6 +152,11 @@ const spec = {
   RATE_LIMIT_LOGIN: { parse: int(1), def: '5', doc: 'login attempts per minute per account and per address' },
   TEST_QUOTA_LIMIT: { parse: int(0), def: '200', doc: 'calls per month for sk_test_ keys per shop' },
   IMAGE_CACHE_HOURS: { parse: int(1, 24 * 30), def: '24', doc: 'same-image replay window' },
+  REPLAY_MEMORY_MS: {
+    parse: int(0, 1000),
+    def: '1000',
+    doc: 'how long a node answers an identical replay from memory instead of the database (at most 1000: a change on another node shows within that); 0 reads the database every time',
+  },
   CLAIM_LEASE_MS: {
     parse: int(500, 60_000),
     def: '5000',

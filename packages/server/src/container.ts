@@ -219,6 +219,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     maxImageBytes: config.MAX_IMAGE_BYTES,
     staleMode: config.SLIP_STALE_MODE,
     staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
+    replayMemoryMs: config.REPLAY_MEMORY_MS,
     onError: (err, where) => logFailure(`verify:${where}`)(err),
     log: logger,
   });

@@ -40,7 +40,11 @@ for (const kind of DB_KINDS) {
       expect(await row(k)).toMatchObject({ owner: 'token-first', reserved_pool: 'live' });
       // The winner's claim is an ordinary in-flight claim from then on.
       expect(await inTrx((trx) => claims().complete(trx, k, 'txn_v1'))).toBe(true);
-      expect(await claims().claim(k.shopId, 'live', 'v1')).toEqual({ kind: 'cached', transactionId: 'txn_v1' });
+      expect(await claims().claim(k.shopId, 'live', 'v1')).toEqual({
+        kind: 'cached',
+        transactionId: 'txn_v1',
+        replayableUntil: t + 3_600_000,
+      });
     });
 
     it('the owner marks its unit and completes the claim; a replay then answers the record', async () => {
@@ -49,7 +53,12 @@ for (const kind of DB_KINDS) {
       expect(await row(k)).toMatchObject({ reserved_pool: 'live', reserved_period: '2026-11', transaction_id: null });
       expect(await inTrx((trx) => claims().complete(trx, k, 'txn_1'))).toBe(true);
       expect(await row(k)).toMatchObject({ reserved_pool: null, reserved_period: null, transaction_id: 'txn_1' });
-      expect(await claims().claim(k.shopId, 'live', 'a1')).toEqual({ kind: 'cached', transactionId: 'txn_1' });
+      // Replayable for the window from when the claim was written (here, now).
+      expect(await claims().claim(k.shopId, 'live', 'a1')).toEqual({
+        kind: 'cached',
+        transactionId: 'txn_1',
+        replayableUntil: t + 3_600_000,
+      });
     });
 
     it('a completed claim is no longer in flight: mark, complete and release answer false and change nothing', async () => {

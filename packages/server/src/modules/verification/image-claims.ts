@@ -26,7 +26,12 @@ export type ClaimOutcome =
   /** No claim yet: the caller writes it (`insert`) with its quota unit. */
   | { kind: 'vacant' }
   /** The claim's record is read through the transactions module (this module does not read its table). */
-  | { kind: 'cached'; transactionId: string };
+  | {
+      kind: 'cached';
+      transactionId: string;
+      /** The window's end (epoch ms): a replay after it is a new check. */
+      replayableUntil: number;
+    };
 
 export interface ClaimKey {
   shopId: string;
@@ -155,7 +160,7 @@ export function createImageClaims(deps: {
             return { kind: 'owner', token, inherited: transactionId ? null : reservationOf(pool, period) };
           continue;
         }
-        if (transactionId) return { kind: 'cached', transactionId };
+        if (transactionId) return { kind: 'cached', transactionId, replayableUntil: Date.parse(claimedAt) + deps.windowMs };
         await new Promise((r) => setTimeout(r, POLL_MS));
       }
     },

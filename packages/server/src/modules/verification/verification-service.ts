@@ -21,6 +21,7 @@ import { recordFromRow, type TransactionRecord, type TxSource } from '../transac
 import { satangFromAmount } from '../../lib/money.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
+import { createReplayMemory } from './replay-memory.js';
 import { judgeFoundSlip, normalizeTransRef, slipQrLatestDate } from './slip-outcome.js';
 import { judgePrinted, type EditMode } from './printed-amount.js';
 import { RESULT_CREATED_JOB } from './verification-jobs.js';
@@ -77,6 +78,8 @@ export interface VerificationDeps {
   staleMode: 'off' | 'alert' | 'reject';
   staleMaxAgeHours: number;
   onError?: (err: unknown, where: string) => void;
+  /** REPLAY_MEMORY_MS: how long a node answers a replay from memory (replay-memory.ts, at most a second); 0 = off. */
+  replayMemoryMs?: number;
   /** operator log (a provider answer that contradicts the slip QR is logged with both values) */
   log?: { warn(obj: unknown, msg?: string): void };
 }
@@ -155,6 +158,9 @@ class ClaimedMeanwhile extends Error {}
  */
 export function createVerificationService(deps: VerificationDeps) {
   const { db, clock, quota, claims } = deps;
+  const replays = createReplayMemory({ ms: deps.replayMemoryMs, now: () => clock.now().getTime() });
+  // A write of a shop row on this node drops its kept replays at once (as key authentication's copies).
+  deps.shops.onChange?.(replays.forgetShop);
 
   async function loadShop(input: VerifyInput): Promise<{ shop: Shop; plan: Plan }> {
     const shop = input.shop ?? (await deps.shops.get(input.shopId));
@@ -459,7 +465,7 @@ export function createVerificationService(deps: VerificationDeps) {
   }
 
   type Owned =
-    | { kind: 'cached'; transactionId: string }
+    | { kind: 'cached'; transactionId: string; replayableUntil: number }
     | { kind: 'owner'; key: ClaimKey; reservation: Reservation | null; payees?: PayeeAccountsTable[] };
 
   /**
@@ -503,10 +509,14 @@ export function createVerificationService(deps: VerificationDeps) {
       const hash = createHash('sha256').update(input.image).digest('hex');
 
       const requestKey = replayKey(hash, input);
+      const remembered = replays.get(shop.id, environment, requestKey);
+      if (remembered) return { record: remembered, ...(await quotaAfter(shop, plan, environment)), isNew: false };
+      const load = replays.begin();
       const claim = await own(shop, plan, environment, requestKey);
       if (claim.kind === 'cached') {
         // One primary-key read through the transactions module (it owns the table).
         const record = await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
+        replays.keep(load, { shopId: shop.id, scope: environment, requestKey, until: claim.replayableUntil }, record);
         return { record, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
       const { key } = claim;

@@ -1,0 +1,102 @@
+// A node answers a replay (the same image, amount and clientRef again) from memory for at most a second
+// (issue 24: replays at the limit), with the same promise as key authentication: a change made on
+// another node is seen within one second, one made through this node's shop service at once. Two nodes
+// on one database; each case first shows a node answering from memory (a record changed in the database
+// behind its back still answers the old way), so the bound is tested against a node that really held it.
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/db.js';
+import { REPLAY_MEMORY_MAX_MS } from '../../src/modules/verification/replay-memory.js';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { startSandbox } from '../helpers/sandbox.js';
+
+/** Resolves once REPLAY_MEMORY_MAX_MS have passed since `since` by performance.now() (see auth-cache-two-nodes.test.ts). */
+async function oneSecondAfter(since: number) {
+  while (performance.now() < since + REPLAY_MEMORY_MAX_MS)
+    await new Promise((r) => setTimeout(r, Math.max(1, since + REPLAY_MEMORY_MAX_MS - performance.now())));
+}
+
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`replays answered from a node's memory [${kind}]${skipNote(kind)}`, () => {
+    let a: Harness;
+    let b: Harness;
+    let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let handle: ReturnType<typeof openDatabase>;
+    beforeAll(async () => {
+      bank = await startSandbox();
+      const env = { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000', DECODE_THREADS: '1' };
+      a = await createHarness(kind, env);
+      const schema = kind === 'postgres' ? new URL(a.config.DATABASE_URL).searchParams.get('options')!.split('=')[1] : undefined;
+      handle = openDatabase({ databaseUrl: a.config.DATABASE_URL || undefined, dataDir: a.dataDir });
+      b = await createHarness(kind, { ...env, DATA_DIR: a.dataDir }, { dbHandle: handle, migrationSchema: schema });
+    });
+    afterAll(async () => {
+      await b.close();
+      await handle.close();
+      await a.close();
+      await bank.close();
+    });
+
+    const verify = async (h: Harness, auth: Record<string, string>, image: Buffer, query = '?amount=100.00&clientRef=order-1') => {
+      const r = await h.app.inject({
+        method: 'POST',
+        url: `/api/v1/verify${query}`,
+        headers: { ...auth, 'content-type': 'application/octet-stream' },
+        payload: image,
+      });
+      expect(r.statusCode, r.body).toBe(200);
+      return r.json().data as { id: string; status: string; cached: boolean; senderName: string | null; quota: { used: number } };
+    };
+    /** Blanks the shop's records in the database, as the retention rule does (here behind both nodes' backs, on node B's connection). */
+    const anonymize = (shopId: string) => b.c.transactions.anonymizeOlderThan(shopId, '2999-01-01T00:00:00.000Z', new Date().toISOString());
+
+    it('a replay from memory is the same record, cached, with the quota read live', async () => {
+      const s = await seedShop(a);
+      const slip = await bank.slip((await bank.register({ amount: 100 })).transRef);
+      const first = await verify(a, s.auth, slip);
+      expect(first).toMatchObject({ status: 'SUCCESS', cached: false });
+      expect(first.senderName).toBeTruthy();
+      const again = await verify(a, s.auth, slip);
+      expect(again).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true, quota: { used: 1 } });
+      // Another check charges a unit; the next replay (from memory) reports it.
+      const other = await verify(
+        a,
+        s.auth,
+        await bank.slip((await bank.register({ amount: 100 })).transRef),
+        '?amount=100.00&clientRef=order-2',
+      );
+      expect(other).toMatchObject({ status: 'SUCCESS', quota: { used: 2 } });
+      const third = await verify(a, s.auth, slip);
+      expect(third).toMatchObject({ id: first.id, cached: true, quota: { used: 2 } });
+      expect(await a.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(2);
+    });
+
+    it('a record changed on another node answers its new form on every node by one second after the change', async () => {
+      const s = await seedShop(a);
+      const slip = await bank.slip((await bank.register({ amount: 100 })).transRef);
+      const first = await verify(a, s.auth, slip);
+      await verify(a, s.auth, slip); // node A keeps the replay
+      const keptAt = performance.now();
+      expect(await anonymize(s.shop.id)).toBe(1);
+      const changedAt = performance.now();
+      const early = await verify(a, s.auth, slip);
+      // Still the kept answer (when the check ran well inside the second): the memory is really used.
+      if (performance.now() - keptAt < REPLAY_MEMORY_MAX_MS / 2) expect(early.senderName).toBe(first.senderName);
+      await oneSecondAfter(changedAt);
+      for (const h of [a, b]) expect(await verify(h, s.auth, slip)).toMatchObject({ id: first.id, cached: true, senderName: null });
+    });
+
+    it("a change to the shop through this node's shop service drops its kept replays at once", async () => {
+      const s = await seedShop(a);
+      const slip = await bank.slip((await bank.register({ amount: 100 })).transRef);
+      const first = await verify(a, s.auth, slip);
+      await verify(a, s.auth, slip);
+      const keptAt = performance.now();
+      await anonymize(s.shop.id);
+      const early = await verify(a, s.auth, slip);
+      if (performance.now() - keptAt < REPLAY_MEMORY_MAX_MS / 2) expect(early.senderName).toBe(first.senderName);
+      await a.c.shops.update(s.shop.id, { name: 'ร้านใหม่' }, 'test');
+      expect(await verify(a, s.auth, slip)).toMatchObject({ id: first.id, cached: true, senderName: null });
+    });
+  });
+}

@@ -28,6 +28,8 @@ const config = loadConfig({
   HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT ?? '',
   // The bench's SLIP_EDIT_MODE reaches the service (unset: the default, reject, which reads every slip).
   ...(process.env.SLIP_EDIT_MODE ? { SLIP_EDIT_MODE: process.env.SLIP_EDIT_MODE } : {}),
+  // The bench's second replay row runs a service with REPLAY_MEMORY_MS=0 (every replay reads the database).
+  ...(process.env.REPLAY_MEMORY_MS ? { REPLAY_MEMORY_MS: process.env.REPLAY_MEMORY_MS } : {}),
 });
 // As main.ts does: HEAP_GROWING_PERCENT (default 100) from the environment.
 applyHeapGrowth(config.HEAP_GROWING_PERCENT);

@@ -58,7 +58,7 @@ for (const kind of DB_KINDS) {
       expect(first.senderName).toBeTruthy();
       const again = await verify(a, s.auth, slip);
       expect(again).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true, quota: { used: 1 } });
-      // Another check charges a unit; the next replay (from memory) reports it.
+      // Another check charges a unit; the next replay (answered from memory when within the second) reports it.
       const other = await verify(
         a,
         s.auth,

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/db.js';
-import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { createHarness, createSecondNode, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 
 const K1 = 'k1-'.padEnd(40, 'a');
 const K2 = 'k2-'.padEnd(40, 'b');
@@ -10,17 +9,9 @@ const K2 = 'k2-'.padEnd(40, 'b');
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`master secret rotation [${kind}]${skipNote(kind)}`, () => {
     const nodes: Harness[] = [];
-    const handles: Array<ReturnType<typeof openDatabase>> = [];
     let first: Harness;
     const node = async (env: Record<string, string>) => {
-      const schema = kind === 'postgres' ? new URL(first.config.DATABASE_URL).searchParams.get('options')!.split('=')[1] : undefined;
-      const handle = openDatabase({ databaseUrl: first.config.DATABASE_URL || undefined, dataDir: first.dataDir });
-      handles.push(handle);
-      const h = await createHarness(
-        kind,
-        { LINE_API_BASE_URL: 'http://127.0.0.1:1', DATA_DIR: first.dataDir, ...env },
-        { dbHandle: handle, migrationSchema: schema },
-      );
+      const h = await createSecondNode(first, kind, { LINE_API_BASE_URL: 'http://127.0.0.1:1', ...env });
       nodes.push(h);
       return h;
     };
@@ -29,7 +20,6 @@ for (const kind of DB_KINDS) {
     });
     afterAll(async () => {
       for (const h of nodes) await h.close();
-      for (const x of handles) await x.close();
       await first.close();
     });
 

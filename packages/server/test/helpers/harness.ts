@@ -167,6 +167,38 @@ export async function createHarness(kind: DbKind, env: Record<string, string> = 
   };
 }
 
+/**
+ * Another node on `first`'s database (its data folder, its PostgreSQL schema), as a second process would
+ * be: a container and a connection pool of its own. Closing it closes that pool; `first` stays open.
+ */
+export async function createSecondNode(
+  first: Harness,
+  kind: DbKind,
+  env: Record<string, string> = {},
+  overrides: ContainerOverrides = {},
+): Promise<Harness> {
+  const schema = kind === 'postgres' ? new URL(first.config.DATABASE_URL).searchParams.get('options')!.split('=')[1] : undefined;
+  const handle = openDatabase({ databaseUrl: first.config.DATABASE_URL || undefined, dataDir: first.dataDir });
+  const h = await createHarness(kind, { ...env, DATA_DIR: first.dataDir }, { ...overrides, dbHandle: handle, migrationSchema: schema });
+  return {
+    ...h,
+    async close() {
+      await h.close();
+      await handle.close();
+    },
+  };
+}
+
+/**
+ * Resolves once `ms` have passed since `since` by performance.now(). A bare setTimeout can fire up to a
+ * millisecond early by that clock (libuv times it from the loop's cached millisecond time): a check of a
+ * one-second cache then ran at 999.8 ms and saw a copy loaded 999.9 ms before, which failed about one run
+ * in two.
+ */
+export async function msAfter(since: number, ms: number) {
+  while (performance.now() < since + ms) await new Promise((r) => setTimeout(r, Math.max(1, since + ms - performance.now())));
+}
+
 /** A shop on a paid plan with a payee account and a live key with every scope: the common starting point. */
 export async function seedShop(
   h: ServiceHarness,

@@ -5,34 +5,23 @@
 // behind its back still answers the old way), so the bound is tested against a node that really held it.
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/db.js';
 import { REPLAY_MEMORY_MAX_MS } from '../../src/modules/verification/replay-memory.js';
-import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { createHarness, createSecondNode, DB_KINDS, type Harness, msAfter, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
-
-/** Resolves once REPLAY_MEMORY_MAX_MS have passed since `since` by performance.now() (see auth-cache-two-nodes.test.ts). */
-async function oneSecondAfter(since: number) {
-  while (performance.now() < since + REPLAY_MEMORY_MAX_MS)
-    await new Promise((r) => setTimeout(r, Math.max(1, since + REPLAY_MEMORY_MAX_MS - performance.now())));
-}
 
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`replays answered from a node's memory [${kind}]${skipNote(kind)}`, () => {
     let a: Harness;
     let b: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
-    let handle: ReturnType<typeof openDatabase>;
     beforeAll(async () => {
       bank = await startSandbox();
       const env = { CHECKER_URL: bank.url, RATE_LIMIT_PER_KEY: '100000', RATE_LIMIT_VERIFY_PER_SHOP: '100000', DECODE_THREADS: '1' };
       a = await createHarness(kind, env);
-      const schema = kind === 'postgres' ? new URL(a.config.DATABASE_URL).searchParams.get('options')!.split('=')[1] : undefined;
-      handle = openDatabase({ databaseUrl: a.config.DATABASE_URL || undefined, dataDir: a.dataDir });
-      b = await createHarness(kind, { ...env, DATA_DIR: a.dataDir }, { dbHandle: handle, migrationSchema: schema });
+      b = await createSecondNode(a, kind, env);
     });
     afterAll(async () => {
       await b.close();
-      await handle.close();
       await a.close();
       await bank.close();
     });
@@ -82,7 +71,7 @@ for (const kind of DB_KINDS) {
       const early = await verify(a, s.auth, slip);
       // Still the kept answer (when the check ran well inside the second): the memory is really used.
       if (performance.now() - keptAt < REPLAY_MEMORY_MAX_MS / 2) expect(early.senderName).toBe(first.senderName);
-      await oneSecondAfter(changedAt);
+      await msAfter(changedAt, REPLAY_MEMORY_MAX_MS);
       for (const h of [a, b]) expect(await verify(h, s.auth, slip)).toMatchObject({ id: first.id, cached: true, senderName: null });
     });
 

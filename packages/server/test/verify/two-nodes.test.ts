@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/db.js';
-import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { createHarness, createSecondNode, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 
 // Two service nodes on one database: the exactly-once rules come from the database, not from
@@ -11,7 +10,6 @@ for (const kind of DB_KINDS) {
     let a: Harness;
     let b: Harness;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
-    let handle: ReturnType<typeof openDatabase>;
     const urls: string[] = [];
     beforeAll(async () => {
       bank = await startSandbox();
@@ -19,9 +17,7 @@ for (const kind of DB_KINDS) {
       // Each node its own decoder pool (`decoderPool` set: not the test process's shared one), as two
       // processes have: the 20 concurrent verifies below need both nodes' decoder queues.
       a = await createHarness(kind, env, { decoderPool: {} });
-      const schema = kind === 'postgres' ? new URL(a.config.DATABASE_URL).searchParams.get('options')!.split('=')[1] : undefined;
-      handle = openDatabase({ databaseUrl: a.config.DATABASE_URL || undefined, dataDir: a.dataDir });
-      b = await createHarness(kind, { ...env, DATA_DIR: a.dataDir }, { dbHandle: handle, migrationSchema: schema, decoderPool: {} });
+      b = await createSecondNode(a, kind, env, { decoderPool: {} });
       for (const h of [a, b]) {
         await h.app.listen({ port: 0, host: '127.0.0.1' });
         urls.push(`http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`);
@@ -29,7 +25,6 @@ for (const kind of DB_KINDS) {
     });
     afterAll(async () => {
       await b.close();
-      await handle.close();
       await a.close();
       await bank.close();
     });

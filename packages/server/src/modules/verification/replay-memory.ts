@@ -67,4 +67,3 @@ export function createReplayMemory(opts: { ms?: number; now: () => number }) {
     },
   };
 }
-export type ReplayMemory = ReturnType<typeof createReplayMemory>;

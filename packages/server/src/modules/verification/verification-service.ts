@@ -22,6 +22,7 @@ import { satangFromAmount } from '../../lib/money.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { createReplayMemory } from './replay-memory.js';
+import { imageSha256 } from './image-hash.js';
 import { judgeFoundSlip, normalizeTransRef, slipQrLatestDate } from './slip-outcome.js';
 import { judgePrinted, type EditMode } from './printed-amount.js';
 import { RESULT_CREATED_JOB } from './verification-jobs.js';
@@ -505,8 +506,10 @@ export function createVerificationService(deps: VerificationDeps) {
       const started = performance.now();
       const environment = input.environment ?? 'live';
       checkImage(input.image);
+      // Hashed off the main thread (image-hash.ts) while the shop is loaded.
+      const hashing = imageSha256(input.image);
       const { shop, plan } = await loadShop(input);
-      const hash = createHash('sha256').update(input.image).digest('hex');
+      const hash = await hashing;
 
       const requestKey = replayKey(hash, input);
       const remembered = replays.get(shop.id, environment, requestKey);

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onSendHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
 import type { RateLimiter } from '../lib/rate-limiter.js';
 import type { ApiKeyService, AuthenticatedKey, Scope } from '../modules/api-keys/api-key-service.js';
@@ -55,21 +55,36 @@ export function apiAuth(deps: ApiAuthDeps, scopes: Scope[], opts: { verify?: boo
   };
 }
 
-/** The four X-Service-Quota-* headers on every authenticated answer, errors after authentication included. */
-export async function quotaHeadersHook(deps: { quota: QuotaService }, req: FastifyRequest, reply: FastifyReply) {
-  if (!req.apiAuth) return;
-  let h = req.quotaHeaders;
-  if (!h) {
-    try {
-      const q = await deps.quota.snapshot(req.apiAuth.shop, req.apiAuth.plan);
-      h = { limit: q.limit, used: q.used, remaining: q.remaining, resetDays: q.daysUntilReset };
-    } catch (err) {
-      req.log.warn({ err }, 'quota headers unavailable');
-      return;
+/**
+ * The four X-Service-Quota-* headers on every authenticated answer, errors after authentication
+ * included (onSend). A handler that knows the quota after its call (verify) leaves it in
+ * `req.quotaHeaders` and the headers are set at once; otherwise the quota is read first.
+ */
+export function quotaHeadersHook(deps: { quota: QuotaService }): onSendHookHandler {
+  const set = (reply: FastifyReply, h: NonNullable<FastifyRequest['quotaHeaders']>) => {
+    reply.header('X-Service-Quota-Limit', String(h.limit));
+    reply.header('X-Service-Quota-Used', String(h.used));
+    reply.header('X-Service-Quota-Remaining', String(h.remaining));
+    reply.header('X-Service-Quota-Reset-Days', String(h.resetDays));
+  };
+  // A callback hook: a replay (and every answer without authentication) waits for nothing here, and
+  // an async hook costs every request a promise and a turn of the microtask queue (issue 24).
+  return (req, reply, payload, done) => {
+    const auth = req.apiAuth;
+    if (!auth) return done(null, payload);
+    if (req.quotaHeaders) {
+      set(reply, req.quotaHeaders);
+      return done(null, payload);
     }
-  }
-  reply.header('X-Service-Quota-Limit', String(h.limit));
-  reply.header('X-Service-Quota-Used', String(h.used));
-  reply.header('X-Service-Quota-Remaining', String(h.remaining));
-  reply.header('X-Service-Quota-Reset-Days', String(h.resetDays));
+    deps.quota.snapshot(auth.shop, auth.plan).then(
+      (q) => {
+        set(reply, { limit: q.limit, used: q.used, remaining: q.remaining, resetDays: q.daysUntilReset });
+        done(null, payload);
+      },
+      (err: unknown) => {
+        req.log.warn({ err }, 'quota headers unavailable');
+        done(null, payload);
+      },
+    );
+  };
 }

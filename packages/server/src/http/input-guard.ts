@@ -1,4 +1,4 @@
-import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preValidationHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
 
 /**
@@ -27,18 +27,18 @@ function findControl(v: unknown, path: string, depth = 0): string | null {
   return null;
 }
 
-/** preValidation for every route (registered once in app.ts): 400 VALIDATION_ERROR, before any handler reads or writes. */
-export const rejectControlCharacters: preValidationAsyncHookHandler = async (req: FastifyRequest) => {
-  for (const [where, value] of [
-    ['params', req.params],
-    ['querystring', req.query],
-    ['body', req.body],
-  ] as const) {
-    const hit = findControl(value, '');
-    if (hit !== null)
-      throw new AppError('VALIDATION_ERROR', 400, `Invalid ${where}${hit ? ` field "${hit}"` : ''}: control characters are not allowed`);
-  }
-};
+function refuseControl(where: string, value: unknown): void {
+  const hit = findControl(value, '');
+  if (hit !== null)
+    throw new AppError('VALIDATION_ERROR', 400, `Invalid ${where}${hit ? ` field "${hit}"` : ''}: control characters are not allowed`);
+}
+
+/** 400 VALIDATION_ERROR for a control character anywhere in the params, query or body (see inputGuard). */
+function rejectControlCharacters(req: FastifyRequest): void {
+  refuseControl('params', req.params);
+  refuseControl('querystring', req.query);
+  refuseControl('body', req.body);
+}
 
 /**
  * Single-line display text (shop name, account holder, key name): also no line breaks (they would reach
@@ -81,8 +81,8 @@ function numericQueryNames(schema: unknown): string[] {
   return names;
 }
 
-/** preValidation for every route (registered once in app.ts): reads the route's own querystring schema, so no route repeats it. */
-export const rejectNonDecimalNumbers: preValidationAsyncHookHandler = async (req: FastifyRequest) => {
+/** 400 VALIDATION_ERROR for a numeric query value not written as a decimal; reads the route's own querystring schema, so no route repeats it. */
+function rejectNonDecimalNumbers(req: FastifyRequest): void {
   const names = numericQueryNames(req.routeOptions.schema?.querystring);
   if (names.length === 0) return;
   const query = (req.query ?? {}) as Record<string, unknown>;
@@ -97,4 +97,19 @@ export const rejectNonDecimalNumbers: preValidationAsyncHookHandler = async (req
       );
     }
   }
+}
+
+/**
+ * preValidation for every route (registered once in app.ts): both checks above, before any handler
+ * reads or writes. A callback hook: neither check waits for anything, and an async hook costs every
+ * request a promise and a turn of the microtask queue (issue 24: the replay path).
+ */
+export const inputGuard: preValidationHookHandler = (req, _reply, done) => {
+  try {
+    rejectControlCharacters(req);
+    rejectNonDecimalNumbers(req);
+  } catch (err) {
+    return done(err as Error);
+  }
+  done();
 };

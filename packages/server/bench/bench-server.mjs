@@ -1,11 +1,13 @@
 // The service under benchmark, in its own process so the load generator does not share its CPU.
 // Prints one JSON line {port, key} when ready. From src/ under tsx, or with BENCH_COMPILED=1 from
 // dist/ under plain node (started with --conditions=slipcheck-dist), as start:prod runs it.
+// BENCH_ROOT (relative to this folder): another compiled build, e.g. a copy of dist/ from an earlier
+// commit, which ab-replay.ts measures against the current one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-const root = process.env.BENCH_COMPILED ? '../dist' : '../src';
+const root = process.env.BENCH_ROOT ?? (process.env.BENCH_COMPILED ? '../dist' : '../src');
 const { loadConfig } = await import(`${root}/config.js`);
 const { createContainer } = await import(`${root}/container.js`);
 const { buildApp } = await import(`${root}/http/app.js`);

@@ -24,7 +24,7 @@ import { createRawHttpClient } from './raw-http-client.js';
  * own: sharing ./data, every run added its ~1,000 transfers to the developer's journal, and each
  * start loaded all of them (17 MB after one day's runs) into the bank's heap.
  */
-async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess; dataDir: string }> {
+export async function startSandboxProcess(): Promise<{ url: string; child: ChildProcess; dataDir: string }> {
   const entry = path.resolve(import.meta.dirname, '../../sandbox-bank/src/main.ts');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-bench-bank-'));
   // BENCH_SANDBOX_ARGS: extra node flags for the sandbox bank (e.g. "--trace-gc").
@@ -126,7 +126,7 @@ async function majorGcs(metricsPort: number): Promise<number> {
   return m ? Number(m[1]) : 0;
 }
 
-async function startServer(checkerUrl: string, env: Record<string, string> = {}) {
+export async function startServer(checkerUrl: string, env: Record<string, string> = {}) {
   // BENCH_COMPILED=1 (`npm run bench`): the service from dist/ under plain node, as start:prod runs it.
   const compiled = !!process.env.BENCH_COMPILED;
   const entry = path.resolve(import.meta.dirname, 'bench-server.mjs');

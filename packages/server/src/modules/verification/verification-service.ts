@@ -506,10 +506,9 @@ export function createVerificationService(deps: VerificationDeps) {
       const started = performance.now();
       const environment = input.environment ?? 'live';
       checkImage(input.image);
-      // Hashed off the main thread (image-hash.ts) while the shop is loaded.
-      const hashing = imageSha256(input.image);
-      const { shop, plan } = await loadShop(input);
-      const hash = await hashing;
+      // Hashed off the main thread (image-hash.ts) while the shop is loaded; together, so a shop
+      // refused first (suspended) never leaves the hash's promise unobserved.
+      const [{ shop, plan }, hash] = await Promise.all([loadShop(input), imageSha256(input.image)]);
 
       const requestKey = replayKey(hash, input);
       const remembered = replays.get(shop.id, environment, requestKey);

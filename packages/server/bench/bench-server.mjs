@@ -1,8 +1,8 @@
 // The service under benchmark, in its own process so the load generator does not share its CPU.
 // Prints one JSON line {port, key} when ready. From src/ under tsx, or with BENCH_COMPILED=1 from
 // dist/ under plain node (started with --conditions=slipcheck-dist), as start:prod runs it.
-// BENCH_ROOT (relative to this folder): another compiled build, e.g. a copy of dist/ from an earlier
-// commit, which ab-replay.ts measures against the current one.
+// BENCH_ROOT (absolute, or relative to this folder): another compiled build inside packages/server,
+// e.g. a copy of dist/ from an earlier commit, which ab-replay.ts measures against the current one.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

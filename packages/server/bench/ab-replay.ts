@@ -4,17 +4,18 @@
 //   (make the change)
 //   A_ROOT=packages/server/dist-before B_ROOT=packages/server/dist npm run bench:ab   # builds, then measures
 // A_ROOT / B_ROOT: the builds' dist folders, inside packages/server (their imports resolve from its
-// node_modules; dist-*/ is ignored by git). Optional: AB_ROUNDS (20), AB_N replays a round (1,500),
-// AB_ENV_A / AB_ENV_B (JSON: extra environment of one side, e.g. '{"REPLAY_MEMORY_MS":"0"}').
+// node_modules; dist-*/ is ignored by git). Optional: AB_PAIRS pairs of fresh processes (4), AB_ROUNDS
+// rounds a pair (8), AB_N replays a round (1,500), AB_ENV_A / AB_ENV_B (JSON: extra environment of one
+// side, e.g. '{"REPLAY_MEMORY_MS":"0"}').
 //
 // Why a tool of its own (issue 24, docs/benchmarks.md): on the bench hosts two runs of one build differ
-// by 20-40 %, and so can two processes of one build started a minute apart, so figures from separate
-// runs compare nothing. Here both services run at once against one sandbox bank and take turns in
-// short rounds (A then B, B then A, ...); each round's CPU is read from the scheduler's own count
-// (/proc/<pid>/task/*/schedstat, nanoseconds, every thread) rather than the 10 ms ticks of
-// /proc/<pid>/stat. What to read is the median of the per-round ratios B/A and in how many rounds B
-// was lower: run it twice with the sides swapped, and once with the same build on both sides (an
-// A/A run should give about 1.0 and about half the rounds either way).
+// by 20-40 %, and so can two processes of one build started a minute apart (by up to half, for as long
+// as they live), so figures from separate runs compare nothing. Here both services run at once against
+// one sandbox bank and take turns in short rounds (A then B, B then A, ...), on several pairs of fresh
+// processes; each round's CPU is read from the scheduler's own count (/proc/<pid>/task/*/schedstat,
+// nanoseconds, every thread) rather than the 10 ms ticks of /proc/<pid>/stat. What to read is the
+// median of the pairs' ratios B/A and in how many pairs B was lower; an A/A run (the same build on both
+// sides) shows how far apart two processes of one build land.
 import fs from 'node:fs';
 import path from 'node:path';
 import { phoneSlips } from './bench-slips.js';
@@ -27,7 +28,7 @@ if (!roots[0] || !roots[1]) {
   process.exit(2);
 }
 process.env.BENCH_COMPILED = '1'; // both sides are compiled builds, started as start:prod runs the service
-const rounds = Number(process.env.AB_ROUNDS ?? 20);
+const rounds = Number(process.env.AB_ROUNDS ?? 8);
 const perRound = Number(process.env.AB_N ?? 1500);
 
 /** CPU ms the process has run, all threads, from the scheduler (Linux). */
@@ -39,17 +40,21 @@ function cpuMs(pid: number): number {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+const pairs = Math.max(1, Number(process.env.AB_PAIRS ?? 4));
+
+type Side = { pid: number; kill: () => void; send: () => Promise<void>; cpu: number[]; rate: number[] };
 const bank = await startSandboxProcess();
-const sides: Array<{ name: string; pid: number; kill: () => void; send: () => Promise<void>; cpu: number[]; rate: number[] }> = [];
+const results = roots.map(() => ({ cpu: [] as number[], rate: [] as number[] }));
+const ratios = { cpu: [] as number[], rate: [] as number[] };
+const pairMedians: string[] = [];
 try {
   const [image] = await phoneSlips(bank.url, 1);
-  for (const [i, root] of roots.entries()) {
+  const start = async (i: number): Promise<Side> => {
     const env = JSON.parse((i === 0 ? process.env.AB_ENV_A : process.env.AB_ENV_B) ?? '{}') as Record<string, string>;
-    const server = await startServer(bank.url, { ...env, BENCH_ROOT: path.resolve(root!) });
+    const server = await startServer(bank.url, { ...env, BENCH_ROOT: path.resolve(roots[i]!) });
     const client = createRawHttpClient(server.port);
     const headers = { authorization: `Bearer ${server.key}`, 'content-type': 'application/octet-stream' };
-    sides.push({
-      name: `${i === 0 ? 'A' : 'B'} ${root}`,
+    return {
       pid: server.child.pid!,
       kill: () => {
         client.close();
@@ -62,9 +67,9 @@ try {
       },
       cpu: [],
       rate: [],
-    });
-  }
-  const burst = async (side: (typeof sides)[number], n: number) => {
+    };
+  };
+  const burst = async (side: Side, n: number) => {
     let sent = 0;
     await Promise.all(
       Array.from({ length: 32 }, async () => {
@@ -72,28 +77,53 @@ try {
       }),
     );
   };
-  for (const side of sides) {
-    await side.send();
-    await burst(side, 3000); // warm-up: the JIT, the key's authentication copy
-  }
-  for (let r = 0; r < rounds; r++) {
-    for (const side of r % 2 ? [...sides].reverse() : sides) {
-      const c0 = cpuMs(side.pid);
-      const t0 = performance.now();
-      await burst(side, perRound);
-      side.rate.push(perRound / ((performance.now() - t0) / 1000));
-      side.cpu.push((cpuMs(side.pid) - c0) / perRound);
+  // Fresh processes for every pair, started in turn A first and B first: two processes of one build
+  // differ by up to half on these hosts for as long as they live, so one pair measures its two
+  // processes, not the builds.
+  for (let p = 0; p < pairs; p++) {
+    const order = p % 2 ? [1, 0] : [0, 1];
+    const sides: Side[] = [];
+    try {
+      for (const i of order) sides[i] = await start(i);
+      for (const i of order) {
+        await sides[i]!.send();
+        await burst(sides[i]!, 3000); // warm-up: the JIT, the key's authentication copy
+      }
+      for (let r = 0; r < rounds; r++) {
+        for (const i of r % 2 ? [...order].reverse() : order) {
+          const side = sides[i]!;
+          const c0 = cpuMs(side.pid);
+          const t0 = performance.now();
+          await burst(side, perRound);
+          side.rate.push(perRound / ((performance.now() - t0) / 1000));
+          side.cpu.push((cpuMs(side.pid) - c0) / perRound);
+        }
+      }
+    } finally {
+      for (const s of sides) s?.kill();
     }
+    const [a, b] = sides as [Side, Side];
+    for (const [i, s] of [a, b].entries()) {
+      results[i]!.cpu.push(...s.cpu);
+      results[i]!.rate.push(...s.rate);
+    }
+    const cpu = median(b.cpu) / median(a.cpu);
+    const rate = median(b.rate) / median(a.rate);
+    ratios.cpu.push(cpu);
+    ratios.rate.push(rate);
+    pairMedians.push(
+      `pair ${p + 1} (${order[0] ? 'B' : 'A'} started first): A ${median(a.cpu).toFixed(3)} ms ${median(a.rate).toFixed(0)}/s, B ${median(b.cpu).toFixed(3)} ms ${median(b.rate).toFixed(0)}/s; B/A CPU ${cpu.toFixed(3)}, rate ${rate.toFixed(3)}`,
+    );
+    console.log(pairMedians.at(-1));
   }
-  for (const s of sides)
-    console.log(`${s.name}: median ${median(s.cpu).toFixed(3)} ms CPU per replay, ${median(s.rate).toFixed(0)} replays a second`);
-  const cpuRatio = sides[1].cpu.map((b, i) => b / sides[0].cpu[i]);
-  const rateRatio = sides[1].rate.map((b, i) => b / sides[0].rate[i]);
+  for (const [i, r] of results.entries())
+    console.log(
+      `${i ? 'B' : 'A'} ${roots[i]}: median ${median(r.cpu).toFixed(3)} ms CPU per replay, ${median(r.rate).toFixed(0)} replays a second`,
+    );
   console.log(
-    `B/A per round (${rounds} rounds of ${perRound} at concurrency 32): CPU ${median(cpuRatio).toFixed(3)}, lower in ${cpuRatio.filter((x) => x < 1).length}; rate ${median(rateRatio).toFixed(3)}, higher in ${rateRatio.filter((x) => x > 1).length}`,
+    `B/A per pair of processes (${pairs} pairs, ${rounds} rounds of ${perRound} at concurrency 32 each): CPU ${median(ratios.cpu).toFixed(3)}, lower in ${ratios.cpu.filter((x) => x < 1).length}; rate ${median(ratios.rate).toFixed(3)}, higher in ${ratios.rate.filter((x) => x > 1).length}`,
   );
 } finally {
-  for (const s of sides) s.kill();
   bank.child.kill();
   fs.rmSync(bank.dataDir, { recursive: true, force: true });
 }

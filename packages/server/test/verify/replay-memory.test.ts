@@ -75,6 +75,25 @@ for (const kind of DB_KINDS) {
       for (const h of [a, b]) expect(await verify(h, s.auth, slip)).toMatchObject({ id: first.id, cached: true, senderName: null });
     });
 
+    it('the memory (keyed by a fast fingerprint of the image) answers only the identical request', async () => {
+      const s = await seedShop(a);
+      const slip = await bank.slip((await bank.register({ amount: 100 })).transRef);
+      const first = await verify(a, s.auth, slip);
+      expect(await verify(a, s.auth, slip)).toMatchObject({ id: first.id, cached: true }); // node A keeps it
+      // The same picture for another order or amount is a new check of a verified transfer (issue 19), and
+      // so is a copy one byte longer (a JPEG still reads with a byte after its end): none is the kept answer.
+      const otherOrder = await verify(a, s.auth, slip, '?amount=100.00&clientRef=order-2');
+      const otherAmount = await verify(a, s.auth, slip, '?amount=99.00&clientRef=order-1');
+      const longer = await verify(a, s.auth, Buffer.concat([slip, Buffer.from([0])]));
+      for (const r of [otherOrder, otherAmount, longer]) {
+        expect(r.cached).toBe(false);
+        expect(r.id).not.toBe(first.id);
+        expect(r.status).toBe('DUPLICATE');
+      }
+      expect(await verify(a, s.auth, slip)).toMatchObject({ id: first.id, cached: true });
+      expect(await a.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(4);
+    });
+
     it("a change to the shop through this node's shop service drops its kept replays at once", async () => {
       const s = await seedShop(a);
       const slip = await bank.slip((await bank.register({ amount: 100 })).transRef);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OFF_THREAD_HASH_BYTES, imageSha256 } from './image-hash.js';
+import { OFF_THREAD_HASH_BYTES, imageFingerprint, imageSha256 } from './image-hash.js';
 
 const reference = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -27,6 +27,30 @@ describe('imageSha256', () => {
         expect(await imageSha256(b)).toBe(reference(b));
       }),
       { numRuns: 40 },
+    );
+  });
+});
+
+describe('imageFingerprint (the replay memory key)', () => {
+  it('is the same for the same bytes, whatever holds them', () => {
+    const b = randomBytes(99_226);
+    const big = Buffer.concat([randomBytes(17), b, randomBytes(5)]);
+    expect(imageFingerprint(Buffer.from(b))).toBe(imageFingerprint(b));
+    expect(imageFingerprint(big.subarray(17, 17 + b.length))).toBe(imageFingerprint(b));
+    expect(imageFingerprint(new Uint8Array(b))).toBe(imageFingerprint(b));
+  });
+
+  it('differs when any one byte differs, and when only the length does', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 1, maxLength: 4096 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (bytes, at, delta) => {
+        const b = Buffer.from(bytes);
+        const edited = Buffer.from(b);
+        const i = at % b.length;
+        edited[i] = (edited[i]! + delta) & 0xff;
+        expect(imageFingerprint(edited)).not.toBe(imageFingerprint(b));
+        expect(imageFingerprint(Buffer.concat([b, Buffer.alloc(1)]))).not.toBe(imageFingerprint(b));
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -22,7 +22,7 @@ import { satangFromAmount } from '../../lib/money.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { createReplayMemory } from './replay-memory.js';
-import { imageSha256 } from './image-hash.js';
+import { imageFingerprint, imageSha256 } from './image-hash.js';
 import { judgeFoundSlip, normalizeTransRef, slipQrLatestDate } from './slip-outcome.js';
 import { judgePrinted, type EditMode } from './printed-amount.js';
 import { RESULT_CREATED_JOB } from './verification-jobs.js';
@@ -139,14 +139,15 @@ const emptyDraft = (): Draft => ({
  * new verification of a transfer already verified, a DUPLICATE (issue 19: a cached SUCCESS there let an
  * integration credit a second order). Absent counts as a value. The dashboard and LINE have no client
  * reference: their key is the image alone, as is an API request with neither field, so a resend there
- * stays a replay. The record keeps the plain image hash.
+ * stays a replay. The record keeps the plain image hash. `imageKey` is the image's SHA-256 for the
+ * claim, its fast fingerprint for the replay memory (image-hash.ts).
  */
-export function replayKey(imageHash: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
+export function replayKey(imageKey: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
   const amount = input.expectedAmountSatang ?? null;
   const clientRef = input.clientRef ?? null;
-  if (input.source !== 'API' || (amount === null && clientRef === null)) return imageHash;
+  if (input.source !== 'API' || (amount === null && clientRef === null)) return imageKey;
   return createHash('sha256')
-    .update(JSON.stringify([imageHash, amount, clientRef]))
+    .update(JSON.stringify([imageKey, amount, clientRef]))
     .digest('hex');
 }
 
@@ -506,19 +507,21 @@ export function createVerificationService(deps: VerificationDeps) {
       const started = performance.now();
       const environment = input.environment ?? 'live';
       checkImage(input.image);
-      // Hashed off the main thread (image-hash.ts) while the shop is loaded; together, so a shop
-      // refused first (suspended) never leaves the hash's promise unobserved.
-      const [{ shop, plan }, hash] = await Promise.all([loadShop(input), imageSha256(input.image)]);
-
-      const requestKey = replayKey(hash, input);
-      const remembered = replays.get(shop.id, environment, requestKey);
+      const { shop, plan } = await loadShop(input);
+      // An identical request answered less than a second ago is answered from memory, found by the
+      // image's fast fingerprint (image-hash.ts): such a replay costs no SHA-256.
+      const memoryKey = replayKey(imageFingerprint(input.image), input);
+      const remembered = replays.get(shop.id, environment, memoryKey);
       if (remembered) return { record: remembered, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       const load = replays.begin();
+      // The SHA-256 keys what lasts: the claim and the record's image_hash (off the main thread, image-hash.ts).
+      const hash = await imageSha256(input.image);
+      const requestKey = replayKey(hash, input);
       const claim = await own(shop, plan, environment, requestKey);
       if (claim.kind === 'cached') {
         // One primary-key read through the transactions module (it owns the table).
         const record = await deps.transactions.get(shop.id, claim.transactionId, { cached: true });
-        replays.keep(load, { shopId: shop.id, scope: environment, requestKey, until: claim.replayableUntil }, record);
+        replays.keep(load, { shopId: shop.id, scope: environment, requestKey: memoryKey, until: claim.replayableUntil }, record);
         return { record, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       }
       const { key } = claim;

@@ -143,12 +143,19 @@ const emptyDraft = (): Draft => ({
  * claim, its fast fingerprint for the replay memory (image-hash.ts).
  */
 export function replayKey(imageKey: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
+  const parts = requestParts(imageKey, input);
+  return parts === imageKey ? imageKey : createHash('sha256').update(parts).digest('hex');
+}
+
+/**
+ * The image's key alone, or with the request's amount and clientRef (the API with either): the replay
+ * memory's key as it is (a map key need not be short), the claim's once hashed (`replayKey`).
+ */
+function requestParts(imageKey: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
   const amount = input.expectedAmountSatang ?? null;
   const clientRef = input.clientRef ?? null;
   if (input.source !== 'API' || (amount === null && clientRef === null)) return imageKey;
-  return createHash('sha256')
-    .update(JSON.stringify([imageKey, amount, clientRef]))
-    .digest('hex');
+  return JSON.stringify([imageKey, amount, clientRef]);
 }
 
 /** A new image's claim was written by another check between our read and our insert (its unit is rolled back with it). */
@@ -510,7 +517,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const { shop, plan } = await loadShop(input);
       // An identical request answered less than a second ago is answered from memory, found by the
       // image's fast fingerprint (image-hash.ts): such a replay costs no SHA-256.
-      const memoryKey = replayKey(imageFingerprint(input.image), input);
+      const memoryKey = requestParts(imageFingerprint(input.image), input);
       const remembered = replays.get(shop.id, environment, memoryKey);
       if (remembered) return { record: remembered, ...(await quotaAfter(shop, plan, environment)), isNew: false };
       const load = replays.begin();

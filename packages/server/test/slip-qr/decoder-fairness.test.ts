@@ -80,21 +80,36 @@ describe('decoder fairness between shops over real HTTP', () => {
     const bound = 2 * median(alone) + 3 * slow.ms;
 
     // The flood: 40 at once. Then the other shop checks 5 slips one after the other.
-    const flooding = Promise.all(flood.slice(0, 40).map((img) => verify(flooder.auth, img)));
+    // When each flooded image was answered after a decode (not refused 503 at once): a fair queue lets
+    // the other shop's check wait for the decodes already running, not for the flood's queue.
+    const decodedAt: number[] = [];
+    const flooding = Promise.all(
+      flood.slice(0, 40).map(async (img) => {
+        const r = await verify(flooder.auth, img);
+        if (r.status === 200) decodedAt.push(performance.now());
+        return r;
+      }),
+    );
     await new Promise((r) => setTimeout(r, 300)); // the flood's bodies are in and queued
-    const during: { status: number; ms: number; state?: string }[] = [];
+    const during: { status: number; ms: number; state?: string; floodDecodes: number }[] = [];
     for (let i = 4; i < 9; i++) {
+      const sent = performance.now();
       const r = await verify(payer.auth, slips[i]!);
-      during.push({ status: r.status, ms: r.ms, state: r.body.data?.status ?? r.body.code });
+      const answered = performance.now();
+      const floodDecodes = decodedAt.filter((t) => t > sent && t <= answered).length;
+      during.push({ status: r.status, ms: r.ms, state: r.body.data?.status ?? r.body.code, floodDecodes });
     }
     const floodAnswers = await flooding;
 
     expect(during.map((d) => d.state)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
+    // Within the time bound of docs/benchmarks.md, or, when a loaded full run stretches every decode
+    // alike, behind at most the two decodes running when it came plus two more on the other decoder
+    // while its own ran (a queue in arrival order puts it behind the whole flood, dozens).
     for (const d of during)
       expect(
-        d.ms,
-        `verify during the flood (alone median ${median(alone).toFixed(0)} ms, slow image ${slow.ms.toFixed(0)} ms)`,
-      ).toBeLessThanOrEqual(bound);
+        d.ms <= bound || d.floodDecodes <= 4,
+        `verify during the flood took ${d.ms.toFixed(0)} ms (bound ${bound.toFixed(0)}: alone median ${median(alone).toFixed(0)} ms, slow image ${slow.ms.toFixed(0)} ms) and waited for ${d.floodDecodes} of the flood's decodes`,
+      ).toBe(true);
     // The flood itself: INVALID (free) or refused with 503 once past its share; never anything else.
     for (const a of floodAnswers)
       expect([a.status, a.body.data?.status ?? a.body.code]).toSatisfy(

@@ -25,33 +25,17 @@ describe('slip decoder pool with the real worker', () => {
     const refs = ['AAAAAAAAAAAA0001', 'BBBBBBBBBBBB0002', 'CCCCCCCCCCCC0003', 'DDDDDDDDDDDD0004'];
     const images = await Promise.all(refs.map((ref) => slipImage([{ text: bankPayload('014', ref), size: 260, left: 780, top: 1500 }])));
     await pool.ready();
-    // Event-loop lag while four decodes run: the decoding must not happen on this thread. No fixed
-    // limit (a loaded machine stretches everything): compared with the lag of this same loop while
-    // idle for as long, and with the decodes' own duration (a decode on this thread would block the
-    // loop for a good part of it).
-    const watchLag = () => {
-      let last = performance.now();
-      let maxLag = 0;
-      const timer = setInterval(() => {
-        const now = performance.now();
-        maxLag = Math.max(maxLag, now - last);
-        last = now;
-      }, 5);
-      return () => {
-        clearInterval(timer);
-        return maxLag;
-      };
-    };
+    // The decoding must not happen on this thread. No fixed limit (a loaded machine stretches
+    // everything): this process's CPU while four decodes run (handing images over and reading answers)
+    // against their wall time, which a decode on this thread would about fill. CPU, not event-loop lag:
+    // a loaded full run preempts the loop for longer than the decodes' own lag, but adds little CPU.
     const t0 = performance.now();
-    const stopBusy = watchLag();
+    const cpu0 = process.cpuUsage();
     const results = await Promise.all(images.map((img) => pool!.decode(img)));
-    const busyLag = stopBusy();
+    const cpu = process.cpuUsage(cpu0);
     const elapsed = performance.now() - t0;
-    const stopIdle = watchLag();
-    await new Promise((r) => setTimeout(r, elapsed));
-    const idleLag = stopIdle();
     expect(results.map((r) => (r.ok ? r.transRef : r.errorCode))).toEqual(refs);
-    expect(busyLag).toBeLessThan(Math.max(4 * idleLag, elapsed / 4));
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(elapsed / 4);
   });
 
   it('transfers the image to the worker unless asked to copy', async () => {
@@ -95,11 +79,10 @@ describe('slip decoder pool gate (every caller: API, LINE, dashboard)', () => {
     pool = createSlipDecoderPool({ threads: 1 });
     await pool.ready();
     const images = [await ztxtBombPng(40), await manyScansJpeg(3000), ...Object.values(await otherFormats())];
-    const t0 = performance.now();
     const answers = images.map((img) => pool!.decode(img, { key: 'bomber' }));
+    // No decoder took any of them (refused before the queue): what makes the gate fast under any load.
     expect(pool.stats()).toEqual({ threads: 1, busy: 0, queued: 0 });
     for (const a of await Promise.all(answers)) expect(a).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE' });
-    expect(performance.now() - t0).toBeLessThan(200);
   });
 });
 

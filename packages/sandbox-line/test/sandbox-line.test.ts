@@ -10,7 +10,7 @@ let ch: Channel;
 let now = new Date('2026-11-25T03:00:00Z');
 
 beforeAll(async () => {
-  line = await createSandboxLine({ loginChannels: [LOGIN], now: () => now, replyTokenTtlMs: 300 });
+  line = await createSandboxLine({ loginChannels: [LOGIN], now: () => now, replyTokenTtlMs: 2_000 });
   ch = line.addChannel({ displayName: 'ร้านทดสอบ' });
 });
 afterAll(async () => line.close());
@@ -50,7 +50,7 @@ describe('Messaging API, strict like LINE', () => {
     expect(again.status).toBe(400);
     expect(await again.json()).toEqual({ message: 'Invalid reply token' });
     const late = line.issueReplyToken(ch, 'Ucustomer');
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 2_100)); // the TTL above: long enough for a loaded full run's round trips before it
     expect((await api('/v2/bot/message/reply', { body: body(late) })).status).toBe(400);
     // Another channel cannot use this channel's token.
     const other = line.addChannel();

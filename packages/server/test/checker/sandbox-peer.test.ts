@@ -8,13 +8,14 @@ import { matchName, matchReceiver, type PayeeForMatch } from '../../src/modules/
 let bank: SandboxBank;
 let checker: ConfiguredChecker;
 beforeAll(async () => {
-  bank = await createSandboxBank({ apiKey: 'sbx_test', timeoutHoldMs: 2_000 });
+  bank = await createSandboxBank({ apiKey: 'sbx_test', timeoutHoldMs: 30_000 });
   checker = createCheckerFromConfig({
     checker: 'sandbox',
     checkerUrl: bank.url,
     checkerKey: 'sbx_test',
-    timeoutMs: 300,
-    deadlineMs: 1_500,
+    // Far above a loopback answer even on a loaded full run (300 ms was not, there), far below the hold.
+    timeoutMs: 1_000,
+    deadlineMs: 5_000,
     maxAttempts: 2,
     breaker: { failureThreshold: 1000 },
   });
@@ -97,9 +98,12 @@ describe('sandbox peer over HTTP', () => {
   it('a held request times out per attempt and stays inside the deadline', async () => {
     const t = bank.store.add({ sendingBank: '014', amount: 1, sender, receiver: { name: 'x', account: '1234566609', bankCode: '004' } });
     bank.store.setFault(t.transRef, 'timeout');
+    const calls = bank.stats().checkerCalls;
     const t0 = Date.now();
     expect((await checker.check(query(t))).kind).toBe('UNAVAILABLE');
-    expect(Date.now() - t0).toBeLessThan(1_500);
+    // Both attempts were cut at the per-attempt timeout (the bank holds each for 30 s), inside the deadline.
+    expect(bank.stats().checkerCalls - calls).toBe(2);
+    expect(Date.now() - t0).toBeLessThan(5_000);
   });
 
   it('a wrong key is UNAVAILABLE, never NOT_FOUND', async () => {

@@ -20,7 +20,8 @@ describe('LINE client against the fake platform', () => {
     createLineClient({
       apiBaseUrl: fake.url,
       dataApiBaseUrl: fake.url,
-      timeoutMs: 300,
+      // Far above a loopback answer on a loaded full run; the timeout case below sets its own.
+      timeoutMs: 3_000,
       retries: 2,
       maxImageBytes: 1000,
       sleep: async (ms) => {
@@ -63,8 +64,7 @@ describe('LINE client against the fake platform', () => {
         LineContentTooLargeError,
       );
       expect(Date.now() - started).toBeLessThan(2000);
-      await new Promise((r) => setTimeout(r, 50));
-      expect(closed).toBe(true); // the download was cancelled, not read to the end
+      await expect.poll(() => closed).toBe(true); // the download was cancelled, not read to the end
     } finally {
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
@@ -73,9 +73,9 @@ describe('LINE client against the fake platform', () => {
 
   it('times out slow answers and retries them; honours Retry-After; gives up on a Retry-After past the limit', async () => {
     fake.setContent('slow', Buffer.alloc(10, 1));
-    fake.fail('content', { status: 200, delayMs: 600 }, { status: 200, delayMs: 600 });
+    fake.fail('content', { status: 200, delayMs: 4_000 }, { status: 200, delayMs: 4_000 });
     waits.length = 0;
-    expect((await client().getContent(ch.token, 'slow')).length).toBe(10);
+    expect((await client({ timeoutMs: 1_000 }).getContent(ch.token, 'slow')).length).toBe(10);
     expect(waits).toHaveLength(2);
 
     waits.length = 0;

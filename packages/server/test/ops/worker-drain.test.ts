@@ -56,7 +56,9 @@ for (const kind of DB_KINDS) {
       expect(w.stats.claimed).toBe(2);
       expect((await row(slow)).locked_by).not.toBeNull();
 
-      const stopping = w.stop({ timeoutMs: 300 });
+      // The slow job ends only when aborted, so it is cut at this limit whatever it is; the quick one
+      // has this long to finish after the enqueue below (300 ms was too short for a loaded full run).
+      const stopping = w.stop({ timeoutMs: 3_000 });
       const late = await enqueue('drain.quick'); // arrives during the stop: not claimed by this worker
       release();
       await stopping;

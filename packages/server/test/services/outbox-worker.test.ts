@@ -82,11 +82,12 @@ for (const kind of DB_KINDS) {
         },
       });
       const id = await enqueue('t.fail', {});
+      const ranAt = Date.now(); // before the run: a slow run only moves run_at later, never this check's result
       await w.runOnce();
       const after1 = await job(id);
       expect(after1).toMatchObject({ status: 'pending', attempts: 1, locked_by: null });
       expect(after1.last_error!.length).toBe(500);
-      expect(Date.parse(after1.run_at) - Date.now()).toBeGreaterThan(500);
+      expect(Date.parse(after1.run_at) - ranAt).toBeGreaterThanOrEqual(1000);
       for (let i = 0; i < 2; i++) {
         await h.c.db
           .updateTable('outbox')
@@ -277,7 +278,9 @@ for (const kind of DB_KINDS) {
           lat.push(started[n]! - committed);
         }
         lat.sort((a, b) => a - b);
-        expect(lat[5]).toBeLessThan(200);
+        // The worker polls once a minute here, so a start within two seconds can only be the wake; a
+        // tighter figure is the machine's load, not the worker's (the bench measures delivery speed).
+        expect(lat[5]).toBeLessThan(2_000);
       } finally {
         await w.stop();
       }

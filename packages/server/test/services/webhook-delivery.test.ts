@@ -333,7 +333,8 @@ for (const kind of DB_KINDS) {
       const [d0] = await deliveriesOf(endpoint.id);
       expect(d0).toMatchObject({ status: 'pending', attempts: 0 });
 
-      worker = startWorker({ leaseMs: 500, workerId: 'worker-b' });
+      // Only A's lease must run out; B's is long, so a slow delivery on a loaded full run is not taken back from B.
+      worker = startWorker({ leaseMs: 60_000, workerId: 'worker-b' });
       const [d] = await until(async () => {
         const l = await deliveriesOf(endpoint.id);
         return l[0]?.status === 'delivered' ? l : null;

@@ -199,7 +199,10 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     const a = await verify(bomber.auth, bomb);
     expect([a.status, a.body.data?.status, a.body.data?.errorCode]).toEqual([200, 'INVALID', 'UNREADABLE_IMAGE']);
     expect(a.ms).toBeGreaterThanOrEqual(KILL_MS - 50);
-    expect(a.ms).toBeLessThan(KILL_MS + 1500);
+    // The kill itself is proven by the pid below; the round trip (a 9.5 MB upload, its copy to the
+    // decoder, the kill, the record) only has to stay far from the 84 s the issue measured, whatever
+    // the load of a full run adds.
+    expect(a.ms).toBeLessThan(KILL_MS + 10_000);
     const after = h.c.decoderHealth()!.pids;
     expect(after).toHaveLength(2);
     // The replacement's start-up (tsx, sharp, zxing): its slot decodes nothing until it says ready.

@@ -2,6 +2,8 @@ import { createHash, webcrypto } from 'node:crypto';
 import xxhash from 'xxhash-wasm';
 
 // Instantiated once per process (WebAssembly compiled from the package's own bytes, nothing fetched).
+// Its linear memory holds the last image hashed until the next one overwrites it, as the memory of a
+// freed request buffer does until reused: in this process's memory only, never written out or logged.
 const { h64Raw } = await xxhash();
 
 /**

@@ -128,13 +128,18 @@ async function twoWorkersOnOneDatabase(expect: ExpectStatic, env: Record<string,
       expect(queued.map((l) => l.task).sort(), slot).toEqual(TASKS);
     }
     // Both processes did look at the slots and tried to queue them: without the shared key each task
-    // would have run twice per slot.
+    // would have run twice per slot. In every slot both tried, the loser was told so for every task.
+    // (Not every slot needs both: a process a loaded full run starves past a whole slot skips it, and
+    // the other one queues it alone, which the checks above already cover.)
     const tried = (w: LogLine[]) =>
       new Set(w.filter((l) => l.msg.startsWith('scheduled slot') && slots.includes(l.slot!)).map((l) => l.slot));
-    expect(tried(logs[0]).size).toBe(slots.length);
-    expect(tried(logs[1]).size).toBe(slots.length);
-    const lost = logs.flat().filter((l) => l.msg === 'scheduled slot already queued' && slots.includes(l.slot!));
-    expect(lost.length).toBe(slots.length * TASKS.length);
+    const [tried0, tried1] = [tried(logs[0]), tried(logs[1])];
+    const both = slots.filter((slot) => tried0.has(slot) && tried1.has(slot));
+    expect(both.length, `slots tried by both: ${both.length} of ${slots.length}`).toBeGreaterThanOrEqual(1);
+    for (const slot of both) {
+      const lost = logs.flat().filter((l) => l.msg === 'scheduled slot already queued' && l.slot === slot);
+      expect(lost.map((l) => l.task).sort(), slot).toEqual(TASKS);
+    }
     // Nothing ran twice anywhere, in any slot.
     const runs = logs.flat().filter((l) => l.msg === 'scheduled task ran');
     expect(new Set(runs.map((l) => `${l.task}:${l.slot}`)).size).toBe(runs.length);

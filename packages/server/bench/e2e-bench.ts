@@ -331,9 +331,10 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
     }
 
     if (parts.has('replay')) {
-      // Cached replays: the identical request again and again (image, amount, clientRef): SHA-256, the
-      // answer from the node's memory of replays it made in the last second (REPLAY_MEMORY_MS) and the
-      // quota read live. Warm-up first (JIT, the key's authentication copy).
+      // Cached replays: the identical request again and again (image, amount, clientRef): the image's
+      // fingerprint, the answer from the node's memory of replays it made in the last second
+      // (REPLAY_MEMORY_MS) and the quota from the node's copy of the counter (as old as the memory at
+      // most). Warm-up first (JIT, the key's authentication copy, both copies).
       const i = images.length - 1;
       const replay = images[i];
       const query = orderOf(i);

@@ -155,7 +155,7 @@ const spec = {
   REPLAY_MEMORY_MS: {
     parse: int(0, 1000),
     def: '1000',
-    doc: 'how long a node answers an identical replay from memory instead of the database (at most 1000: a change on another node shows within that); 0 reads the database every time',
+    doc: "how long a node answers an identical replay from memory instead of the database, with its copy of the shop's quota counter (at most 1000: a change on another node shows within that); 0 reads the database every time",
   },
   CLAIM_LEASE_MS: {
     parse: int(500, 60_000),

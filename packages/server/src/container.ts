@@ -137,7 +137,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   // Test-key usage is counted in the database even with Redis: a check cannot run without the database,
   // so the test cap is always measurable and a test call never falls back onto the paid live pool.
   const testCounter = createDbTestUsageCounter(db, clock);
-  const quota = createQuotaService({ db, clock, audit, testCounter, timeZone: config.TIME_ZONE, testQuotaLimit: config.TEST_QUOTA_LIMIT });
+  const quota = createQuotaService({
+    db,
+    clock,
+    audit,
+    testCounter,
+    timeZone: config.TIME_ZONE,
+    testQuotaLimit: config.TEST_QUOTA_LIMIT,
+    recentMs: config.REPLAY_MEMORY_MS,
+  });
   const transactions = createTransactionService({ db });
   const rateLimiter =
     overrides.rateLimiter ?? (redis ? createRedisRateLimiter(redis, { minNodes: config.RATE_LIMIT_NODES }) : createMemoryRateLimiter());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/lib/clock.js';
-import { createServiceHarness, DB_KINDS, pgMissing, seedShop, skipNote, type ServiceHarness } from '../helpers/harness.js';
+import { createServiceHarness, DB_KINDS, msAfter, pgMissing, seedShop, skipNote, type ServiceHarness } from '../helpers/harness.js';
 
 // The quota service on a real database, without HTTP: periods in Asia/Bangkok, the live pool's hard
 // limit and the test keys' own cap. The HTTP shape of the quota (the resource, its four headers) is
@@ -104,6 +104,40 @@ for (const kind of DB_KINDS) {
       expect((await h.c.quota.snapshot(shop, plan)).used).toBe(0);
       await h.c.db.transaction().execute((trx) => h.c.quota.releaseIn(trx, first));
       expect(await h.c.quota.testSnapshot(s.shop.id)).toEqual({ used: 1, limit: 2, remaining: 1 });
+    });
+
+    it("the counter a replay from memory reports (recentSnapshot): this node's own writes show at once, every one of them", async () => {
+      const s = await seedShop(h);
+      const { shop, plan } = await shopAndPlan(s);
+      const recent = async () => (await h.c.quota.recentSnapshot(shop, plan)).used;
+      const period = h.c.quota.period().periodMonth; // this suite's clock is past a month's end by now
+      const behindItsBack = (used: number) =>
+        h.c.db.updateTable('quota_usage').set({ used }).where('shop_id', '=', s.shop.id).where('period', '=', period).execute();
+      await h.c.quota.adjust(s.shop.id, { used: 3 }, 'test');
+      let wroteAt = performance.now(); // after the node's write, which starts its second
+      // Within a second of this node's write nothing is kept (the write's transaction may still be open):
+      // a change behind the node's back shows at once.
+      expect(await recent()).toBe(3);
+      await behindItsBack(4);
+      expect(await recent()).toBe(4);
+      /** After the second, the node keeps a copy, and it is really used (a change behind its back does not show); then `write` shows at once. */
+      const keptThen = async (used: number, write: () => Promise<unknown>, after: number) => {
+        await msAfter(wroteAt, 1000);
+        const keptAt = performance.now();
+        expect(await recent()).toBe(used);
+        await behindItsBack(used + 100);
+        const copy = await recent();
+        if (performance.now() - keptAt < 500) expect(copy).toBe(used);
+        await behindItsBack(used);
+        await write();
+        wroteAt = performance.now();
+        expect(await recent()).toBe(after);
+      };
+      const unit = { shopId: s.shop.id, period, pool: 'live' as const };
+      await keptThen(4, () => h.c.quota.reserve(shop, plan, 'live'), 5);
+      await keptThen(5, () => h.c.db.transaction().execute((trx) => h.c.quota.releaseIn(trx, unit)), 4);
+      await keptThen(4, () => h.c.db.transaction().execute((trx) => h.c.quota.chargeIn(trx, unit)), 5);
+      await keptThen(5, () => h.c.quota.adjust(s.shop.id, { used: 2 }, 'test'), 2);
     });
   });
 }

@@ -39,15 +39,26 @@ for (const kind of DB_KINDS) {
     /** Blanks the shop's records in the database, as the retention rule does (here behind both nodes' backs, on node B's connection). */
     const anonymize = (shopId: string) => b.c.transactions.anonymizeOlderThan(shopId, '2999-01-01T00:00:00.000Z', new Date().toISOString());
 
-    it('a replay from memory is the same record, cached, with the quota read live', async () => {
+    it("a replay from memory is the same record, cached, with this node's charges in its quota at once", async () => {
       const s = await seedShop(a);
       const slip = await bank.slip((await bank.register({ amount: 100 })).transRef);
       const first = await verify(a, s.auth, slip);
+      const firstAt = performance.now(); // after its charge
       expect(first).toMatchObject({ status: 'SUCCESS', cached: false });
       expect(first.senderName).toBeTruthy();
-      const again = await verify(a, s.auth, slip);
+      // A node keeps no copy of a counter it wrote less than a second ago (its transaction may still be
+      // open, recent-usage.ts): one second after the first check's charge, it does.
+      await msAfter(firstAt, REPLAY_MEMORY_MAX_MS);
+      const again = await verify(a, s.auth, slip); // read from the claim; node A keeps the record
       expect(again).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true, quota: { used: 1 } });
-      // Another check charges a unit; the next replay (answered from memory when within the second) reports it.
+      // From memory: node A keeps its copy of the counter too (a behind-the-back change shows it is used).
+      const keptAt = performance.now();
+      expect(await verify(a, s.auth, slip)).toMatchObject({ id: first.id, cached: true, quota: { used: 1 } });
+      await a.c.db.updateTable('quota_usage').set({ used: 5 }).where('shop_id', '=', s.shop.id).execute();
+      const copy = await verify(a, s.auth, slip);
+      if (performance.now() - keptAt < REPLAY_MEMORY_MAX_MS / 2) expect(copy.quota.used).toBe(1);
+      await a.c.db.updateTable('quota_usage').set({ used: 1 }).where('shop_id', '=', s.shop.id).execute();
+      // Another check on node A charges a unit; the next replay (from memory, within the second) reports it.
       const other = await verify(
         a,
         s.auth,
@@ -58,6 +69,31 @@ for (const kind of DB_KINDS) {
       const third = await verify(a, s.auth, slip);
       expect(third).toMatchObject({ id: first.id, cached: true, quota: { used: 2 } });
       expect(await a.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(2);
+    });
+
+    it('a unit charged on another node shows in the quota of a replay from memory by one second after the charge', async () => {
+      const s = await seedShop(a);
+      const slip = await bank.slip((await bank.register({ amount: 100 })).transRef);
+      await verify(a, s.auth, slip);
+      const firstAt = performance.now();
+      await msAfter(firstAt, REPLAY_MEMORY_MAX_MS); // past the first check's charge on node A (above)
+      // Both copies (the record's and the counter's) are loaded after this point, so their age counts from it.
+      const keptAt = performance.now();
+      await verify(a, s.auth, slip); // node A keeps the record
+      expect(await verify(a, s.auth, slip)).toMatchObject({ cached: true, quota: { used: 1 } }); // and the counter
+      const other = await verify(
+        b,
+        s.auth,
+        await bank.slip((await bank.register({ amount: 100 })).transRef),
+        '?amount=100.00&clientRef=order-2',
+      );
+      expect(other).toMatchObject({ status: 'SUCCESS', quota: { used: 2 } });
+      const chargedAt = performance.now();
+      const early = await verify(a, s.auth, slip);
+      // Still node A's copy (when the check ran well inside the second): the copy is really used.
+      if (performance.now() - keptAt < REPLAY_MEMORY_MAX_MS / 2) expect(early.quota.used).toBe(1);
+      await msAfter(chargedAt, REPLAY_MEMORY_MAX_MS);
+      for (const h of [a, b]) expect(await verify(h, s.auth, slip)).toMatchObject({ cached: true, quota: { used: 2 } });
     });
 
     it('a record changed on another node answers its new form on every node by one second after the change', async () => {

@@ -7,6 +7,7 @@ import type { AuditService } from '../audit/audit-service.js';
 import { hardLimitOf, overageOf, TRIAL_PLAN, type Plan } from '../plans/plan-service.js';
 import type { Shop } from '../shops/shop-service.js';
 import { quotaRepo } from './quota-repo.js';
+import { createRecentUsage } from './recent-usage.js';
 import type { TestUsageCounter } from './test-usage-counter.js';
 
 export interface QuotaSnapshot {
@@ -46,8 +47,11 @@ export function createQuotaService(deps: {
   testCounter: TestUsageCounter;
   timeZone: string;
   testQuotaLimit: number;
+  /** How old the counter a replay from memory reports may be (`recentSnapshot`): REPLAY_MEMORY_MS, at most a second. */
+  recentMs?: number;
 }) {
   const { db, clock, audit, testCounter, timeZone, testQuotaLimit } = deps;
+  const recent = createRecentUsage({ ms: deps.recentMs ?? 0 });
   const period = () => periodOf(clock.now(), timeZone);
 
   const usedIn = (shopId: string, period: string): Promise<number> => quotaRepo.used(db, shopId, period);
@@ -73,6 +77,7 @@ export function createQuotaService(deps: {
   async function takeLive(shop: Shop, plan: Plan, p: string, trx: Db): Promise<Reservation | undefined> {
     const now = clock.now().toISOString();
     const take = () => quotaRepo.takeLive(trx, shop.id, p, hardLimitOf(plan), now);
+    recent.wrote(shop.id);
     let used = await take();
     if (used === undefined) {
       // First check of the period: create the counter row, then try once more (the row exists on every later call).
@@ -96,6 +101,7 @@ export function createQuotaService(deps: {
       await testCounter.release(res.shopId, res.period, trx);
       return {};
     }
+    recent.wrote(res.shopId);
     await quotaRepo.giveBackLive(trx, res.shopId, res.period);
     return {};
   }
@@ -105,6 +111,20 @@ export function createQuotaService(deps: {
     async snapshot(shop: Shop, plan: Plan): Promise<QuotaSnapshot> {
       const p = period();
       return shape(plan, await usedIn(shop.id, p.periodMonth), p);
+    },
+    /**
+     * `snapshot` from this node's copy of the counter when it is less than `recentMs` old (recent-usage.ts):
+     * for the answers the replay memory gives, under the same one-second promise. Everything else reads live.
+     */
+    async recentSnapshot(shop: Shop, plan: Plan): Promise<QuotaSnapshot> {
+      const p = period();
+      let used = recent.get(shop.id, p.periodMonth);
+      if (used === undefined) {
+        const loadedAt = recent.begin();
+        used = await usedIn(shop.id, p.periodMonth);
+        recent.keep(shop.id, p.periodMonth, used, loadedAt);
+      }
+      return shape(plan, used, p);
     },
     async testSnapshot(shopId: string): Promise<TestQuotaSnapshot> {
       const used = await testCounter.get(shopId, period().periodMonth);
@@ -188,6 +208,7 @@ export function createQuotaService(deps: {
         await quotaRepo.chargeTest(trx, res.shopId, res.period);
         return;
       }
+      recent.wrote(res.shopId);
       await quotaRepo.ensureRow(trx, res.shopId, res.period, now);
       await quotaRepo.chargeLive(trx, res.shopId, res.period, now);
     },
@@ -201,6 +222,7 @@ export function createQuotaService(deps: {
       }
       await quotaRepo.ensureRow(db, shopId, p, now);
       const before = { used: await usedIn(shopId, p), testUsed: await testCounter.get(shopId, p) };
+      recent.wrote(shopId);
       if (values.used !== undefined) await quotaRepo.setLive(db, shopId, p, values.used, now);
       if (values.testUsed !== undefined) await testCounter.set(shopId, p, values.testUsed);
       await audit.record({ shopId, actor, action: 'quota.adjust', target: shopId, detail: { period: p, before, after: values } });

@@ -195,14 +195,21 @@ export function createVerificationService(deps: VerificationDeps) {
       );
   }
 
-  /** `usedAfter`: the live counter this call's own charge produced, when known (no read needed). */
-  async function quotaAfter(shop: Shop, plan: Plan, environment: 'live' | 'test', usedAfter?: number) {
+  /**
+   * The quota an answer reports. `usedAfter`: the live counter this call's own charge produced, when
+   * known (no read needed); `fromMemory`: a replay answered from memory reports this node's copy of the
+   * counter, at most as old as the memory (quota's recent-usage.ts); everything else reads it live.
+   */
+  async function quotaAfter(shop: Shop, plan: Plan, environment: 'live' | 'test', usedAfter?: number, fromMemory = false) {
     if (environment === 'test') {
       const t = await quota.testSnapshot(shop.id);
       if (t.used !== null)
         return { quota: { used: t.used, limit: t.limit, remaining: t.remaining }, daysUntilReset: quota.period().daysUntilReset };
     }
-    const q = environment === 'live' && usedAfter !== undefined ? quota.shapeOf(plan, usedAfter) : await quota.snapshot(shop, plan);
+    const q =
+      environment === 'live' && usedAfter !== undefined
+        ? quota.shapeOf(plan, usedAfter)
+        : await (fromMemory ? quota.recentSnapshot(shop, plan) : quota.snapshot(shop, plan));
     return { quota: quota.quotaBody(q), daysUntilReset: q.daysUntilReset };
   }
 
@@ -519,7 +526,8 @@ export function createVerificationService(deps: VerificationDeps) {
       // image's fast fingerprint (image-hash.ts): such a replay costs no SHA-256.
       const memoryKey = requestParts(imageFingerprint(input.image), input);
       const remembered = replays.get(shop.id, environment, memoryKey);
-      if (remembered) return { record: remembered, ...(await quotaAfter(shop, plan, environment)), isNew: false };
+      // Its quota too comes from this node's copy, at most as old as the memory (recent-usage.ts).
+      if (remembered) return { record: remembered, ...(await quotaAfter(shop, plan, environment, undefined, true)), isNew: false };
       const load = replays.begin();
       // The SHA-256 keys what lasts: the claim and the record's image_hash (off the main thread, image-hash.ts).
       const hash = await imageSha256(input.image);

@@ -384,11 +384,14 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
         // 2,422, 4,335, 5,288, then 4,400-6,500 a second; docs/benchmarks.md), which a node that runs for
         // days pays once. E2E_REPLAY_ROUNDS: the measured rounds per service (4).
         const replayWarmup = Number(process.env.E2E_REPLAY_WARMUP ?? 5000);
+        const warmRates: number[] = []; // each service's warm-up, printed (what a node answers just after a start)
         for (const side of sides) {
           await once(side);
+          const t0 = performance.now();
           await runConcurrent(Array.from({ length: replayWarmup }), 32, async () => {
             if (!(await once(side))) throw new Error('replay warm-up: not cached');
           });
+          warmRates.push(replayWarmup / ((performance.now() - t0) / 1000));
         }
         const perRound = 2_500;
         const replayRounds = Number(process.env.E2E_REPLAY_ROUNDS ?? 4);
@@ -437,7 +440,7 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
         verdicts.push(verdict(on.service <= 0.4, `cached replay: ${on.service.toFixed(3)} ms service CPU per answer (target <= 0.4 ms)`));
         verdicts.push(verdict(on.rate >= 4000, `cached replay: ${on.rate.toFixed(0)} answers/s at concurrency 32 (target >= 4,000/s)`));
         notes.push(
-          `cached replay: ${sides[0].n} answers from each service in ${replayRounds} alternating rounds of ${perRound} after ${replayWarmup} to warm up, answers a second per round ${sides[0].rounds.map((x) => x.toFixed(0)).join(', ')} (memory off: ${sides[1].rounds.map((x) => x.toFixed(0)).join(', ')}); of the service's ${on.service.toFixed(3)} ms CPU per answer, ${on.serviceSystem.toFixed(3)} ms is kernel time (receiving the image and sending the answer over loopback TCP)`,
+          `cached replay: ${sides[0].n} answers from each service in ${replayRounds} alternating rounds of ${perRound} after ${replayWarmup} to warm up, answers a second per round ${sides[0].rounds.map((x) => x.toFixed(0)).join(', ')} (memory off: ${sides[1].rounds.map((x) => x.toFixed(0)).join(', ')}), and during the warm-up just after the start ${warmRates[0].toFixed(0)} (memory off: ${warmRates[1].toFixed(0)}), not judged; of the service's ${on.service.toFixed(3)} ms CPU per answer, ${on.serviceSystem.toFixed(3)} ms is kernel time (receiving the image and sending the answer over loopback TCP)`,
           `cached replay: the load generator (this process: raw-http-client.ts, keep-alive, up to 64 connections) spent ${on.client.toFixed(3)} ms CPU per answer on the same cores, ${((on.client / (on.client + on.service)) * 100).toFixed(0)}% of the CPU the two used together`,
           `cached replay: with the replay memory the service spent ${((on.service / off.service) * 100).toFixed(0)}% of the CPU per answer it spends reading the claim and record each time (${on.service.toFixed(3)} against ${off.service.toFixed(3)} ms)`,
         );

@@ -345,32 +345,20 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
       const cold = await startServer(url, { REPLAY_MEMORY_MS: '0' });
       const coldRaw = createRawHttpClient(cold.port);
       try {
-        const sides = [
-          {
-            client: raw,
-            key: server.key,
-            pid: server.child.pid!,
-            n: 0,
-            secs: 0,
-            cpuMs: 0,
-            systemMs: 0,
-            clientMs: 0,
-            lat: [] as number[],
-            rounds: [] as number[],
-          },
-          {
-            client: coldRaw,
-            key: cold.key,
-            pid: cold.child.pid!,
-            n: 0,
-            secs: 0,
-            cpuMs: 0,
-            systemMs: 0,
-            clientMs: 0,
-            lat: [] as number[],
-            rounds: [] as number[],
-          },
-        ];
+        // Each service's running totals: answers, seconds, CPU, latencies and each round's rate.
+        const sideOf = (client: typeof raw, key: string, pid: number) => ({
+          client,
+          key,
+          pid,
+          n: 0,
+          secs: 0,
+          cpuMs: 0,
+          systemMs: 0,
+          clientMs: 0,
+          lat: [] as number[],
+          rounds: [] as number[],
+        });
+        const sides = [sideOf(raw, server.key, server.child.pid!), sideOf(coldRaw, cold.key, cold.child.pid!)];
         const once = async (side: (typeof sides)[number]) => {
           const headers = { authorization: `Bearer ${side.key}`, 'content-type': 'application/octet-stream' };
           const r = await side.client.request('POST', `/api/v1/verify${query}`, headers, replay);

@@ -14,6 +14,17 @@ if (!only || only === 'decode') {
 if (!only || only === 'e2e') {
   console.log('\n## End to end: POST /api/v1/verify against the sandbox bank (zero latency)\n');
   console.log(formatE2e(await runE2eBench()));
+  // The product's default reads every slip's printed amount in the decoder job, so the part above
+  // compares verifies with decode-and-read-only jobs. Issue 24 asks for 80 % of decode-only
+  // throughput: with the reader off a verify's decoder work is exactly a decode-only job, and that
+  // comparison is printed and judged too (it fails on this project's host; docs/benchmarks.md).
+  const parts = process.env.E2E_PARTS?.split(',');
+  if (!process.env.SLIP_EDIT_MODE && (!parts || parts.includes('uncached'))) {
+    console.log('\n## End to end with the reader off (SLIP_EDIT_MODE=off): uncached verify against decode-only\n');
+    process.env.SLIP_EDIT_MODE = 'off';
+    console.log(formatE2e(await runE2eBench({ parts: ['uncached'] })));
+    delete process.env.SLIP_EDIT_MODE;
+  }
 }
 if (!only || only === 'webhooks') {
   const mod = await import('./webhook-bench.js').catch(() => null);

@@ -200,7 +200,12 @@ export function createVerificationService(deps: VerificationDeps) {
    * known (no read needed); `fromMemory`: a replay answered from memory reports this node's copy of the
    * counter, at most as old as the memory (quota's recent-usage.ts); everything else reads it live.
    */
-  async function quotaAfter(shop: Shop, plan: Plan, environment: 'live' | 'test', usedAfter?: number, fromMemory = false) {
+  async function quotaAfter(
+    shop: Shop,
+    plan: Plan,
+    environment: 'live' | 'test',
+    { usedAfter, fromMemory = false }: { usedAfter?: number; fromMemory?: boolean } = {},
+  ) {
     if (environment === 'test') {
       const t = await quota.testSnapshot(shop.id);
       if (t.used !== null)
@@ -527,7 +532,7 @@ export function createVerificationService(deps: VerificationDeps) {
       const memoryKey = requestParts(imageFingerprint(input.image), input);
       const remembered = replays.get(shop.id, environment, memoryKey);
       // Its quota too comes from this node's copy, at most as old as the memory (recent-usage.ts).
-      if (remembered) return { record: remembered, ...(await quotaAfter(shop, plan, environment, undefined, true)), isNew: false };
+      if (remembered) return { record: remembered, ...(await quotaAfter(shop, plan, environment, { fromMemory: true })), isNew: false };
       const load = replays.begin();
       // The SHA-256 keys what lasts: the claim and the record's image_hash (off the main thread, image-hash.ts).
       const hash = await imageSha256(input.image);
@@ -628,7 +633,7 @@ export function createVerificationService(deps: VerificationDeps) {
         const record = recordFromRow(saved);
         void deps.bus.publish({ shopId: shop.id, type: 'transaction.created', data: record }).catch((e) => deps.onError?.(e, 'bus'));
         // A charge that became a DUPLICATE at persist (unique key) is still charged: usedAfter stands.
-        const after = await quotaAfter(shop, plan, environment, saved.charged ? usedAfter : undefined);
+        const after = await quotaAfter(shop, plan, environment, { usedAfter: saved.charged ? usedAfter : undefined });
         if (saved.charged && environment === 'live') await quotaAlert(shop.id, after.quota).catch((e) => deps.onError?.(e, 'quota alert'));
         return { record, ...after, isNew: true };
       } catch (err) {

@@ -13,8 +13,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 export const registry = new Registry();
 // The event-loop delay histogram samples on a libuv timer. prom-client's default resolution, 10 ms, woke
 // an idle node a hundred times a second and a busy one between most requests, and each wake-up costs a
-// context switch (docs/benchmarks.md). At 100 ms the percentiles (how late a timer fired) still catch
-// every stall longer than 100 ms, and most shorter ones, with a tenth of the wake-ups.
+// context switch (docs/benchmarks.md). At 100 ms the percentiles (how late the timer fired) still catch
+// every stall longer than 100 ms, and a shorter one in proportion to its length, with a tenth of the
+// wake-ups.
 collectDefaultMetrics({ register: registry, prefix: 'slipcheck_', eventLoopMonitoringPrecision: 100 });
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20];

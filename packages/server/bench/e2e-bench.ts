@@ -195,7 +195,9 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
     // E2E_ROUNDS: rounds per concurrency, each of `per` verifies and as many baseline jobs (below).
     const rounds = Math.max(1, Number(process.env.E2E_ROUNDS ?? 4));
     const per = Math.ceil(perLevel / rounds);
-    const total = per * rounds * 2 + warm;
+    // E2E_CONC: the concurrencies measured (default 8,32, the targets'); e.g. 1,2 to see the cost per verify unbatched.
+    const concs = (process.env.E2E_CONC ?? '8,32').split(',').map(Number);
+    const total = per * rounds * concs.length + warm;
     const images = await phoneSlips(url, parts.has('uncached') ? total : warm);
     const load0 = os.loadavg();
 
@@ -232,8 +234,7 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
       // ten-second stretch to the next: measured one after the other, the baseline and the verifies saw
       // different machines, and two quiet runs of one tree differed by 21 points.
       let offset = 0;
-      // E2E_CONC: the concurrencies measured (default 8,32, the targets'); e.g. 1,2 to see the cost per verify unbatched.
-      for (const conc of (process.env.E2E_CONC ?? '8,32').split(',').map(Number)) {
+      for (const conc of concs) {
         const side = {
           base: { n: 0, secs: 0, ticks: { busy: 0, idle: 0, steal: 0 } },
           verify: { n: 0, secs: 0, ticks: { busy: 0, idle: 0, steal: 0 } },
@@ -247,8 +248,11 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
           decoders: pool.health().pids.reduce((ms, pid) => ms + procStats(pid).cpuMs, 0),
         });
         let fullGcs = 0;
-        const baselineRound = async () => {
-          const slice = images.slice(0, per);
+        // Both sides of a round take the same images: a verify needs images the service has not seen,
+        // and until 2026-11-27 the baseline decoded the first `per` images in every round while the
+        // verifies moved on through the corpus, so the two sides' decoder CPU differed by up to 8 %.
+        const baselineRound = async (indexes: number[]) => {
+          const slice = indexes.map((i) => images[i]);
           const b0 = baseCpu();
           const m0 = machineTicks();
           const t0 = performance.now();
@@ -264,9 +268,7 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
           side.base.secs += secs;
           return slice.length / secs;
         };
-        const verifyRound = async () => {
-          const indexes = Array.from({ length: per }, (_, k) => offset + k);
-          offset += per;
+        const verifyRound = async (indexes: number[]) => {
           const gc0 = await majorGcs(server.metricsPort);
           const c0 = cpuOf();
           const d0 = childrenCpuMs(server.child.pid!);
@@ -294,8 +296,10 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
         };
         for (let r = 0; r < rounds; r++) {
           const [first, second] = r % 2 === 0 ? [baselineRound, verifyRound] : [verifyRound, baselineRound];
-          const a = await first();
-          const b = await second();
+          const indexes = Array.from({ length: per }, (_, k) => offset + k);
+          offset += per;
+          const a = await first(indexes);
+          const b = await second(indexes);
           roundRatios.push(r % 2 === 0 ? b / a : a / b);
         }
         const rate = side.verify.n / side.verify.secs;

@@ -1,7 +1,7 @@
-import { randomInt } from 'node:crypto';
+import { intBelow, randomTransRef } from './slip-payload.js';
 import { renderSlip, type EditFace, type EditKind, type ImageFormat, type Layout, type Variant } from './slip-renderer.js';
 import { LAYOUT_BANK } from './slip-layouts.js';
-import { makeTransfer, type NewTransfer, type Party, type ProxyType, type Transfer } from './transfer-store.js';
+import { makeTransfer, TRUEMONEY, truemoneyId, type NewTransfer, type Party, type ProxyType, type Transfer } from './transfer-store.js';
 
 const SENDERS = [
   { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE' },
@@ -11,8 +11,8 @@ const SENDERS = [
 ];
 const COMMON_BANKS = ['004', '014', '006', '002', '025', '011', '030'];
 
-function randomAccount(): string {
-  return Array.from({ length: 10 }, () => randomInt(10)).join('');
+function randomAccount(random?: () => number): string {
+  return Array.from({ length: 10 }, () => intBelow(10, random)).join('');
 }
 
 export interface GenerateSlipOptions {
@@ -30,6 +30,11 @@ export interface GenerateSlipOptions {
   edit?: EditKind;
   /** With `edit`: the amount typed in another face ('other', default) or the layout's own ('same'). */
   editFace?: EditFace;
+  /**
+   * A seeded generator in [0, 1) for what is not given (bank, amount, sender, transRef): with a fixed
+   * `transDate` the same slip, pixel for pixel, in every run (the benchmarks' corpus). Crypto's otherwise.
+   */
+  random?: () => number;
 }
 
 export interface GeneratedSlip {
@@ -44,17 +49,19 @@ export interface GeneratedSlip {
  * The transfer is not registered anywhere; post it to a sandbox bank when the checker must know it.
  */
 export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<GeneratedSlip> {
-  const sendingBank = opts.bankCode ?? (opts.layout && LAYOUT_BANK[opts.layout]) ?? COMMON_BANKS[randomInt(COMMON_BANKS.length)];
+  const random = opts.random;
+  const sendingBank = opts.bankCode ?? (opts.layout && LAYOUT_BANK[opts.layout]) ?? COMMON_BANKS[intBelow(COMMON_BANKS.length, random)];
   const input: NewTransfer = {
     sendingBank,
-    amount: opts.amount ?? randomInt(100, 500_000) / 100,
-    sender: opts.sender ?? { ...SENDERS[randomInt(SENDERS.length)], account: randomAccount() },
+    amount: opts.amount ?? (100 + intBelow(500_000 - 100, random)) / 100,
+    sender: opts.sender ?? { ...SENDERS[intBelow(SENDERS.length, random)], account: randomAccount(random) },
     receiver: {
       ...(opts.receiver ?? { name: 'บจก. ร้านกาแฟดีดี', nameEn: 'DEEDEE COFFEE CO., LTD.', account: '1234566609' }),
       bankCode: opts.receivingBank ?? '004',
     },
     transDate: opts.transDate,
-    transRef: opts.transRef,
+    // makeTransfer draws a transRef unseeded; a seeded one is drawn here.
+    transRef: opts.transRef ?? (random && (sendingBank === TRUEMONEY ? truemoneyId(random) : randomTransRef(opts.transDate, random))),
   };
   const transfer = makeTransfer(input);
   const format =

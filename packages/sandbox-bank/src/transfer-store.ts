@@ -68,10 +68,10 @@ export function makeTransfer(input: NewTransfer, now: Date = new Date()): Transf
   };
 }
 
-function truemoneyId(): string {
-  // TrueMoney transaction ids are long digit strings.
+/** A TrueMoney transaction id: a long digit string. `random`: a seeded generator (slip-generator.ts). */
+export function truemoneyId(random: () => number = Math.random): string {
   let s = '50';
-  while (s.length < 14) s += Math.floor(Math.random() * 10);
+  while (s.length < 14) s += Math.floor(random() * 10);
   return s;
 }
 

@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { generateSlip } from '../src/slip-generator.js';
-import { parseSlipPayload } from '../src/slip-payload.js';
+import { parseSlipPayload, randomTransRef } from '../src/slip-payload.js';
+import { prng } from '../src/render-support.js';
 import { renderNonSlip, renderSlip, VARIANTS, type Variant } from '../src/slip-renderer.js';
 import { makeTransfer } from '../src/transfer-store.js';
 import { readQrTexts } from './qr-reader.js';
@@ -100,5 +101,36 @@ describe('generateSlip', () => {
     expect(g.format).toBe('jpg');
     expect(parseSlipPayload(g.payload)).toMatchObject({ kind: 'truemoney', transRef: g.transfer.transRef });
     expect(await readQrTexts(g.image)).toEqual([g.payload]);
+  });
+
+  // The benchmarks' corpus (packages/server/bench/slip-corpus.ts) must be the same images in every run.
+  it('makes the same slip, pixel for pixel, from the same seed and date, and a new one without a seed', async () => {
+    const transDate = new Date('2026-11-20T02:00:00Z');
+    for (const bankCode of [undefined, 'TRUEMONEY']) {
+      const a = await generateSlip({ bankCode, random: prng(7), transDate, format: 'jpg' });
+      const b = await generateSlip({ bankCode, random: prng(7), transDate, format: 'jpg' });
+      expect(b.payload).toBe(a.payload);
+      expect(b.transfer.amount).toBe(a.transfer.amount);
+      expect(b.transfer.sender).toEqual(a.transfer.sender);
+      expect(b.image.equals(a.image)).toBe(true);
+      expect(await readQrTexts(a.image)).toEqual([a.payload]);
+      const other = await generateSlip({ bankCode, random: prng(8), transDate, format: 'jpg' });
+      expect(other.payload).not.toBe(a.payload);
+      const unseeded = await Promise.all([generateSlip({ bankCode, transDate }), generateSlip({ bankCode, transDate })]);
+      expect(unseeded[0].payload).not.toBe(unseeded[1].payload);
+    }
+  });
+});
+
+describe('randomTransRef with a seeded generator', () => {
+  it('draws the same transRefs from the same seed, in the styles of unseeded ones', () => {
+    const now = new Date('2026-11-20T02:00:00Z');
+    const a = prng(3);
+    const b = prng(3);
+    for (let i = 0; i < 200; i++) {
+      const ref = randomTransRef(now, a);
+      expect(randomTransRef(now, b)).toBe(ref);
+      expect(ref).toMatch(/^[0-9A-Za-z]{12,25}$/);
+    }
   });
 });

@@ -248,9 +248,10 @@ export async function runE2eBench(opts: { perLevel?: number; parts?: string[] } 
           decoders: pool.health().pids.reduce((ms, pid) => ms + procStats(pid).cpuMs, 0),
         });
         let fullGcs = 0;
-        // Both sides of a round take the same images: a verify needs images the service has not seen,
-        // and until 2026-11-27 the baseline decoded the first `per` images in every round while the
-        // verifies moved on through the corpus, so the two sides' decoder CPU differed by up to 8 %.
+        // Both sides of a round take the same images (a verify needs images the service has not seen).
+        // Until 2026-11-27 the baseline decoded the first `per` images in every round while the verifies
+        // moved on through the corpus. The decoders still cost 4-7 % more per verify than per baseline
+        // job with the same images: they share the cores with the service, the bank and this process.
         const baselineRound = async (indexes: number[]) => {
           const slice = indexes.map((i) => images[i]);
           const b0 = baseCpu();

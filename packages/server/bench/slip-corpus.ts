@@ -9,8 +9,8 @@
  * (bank, amount, sender, transRef), so every run decodes the same images. Until 2026-11-27 the
  * transfers were new each run; their QR codes then differed, and so did which borderline thumbnails
  * each reader read. Over five such corpora the cascade read 10 slips zxing missed and zxing none the
- * cascade missed, but one run in about eight drew none of those slips, and "reads more than zxing"
- * failed by chance (docs/benchmarks.md).
+ * cascade missed: about two a corpus, so a run could draw none, and one did ("reads more than zxing"
+ * failed 309 to 309; docs/benchmarks.md).
  */
 import sharp, { type Sharp } from 'sharp';
 import { generateSlip, LAYOUTS, prng, renderNonSlip, VARIANTS, type Layout, type Variant } from '@slipcheck/sandbox-bank';

@@ -1,7 +1,7 @@
-import { intBelow, randomTransRef } from './slip-payload.js';
+import { intBelow } from './slip-payload.js';
 import { renderSlip, type EditFace, type EditKind, type ImageFormat, type Layout, type Variant } from './slip-renderer.js';
 import { LAYOUT_BANK } from './slip-layouts.js';
-import { makeTransfer, TRUEMONEY, truemoneyId, type NewTransfer, type Party, type ProxyType, type Transfer } from './transfer-store.js';
+import { makeTransfer, type NewTransfer, type Party, type ProxyType, type Transfer } from './transfer-store.js';
 
 const SENDERS = [
   { name: 'นาย สมชาย ใจดี', nameEn: 'MR. SOMCHAI JAIDEE' },
@@ -60,10 +60,9 @@ export async function generateSlip(opts: GenerateSlipOptions = {}): Promise<Gene
       bankCode: opts.receivingBank ?? '004',
     },
     transDate: opts.transDate,
-    // makeTransfer draws a transRef unseeded; a seeded one is drawn here.
-    transRef: opts.transRef ?? (random && (sendingBank === TRUEMONEY ? truemoneyId(random) : randomTransRef(opts.transDate, random))),
+    transRef: opts.transRef,
   };
-  const transfer = makeTransfer(input);
+  const transfer = makeTransfer(input, undefined, random);
   const format =
     opts.format ?? (opts.variant === 'jpeg70' || opts.variant === 'camera12mp' || opts.variant === 'screenphoto' ? 'jpg' : 'png');
   const image = await renderSlip(transfer, {

@@ -44,10 +44,13 @@ function ddMMyyyyThai(d: Date): string {
   return th.slice(8, 10) + th.slice(5, 7) + th.slice(0, 4);
 }
 
-/** Builds a transfer (with its slip payload) without storing it: shared by the store and generateSlip. */
-export function makeTransfer(input: NewTransfer, now: Date = new Date()): Transfer {
+/**
+ * Builds a transfer (with its slip payload) without storing it: shared by the store and generateSlip.
+ * `random`: a seeded generator for the transRef when none is given (generateSlip's seeded slips).
+ */
+export function makeTransfer(input: NewTransfer, now: Date = new Date(), random?: () => number): Transfer {
   const transDate = input.transDate ?? now;
-  const transRef = input.transRef ?? (input.sendingBank === TRUEMONEY ? truemoneyId() : randomTransRef(transDate));
+  const transRef = input.transRef ?? (input.sendingBank === TRUEMONEY ? truemoneyId(random) : randomTransRef(transDate, random));
   const payload =
     input.sendingBank === TRUEMONEY
       ? buildTrueMoneyPayload({ transactionId: transRef, date: ddMMyyyyThai(transDate) })
@@ -68,8 +71,8 @@ export function makeTransfer(input: NewTransfer, now: Date = new Date()): Transf
   };
 }
 
-/** A TrueMoney transaction id: a long digit string. `random`: a seeded generator (slip-generator.ts). */
-export function truemoneyId(random: () => number = Math.random): string {
+/** A TrueMoney transaction id: a long digit string. `random`: a seeded generator (see makeTransfer). */
+function truemoneyId(random: () => number = Math.random): string {
   let s = '50';
   while (s.length < 14) s += Math.floor(random() * 10);
   return s;

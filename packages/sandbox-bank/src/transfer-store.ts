@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildSlipPayload, buildTrueMoneyPayload, randomTransRef } from './slip-payload.js';
+import { buildSlipPayload, buildTrueMoneyPayload, intBelow, randomTransRef } from './slip-payload.js';
 
 export type Fault = 'pending' | 'error' | 'timeout' | 'not_found';
 export type ProxyType = 'PHONE' | 'NATID' | 'EWALLET';
@@ -72,9 +72,9 @@ export function makeTransfer(input: NewTransfer, now: Date = new Date(), random?
 }
 
 /** A TrueMoney transaction id: a long digit string. `random`: a seeded generator (see makeTransfer). */
-function truemoneyId(random: () => number = Math.random): string {
+function truemoneyId(random?: () => number): string {
   let s = '50';
-  while (s.length < 14) s += Math.floor(random() * 10);
+  while (s.length < 14) s += intBelow(10, random);
   return s;
 }
 

@@ -37,7 +37,7 @@ interface Made {
   transRef: string;
   /** The transfer's amount: the money the check let in or kept out. */
   satang: number;
-  /** The record's own amount: a duplicate found from the slip's reference alone has none. */
+  /** The record's own amount, as the API answered it (a duplicate repeats its first check's). */
   recordSatang: number | null;
   clientRef: string;
   status: string;
@@ -194,10 +194,11 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
       await expect.poll(listRefs).toEqual([second.transRef]);
       await expectNoOverflow(`transactions clientRef ${lang}`);
 
-      // 99.75 to 1,250.50 THB: all but the 3,000.01 slip and the duplicate (no amount of its own).
+      // 99.75 to 1,250.50 THB: all but the 3,000.01 slip. The duplicate carries its transfer's 1,250.50
+      // (repeated from the first check), so a search for that payment finds its re-use too.
       await search(lang, { amountMin: '99.75', amountMax: '1250.50' });
       const inRange = made.filter((m) => m.recordSatang !== null && m.recordSatang >= 9_975 && m.recordSatang <= 125_050);
-      expect(inRange.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'AMOUNT_MISMATCH']);
+      expect(inRange.map((m) => m.status)).toEqual(['SUCCESS', 'SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH']);
       // Polled like the clientRef search above: the list's items can be counted before every row
       // carries its reference (a full run read one of three).
       await expect.poll(async () => await page.locator('main .tx-list li').count()).toBe(inRange.length);

@@ -69,6 +69,10 @@ for (const kind of DB_KINDS) {
       });
       expect(second.id).not.toBe(first.id);
       expect(second.errorMessage).toContain(first.createdAt);
+      // The payment it re-uses, from the first SUCCESS (the bank's data), not asked again: 300 THB, not order-2's 500.
+      const bankData = ['amount', 'bankCode', 'senderName', 'senderAccount', 'receiverName', 'receiverAccount', 'transDate'] as const;
+      expect(second.amount).toBe(300);
+      for (const f of bankData) expect(second[f], f).toEqual(first[f]);
       expect(calls()).toBe(c0); // known locally: the checker is not asked
       expect(await used()).toBe(u0); // a locally found DUPLICATE costs nothing (DESIGN.md charging rule)
       expect(second.quota.used).toBe(u0);

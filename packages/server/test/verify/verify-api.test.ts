@@ -111,10 +111,14 @@ for (const kind of DB_KINDS) {
 
     it('another image of a verified transRef: DUPLICATE, duplicate=true, verified=false, not charged', async () => {
       const t = await bank.register();
-      await verify(await bank.slip(t.transRef));
+      const first = (await verify(await bank.slip(t.transRef))).json().data;
       const before = await used();
       const r = (await verify(await bank.slip(t.transRef, 'jpeg70', 'jpg'))).json().data;
       expect(r).toMatchObject({ status: 'DUPLICATE', duplicate: true, verified: false, transRef: t.transRef, cached: false });
+      // Which payment the slip re-uses: the first SUCCESS's bank data, repeated without asking the checker.
+      const { amount, senderName, senderAccount, receiverName, receiverAccount, transDate } = first;
+      expect(amount).toBeGreaterThan(0);
+      expect(r).toMatchObject({ amount, senderName, senderAccount, receiverName, receiverAccount, transDate });
       expect(await used()).toBe(before);
     });
 

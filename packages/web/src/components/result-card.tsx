@@ -19,7 +19,7 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
   const H = headingLevel === 2 ? 'h2' : 'h3';
   const bank = record.bankCode ? bankName(record.bankCode, lang, record.bankName) : (record.bankName ?? '—');
   const expected = expectedAmountOf(record);
-  // A duplicate's money and sender are the first record's (found from the reference, it has none of its own).
+  // A duplicate's money and sender are the first record's: repeated on it since 2026-11-27, read here for older ones.
   const original = useOriginal(record);
   const shown =
     original && record.amount === null

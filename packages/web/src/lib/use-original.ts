@@ -8,8 +8,9 @@ const cache = new Map<string, Promise<TransactionRecord | null>>();
 
 /**
  * A duplicate's first record: the transfer's verified check in the shop's own data (same reference and
- * key environment). A duplicate found from the slip's reference alone is stored without amount or
- * sender; this is where the screen finds the money, the sender and when and where it was first used.
+ * key environment): when and where the transfer was first used. A duplicate found from the slip's
+ * reference alone repeats the first check's amount and sender since 2026-11-27; for an older one,
+ * stored without them, this is where the screen finds the money and the sender too.
  */
 export function useOriginal(r: Pick<TransactionRecord, 'status' | 'transRef' | 'environment'>): TransactionRecord | null {
   const [original, setOriginal] = useState<TransactionRecord | null>(null);

@@ -29,10 +29,28 @@ export interface TransactionQuery {
 
 // A transfer's first SUCCESS is tracked per key environment (migration 0006): a test check never
 // turns a later live check into DUPLICATE. Hot (every check asks it): built once per database.
+/**
+ * What a later DUPLICATE of a verified transfer repeats from its SUCCESS: when it was recorded and the
+ * bank's data of the transfer (amount, sender, receiver, bank time), so the answer says which payment
+ * the slip re-uses without asking the checker again.
+ */
+const FIRST_SUCCESS_FIELDS = [
+  'created_at',
+  'amount_satang',
+  'bank_code',
+  'bank_name',
+  'sender_name',
+  'sender_account',
+  'receiver_name',
+  'receiver_account',
+  'trans_date',
+] as const;
+export type FirstSuccess = Pick<TransactionsTable, (typeof FIRST_SUCCESS_FIELDS)[number]>;
+
 const succeededQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
   db
     .selectFrom('transactions')
-    .select('created_at')
+    .select(FIRST_SUCCESS_FIELDS)
     .where('shop_id', '=', shopId)
     .where('environment', '=', environment)
     .where('success_ref', '=', transRef)
@@ -137,16 +155,17 @@ export function createTransactionRepo(db: Db) {
     async insert(trx: Db, row: TransactionsTable): Promise<void> {
       await insertQuery(trx, row);
     },
-    /** When the transfer's SUCCESS was recorded for this shop and environment (createdAt), or null. */
-    async successAt(shopId: string, environment: string, transRef: string): Promise<string | null> {
-      return (await succeededQuery(db, shopId, environment, transRef))[0]?.created_at ?? null;
+    /** The transfer's SUCCESS record for this shop and environment (when, and the bank's data), or null. */
+    async firstSuccess(shopId: string, environment: string, transRef: string): Promise<FirstSuccess | null> {
+      return (await succeededQuery(db, shopId, environment, transRef))[0] ?? null;
     },
     /**
      * Live records checked in [from, to), counted and summed (integer satang) per status, error code,
      * channel, matched payee account, stale flag and, for amount mismatches, direction (under or over
      * the expected amount, with the summed difference): the rows the reports module turns into money
-     * totals. A duplicate found from the slip's reference alone (the checker was not asked again) has no
-     * amount of its own; the money it would have cost is the first verified check of the same transfer.
+     * totals. A duplicate found from the slip's reference alone (the checker was not asked again) carries
+     * its first verified check's amount; one recorded before 2026-11-27 has none, and for it the money it
+     * would have cost is read from that first check of the same transfer.
      */
     async liveMoneyGroups(shopId: string, fromIso: string, toIso: string, statuses: readonly string[]) {
       const direction = sql<

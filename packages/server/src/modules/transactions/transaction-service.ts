@@ -4,6 +4,8 @@ import { AppError, notFound } from '../../errors.js';
 import { recordFromRow, type TransactionRecord } from './transaction-record.js';
 import { createTransactionRepo } from './transaction-repo.js';
 
+export type { FirstSuccess } from './transaction-repo.js';
+
 export interface TransactionFilters {
   status?: string;
   source?: string;
@@ -98,8 +100,8 @@ export function createTransactionService(deps: { db: Db }) {
     anonymizeOlderThan: repo.anonymizeOlderThan,
     /** Writes a new record inside the caller's transaction (the verify pipeline: record, claim, quota and outbox together). */
     insertIn: (trx: Db, row: TransactionsTable) => repo.insert(trx, row),
-    /** When the transfer's SUCCESS was recorded (createdAt) for this shop and key environment, or null: a DUPLICATE names it. */
-    successAt: repo.successAt,
+    /** The transfer's SUCCESS for this shop and key environment (when, and the bank's data), or null: a DUPLICATE repeats it. */
+    firstSuccess: repo.firstSuccess,
     /** Live records in [from, to) of the given statuses, counted and summed in satang per status, channel, matched payee, stale flag and mismatch direction (money totals). */
     liveMoneyGroups: repo.liveMoneyGroups,
     /** How many live records were checked in [from, to). */

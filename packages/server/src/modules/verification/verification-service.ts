@@ -11,7 +11,7 @@ import type { Checker, CheckerResult } from '../checker/checker-port.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { Plan, PlanService } from '../plans/plan-service.js';
 import type { QuotaService, Reservation } from '../quota/quota-service.js';
-import type { TransactionService } from '../transactions/transaction-service.js';
+import type { FirstSuccess, TransactionService } from '../transactions/transaction-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { settingsOf } from '../shops/shop-settings.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
@@ -62,7 +62,7 @@ export interface VerificationDeps {
   payees: PayeeService;
   quota: QuotaService;
   /** Where records are written and read (the transactions module owns the table). */
-  transactions: Pick<TransactionService, 'insertIn' | 'successAt' | 'get'>;
+  transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'get'>;
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -371,6 +371,24 @@ export function createVerificationService(deps: VerificationDeps) {
     );
   }
 
+  /**
+   * A duplicate found from the slip's reference alone repeats the bank's data of the transfer from its
+   * SUCCESS (same reference, same transfer), so the answer, the webhook, the LINE reply and the money
+   * view say which payment the slip re-uses: the amount, sender, receiver and bank time. Not the
+   * matched payee account: the money arrived once, on the first record.
+   */
+  const fromFirst = (first: FirstSuccess, decoded: Extract<DecodeResult, { ok: true }>): Partial<Draft> => ({
+    trans_ref: decoded.transRef,
+    amount_satang: first.amount_satang,
+    bank_code: first.bank_code ?? decoded.bankCode,
+    bank_name: first.bank_name ?? decoded.bankName,
+    sender_name: first.sender_name,
+    sender_account: first.sender_account,
+    receiver_name: first.receiver_name,
+    receiver_account: first.receiver_account,
+    trans_date: first.trans_date,
+  });
+
   /** `firstAt`: when the transfer's SUCCESS was recorded, when known (a local duplicate names it). */
   const duplicateOf = (d: Draft, firstAt?: string): Draft => ({
     ...d,
@@ -571,7 +589,7 @@ export function createVerificationService(deps: VerificationDeps) {
           decoded = input.decoded ?? (await deps.decode(input.image, shop.id).finally(observeDecode));
         }
         let draft: Draft;
-        const firstAt = decoded.ok ? await deps.transactions.successAt(shop.id, environment, decoded.transRef) : null;
+        const first = decoded.ok ? await deps.transactions.firstSuccess(shop.id, environment, decoded.transRef) : null;
         if (!decoded.ok) {
           draft = {
             ...emptyDraft(),
@@ -579,11 +597,8 @@ export function createVerificationService(deps: VerificationDeps) {
             error_code: decoded.errorCode,
             error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message,
           };
-        } else if (firstAt) {
-          draft = duplicateOf(
-            { ...emptyDraft(), trans_ref: decoded.transRef, bank_code: decoded.bankCode, bank_name: decoded.bankName },
-            firstAt,
-          );
+        } else if (first) {
+          draft = duplicateOf({ ...emptyDraft(), ...fromFirst(first, decoded) }, first.created_at);
         } else {
           draft = await judge(
             decoded,

@@ -520,6 +520,11 @@ export type components = {
                 clientRef: string | null;
                 /** @description the printed amount differs from the bank amount (edited slip) */
                 edited?: boolean;
+                /**
+                 * @description the key environment of the check: credit orders only on live events (a sk_test_ check, and the dashboard's test event, say test)
+                 * @enum {string}
+                 */
+                environment: "live" | "test";
                 /** @description as on the record, e.g. EDITED_SLIP on a FRAUD whose picture prints another amount */
                 errorCode?: string | null;
                 latencyMs: number;

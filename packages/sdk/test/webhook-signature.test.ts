@@ -29,6 +29,7 @@ const event: WebhookEvent = {
     latencyMs: 812,
     clientRef: 'order-42',
     source: 'API',
+    environment: 'live',
   },
 };
 const body = JSON.stringify(event);

@@ -65,7 +65,19 @@ export const WEBHOOK_EVENT_SCHEMA = {
     data: {
       type: 'object',
       additionalProperties: false,
-      required: ['transactionId', 'transRef', 'amount', 'status', 'sender', 'receiver', 'verifiedAt', 'latencyMs', 'clientRef', 'source'],
+      required: [
+        'transactionId',
+        'transRef',
+        'amount',
+        'status',
+        'sender',
+        'receiver',
+        'verifiedAt',
+        'latencyMs',
+        'clientRef',
+        'source',
+        'environment',
+      ],
       properties: {
         transactionId: { type: 'string' },
         transRef: nullable('string', { description: 'null when the slip could not be read (an INVALID slip.failed)' }),
@@ -77,6 +89,12 @@ export const WEBHOOK_EVENT_SCHEMA = {
         latencyMs: { type: 'integer', minimum: 0 },
         clientRef: nullable('string', { description: 'the clientRef given to verify; null for LINE and dashboard slips' }),
         source: { type: 'string', enum: [...SOURCES] },
+        environment: {
+          type: 'string',
+          enum: ['live', 'test'],
+          description:
+            "the key environment of the check: credit orders only on live events (a sk_test_ check, and the dashboard's test event, say test)",
+        },
         errorCode: nullable('string', { description: 'as on the record, e.g. EDITED_SLIP on a FRAUD whose picture prints another amount' }),
         printedAmount: nullable('number', {
           description: 'the amount the slip picture prints, as read by the service; null when not read with confidence',

@@ -138,9 +138,32 @@ describe('webhooks: real deliveries match the OpenAPI document and the SDK types
     const failed = JSON.parse(deliveries.get('slip.failed INVALID')!.body);
     expect(failed.data).toMatchObject({ transRef: null, amount: null, sender: null, receiver: null, clientRef: 'order-8' });
 
+    // The re-used slip says which payment it re-uses (the first check's amount and sender).
+    const dup = JSON.parse(deliveries.get('slip.duplicate DUPLICATE')!.body);
+    const ok = JSON.parse(deliveries.get('slip.verified SUCCESS')!.body);
+    expect(dup.data).toMatchObject({ amount: 250, sender: ok.data.sender, receiver: ok.data.receiver, transRef: ok.data.transRef });
+
+    // A receiver that credits orders tells live checks from sk_test_ ones and from the dashboard's test event.
+    for (const [name, r] of deliveries) expect(JSON.parse(r.body).data.environment, name).toBe('live');
     await h.c.webhooks.sendTest(shopId, endpointId);
     const test = rx.received.at(-1)!;
     expect(check('slip.verified', test)).toEqual([]);
+    expect(JSON.parse(test.body).data.environment).toBe('test');
+    const { key: testKey } = await h.c.apiKeys.create(shopId, { environment: 'test', scopes: 'verify' }, 'test');
+    const before = rx.received.length;
+    const fromTestKey = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/verify?clientRef=order-9',
+      headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/octet-stream' },
+      payload: await sharp({ create: { width: 300, height: 500, channels: 3, background: '#ffffff' } })
+        .png()
+        .toBuffer(),
+    });
+    expect(fromTestKey.json().data).toMatchObject({ environment: 'test', status: 'INVALID' });
+    await rx.waitFor(before + 1, 30_000);
+    const testDelivery = rx.received.at(-1)!;
+    expect(check('slip.failed', testDelivery)).toEqual([]);
+    expect(JSON.parse(testDelivery.body).data).toMatchObject({ environment: 'test', clientRef: 'order-9' });
 
     // The check is live: what the document does not declare is reported.
     const failedHeaders = deliveries.get('slip.failed INVALID')!.headers;

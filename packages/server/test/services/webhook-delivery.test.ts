@@ -88,6 +88,7 @@ for (const kind of DB_KINDS) {
           latencyMs: 321,
           clientRef: 'order-42',
           source: 'API',
+          environment: 'live',
           errorCode: null,
           printedAmount: null,
           edited: false,

@@ -21,7 +21,8 @@ export interface BuiltEvent {
 }
 
 /**
- * Body exactly as the spec (event, id, created, data.*) plus data.clientRef and data.source.
+ * Body exactly as the spec (event, id, created, data.*) plus data.clientRef, data.source and
+ * data.environment (a receiver that credits orders must tell a sk_test_ check from a live one).
  * Values the slip did not give (an unreadable slip has no transRef) are null rather than invented.
  */
 export function buildEvent(rec: TransactionRecord, now: Date, id = newEventId()): BuiltEvent {
@@ -41,6 +42,7 @@ export function buildEvent(rec: TransactionRecord, now: Date, id = newEventId())
       latencyMs: rec.latencyMs,
       clientRef: rec.clientRef,
       source: rec.source,
+      environment: rec.environment,
       // Edited slips (issue 20): slip.failed says why (EDITED_SLIP) and what the picture claimed.
       errorCode: rec.errorCode,
       printedAmount: rec.printedAmount,
@@ -50,7 +52,7 @@ export function buildEvent(rec: TransactionRecord, now: Date, id = newEventId())
   return { id, kind, body: JSON.stringify(body) };
 }
 
-/** The sample of "send test event": a plausible slip.verified with obviously fake values. */
+/** The sample of "send test event": a plausible slip.verified with obviously fake values, marked as a test. */
 export function buildTestEvent(now: Date): BuiltEvent {
   const id = newEventId();
   const body = {
@@ -68,6 +70,7 @@ export function buildTestEvent(now: Date): BuiltEvent {
       latencyMs: 0,
       clientRef: null,
       source: 'DASHBOARD',
+      environment: 'test',
       errorCode: null,
       printedAmount: 1,
       edited: false,

@@ -621,6 +621,15 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       ['/settings', 'ตั้งค่า', 'Settings'],
       ['/security', 'ความปลอดภัย', 'Security'],
     ];
+    // Every API request the page makes: a screen whose data is in must then stay quiet (the Transactions
+    // list once reloaded itself on every render, about 50 requests a second, until the rate limit
+    // answered 429 and the refresh failed too).
+    const apiCalls: string[] = [];
+    const onRequest = (r: { url(): string }) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/')) apiCalls.push(u.pathname);
+    };
+    page.on('request', onRequest);
     for (const lang of ['th', 'en'] as const) {
       await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN' }).click();
       for (const [route, th, en] of screens) {
@@ -645,8 +654,12 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
             .waitFor();
         if (route === '/settings') expect(await page.locator('[data-testid="shop-id"]').innerText()).toMatch(/^shop_|^[A-Za-z0-9_]+$/);
         await shot(`30-${route.split('/')[1] || 'overview'}${route.includes('txn') ? '-detail' : ''}-${lang}`);
+        const settled = apiCalls.length;
+        await page.waitForTimeout(800);
+        expect(apiCalls.slice(settled), `${route} (${lang}) keeps requesting after its data is in`).toEqual([]);
       }
     }
+    page.off('request', onRequest);
     await page.getByRole('button', { name: 'ไทย' }).click();
   });
 

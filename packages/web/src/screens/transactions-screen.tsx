@@ -73,7 +73,8 @@ export function TransactionsScreen() {
     setItems(page.items);
     setCursor(page.nextCursor);
     return page;
-  }, [filters]);
+    // The filters object itself (state: a new one only when applied), never a new array per render.
+  }, filters);
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
   const live = useLiveResults(

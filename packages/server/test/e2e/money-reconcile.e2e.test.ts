@@ -42,6 +42,8 @@ interface Made {
   stale: boolean;
   cached: boolean;
   clientRef: string;
+  errorCode: string | null;
+  printedSatang: number | null;
 }
 
 describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (Chromium)', { timeout: 180_000 }, () => {
@@ -66,6 +68,8 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
     senderName?: string;
     again?: Made;
     sameBytes?: Buffer;
+    /** The sandbox's edited render: the picture prints another amount than the transfer's. */
+    edit?: string;
   }) {
     let transRef = o.again?.transRef;
     if (!transRef) {
@@ -79,7 +83,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
         })
       ).transRef;
     }
-    const img = o.sameBytes ?? (await bank.slip(transRef, 'clean', o.again ? 'jpg' : 'png'));
+    const img = o.sameBytes ?? (await bank.slip(transRef, 'clean', o.again ? 'jpg' : 'png', o.edit ? { edit: o.edit } : {}));
     const q = new URLSearchParams({ clientRef: o.clientRef, ...(o.expect ? { amount: o.expect } : {}) });
     const res = await fetch(`${base}/api/v1/verify?${q}`, {
       method: 'POST',
@@ -87,8 +91,22 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
       body: new Uint8Array(img),
     });
     expect(res.status).toBe(200);
-    const d = ((await res.json()) as { data: { id: string; status: string; stale: boolean; cached: boolean } }).data;
-    const m: Made = { id: d.id, transRef, satang: o.satang, status: d.status, stale: d.stale, cached: d.cached, clientRef: o.clientRef };
+    const d = (
+      (await res.json()) as {
+        data: { id: string; status: string; stale: boolean; cached: boolean; errorCode: string | null; printedAmount: number | null };
+      }
+    ).data;
+    const m: Made = {
+      id: d.id,
+      transRef,
+      satang: o.satang,
+      status: d.status,
+      stale: d.stale,
+      cached: d.cached,
+      clientRef: o.clientRef,
+      errorCode: d.errorCode,
+      printedSatang: d.printedAmount === null ? null : Math.round(d.printedAmount * 100),
+    };
     made.push(m);
     return { m, img };
   }
@@ -99,7 +117,12 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
     ensureWebBuilt();
     fs.mkdirSync(SHOTS, { recursive: true });
     bank = await startSandbox();
-    ({ c, app, base, dataDir } = await startServedApp(bank.url, {}, { prefix: 'slipcheck-money-e2e-', worker: false }));
+    // The printed-amount reader on, as in production (the default): the edited slip below needs it.
+    ({ c, app, base, dataDir } = await startServedApp(
+      bank.url,
+      { SLIP_EDIT_MODE: 'reject' },
+      { prefix: 'slipcheck-money-e2e-', worker: false },
+    ));
     ({ apiKey } = await signUpShopWithKey(app, c, { email: EMAIL, shopName: 'ร้านกาแฟกระทบยอด' }));
 
     // Six sending banks, each masking the same KBANK account its own way.
@@ -116,6 +139,8 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
     // A replay is the identical request (same image and clientRef, no amount): the first record again.
     await verify({ bank: '002', satang: 120_00, clientRef: first.m.clientRef, sameBytes: first.img });
     await verify({ bank: '004', satang: 60_00, receiver: '5550001111', clientRef: 'ORD-ELSEWHERE' });
+    // An edited slip: the bank moved 100.00 into the shop's account, the picture says more.
+    await verify({ bank: '014', satang: 100_00, clientRef: 'ORD-EDITED', edit: 'add' });
     expect(made.map((m) => m.status)).toEqual([
       ...Array(6).fill('SUCCESS'),
       'AMOUNT_MISMATCH',
@@ -124,7 +149,10 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
       'DUPLICATE',
       'SUCCESS',
       'RECEIVER_MISMATCH',
+      'FRAUD',
     ]);
+    expect(made[12]!.errorCode).toBe('EDITED_SLIP');
+    expect(made[12]!.printedSatang).toBeGreaterThan(100_00);
     expect(made[8]!.stale).toBe(true);
     expect(made[10]!.cached).toBe(true); // the replay is the first record again, not a new payment
 
@@ -135,7 +163,8 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
 
   // Records, not answers: the replay is not a record of its own.
   const records = () => made.filter((m) => !m.cached);
-  const genuine = () => records().filter((m) => m.status === 'SUCCESS' || m.status === 'AMOUNT_MISMATCH');
+  // The edited slip's real transfer reached the shop's account too: it is on the bank statement.
+  const genuine = () => records().filter((m) => m.status === 'SUCCESS' || m.status === 'AMOUNT_MISMATCH' || m.errorCode === 'EDITED_SLIP');
 
   for (const lang of ['th', 'en'] as const) {
     const t = lang === 'th' ? th : en;
@@ -151,7 +180,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
         await go('/');
         const card = page.locator('section.card').filter({ has: page.getByTestId('received-total') });
         const received = genuine().reduce((s, m) => s + m.satang, 0);
-        expect(received).toBe(120_00 + 250_50 + 99_00 + 1_000_00 + 45_25 + 300_00 + 500_00 + 640_00 + 77_00);
+        expect(received).toBe(120_00 + 250_50 + 99_00 + 1_000_00 + 45_25 + 300_00 + 500_00 + 640_00 + 77_00 + 100_00);
         await expect.poll(() => card.getByTestId('received-total').innerText()).toBe(baht(received));
         // One account: one row, labelled with the bank, last digits and holder as the shop entered them.
         const payeeRows = card.getByTestId('payee-row');
@@ -162,8 +191,12 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
         expect(row).toContain(baht(received));
         const text = await card.innerText();
         for (const heading of [w.byPayee, w.byChannel, w.stopped]) expect(text).toContain(heading);
-        // Received splits into verified, under, over and stale; the stale slip counts only there.
-        expect(await card.getByTestId('verified-row').innerText()).toContain(baht(received - 500_00 - 640_00 - 77_00));
+        // Received splits into verified, under, over, stale and edited; the stale slip counts only there.
+        expect(await card.getByTestId('verified-row').innerText()).toContain(baht(received - 500_00 - 640_00 - 77_00 - 100_00));
+        expect(await card.getByTestId('edited-row').innerText()).toContain(baht(100_00));
+        expect(await card.getByTestId('edited-row').innerText()).toContain(w.edited);
+        // Stopped as forged: what the edited picture printed beyond the 100.00 the bank moved.
+        expect(await card.getByTestId('stopped-forged').innerText()).toContain(baht(made[12]!.printedSatang! - 100_00));
         expect(await card.getByTestId('under-row').innerText()).toContain(baht(500_00));
         expect(await card.getByTestId('under-row').innerText()).toContain(baht(50_00));
         expect(await card.getByTestId('over-row').innerText()).toContain(baht(640_00));

@@ -115,9 +115,14 @@ function suite(kind: DbKind) {
       under: { count: 1, amountSatang: 500_00, differenceSatang: 50_00 },
       over: { count: 1, amountSatang: 640_00, differenceSatang: 40_00 },
       stale: { count: 1, amountSatang: 77_00 },
+      edited: { count: 0, amountSatang: 0 },
     });
     expect(t.received.amountSatang).toBe(
-      t.verified.amountSatang + t.needsLook.under.amountSatang + t.needsLook.over.amountSatang + t.needsLook.stale.amountSatang,
+      t.verified.amountSatang +
+        t.needsLook.under.amountSatang +
+        t.needsLook.over.amountSatang +
+        t.needsLook.stale.amountSatang +
+        t.needsLook.edited.amountSatang,
     );
     expect(t.stopped).toEqual({
       duplicate: { count: 1, amountSatang: 1_000_00 },

@@ -197,6 +197,7 @@ describe('summary text', () => {
       under: 1,
       over: 0,
       stale: 0,
+      edited: 2,
       duplicates: 1,
       forged: 0,
       elsewhere: 0,
@@ -207,5 +208,7 @@ describe('summary text', () => {
     expect(summaryText(f, 'th').text).toContain('รับเงินเข้าบัญชี 1,234,567.89 บาท');
     expect(summaryText(f, 'en').text).toContain('Received: 1,234,567.89 THB from 3 slips (5 checks in all)');
     expect(summaryText(f, 'en').text).toContain('(0.01 THB)');
+    expect(summaryText(f, 'en').text).toContain('2 edited slip (the bank amount arrived)');
+    expect(summaryText(f, 'th').text).toContain('สลิปถูกแก้ยอด (เงินเข้าจริงตามธนาคาร) 2');
   });
 });

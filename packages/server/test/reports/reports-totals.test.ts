@@ -116,6 +116,43 @@ function suite(kind: DbKind) {
     expect(today.verified).toEqual({ count: 1, amountSatang: 10_00 });
   });
 
+  it('an edited slip paid into the shop: the bank amount is received (needs a look), the printed extra stopped; paid elsewhere, all it printed is stopped', async () => {
+    clock.set(bkk('2026-11-22T12:00:00'));
+    const shop = await signup(h);
+    const payee = await h.c.payees.add(shop.shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' }, 'test');
+    const [a, b, elsewhere, notFound, ok] = await insertTx(h, shop.shopId, [
+      { createdAt: bkk('2026-11-22T09:00:00'), amountSatang: 100_00, status: 'FRAUD' }, // the picture says 1,100.00
+      { createdAt: bkk('2026-11-22T09:01:00'), amountSatang: 200_00, status: 'FRAUD' }, // the picture says 900.00
+      { createdAt: bkk('2026-11-22T09:02:00'), amountSatang: 50_00, status: 'FRAUD' }, // edited, and paid to another account
+      { createdAt: bkk('2026-11-22T09:03:00'), amountSatang: null, status: 'FRAUD' }, // no such transfer
+      { createdAt: bkk('2026-11-22T09:04:00'), amountSatang: 10_00 },
+    ]);
+    const edit = (id: string, printed: number, payeeId: string | null) =>
+      h.c.db
+        .updateTable('transactions')
+        .set({ error_code: 'EDITED_SLIP', printed_amount_satang: printed, edited: 1, payee_id: payeeId })
+        .where('id', '=', id)
+        .execute();
+    await edit(a!, 1_100_00, payee.id);
+    await edit(b!, 900_00, payee.id);
+    await edit(elsewhere!, 500_00, null);
+    await h.c.db.updateTable('transactions').set({ error_code: 'SLIP_NOT_FOUND' }).where('id', '=', notFound!).execute();
+    await h.c.db.updateTable('transactions').set({ payee_id: payee.id }).where('id', '=', ok!).execute();
+
+    const today = (await h.c.reports.totals.summary(shop.shopId)).periods.today;
+    // The bank statement shows 10.00 + 100.00 + 200.00 into the shop's account.
+    expect(today.received).toMatchObject({ count: 3, amountSatang: 310_00 });
+    expect(today.received.byPayee).toEqual([expect.objectContaining({ payeeId: payee.id, count: 3, amountSatang: 310_00 })]);
+    expect(today.needsLook.edited).toEqual({ count: 2, amountSatang: 300_00 });
+    expect(today.verified).toEqual({ count: 1, amountSatang: 10_00 });
+    const { under, over, stale, edited } = today.needsLook;
+    expect(today.verified.amountSatang + under.amountSatang + over.amountSatang + stale.amountSatang + edited.amountSatang).toBe(
+      today.received.amountSatang,
+    );
+    // Trusting the pictures would have cost 1,000.00 + 700.00 unpaid, and 500.00 paid elsewhere.
+    expect(today.stopped.forged).toEqual({ count: 4, amountSatang: 1_000_00 + 700_00 + 500_00 });
+  });
+
   it('sums 10,000 random amounts exactly (integer satang end to end)', async () => {
     clock.set(bkk('2026-12-15T12:00:00'));
     const shop = await signup(h);

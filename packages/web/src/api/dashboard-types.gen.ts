@@ -3052,6 +3052,11 @@ export type paths = {
                                     month: {
                                         from: string;
                                         needsLook: {
+                                            /** @description edited slips (FRAUD EDITED_SLIP) whose real transfer reached a shop account: the bank amount */
+                                            edited: {
+                                                amountSatang: number;
+                                                count: number;
+                                            };
                                             over: {
                                                 amountSatang: number;
                                                 count: number;
@@ -3097,8 +3102,8 @@ export type paths = {
                                                 amountSatang: number;
                                                 count: number;
                                             };
+                                            /** @description forged slips; for an edited slip, the printed amount the bank did not transfer */
                                             forged: {
-                                                /** @description satang (1/100 baht), exact integer */
                                                 amountSatang: number;
                                                 count: number;
                                             };
@@ -3118,6 +3123,11 @@ export type paths = {
                                     today: {
                                         from: string;
                                         needsLook: {
+                                            /** @description edited slips (FRAUD EDITED_SLIP) whose real transfer reached a shop account: the bank amount */
+                                            edited: {
+                                                amountSatang: number;
+                                                count: number;
+                                            };
                                             over: {
                                                 amountSatang: number;
                                                 count: number;
@@ -3163,8 +3173,8 @@ export type paths = {
                                                 amountSatang: number;
                                                 count: number;
                                             };
+                                            /** @description forged slips; for an edited slip, the printed amount the bank did not transfer */
                                             forged: {
-                                                /** @description satang (1/100 baht), exact integer */
                                                 amountSatang: number;
                                                 count: number;
                                             };
@@ -3184,6 +3194,11 @@ export type paths = {
                                     week: {
                                         from: string;
                                         needsLook: {
+                                            /** @description edited slips (FRAUD EDITED_SLIP) whose real transfer reached a shop account: the bank amount */
+                                            edited: {
+                                                amountSatang: number;
+                                                count: number;
+                                            };
                                             over: {
                                                 amountSatang: number;
                                                 count: number;
@@ -3229,8 +3244,8 @@ export type paths = {
                                                 amountSatang: number;
                                                 count: number;
                                             };
+                                            /** @description forged slips; for an edited slip, the printed amount the bank did not transfer */
                                             forged: {
-                                                /** @description satang (1/100 baht), exact integer */
                                                 amountSatang: number;
                                                 count: number;
                                             };

@@ -103,6 +103,7 @@ export function TotalsCard({ reloadKey }: { reloadKey?: unknown }) {
               p.needsLook.over.count > 0 && <> · {t('reports.over', { money: formatSatang(p.needsLook.over.differenceSatang) })}</>,
             )}
             {row('stale', <span className="stale-mark">{w.stale}</span>, p.needsLook.stale, 'stale-row')}
+            {p.needsLook.edited.count > 0 && row('edited', w.edited, p.needsLook.edited, 'edited-row')}
           </dl>
           <h3 className="money-section">{w.stopped}</h3>
           <p className="muted small">{t('reports.stoppedHint')}</p>

@@ -70,8 +70,23 @@ const PeriodSchema = Type.Object({
     { description: 'genuine transfers into the shop accounts: verified + needsLook (equals the bank statement credits)' },
   ),
   verified: MoneySchema,
-  needsLook: Type.Object({ under: MismatchSchema, over: MismatchSchema, stale: MoneySchema }),
-  stopped: Type.Object({ duplicate: MoneySchema, forged: MoneySchema, receiverMismatch: MoneySchema }),
+  needsLook: Type.Object({
+    under: MismatchSchema,
+    over: MismatchSchema,
+    stale: MoneySchema,
+    edited: Type.Object(
+      { count: Type.Integer(), amountSatang: Type.Integer() },
+      { description: 'edited slips (FRAUD EDITED_SLIP) whose real transfer reached a shop account: the bank amount' },
+    ),
+  }),
+  stopped: Type.Object({
+    duplicate: MoneySchema,
+    forged: Type.Object(
+      { count: Type.Integer(), amountSatang: Type.Integer() },
+      { description: 'forged slips; for an edited slip, the printed amount the bank did not transfer' },
+    ),
+    receiverMismatch: MoneySchema,
+  }),
 });
 export const TotalsSchema = Type.Object({
   timeZone: Type.String(),

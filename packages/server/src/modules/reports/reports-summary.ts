@@ -52,6 +52,8 @@ export interface DailySummaryFacts {
   under: number;
   over: number;
   stale: number;
+  /** Edited slips whose real, smaller transfer reached the shop. */
+  edited: number;
   duplicates: number;
   forged: number;
   elsewhere: number;
@@ -70,7 +72,7 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
         `Daily summary for ${f.shopName}, ${f.day}`,
         `${w.received}: ${formatSatang(f.receivedSatang)} THB from ${f.receivedCount} slips (${f.results} checks in all)`,
         `${w.verified}: ${formatSatang(f.verifiedSatang)} THB from ${f.verifiedCount} slips`,
-        `${w.needsLook}: ${f.under} ${w.under.toLowerCase()}, ${f.over} ${w.over.toLowerCase()}, ${f.stale} ${w.stale.toLowerCase()}`,
+        `${w.needsLook}: ${f.under} ${w.under.toLowerCase()}, ${f.over} ${w.over.toLowerCase()}, ${f.stale} ${w.stale.toLowerCase()}, ${f.edited} ${w.edited.toLowerCase()}`,
         `${w.stopped}: ${f.duplicates} ${w.duplicate.toLowerCase()}, ${f.forged} ${w.forged.toLowerCase()}, ${f.elsewhere} ${w.receiverMismatch.toLowerCase()} (${formatSatang(f.stoppedSatang)} THB)`,
         `Checks left this month: ${f.quotaLeft}`,
         `See the day: ${f.link}`,
@@ -83,7 +85,7 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
       `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${f.day}`,
       `${w.received} ${formatSatang(f.receivedSatang)} บาท จาก ${f.receivedCount} สลิป (ตรวจทั้งหมด ${f.results} ครั้ง)`,
       `${w.verified} ${formatSatang(f.verifiedSatang)} บาท จาก ${f.verifiedCount} สลิป`,
-      `${w.needsLook}: ${w.under} ${f.under} ${w.over} ${f.over} ${w.stale} ${f.stale}`,
+      `${w.needsLook}: ${w.under} ${f.under} ${w.over} ${f.over} ${w.stale} ${f.stale} ${w.edited} ${f.edited}`,
       `${w.stopped}: ${w.duplicate} ${f.duplicates} ${w.forged} ${f.forged} ${w.receiverMismatch} ${f.elsewhere} (รวม ${formatSatang(f.stoppedSatang)} บาท)`,
       `โควตาคงเหลือเดือนนี้ ${f.quotaLeft} ครั้ง`,
       `ดูรายการของวันนี้: ${f.link}`,
@@ -160,6 +162,7 @@ export function createDailySummary(deps: Deps) {
       under: t.needsLook.under.count,
       over: t.needsLook.over.count,
       stale: t.needsLook.stale.count,
+      edited: t.needsLook.edited.count,
       duplicates: st.duplicate.count,
       forged: st.forged.count,
       elsewhere: st.receiverMismatch.count,

@@ -22,12 +22,21 @@ const isReceived = (status: string, errorCode: string | null) =>
   (RECEIVED_STATUSES as readonly string[]).includes(status) || (status === 'INVALID' && errorCode === 'STALE_SLIP');
 
 /**
+ * An edited slip (FRAUD `EDITED_SLIP`: the picture prints more than the bank transferred) whose receiver
+ * matched one of the shop's accounts: the bank's amount really arrived and is on the statement, so it
+ * is received (needs a look); the rest of what the picture printed is what trusting it would have cost.
+ */
+const isEditedIntoShop = (status: string, errorCode: string | null, payeeId: string | null) =>
+  status === 'FRAUD' && errorCode === 'EDITED_SLIP' && payeeId !== null;
+
+/**
  * Money totals of live results, cut by the time the slip was checked (`created_at`, the same field the
  * transactions filters use) at local midnights. Amounts stay integer satang from the column to the
  * JSON: SQL sums integers, JavaScript adds integers well below 2^53, and only the screen turns them
  * into baht text. Received money is grouped on the payee account the receiver check matched (stored
  * on the record), never on the receiver as a sending bank masked it. Every received result falls in
- * exactly one of verified, under, over and stale, so received = verified + under + over + stale.
+ * exactly one of verified, under, over, stale and edited, so received = verified + under + over +
+ * stale + edited.
  */
 export function createReportTotals(deps: {
   transactions: Pick<TransactionService, 'liveMoneyGroups'>;
@@ -47,7 +56,7 @@ export function createReportTotals(deps: {
       to: to.toISOString(),
       received: { ...zero(), byPayee: [], byChannel: [] },
       verified: zero(),
-      needsLook: { under: { ...zero(), differenceSatang: 0 }, over: { ...zero(), differenceSatang: 0 }, stale: zero() },
+      needsLook: { under: { ...zero(), differenceSatang: 0 }, over: { ...zero(), differenceSatang: 0 }, stale: zero(), edited: zero() },
       stopped: { duplicate: zero(), forged: zero(), receiverMismatch: zero() },
     };
     const byPayee = new Map<string | null, PayeeMoney>();
@@ -59,7 +68,8 @@ export function createReportTotals(deps: {
     for (const r of rows) {
       const n = r.count;
       const s = r.amountSatang;
-      if (isReceived(r.status, r.errorCode)) {
+      const edited = isEditedIntoShop(r.status, r.errorCode, r.payeeId);
+      if (edited || isReceived(r.status, r.errorCode)) {
         add(out.received, n, s);
         const p = byPayee.get(r.payeeId) ?? payeeRow(r.payeeId);
         add(p, n, s);
@@ -67,7 +77,10 @@ export function createReportTotals(deps: {
         const ch = channels.get(r.source) ?? { source: r.source, ...zero() };
         add(ch, n, s);
         channels.set(r.source, ch);
-        if (r.stale) add(out.needsLook.stale, n, s);
+        if (edited) {
+          add(out.needsLook.edited, n, s);
+          add(out.stopped.forged, n, r.unpaidSatang);
+        } else if (r.stale) add(out.needsLook.stale, n, s);
         else if (r.status === 'AMOUNT_MISMATCH') {
           const way = r.direction === 'over' ? out.needsLook.over : out.needsLook.under;
           add(way, n, s);
@@ -76,7 +89,8 @@ export function createReportTotals(deps: {
         continue;
       }
       const k = STOPPED[r.status as keyof typeof STOPPED];
-      if (k) add(out.stopped[k], n, s);
+      // An edited slip paid elsewhere: the shop got nothing, the picture's whole amount was stopped.
+      if (k) add(out.stopped[k], n, r.status === 'FRAUD' && r.errorCode === 'EDITED_SLIP' ? r.printedSatang : s);
     }
     out.received.byPayee = [...byPayee.values()].sort((a, b) => b.amountSatang - a.amountSatang);
     out.received.byChannel = [...channels.values()].sort((a, b) => b.amountSatang - a.amountSatang);

@@ -27,13 +27,17 @@ export interface PeriodTotals {
   to: string;
   /**
    * Every genuine transfer into the shop's own accounts: verified + amount mismatches (both ways) +
-   * stale. Equals the bank statement's credits for the checked transfers.
+   * stale + edited slips' real transfers. Equals the bank statement's credits for the checked transfers.
    */
   received: Money & { byPayee: PayeeMoney[]; byChannel: Array<Money & { source: string }> };
   /** SUCCESS, fresh (not stale). */
   verified: Money;
-  /** Received but worth a look: amount under or over the expected amount, and stale slips (counted only here). */
-  needsLook: { under: MismatchMoney; over: MismatchMoney; stale: Money };
+  /**
+   * Received but worth a look: amount under or over the expected amount, stale slips (counted only
+   * here), and edited slips whose real, smaller transfer reached the shop (the bank's amount; the
+   * picture's extra is in stopped.forged).
+   */
+  needsLook: { under: MismatchMoney; over: MismatchMoney; stale: Money; edited: Money };
   /** Money that never reached the shop: duplicates and forged or edited slips (what trusting the picture would have cost), and transfers to another account. */
   stopped: { duplicate: Money; forged: Money; receiverMismatch: Money };
 }

@@ -162,8 +162,8 @@ export function createTransactionRepo(db: Db) {
     /**
      * Live records checked in [from, to), counted and summed (integer satang) per status, error code,
      * channel, matched payee account, stale flag and, for amount mismatches, direction (under or over
-     * the expected amount, with the summed difference): the rows the reports module turns into money
-     * totals. A duplicate found from the slip's reference alone (the checker was not asked again) carries
+     * the expected amount, with the summed difference), with edited slips' printed amounts and the part
+     * of them the bank did not transfer: the rows the reports module turns into money totals. A duplicate found from the slip's reference alone (the checker was not asked again) carries
      * its first verified check's amount; one recorded before 2026-11-27 has none, and for it the money it
      * would have cost is read from that first check of the same transfer.
      */
@@ -187,6 +187,11 @@ export function createTransactionRepo(db: Db) {
           sql<number>`sum(case when transactions.expected_amount_satang is null or transactions.amount_satang is null then 0 when transactions.amount_satang < transactions.expected_amount_satang then transactions.expected_amount_satang - transactions.amount_satang else transactions.amount_satang - transactions.expected_amount_satang end)`.as(
             'd',
           ),
+          // Edited slips (issue 20): what the pictures printed, and how much of it the bank did not transfer.
+          sql<number>`sum(coalesce(transactions.printed_amount_satang, 0))`.as('p'),
+          sql<number>`sum(case when transactions.printed_amount_satang > transactions.amount_satang then transactions.printed_amount_satang - transactions.amount_satang else 0 end)`.as(
+            'u',
+          ),
         ])
         .where('shop_id', '=', shopId)
         .where('environment', '=', 'live')
@@ -207,6 +212,8 @@ export function createTransactionRepo(db: Db) {
         count: int(r.n),
         amountSatang: int(r.s),
         differenceSatang: int(r.d),
+        printedSatang: int(r.p),
+        unpaidSatang: int(r.u),
       }));
     },
     /** How many live records (any status) were checked in [from, to). */

@@ -269,11 +269,26 @@ describe('matchReceiver', () => {
       [{ ...kbank, holder: 'SOMCHAI JAIDEE' }],
       { result: 'MATCH', payeeIndex: 0, basis: 'NAME' },
     ],
+    // The PromptPay may be bound to the account paid: its holder's name cannot confirm a bank account.
     [
-      'mixed mismatch + unknown: name does not decide',
+      'mixed mismatch + unknown, the PromptPay holder name: cannot tell',
       { name: 'นาย สมชาย ใ', account: 'xxx-x-x7777-x', bankCode: '004' },
       [kbank, pp],
       { result: 'UNKNOWN', basis: 'NONE' },
+    ],
+    // A QA pass: another bank's account with another name answered "cannot confirm the receiver" once the
+    // shop added a PromptPay payee, though it is plainly not the shop's.
+    [
+      'mixed mismatch + unknown, another name: MISMATCH',
+      { name: 'ร้านอื่น', account: 'xxx-x-x3210-x', bankCode: '002' },
+      [kbank, pp],
+      { result: 'MISMATCH', basis: 'NAME' },
+    ],
+    [
+      'one payee contradicted by bank, the other matched by name + bank',
+      { name: 'นาย สมชาย ใจ', account: 'xxx-x-xxxxx-x', bankCode: '030' },
+      [kbank, gsb],
+      { result: 'MATCH', payeeIndex: 1, basis: 'NAME' },
     ],
     [
       'company names',

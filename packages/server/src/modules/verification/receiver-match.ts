@@ -307,10 +307,12 @@ const isBankCode = (c: string | null): c is string => c !== null && /^\d{3}$/.te
  *    stated) is the payee's bank; a PROMPTPAY payee matches on proxy digits (bank not required:
  *    a proxy can be re-bound to another bank by its owner and still pays the shop).
  * 2. MISMATCH when every active payee is contradicted (other digits, or another receiving bank).
- * 3. Only when no payee could be judged on digits does the name decide: name MATCH counts only
+ * 3. The name decides for the payees the digits could not judge (all of them when the slip shows
+ *    no digits; a PromptPay payee against a slip that shows a bank account): name MATCH counts only
  *    with corroboration - the slip states the receiving bank and it equals the payee's bank - and
- *    a strong name (first name + surname prefix); a clear name MISMATCH on every payee is MISMATCH.
- *    A name alone is public knowledge, so without the bank it stays UNKNOWN.
+ *    a strong name (first name + surname prefix); when each of them has a clearly different name
+ *    and the rest were contradicted on digits, it is MISMATCH. A name alone is public knowledge, so
+ *    without the bank it stays UNKNOWN.
  */
 export function matchReceiver(receiver: ReceiverOnSlip, payees: readonly PayeeForMatch[]): ReceiverMatch {
   const active = payees.map((p, i) => ({ p, i })).filter(({ p }) => p && p.status === 'ACTIVE');
@@ -323,14 +325,17 @@ export function matchReceiver(receiver: ReceiverOnSlip, payees: readonly PayeeFo
   const match = verdicts.find((v) => v.result === 'MATCH');
   if (match) return { result: 'MATCH', payeeIndex: match.i, basis: match.basis };
   if (verdicts.every((v) => v.result === 'MISMATCH')) return { result: 'MISMATCH', basis: verdicts[0].basis };
-  if (!verdicts.every((v) => v.result === 'UNKNOWN')) return { result: 'UNKNOWN', basis: 'NONE' };
 
-  const names = verdicts.map((v) => ({ ...v, name: bestName(v.p.holder) }));
+  // The payees the digits could not judge (a PromptPay payee against a slip that shows a bank account):
+  // the name decides for them, as for all of them when no digits could be compared.
+  const open = verdicts.filter((v) => v.result === 'UNKNOWN');
+  const names = open.map((v) => ({ ...v, name: bestName(v.p.holder) }));
   const byName = names.find((v) => {
     const payeeBank = normBank(v.p.bankCode);
     return v.name.result === 'MATCH' && v.name.strong && slipBank !== null && isBankCode(payeeBank) && payeeBank === slipBank;
   });
   if (byName) return { result: 'MATCH', payeeIndex: byName.i, basis: 'NAME' };
+  // Every payee contradicted: on digits or bank, or (those the digits could not judge) by another name.
   if (names.every((v) => v.name.result === 'MISMATCH')) return { result: 'MISMATCH', basis: 'NAME' };
   return { result: 'UNKNOWN', basis: 'NONE' };
 

@@ -41,8 +41,10 @@ export const ErrorEnvelope = Type.Object(
 export const quotaFields = {
   used: Type.Integer(),
   limit: Type.Integer(),
-  remaining: Type.Integer(),
-  percentUsed: Type.Integer(),
+  remaining: Type.Integer({
+    description: "left of the plan's limit (never below 0); checks continue past 0 through the free buffer and, where allowed, overage",
+  }),
+  percentUsed: Type.Integer({ description: 'percent of the limit used, at most 100 (overage in /me counts the billable slips past it)' }),
   allowOverage: Type.Boolean(),
   planCode: Type.String(),
   periodMonth: Type.String({ description: 'YYYY-MM' }),

@@ -2247,10 +2247,12 @@ export type paths = {
                                     daysUntilReset: number;
                                     limit: number;
                                     overage: number;
+                                    /** @description percent of the limit used, at most 100 (overage in /me counts the billable slips past it) */
                                     percentUsed: number;
                                     /** @description YYYY-MM */
                                     periodMonth: string;
                                     planCode: string;
+                                    /** @description left of the plan's limit (never below 0); checks continue past 0 through the free buffer and, where allowed, overage */
                                     remaining: number;
                                     used: number;
                                 };

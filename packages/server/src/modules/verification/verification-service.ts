@@ -263,9 +263,12 @@ export function createVerificationService(deps: VerificationDeps) {
         ...draft,
         status: 'PROVIDER_ERROR',
         error_code: 'PROVIDER_UNAVAILABLE',
+        // Say what happened: a timeout is not a refusal that came back at once.
         error_message: wait
           ? `The bank data service is temporarily down. Nothing was charged; send the same slip again in about ${wait} minutes.`
-          : 'The bank data service did not answer in time. Nothing was charged; send the same slip again in a minute.',
+          : answer.timeout
+            ? 'The bank data service did not answer in time. Nothing was charged; send the same slip again in a minute.'
+            : 'The bank data service could not check this slip just now. Nothing was charged; send the same slip again in a minute.',
       };
     }
     if (answer.kind === 'UNSUPPORTED') {

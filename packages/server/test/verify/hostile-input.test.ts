@@ -43,6 +43,35 @@ for (const kind of DB_KINDS) {
       expect((await h.app.inject({ url: '/health' })).statusCode).toBe(200);
     });
 
+    it('a Content-Encoding on the image: 400 naming it, nothing checked or charged (gzip was "not an image", br was ignored)', async () => {
+      const { gzipSync } = await import('node:zlib');
+      const t = await bank.register();
+      const png = await bank.slip(t.transRef);
+      const before = await used();
+      for (const [encoding, payload] of [
+        ['gzip', gzipSync(png)],
+        ['br', png],
+        ['deflate, gzip', png],
+      ] as const) {
+        const r = await h.app.inject({
+          method: 'POST',
+          url: '/api/v1/verify',
+          headers: { ...s.auth, 'content-type': 'application/octet-stream', 'content-encoding': encoding },
+          payload,
+        });
+        expect(r.statusCode, encoding).toBe(400);
+        expect(r.json()).toMatchObject({ success: false, code: 'INVALID_IMAGE', message: expect.stringContaining('Content-Encoding') });
+      }
+      expect(await used()).toBe(before);
+      const plain = await h.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify',
+        headers: { ...s.auth, 'content-type': 'application/octet-stream', 'content-encoding': 'identity' },
+        payload: png,
+      });
+      expect(plain.json().data.status).toBe('SUCCESS');
+    });
+
     it('truncated slips answer a valid status and never crash', async () => {
       const t = await bank.register();
       const full = await bank.slip(t.transRef, 'jpeg70', 'jpg');

@@ -78,6 +78,18 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
           `Content-Type ${type.slice(0, 60)} is not accepted: send the raw JPEG or PNG bytes with Content-Type: application/octet-stream (not JSON, multipart or base64)`,
         );
       }
+      // The image is read as sent: a compressed body was refused as "not an image", and raw bytes labelled
+      // br were checked as if the label were not there. Say what to change instead.
+      const encoding = String(req.headers['content-encoding'] ?? '')
+        .trim()
+        .toLowerCase();
+      if (encoding && encoding !== 'identity') {
+        throw new AppError(
+          'INVALID_IMAGE',
+          400,
+          `Content-Encoding ${encoding.slice(0, 40)} is not accepted: send the JPEG or PNG bytes as they are (they are compressed already), without Content-Encoding`,
+        );
+      }
       const { shop, plan, key } = req.apiAuth!;
       const expectedAmountSatang = satangOf('amount', req.query.amount, { positive: true });
       try {

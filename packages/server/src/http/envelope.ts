@@ -65,6 +65,13 @@ export function drainBody(raw: IncomingMessage, maxBytes: number): Promise<void>
   });
 }
 
+/** The path of a request Node refused to parse, from its raw request line: printable ASCII only, without the query. */
+function requestPath(err: Error & { rawPacket?: Buffer }): string | undefined {
+  const target = err.rawPacket?.subarray(0, 2048).toString('latin1').split('\r\n')[0]?.split(' ')[1];
+  const path = target?.split('?')[0];
+  return path && /^\/[\x21-\x7e]{0,200}$/.test(path) ? path : undefined;
+}
+
 /**
  * Errors Node reports before a request reaches Fastify (headers or body not received within
  * HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS, oversized headers, bad HTTP): answered in the
@@ -78,7 +85,14 @@ export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) 
         ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
         : err.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'BAD_REQUEST', 'Request headers are too large']
-          : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
+          : // Raw Thai text in a query (curl sends it as typed) never reaches a route: say what to change.
+            err.code === 'HPE_INVALID_URL'
+            ? [
+                400,
+                'VALIDATION_ERROR',
+                'The URL has characters that must be percent-encoded (for example Thai text in clientRef): encode each query value (encodeURIComponent, curl --data-urlencode with -G) and send again',
+              ]
+            : [400, 'BAD_REQUEST', 'Malformed HTTP request'];
     const res = (socket as Socket & { _httpMessage?: ServerResponse & { req?: IncomingMessage } })._httpMessage;
     // No route ran, so no request log line: this one lets an operator see slow or broken clients.
     this?.log?.info(
@@ -86,7 +100,7 @@ export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) 
       'client connection refused before a request',
     );
     if (socket.writable && !res?.headersSent) {
-      const fakeReq = { url: res?.req?.url ?? '/', id: `req_${randomBytes(12).toString('hex')}` } as FastifyRequest;
+      const fakeReq = { url: res?.req?.url ?? requestPath(err) ?? '/', id: `req_${randomBytes(12).toString('hex')}` } as FastifyRequest;
       const body = JSON.stringify(errorBody(fakeReq, status, message, code, {}, opts.timeZone, opts.now()));
       socket.write(
         `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${fakeReq.id}\r\nConnection: close\r\n\r\n${body}`,

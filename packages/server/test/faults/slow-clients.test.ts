@@ -101,6 +101,27 @@ describe.concurrent('slow clients', () => {
     expect(used?.used ?? 0).toBe(0);
   });
 
+  it('raw Thai text in the query (curl as typed) is answered 400 VALIDATION_ERROR saying to percent-encode, with the path', async ({
+    expect,
+  }) => {
+    const body = Buffer.alloc(10, 1);
+    const x = await exchange(
+      port,
+      head('/api/v1/verify?clientRef=ออเดอร์-1', { ...shop.auth, 'content-type': 'application/octet-stream' }, body.length),
+      body,
+      1,
+      1,
+    );
+    expect(statusOf(x.answer)).toBe(400);
+    expect(bodyOf(x.answer)).toMatchObject({
+      success: false,
+      statusCode: 400,
+      code: 'VALIDATION_ERROR',
+      path: '/api/v1/verify',
+      message: expect.stringContaining('percent-encoded'),
+    });
+  });
+
   it('POST /api/dashboard/auth/login (no auth needed): the same drip is answered 408 and closed', async ({ expect }) => {
     const body = Buffer.from(JSON.stringify({ email: 'nobody@example.com', password: 'x'.repeat(40) }));
     const x = await exchange(

@@ -822,12 +822,14 @@ export interface operations {
                 clientRef?: string;
                 cursor?: string;
                 environment?: "live" | "test";
+                /** @description ISO 8601 instant, or a date (YYYY-MM-DD: from the start of that day in TIME_ZONE, Asia/Bangkok by default) */
                 from?: string;
                 limit?: number;
                 /** @description API, LINE or DASHBOARD (comma list allowed) */
                 source?: string;
                 /** @description one status or a comma list */
                 status?: string;
+                /** @description ISO 8601 instant (inclusive), or a date (through the end of that day in TIME_ZONE) */
                 to?: string;
                 transRef?: string;
             };

@@ -146,7 +146,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     testQuotaLimit: config.TEST_QUOTA_LIMIT,
     recentMs: config.REPLAY_MEMORY_MS,
   });
-  const transactions = createTransactionService({ db });
+  const transactions = createTransactionService({ db, timeZone: config.TIME_ZONE });
   const rateLimiter =
     overrides.rateLimiter ?? (redis ? createRedisRateLimiter(redis, { minNodes: config.RATE_LIMIT_NODES }) : createMemoryRateLimiter());
   const bus = overrides.bus ?? (redis ? createRedisBus(redis) : createMemoryBus());

@@ -111,3 +111,17 @@ export function periodStart(now: Date, timeZone: string): Date {
   const offset = localAsUtc - Math.floor(now.getTime() / 1000) * 1000;
   return new Date(Date.UTC(+p.year, +p.month - 1, 1) - offset);
 }
+
+/** UTC instant of local midnight on the given local calendar date (month/day may overflow; Date.UTC normalises). */
+export function localMidnight(year: number, month: number, day: number, timeZone: string): Date {
+  const asUtc = Date.UTC(year, month - 1, day);
+  // The offset at that instant (one correction step is exact for whole-hour zones without DST, e.g. Bangkok).
+  const guess = asUtc - offsetMs(new Date(asUtc), timeZone);
+  return new Date(asUtc - offsetMs(new Date(guess), timeZone));
+}
+
+/** [from, to) of a local day given as YYYY-MM-DD. */
+export function dayRange(day: string, timeZone: string): { from: Date; to: Date } {
+  const [y, m, dd] = day.split('-').map(Number);
+  return { from: localMidnight(y, m, dd, timeZone), to: localMidnight(y, m, dd + 1, timeZone) };
+}

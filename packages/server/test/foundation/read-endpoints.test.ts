@@ -95,6 +95,30 @@ for (const kind of DB_KINDS) {
       expect((await get('from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:04Z')).length).toBe(2);
     });
 
+    it('a date alone in from/to is a whole Bangkok day (ISO 8601 dates were refused before)', async () => {
+      const c = await seedShop(h, { name: 'Day shop' });
+      const at = ['2026-10-31T16:59:59.999Z', '2026-10-31T17:00:00.000Z', '2026-11-01T16:59:59.999Z', '2026-11-01T17:00:00.000Z'];
+      const made: string[] = [];
+      for (const [i, t] of at.entries()) made.push(await seedTx(h, c.shop.id, new Date(t), 'SUCCESS', { trans_ref: `DAY${i}` }));
+      const get = async (q: string) => {
+        const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: c.auth });
+        expect(r.statusCode, q).toBe(200);
+        return r
+          .json()
+          .data.items.map((i: { id: string }) => i.id)
+          .sort();
+      };
+      // 1 November in Bangkok runs from 31 October 17:00 UTC through 1 November 16:59:59.999 UTC.
+      expect(await get('from=2026-11-01&to=2026-11-01')).toEqual([made[1], made[2]].sort());
+      expect(await get('from=2026-11-01')).toEqual([made[1], made[2], made[3]].sort());
+      expect(await get('to=2026-10-31')).toEqual([made[0]]);
+      for (const q of ['from=2026-13-01', 'to=2026-11-31', 'from=2026-1-1']) {
+        const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: c.auth });
+        expect(r.statusCode, q).toBe(400);
+        expect(r.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+      }
+    });
+
     it.each([
       ['limit=0'],
       ['limit=101'],

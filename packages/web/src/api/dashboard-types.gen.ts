@@ -4025,12 +4025,14 @@ export type paths = {
                     clientRef?: string;
                     cursor?: string;
                     environment?: "live" | "test";
+                    /** @description ISO 8601 instant, or a date (YYYY-MM-DD: from the start of that day in TIME_ZONE, Asia/Bangkok by default) */
                     from?: string;
                     limit?: number;
                     /** @description API, LINE or DASHBOARD (comma list allowed) */
                     source?: string;
                     /** @description one status or a comma list */
                     status?: string;
+                    /** @description ISO 8601 instant (inclusive), or a date (through the end of that day in TIME_ZONE) */
                     to?: string;
                     transRef?: string;
                 };
@@ -4186,6 +4188,7 @@ export type paths = {
                     clientRef?: string;
                     environment?: "live" | "test";
                     format: "csv" | "xlsx";
+                    /** @description ISO 8601 instant, or a date (YYYY-MM-DD: from the start of that day in TIME_ZONE, Asia/Bangkok by default) */
                     from?: string;
                     /** @description header language; the shop language when absent */
                     lang?: "th" | "en";
@@ -4193,6 +4196,7 @@ export type paths = {
                     source?: string;
                     /** @description one status or a comma list */
                     status?: string;
+                    /** @description ISO 8601 instant (inclusive), or a date (through the end of that day in TIME_ZONE) */
                     to?: string;
                     transRef?: string;
                 };

@@ -1,4 +1,5 @@
-import { cachedFormat, offsetMs } from '../../lib/period.js';
+import { cachedFormat, dayRange, localMidnight, offsetMs } from '../../lib/period.js';
+export { dayRange, localMidnight };
 
 /**
  * Local (business time zone, Asia/Bangkok by default) calendar arithmetic for reports. Days, weeks
@@ -26,26 +27,12 @@ export function localParts(instant: Date, timeZone: string): LocalParts {
   };
 }
 
-/** UTC instant of local midnight on the given local calendar date (month/day may overflow; Date.UTC normalises). */
-export function localMidnight(year: number, month: number, day: number, timeZone: string): Date {
-  const asUtc = Date.UTC(year, month - 1, day);
-  // The offset at that instant (one correction step is exact for whole-hour zones without DST, e.g. Bangkok).
-  const guess = asUtc - offsetMs(new Date(asUtc), timeZone);
-  return new Date(asUtc - offsetMs(new Date(guess), timeZone));
-}
-
 /** YYYY-MM-DD of `instant` in the zone. */
 export function localDay(instant: Date, timeZone: string): string {
   return cachedFormat(
     `ymd:${timeZone}`,
     () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
   ).format(instant);
-}
-
-/** [from, to) of a local day given as YYYY-MM-DD. */
-export function dayRange(day: string, timeZone: string): { from: Date; to: Date } {
-  const [y, m, dd] = day.split('-').map(Number);
-  return { from: localMidnight(y, m, dd, timeZone), to: localMidnight(y, m, dd + 1, timeZone) };
 }
 
 import type { PeriodName } from './reports-types.js';

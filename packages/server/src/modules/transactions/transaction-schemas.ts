@@ -69,8 +69,16 @@ export const ListQuery = Type.Object(
     transRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     clientRef: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     environment: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
-    from: Type.Optional(Type.String({ format: 'date-time' })),
-    to: Type.Optional(Type.String({ format: 'date-time' })),
+    from: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], {
+        description: 'ISO 8601 instant, or a date (YYYY-MM-DD: from the start of that day in TIME_ZONE, Asia/Bangkok by default)',
+      }),
+    ),
+    to: Type.Optional(
+      Type.Union([Type.String({ format: 'date-time' }), Type.String({ format: 'date' })], {
+        description: 'ISO 8601 instant (inclusive), or a date (through the end of that day in TIME_ZONE)',
+      }),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 512 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   },

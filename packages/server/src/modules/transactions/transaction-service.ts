@@ -1,6 +1,7 @@
 import type { Db } from '../../db/db.js';
 import type { TransactionsTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
+import { dayRange } from '../../lib/period.js';
 import { recordFromRow, type TransactionRecord } from './transaction-record.js';
 import { createTransactionRepo } from './transaction-repo.js';
 
@@ -41,8 +42,16 @@ function decodeCursor(raw: string): Cursor {
   throw new AppError('INVALID_CURSOR', 400, 'cursor is not a nextCursor value returned by this endpoint');
 }
 
-export function createTransactionService(deps: { db: Db }) {
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * `timeZone`: the business time zone. A filter's date alone (ISO 8601 too) is a whole day there, as the
+ * dashboard's filters and the money view count days: `from` its first millisecond, `to` its last.
+ */
+export function createTransactionService(deps: { db: Db; timeZone: string }) {
   const repo = createTransactionRepo(deps.db);
+  const startOf = (v: string) => (DAY.test(v) ? dayRange(v, deps.timeZone).from : new Date(v)).toISOString();
+  const endOf = (v: string) => (DAY.test(v) ? new Date(dayRange(v, deps.timeZone).to.getTime() - 1) : new Date(v)).toISOString();
   return {
     async list(shopId: string, f: TransactionFilters): Promise<{ items: TransactionRecord[]; nextCursor: string | null }> {
       const limit = f.limit ?? 50;
@@ -53,8 +62,8 @@ export function createTransactionService(deps: { db: Db }) {
         transRef: f.transRef || undefined,
         clientRef: f.clientRef || undefined,
         environment: f.environment || undefined,
-        fromIso: f.from ? new Date(f.from).toISOString() : undefined,
-        toIso: f.to ? new Date(f.to).toISOString() : undefined,
+        fromIso: f.from ? startOf(f.from) : undefined,
+        toIso: f.to ? endOf(f.to) : undefined,
         amountMinSatang: f.amountMinSatang,
         amountMaxSatang: f.amountMaxSatang,
         after: cursor ? { createdAt: cursor.c, id: cursor.i } : undefined,

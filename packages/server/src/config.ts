@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { checkerConfigProblems } from './modules/checker/checker-factory.js';
+import { checkerConfigProblems, checkerMembers } from './modules/checker/checker-factory.js';
 import { CHECKER_ADAPTERS, CHECKER_IDS } from './modules/checker/checker-registry.js';
 
 /**
@@ -96,7 +96,7 @@ const spec = {
   CHECKER: {
     parse: str,
     def: 'sandbox',
-    doc: `checker adapter, or a comma list tried in order (failover): ${CHECKER_IDS.join(', ')} (see the checker section); another name stops the start`,
+    doc: `checker adapter, or a comma list tried in order (failover): ${CHECKER_IDS.join(', ')} (see the checker section); another name stops the start, and so does leaving it unset in production`,
   },
   CHECKER_URL: {
     parse: str,
@@ -334,11 +334,44 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('SECRET_KEY_PREVIOUS: every key must be at least 32 characters');
   if (!problems.length)
     problems.push(...checkerConfigProblems({ checker: cfg.CHECKER, checkerUrl: cfg.CHECKER_URL, checkerKey: cfg.CHECKER_KEY }));
+  if (!problems.length && cfg.NODE_ENV === 'production') problems.push(...productionCheckerProblems(cfg, env));
   if (problems.length) throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   useSandboxLine(cfg, env);
   cfg.DATA_DIR = path.resolve(cfg.DATA_DIR);
   cfg.databaseKind = cfg.DATABASE_URL ? 'postgres' : 'sqlite';
   return cfg;
+}
+
+/**
+ * CHECKER defaults to the sandbox bank on 127.0.0.1:SANDBOX_PORT, which production never starts: a
+ * production node left on that default answered every slip PROVIDER_ERROR while /health said "up".
+ * So production needs CHECKER written out. An explicit `sandbox` stays possible (a staging setup
+ * with its own sandbox bank) but only at a URL someone wrote, never the development default, and
+ * the service warns about it at start (productionWarnings).
+ */
+function productionCheckerProblems(cfg: Config, env: Record<string, string | undefined>): string[] {
+  if (!env.CHECKER)
+    return [
+      'CHECKER: required in production (the default, sandbox, is the development sandbox bank, which production never starts): set CHECKER=easyslip or slipok with CHECKER_URL and CHECKER_KEY',
+    ];
+  const bare = checkerMembers({ checker: cfg.CHECKER, checkerUrl: cfg.CHECKER_URL, checkerKey: cfg.CHECKER_KEY })
+    .map((m, i) => ({ ...m, entry: i + 1 }))
+    .filter((m) => m.id === 'sandbox' && !m.url);
+  return bare.map(
+    (m) =>
+      `CHECKER_URL for CHECKER entry ${m.entry} (sandbox): required in production (production never starts the sandbox bank on 127.0.0.1:${cfg.SANDBOX_PORT}); write the URL of the sandbox bank you run, or use a real checker`,
+  );
+}
+
+/** What a valid production configuration still deserves a loud warning for; the service logs these at start. */
+export function productionWarnings(cfg: Config): string[] {
+  if (cfg.NODE_ENV !== 'production') return [];
+  const ids = cfg.CHECKER.split(',').map((s) => s.trim().toLowerCase());
+  return ids.includes('sandbox')
+    ? [
+        'CHECKER includes sandbox in production: slips are checked against a simulated bank, not real bank data. Only for staging; never serve real shops like this.',
+      ]
+    : [];
 }
 
 /** The sandbox LINE platform's login channel (packages/sandbox-line/src/dev-channel.ts; a test holds them equal). */

@@ -1,4 +1,4 @@
-import { loadConfig, ConfigError, type Config } from './config.js';
+import { loadConfig, ConfigError, productionWarnings, type Config } from './config.js';
 import { createContainer } from './container.js';
 import { buildApp } from './http/app.js';
 import { createDrain } from './http/drain.js';
@@ -74,6 +74,7 @@ async function main() {
   app.log.info(
     `slipcheck is running: dashboard ${address}/ , API ${address}/api/v1 (docs ${address}/api/v1/docs), database ${config.databaseKind}`,
   );
+  for (const w of productionWarnings(config)) app.log.warn(w);
   // Outbox jobs (webhooks, alerts) run here unless a separate `slipcheck worker` does it (WORKER_MODE=off).
   // There is no worker-only flag here: a worker-only process is `slipcheck worker` (outbox/outbox-cli.ts).
   container.startDecoders();

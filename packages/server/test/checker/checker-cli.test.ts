@@ -103,6 +103,31 @@ describe('slipcheck checker check', () => {
     expect(capped.json.providers[1]).toMatchObject({ reachable: false });
   });
 
+  it('the sandbox has no account route, but an unreachable sandbox bank still exits 1', async () => {
+    // Nothing listens on port 9: before, this printed "no account route: not checked" and exited 0.
+    const down = await run({ CHECKER: 'sandbox', CHECKER_URL: 'http://127.0.0.1:9', CHECKER_KEY: '' });
+    expect(down.code).toBe(1);
+    expect(down.json.providers).toEqual([expect.objectContaining({ upstream: 'sandbox', accountRoute: false, reachable: false })]);
+
+    const bank = await startFakeUpstream((q) => (q.url === '/health' ? { status: 200, body: { status: 'ok' } } : { status: 404 }));
+    try {
+      const up = await run({ CHECKER: 'sandbox', CHECKER_URL: bank.url, CHECKER_KEY: '' });
+      expect(up.code).toBe(0);
+      expect(up.json.providers).toEqual([expect.objectContaining({ upstream: 'sandbox', reachable: true })]);
+      // its health route only, never a slip check
+      expect(bank.requests.map((q) => `${q.method} ${q.url}`)).toEqual(['GET /health']);
+    } finally {
+      await bank.close();
+    }
+  });
+
+  it('production refuses to run on the default (sandbox) checker: exit 78 naming CHECKER', async () => {
+    const prod = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40), CHECKER: '', CHECKER_URL: '', CHECKER_KEY: '' };
+    const r = await run(prod);
+    expect(r.code).toBe(78);
+    expect(r.err).toMatch(/CHECKER: required in production/);
+  });
+
   it('a wrong URL is a configuration error (exit 78) that says what to write', async () => {
     const r = await run({ CHECKER_URL: 'https://api.slipok.com,https://api.easyslip.com/v2' });
     expect(r.code).toBe(78);

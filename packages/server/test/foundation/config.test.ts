@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DOC, ConfigError, loadConfig } from '../../src/config.js';
+import { CONFIG_DOC, ConfigError, loadConfig, productionWarnings } from '../../src/config.js';
+
+/** A valid production checker (production refuses the default sandbox). */
+const PROD_CHECKER = { CHECKER: 'easyslip', CHECKER_KEY: '123e4567-e89b-42d3-a456-426614174000' };
 
 describe('configuration', () => {
   it('has the documented defaults operators rely on', () => {
@@ -40,9 +43,31 @@ describe('configuration', () => {
 
   it('production needs a SECRET_KEY and forbids private webhook targets', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow('SECRET_KEY');
-    expect(() => loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40), WEBHOOK_ALLOW_PRIVATE: 'true' })).toThrow(
-      'WEBHOOK_ALLOW_PRIVATE',
+    expect(() =>
+      loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40), ...PROD_CHECKER, WEBHOOK_ALLOW_PRIVATE: 'true' }),
+    ).toThrow('WEBHOOK_ALLOW_PRIVATE');
+  });
+
+  it('production never runs on the development sandbox bank by default', () => {
+    const prod = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) };
+    // CHECKER unset: the default is the sandbox bank on 127.0.0.1:3900, which production never starts.
+    expect(() => loadConfig(prod)).toThrow(ConfigError);
+    expect(() => loadConfig(prod)).toThrow(/CHECKER: required in production/);
+    expect(() => loadConfig({ ...prod, CHECKER: '' })).toThrow(/CHECKER: required in production/);
+    // An explicit sandbox needs the URL of a sandbox bank someone runs (staging), never the default.
+    expect(() => loadConfig({ ...prod, CHECKER: 'sandbox' })).toThrow(
+      /CHECKER_URL for CHECKER entry 1 \(sandbox\): required in production/,
     );
+    const easyslip = { CHECKER_KEY: '123e4567-e89b-42d3-a456-426614174000' };
+    expect(() => loadConfig({ ...prod, ...easyslip, CHECKER: 'easyslip,sandbox', CHECKER_URL: 'https://api.easyslip.com,' })).toThrow(
+      /CHECKER entry 2 \(sandbox\)/,
+    );
+    const staging = loadConfig({ ...prod, CHECKER: 'sandbox', CHECKER_URL: 'http://bank.staging.internal:3900' });
+    expect(productionWarnings(staging)).toEqual([expect.stringMatching(/CHECKER includes sandbox in production/)]);
+    const real = loadConfig({ ...prod, ...easyslip, CHECKER: 'easyslip' });
+    expect(productionWarnings(real)).toEqual([]);
+    // development keeps its default
+    expect(productionWarnings(loadConfig({}))).toEqual([]);
   });
 
   it('the README documents every variable', () => {
@@ -69,7 +94,7 @@ describe('the sandbox LINE platform in development', () => {
 
   it('never in production or tests, nor when the sandbox is off or any LINE setting is given', () => {
     const real = { LINE_API_BASE_URL: 'https://api.line.me', LINE_LOGIN_CHANNEL_ID: '', LIFF_MOCK: false };
-    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) })).toMatchObject(real);
+    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40), ...PROD_CHECKER })).toMatchObject(real);
     expect(loadConfig({ NODE_ENV: 'test' })).toMatchObject(real);
     expect(loadConfig({ SANDBOX_LINE_AUTOSTART: 'false' })).toMatchObject(real);
     expect(loadConfig({ LINE_LOGIN_CHANNEL_ID: '1650000000' })).toMatchObject({

@@ -28,6 +28,18 @@ export function hasAccountRoute(c: unknown): c is ProviderAccount {
   return typeof (c as ProviderAccount | null)?.account === 'function';
 }
 
+/**
+ * An adapter without an account route that can still say whether its upstream answers at all (the
+ * sandbox bank's /health): `slipcheck checker check` must not call an upstream nobody can reach fine.
+ */
+export interface ReachProbe {
+  reach(signal?: AbortSignal): Promise<{ reachable: boolean; detail?: string }>;
+}
+
+export function hasReachProbe(c: unknown): c is ReachProbe {
+  return typeof (c as ReachProbe | null)?.reach === 'function';
+}
+
 export type OperatorNotice =
   | { type: 'ACCOUNT_PROBLEM'; upstream: string; reason: AccountReason; providerCode?: string; since: string }
   | { type: 'ACCOUNT_RECOVERED'; upstream: string; reason: AccountReason; since: string }

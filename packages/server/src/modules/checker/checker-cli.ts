@@ -2,7 +2,7 @@
 // It calls each provider's cheapest authenticated route (its quota/account route) and prints, per
 // provider: reachable, credentials accepted, quota left, overage, and the account problem if any.
 // Operator-only output: it names the upstreams (the operator runs those accounts).
-import { ConfigError, loadConfig } from '../../config.js';
+import { ConfigError, loadConfig, productionWarnings } from '../../config.js';
 import type { CliCommand } from '../../cli/cli-command.js';
 import { createCheckerFromConfig } from './checker-factory.js';
 
@@ -24,6 +24,7 @@ export const checkerCommands: Record<string, CliCommand> = {
       }
       throw e;
     }
+    for (const w of productionWarnings(config)) out.stderr(`Warning: ${w}`);
     const sandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
     const checker = createCheckerFromConfig({
       checker: config.CHECKER,
@@ -33,9 +34,19 @@ export const checkerCommands: Record<string, CliCommand> = {
       deadlineMs: config.CHECKER_DEADLINE_MS,
     });
     try {
-      const polled = await checker.pollAccounts();
-      const providers = polled.map(({ upstream, adapter, status }) => {
-        if (!status) return { upstream, adapter, accountRoute: false, note: 'no account route: not checked' };
+      const polled = await checker.pollAccounts(undefined, { probe: true });
+      const providers = polled.map(({ upstream, adapter, status, reach }) => {
+        if (!status) {
+          if (!reach) return { upstream, adapter, accountRoute: false, note: 'no account route: not checked' };
+          return {
+            upstream,
+            adapter,
+            accountRoute: false,
+            reachable: reach.reachable,
+            detail: reach.detail ?? null,
+            note: 'no account route: reachability only',
+          };
+        }
         const capReached =
           config.CHECKER_MAX_OVERAGE > 0 && typeof status.overage === 'number' && status.overage >= config.CHECKER_MAX_OVERAGE;
         return {
@@ -53,9 +64,10 @@ export const checkerCommands: Record<string, CliCommand> = {
         };
       });
       out.stdout(JSON.stringify({ providers }, null, 2));
-      const bad = providers.some(
-        (p) => p.accountRoute && (p.reachable !== true || p.credentialsAccepted !== true || (p as { problem?: string | null }).problem),
-      );
+      const bad = providers.some((p) => {
+        if (!p.accountRoute) return 'reachable' in p && p.reachable !== true;
+        return p.reachable !== true || p.credentialsAccepted !== true || p.problem;
+      });
       return bad ? 1 : 0;
     } finally {
       await checker.close();

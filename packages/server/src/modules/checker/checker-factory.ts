@@ -11,7 +11,7 @@ import {
   type BreakerOptions,
   type ResilienceDeps,
 } from './resilient-checker.js';
-import { createCheckerIncidents, hasAccountRoute, type AccountStatus, type CheckerIncidents } from './checker-accounts.js';
+import { createCheckerIncidents, hasAccountRoute, hasReachProbe, type AccountStatus, type CheckerIncidents } from './checker-accounts.js';
 
 export interface CheckerConfig {
   /** a name of the registry (checker-registry.ts: sandbox, easyslip, slipok), or a comma list for failover, e.g. 'easyslip,slipok' */
@@ -36,6 +36,8 @@ export interface UpstreamAccount {
   upstream: string;
   adapter: string;
   status: AccountStatus | null;
+  /** upstreams without an account route, when asked (`probe`): does it answer at all */
+  reach?: { reachable: boolean; detail?: string };
 }
 
 export type ConfiguredChecker = Checker & {
@@ -44,9 +46,10 @@ export type ConfiguredChecker = Checker & {
   /**
    * Calls each upstream's cheapest authenticated route (quota/account; never a slip check) and feeds
    * the answers to the incident tracker (metrics, overage cap). `status` is null for an upstream
-   * without such a route (the sandbox).
+   * without such a route (the sandbox); with `probe`, such an upstream is asked whether it answers
+   * at all (`reach`; `slipcheck checker check`, not the periodic poll).
    */
-  pollAccounts(signal?: AbortSignal): Promise<UpstreamAccount[]>;
+  pollAccounts(signal?: AbortSignal, opts?: { probe?: boolean }): Promise<UpstreamAccount[]>;
 };
 
 export { CHECKER_IDS } from './checker-registry.js';
@@ -64,6 +67,11 @@ export function checkerConfigProblems(cfg: Pick<CheckerConfig, 'checker' | 'chec
   } catch (e) {
     return [(e as Error).message];
   }
+}
+
+/** The configured upstreams, one per CHECKER entry with its URL and key; throws on an empty or uneven list. */
+export function checkerMembers(cfg: Pick<CheckerConfig, 'checker' | 'checkerUrl' | 'checkerKey'>): Member[] {
+  return members(cfg);
 }
 
 function members(cfg: Pick<CheckerConfig, 'checker' | 'checkerUrl' | 'checkerKey'>): Member[] {
@@ -146,10 +154,13 @@ export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
       const r = await chain.check(q, o);
       return r.kind === 'FOUND' ? { ...r, slip: cleanSlipNames(r.slip) } : r;
     },
-    async pollAccounts(signal) {
+    async pollAccounts(signal, opts) {
       return Promise.all(
         adapters.map(async (a, i) => {
-          if (!hasAccountRoute(a)) return { upstream: a.id, adapter: list[i].id, status: null };
+          if (!hasAccountRoute(a)) {
+            const reach = opts?.probe && hasReachProbe(a) ? await a.reach(signal ?? AbortSignal.timeout(cfg.timeoutMs)) : undefined;
+            return { upstream: a.id, adapter: list[i].id, status: null, ...(reach && { reach }) };
+          }
           const status = await a.account(signal ?? AbortSignal.timeout(cfg.timeoutMs));
           incidents.recordAccount(a.id, status);
           return { upstream: a.id, adapter: list[i].id, status };

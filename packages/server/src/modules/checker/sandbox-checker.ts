@@ -1,8 +1,9 @@
 // Adapter for the sandbox bank (packages/sandbox-bank): a real HTTP peer, spoken to exactly
 // like a provider. POST {url}/api/checker/verify {payload} -> FOUND | NOT_FOUND | BAD_PAYLOAD | PENDING.
 import type { BankParty, BankSlip, Checker } from './checker-port.js';
+import type { ReachProbe } from './checker-accounts.js';
 import { unavailable } from './checker-port.js';
-import { bankCode, isRecord, joinUrl, postJson, proxyType, str, toUtcIso, type FetchFn } from './checker-http.js';
+import { bankCode, getJson, isRecord, joinUrl, postJson, proxyType, str, toUtcIso, type FetchFn } from './checker-http.js';
 
 export interface SandboxCheckerOptions {
   url: string;
@@ -11,11 +12,17 @@ export interface SandboxCheckerOptions {
   id?: string;
 }
 
-export function createSandboxChecker(opts: SandboxCheckerOptions): Checker {
+export function createSandboxChecker(opts: SandboxCheckerOptions): Checker & ReachProbe {
   const endpoint = joinUrl(opts.url, '/api/checker/verify');
   const headers: Record<string, string> = opts.key ? { authorization: `Bearer ${opts.key}` } : {};
   return {
     id: opts.id ?? 'sandbox',
+    // No account route, but `checker check` must still tell "nobody listens there" from fine.
+    async reach(signal) {
+      const out = await getJson(opts.fetch, joinUrl(opts.url, '/health'), headers, signal);
+      if (!out.ok) return { reachable: false, detail: out.reason };
+      return out.answer.status === 200 ? { reachable: true } : { reachable: false, detail: `HTTP ${out.answer.status} from /health` };
+    },
     async check(q, o) {
       const out = await postJson(opts.fetch, endpoint, { payload: q.payload }, headers, o?.signal);
       if (!out.ok) return unavailable(out.reason, true);

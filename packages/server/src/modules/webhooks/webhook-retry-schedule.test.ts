@@ -55,7 +55,12 @@ describe('webhook retry schedule', () => {
   });
 
   it('production refuses a schedule that is shorter than 48 h or is not 5 retries', () => {
-    const prod = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) };
+    const prod = {
+      NODE_ENV: 'production',
+      SECRET_KEY: 'x'.repeat(40),
+      CHECKER: 'easyslip',
+      CHECKER_KEY: '123e4567-e89b-42d3-a456-426614174000',
+    };
     expect(() => loadConfig({ ...prod, WEBHOOK_RETRY_SCHEDULE: '60,300,1800,7200,28800' })).toThrow('WEBHOOK_RETRY_SCHEDULE');
     expect(() => loadConfig({ ...prod, WEBHOOK_RETRY_SCHEDULE: '86400,86400,86400' })).toThrow('WEBHOOK_RETRY_SCHEDULE');
     expect(loadConfig(prod).WEBHOOK_RETRY_SCHEDULE).toEqual(schedule);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { checkerConfigProblems, checkerMembers } from './modules/checker/checker-factory.js';
 import { CHECKER_ADAPTERS, CHECKER_IDS } from './modules/checker/checker-registry.js';
+import { maskSecrets } from './lib/mask-secrets.js';
 
 /**
  * One configuration schema, parsed once at start (and by the CLI, from the same variables, so
@@ -296,7 +297,12 @@ type Spec = typeof spec;
 export type Config = { -readonly [K in keyof Spec]: ReturnType<Spec[K]['parse']> } & { databaseKind: 'sqlite' | 'postgres' };
 export const CONFIG_DOC = spec;
 
-export class ConfigError extends Error {}
+/** A configuration the process refuses. Its message quotes what the operator wrote, so secrets in URLs are masked here, once for every caller. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(maskSecrets(message));
+  }
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const out: Record<string, unknown> = {};

@@ -43,6 +43,16 @@ describe('module CLI commands bound by cli.ts', () => {
     }
   });
 
+  it('a configuration error names the variable but masks the password of a URL, for every command', async () => {
+    const env = { NODE_ENV: 'test', DATA_DIR: dataDir, SMTP_URL: 'smtps://user:s3cretPW@smtp.example.com:99999' };
+    for (const argv of [['plan', 'list'], ['webhook', 'list', '--shop', 'shp_x'], ['checker', 'check'], ['worker']]) {
+      const r = await run(argv, env);
+      expect(r.code, argv.join(' ')).toBe(78);
+      expect(r.said).toContain('SMTP_URL="smtps://user:***@smtp.example.com:99999"');
+      expect(r.said).not.toContain('s3cretPW');
+    }
+  });
+
   it('gives a command the deps it declares: a usage error inside the command is exit 2 with its usage', async () => {
     const r = await run(['transactions', 'export', '--shop', 'shp_x', '--format', 'pdf'], { NODE_ENV: 'test', DATA_DIR: dataDir });
     expect(r.code).toBe(2);

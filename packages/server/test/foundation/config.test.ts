@@ -48,6 +48,24 @@ describe('configuration', () => {
     ).toThrow('WEBHOOK_ALLOW_PRIVATE');
   });
 
+  it.each([
+    ['SMTP_URL', 'smtps://user:s3cretPW@smtp.example.com:99999'],
+    ['DATABASE_URL', 'postgres://app:s3cretPW@db.example.com:99999/slipcheck'],
+    ['REDIS_URL', 'rediss://default:s3cretPW@cache.example.com:99999'],
+    ['CHECKER_URL', 'ftp://u:s3cretPW@checker.example.com/?token=s3cretTOKEN'],
+  ])('a refused %s names the variable but never prints its password', (name, value) => {
+    let message = '';
+    try {
+      loadConfig({ [name]: value, ...(name === 'CHECKER_URL' && { CHECKER: 'sandbox' }) });
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      message = (e as Error).message;
+    }
+    expect(message).toContain(name);
+    expect(message).toContain('***');
+    expect(message).not.toContain('s3cret');
+  });
+
   it('production never runs on the development sandbox bank by default', () => {
     const prod = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) };
     // CHECKER unset: the default is the sandbox bank on 127.0.0.1:3900, which production never starts.

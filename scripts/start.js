@@ -4,7 +4,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
-const env = { ...process.env };
+// SLIPCHECK_EXIT_WITH_PARENT: the service stops when this script is gone (the sandboxes always do),
+// so a killed `npm start` never leaves a process holding its port.
+const env = { ...process.env, SLIPCHECK_EXIT_WITH_PARENT: '1' };
 const production = env.NODE_ENV === 'production';
 const children = [];
 
@@ -23,12 +25,26 @@ if (!production && env.SANDBOX_LINE_AUTOSTART !== 'false') {
 const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], { stdio: 'inherit', env });
 children.push(server);
 
-const stop = (sig) => {
-  for (const c of children) c.kill(sig);
+let exitCode = null;
+const running = () => children.filter((c) => c.exitCode === null && c.signalCode === null);
+// Exit once every child has: leaving before them would orphan them.
+const exitWhenDone = () => {
+  if (exitCode !== null && running().length === 0) process.exit(exitCode);
 };
+const stop = (sig, code = 0) => {
+  if (exitCode === null) exitCode = code;
+  for (const c of running()) c.kill(sig);
+  exitWhenDone();
+};
+for (const c of children) c.on('exit', exitWhenDone);
+// SIGHUP (the terminal closed) becomes SIGTERM for the children: the service reads SIGHUP as "reload TLS files".
 process.on('SIGINT', () => stop('SIGINT'));
 process.on('SIGTERM', () => stop('SIGTERM'));
-server.on('exit', (code) => {
-  stop('SIGTERM');
-  process.exit(code ?? 0);
-});
+process.on('SIGHUP', () => stop('SIGTERM'));
+server.on('exit', (code) => stop('SIGTERM', code ?? 0));
+// `npm start` is npm -> sh -> this script: a SIGTERM to npm may stop at sh. When our parent is gone
+// (it changed: a container's parent 1 is normal), stop as on SIGTERM.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop('SIGTERM');
+}, 500).unref();

@@ -13,11 +13,17 @@ const bank = await createSandboxBank({
 });
 console.log(`sandbox bank listening on ${bank.url}${process.env.SANDBOX_API_KEY ? ' (checker API key required)' : ''}`);
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    bank.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-}
+const stop = () => {
+  bank.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, stop);
+// Started by `npm start` (scripts/start.js): if that parent is killed outright, nobody sends us a
+// signal, and an orphan keeps the port (the next `npm start` fails with EADDRINUSE). The parent
+// changing (not "parent is 1": normal in a container) means it is gone.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop();
+}, 500).unref();

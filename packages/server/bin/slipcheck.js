@@ -28,6 +28,12 @@ if (useDist && !process.execArgv.includes(CONDITION)) {
     stdio: 'inherit',
   });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  // Our parent gone (npx -> sh -> here, sh killed): pass on the SIGTERM that never reached us. The
+  // child watches its own parent (this process), which is still alive. Changed, not "is 1": containers.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) child.kill('SIGTERM');
+  }, 500).unref();
   child.on('exit', (code, signal) => {
     process.exitCode = code ?? (signal ? 128 + 15 : 1);
   });

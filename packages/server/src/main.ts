@@ -5,6 +5,7 @@ import { createDrain } from './http/drain.js';
 import { readTlsFiles, reloadTls } from './http/tls.js';
 import { applyHeapGrowth } from './lib/heap-growth.js';
 import { startMetricsServer } from './lib/metrics.js';
+import { watchParent } from './lib/parent-watch.js';
 
 /** METRICS_PORT: set = that port; empty = 9464 in development, off in production (and in tests). */
 function metricsPortOf(config: Config): number | null {
@@ -69,6 +70,10 @@ async function main() {
   // Ctrl-C in a terminal: no load balancer to tell, so no grace period.
   process.once('SIGINT', () => void drain.run('SIGINT', { graceMs: 0 }));
   if (https) process.on('SIGHUP', () => reloadTls(app, config.TLS_CERT_FILE, config.TLS_KEY_FILE));
+  // Under `npm start` (scripts/start.js sets this for its children): when start.js is gone (SIGKILL,
+  // its own parent chain killed), stop rather than keep the port. Not by default: a production
+  // service backgrounded by a shell script that then exits must keep running.
+  if (process.env.SLIPCHECK_EXIT_WITH_PARENT === '1') watchParent(() => void drain.run('parent process gone', { graceMs: 0 }));
 
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(

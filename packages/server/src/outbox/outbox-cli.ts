@@ -1,6 +1,7 @@
 import { flags, optionalInt } from '../cli/cli-args.js';
 import type { ModuleCommand } from '../cli/cli-command.js';
 import type { Db } from '../db/db.js';
+import { watchParent } from '../lib/parent-watch.js';
 import { listParked } from './outbox-repo.js';
 import type { OutboxHandlers } from './outbox-types.js';
 import type { OutboxWorker } from './outbox-worker.js';
@@ -10,7 +11,7 @@ import type { OutboxWorker } from './outbox-worker.js';
  * Registered into cli.ts's extraCommands (this file does not import cli.ts, so there is no import cycle).
  * The service itself has no worker-only flag: run this command instead.
  */
-export const WORKER_USAGE = `  worker                                        (run the outbox worker until SIGTERM; use with WORKER_MODE=off on the service)
+export const WORKER_USAGE = `  worker                                        (run the outbox worker until SIGTERM or its parent process exits; use with WORKER_MODE=off on the service)
   outbox failed [--kind K] [--limit N]          (parked jobs, newest first, with the reason: invalid payload or a handler that kept failing)`;
 
 /** What the worker command needs from the container. */
@@ -43,11 +44,22 @@ export const workerCommand: ModuleCommand<WorkerProcessDeps> = {
   precheck: (argv) => (argv.length ? `Usage:\n${WORKER_USAGE}` : undefined),
   print: false,
   run: async (deps, _argv, out) => {
+    let unwatch = () => {};
     const stop = new Promise<void>((resolve) => {
       process.once('SIGTERM', () => resolve());
       process.once('SIGINT', () => resolve());
+      // `npx slipcheck worker` is npx -> sh -> node: a SIGTERM to npx never reaches us, and an orphaned
+      // worker keeps claiming jobs. Drain as for SIGTERM when the parent goes.
+      unwatch = watchParent(() => {
+        out.stderr('parent process gone: stopping as on SIGTERM');
+        resolve();
+      });
     });
-    await runWorkerUntil(deps, stop, (s) => out.stderr(s));
+    try {
+      await runWorkerUntil(deps, stop, (s) => out.stderr(s));
+    } finally {
+      unwatch();
+    }
   },
 };
 

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createServiceLogger } from './http/service-logger.js';
 import type { Config } from './config.js';
-import { openDatabase, type DbHandle } from './db/db.js';
+import { databaseStartError, openDatabase, type DbHandle } from './db/db.js';
 import { migrateToLatest } from './db/migrate.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { readOrCreateDevSecret } from './lib/dev-secret.js';
@@ -100,20 +100,28 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       { where, code: (err as { code?: string })?.code, message: (err as Error)?.message?.slice(0, 200) },
       'background step failed',
     );
-  const handle =
-    overrides.dbHandle ??
-    openDatabase({
-      databaseUrl: config.DATABASE_URL,
-      dataDir: config.DATA_DIR,
-      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
-      onConnectionError: (err) =>
-        logger.warn(
-          { code: (err as { code?: string }).code, message: err.message.slice(0, 200) },
-          'database connection lost; the pool reconnects on the next query',
-        ),
-    });
+  let handle: DbHandle | undefined;
+  try {
+    handle =
+      overrides.dbHandle ??
+      openDatabase({
+        databaseUrl: config.DATABASE_URL,
+        dataDir: config.DATA_DIR,
+        connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+        onConnectionError: (err) =>
+          logger.warn(
+            { code: (err as { code?: string }).code, message: err.message.slice(0, 200) },
+            'database connection lost; the pool reconnects on the next query',
+          ),
+      });
+    await migrateToLatest(handle.db, overrides.migrationSchema);
+  } catch (e) {
+    // The first query is the migration: a database that cannot be reached (or does not exist) fails
+    // here. One sentence naming DATABASE_URL (or DATA_DIR) for main.ts and the CLI, not pg's stack.
+    await handle?.close().catch(() => undefined);
+    throw databaseStartError(e, { databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  }
   const { db } = handle;
-  await migrateToLatest(db, overrides.migrationSchema);
   // Redis is an accelerator, never a single point of failure: while it is down, commands fail fast
   // (no offline queue, a short command timeout) and every caller falls back (each node enforces its
   // share of every limit, the bus stays local). docs/operations.md "Redis lost" lists what degrades.

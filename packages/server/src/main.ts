@@ -1,5 +1,6 @@
 import { loadConfig, ConfigError, productionWarnings, type Config } from './config.js';
 import { createContainer } from './container.js';
+import { DatabaseStartError } from './db/db.js';
 import { buildApp } from './http/app.js';
 import { createDrain } from './http/drain.js';
 import { readTlsFiles, reloadTls } from './http/tls.js';
@@ -33,7 +34,17 @@ async function main() {
     process.exit(78);
   }
   applyHeapGrowth(config.HEAP_GROWING_PERCENT);
-  const container = await createContainer(config);
+  let container;
+  try {
+    container = await createContainer(config);
+  } catch (e) {
+    // A database that cannot be reached or opened at start: one line naming the variable, no stack.
+    if (e instanceof ConfigError || e instanceof DatabaseStartError) {
+      process.stderr.write(`${e.message}\n`);
+      process.exit(e instanceof ConfigError ? 78 : 1);
+    }
+    throw e;
+  }
   let draining = false;
   const app = await buildApp(container, { https, draining: () => draining });
 

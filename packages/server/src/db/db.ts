@@ -4,6 +4,8 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, createQueryId, type Compilable, type CompiledQuery, type SqliteDatabase } from 'kysely';
 import type { Database } from './db-schema.js';
+import { ConfigError } from '../config.js';
+import { maskSecrets } from '../lib/mask-secrets.js';
 
 export type Db = Kysely<Database>;
 
@@ -108,6 +110,33 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (typeof e.message === 'string' && PG_UNAVAILABLE_MESSAGE.test(e.message)) return true;
   }
   return false;
+}
+
+/** The database could not be opened or migrated at start (not a configuration mistake): retry later. */
+export class DatabaseStartError extends Error {}
+
+// PostgreSQL's answers that no retry will change: the database named does not exist, or the role or
+// password is refused. These are the operator's DATABASE_URL, so they are configuration errors.
+const PG_CONFIGURATION = new Set(['3D000', '28P01', '28000']);
+// The SQLite file's folder cannot be written or is not a folder: DATA_DIR is wrong.
+const SQLITE_CONFIGURATION = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
+
+/**
+ * One sentence for a database that failed at start, naming the variable to look at (its password
+ * masked), instead of the driver's stack trace. A wrong URL becomes a ConfigError (exit 78, like
+ * any wrong setting); anything else (refused, timed out, unreachable host) a DatabaseStartError.
+ */
+export function databaseStartError(err: unknown, opts: { databaseUrl?: string; dataDir: string }): Error {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const why = `${typeof e?.message === 'string' && e.message ? e.message : String(err)}${code ? ` (${code})` : ''}`;
+  if (!opts.databaseUrl) {
+    const where = `DATA_DIR=${JSON.stringify(opts.dataDir)}: the SQLite database cannot be opened: ${why}`;
+    return SQLITE_CONFIGURATION.has(code) ? new ConfigError(where) : new DatabaseStartError(where);
+  }
+  const where = `DATABASE_URL=${JSON.stringify(opts.databaseUrl)}`;
+  if (PG_CONFIGURATION.has(code)) return new ConfigError(`${where}: ${why}`);
+  return new DatabaseStartError(maskSecrets(`${where}: the database cannot be reached: ${why}`));
 }
 
 export function openDatabase(opts: {

@@ -119,9 +119,12 @@ const commands: Record<string, Handler> = {
       OPERATOR,
     );
   },
+  // List commands look the shop up first (NOT_FOUND, exit 1, as `shop show`): an empty list for a
+  // mistyped id, or for a CLI run against the wrong DATA_DIR, read as "this shop has none".
   'payee list': async (container, argv) => {
     const { values } = flags(argv, { shop: 'string' });
-    return container.payees.list(required(values, 'shop'));
+    const shop = await container.shops.get(required(values, 'shop'));
+    return container.payees.list(shop.id);
   },
   'key create': async (container, argv) => {
     const { values } = flags(argv, { shop: 'string', env: 'string', scopes: 'string', name: 'string' });
@@ -147,7 +150,7 @@ const commands: Record<string, Handler> = {
   },
   'key list': async (container, argv) => {
     const { values } = flags(argv, { shop: 'string' });
-    const shopId = required(values, 'shop');
+    const shopId = (await container.shops.get(required(values, 'shop'))).id;
     const usage = await usageByKey(
       container.transactions,
       shopId,
@@ -174,7 +177,8 @@ const commands: Record<string, Handler> = {
   },
   'audit list': async (container, argv) => {
     const { values } = flags(argv, { shop: 'string' });
-    return container.audit.list(required(values, 'shop'));
+    const shop = await container.shops.get(required(values, 'shop'));
+    return container.audit.list(shop.id);
   },
   'mail list': async (container, argv) => listMail({ mail: container.mail }, argv),
   'secrets reencrypt': async (container) => container.reencryptSecrets(),

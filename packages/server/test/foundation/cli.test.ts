@@ -92,6 +92,19 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
       expect(audit).toContain(a);
   }, 120_000);
 
+  it('list commands answer NOT_FOUND (exit 1) for a shop that does not exist, like shop show, not []', async () => {
+    // [] looked like "this shop has none", also when the CLI ran against the wrong DATA_DIR.
+    for (const cmd of [
+      ['payee', 'list'],
+      ['key', 'list'],
+      ['audit', 'list'],
+    ]) {
+      const r = await cli(...cmd, '--shop', 'shop_nonexistent');
+      expect(r.code, cmd.join(' ')).toBe(1);
+      expect(r.stderr, cmd.join(' ')).toMatch(/NOT_FOUND/);
+    }
+  });
+
   it('fails clearly: unknown command, missing flag, unknown shop, bad state, bad config', async () => {
     expect((await cli('frobnicate')).code).toBe(2);
     const missing = await cli('shop', 'create');

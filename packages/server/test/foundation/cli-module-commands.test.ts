@@ -43,6 +43,22 @@ describe('module CLI commands bound by cli.ts', () => {
     }
   });
 
+  it('transactions export refuses a day that is not in the calendar: usage error (exit 2) naming the option', async () => {
+    const env = { NODE_ENV: 'test', DATA_DIR: dataDir };
+    const base = ['transactions', 'export', '--shop', 'shp_x', '--format', 'csv'];
+    for (const [option, value] of [
+      ['--from', '2026-13-01'], // exported 0 rows, exit 0
+      ['--to', '2026-11-31'], // was read as 1 December
+      ['--to', '2026-02-29'],
+      ['--from', '2026-04-31T10:00:00+07:00'],
+      ['--from', '2026-00-10'],
+    ]) {
+      const r = await run([...base, option, value], env);
+      expect(r.code, `${option} ${value}`).toBe(2);
+      expect(r.said).toContain(`${option} ${value}: no such day in the calendar`);
+    }
+  });
+
   it('a configuration error names the variable but masks the password of a URL, for every command', async () => {
     const env = { NODE_ENV: 'test', DATA_DIR: dataDir, SMTP_URL: 'smtps://user:s3cretPW@smtp.example.com:99999' };
     for (const argv of [['plan', 'list'], ['webhook', 'list', '--shop', 'shp_x'], ['checker', 'check'], ['worker']]) {

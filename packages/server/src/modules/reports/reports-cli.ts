@@ -10,15 +10,28 @@ export const REPORTS_USAGE = `  transactions export --shop ID --format csv|xlsx 
                       [--status S[,S]] [--source API|LINE|DASHBOARD] [--client-ref REF] [--environment live|test]
                                              (DAY = YYYY-MM-DD in Bangkok time, --to inclusive; the file goes to --out or stdout)`;
 
+/**
+ * True when the YYYY-MM-DD at the start of `v` is a day of the calendar. Date arithmetic rolls
+ * 2026-11-31 over to 1 December and 2026-13-01 into the next year (or nothing matched at all), so
+ * an impossible day exported the wrong rows, or none, with exit 0.
+ */
+function isCalendarDay(v: string): boolean {
+  const [y, m, d] = v.slice(0, 10).split('-').map(Number);
+  const t = new Date(Date.UTC(y, m - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
+
 /** A Bangkok calendar day or an ISO date-time; `end` takes the last millisecond of a day. */
 function instant(v: string | undefined, timeZone: string, end: boolean): string | undefined {
   if (v === undefined) return undefined;
+  const name = `--${end ? 'to' : 'from'}`;
+  if (/^\d{4}-\d{2}-\d{2}(T|$)/.test(v) && !isCalendarDay(v)) throw new UsageError(`${name} ${v}: no such day in the calendar`);
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
     const r = dayRange(v, timeZone);
     return end ? new Date(r.to.getTime() - 1).toISOString() : r.from.toISOString();
   }
   if (!/^\d{4}-\d{2}-\d{2}T/.test(v) || Number.isNaN(Date.parse(v)))
-    throw new UsageError(`--${end ? 'to' : 'from'} must be YYYY-MM-DD or an ISO 8601 date-time`);
+    throw new UsageError(`${name} must be YYYY-MM-DD or an ISO 8601 date-time`);
   return new Date(v).toISOString();
 }
 

@@ -243,7 +243,10 @@ export async function runCli(
   out: Out = { stdout: (s) => process.stdout.write(s + '\n'), stderr: (s) => process.stderr.write(s + '\n') },
   env = process.env,
 ): Promise<number> {
-  if (!argv.length || argv[0] === 'help' || argv[0] === '--help') {
+  // -h/--help anywhere (`slipcheck -h`, `slipcheck shop --help`) asks for help, never "Unknown command".
+  // Options after `--` are values, not requests for help.
+  const options = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  if (!argv.length || argv[0] === 'help' || options.includes('--help') || options.includes('-h')) {
     out.stdout(USAGE);
     return argv.length ? 0 : 2;
   }

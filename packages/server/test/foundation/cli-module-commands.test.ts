@@ -43,6 +43,23 @@ describe('module CLI commands bound by cli.ts', () => {
     }
   });
 
+  it('-h and --help print the usage and exit 0, alone or after a command (they said "Unknown command", exit 2)', async () => {
+    for (const argv of [
+      ['-h'],
+      ['--help'],
+      ['help'],
+      ['shop', '--help'],
+      ['shop', 'create', '-h'],
+      ['webhook', '--help'],
+      ['worker', '-h'],
+    ]) {
+      const r = await run(argv);
+      expect(r.code, argv.join(' ')).toBe(0);
+      expect(r.said, argv.join(' ')).toMatch(/^slipcheck: operator CLI/);
+    }
+    expect((await run([])).code).toBe(2); // no command at all is still a usage error
+  });
+
   it('transactions export refuses a day that is not in the calendar: usage error (exit 2) naming the option', async () => {
     const env = { NODE_ENV: 'test', DATA_DIR: dataDir };
     const base = ['transactions', 'export', '--shop', 'shp_x', '--format', 'csv'];

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,3 +120,58 @@ function suite(kind: DbKind) {
     expect(fs.existsSync(file)).toBe(false);
   });
 }
+
+// The real process writing to a pipe, as `slipcheck transactions export ... > file` and `| head` do:
+// an XLSX export to stdout exited 13 (its promise waited for stdout to close, which it never does),
+// and a reader that stopped early made the export fail with "write EPIPE".
+describe('slipcheck transactions export to stdout (real process, SQLite)', () => {
+  const BIN = path.resolve(import.meta.dirname, '../../bin/slipcheck.js');
+  let h: Harness;
+  let shopId: string;
+  beforeAll(async () => {
+    h = await createHarness('sqlite');
+    shopId = (await seedShop(h)).shop.id;
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      createdAt: new Date(Date.parse('2026-11-11T03:00:00Z') + i * 1000).toISOString(),
+      amountSatang: 100 + i,
+      clientRef: `ORDER-${i}`,
+    }));
+    await insertTx(h, shopId, rows);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** Runs the CLI with stdout on a pipe; `stopAfter` bytes read, the reader closes its end (like `head -c`). */
+  function exportTo(format: 'csv' | 'xlsx', stopAfter?: number): Promise<{ code: number | null; out: Buffer; err: string }> {
+    const env = { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: h.dataDir, DATABASE_URL: '', REDIS_URL: '' };
+    const child = spawn(process.execPath, [BIN, 'transactions', 'export', '--shop', shopId, '--format', format], { env });
+    const chunks: Buffer[] = [];
+    let err = '';
+    let got = 0;
+    child.stdout.on('data', (d: Buffer) => {
+      chunks.push(d);
+      got += d.length;
+      if (stopAfter !== undefined && got >= stopAfter) child.stdout.destroy();
+    });
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, out: Buffer.concat(chunks), err })));
+  }
+
+  it('an XLSX export to stdout ends with exit 0 and the whole workbook', async () => {
+    const r = await exportTo('xlsx');
+    expect(r.code, r.err).toBe(0);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(r.out as unknown as ArrayBuffer);
+    expect(wb.worksheets[0]!.rowCount).toBe(3001);
+    expect(JSON.parse(r.err.trim().split('\n').at(-1)!)).toMatchObject({ exported: 3000, format: 'xlsx' });
+  }, 60_000);
+
+  it('a reader that stops early (| head) ends the export quietly with exit 0', async () => {
+    for (const format of ['csv', 'xlsx'] as const) {
+      const r = await exportTo(format, 1);
+      expect(r.code, `${format}: ${r.err}`).toBe(0);
+      expect(r.err, format).not.toMatch(/Failed|EPIPE/);
+    }
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { Writable } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { flags, required, UsageError } from '../../cli/cli-args.js';
 import type { ModuleCommand } from '../../cli/cli-command.js';
@@ -42,6 +42,23 @@ export interface ReportsCliDeps {
   timeZone: string;
 }
 
+/**
+ * The export's stdout. An XLSX export ends its destination and waits for it to close, which
+ * process.stdout never does (the CLI exited 13 with its top-level promise pending), so the file goes
+ * through a stream that closes, piped on to stdout. A reader that stops early (`| head`) makes stdout
+ * fail with EPIPE: the export stops there, quietly.
+ */
+function toStdout() {
+  const sink = new PassThrough();
+  let left = false;
+  process.stdout.once('error', (err: NodeJS.ErrnoException) => {
+    left = err.code === 'EPIPE';
+    sink.destroy(left ? undefined : err);
+  });
+  sink.pipe(process.stdout, { end: false });
+  return { sink, readerLeft: () => left };
+}
+
 /** Operators' export: the same file as the dashboard's, the same audit event (actor operator:cli). */
 export const exportCommand: ModuleCommand<ReportsCliDeps> = {
   usage: REPORTS_USAGE,
@@ -74,11 +91,17 @@ export const exportCommand: ModuleCommand<ReportsCliDeps> = {
     };
     const options = await reports.prepareExport(shopId, filters, format, lang, 'operator:cli');
     const file = values.out as string | undefined;
-    const sink: Writable = file ? fs.createWriteStream(file) : process.stdout;
-    const rows = await reports.writeExport(shopId, filters, options, sink);
-    if (file) {
-      sink.end();
+    const stdout = file ? undefined : toStdout();
+    const sink: Writable = file ? fs.createWriteStream(file) : stdout!.sink;
+    let rows: number;
+    try {
+      rows = await reports.writeExport(shopId, filters, options, sink);
+      if (!sink.writableEnded) sink.end();
       await finished(sink);
+    } catch (err) {
+      // `| head` read what it wanted and left: the end of the output, not a failure.
+      if (stdout?.readerLeft()) return;
+      throw err;
     }
     out.stderr(JSON.stringify({ exported: rows, format, file: file ?? '(stdout)' }));
   },

@@ -13,6 +13,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../src/container.js';
 import { startSandbox } from '../helpers/sandbox.js';
+import { transactionRow } from '../helpers/records.js';
+import { baht } from './money-e2e-kit.js';
 import { startFakeLineLogin, type FakeLineLogin } from '../line-login/fake-line-login.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
@@ -158,6 +160,8 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
   it("today's list has the check, its total and counts, and a result from another channel arrives live", async () => {
     await page.getByRole('tab', { name: MINI_TEXT.th.tabToday }).click();
     await expect.poll(() => page.getByTestId('today-total').textContent()).toContain('450.25');
+    // The count beside the amount is the slips that make it up (the money view's "from N slips"), not every check.
+    await expect.poll(() => page.getByTestId('today-count').textContent()).toBe('จาก 1 สลิป');
     await expect.poll(() => page.getByTestId('count-DUPLICATE').textContent()).toBe('1');
     await page.getByText(MINI_TEXT.th.live).waitFor();
 
@@ -170,8 +174,37 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     expect((await res.json()).data.status).toBe('SUCCESS');
     await expect.poll(() => page.getByTestId('today-total').textContent(), { timeout: 15_000 }).toContain('549.75');
     await expect.poll(() => page.getByTestId('count-SUCCESS').textContent()).toBe('2');
+    await expect.poll(() => page.getByTestId('today-count').textContent()).toBe('จาก 2 สลิป');
     await noOverflow('today');
     await shot('today-th');
+  });
+
+  it('after more than 100 checks today the total and counts still match the money view, and the list says it shows the newest', async () => {
+    // 105 unreadable pictures, newer than the two genuine slips, written as the pipeline writes them.
+    const now = Date.now();
+    const rows = Array.from({ length: 105 }, (_, i) =>
+      transactionRow(shopId, new Date(now + i), 'INVALID', {
+        trans_ref: null,
+        amount_satang: null,
+        error_code: 'UNREADABLE_IMAGE',
+        charged: 0,
+        source: 'LINE',
+      }),
+    );
+    await c.db.insertInto('transactions').values(rows).execute();
+    // The money view's figure, which the mini-app must repeat (the two genuine slips of the tests above).
+    const totals = (await app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: ownerAuth })).json().data;
+    const { count, amountSatang } = totals.periods.today.received as { count: number; amountSatang: number };
+    expect(count).toBeGreaterThan(0);
+
+    await page.goto(`${base}/miniapp?mockIdToken=${idToken()}`);
+    await page.getByRole('tab', { name: MINI_TEXT.th.tabToday }).click();
+    await expect.poll(() => page.getByTestId('today-total').textContent()).toBe(baht(amountSatang));
+    await expect.poll(() => page.getByTestId('today-count').textContent()).toBe(`จาก ${count} สลิป`);
+    await expect.poll(() => page.getByTestId('count-INVALID').textContent()).toBe('105');
+    await expect.poll(() => page.getByTestId('count-SUCCESS').textContent()).toBe(String(count));
+    await page.getByTestId('today-more').waitFor();
+    await noOverflow('today, more than 100');
   });
 
   it('speaks English on the switch; the session is a dashboard-rules session with its HttpOnly refresh cookie on /api', async () => {

@@ -16,6 +16,7 @@ export const ROUTES = {
   privacyErase: `${B}/privacy/erase`,
   overview: `${B}/overview`,
   transactions: `${B}/transactions`,
+  reportsTotals: `${B}/reports/totals`,
   transaction: (id: string) => `${B}/transactions/${e(id)}`,
   eventsTicket: `${B}/events/ticket`,
   events: `${B}/events`,

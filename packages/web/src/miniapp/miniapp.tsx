@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { api } from '../api/client';
 import { hasErrorCode } from '../api/error-code';
 import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
-import type { Overview, TransactionRecord, TxStatus } from '../api/types';
+import type { Overview, TotalsSummary, TransactionRecord, TxStatus } from '../api/types';
 import { LangSwitch } from '../components/layout';
 import { ResultCard } from '../components/result-card';
 import { StatusBadge } from '../components/status';
@@ -11,7 +11,7 @@ import { TxList } from '../components/tx-list';
 import { CheckingNotice, SlipPickers } from '../components/slip-check';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart } from '../lib/format';
-import { amountQuery, formatBaht, satangFromAmount } from '../lib/money';
+import { amountQuery, formatBaht } from '../lib/money';
 import { linkWithCode, liffIdToken, savedShop, signInWithLine, switchShop, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';
 
@@ -214,59 +214,93 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
 }
 
 const COUNTED: TxStatus[] = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'FRAUD', 'INVALID', 'PROVIDER_ERROR'];
+/** The newest checks the tab lists; the figures above them never come from this list (a busy day has more). */
+const LIST_SIZE = 20;
+/** Live results refresh the figures at most once in this window, so a busy shop does not flood the API. */
+const FIGURES_REFRESH_MS = 1500;
+
+interface TodayFigures {
+  /** The money view's "received" today: the amount and the slips that make it up (integer satang). */
+  received: { count: number; amountSatang: number };
+  /** Today's live checks by status, counted by the server (not capped like a list page). */
+  byStatus: Partial<Record<TxStatus, number>>;
+}
 
 function Today() {
   const m = useMiniText();
   const [items, setItems] = useState<TransactionRecord[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [figures, setFigures] = useState<TodayFigures | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
-  const load = useCallback(async () => {
+  const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  // The same figures as the dashboard's money card: its totals route for the money, the overview's
+  // day counts for the statuses. Adding up a list page in the browser went wrong past 100 checks.
+  const loadFigures = useCallback(async () => {
+    const [totals, overview] = await Promise.all([api<TotalsSummary>(ROUTES.reportsTotals), api<Overview>(ROUTES.overview)]);
+    const today = overview.daily[overview.daily.length - 1];
+    setFigures({ received: totals.periods.today.received, byStatus: today?.byStatus ?? {} });
+  }, []);
+  const loadList = useCallback(async () => {
     const day = bangkokDay(new Date());
     try {
-      const page = await api<{ items: TransactionRecord[] }>(ROUTES.transactions, {
-        query: { from: bangkokDayStart(day), to: bangkokDayEnd(day), limit: 100 },
+      const page = await api<{ items: TransactionRecord[]; nextCursor: string | null }>(ROUTES.transactions, {
+        query: { from: bangkokDayStart(day), to: bangkokDayEnd(day), limit: LIST_SIZE },
       });
       setItems(page.items);
+      setMore(page.nextCursor !== null);
     } catch (e) {
       setError(e);
     }
   }, []);
+  const refreshSoon = useCallback(() => {
+    // A throttle rather than a plain debounce: a shop with a result every second would otherwise never refresh.
+    if (refreshTimer.current) return;
+    refreshTimer.current = setTimeout(() => {
+      refreshTimer.current = undefined;
+      // A failed refresh keeps the figures shown; the next result or reconnect tries again.
+      loadFigures().catch(() => undefined);
+    }, FIGURES_REFRESH_MS);
+  }, [loadFigures]);
   useEffect(() => {
-    void load();
-  }, [load]);
+    loadFigures().catch(setError);
+    void loadList();
+    return () => clearTimeout(refreshTimer.current);
+  }, [loadFigures, loadList]);
   const live = useLiveResults(
     (r) => {
       if (bangkokDay(r.createdAt) !== bangkokDay(new Date())) return;
-      setItems((prev) => (prev && !prev.some((x) => x.id === r.id) ? [r, ...prev] : prev));
+      setItems((prev) => {
+        if (!prev || prev.some((x) => x.id === r.id)) return prev;
+        if (prev.length >= LIST_SIZE) setMore(true);
+        return [r, ...prev].slice(0, LIST_SIZE);
+      });
       setFresh((s) => new Set(s).add(r.id));
+      refreshSoon();
     },
     true,
-    () => void load(),
+    () => {
+      loadFigures().catch(() => undefined);
+      void loadList();
+    },
   );
 
   if (error) return <ErrorText error={error} />;
-  if (!items) return <p className="muted">{m('loading')}</p>;
-  // Satang integers: a float sum of many amounts can be off by a satang.
-  // The money view's "received" (docs/dashboard-api.md): every genuine transfer into the shop's accounts,
-  // amount mismatches and stale slips included, live only; the dashboard and the daily summary say the same.
-  const verifiedSatang = items
-    .filter(
-      (r) =>
-        r.environment === 'live' &&
-        r.amount !== null &&
-        (r.status === 'SUCCESS' || r.status === 'AMOUNT_MISMATCH' || (r.status === 'INVALID' && r.errorCode === 'STALE_SLIP')),
-    )
-    .reduce((s, r) => s + (satangFromAmount(r.amount ?? 0) ?? 0), 0);
-  const counts = COUNTED.map((s) => [s, items.filter((r) => r.status === s).length] as const).filter(([, n]) => n > 0);
+  if (!items || !figures) return <p className="muted">{m('loading')}</p>;
+  const counts = COUNTED.map((s) => [s, figures.byStatus[s] ?? 0] as const).filter(([, n]) => n > 0);
   return (
     <>
       <section className="mini-total" aria-label={m('todayVerified')}>
         <span className="muted small">{m('todayVerified')}</span>
         <strong className="mini-total-amount" data-testid="today-total">
-          {formatBaht(verifiedSatang)}
+          {formatBaht(figures.received.amountSatang)}
         </strong>
         <span className="muted small">
-          {m('todayCount', { n: items.length })} · {live === 'open' ? m('live') : m('reconnecting')}
+          <span data-testid="today-count">
+            {m(figures.received.count === 1 ? 'todayCountOne' : 'todayCount', { n: figures.received.count })}
+          </span>{' '}
+          · {live === 'open' ? m('live') : m('reconnecting')}
         </span>
       </section>
       {counts.length > 0 && (
@@ -279,6 +313,11 @@ function Today() {
         </ul>
       )}
       {items.length ? <TxList items={items} highlight={fresh} /> : <p className="muted">{m('todayEmpty')}</p>}
+      {more && (
+        <p className="muted small" data-testid="today-more">
+          {m('todayNewest', { n: items.length })} <a href="/transactions">{m('todayAll')}</a>
+        </p>
+      )}
     </>
   );
 }

@@ -275,7 +275,16 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.getByRole('button', { name: 'เพิ่มบัญชี' }).first().click();
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('ธนาคาร', { exact: true }).selectOption('004');
+    // A wrong number is told in Thai beside its field, never as the server's English rule.
+    await dialog.getByLabel('เลขที่บัญชี').fill('12ab-34');
+    await dialog.getByLabel('ชื่อบัญชี').fill('บจก. ร้านกาแฟ ทดสอบ');
+    await dialog.getByRole('button', { name: 'บันทึก' }).click();
+    const numberField = dialog.locator('.field', { has: page.getByLabel('เลขที่บัญชี') });
+    await expect.poll(() => numberField.locator('.field-error').textContent()).toBe(th['payees.error.accountNumber']);
+    expect(await dialog.getByLabel('เลขที่บัญชี').getAttribute('aria-invalid')).toBe('true');
+    expect(await dialog.innerText()).not.toMatch(/accountNumber|digits/);
     await dialog.getByLabel('เลขที่บัญชี').fill(PAYEE_ACCOUNT);
+    expect(await numberField.locator('.field-error').count()).toBe(0);
     await dialog.getByLabel('ชื่อบัญชี').fill('บจก. ร้านกาแฟ ทดสอบ');
     await dialog.getByLabel('ตั้งเป็นบัญชีหลัก').check();
     await dialog.getByRole('button', { name: 'บันทึก' }).click();
@@ -379,6 +388,19 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await heading(page, 'ตั้งค่า').waitFor();
     await page.getByLabel('ชื่อร้าน').waitFor();
     await shot('14-settings');
+    // A name the server would refuse is told in Thai beside the name, not under the privacy section in English.
+    const shopForm = page.locator('form', { has: page.getByLabel('ชื่อร้าน') });
+    const nameField = shopForm.locator('.field', { has: page.getByLabel('ชื่อร้าน') });
+    for (const [name, key] of [
+      ['ร้าน\u202Eกาแฟ', 'form.nameBadChars'],
+      ['   ', 'form.nameEmpty'],
+    ] as const) {
+      await page.getByLabel('ชื่อร้าน').fill(name);
+      await shopForm.getByRole('button', { name: 'บันทึก' }).click();
+      await expect.poll(() => nameField.locator('.field-error').textContent()).toBe(th[key]);
+      expect(await shopForm.innerText()).not.toMatch(/Invalid|shopName|must/);
+    }
+    await page.getByLabel('ชื่อร้าน').fill(SHOP_NAME);
     await page.getByRole('link', { name: 'ความปลอดภัย' }).first().click();
     await heading(page, 'ความปลอดภัย').waitFor();
     await page.getByText('อุปกรณ์นี้').first().waitFor();

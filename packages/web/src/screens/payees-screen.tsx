@@ -7,6 +7,7 @@ import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading
 import { ConfirmActions, Segmented, SubmitRow } from '../components/form-parts';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { BANKS, bankName } from '../lib/banks';
+import { fieldRefusal, nameProblem, payeeNumberProblem, payeeNumberRule } from '../lib/field-errors';
 import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 
@@ -142,8 +143,18 @@ function PayeeForm({ onDone }: { onDone: () => Promise<void> }) {
   const [accountNumber, setAccountNumber] = useState('');
   const [holder, setHolder] = useState('');
   const [isPrimary, setPrimary] = useState(false);
+  // The form's own checks first, so a typo is told beside its field in the page's language.
+  const [problems, setProblems] = useState<{ accountNumber?: MessageKey | null; holder?: MessageKey | null }>({});
   const { busy, error, onSubmit } = useAsyncAction();
+  const refused = fieldRefusal(error, { accountNumber: payeeNumberRule(kind, proxyType), holder: 'form.nameInvalid' });
+  const fieldError = (f: 'accountNumber' | 'holder') => {
+    const key = problems[f] ?? (refused?.field === f ? refused.key : null);
+    return key ? t(key) : null;
+  };
   const submit = onSubmit(async () => {
+    const found = { accountNumber: payeeNumberProblem(kind, proxyType, accountNumber), holder: nameProblem(holder) };
+    setProblems(found);
+    if (found.accountNumber || found.holder) return;
     const body =
       kind === 'BANK'
         ? { kind, bankCode, accountNumber: accountNumber.replace(/[\s-]/g, ''), holder: holder.trim(), isPrimary }
@@ -188,7 +199,11 @@ function PayeeForm({ onDone }: { onDone: () => Promise<void> }) {
         required
         hint={t('payees.numberOnce')}
         value={accountNumber}
-        onChange={(e) => setAccountNumber(e.target.value)}
+        error={fieldError('accountNumber')}
+        onChange={(e) => {
+          setAccountNumber(e.target.value);
+          setProblems({ ...problems, accountNumber: null });
+        }}
       />
       <Field
         label={t('payees.holder')}
@@ -196,10 +211,14 @@ function PayeeForm({ onDone }: { onDone: () => Promise<void> }) {
         maxLength={120}
         hint={t('payees.holderHint')}
         value={holder}
-        onChange={(e) => setHolder(e.target.value)}
+        error={fieldError('holder')}
+        onChange={(e) => {
+          setHolder(e.target.value);
+          setProblems({ ...problems, holder: null });
+        }}
       />
       <Checkbox label={t('payees.setPrimary')} checked={isPrimary} onChange={(e) => setPrimary(e.target.checked)} />
-      <SubmitRow error={error} busy={busy}>
+      <SubmitRow error={refused ? null : error} busy={busy}>
         {t('common.save')}
       </SubmitRow>
     </form>
@@ -210,17 +229,33 @@ function EditPayee({ payee, onDone }: { payee: Payee; onDone: () => Promise<void
   const { t } = useI18n();
   const [holder, setHolder] = useState(payee.holder);
   const [active, setActive] = useState(payee.status === 'ACTIVE');
+  const [problem, setProblem] = useState<MessageKey | null>(null);
   const { busy, error, onSubmit } = useAsyncAction();
+  const refused = fieldRefusal(error, { holder: 'form.nameInvalid' });
+  const holderError = problem ?? refused?.key;
   const submit = onSubmit(async () => {
+    const found = nameProblem(holder);
+    setProblem(found);
+    if (found) return;
     await api(ROUTES.payee(payee.id), { method: 'PATCH', body: { holder: holder.trim(), status: active ? 'ACTIVE' : 'DISABLED' } });
     await onDone();
   });
   return (
     <form onSubmit={submit}>
       <p className="muted">{t('payees.numberLocked', { last4: payee.accountLast4 })}</p>
-      <Field label={t('payees.holder')} required maxLength={120} value={holder} onChange={(e) => setHolder(e.target.value)} />
+      <Field
+        label={t('payees.holder')}
+        required
+        maxLength={120}
+        value={holder}
+        error={holderError ? t(holderError) : null}
+        onChange={(e) => {
+          setHolder(e.target.value);
+          setProblem(null);
+        }}
+      />
       <Checkbox label={t('payees.active')} checked={active} onChange={(e) => setActive(e.target.checked)} />
-      <SubmitRow error={error} busy={busy}>
+      <SubmitRow error={refused ? null : error} busy={busy}>
         {t('common.save')}
       </SubmitRow>
     </form>

@@ -1,11 +1,12 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useAuth } from '../api/auth';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { Settings } from '../api/types';
 import { Alert, Button, Card, Checkbox, CopyButton, Dialog, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 export const ERASED_KEY = 'slipcheck.erasedUntil';
-import { useI18n } from '../i18n/i18n';
+import { useI18n, type MessageKey } from '../i18n/i18n';
+import { fieldRefusal, nameProblem } from '../lib/field-errors';
 import { SummarySettingsCard } from '../components/reports';
 import { ConfirmActions, CurrentPasswordField, NewPasswordField, SubmitRow } from '../components/form-parts';
 import { useAsyncAction } from '../lib/use-async-action';
@@ -35,6 +36,16 @@ export function SettingsScreen() {
     // The shop's language is for LINE and mails; the screen's language is the person's own switch.
     reloadMe,
   );
+  // The name is checked here first; a refusal the server still names is shown beside it too, in words.
+  const [nameError, setNameError] = useState<MessageKey | null>(null);
+  const refused = fieldRefusal(error, { shopName: 'form.nameInvalid' });
+  const shownNameError = nameError ?? refused?.key;
+  function submit(e: FormEvent) {
+    const problem = form ? nameProblem(form.shopName) : null;
+    setNameError(problem);
+    if (problem) return e.preventDefault();
+    save(e);
+  }
 
   return (
     <>
@@ -44,14 +55,18 @@ export function SettingsScreen() {
         !s.error && <Loading />
       ) : (
         <Card title={t('settings.shop')}>
-          <form onSubmit={save}>
+          <form onSubmit={submit}>
             <fieldset disabled={!isOwner}>
               <Field
                 label={t('signup.shopName')}
                 required
                 maxLength={120}
                 value={form.shopName}
-                onChange={(e) => setForm({ ...form, shopName: e.target.value })}
+                error={shownNameError ? t(shownNameError) : null}
+                onChange={(e) => {
+                  setForm({ ...form, shopName: e.target.value });
+                  setNameError(null);
+                }}
               />
               <Select
                 label={t('common.language')}
@@ -101,7 +116,7 @@ export function SettingsScreen() {
                   }
                 />
               </fieldset>
-              <SavedFormActions saved={saved} error={error} busy={busy} isOwner={isOwner} />
+              <SavedFormActions saved={saved} error={refused ? null : error} busy={busy} isOwner={isOwner} />
             </fieldset>
           </form>
         </Card>

@@ -15,6 +15,8 @@ const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolea
   ...extra,
 });
 const thai = /[\u0E00-\u0E7F]/;
+/** The results that are money the shop received or was asked to count: a replay of these warns against delivering twice. */
+const PAID: TxStatus[] = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH'];
 
 function expectBothLanguages(key: string, label: string) {
   const k = key as keyof typeof th;
@@ -37,7 +39,8 @@ describe('result card wording', () => {
     ({ s, code, stale, cached }) => {
       const ex = explainResult(rec(s, code, { stale, cached }));
       for (const key of [ex.title, ex.body, ex.next, ...ex.notes]) expectBothLanguages(key, `${s}/${code}`);
-      if (cached) expect([ex.tone, ex.title, ex.replay]).toEqual(['warn', 'result.replay.title', true]);
+      if (cached) expect(ex.replay).toBe(true);
+      if (cached && PAID.includes(s)) expect([ex.tone, ex.title]).toEqual(['warn', 'result.replay.title']);
     },
   );
 
@@ -70,16 +73,34 @@ describe('result card wording', () => {
     expect(explainResult(rec('SUCCESS', null, { edited: true })).tone).toBe('warn');
   });
 
-  it('a replayed result is a warning card (never a green "paid"), whatever the first result was', () => {
-    for (const s of STATUSES) {
-      const ex = explainResult(rec(s, null, { cached: true }));
-      expect(ex.tone, s).toBe('warn');
-      expect(ex.title, s).toBe('result.replay.title');
-      expect(th[ex.body]).toContain('{time}');
-      expect(th[ex.body]).toContain('{result}');
+  it('a replayed payment is a warning card (never a green "paid"): already checked, do not deliver twice', () => {
+    for (const s of PAID) {
+      for (const stale of [false, true]) {
+        const ex = explainResult(rec(s, null, { cached: true, stale }));
+        expect(ex.tone, s).toBe('warn');
+        expect(ex.title, s).toBe('result.replay.title');
+        expect(th[ex.body]).toContain('{time}');
+        expect(th[ex.body]).toContain('{result}');
+      }
     }
     expect(explainResult(rec('SUCCESS', null)).tone).toBe('ok');
     expect(explainResult(rec('SUCCESS', null)).replay).toBe(false);
+  });
+
+  it("a replayed result that was no payment repeats that result's own advice, and says it is the earlier check", () => {
+    // The QA case: the same unreadable picture sent again was told "already checked: do not deliver twice".
+    const notSlip = explainResult(rec('INVALID', 'UNREADABLE_IMAGE', { cached: true }));
+    expect([notSlip.replay, notSlip.title, notSlip.next]).toEqual([true, 'result.noQr.title', 'result.noQr.next']);
+    expect(notSlip.notes).toEqual(['result.replay.again']);
+    expect(th['result.replay.again']).toContain('{time}');
+    for (const s of STATUSES.filter((x) => !PAID.includes(x))) {
+      for (const code of KNOWN_ERROR_CODES[s]) {
+        const ex = explainResult(rec(s, code, { cached: true }));
+        const first = explainResult(rec(s, code));
+        expect([ex.title, ex.body, ex.next, ex.tone], `${s}/${code}`).toEqual([first.title, first.body, first.next, first.tone]);
+        expect(ex.title, `${s}/${code}`).not.toBe('result.replay.title');
+      }
+    }
   });
 
   it('reads the expected amount of an AMOUNT_MISMATCH from the service message', () => {

@@ -1,5 +1,5 @@
 import type { TransactionRecord } from '../api/types';
-import { useI18n } from '../i18n/i18n';
+import { useI18n, type Lang, type TFunc } from '../i18n/i18n';
 import { bankName } from '../lib/banks';
 import { formatDateTime, formatMoney } from '../lib/format';
 import { expectedAmountOf, explainResult, stripBidi } from '../lib/result-explain';
@@ -8,6 +8,20 @@ import { StatusBadge } from './status';
 import { useOriginal } from '../lib/use-original';
 
 const ICON = { ok: '✓', error: '✕', warn: '!', info: '↻' } as const;
+
+/**
+ * The values a result's sentences name: a replay names the first check's time and result (the record is the
+ * earlier one, unchanged); an edited slip says "the picture says ฿1,000.00, the bank says ฿100.00". A replay
+ * of an edited slip repeats that slip's own sentence, so every sentence gets them all.
+ */
+export function resultVars(record: TransactionRecord, t: TFunc, lang: Lang): Record<string, string> {
+  return {
+    time: formatDateTime(record.createdAt, lang),
+    result: t(`status.${record.status}` as MessageKey),
+    printed: formatMoney(record.printedAmount),
+    bank: formatMoney(record.amount),
+  };
+}
 
 /**
  * Says in one sentence what the result means for the owner and what to do next, then shows the bank
@@ -33,11 +47,7 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
           transDate: original.transDate,
         }
       : record;
-  // The replay names the first check's time and result (the record is the earlier one, unchanged).
-  const vars: Record<string, string> = ex.replay
-    ? { time: formatDateTime(record.createdAt, lang), result: t(`status.${record.status}` as MessageKey) }
-    : // Edited slips: "the picture says ฿1,000.00, the bank says ฿100.00".
-      { printed: formatMoney(record.printedAmount), bank: formatMoney(record.amount) };
+  const vars = resultVars(record, t, lang);
   return (
     <article className={`result result-${ex.tone}`} aria-labelledby={`res-${record.id}`} data-variant={ex.replay ? 'replay' : ex.variant}>
       <header className="result-head">
@@ -56,7 +66,7 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
       </p>
       {ex.notes.map((k) => (
         <p key={k} className="result-note">
-          {t(k)}
+          {t(k, vars)}
         </p>
       ))}
       <dl className="kv">

@@ -554,6 +554,7 @@ export const en: Record<MessageKey, string> = {
   'plan.TRIAL': '7-day trial',
   'tx.expectedAmount': 'Expected amount',
   'result.replay.pill': 'Same picture again',
+  'result.replay.again': 'The same picture was checked at {time}: this is that result again, not charged twice.',
   'result.supportDetail': 'For support',
   'result.replay.title': 'Already checked: do not deliver twice',
   'result.replay.body':

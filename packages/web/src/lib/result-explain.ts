@@ -116,18 +116,23 @@ export interface Explanation {
   title: MessageKey;
   body: MessageKey;
   next: MessageKey;
-  /** Extra lines (none today; kept for callers). */
+  /** Extra lines: a replay of a result that was no payment says it is the earlier check ({time}). */
   notes: MessageKey[];
-  /** Same picture within 24 h: the earlier record, shown as a warning. */
+  /** Same picture within 24 h: the earlier record (a warning when it was a payment). */
   replay: boolean;
 }
 
+/**
+ * The results where the money arrived (or was already counted once): replaying one of them must never
+ * read as a new payment. Every other result was no payment the first time either.
+ */
+const PAYMENT_STATUSES: readonly TxStatus[] = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH'];
+
 export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' | 'stale' | 'cached'> & { edited?: boolean }): Explanation {
   const variant = variantOf(r);
-  const notes: MessageKey[] = [];
-  // A replay (same picture within 24 h) is never a fresh "paid": the money is the one already counted,
-  // so the card is a warning whatever the first result was; the first result is named in its body.
-  if (r.cached) {
+  // A replay (same picture within 24 h) of a payment is never a fresh "paid": the money is the one already
+  // counted, so the card is a warning whatever the first result was; the first result is named in its body.
+  if (r.cached && PAYMENT_STATUSES.includes(r.status)) {
     return {
       variant,
       replay: true,
@@ -135,17 +140,19 @@ export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' 
       title: 'result.replay.title',
       body: 'result.replay.body',
       next: 'result.replay.next',
-      notes,
+      notes: [],
     };
   }
+  // A replay of a result that was no payment (not a slip, fake, wrong account...) gives that result's own
+  // advice again, e.g. "ask for the original slip": "do not deliver twice" made no sense for it.
   return {
-    replay: false,
+    replay: !!r.cached,
     variant,
     tone: VARIANT_TONE[variant],
     title: `result.${variant}.title` as MessageKey,
     body: `result.${variant}.body` as MessageKey,
     next: `result.${variant}.next` as MessageKey,
-    notes,
+    notes: r.cached ? ['result.replay.again'] : [],
   };
 }
 

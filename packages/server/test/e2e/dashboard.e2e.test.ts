@@ -467,6 +467,11 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
         rec: { status: 'RECEIVER_MISMATCH', errorCode: 'RECEIVER_UNVERIFIED' },
         title: 'ยืนยันบัญชีผู้รับไม่ได้',
       },
+      {
+        name: '22-result-edited',
+        rec: { status: 'FRAUD', errorCode: 'EDITED_SLIP', edited: true, printedAmount: 9800.25 },
+        title: th['result.edited.title'],
+      },
     ];
     let answer: { status: number; body: unknown } = { status: 200, body: null };
     await page.route('**/api/dashboard/verify*', (route) =>
@@ -494,6 +499,13 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
         expect(await card.locator('details.support-detail').textContent(), c.name).toContain(code);
       }
       if (c.name === '19-result-fraud') await shot(c.name);
+      // Screen readers hear the card's sentence with its amounts, never the template's {placeholders}.
+      if (c.name === '22-result-edited') {
+        const said = page.locator('p.sr-only[role="status"]');
+        await expect.poll(() => said.textContent()).toContain('฿9,800.25');
+        expect(await said.textContent()).toContain('฿980.25');
+        expect(await said.textContent()).not.toMatch(/[{}]/);
+      }
     }
     answer = {
       status: 402,

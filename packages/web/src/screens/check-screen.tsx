@@ -3,7 +3,7 @@ import { api } from '../api/client';
 import { hasErrorCode } from '../api/error-code';
 import { ROUTES } from '../api/routes';
 import type { TransactionRecord } from '../api/types';
-import { ResultCard } from '../components/result-card';
+import { ResultCard, resultVars } from '../components/result-card';
 import { CheckingNotice, SlipPickers } from '../components/slip-check';
 import { Alert, Button, Card, ErrorText, errorMessage, Field, PageHeader } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
@@ -15,7 +15,13 @@ type VerifyResult = TransactionRecord & { quota?: { used: number; limit: number;
 const MAX_BYTES = 10 * 1024 * 1024;
 
 export function CheckScreen() {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
+  // What the card says, with the same values (an edited slip's two amounts, a replay's time).
+  const announce = (r: TransactionRecord) => {
+    const ex = explainResult(r);
+    const vars = resultVars(r, t, lang);
+    return `${t(ex.title, vars)}. ${t('result.nextLabel')} ${t(ex.next, vars)}`;
+  };
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<string | null>(null);
   const [expected, setExpected] = useState('');
@@ -151,11 +157,7 @@ export function CheckScreen() {
       </Card>
       {/* A short sentence for screen readers; the full card below is not read out on every change. */}
       <p className="sr-only" role="status" aria-live="polite">
-        {busy
-          ? t('check.checking')
-          : result
-            ? `${t(explainResult(result).title)}. ${t('result.nextLabel')} ${t(explainResult(result).next)}`
-            : ''}
+        {busy ? t('check.checking') : result ? announce(result) : ''}
       </p>
       <div ref={resultRef} aria-busy={busy} className="result-region">
         {busy && <CheckingNotice label={t('check.checking')} />}

@@ -21,6 +21,7 @@ import { summarySettingsOf } from '../../src/modules/reports/reports-summary.js'
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
+import { translate } from '../../../web/src/i18n/translate.js';
 import { warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 import { baht, go as goIn, ownerSignedIn, resize, signUpShopWithKey } from './money-e2e-kit.js';
@@ -174,7 +175,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
           .last();
         await expect.poll(() => page.getByTestId('received-total').innerText()).toBe(baht(total));
         const text = await card.innerText();
-        expect(text).toContain(t['reports.receivedCount'].replace('{n}', String(verified.length)));
+        expect(text).toContain(translate(lang, 'reports.receivedCount', { n: verified.length }));
         expect(text).toContain(baht(blocked));
         for (const width of [360, 390]) {
           await atWidth(width);

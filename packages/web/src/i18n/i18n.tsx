@@ -1,18 +1,12 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { en } from './en';
-import { th, type MessageKey } from './th';
+import { translate, type Lang } from './translate';
+import type { MessageKey } from './th';
 
-export type Lang = 'th' | 'en';
-const DICTS: Record<Lang, Record<MessageKey, string>> = { th, en };
+export { translate, type Lang };
+
 const STORE_KEY = 'slipcheck.lang';
 
 export type TFunc = (key: MessageKey, vars?: Record<string, string | number>) => string;
-
-/** `{name}` placeholders; unknown keys fall back to Thai so a gap never shows a raw key. */
-export function translate(lang: Lang, key: MessageKey, vars?: Record<string, string | number>): string {
-  const s = DICTS[lang][key] ?? th[key] ?? key;
-  return vars ? s.replace(/\{(\w+)\}/g, (m, k: string) => (k in vars ? String(vars[k]) : m)) : s;
-}
 
 interface I18n {
   lang: Lang;

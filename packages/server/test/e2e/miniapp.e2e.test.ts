@@ -239,4 +239,33 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     expect(await page.content()).not.toContain('ร้านกาแฟมินิ');
     await shot('link-en');
   });
+
+  it('the language switch on the green header shows the chosen language as the one picked, at 360 and 390 px', async () => {
+    for (const width of [360, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const [pick, other] of [
+        ['ไทย', 'EN'],
+        ['EN', 'ไทย'],
+      ] as const) {
+        await page.getByRole('button', { name: pick, exact: true }).click();
+        await expect.poll(() => page.getByRole('button', { name: pick, exact: true }).getAttribute('aria-pressed')).toBe('true');
+        expect(await page.getByRole('button', { name: other, exact: true }).getAttribute('aria-pressed')).toBe('false');
+        // On the header's green the picked button must stand out, and the other one must not (the QA shot
+        // drew the picked one header-green and the other white, so EN looked chosen on a Thai page).
+        const look = await page.evaluate(() => {
+          const bg = (el: Element) => getComputedStyle(el).backgroundColor;
+          const header = document.querySelector('.mini-top')!;
+          return {
+            header: bg(header),
+            on: bg(header.querySelector('.lang-switch button[aria-pressed="true"]')!),
+            off: bg(header.querySelector('.lang-switch button[aria-pressed="false"]')!),
+          };
+        });
+        expect(look.on, `${pick} @${width}`).not.toBe(look.header);
+        expect(['rgba(0, 0, 0, 0)', look.header], `${pick} @${width}`).toContain(look.off);
+      }
+      await noOverflow(`language switch @${width}`);
+    }
+    await page.screenshot({ path: path.join(SCREENS, 'miniapp-lang-switch-en-390.png') });
+  });
 });

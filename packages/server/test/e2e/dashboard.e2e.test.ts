@@ -604,6 +604,24 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   });
 
   it('invites staff: the team has data, and staff see no API-keys shortcut', async () => {
+    // An address that already has an account cannot be invited: said in words for inviting staff (not
+    // the sign-up advice "sign in or reset the password"), beside the address, and gone once it is edited.
+    await page.evaluate(() => {
+      history.pushState({}, '', '/team');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
+    await heading(page, th['team.title']).waitFor();
+    const inviteForm = page.locator('form', { has: page.getByLabel(th['team.inviteEmail']) });
+    const emailField = inviteForm.locator('.field', { has: page.getByLabel(th['team.inviteEmail']) });
+    await page.getByLabel(th['team.inviteEmail']).fill(EMAIL);
+    await inviteForm.getByRole('button', { name: th['team.inviteSubmit'] }).click();
+    await expect.poll(() => emailField.locator('.field-error').textContent()).toBe(th['team.emailTaken']);
+    expect(await inviteForm.innerText()).not.toContain(th['error.EMAIL_TAKEN']);
+    await page.getByLabel(th['team.inviteEmail']).fill(`someone+${Date.now()}@example.com`);
+    expect(await emailField.locator('.field-error').count()).toBe(0);
+    expect(await inviteForm.locator('.alert-error, [role="alert"]').count()).toBe(0);
+    await page.getByLabel(th['team.inviteEmail']).fill('');
+
     const token = await page.evaluate(async () => {
       const r = await fetch('/api/dashboard/auth/refresh', {
         method: 'POST',

@@ -529,6 +529,8 @@ export const en: Record<MessageKey, string> = {
   'team.inviteEmail': 'Staff e-mail',
   'team.inviteSubmit': 'Send invite',
   'team.invited': 'Invite sent to {email}. The link works for 7 days.',
+  'team.emailTaken':
+    'This e-mail already has a slipcheck account (in this shop or another), so it cannot be invited as staff. Ask them for another address.',
   'team.seatsFull': 'All seats are taken. Revoke an invite, remove a member or upgrade the plan to invite more.',
   'team.members': 'Members',
   'team.pending': 'Pending invites',

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useAuth } from '../api/auth';
 import { api } from '../api/client';
+import { hasErrorCode } from '../api/error-code';
 import { ROUTES } from '../api/routes';
 import type { Team } from '../api/types';
 import { Alert, Button, Card, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
@@ -18,7 +19,10 @@ export function TeamScreen() {
   const team = useLoad(() => api<Team>(ROUTES.team));
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<string | null>(null);
-  const { busyKey: busy, error, run } = useAsyncAction();
+  const { busyKey: busy, error, setError, run } = useAsyncAction();
+  // The catalogue's EMAIL_TAKEN is sign-up advice ("sign in or reset the password"); for an invite it means
+  // the person already has an account of their own, so it is said beside the address, in those words.
+  const taken = hasErrorCode(error, 'EMAIL_TAKEN');
   const seats = team.data?.seats;
   const full = !!seats && seats.used >= seats.limit;
 
@@ -60,11 +64,16 @@ export function TeamScreen() {
               required
               maxLength={254}
               value={email}
-              onChange={(e) => setEmail(e.target.value)}
+              error={taken ? t('team.emailTaken') : null}
+              onChange={(e) => {
+                setEmail(e.target.value);
+                // A refusal was about the address typed before: it no longer applies.
+                setError(null);
+              }}
             />
             {full && <Alert kind="warn" title={t('team.seatsFull')} />}
             <div aria-live="polite">{sent && <Alert kind="ok" title={t('team.invited', { email: sent })} />}</div>
-            <SubmitRow error={error} busy={busy === 'invite'} disabled={full}>
+            <SubmitRow error={taken ? null : error} busy={busy === 'invite'} disabled={full}>
               {t('team.inviteSubmit')}
             </SubmitRow>
           </form>

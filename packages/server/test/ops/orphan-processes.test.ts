@@ -99,6 +99,31 @@ async function until(what: () => boolean | Promise<boolean>, ms: number, label: 
   throw new Error(`timed out waiting for ${label}`);
 }
 
+/** `npm start`'s script under a wrapper shell, on free ports, once the service and both sandboxes listen. */
+async function startDev(dataDirName: string) {
+  const ports = {
+    PORT: await freePort(),
+    SANDBOX_PORT: await freePort(),
+    SANDBOX_LINE_PORT: await freePort(),
+    METRICS_PORT: await freePort(),
+  };
+  const s = wrap('node scripts/start.js', {
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    NODE_ENV: 'development',
+    HOST: '127.0.0.1',
+    DATA_DIR: path.join(dir, dataDirName),
+    DECODE_THREADS: '1',
+    LOG_LEVEL: 'warn',
+  });
+  const all = Object.values(ports);
+  await until(async () => (await Promise.all(all.map(portOpen))).every(Boolean), 90_000, 'the service and both sandboxes to listen').catch(
+    (e) => {
+      throw new Error(`${(e as Error).message}\n${s.output()}`);
+    },
+  );
+  return { s, all };
+}
+
 describe.each(['SIGKILL', 'SIGTERM'] as const)('a killed wrapper leaves no node process behind (%s)', (signal) => {
   it('slipcheck worker (npx -> sh -> node) drains and exits', async () => {
     const dataDir = path.join(dir, `worker-${signal}`);
@@ -117,28 +142,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('a killed wrapper leaves no node 
   }, 120_000);
 
   it('npm start (npm -> sh -> scripts/start.js -> service, sandbox bank, sandbox LINE) stops all and frees the ports', async () => {
-    const ports = {
-      PORT: await freePort(),
-      SANDBOX_PORT: await freePort(),
-      SANDBOX_LINE_PORT: await freePort(),
-      METRICS_PORT: await freePort(),
-    };
-    const s = wrap('node scripts/start.js', {
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      DATA_DIR: path.join(dir, `start-${signal}`),
-      DECODE_THREADS: '1',
-      LOG_LEVEL: 'warn',
-    });
-    const all = Object.values(ports);
-    await until(
-      async () => (await Promise.all(all.map(portOpen))).every(Boolean),
-      90_000,
-      'the service and both sandboxes to listen',
-    ).catch((e) => {
-      throw new Error(`${(e as Error).message}\n${s.output()}`);
-    });
+    const { s, all } = await startDev(`start-${signal}`);
     const nodes = descendants(s.sh.pid!);
     expect(nodes.length).toBeGreaterThanOrEqual(4); // start.js, service, bank, LINE (and decoders)
     leftovers.push(...nodes);
@@ -153,22 +157,7 @@ describe.each(['SIGKILL', 'SIGTERM'] as const)('a killed wrapper leaves no node 
 
 describe('scripts/start.js itself killed outright', () => {
   it('the service and the sandboxes notice their parent is gone, stop and free the ports', async () => {
-    const ports = {
-      PORT: await freePort(),
-      SANDBOX_PORT: await freePort(),
-      SANDBOX_LINE_PORT: await freePort(),
-      METRICS_PORT: await freePort(),
-    };
-    const s = wrap('node scripts/start.js', {
-      ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      DATA_DIR: path.join(dir, 'start-direct'),
-      DECODE_THREADS: '1',
-      LOG_LEVEL: 'warn',
-    });
-    const all = Object.values(ports);
-    await until(async () => (await Promise.all(all.map(portOpen))).every(Boolean), 90_000, 'the service and both sandboxes to listen');
+    const { s, all } = await startDev('start-direct');
     const [startJs] = descendants(s.sh.pid!);
     const below = descendants(startJs);
     leftovers.push(startJs, ...below);

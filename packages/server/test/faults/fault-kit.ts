@@ -35,6 +35,16 @@ export async function createOwnDatabase(baseUrl: string) {
   };
 }
 
+/** Whether a process with this pid still exists (signal 0 checks without sending anything). */
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 export async function freePort(): Promise<number> {
   const s = net.createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));

@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive, freePort } from '../faults/fault-kit.js';
 
 /**
  * `npx slipcheck worker` is npx -> sh -> node and `npm start` is npm -> sh -> scripts/start.js ->
@@ -32,14 +33,6 @@ function kill(pid: number, sig: NodeJS.Signals) {
   }
 }
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 const portOpen = (port: number) =>
   new Promise<boolean>((resolve) => {
     const sock = net.connect(port, '127.0.0.1');
@@ -49,15 +42,6 @@ const portOpen = (port: number) =>
     });
     sock.once('error', () => resolve(false));
   });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Every process below `pid` (children, grandchildren...), from ps. */
 function descendants(pid: number): number[] {

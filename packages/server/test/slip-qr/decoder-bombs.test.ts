@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
+import { alive } from '../faults/fault-kit.js';
 import { DEFAULT_DECODE_KILL_MS } from '../../src/modules/slip-qr/slip-qr-pool.js';
 import { metrics } from '../../src/lib/metrics.js';
 import {
@@ -237,15 +238,6 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     expect(await used(h, payer.shop.id)).toBe(9);
   }, 180_000);
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe('readiness reports a decoder pool that cannot start its decoders', () => {
   it('/health answers 503 with decoder down; verify answers 503 DECODER_UNAVAILABLE, never a 500', async () => {

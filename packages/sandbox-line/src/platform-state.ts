@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import path from 'node:path';
 import type { FastifyRequest } from 'fastify';
 import { messageId, signBody } from './line-ids.js';
@@ -154,8 +156,7 @@ export function createPlatformState(opts: { dataDir?: string; replyTokenTtlMs?: 
       const ch = [...channels.values()].find((c) => c.secret === secret);
       const events = (payload as { events?: unknown })?.events;
       if (ch && Array.isArray(events)) s.issueReplyTokens(ch, events);
-      const r = await fetch(endpoint, { method: 'POST', headers, body: new Uint8Array(raw), signal: AbortSignal.timeout(10_000) });
-      return { status: r.status, body: (await r.json().catch(() => null)) as unknown };
+      return postRaw(endpoint, headers, raw, 10_000);
     },
     reset() {
       s.replies.length = 0;
@@ -167,3 +168,35 @@ export function createPlatformState(opts: { dataDir?: string; replyTokenTtlMs?: 
   return s;
 }
 export type PlatformState = ReturnType<typeof createPlatformState>;
+
+/**
+ * POST with node:http rather than fetch(): fetch refuses the ports of the WHATWG "bad port" list
+ * (6000, 6665-6669, 10080, ...) before connecting, so a service started with such a PORT never got a
+ * webhook. LINE itself delivers to any port.
+ */
+function postRaw(endpoint: string, headers: Record<string, string>, body: Buffer, timeoutMs: number) {
+  return new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+    const url = new URL(endpoint);
+    const req = (url.protocol === 'https:' ? https : http).request(
+      url,
+      { method: 'POST', headers: { ...headers, 'content-length': String(body.length) }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            parsed = null;
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('webhook delivery timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -125,6 +125,32 @@ describe('Messaging API, strict like LINE', () => {
     }
   });
 
+  it("delivers to a service on a port fetch() refuses (6000, X11's, is one; npm start's PORT may be it)", async () => {
+    // WHATWG fetch blocks these ports ("bad port") before connecting; a service on one got no webhook at all.
+    const hook = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200).end('{}'));
+    });
+    let port = 0;
+    for (const p of [10080, 6665, 6666, 6667, 6668, 6669, 6697, 5060, 5061, 4190]) {
+      const ok = await new Promise<boolean>((r) => {
+        hook.once('error', () => r(false));
+        hook.listen(p, '127.0.0.1', () => r(true));
+      });
+      if (ok) {
+        port = p;
+        break;
+      }
+    }
+    expect(port, 'no blocked port free to listen on').not.toBe(0);
+    try {
+      const r = await line.deliver(`http://127.0.0.1:${port}/hook`, ch.secret, { destination: ch.botUserId, events: [] });
+      expect(r.status).toBe(200);
+    } finally {
+      hook.close();
+    }
+  });
+
   it("forced failures answer instead of the call, with LINE's bodies", async () => {
     line.fail('push', { status: 500 });
     const r = await api('/v2/bot/message/push', { body: { to: 'Uabc', messages: text('x') } });

@@ -175,6 +175,40 @@ for (const kind of DB_KINDS) {
       expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
     });
 
+    it('quota exhausted: another picture of a transfer the shop already credited is still called a duplicate, never "confirm manually"', async () => {
+      // The quota wall stands before the decoder, so a re-used slip got "the shop will confirm your payment
+      // manually" (customer) / "confirm the payment manually" (staff): staff then found the money of the
+      // first payment in the bank app and handed over the goods a second time.
+      const s = await k.linkedShop({ plan: 'TRIAL' });
+      await linkGroup(s, 'Cwall');
+      const t = await bank.register({ amount: 420 });
+      const first = ev('message', user('Upayer'), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(first);
+      expect(flexOf(replyFor(first))!.altText).toContain('ได้รับยอดโอนแล้ว');
+      await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+
+      const again = ev('message', user('Upayer'), imageMessage(upload(await bank.slip(t.transRef, 'jpeg70', 'jpg'))));
+      await s.post(again);
+      expect(textOf(replyFor(again))).not.toContain('ครบแล้ว');
+      expect(flexOf(replyFor(again))!.altText).toContain('สลิปนี้เคยใช้ชำระแล้ว');
+      expect(flexText(flexOf(replyFor(again)))).toContain('420.00 บาท');
+      expect(flexText(flexOf(replyFor(again)))).toContain('ใช้ครั้งแรกเมื่อ');
+
+      const inGroup = ev('message', grp('Cwall'), imageMessage(upload(await bank.slip(t.transRef, 'camera12mp', 'jpg'))));
+      await s.post(inGroup);
+      expect(flexOf(replyFor(inGroup))!.altText).toContain('สลิปซ้ำ');
+
+      // A transfer the shop has not seen still meets the wall, and nothing was charged or recorded past it.
+      const t2 = await bank.register();
+      const fresh = ev('message', user('Upayer'), imageMessage(upload(await bank.slip(t2.transRef))));
+      await s.post(fresh);
+      expect(textOf(replyFor(fresh))).toContain('ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว');
+      const rows = await k.h.c.db.selectFrom('transactions').select('status').where('shop_id', '=', s.shop.id).execute();
+      expect(rows.map((r) => r.status)).toEqual(['SUCCESS']);
+      const shop = await k.h.c.shops.get(s.shop.id);
+      expect((await k.h.c.quota.snapshot(shop, await k.h.c.plans.get('TRIAL'))).used).toBe(50);
+    });
+
     it('a TRIAL that has ended: the customer is told so, no record', async () => {
       const s = await k.linkedShop({ plan: 'TRIAL' });
       await k.h.c.db

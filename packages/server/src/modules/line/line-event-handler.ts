@@ -276,6 +276,14 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       if (e.statusCode === 402) {
+        // The wall stands before the decoder: a re-used slip would be told "the shop will confirm
+        // manually", and staff, finding the first payment's money in the bank app, would deliver twice.
+        const reused = await reusedTransfer(ch.shop_id, image, preDecoded);
+        if (reused) {
+          const original = { amount: reused.amount, createdAt: reused.createdAt };
+          await answer(token, ch, event, [resultMessage(reused, lang, deps.timeZone, { audience, replay: false, original })]);
+          return;
+        }
         // The quota service decided why (trial ended, monthly quota); its answer says so, not a second copy of the rule.
         const trialOver = e.extra.reason === ('TRIAL_ENDED' satisfies QuotaReason);
         await answer(token, ch, event, trialOver ? msg.trialEnded(lang, audience) : msg.quotaExhausted(lang, audience));
@@ -332,6 +340,33 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   ): Promise<void> {
     const original = record.status === 'DUPLICATE' ? await firstUse(ch.shop_id, record) : null;
     await answer(token, ch, event, [resultMessage(record, lang, deps.timeZone, { audience, replay, original })]);
+  }
+
+  /**
+   * A picture refused at the quota wall (402: nothing decoded, charged or recorded) whose slip names a
+   * transfer this shop already credited: its DUPLICATE answer, built from that SUCCESS record (which is
+   * also its first use), costs no
+   * checker call and no quota unit, so it is given instead of "confirm manually". Nothing is recorded
+   * (the pipeline refused the check). Any doubt (no decoder, busy, no slip) keeps the quota answer.
+   */
+  async function reusedTransfer(shopId: string, image: Buffer, decoded: DecodeResult | null): Promise<TransactionRecord | null> {
+    const d = decoded ?? (deps.decode ? await deps.decode(image, shopId).catch(() => null) : null);
+    if (!d?.ok) return null;
+    const { items } = await deps.transactions.list(shopId, { transRef: d.transRef, environment: 'live', status: 'SUCCESS', limit: 1 });
+    const first = items[0];
+    if (!first) return null;
+    return {
+      ...first,
+      status: 'DUPLICATE',
+      verified: false,
+      duplicate: true,
+      cached: false,
+      stale: false,
+      edited: false,
+      printedAmount: null,
+      errorCode: 'DUPLICATE',
+      errorMessage: 'This transfer was already verified successfully for this shop: the slip is being re-used.',
+    };
   }
 
   /** The owner hears once per period that LINE slips hit the quota wall (the owner.alert handler dedupes too). */

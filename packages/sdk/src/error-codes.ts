@@ -143,6 +143,7 @@ export const ERROR_CODES = Object.freeze({
   BAD_CHECKSUM: result(['INVALID'], 'QR ของสลิปเสียหายหรือถูกแก้', 'Slip QR damaged or altered'),
   UNKNOWN_BANK: result(['INVALID'], 'ไม่รู้จักธนาคารผู้โอน', 'Unknown sending bank'),
   UNREADABLE_IMAGE: result(['INVALID'], 'อ่านรูปไม่ได้', 'Unreadable picture'),
+  MULTIPLE_SLIPS: result(['INVALID'], 'มีสลิปหลายรายการในรูปเดียว', 'More than one slip in the picture'),
   STALE_SLIP: result(['INVALID'], 'สลิปเก่า', 'Old slip'),
   CHECK_NOT_SUPPORTED: result(['INVALID'], 'ตรวจสลิปประเภทนี้ไม่ได้', 'This kind of slip cannot be checked'),
   SLIP_NOT_FOUND: result(['FRAUD'], 'ธนาคารไม่พบรายการนี้', 'The bank has no such transfer'),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import sharp from 'sharp';
 import { AppError } from '../../src/errors.js';
 import { renderNonSlip } from '@slipcheck/sandbox-bank';
 import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
@@ -207,6 +208,41 @@ for (const kind of DB_KINDS) {
       expect(rows.map((r) => r.status)).toEqual(['SUCCESS']);
       const shop = await k.h.c.shops.get(s.shop.id);
       expect((await k.h.c.quota.snapshot(shop, await k.h.c.plans.get('TRIAL'))).used).toBe(50);
+    });
+
+    it('a picture with the slips of two transfers: "one slip per picture", not charged, heard in a silent group too', async () => {
+      // Before, one of the two was checked and the printed amount was read off the other slip: a genuine
+      // 555-baht payment beside a 77-baht slip was answered FRAUD "edited slip".
+      const s = await k.linkedShop();
+      await linkGroup(s, 'Ctwo');
+      const a = await bank.register({ amount: 77 });
+      const b = await bank.register({ amount: 555 });
+      const [left, right] = [await bank.slip(a.transRef), await bank.slip(b.transRef)];
+      const m = await sharp(left).metadata();
+      const both = await sharp({ create: { width: m.width! * 2, height: m.height!, channels: 3, background: '#ffffff' } })
+        .composite([
+          { input: left, left: 0, top: 0 },
+          { input: right, left: m.width!, top: 0 },
+        ])
+        .png()
+        .toBuffer();
+      const e = ev('message', user('Utwo'), imageMessage(upload(both)));
+      await s.post(e);
+      expect(flexOf(replyFor(e))!.altText).toContain('ตรวจสลิปนี้ไม่ได้');
+      expect(flexText(flexOf(replyFor(e)))).toContain('โปรดส่งสลิปทีละรูป');
+      const g = ev('message', grp('Ctwo'), imageMessage(upload(both)));
+      await s.post(g);
+      expect(flexText(flexOf(replyFor(g)))).toContain('ขอให้ลูกค้าส่งสลิปทีละรูป');
+      const rows = await k.h.c.db
+        .selectFrom('transactions')
+        .select(['status', 'error_code', 'charged'])
+        .where('shop_id', '=', s.shop.id)
+        .execute();
+      expect(rows).toEqual([{ status: 'INVALID', error_code: 'MULTIPLE_SLIPS', charged: 0 }]);
+      // Each slip alone is then checked as usual.
+      const alone = ev('message', user('Utwo'), imageMessage(upload(right)));
+      await s.post(alone);
+      expect(flexOf(replyFor(alone))!.altText).toContain('ได้รับยอดโอนแล้ว');
     });
 
     it('a TRIAL that has ended: the customer is told so, no record', async () => {

@@ -29,6 +29,23 @@ describe('decodeSlipImage on generated images', () => {
     expect(await decodeSlipImage(img)).toMatchObject({ ok: true, bankCode: '004', transRef: 'KB0151421552CTF07587' });
   });
 
+  it('says MULTIPLE_SLIPS for a picture of two different transfers, and reads one slip shown twice', async () => {
+    // "First valid slip wins" checked one transfer of the two, and the printed amount read beside it
+    // could be the other slip's: a genuine payment was then answered FRAUD EDITED_SLIP.
+    const a = bankPayload('004', 'KB0151421552CTF07587');
+    const b = bankPayload('014', '2024091815201234567Ab');
+    const two = await slipImage([
+      { text: a, size: 240, left: 60, top: 1500 },
+      { text: b, size: 240, left: 760, top: 1500 },
+    ]);
+    expect(await decodeSlipImage(two)).toMatchObject({ ok: false, errorCode: 'MULTIPLE_SLIPS' });
+    const same = await slipImage([
+      { text: a, size: 240, left: 60, top: 1500 },
+      { text: a, size: 240, left: 760, top: 1500 },
+    ]);
+    expect(await decodeSlipImage(same)).toMatchObject({ ok: true, transRef: 'KB0151421552CTF07587' });
+  });
+
   it('finds slips turned 90 and 180 degrees and slightly skewed', async () => {
     const payload = bankPayload('006', 'KTB20240918ABCDEF12');
     for (const rotate of [90, 180, 8]) {

@@ -300,6 +300,16 @@ const PENDING: Omit<StatusText, 'color'> = {
  * verify this kind of slip (a wallet slip, say): uncharged, confirm by hand.
  */
 const CODE_NOTES: Record<string, Record<Audience, Pair>> = {
+  MULTIPLE_SLIPS: {
+    customer: {
+      th: 'รูปนี้มีสลิปมากกว่าหนึ่งรายการ โปรดส่งสลิปทีละรูป (หนึ่งรูปต่อหนึ่งสลิป) ค่ะ',
+      en: 'This picture shows more than one slip. Please send each slip as its own picture.',
+    },
+    staff: {
+      th: 'รูปนี้มีสลิปของหลายรายการโอน ระบบจึงยังไม่ได้ตรวจ (ไม่หักสิทธิ์ตรวจ) ขอให้ลูกค้าส่งสลิปทีละรูป',
+      en: 'This picture shows slips of more than one transfer, so none was checked (nothing was charged). Ask for each slip as its own picture.',
+    },
+  },
   CHECK_UNAVAILABLE: {
     customer: {
       th: 'ขณะนี้ระบบตรวจสลิปอัตโนมัติไม่ได้ชั่วคราว ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',

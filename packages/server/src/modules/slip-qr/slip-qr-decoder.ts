@@ -3,7 +3,7 @@ import { MAX_SLIP_ASPECT, MAX_SLIP_PIXELS, screenImage } from './image-gate.js';
 import { parseSlipPayload, type SlipPayloadOk } from './slip-qr-parser.js';
 import { scanLuma, type LumaImage, type ScanHit, type ScanOptions } from './slip-qr-zxing.js';
 
-export type DecodeErrorCode = 'NO_QR_FOUND' | 'NOT_SLIP_QR' | 'BAD_CHECKSUM' | 'UNKNOWN_BANK' | 'UNREADABLE_IMAGE';
+export type DecodeErrorCode = 'NO_QR_FOUND' | 'NOT_SLIP_QR' | 'BAD_CHECKSUM' | 'UNKNOWN_BANK' | 'UNREADABLE_IMAGE' | 'MULTIPLE_SLIPS';
 
 export type DecodeResult =
   | (Omit<SlipPayloadOk, 'ok'> & {
@@ -22,6 +22,12 @@ export type DecodeResult =
     };
 
 type DecodeFailure = Extract<DecodeResult, { ok: false }>;
+
+const MULTIPLE_SLIPS: DecodeFailure = {
+  ok: false,
+  errorCode: 'MULTIPLE_SLIPS',
+  message: 'the picture shows slips of more than one transfer: send one slip per picture',
+};
 
 // Fast pass size: a slip's QR is ~15-25% of the slip width, so at 800 px on the long side it still
 // has 2+ px per module, and the scan costs a few ms instead of 20+ at full resolution.
@@ -62,6 +68,7 @@ const FAILURE_RANK: Record<DecodeErrorCode, number> = {
   NOT_SLIP_QR: 2,
   UNKNOWN_BANK: 3,
   BAD_CHECKSUM: 4,
+  MULTIPLE_SLIPS: 5,
 };
 
 sharp.cache(false);
@@ -462,20 +469,28 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
       if (pass.name === 'fast') return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image could not be decoded' };
       continue;
     }
+    let found: Extract<DecodeResult, { ok: true }> | null = null;
     for (const hit of hits) {
       if (!hit.valid || seen.has(hit.text)) continue;
       seen.add(hit.text);
       const parsed = parseSlipPayload(hit.text);
       if (parsed.ok) {
+        // Two transfers in one picture (a collage, a screenshot of a chat): checking one of them
+        // answered for a payment the sender did not mean alone, and the printed amount read beside it
+        // could be the other slip's (a genuine payment answered FRAUD EDITED_SLIP). One slip per picture.
+        if (found && (found.bankCode !== parsed.bankCode || found.transRef !== parsed.transRef)) return MULTIPLE_SLIPS;
+        if (found) continue;
         const { ok: _ok, ...fields } = parsed;
         // Passes that scan a turned copy report the copy's angle: leave it out rather than guess.
         const qrAngle = pass.name.startsWith('rot') ? undefined : Math.round(hit.angle * 10) / 10;
-        return { ok: true, ...fields, pass: pass.name, ...(qrAngle === undefined ? {} : { qrAngle }) };
+        found = { ok: true, ...fields, pass: pass.name, ...(qrAngle === undefined ? {} : { qrAngle }) };
+        continue;
       }
       if (FAILURE_RANK[parsed.errorCode] > FAILURE_RANK[best.errorCode]) {
         best = { ok: false, errorCode: parsed.errorCode, message: parsed.message };
       }
     }
+    if (found) return found;
   }
   return best;
 }

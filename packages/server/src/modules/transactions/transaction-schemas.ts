@@ -18,7 +18,7 @@ const fields = {
   errorCode: Nullable(
     Type.String({
       description:
-        'why the status is what it is. INVALID: NO_QR_FOUND, NOT_SLIP_QR, BAD_CHECKSUM, UNKNOWN_BANK, UNREADABLE_IMAGE, STALE_SLIP, CHECK_NOT_SUPPORTED (this kind of slip cannot be checked by the service; not charged). FRAUD: SLIP_NOT_FOUND, EDITED_SLIP (the picture prints another amount than the bank transferred), DATA_MISMATCH (older records). PROVIDER_ERROR: PROVIDER_UNAVAILABLE, SLIP_PENDING, CHECK_UNAVAILABLE (the service cannot check for now; not charged). RECEIVER_MISMATCH: RECEIVER_MISMATCH, RECEIVER_UNVERIFIED. AMOUNT_MISMATCH, DUPLICATE: their own names. New codes may be added.',
+        'why the status is what it is. INVALID: NO_QR_FOUND, NOT_SLIP_QR, BAD_CHECKSUM, UNKNOWN_BANK, UNREADABLE_IMAGE, MULTIPLE_SLIPS (slips of more than one transfer in one image; not charged), STALE_SLIP, CHECK_NOT_SUPPORTED (this kind of slip cannot be checked by the service; not charged). FRAUD: SLIP_NOT_FOUND, EDITED_SLIP (the picture prints another amount than the bank transferred), DATA_MISMATCH (older records). PROVIDER_ERROR: PROVIDER_UNAVAILABLE, SLIP_PENDING, CHECK_UNAVAILABLE (the service cannot check for now; not charged). RECEIVER_MISMATCH: RECEIVER_MISMATCH, RECEIVER_UNVERIFIED. AMOUNT_MISMATCH, DUPLICATE: their own names. New codes may be added.',
     }),
   ),
   errorMessage: Nullable(Type.String()),

@@ -94,6 +94,7 @@ const DECODE_MESSAGES: Record<string, string> = {
   NOT_SLIP_QR: 'The image holds a QR code, but it is not a bank slip QR (a payment QR or another code).',
   BAD_CHECKSUM: 'The slip QR code is damaged or altered (checksum mismatch).',
   UNREADABLE_IMAGE: 'The image could not be read.',
+  MULTIPLE_SLIPS: 'The image shows slips of more than one transfer. Nothing was charged; send each slip as its own image.',
 };
 
 type Draft = Omit<

@@ -54,6 +54,7 @@ describe('result card wording', () => {
     expect(v('INVALID', 'STALE_SLIP')).toBe('staleRejected');
     expect(v('INVALID', 'NO_QR_FOUND')).toBe('noQr');
     expect(v('INVALID', 'NOT_SLIP_QR')).toBe('notSlipQr');
+    expect(v('INVALID', 'MULTIPLE_SLIPS')).toBe('multipleSlips');
     expect(v('INVALID', 'BAD_CHECKSUM')).toBe('badChecksum');
     expect(v('INVALID', 'SOMETHING_NEW')).toBe('invalid');
     expect(v('PROVIDER_ERROR', 'SLIP_PENDING')).toBe('pending');

@@ -226,6 +226,9 @@ export const en: Record<MessageKey, string> = {
   'result.notSlipQr.title': 'This is not a transfer slip',
   'result.notSlipQr.body': 'The picture has a QR code, but not a bank slip QR (for example a payment QR or another code).',
   'result.notSlipQr.next': 'Ask the customer for the slip their banking app shows after the transfer, then check again.',
+  'result.multipleSlips.title': 'More than one slip in the picture',
+  'result.multipleSlips.body': 'The picture shows slips of more than one transfer, so none was checked. Nothing was charged.',
+  'result.multipleSlips.next': 'Check each slip as its own picture (crop or ask the customer to send them one by one).',
   'result.badChecksum.title': 'The slip QR is damaged or altered',
   'result.badChecksum.body': 'The slip QR code could be read, but its content does not add up; it may have been altered.',
   'result.badChecksum.next':

@@ -16,6 +16,7 @@ export const VARIANTS = [
   'staleRejected',
   'noQr',
   'notSlipQr',
+  'multipleSlips',
   'badChecksum',
   'unknownBank',
   'invalid',
@@ -40,6 +41,7 @@ export const VARIANT_TONE: Record<Variant, Tone> = {
   staleRejected: 'error',
   noQr: 'info',
   notSlipQr: 'info',
+  multipleSlips: 'info',
   badChecksum: 'error',
   unknownBank: 'warn',
   invalid: 'error',
@@ -96,6 +98,8 @@ export function variantOf(r: Pick<TransactionRecord, 'status' | 'errorCode' | 's
           return 'noQr';
         case 'NOT_SLIP_QR':
           return 'notSlipQr';
+        case 'MULTIPLE_SLIPS':
+          return 'multipleSlips';
         case 'BAD_CHECKSUM':
           return 'badChecksum';
         case 'UNKNOWN_BANK':

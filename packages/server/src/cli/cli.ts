@@ -1,4 +1,5 @@
 import type { Container } from '../container.js';
+import { AppError } from '../errors.js';
 import { flags, optionalInt, required, UsageError } from './cli-args.js';
 import { bindCommand, withContainer, type CliCommand, type Out } from './cli-runner.js';
 import { runDecodeCommand, runReadCommand } from '../modules/slip-qr/slip-qr-command.js';
@@ -90,7 +91,8 @@ const commands: Record<string, Handler> = {
           role: person.role,
         });
     }
-    if (!rows.length) throw new UsageError(`No shop has a person with the e-mail ${email}.`);
+    // A miss, not a wrong command line: exit 1 like `shop show` of an unknown id (2 would tell a script to fix its arguments).
+    if (!rows.length) throw new AppError('NOT_FOUND', 404, `No shop has a person with the e-mail ${email}.`);
     return rows;
   },
   'plan list': async (container) => container.plans.list(),

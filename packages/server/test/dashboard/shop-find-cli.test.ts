@@ -29,10 +29,12 @@ for (const kind of DB_KINDS) {
       expect(rows).toEqual([expect.objectContaining({ shopId: o.shopId, shopName: 'ร้านหาเจอ', email: o.email, role: 'owner' })]);
     });
 
-    it('says so for an unknown address and exits non-zero', async () => {
+    it('says so for an unknown address and exits 1 like every other lookup miss (2 is for a wrong command line)', async () => {
       const r = await cli(['shop', 'find', '--email', 'nobody-here@example.com']);
-      expect(r.code).not.toBe(0);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('NOT_FOUND');
       expect(r.err).toContain('nobody-here@example.com');
+      expect(r.err).not.toContain('shop create'); // no usage text: the command line was right
       expect(r.out).toBe('');
     });
   });

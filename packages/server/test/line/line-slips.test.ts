@@ -228,10 +228,11 @@ for (const kind of DB_KINDS) {
         .toBuffer();
       const e = ev('message', user('Utwo'), imageMessage(upload(both)));
       await s.post(e);
-      expect(flexOf(replyFor(e))!.altText).toContain('ตรวจสลิปนี้ไม่ได้');
+      expect(flexOf(replyFor(e))!.altText).toContain('รูปนี้มีสลิปมากกว่าหนึ่งรายการ');
       expect(flexText(flexOf(replyFor(e)))).toContain('โปรดส่งสลิปทีละรูป');
       const g = ev('message', grp('Ctwo'), imageMessage(upload(both)));
       await s.post(g);
+      expect(flexOf(replyFor(g))!.altText).toContain('มีสลิปหลายรายการในรูปเดียว'); // not "invalid slip": nothing was checked
       expect(flexText(flexOf(replyFor(g)))).toContain('ขอให้ลูกค้าส่งสลิปทีละรูป');
       const rows = await k.h.c.db
         .selectFrom('transactions')

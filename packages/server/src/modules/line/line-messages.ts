@@ -336,6 +336,11 @@ const NOT_SUPPORTED_TITLE: Record<Audience, Pair> = {
   customer: { th: '⚠️ ยังตรวจสลิปประเภทนี้ไม่ได้', en: '⚠️ This kind of slip cannot be checked yet' },
   staff: { th: '⚠️ ตรวจสลิปประเภทนี้ไม่ได้', en: '⚠️ This kind of slip cannot be checked' },
 };
+/** Slips of several transfers in one picture: nothing was checked, so not "invalid slip" (staff would read "fake"). */
+const MULTIPLE_SLIPS_TITLE: Record<Audience, Pair> = {
+  customer: { th: '⚠️ รูปนี้มีสลิปมากกว่าหนึ่งรายการ', en: '⚠️ More than one slip in this picture' },
+  staff: { th: '⚠️ มีสลิปหลายรายการในรูปเดียว', en: '⚠️ Several slips in one picture' },
+};
 const STALE: Record<Audience, Pair> = {
   customer: {
     th: 'สลิปนี้เป็นการโอนที่เก่าเกินกำหนด โปรดส่งสลิปของการโอนครั้งล่าสุดค่ะ',
@@ -473,7 +478,12 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   const base = STATUS[record.status] ?? STATUS.INVALID!;
   const replay = ctx.replay && REPLAYABLE.has(record.status);
   const pending = record.errorCode === 'SLIP_PENDING';
-  const codeTitle = record.errorCode === 'CHECK_NOT_SUPPORTED' ? NOT_SUPPORTED_TITLE[who][lang] : null;
+  const codeTitle =
+    record.errorCode === 'CHECK_NOT_SUPPORTED'
+      ? NOT_SUPPORTED_TITLE[who][lang]
+      : record.errorCode === 'MULTIPLE_SLIPS'
+        ? MULTIPLE_SLIPS_TITLE[who][lang]
+        : null;
   // A stale slip is genuine money but may be an old payment shown again: the shop's bubble says so in
   // its header and colour, not only in a line under the facts.
   const staleForShop = !replay && !!record.stale && who === 'staff' && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH');

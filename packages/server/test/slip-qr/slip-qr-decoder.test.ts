@@ -44,6 +44,12 @@ describe('decodeSlipImage on generated images', () => {
       { text: a, size: 240, left: 760, top: 1500 },
     ]);
     expect(await decodeSlipImage(same)).toMatchObject({ ok: true, transRef: 'KB0151421552CTF07587' });
+    // The same reference written another way (case, leading zeros) is still the same transfer, not two.
+    const respelled = await slipImage([
+      { text: a, size: 240, left: 60, top: 1500 },
+      { text: bankPayload('004', '00kb0151421552ctf07587'), size: 240, left: 760, top: 1500 },
+    ]);
+    expect(await decodeSlipImage(respelled)).toMatchObject({ ok: true, bankCode: '004' });
   });
 
   it('finds slips turned 90 and 180 degrees and slightly skewed', async () => {

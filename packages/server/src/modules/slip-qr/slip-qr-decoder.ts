@@ -23,6 +23,11 @@ export type DecodeResult =
 
 type DecodeFailure = Extract<DecodeResult, { ok: false }>;
 
+/** One transfer's reference written another way (case, leading zeros) is still one slip, not two. */
+const refKey = (ref: string) => ref.replace(/^0+/, '').toUpperCase();
+const sameTransfer = (a: { bankCode: string; transRef: string }, b: { bankCode: string; transRef: string }) =>
+  a.bankCode === b.bankCode && refKey(a.transRef) === refKey(b.transRef);
+
 const MULTIPLE_SLIPS: DecodeFailure = {
   ok: false,
   errorCode: 'MULTIPLE_SLIPS',
@@ -478,7 +483,7 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
         // Two transfers in one picture (a collage, a screenshot of a chat): checking one of them
         // answered for a payment the sender did not mean alone, and the printed amount read beside it
         // could be the other slip's (a genuine payment answered FRAUD EDITED_SLIP). One slip per picture.
-        if (found && (found.bankCode !== parsed.bankCode || found.transRef !== parsed.transRef)) return MULTIPLE_SLIPS;
+        if (found && !sameTransfer(found, parsed)) return MULTIPLE_SLIPS;
         if (found) continue;
         const { ok: _ok, ...fields } = parsed;
         // Passes that scan a turned copy report the copy's angle: leave it out rather than guess.

@@ -100,12 +100,47 @@ function rejectNonDecimalNumbers(req: FastifyRequest): void {
 }
 
 /**
- * preValidation for every route (registered once in app.ts): both checks above, before any handler
+ * 400 VALIDATION_ERROR for a query name or value whose percent-escapes do not decode (`%FF`, a Thai
+ * character cut in half `%E0%B8`, a lone `%`). The query parser keeps such a value as its literal text,
+ * so `clientRef=%FF` was stored (and echoed in webhooks) as the order id "%FF", which is not what the
+ * client meant. Only routes that read a query are checked, and only a query holding a `%` costs a loop.
+ */
+function rejectMalformedEscapes(req: FastifyRequest): void {
+  if (!req.routeOptions.schema?.querystring) return;
+  const at = req.url.indexOf('?');
+  if (at < 0 || req.url.indexOf('%', at) < 0) return;
+  for (const pair of req.url.slice(at + 1).split('&')) {
+    if (!pair.includes('%')) continue;
+    const eq = pair.indexOf('=');
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    const name = decodedOrNull(rawName);
+    if (name === null || (eq >= 0 && decodedOrNull(pair.slice(eq + 1)) === null)) {
+      const shown = (name ?? rawName).replace(/[^\x21-\x7E\u0E00-\u0E7F]/g, '').slice(0, 40);
+      throw new AppError(
+        'VALIDATION_ERROR',
+        400,
+        `Invalid querystring field "${shown}": malformed percent-encoding; encode the value as UTF-8 (encodeURIComponent, curl --data-urlencode with -G) and send again`,
+      );
+    }
+  }
+}
+
+function decodedOrNull(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * preValidation for every route (registered once in app.ts): the checks above, before any handler
  * reads or writes. A callback hook: neither check waits for anything, and an async hook costs every
  * request a promise and a turn of the microtask queue (issue 24: the replay path).
  */
 export const inputGuard: preValidationHookHandler = (req, _reply, done) => {
   try {
+    rejectMalformedEscapes(req);
     rejectControlCharacters(req);
     rejectNonDecimalNumbers(req);
   } catch (err) {

@@ -114,6 +114,44 @@ for (const kind of DB_KINDS) {
       expect((await h.c.db.selectFrom('transactions').select('id').execute()).length).toBeGreaterThan(0);
     });
 
+    it('a malformed percent-escape in clientRef (%FF, a cut Thai character): 400 naming it; nothing checked, charged or recorded', async () => {
+      // The query parser kept an undecodable value as its literal text: the order id "%FF" was stored and
+      // echoed in webhooks, so the integrator's own order id never matched its record.
+      const t = await bank.register({ amount: 120 });
+      const png = await bank.slip(t.transRef);
+      const count = async () =>
+        Number(
+          (
+            await h.c.db
+              .selectFrom('transactions')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('shop_id', '=', s.shop.id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [u0, n0, c0] = [await used(), await count(), bank.stats().checkerCalls];
+      for (const bad of ['%FF', '%E0%B8', 'order-%', 'a%G1', '%C0%AF', '%ED%A0%80']) {
+        const r = await verify(png, `?amount=120&clientRef=${bad}`);
+        expect(r.statusCode, bad).toBe(400);
+        expect(r.json(), bad).toMatchObject({
+          success: false,
+          statusCode: 400,
+          code: 'VALIDATION_ERROR',
+          path: '/api/v1/verify',
+          message: expect.stringContaining('"clientRef"'),
+        });
+      }
+      // The list filter and the dashboard's list read the same way.
+      const l = await h.app.inject({ url: '/api/v1/transactions?clientRef=%E0%B8', headers: s.auth });
+      expect(l.statusCode).toBe(400);
+      expect(l.json()).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('"clientRef"') });
+      expect([await used(), await count(), bank.stats().checkerCalls]).toEqual([u0, n0, c0]);
+      // A well-formed escape still decodes: %25FF is the text "%FF", a literal percent written correctly.
+      const ok = await verify(png, '?amount=120&clientRef=%25FF');
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json().data).toMatchObject({ status: 'SUCCESS', clientRef: '%FF' });
+    });
+
     it('control characters (NUL breaks PostgreSQL text) answer 400 on every route, on both stores', async () => {
       for (const url of ['/api/v1/transactions?transRef=a%00b', '/api/v1/transactions?clientRef=%01x', '/api/v1/transactions/txn%00x']) {
         const r = await h.app.inject({ url, headers: s.auth });

@@ -90,5 +90,12 @@ export function satangOf(name: string, text: string | undefined, opts: { positiv
   return satang;
 }
 
+/**
+ * The query of a route that takes none (GET /quota, /me, /transactions/:id): any parameter is 400
+ * VALIDATION_ERROR, as on the routes that take some. Without a schema Fastify ignored them, so a
+ * typo looked accepted on these routes and was refused on the others.
+ */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
 /** The `:id` of a dashboard route (ids are at most 64 characters). */
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

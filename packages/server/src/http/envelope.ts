@@ -110,6 +110,16 @@ export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) 
   };
 }
 
+/** "unknown parameter; this route takes amount, clientRef" (top-level query names; elsewhere just "unknown field"). */
+function unknownFieldMessage(where: string, at: string, schema: unknown): string {
+  if (where !== 'querystring' || at) return 'unknown field';
+  const props = (schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring?.properties ?? {};
+  const names = Object.keys(props);
+  return names.length
+    ? `unknown parameter; this route takes ${names.join(', ')}`
+    : 'unknown parameter; this route takes no query parameters';
+}
+
 /** Maps every failure to the spec's envelope; a 5xx never shows an internal message. */
 export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string; now: () => Date }) {
   const send = (
@@ -138,16 +148,16 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
     if (fe.validation) {
       const first = fe.validation[0];
       const where = fe.validationContext ?? 'request';
-      const field = first?.instancePath
-        ? first.instancePath.replace(/^\//, '').replace(/\//g, '.')
-        : ((first?.params as { missingProperty?: string })?.missingProperty ?? '');
-      return send(
-        req,
-        reply,
-        400,
-        `Invalid ${where}${field ? ` field "${field}"` : ''}: ${first?.message ?? 'bad value'}`,
-        'VALIDATION_ERROR',
-      );
+      const params = (first?.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
+      const at = first?.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
+      // An unknown name is the field to name ("must NOT have additional properties" said neither which
+      // one nor what the route takes, so a misspelt ?clientref= was hard to find).
+      const unknown = first?.keyword === 'additionalProperties' && params.additionalProperty !== undefined;
+      const field = unknown
+        ? [at, params.additionalProperty!.slice(0, 60)].filter(Boolean).join('.')
+        : at || (params.missingProperty ?? '');
+      const message = unknown ? unknownFieldMessage(where, at, req.routeOptions.schema) : (first?.message ?? 'bad value');
+      return send(req, reply, 400, `Invalid ${where}${field ? ` field "${field}"` : ''}: ${message}`, 'VALIDATION_ERROR');
     }
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
     // The database is down, restarting or failing over (or SQLite is held by another writer): nothing

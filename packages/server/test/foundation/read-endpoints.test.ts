@@ -66,6 +66,42 @@ for (const kind of DB_KINDS) {
       expect(r.body).not.toContain(a.key);
     });
 
+    it('an unknown query parameter is 400 VALIDATION_ERROR naming it on every public route, /quota and /me included', async () => {
+      // /quota, /me and /transactions/:id answered 200 and ignored it, while /verify and /transactions
+      // refused it: a typo (?enviroment=test) looked accepted on some routes and not on others.
+      for (const [method, url] of [
+        ['GET', '/api/v1/quota?foo=1'],
+        ['GET', '/api/v1/me?foo=1'],
+        ['GET', `/api/v1/transactions/${ids[0]}?foo=1`],
+        ['GET', '/api/v1/transactions?foo=1'],
+        ['POST', '/api/v1/verify?foo=1'],
+      ] as const) {
+        const r = await h.app.inject({
+          method,
+          url,
+          headers: { ...a.auth, 'content-type': 'application/octet-stream' },
+          ...(method === 'POST' ? { payload: Buffer.from([0xff, 0xd8, 0xff, 0x00]) } : {}),
+        });
+        expect(r.statusCode, url).toBe(400);
+        expect(r.json(), url).toMatchObject({
+          success: false,
+          error: 'Bad Request',
+          statusCode: 400,
+          code: 'VALIDATION_ERROR',
+          path: url.split('?')[0],
+          message: expect.stringMatching(/^Invalid querystring field "foo": /),
+        });
+      }
+      // The refusal says what the route takes, so a misspelt name is found at once.
+      const typo = await h.app.inject({ url: '/api/v1/transactions?clientref=x', headers: a.auth });
+      expect(typo.json().message).toContain('clientRef');
+      expect((await h.app.inject({ url: '/api/v1/quota?x=1', headers: a.auth })).json().message).toContain('no query parameters');
+      expect(await h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', a.shop.id).execute()).toHaveLength(ids.length);
+      // Without the parameter the same calls answer as before.
+      for (const url of ['/api/v1/quota', '/api/v1/me', `/api/v1/transactions/${ids[0]}`])
+        expect((await h.app.inject({ url, headers: a.auth })).statusCode, url).toBe(200);
+    });
+
     it('lists transactions newest first with cursor pages that neither skip nor repeat', async () => {
       const seen: string[] = [];
       let cursor: string | null = null;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_ERRORS, bearerSecurity, errorResponses, Nullable, quotaFields, success } from '../../http/common-schemas.js';
+import { API_ERRORS, bearerSecurity, errorResponses, NoQuery, Nullable, quotaFields, success } from '../../http/common-schemas.js';
 import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { QuotaService } from './quota-service.js';
@@ -48,6 +48,7 @@ export const quotaRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; quota: 
         operationId: 'getQuota',
         summary: 'Quota of the current monthly period (costs nothing)',
         security: bearerSecurity,
+        querystring: NoQuery,
         response: { 200: success(QuotaResource), ...errorResponses(...API_ERRORS) },
       },
     },
@@ -69,6 +70,7 @@ export const quotaRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; quota: 
         operationId: 'getMe',
         summary: 'The shop, key, plan, quota and payee accounts behind this key',
         security: bearerSecurity,
+        querystring: NoQuery,
         response: { 200: success(MeResource), ...errorResponses(...API_ERRORS) },
       },
     },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_ERRORS, bearerSecurity, errorResponses, Nullable, success } from '../../http/common-schemas.js';
+import { API_ERRORS, bearerSecurity, errorResponses, NoQuery, Nullable, success } from '../../http/common-schemas.js';
 import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import type { TransactionService } from './transaction-service.js';
 import { ListQuery, TransactionRecordSchema } from './transaction-schemas.js';
@@ -43,6 +43,7 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; t
         summary: 'One verification result (404 for unknown ids and for other shops alike)',
         security: bearerSecurity,
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        querystring: NoQuery,
         response: { 200: success(TransactionRecordSchema), ...errorResponses(...API_ERRORS, 404) },
       },
     },

@@ -233,6 +233,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     checker,
     bus,
     maxImageBytes: config.MAX_IMAGE_BYTES,
+    timeZone: config.TIME_ZONE,
     staleMode: config.SLIP_STALE_MODE,
     staleMaxAgeHours: config.SLIP_STALE_MAX_AGE_HOURS,
     replayMemoryMs: config.REPLAY_MEMORY_MS,

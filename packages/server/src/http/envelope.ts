@@ -5,16 +5,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError } from '../errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { isDatabaseUnavailable } from '../db/db.js';
-import { offsetMs } from '../lib/period.js';
+import { isoWithOffset } from '../lib/period.js';
 
-/** ISO 8601 with the offset of the service's time zone, e.g. 2026-11-21T20:25:59.123+07:00. */
-export function isoWithOffset(date: Date, timeZone: string): string {
-  const offMin = Math.round(offsetMs(date, timeZone) / 60_000);
-  const local = new Date(date.getTime() + offMin * 60_000).toISOString().slice(0, 23);
-  const sign = offMin >= 0 ? '+' : '-';
-  const abs = Math.abs(offMin);
-  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
-}
+// Lives in lib/period.ts beside the readable form messages use; exported here for the routes that import it.
+export { isoWithOffset };
 
 export function errorBody(
   req: FastifyRequest,

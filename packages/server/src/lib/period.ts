@@ -63,6 +63,26 @@ function computeOffsetMs(date: Date, timeZone: string): number {
   return asUtc - Math.floor(date.getTime() / 1000) * 1000;
 }
 
+/** ISO 8601 with the offset of the service's time zone, e.g. 2026-11-21T20:25:59.123+07:00. */
+export function isoWithOffset(date: Date, timeZone: string): string {
+  const offMin = Math.round(offsetMs(date, timeZone) / 60_000);
+  const local = new Date(date.getTime() + offMin * 60_000).toISOString().slice(0, 23);
+  const sign = offMin >= 0 ? '+' : '-';
+  const abs = Math.abs(offMin);
+  return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/**
+ * A time people read in an English message (the DUPLICATE's "first verified at"), e.g.
+ * "2026-11-27 17:03 (UTC+07:00)": the service's zone with its offset, so it matches the shop's clock and
+ * still says which instant it is. UTC ISO read as seven hours early in Thailand. Machine-readable
+ * fields stay ISO; LINE and e-mail texts use their own localized forms (line-messages formatTime).
+ */
+export function readableLocalTime(date: Date, timeZone: string): string {
+  const iso = isoWithOffset(date, timeZone);
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} (UTC${iso.slice(23)})`;
+}
+
 // The month only changes at resetsAt: remember the last month per zone (this runs several times a request).
 const lastMonth = new Map<string, { from: number; periodMonth: string; resetsAt: Date }>();
 

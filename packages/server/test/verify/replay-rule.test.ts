@@ -68,7 +68,12 @@ for (const kind of DB_KINDS) {
         transRef: first.transRef,
       });
       expect(second.id).not.toBe(first.id);
-      expect(second.errorMessage).toContain(first.createdAt);
+      // People read it: the first check's time in the service's zone (Asia/Bangkok) with its offset, not
+      // UTC ISO (which read as seven hours earlier than the shop's clock); createdAt stays machine-readable.
+      const bkk = new Date(Date.parse(first.createdAt) + 7 * 3_600_000).toISOString();
+      expect(second.errorMessage).toContain(`at ${bkk.slice(0, 10)} ${bkk.slice(11, 16)} (UTC+07:00)`);
+      expect(second.errorMessage).not.toContain(first.createdAt);
+      expect(first.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       // The payment it re-uses, from the first SUCCESS (the bank's data), not asked again: 300 THB, not order-2's 500.
       const bankData = ['amount', 'bankCode', 'senderName', 'senderAccount', 'receiverName', 'receiverAccount', 'transDate'] as const;
       expect(second.amount).toBe(300);

@@ -19,6 +19,7 @@ import type { DecodeResult } from '../slip-qr/slip-qr-decoder.js';
 import type { PrintedRead } from '../slip-qr/slip-qr-amount.js';
 import { recordFromRow, type TransactionRecord, type TxSource } from '../transactions/transaction-record.js';
 import { satangFromAmount } from '../../lib/money.js';
+import { readableLocalTime } from '../../lib/period.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { createReplayMemory } from './replay-memory.js';
@@ -76,6 +77,8 @@ export interface VerificationDeps {
   checker: Checker;
   bus: ResultsBus;
   maxImageBytes: number;
+  /** TIME_ZONE: the zone of times people read in messages (the DUPLICATE's first check). Default Asia/Bangkok. */
+  timeZone?: string;
   staleMode: 'off' | 'alert' | 'reject';
   staleMaxAgeHours: number;
   onError?: (err: unknown, where: string) => void;
@@ -393,14 +396,20 @@ export function createVerificationService(deps: VerificationDeps) {
     trans_date: first.trans_date,
   });
 
-  /** `firstAt`: when the transfer's SUCCESS was recorded, when known (a local duplicate names it). */
-  const duplicateOf = (d: Draft, firstAt?: string): Draft => ({
+  /**
+   * `firstAt`: when the transfer's SUCCESS was recorded (ISO), when known. The message names it in the
+   * service's zone with its offset ("2026-11-27 17:03 (UTC+07:00)"): people read it, and UTC ISO read as
+   * seven hours early at a Thai counter. The record's own fields stay ISO.
+   */
+  const duplicateOf = (d: Draft, firstAt?: string | null): Draft => ({
     ...d,
     status: 'DUPLICATE',
     duplicate: 1,
     success_ref: null,
     error_code: 'DUPLICATE',
-    error_message: `This transfer was already verified successfully for this shop${firstAt ? ` at ${firstAt}` : ''}: the slip is being re-used.`,
+    error_message: `This transfer was already verified successfully for this shop${
+      firstAt ? ` at ${readableLocalTime(new Date(firstAt), deps.timeZone ?? 'Asia/Bangkok')}` : ''
+    }: the slip is being re-used.`,
   });
 
   /**
@@ -461,8 +470,11 @@ export function createVerificationService(deps: VerificationDeps) {
       saved = await write(row);
     } catch (err) {
       // Another image of the same transfer committed SUCCESS first: the database keeps only one.
-      if (row.success_ref && deps.caps.isUniqueViolation(err)) saved = await write({ ...row, ...duplicateOf(row) });
-      else throw err;
+      if (row.success_ref && deps.caps.isUniqueViolation(err)) {
+        // Named like a locally found DUPLICATE: the winner has committed, so its time can be read.
+        const first = row.trans_ref ? await deps.transactions.firstSuccess(row.shop_id, row.environment, row.trans_ref) : null;
+        saved = await write({ ...row, ...duplicateOf(row, first?.created_at) });
+      } else throw err;
     }
     for (const fn of after) await fn().catch((e) => deps.onError?.(e, 'quota release'));
     return saved;

@@ -132,6 +132,44 @@ function suite(kind: DbKind) {
     expect(t.received.byChannel).toEqual([{ source: 'API', count: genuine.length, amountSatang: sum(genuine) }]);
   }, 120_000);
 
+  it('a transfer checked more than once (a wrong amount, then the right one) is received once, as its last word', async () => {
+    // The bank credited 300.00 and 200.00 once each, but a mismatch corrected by a second check (the
+    // checker is asked again when the first result was not SUCCESS) and the same slip tried for two
+    // amounts each left two received records: the card said 1,000.00 against a statement of 500.00.
+    const before = (await b.h.c.reports.totals.summary(shop.shop.id)).periods.today;
+    const a = await check({ bank: '014', satang: 300_00, expect: '299.99' });
+    expect(a.status).toBe('AMOUNT_MISMATCH');
+    const fixed = await check({ bank: '014', satang: 300_00, expect: '300', again: records.at(-1)!.transRef });
+    expect(fixed.status).toBe('SUCCESS');
+    expect((await check({ bank: '002', satang: 200_00, expect: '150' })).status).toBe('AMOUNT_MISMATCH');
+    const last = await check({ bank: '002', satang: 200_00, expect: '180', again: records.at(-1)!.transRef });
+    expect(last.status).toBe('AMOUNT_MISMATCH');
+    // Still a DUPLICATE for a third image after the SUCCESS: stopped money, never received.
+    expect((await check({ bank: '014', satang: 300_00, expect: '301', again: records.at(-4)!.transRef })).status).toBe('DUPLICATE');
+
+    const t = (await b.h.c.reports.totals.summary(shop.shop.id)).periods.today;
+    const delta = (x: { count: number; amountSatang: number }, y: { count: number; amountSatang: number }) => [
+      x.count - y.count,
+      x.amountSatang - y.amountSatang,
+    ];
+    expect(delta(t.received, before.received)).toEqual([2, 500_00]);
+    expect(delta(t.verified, before.verified)).toEqual([1, 300_00]);
+    // The 200.00 transfer is under by its last check's expectation (180.00 asked, 200.00 came: over by 20.00).
+    expect(delta(t.needsLook.under, before.needsLook.under)).toEqual([0, 0]);
+    expect(delta(t.needsLook.over, before.needsLook.over)).toEqual([1, 200_00]);
+    expect(t.needsLook.over.differenceSatang - before.needsLook.over.differenceSatang).toBe(20_00);
+    expect(delta(t.stopped.duplicate, before.stopped.duplicate)).toEqual([1, 300_00]);
+    expect(t.received.amountSatang).toBe(
+      t.verified.amountSatang +
+        t.needsLook.under.amountSatang +
+        t.needsLook.over.amountSatang +
+        t.needsLook.stale.amountSatang +
+        t.needsLook.edited.amountSatang,
+    );
+    expect(t.received.byPayee.reduce((s, p) => s + p.amountSatang, 0)).toBe(t.received.amountSatang);
+    expect(t.received.byChannel.reduce((s, p) => s + p.amountSatang, 0)).toBe(t.received.amountSatang);
+  }, 120_000);
+
   it('rows checked before the payee was recorded are placed by the migration, or shown as not recorded', async () => {
     const one = await seedShop(b.h);
     const two = await seedShop(b.h);

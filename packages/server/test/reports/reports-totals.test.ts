@@ -153,6 +153,50 @@ function suite(kind: DbKind) {
     expect(today.stopped.forged).toEqual({ count: 4, amountSatang: 1_000_00 + 700_00 + 500_00 });
   });
 
+  it('one transfer with several received results (edited picture, then the genuine one; a mismatch then its SUCCESS) counts once', async () => {
+    clock.set(bkk('2026-11-23T12:00:00'));
+    const shop = await signup(h);
+    const payee = await h.c.payees.add(shop.shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' }, 'test');
+    const [edited, genuine, short, ok, , tenFirst, tenLast] = await insertTx(h, shop.shopId, [
+      { createdAt: bkk('2026-11-23T09:00:00'), amountSatang: 100_00, status: 'FRAUD', transRef: 'T-EDIT' }, // printed 1,100.00
+      { createdAt: bkk('2026-11-23T09:05:00'), amountSatang: 100_00, transRef: 'T-EDIT' }, // then the real picture
+      { createdAt: bkk('2026-11-23T09:10:00'), amountSatang: 80_00, status: 'AMOUNT_MISMATCH', transRef: 'T-FIX' },
+      { createdAt: bkk('2026-11-23T09:11:00'), amountSatang: 80_00, transRef: 'T-FIX' },
+      { createdAt: bkk('2026-11-23T09:12:00'), amountSatang: 80_00, status: 'DUPLICATE', transRef: 'T-FIX' },
+      { createdAt: bkk('2026-11-23T09:20:00'), amountSatang: 10_00, status: 'AMOUNT_MISMATCH', transRef: 'T-TWICE' },
+      { createdAt: bkk('2026-11-23T09:21:00'), amountSatang: 10_00, status: 'AMOUNT_MISMATCH', transRef: 'T-TWICE' },
+    ]);
+    await h.c.db
+      .updateTable('transactions')
+      .set({ error_code: 'EDITED_SLIP', printed_amount_satang: 1_100_00, edited: 1, payee_id: payee.id })
+      .where('id', '=', edited!)
+      .execute();
+    await h.c.db.updateTable('transactions').set({ expected_amount_satang: 100_00 }).where('id', '=', short!).execute();
+    await h.c.db.updateTable('transactions').set({ expected_amount_satang: 5_00 }).where('id', '=', tenFirst!).execute(); // over
+    await h.c.db.updateTable('transactions').set({ expected_amount_satang: 12_00 }).where('id', '=', tenLast!).execute(); // under
+    await h.c.db
+      .updateTable('transactions')
+      .set({ payee_id: payee.id })
+      .where('id', 'in', [genuine!, short!, ok!, tenFirst!, tenLast!])
+      .execute();
+
+    const today = (await h.c.reports.totals.summary(shop.shopId)).periods.today;
+    // The bank statement: 100.00, 80.00 and 10.00, once each.
+    expect(today.received).toMatchObject({ count: 3, amountSatang: 190_00 });
+    expect(today.received.byPayee).toEqual([expect.objectContaining({ payeeId: payee.id, count: 3, amountSatang: 190_00 })]);
+    expect(today.verified).toEqual({ count: 2, amountSatang: 180_00 });
+    // T-TWICE is judged by its last check: 12.00 asked, 10.00 came.
+    expect(today.needsLook).toEqual({
+      under: { count: 1, amountSatang: 10_00, differenceSatang: 2_00 },
+      over: { count: 0, amountSatang: 0, differenceSatang: 0 },
+      stale: { count: 0, amountSatang: 0 },
+      edited: { count: 0, amountSatang: 0 },
+    });
+    // The edited picture was still an attempt: the 1,000.00 it printed beyond the transfer stays stopped.
+    expect(today.stopped.forged).toEqual({ count: 1, amountSatang: 1_000_00 });
+    expect(today.stopped.duplicate).toEqual({ count: 1, amountSatang: 80_00 });
+  });
+
   it('sums 10,000 random amounts exactly (integer satang end to end)', async () => {
     clock.set(bkk('2026-12-15T12:00:00'));
     const shop = await signup(h);

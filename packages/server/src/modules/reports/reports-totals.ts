@@ -69,6 +69,12 @@ export function createReportTotals(deps: {
       const n = r.count;
       const s = r.amountSatang;
       const edited = isEditedIntoShop(r.status, r.errorCode, r.payeeId);
+      if ((edited || isReceived(r.status, r.errorCode)) && r.superseded) {
+        // A later check of the same transfer holds its money (a corrected mismatch, the genuine picture
+        // after an edited one): the bank credited it once. What an edited picture printed beyond it stays stopped.
+        if (edited) add(out.stopped.forged, n, r.unpaidSatang);
+        continue;
+      }
       if (edited || isReceived(r.status, r.errorCode)) {
         add(out.received, n, s);
         const p = byPayee.get(r.payeeId) ?? payeeRow(r.payeeId);

@@ -60,6 +60,20 @@ const succeededQuery = preparedQuery((db: Db, shopId: string, environment: strin
 /**
  * Data access of the transactions module: the only place that names the `transactions` table.
  */
+
+/**
+ * A record whose transfer reached the shop (reports-totals.ts: SUCCESS, AMOUNT_MISMATCH, a stale slip
+ * refused outright, an edited slip into a payee account). One transfer can have several: a mismatch
+ * corrected by a second check with the right amount (the checker is asked again when the first result
+ * was not SUCCESS), or one slip tried for two orders that both mismatched. The bank credited it once,
+ * so the money view counts only its last word: its SUCCESS when there is one, else its latest such
+ * record; the earlier ones are in no received figure (a bank statement has one line for it).
+ */
+const receivedKind = (t: 'transactions' | 'later') =>
+  sql.raw(
+    `(${t}.trans_ref is not null and (${t}.status in ('SUCCESS', 'AMOUNT_MISMATCH') or (${t}.status = 'INVALID' and ${t}.error_code = 'STALE_SLIP') or (${t}.status = 'FRAUD' and ${t}.error_code = 'EDITED_SLIP' and ${t}.payee_id is not null)))`,
+  );
+
 export function createTransactionRepo(db: Db) {
   return {
     /** Newest first. */
@@ -168,6 +182,13 @@ export function createTransactionRepo(db: Db) {
      * would have cost is read from that first check of the same transfer.
      */
     async liveMoneyGroups(shopId: string, fromIso: string, toIso: string, statuses: readonly string[]) {
+      // 1 for a received record that is not its transfer's last word (see receivedKind): counted in no received figure.
+      const superseded = sql<number>`case when ${receivedKind('transactions')} and exists (
+          select 1 from transactions as later
+          where later.shop_id = transactions.shop_id and later.environment = transactions.environment
+            and later.trans_ref = transactions.trans_ref and later.id <> transactions.id and ${receivedKind('later')}
+            and (later.status = 'SUCCESS' or (transactions.status <> 'SUCCESS' and (later.created_at > transactions.created_at
+              or (later.created_at = transactions.created_at and later.id > transactions.id))))) then 1 else 0 end`;
       const direction = sql<
         string | null
       >`case when transactions.expected_amount_satang is null or transactions.amount_satang is null then null when transactions.amount_satang < transactions.expected_amount_satang then 'under' when transactions.amount_satang > transactions.expected_amount_satang then 'over' else null end`;
@@ -180,6 +201,7 @@ export function createTransactionRepo(db: Db) {
           'payee_id',
           'stale',
           direction.as('direction'),
+          superseded.as('superseded'),
           (eb) => eb.fn.countAll<number>().as('n'),
           sql<number>`sum(case when transactions.status = 'DUPLICATE' and transactions.amount_satang is null then (select s.amount_satang from transactions as s where s.shop_id = transactions.shop_id and s.environment = transactions.environment and s.success_ref = transactions.trans_ref) else transactions.amount_satang end)`.as(
             's',
@@ -198,7 +220,7 @@ export function createTransactionRepo(db: Db) {
         .where('status', 'in', [...statuses])
         .where('created_at', '>=', fromIso)
         .where('created_at', '<', toIso)
-        .groupBy(['status', 'error_code', 'source', 'payee_id', 'stale', direction])
+        .groupBy(['status', 'error_code', 'source', 'payee_id', 'stale', direction, superseded])
         .execute();
       // SQL SUM of an integer column is an integer on both stores; Number() only parses it (pg hands bigint as text).
       const int = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
@@ -208,6 +230,7 @@ export function createTransactionRepo(db: Db) {
         source: r.source,
         payeeId: r.payee_id,
         stale: !!Number(r.stale),
+        superseded: !!Number(r.superseded),
         direction: r.direction === 'under' || r.direction === 'over' ? r.direction : null,
         count: int(r.n),
         amountSatang: int(r.s),

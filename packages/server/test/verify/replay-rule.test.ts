@@ -112,6 +112,33 @@ for (const kind of DB_KINDS) {
       expect(calls()).toBe(c0);
     });
 
+    it('a slip already checked in LINE or on the dashboard is DUPLICATE at the API, even with neither amount nor clientRef', async () => {
+      // An API request with neither field was keyed by the image alone, like LINE and the dashboard, so a
+      // slip the counter had accepted (goods handed over) and then uploaded to the shop's bot answered the
+      // counter's record: SUCCESS, verified: true, duplicate: false. The bot's own database had never seen
+      // that transRef, so following "Crediting an order safely" it credited a second order.
+      for (const source of ['DASHBOARD', 'LINE'] as const) {
+        const img = await slip(150);
+        const counter = await h.c.verification.verifySlip({ shopId: s.shop.id, source, image: img });
+        expect(counter.record).toMatchObject({ status: 'SUCCESS', source });
+        const [c0, u0] = [calls(), await used()];
+        const bot = await verify(img, '');
+        expect(bot, source).toMatchObject({ status: 'DUPLICATE', verified: false, duplicate: true, cached: false, source: 'API' });
+        expect(bot.id).not.toBe(counter.record.id);
+        // Its own retry is a replay of its own answer; found locally, nothing asked or charged.
+        expect(await verify(img, '')).toMatchObject({ id: bot.id, status: 'DUPLICATE', cached: true });
+        expect([calls(), await used()]).toEqual([c0, u0]);
+        // The human channels still see a resend there as a replay of their own record.
+        const again = await h.c.verification.verifySlip({ shopId: s.shop.id, source, image: img });
+        expect(again.record).toMatchObject({ id: counter.record.id, cached: true });
+      }
+      // The other way round: the API's own check, then the same bytes without fields again, is a replay.
+      const img = await slip(160);
+      const first = await verify(img, '');
+      expect(first).toMatchObject({ status: 'SUCCESS', cached: false });
+      expect(await verify(img, '')).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true });
+    });
+
     it('an unverified first result is not a verified transfer: the corrected amount is checked', async () => {
       const img = await slip(300);
       const wrong = await verify(img, '?clientRef=order-4&amount=299.99');

@@ -246,7 +246,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     operatorMail = (n) => {
       const day = clock.now().toISOString().slice(0, 10);
       const reason = 'reason' in n ? n.reason : '';
-      return mail.send(config.OPERATOR_EMAIL, mailTemplates.operatorCheckerAlert(n), null, {
+      return mail.send(config.OPERATOR_EMAIL, mailTemplates.operatorCheckerAlert({ ...n, timeZone: config.TIME_ZONE }), null, {
         dedupeKey: `operator:${n.type}:${n.upstream}:${reason}:${day}`,
       });
     };

@@ -200,6 +200,12 @@ for (const kind of DB_KINDS) {
       slipokReply = () => slipOkError(1008);
       await verify(bankQr('014242082547BPM00011'));
       expect((await h.app.inject({ method: 'GET', url: '/health' })).json().status).toBe('ok');
+      // The operator reads when the problem began in the service's zone with its offset, not UTC ISO.
+      await expect.poll(async () => (await operatorMails()).some((m) => m.template === 'operator_account_recovered')).toBe(true);
+      const recovered = (await operatorMails()).find((m) => m.template === 'operator_account_recovered')!;
+      expect(recovered.text).toMatch(/since \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\+07:00\)\)\./);
+      expect(recovered.text).toMatch(/ตั้งแต่ \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(UTC\+07:00\)\)/);
+      expect(recovered.text).not.toMatch(/\d{2}:\d{2}:\d{2}\.\d{3}Z/);
     });
 
     it('overage: polled, in metrics, warned near the cap, and at the cap the provider is skipped', async () => {

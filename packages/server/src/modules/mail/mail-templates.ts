@@ -1,4 +1,5 @@
 import { STALE_WORD } from '@slipcheck/sdk';
+import { readableLocalTime } from '../../lib/period.js';
 /**
  * E-mail texts. Every message carries Thai first, then English, in one body: owners read Thai first,
  * and a shop's staff or accountant may not. Plain text only (no tracking, renders everywhere).
@@ -143,8 +144,11 @@ export const mailTemplates = {
     overage?: number;
     cap?: number;
     since?: string;
+    /** TIME_ZONE: `since` is written in it with its offset ("2026-11-27 17:03 (UTC+07:00)"), not as UTC ISO. */
+    timeZone?: string;
   }): MailContent {
     const code = p.providerCode ? ` (provider code ${p.providerCode})` : '';
+    const since = p.since ? readableLocalTime(new Date(p.since), p.timeZone ?? 'Asia/Bangkok') : '';
     const texts: Record<typeof p.type, [string, string, string]> = {
       ACCOUNT_PROBLEM: [
         `บัญชีผู้ให้บริการตรวจสลิป ${p.upstream} มีปัญหา: ${p.reason}${code} ระบบสลับไปใช้ผู้ให้บริการถัดไปแล้ว (ถ้ามี) ร้านค้าได้รับแจ้งว่าระบบตรวจสลิปไม่ได้ชั่วคราว ตรวจสอบโควตา คีย์ IP ที่อนุญาต แพ็กเกจ หรือสาขาในหน้าบัญชีของผู้ให้บริการ แล้วรัน slipcheck checker check`,
@@ -152,8 +156,8 @@ export const mailTemplates = {
         'Checker provider account problem',
       ],
       ACCOUNT_RECOVERED: [
-        `บัญชีผู้ให้บริการตรวจสลิป ${p.upstream} กลับมาตอบได้ตามปกติแล้ว (ปัญหา: ${p.reason} ตั้งแต่ ${p.since})`,
-        `Checker provider account ${p.upstream} answers normally again (problem: ${p.reason}, since ${p.since}).`,
+        `บัญชีผู้ให้บริการตรวจสลิป ${p.upstream} กลับมาตอบได้ตามปกติแล้ว (ปัญหา: ${p.reason} ตั้งแต่ ${since})`,
+        `Checker provider account ${p.upstream} answers normally again (problem: ${p.reason}, since ${since}).`,
         'Checker provider account recovered',
       ],
       OVERAGE_NEAR_CAP: [

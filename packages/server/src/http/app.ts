@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import { AppError } from '../errors.js';
 import swaggerUi from '@fastify/swagger-ui';
@@ -14,7 +14,7 @@ import { dashboardRoutes } from './dashboard-routes.js';
 import { publicUrlOf } from '../modules/accounts/accounts-module.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope } from './common-schemas.js';
-import { clientErrorHandler, registerEnvelope } from './envelope.js';
+import { clientErrorHandler, errorBody, registerEnvelope } from './envelope.js';
 import { inputGuard } from './input-guard.js';
 import { registerWebApp } from './web-static.js';
 import { reusedSchemaCompilers } from './schema-compilers.js';
@@ -83,6 +83,24 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     // handler: no envelope, no request id, the path echoed back. Long ids reach the route's schema
     // instead (ids are at most 64 characters) and get the spec's 400 VALIDATION_ERROR.
     routerOptions: { maxParamLength: 8192 },
+    // The router's own refusals (a path segment whose percent-escapes do not decode: /transactions/%FF)
+    // bypass the error handler: a bare {"code":"FST_ERR_BAD_URL"} without the envelope's success, path,
+    // requestId and timestamp. Answered in the envelope like every other 4xx.
+    frameworkErrors: (err, req, reply) => {
+      const badUrl = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const [status, code, message]: [number, 'VALIDATION_ERROR' | 'INTERNAL_ERROR', string] = badUrl
+        ? [
+            400,
+            'VALIDATION_ERROR',
+            'The URL path has a malformed percent-escape: encode each path segment as UTF-8 (encodeURIComponent) and send again',
+          ]
+        : [500, 'INTERNAL_ERROR', 'Internal server error'];
+      void (reply as FastifyReply)
+        .status(status)
+        .header('X-Request-Id', req.id)
+        .type('application/json; charset=utf-8')
+        .send(errorBody(req, status, message, code, {}, c.config.TIME_ZONE, c.clock.now()));
+    },
     // A client-supplied X-Request-Id is kept when it looks sane, so integrators can trace a call end to end.
     genReqId: (req) => {
       const h = req.headers['x-request-id'];

@@ -152,6 +152,28 @@ for (const kind of DB_KINDS) {
       expect(ok.json().data).toMatchObject({ status: 'SUCCESS', clientRef: '%FF' });
     });
 
+    it('a malformed percent-escape in the path (/transactions/%FF): 400 in the spec envelope, not the router bare body', async () => {
+      // The router refused it before any hook with {"error","code":"FST_ERR_BAD_URL",...}: no success,
+      // path, requestId or timestamp, and a code outside the catalogue, so envelope-reading clients broke.
+      for (const url of ['/api/v1/transactions/%FF', '/api/v1/transactions/abc%E0%B8', '/api/dashboard/payees/%C0']) {
+        const r = await h.app.inject({ url, headers: s.auth });
+        expect(r.statusCode, url).toBe(400);
+        const body = r.json();
+        expect(body, url).toEqual({
+          success: false,
+          error: 'Bad Request',
+          message: expect.stringContaining('percent'),
+          statusCode: 400,
+          code: 'VALIDATION_ERROR',
+          path: url,
+          requestId: expect.stringMatching(/^req_[0-9a-f]{24}$/),
+          timestamp: expect.stringMatching(/\+07:00$/),
+        });
+        expect(r.headers['x-request-id'], url).toBe(body.requestId);
+        expect(String(r.headers['content-type'])).toContain('application/json');
+      }
+    });
+
     it('control characters (NUL breaks PostgreSQL text) answer 400 on every route, on both stores', async () => {
       for (const url of ['/api/v1/transactions?transRef=a%00b', '/api/v1/transactions?clientRef=%01x', '/api/v1/transactions/txn%00x']) {
         const r = await h.app.inject({ url, headers: s.auth });

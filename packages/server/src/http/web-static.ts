@@ -71,8 +71,9 @@ export async function registerWebApp(app: FastifyInstance, root = process.env.WE
   }
   app.get('/*', { schema: { hide: true } }, async (req, reply) => {
     const p = req.url.split('?')[0];
-    // API, health and asset paths keep their JSON 404; only page paths get the app.
-    if (/^\/(api|v1|health|assets)(\/|$)/.test(p) || /\.[A-Za-z0-9]{1,8}$/.test(p)) return reply.callNotFound();
+    // API, health and asset paths keep their JSON 404; only page paths get the app. Leading slashes
+    // doubled by a base URL that ends in "/" (//api/v1/quota) are still API paths, not a page with 200.
+    if (/^\/+(api|v1|health|assets)(\/|$)/.test(p) || /\.[A-Za-z0-9]{1,8}$/.test(p)) return reply.callNotFound();
     return reply.headers(HTML_HEADERS).sendFile('index.html');
   });
 }

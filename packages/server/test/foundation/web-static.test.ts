@@ -61,6 +61,18 @@ describe('Content-Security-Policy of the served pages', () => {
     }
   });
 
+  it('an API path written with a doubled slash is a 404, never the dashboard page with 200', async () => {
+    // A base URL ending in "/" joined with "/api/v1/quota" asks for //api/v1/quota: it answered the
+    // dashboard's HTML with 200, which a client checking the status took for an answer.
+    for (const url of ['//api/v1/quota', '//api/v1/transactions?clientRef=a', '///health', '//v1/health']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(String(res.headers['content-type'] ?? ''), url).not.toContain('text/html');
+    }
+    // Page paths still get the app.
+    expect((await app.inject({ method: 'GET', url: '/transactions/txn_1' })).statusCode).toBe(200);
+  });
+
   it('caches built assets and sets no page policy on them', async () => {
     const res = await app.inject({ method: 'GET', url: '/assets/app-1.js' });
     expect(res.headers['cache-control']).toContain('immutable');

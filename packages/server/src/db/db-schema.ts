@@ -104,7 +104,7 @@ export interface TransactionsTable {
   client_ref: string | null;
   image_hash: string | null;
   api_key_id: string | null;
-  /** trans_ref copied only on SUCCESS rows: a unique index on (shop_id, success_ref) allows one SUCCESS per transRef. */
+  /** trans_ref copied only on SUCCESS rows: a unique index on (environment, success_ref) allows one SUCCESS per transfer across all shops. */
   success_ref: string | null;
   /** The shop's payee account the receiver check matched (migration 0016); NULL when none did or an old row could not be placed. */
   payee_id: string | null;

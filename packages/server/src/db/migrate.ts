@@ -13,6 +13,7 @@ import * as m0014 from './migrations/0014-line-sessions.js';
 import * as m0016 from './migrations/0016-record-payee.js';
 import * as m0017 from './migrations/0017-printed-amount.js';
 import * as m0019 from './migrations/0019-outbox-dedupe-key.js';
+import * as m0020 from './migrations/0020-one-success-per-transfer.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   '0016-record-payee': m0016,
   '0017-printed-amount': m0017,
   '0019-outbox-dedupe-key': m0019,
+  '0020-one-success-per-transfer': m0020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -169,6 +169,20 @@ export function createTransactionRepo(db: Db) {
     async insert(trx: Db, row: TransactionsTable): Promise<void> {
       await insertQuery(trx, row);
     },
+    /**
+     * When the transfer's SUCCESS in this key environment was recorded, and whether by this shop, or null.
+     * The one read not scoped to a shop: a transfer settles one order across the service (migration
+     * 0020), and a shop whose own check of it lost to another shop's is told when, never which shop.
+     */
+    async successHolder(shopId: string, environment: string, transRef: string): Promise<{ sameShop: boolean; createdAt: string } | null> {
+      const r = await db
+        .selectFrom('transactions')
+        .select(['shop_id', 'created_at'])
+        .where('environment', '=', environment)
+        .where('success_ref', '=', transRef)
+        .executeTakeFirst();
+      return r ? { sameShop: r.shop_id === shopId, createdAt: r.created_at } : null;
+    },
     /** The transfer's SUCCESS record for this shop and environment (when, and the bank's data), or null. */
     async firstSuccess(shopId: string, environment: string, transRef: string): Promise<FirstSuccess | null> {
       return (await succeededQuery(db, shopId, environment, transRef))[0] ?? null;

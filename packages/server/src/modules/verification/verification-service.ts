@@ -63,7 +63,7 @@ export interface VerificationDeps {
   payees: PayeeService;
   quota: QuotaService;
   /** Where records are written and read (the transactions module owns the table). */
-  transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'get'>;
+  transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'successHolder' | 'get'>;
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -401,18 +401,22 @@ export function createVerificationService(deps: VerificationDeps) {
   /**
    * `firstAt`: when the transfer's SUCCESS was recorded (ISO), when known. The message names it in the
    * service's zone with its offset ("2026-11-27 17:03 (UTC+07:00)"): people read it, and UTC ISO read as
-   * seven hours early at a Thai counter. The record's own fields stay ISO.
+   * seven hours early at a Thai counter. The record's own fields stay ISO. `elsewhere`: that SUCCESS is
+   * another shop's that receives into the same account (never named).
    */
-  const duplicateOf = (d: Draft, firstAt?: string | null): Draft => ({
-    ...d,
-    status: 'DUPLICATE',
-    duplicate: 1,
-    success_ref: null,
-    error_code: 'DUPLICATE',
-    error_message: `This transfer was already verified successfully for this shop${
-      firstAt ? ` at ${readableLocalTime(new Date(firstAt), deps.timeZone ?? 'Asia/Bangkok')}` : ''
-    }: the slip is being re-used.`,
-  });
+  const duplicateOf = (d: Draft, firstAt?: string | null, elsewhere = false): Draft => {
+    const at = firstAt ? ` at ${readableLocalTime(new Date(firstAt), deps.timeZone ?? 'Asia/Bangkok')}` : '';
+    return {
+      ...d,
+      status: 'DUPLICATE',
+      duplicate: 1,
+      success_ref: null,
+      error_code: 'DUPLICATE',
+      error_message: elsewhere
+        ? `This transfer was already verified successfully${at} by another shop that receives into the same account: the slip is being re-used.`
+        : `This transfer was already verified successfully for this shop${at}: the slip is being re-used.`,
+    };
+  };
 
   /**
    * Writes the record, completes or releases the image claim, settles the quota unit and enqueues
@@ -471,11 +475,12 @@ export function createVerificationService(deps: VerificationDeps) {
     try {
       saved = await write(row);
     } catch (err) {
-      // Another image of the same transfer committed SUCCESS first: the database keeps only one.
+      // Another image of the same transfer committed SUCCESS first, in this shop or in another shop
+      // receiving into the same account: the database keeps one per transfer (migration 0020).
       if (row.success_ref && deps.caps.isUniqueViolation(err)) {
         // Named like a locally found DUPLICATE: the winner has committed, so its time can be read.
-        const first = row.trans_ref ? await deps.transactions.firstSuccess(row.shop_id, row.environment, row.trans_ref) : null;
-        saved = await write({ ...row, ...duplicateOf(row, first?.created_at) });
+        const first = await deps.transactions.successHolder(row.shop_id, row.environment, row.success_ref);
+        saved = await write({ ...row, ...duplicateOf(row, first?.createdAt, first ? !first.sameShop : false) });
       } else throw err;
     }
     for (const fn of after) await fn().catch((e) => deps.onError?.(e, 'quota release'));

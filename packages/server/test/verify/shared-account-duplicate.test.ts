@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { createBankHarness, NO_RATE_LIMITS, postVerify } from '../helpers/bank-harness.js';
+import type { startSandbox } from '../helpers/sandbox.js';
+
+// Two shops that receive into the same bank account (two branches of one business, each with its own
+// subscription) both answered SUCCESS for one slip: the customer paid once and collected twice. A
+// transfer reaches one account once, so it settles one order across the whole service, not once per
+// shop. The second shop's answer must not say which shop had it first.
+
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`one transfer, two shops on the same account [${kind}]${skipNote(kind)}`, () => {
+    let h: Harness;
+    let bank: Awaited<ReturnType<typeof startSandbox>>;
+    let base: string;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ h, bank, base, close } = await createBankHarness(kind, NO_RATE_LIMITS, { listen: true }));
+    });
+    afterAll(async () => {
+      await close();
+    });
+
+    const slip = async (amount: number) => bank.slip((await bank.register({ amount })).transRef);
+    const used = async (shopId: string) =>
+      (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', shopId).executeTakeFirst())?.used ?? 0;
+
+    it('the second branch is told DUPLICATE, with the first time but not the first shop', async () => {
+      const a = await seedShop(h, { name: 'สาขาสยาม' });
+      const b = await seedShop(h, { name: 'สาขาอารีย์' });
+      const img = await slip(420);
+      const first = await postVerify(base, a.auth, img);
+      expect(first.body.data).toMatchObject({ status: 'SUCCESS', verified: true });
+
+      const second = await postVerify(base, b.auth, img);
+      expect(second.status).toBe(200);
+      expect(second.body.data).toMatchObject({
+        status: 'DUPLICATE',
+        verified: false,
+        duplicate: true,
+        errorCode: 'DUPLICATE',
+        transRef: first.body.data.transRef,
+        amount: 420,
+      });
+      const bkk = new Date(Date.parse(first.body.data.createdAt) + 7 * 3_600_000).toISOString();
+      expect(second.body.data.errorMessage).toContain(`${bkk.slice(0, 10)} ${bkk.slice(11, 16)} (UTC+07:00)`);
+      expect(second.body.data.errorMessage).toContain('another shop');
+      const text = JSON.stringify(second.body);
+      for (const secret of [a.shop.id, 'สาขาสยาม', first.body.data.id]) expect(text).not.toContain(secret);
+      // The bank was asked whether the transfer reached this shop's account: that check is charged.
+      expect(await used(b.shop.id)).toBe(1);
+
+      // Sent again to the second branch for another order: still not paid.
+      const again = await postVerify(base, b.auth, img);
+      expect(again.body.data).toMatchObject({ status: 'DUPLICATE', verified: false });
+      // The first branch's own resend is its replay, unchanged.
+      const replay = await postVerify(base, a.auth, img);
+      expect(replay.body.data).toMatchObject({ status: 'SUCCESS', cached: true, id: first.body.data.id });
+    });
+
+    it('both branches at the same moment: exactly one SUCCESS', async () => {
+      const a = await seedShop(h);
+      const b = await seedShop(h);
+      const img = await slip(95.5);
+      const answers = await Promise.all([postVerify(base, a.auth, img), postVerify(base, b.auth, img)]);
+      const statuses = answers.map((r) => r.body.data.status).sort();
+      expect(statuses).toEqual(['DUPLICATE', 'SUCCESS']);
+    });
+
+    it('a shop whose account did not receive the transfer learns nothing of it: RECEIVER_MISMATCH as before', async () => {
+      const a = await seedShop(h);
+      const other = await seedShop(h, { payee: false });
+      await h.c.payees.add(other.shop.id, { bankCode: '014', accountNumber: '7771234567', holder: 'ร้านอื่น จำกัด' }, 'test');
+      const img = await slip(300);
+      expect((await postVerify(base, a.auth, img)).body.data.status).toBe('SUCCESS');
+      const r = await postVerify(base, other.auth, img);
+      expect(r.body.data).toMatchObject({ status: 'RECEIVER_MISMATCH', duplicate: false });
+    });
+
+    it('a test-key check in one branch does not make a live check in the other a DUPLICATE', async () => {
+      const a = await seedShop(h, { env: 'test' });
+      const b = await seedShop(h);
+      const img = await slip(150);
+      expect((await postVerify(base, a.auth, img)).body.data).toMatchObject({ status: 'SUCCESS', environment: 'test' });
+      expect((await postVerify(base, b.auth, img)).body.data).toMatchObject({ status: 'SUCCESS', environment: 'live' });
+    });
+  });
+}

@@ -302,6 +302,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     transactions,
     secret: sealingSecrets,
     verifySlip: verification.verifySlip,
+    reusedTransfer: verification.reusedTransfer,
     decode,
   });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, transactions, masterSecrets: sealingSecrets, config });

@@ -54,6 +54,11 @@ export interface LineEventHandlerDeps {
     image: Buffer;
     decoded?: DecodeResult;
   }) => Promise<{ record: TransactionRecord; isNew: boolean }>;
+  /**
+   * The verification service's reusedTransfer: the SUCCESS in this shop of the transfer a picture
+   * refused at the quota wall re-uses (decoding it unless `decoded` is given), or null.
+   */
+  reusedTransfer: (shopId: string, image: Buffer, opts: { decoded?: DecodeResult | null }) => Promise<TransactionRecord | null>;
   /** Optional pre-check in groups: a non-slip picture then costs no record and no quota interaction. */
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -345,15 +350,12 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   /**
    * A picture refused at the quota wall (402: nothing decoded, charged or recorded) whose slip names a
    * transfer this shop already credited: its DUPLICATE answer, built from that SUCCESS record (which is
-   * also its first use), costs no
-   * checker call and no quota unit, so it is given instead of "confirm manually". Nothing is recorded
-   * (the pipeline refused the check). Any doubt (no decoder, busy, no slip) keeps the quota answer.
+   * also its first use), costs no checker call and no quota unit, so it is given instead of "confirm
+   * manually". Finding the record is the verification service's (the dashboard asks the same); nothing
+   * is recorded (the pipeline refused the check). Any doubt (busy decoder, no slip) keeps the quota answer.
    */
   async function reusedTransfer(shopId: string, image: Buffer, decoded: DecodeResult | null): Promise<TransactionRecord | null> {
-    const d = decoded ?? (deps.decode ? await deps.decode(image, shopId).catch(() => null) : null);
-    if (!d?.ok) return null;
-    const { items } = await deps.transactions.list(shopId, { transRef: d.transRef, environment: 'live', status: 'SUCCESS', limit: 1 });
-    const first = items[0];
+    const first = await deps.reusedTransfer(shopId, image, { decoded });
     if (!first) return null;
     return {
       ...first,

@@ -32,6 +32,7 @@ export interface LineModuleDeps {
   /** The master secret(s), newest first; channel secrets and tokens are sealed under a key derived from it. */
   secret: string | string[];
   verifySlip: LineEventHandlerDeps['verifySlip'];
+  reusedTransfer: LineEventHandlerDeps['reusedTransfer'];
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   log?: { warn(obj: unknown, msg?: string): void };
 }
@@ -82,6 +83,7 @@ export function createLineModule(deps: LineModuleDeps) {
     shops,
     transactions,
     verifySlip: deps.verifySlip,
+    reusedTransfer: deps.reusedTransfer,
     decode: deps.decode,
     timeZone: config.TIME_ZONE,
     replyTokenTtlSeconds: config.LINE_REPLY_TOKEN_TTL_SECONDS,

@@ -30,11 +30,12 @@ export interface TransactionQuery {
 // A transfer's first SUCCESS is tracked per key environment (migration 0006): a test check never
 // turns a later live check into DUPLICATE. Hot (every check asks it): built once per database.
 /**
- * What a later DUPLICATE of a verified transfer repeats from its SUCCESS: when it was recorded and the
- * bank's data of the transfer (amount, sender, receiver, bank time), so the answer says which payment
- * the slip re-uses without asking the checker again.
+ * What a later DUPLICATE of a verified transfer repeats from its SUCCESS: which record and when it was
+ * recorded, and the bank's data of the transfer (amount, sender, receiver, bank time), so the answer
+ * says which payment the slip re-uses without asking the checker again.
  */
 const FIRST_SUCCESS_FIELDS = [
+  'id',
   'created_at',
   'amount_satang',
   'bank_code',

@@ -561,8 +561,34 @@ export function createVerificationService(deps: VerificationDeps) {
     }
   }
 
+  /**
+   * The transfer a picture refused at the quota wall (402) re-uses: this shop's SUCCESS for the slip's
+   * transfer in `environment`, or null. The wall stands before the decoder, so without this a re-used
+   * slip is told only "quota used up", and staff who then find the first payment's money in the bank
+   * app deliver twice. Every channel asks it here (one rule, not one copy per channel): it decodes the
+   * picture (`decoded` when the channel already did) and reads the record through the transactions
+   * module, so it asks no checker, takes no unit and writes nothing. Any doubt (a busy or failed
+   * decoder, no slip QR) is null: the caller keeps its quota answer.
+   */
+  async function reusedTransfer(
+    shopId: string,
+    image: Buffer,
+    opts: { decoded?: DecodeResult | null; environment?: 'live' | 'test' } = {},
+  ): Promise<TransactionRecord | null> {
+    const d = opts.decoded ?? (await deps.decode(image, shopId).catch(() => null));
+    if (!d?.ok) return null;
+    const first = await deps.transactions.firstSuccess(shopId, opts.environment ?? 'live', d.transRef);
+    if (!first) return null;
+    // Gone between the two reads only if the shop was just erased: then there is nothing to name.
+    return deps.transactions.get(shopId, first.id).catch((e: unknown) => {
+      if (e instanceof AppError && e.statusCode === 404) return null;
+      throw e;
+    });
+  }
+
   return {
     sweepOrphans,
+    reusedTransfer,
     async verifySlip(input: VerifyInput): Promise<VerifyOutcome> {
       const started = performance.now();
       const environment = input.environment ?? 'live';

@@ -54,6 +54,12 @@ export type WebhookDelivery = ItemOf<'/api/dashboard/webhooks/deliveries'>;
 export type SessionView = ItemOf<'/api/dashboard/sessions'>;
 export type AuditEntry = ItemOf<'/api/dashboard/audit'>;
 
+/**
+ * What a 402 of the slip check names when the refused picture re-uses a transfer the shop already
+ * credited: that transfer's first use (docs/dashboard-api.md, "A re-used slip at the quota wall").
+ */
+export type FirstUse = NonNullable<JsonOf<paths['/api/dashboard/verify']['post']['responses'][402]>['firstUse']>;
+
 export type TotalsSummary = DataOf<'/api/dashboard/reports/totals'>;
 export type PeriodName = keyof TotalsSummary['periods'];
 

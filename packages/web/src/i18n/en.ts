@@ -195,6 +195,10 @@ export const en: Record<MessageKey, string> = {
   'check.again': 'Check this picture again',
   'check.quotaAfter': 'Quota this month: {used} of {limit} used',
   'check.openRecord': 'Open this result',
+  'check.reused.title': 'This slip was already used: do not deliver twice',
+  'check.reused.body':
+    'This transfer was verified on {time} for {amount}; that money is already counted. If the customer says they paid again, ask for the slip of the new transfer.',
+  'check.reused.open': 'Open the first record',
   'result.cached': 'This picture was checked in the last 24 hours, so the earlier result is shown and no quota is used.',
   'result.genuine.title': 'Genuine: the money reached your account',
   'result.genuine.body': 'The slip matches the bank record and the receiver is one of your accounts.',

@@ -8,7 +8,7 @@ import { LangSwitch } from '../components/layout';
 import { ResultCard } from '../components/result-card';
 import { StatusBadge } from '../components/status';
 import { TxList } from '../components/tx-list';
-import { CheckingNotice, SlipPickers } from '../components/slip-check';
+import { CheckingNotice, firstUseOf, ReusedSlipWarning, SlipPickers } from '../components/slip-check';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart } from '../lib/format';
 import { amountQuery, formatBaht } from '../lib/money';
@@ -177,6 +177,7 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<TransactionRecord | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const firstUse = firstUseOf(error);
 
   async function check(f: File | undefined) {
     if (!f) return;
@@ -206,6 +207,16 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
       <SlipPickers actionsClassName="mini-actions" cameraLabel={m('camera')} pickLabel={m('pick')} onFile={(f) => void check(f)} />
       <div aria-live="polite" aria-busy={busy} className="result-region">
         {busy && <CheckingNotice label={m('checking')} />}
+        {firstUse && (
+          <ReusedSlipWarning
+            firstUse={firstUse}
+            link={(href, label) => (
+              <a href={href} className="alert-action">
+                {label}
+              </a>
+            )}
+          />
+        )}
         <ErrorText error={error} />
         {result && <ResultCard record={result} />}
       </div>

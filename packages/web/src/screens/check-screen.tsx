@@ -4,7 +4,7 @@ import { hasErrorCode } from '../api/error-code';
 import { ROUTES } from '../api/routes';
 import type { TransactionRecord } from '../api/types';
 import { ResultCard, resultVars } from '../components/result-card';
-import { CheckingNotice, SlipPickers } from '../components/slip-check';
+import { CheckingNotice, firstUseOf, ReusedSlipWarning, SlipPickers } from '../components/slip-check';
 import { Alert, Button, Card, ErrorText, errorMessage, Field, PageHeader } from '../components/ui';
 import { useI18n } from '../i18n/i18n';
 import { Link } from '../lib/router';
@@ -31,6 +31,7 @@ export function CheckScreen() {
   const [error, setError] = useState<unknown>(null);
   const [localError, setLocalError] = useState<string | null>(null);
   const resultRef = useRef<HTMLDivElement>(null);
+  const firstUse = firstUseOf(error);
 
   // On a phone the card is below the picture: bring it into view once the answer is there.
   useEffect(() => {
@@ -169,11 +170,23 @@ export function CheckScreen() {
             </Link>
           </Alert>
         ) : hasErrorCode(error, 'QUOTA_EXCEEDED') ? (
-          <Alert kind="error" title={errorMessage(error, t)}>
-            <Link to="/" className="alert-action">
-              {t('error.quotaNext')}
-            </Link>
-          </Alert>
+          <>
+            {firstUse && (
+              <ReusedSlipWarning
+                firstUse={firstUse}
+                link={(href, label) => (
+                  <Link to={href} className="alert-action">
+                    {label}
+                  </Link>
+                )}
+              />
+            )}
+            <Alert kind="error" title={errorMessage(error, t)}>
+              <Link to="/" className="alert-action">
+                {t('error.quotaNext')}
+              </Link>
+            </Alert>
+          </>
         ) : (
           <ErrorText error={error} />
         )}

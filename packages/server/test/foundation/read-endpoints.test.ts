@@ -148,6 +148,14 @@ for (const kind of DB_KINDS) {
       expect(await get('from=2026-11-01&to=2026-11-01')).toEqual([made[1], made[2]].sort());
       expect(await get('from=2026-11-01')).toEqual([made[1], made[2], made[3]].sort());
       expect(await get('to=2026-10-31')).toEqual([made[0]]);
+      // A range that ends before it starts (from and to swapped) is refused as the export refuses it:
+      // an empty 200 read as "no payments in that period" to a reconciliation job.
+      for (const q of ['from=2026-11-02&to=2026-11-01', 'from=2026-11-01T10:00:00Z&to=2026-11-01T09:59:59Z']) {
+        const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: c.auth });
+        expect(r.statusCode, q).toBe(400);
+        expect(r.json(), q).toMatchObject({ success: false, code: 'INVALID_RANGE', message: expect.stringContaining('from') });
+      }
+      expect(await get('from=2026-11-01T17:00:00Z&to=2026-11-01T17:00:00Z')).toEqual([made[3]]); // one instant is a range
       for (const q of ['from=2026-13-01', 'to=2026-11-31', 'from=2026-1-1']) {
         const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: c.auth });
         expect(r.statusCode, q).toBe(400);

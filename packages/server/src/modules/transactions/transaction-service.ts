@@ -56,14 +56,19 @@ export function createTransactionService(deps: { db: Db; timeZone: string }) {
     async list(shopId: string, f: TransactionFilters): Promise<{ items: TransactionRecord[]; nextCursor: string | null }> {
       const limit = f.limit ?? 50;
       const cursor = f.cursor ? decodeCursor(f.cursor) : undefined;
+      const fromIso = f.from ? startOf(f.from) : undefined;
+      const toIso = f.to ? endOf(f.to) : undefined;
+      // Swapped bounds answered an empty page, which a reconciliation job read as "no payments then";
+      // refused as the export refuses them (reports-module prepareExport).
+      if (fromIso && toIso && fromIso > toIso) throw new AppError('INVALID_RANGE', 400, 'from must not be after to');
       const rows = await repo.page(shopId, {
         statuses: f.status ? f.status.split(',') : undefined,
         sources: f.source ? f.source.split(',') : undefined,
         transRef: f.transRef || undefined,
         clientRef: f.clientRef || undefined,
         environment: f.environment || undefined,
-        fromIso: f.from ? startOf(f.from) : undefined,
-        toIso: f.to ? endOf(f.to) : undefined,
+        fromIso,
+        toIso,
         amountMinSatang: f.amountMinSatang,
         amountMaxSatang: f.amountMaxSatang,
         after: cursor ? { createdAt: cursor.c, id: cursor.i } : undefined,

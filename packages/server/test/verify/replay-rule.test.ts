@@ -139,6 +139,22 @@ for (const kind of DB_KINDS) {
       expect(await verify(img, '')).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true });
     });
 
+    it('the dashboard (and mini-app) re-checks a slip with a corrected expected amount instead of replaying the mismatch', async () => {
+      // The dashboard's key was the image alone even with an expected amount, so staff who typed 500 for
+      // a 300 transfer and corrected it to 300 got the first AMOUNT_MISMATCH back as a replay: a good
+      // payment refused at the counter.
+      const img = await slip(300);
+      const check = async (expectedAmountSatang?: number) =>
+        (await h.c.verification.verifySlip({ shopId: s.shop.id, source: 'DASHBOARD', image: img, expectedAmountSatang })).record;
+      const typo = await check(500_00);
+      expect(typo).toMatchObject({ status: 'AMOUNT_MISMATCH', cached: false });
+      const fixed = await check(300_00);
+      expect(fixed).toMatchObject({ status: 'SUCCESS', verified: true, cached: false });
+      // The same check again is a replay; the API's same amount is not the dashboard's request.
+      expect(await check(300_00)).toMatchObject({ id: fixed.id, cached: true });
+      expect(await verify(img, '?amount=300')).toMatchObject({ status: 'DUPLICATE', verified: false, cached: false });
+    });
+
     it('an unverified first result is not a verified transfer: the corrected amount is checked', async () => {
       const img = await slip(300);
       const wrong = await verify(img, '?clientRef=order-4&amount=299.99');
@@ -162,7 +178,7 @@ for (const kind of DB_KINDS) {
       expect(two.map((r) => r.status).sort()).toEqual(['DUPLICATE', 'SUCCESS']);
     });
 
-    it('the dashboard has no client reference: the same image with another expected amount stays a flagged replay', async () => {
+    it('the dashboard has no client reference: the same image with another expected amount is flagged, found locally (DUPLICATE)', async () => {
       const owner = await signup(h);
       await h.c.payees.add(owner.shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
       const img = await slip(300);
@@ -176,8 +192,11 @@ for (const kind of DB_KINDS) {
       const first = (await up('?expectedAmount=300')).json().data;
       expect(first).toMatchObject({ status: 'SUCCESS', cached: false });
       const c0 = calls();
+      // Another expected amount is another request (as at the API): the transfer's SUCCESS is found
+      // locally, so nothing is asked or charged; the same amount again is the replay.
       const again = (await up('?expectedAmount=500')).json().data;
-      expect(again).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true });
+      expect(again).toMatchObject({ status: 'DUPLICATE', verified: false, cached: false });
+      expect((await up('?expectedAmount=300')).json().data).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true });
       expect(calls()).toBe(c0);
     });
   });

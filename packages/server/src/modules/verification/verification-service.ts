@@ -142,7 +142,8 @@ const emptyDraft = (): Draft => ({
  * retry after a timeout gets its own answer again while the same picture sent for another order is a
  * new verification of a transfer already verified, a DUPLICATE (issue 19: a cached SUCCESS there let an
  * integration credit a second order). Absent counts as a value. The dashboard and LINE have no client
- * reference: their key is the image alone, so a resend there stays a replay (shown to people as one).
+ * reference: their key is the image alone (with the dashboard's expected amount when one is given), so a
+ * resend there stays a replay (shown to people as one).
  * An API request always carries its fields in the key, even when both are absent: keyed by the image
  * alone, it met the counter's claim and answered a slip already accepted in LINE or on the dashboard
  * as that record's SUCCESS (verified, not duplicate), which a bot whose own database had never seen the
@@ -155,13 +156,17 @@ export function replayKey(imageKey: string, input: Pick<VerifyInput, 'source' | 
 }
 
 /**
- * The image's key alone (dashboard, LINE), or with the request's amount and clientRef (the API, absent
- * ones included): the replay memory's key as it is (a map key need not be short), the claim's once
- * hashed (`replayKey`).
+ * The image's key alone (LINE; the dashboard without an expected amount), with the dashboard's expected
+ * amount (a pair: staff who correct a mistyped amount get a new check, not the mismatch replayed), or
+ * with the request's amount and clientRef (the API, absent ones included: a triple, never equal to
+ * another channel's key): the replay memory's key as it is (a map key need not be short), the claim's
+ * once hashed (`replayKey`).
  */
 function requestParts(imageKey: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
-  if (input.source !== 'API') return imageKey;
-  return JSON.stringify([imageKey, input.expectedAmountSatang ?? null, input.clientRef ?? null]);
+  if (input.source === 'API') return JSON.stringify([imageKey, input.expectedAmountSatang ?? null, input.clientRef ?? null]);
+  if (input.source === 'DASHBOARD' && input.expectedAmountSatang !== undefined)
+    return JSON.stringify([imageKey, input.expectedAmountSatang]);
+  return imageKey;
 }
 
 /** A new image's claim was written by another check between our read and our insert (its unit is rolled back with it). */

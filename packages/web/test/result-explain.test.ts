@@ -5,7 +5,7 @@ import { STATUSES, type TxStatus } from '../src/api/types';
 import { en } from '../src/i18n/en';
 import { th } from '../src/i18n/th';
 import { explainError, SCREEN_ERROR_CODES } from '../src/lib/error-explain';
-import { expectedAmountOf, explainResult, KNOWN_ERROR_CODES, stripBidi, VARIANTS } from '../src/lib/result-explain';
+import { expectedAmountOf, explainResult, KNOWN_ERROR_CODES, reasonOf, stripBidi, VARIANTS } from '../src/lib/result-explain';
 
 const rec = (status: TxStatus, errorCode: string | null, extra: { stale?: boolean; cached?: boolean; edited?: boolean } = {}) => ({
   status,
@@ -43,6 +43,20 @@ describe('result card wording', () => {
       if (cached && PAID.includes(s)) expect([ex.tone, ex.title]).toEqual(['warn', 'result.replay.title']);
     },
   );
+
+  it.each(STATUSES.flatMap((s) => KNOWN_ERROR_CODES[s].map((code) => ({ s, code }))))(
+    '$s / $code: the reason on the detail page is words in both languages, never the service English',
+    ({ s, code }) => {
+      const reason = reasonOf({ status: s, errorCode: code, errorMessage: 'The service says so in English.' });
+      expect(reason && 'key' in reason, `${s}/${code}`).toBe(true);
+      if (reason && 'key' in reason) expectBothLanguages(reason.key, `${s}/${code}`);
+    },
+  );
+
+  it('keeps the service sentence only for a code the dashboard does not know, and has no reason for a plain success', () => {
+    expect(reasonOf({ status: 'INVALID', errorCode: 'SOME_NEW_CODE', errorMessage: 'Newer words.' })).toEqual({ text: 'Newer words.' });
+    expect(reasonOf({ status: 'SUCCESS', errorCode: null, errorMessage: null })).toBeNull();
+  });
 
   it('reads each meaningful case differently', () => {
     const v = (s: TxStatus, code: string | null, extra?: { stale?: boolean; cached?: boolean; edited?: boolean }) =>

@@ -184,6 +184,41 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
       }
     });
 
+    it(`${lang}: a result's detail page gives its reason in the page's language, the service's English only for a code it does not know`, async () => {
+      await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN', exact: true }).click();
+      await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe(lang);
+      const reasonRow = page.locator('main .kv > div', { has: page.locator('dt', { hasText: t['tx.errorMessage'] }) }).locator('dd');
+      for (const status of ['AMOUNT_MISMATCH', 'DUPLICATE'] as const) {
+        const rec = await c.db
+          .selectFrom('transactions')
+          .select(['id', 'error_code', 'error_message'])
+          .where('status', '=', status)
+          .executeTakeFirstOrThrow();
+        expect(rec.error_message, status).toBeTruthy();
+        await go('/transactions');
+        await go(`/transactions/${rec.id}`);
+        await page.locator('main .result').waitFor();
+        await expect.poll(() => reasonRow.innerText(), { message: status }).toBe(t[`error.${status}`]);
+        // The service's words are English: on the Thai page not one of them.
+        if (lang === 'th') expect(await page.locator('main').innerText(), status).not.toContain(rec.error_message!);
+      }
+      // A code this dashboard does not know yet (a newer service): its sentence from the service, rather than nothing.
+      const rec = await c.db.selectFrom('transactions').select('id').where('status', '=', 'AMOUNT_MISMATCH').executeTakeFirstOrThrow();
+      await page.route(`**/api/dashboard/transactions/${rec.id}`, async (route) => {
+        const res = await route.fetch();
+        const body = (await res.json()) as { data: Record<string, unknown> };
+        body.data = { ...body.data, errorCode: 'SOME_NEW_CODE', errorMessage: 'A reason from a newer service.' };
+        await route.fulfill({ response: res, json: body });
+      });
+      try {
+        await go('/transactions');
+        await go(`/transactions/${rec.id}`);
+        await expect.poll(() => reasonRow.innerText()).toBe('A reason from a newer service.');
+      } finally {
+        await page.unroute(`**/api/dashboard/transactions/${rec.id}`);
+      }
+    });
+
     it(`${lang}: searching by clientRef and by amount range filters the list; CSV and XLSX downloads hold the list's rows with ${lang === 'th' ? 'Thai' : 'English'} headers`, async () => {
       await go('/transactions');
       await atWidth(360);

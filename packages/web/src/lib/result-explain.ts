@@ -1,6 +1,7 @@
 import { ERROR_CODES, RESULT_ERROR_CODES } from '@slipcheck/sdk';
 import { STATUSES, type TransactionRecord, type TxStatus } from '../api/types';
 import type { MessageKey } from '../i18n/i18n';
+import { th } from '../i18n/th';
 
 export type Tone = 'ok' | 'warn' | 'error' | 'info';
 
@@ -158,6 +159,22 @@ export function explainResult(r: Pick<TransactionRecord, 'status' | 'errorCode' 
     next: `result.${variant}.next` as MessageKey,
     notes: r.cached ? ['result.replay.again'] : [],
   };
+}
+
+/**
+ * Why a result is what it is, in the page's language: the words of its errorCode (the SDK catalogue's,
+ * `error.<CODE>` in i18n), or of its status when it has no code. The service's `errorMessage` is
+ * English for integrators; it is shown only for a code this dashboard does not know (a newer service),
+ * where it is better than nothing. Null when the result gives no reason (a plain SUCCESS).
+ */
+export function reasonOf(
+  r: Pick<TransactionRecord, 'status' | 'errorCode' | 'errorMessage'>,
+): { key: MessageKey } | { text: string } | null {
+  if (!r.errorCode && !r.errorMessage) return null;
+  if (!r.errorCode) return { key: `status.${r.status}` as MessageKey };
+  const key = `error.${r.errorCode}`;
+  if (key in th) return { key: key as MessageKey };
+  return r.errorMessage ? { text: r.errorMessage } : null;
 }
 
 /** The expected amount of an AMOUNT_MISMATCH, read from the service's message ("... differs from the expected 1,500.00 THB."). */

@@ -4,6 +4,7 @@ import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
 import { SOURCES, STATUSES, type TransactionRecord } from '../api/types';
 import { ResultCard } from '../components/result-card';
+import { reasonOf } from '../lib/result-explain';
 import { TxList } from '../components/tx-list';
 import { Button, Card, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 import { useI18n, type MessageKey } from '../i18n/i18n';
@@ -235,6 +236,7 @@ export function TransactionDetailScreen({ id }: { id: string }) {
   const { t, lang } = useI18n();
   const rec = useLoad(() => api<TransactionRecord>(ROUTES.transaction(id)), id);
   const r = rec.data;
+  const reason = r ? reasonOf(r) : null;
   return (
     <>
       <p>
@@ -286,10 +288,10 @@ export function TransactionDetailScreen({ id }: { id: string }) {
                 <dt>{t('tx.latency')}</dt>
                 <dd>{r.latencyMs} ms</dd>
               </div>
-              {r.errorMessage && (
+              {reason && (
                 <div>
                   <dt>{t('tx.errorMessage')}</dt>
-                  <dd>{r.errorMessage}</dd>
+                  <dd>{'key' in reason ? t(reason.key) : reason.text}</dd>
                 </div>
               )}
             </dl>

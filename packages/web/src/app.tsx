@@ -3,7 +3,7 @@ import { AuthProvider, useAuth } from './api/auth';
 import { AppShell } from './components/layout';
 import { Empty, Loading } from './components/ui';
 import { I18nProvider, useI18n } from './i18n/i18n';
-import { match, RouterProvider, useRouter, Link } from './lib/router';
+import { loginPathFor, match, nextAfterSignIn, RouterProvider, useRouter, Link } from './lib/router';
 import { AcceptInviteScreen, ForgotScreen, LoginScreen, ResetScreen, SignupScreen } from './screens/auth-screens';
 import { CheckScreen } from './screens/check-screen';
 import { KeysScreen } from './screens/keys-screen';
@@ -28,7 +28,7 @@ const PUBLIC: Record<string, () => React.JSX.Element> = {
 export const OWNER_ONLY_PATHS = new Set(['/keys', '/webhooks']);
 
 function Routes() {
-  const { path, navigate } = useRouter();
+  const { path, search, navigate } = useRouter();
   const { me, loading } = useAuth();
   const { t } = useI18n();
   const Public = PUBLIC[path];
@@ -36,9 +36,10 @@ function Routes() {
 
   useEffect(() => {
     if (loading) return;
-    if (!signedIn && !Public) navigate(`/login`, { replace: true });
-    if (signedIn && (path === '/login' || path === '/signup')) navigate('/', { replace: true });
-  }, [loading, signedIn, Public, path, navigate]);
+    // A signed-out person on a page (a link from a mail or LINE, or a session that ended) comes back to it after signing in.
+    if (!signedIn && !Public) navigate(loginPathFor(path, search), { replace: true });
+    if (signedIn && (path === '/login' || path === '/signup')) navigate(nextAfterSignIn(search), { replace: true });
+  }, [loading, signedIn, Public, path, search, navigate]);
 
   // The screen's language is the person's (api/auth.tsx applies me.user.language); the shop's language
   // is for its LINE replies and mails only.

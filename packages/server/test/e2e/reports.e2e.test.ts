@@ -22,9 +22,9 @@ import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 import { translate } from '../../../web/src/i18n/translate.js';
-import { warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
+import { thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
-import { baht, go as goIn, ownerSignedIn, resize, signUpShopWithKey } from './money-e2e-kit.js';
+import { baht, go as goIn, OWNER_PASSWORD, ownerSignedIn, resize, signUpShopWithKey } from './money-e2e-kit.js';
 
 warnIfNoChromium('reports e2e');
 
@@ -150,6 +150,33 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     await shop.getByText(th['common.saved']).waitFor();
     await expect.poll(async () => (await c.shops.get(shopId)).name).toBe('ร้านกาแฟยอดเงิน สาขา 2');
     await expectNoOverflow('settings');
+  });
+
+  it("a link from the daily summary or an alert mail opens its page after sign-in, not the overview (and only this site's pages)", async () => {
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Bangkok' }).format(new Date());
+    const rec = await c.db.selectFrom('transactions').select('id').where('status', '=', 'AMOUNT_MISMATCH').executeTakeFirstOrThrow();
+    // A phone that is not signed in: the daily summary's link to the day, an alert's link to its record.
+    for (const [link, heading, url] of [
+      [`/transactions?from=${day}&to=${day}`, th['tx.title'], `/transactions?from=${day}&to=${day}`],
+      [`/transactions/${rec.id}`, th['tx.detailTitle'], `/transactions/${rec.id}`],
+      // Only a page of this site: another address given as the way back lands on the overview.
+      ['/login?next=%2F%2Fevil.example%2Fx', th['overview.title'], '/'],
+    ] as const) {
+      const other = await thaiContext(browser, { viewport: { width: 360, height: 780 } });
+      try {
+        const p = await other.newPage();
+        await p.goto(`${base}${link}`);
+        await p.getByRole('heading', { level: 1, name: th['auth.loginTitle'] }).waitFor();
+        await p.getByLabel('อีเมล').fill(EMAIL);
+        await p.getByLabel('รหัสผ่าน').fill(OWNER_PASSWORD);
+        await p.getByRole('button', { name: th['auth.login'], exact: true }).click();
+        await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+        expect(p.url(), link).toBe(`${base}${url}`);
+        if (link.includes('from=')) expect(await p.locator('.tx-tools-toggle').innerText()).toContain(th['tx.filtersOn']);
+      } finally {
+        await other.close();
+      }
+    }
   });
 
   for (const lang of ['th', 'en'] as const) {

@@ -50,7 +50,7 @@ export function Brand() {
 export function AppShell({ children }: { children: ReactNode }) {
   const { t } = useI18n();
   const { me, logout } = useAuth();
-  const { path } = useRouter();
+  const { path, navigate } = useRouter();
   const [open, setOpen] = useState(false);
   useEffect(() => {
     setOpen(false);
@@ -102,7 +102,12 @@ export function AppShell({ children }: { children: ReactNode }) {
               <p className="sidenav-email" title={me?.user.email}>
                 {me?.user.email}
               </p>
-              <button type="button" className="btn btn-ghost" onClick={() => void logout()}>
+              {/* Signing out on purpose: the next sign-in (perhaps someone else's) starts at the overview. */}
+              <button
+                type="button"
+                className="btn btn-ghost"
+                onClick={() => void logout().then(() => navigate('/login', { replace: true }))}
+              >
                 {t('nav.logout')}
               </button>
             </div>

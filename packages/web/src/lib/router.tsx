@@ -75,3 +75,22 @@ export function Link({ to, children, ...rest }: { to: string; children: ReactNod
     </a>
   );
 }
+
+/**
+ * Where to go after signing in: the page a signed-out person asked for (`/login?next=...`: a daily
+ * summary's link to the day, an alert mail's link to its record), else the overview. Only a path of
+ * this site: `//host`, `/\\host` or a full URL would send a person elsewhere after they typed their password.
+ */
+export function nextAfterSignIn(search: URLSearchParams): string {
+  const next = search.get('next') ?? '';
+  // Browsers drop tabs and newlines from URLs ("/\t/host" is "//host"): no control character either.
+  if (!/^\/(?![/\\])/.test(next) || /[\u0000-\u001f\u007f]/.test(next) || /^\/(login|signup)(?:[/?#]|$)/.test(next)) return '/';
+  return next;
+}
+
+/** The sign-in page's address that comes back to `path` + `search` afterwards (the overview needs no way back). */
+export function loginPathFor(path: string, search: URLSearchParams): string {
+  const qs = search.toString();
+  const here = `${path}${qs ? `?${qs}` : ''}`;
+  return here === '/' ? '/login' : `/login?next=${encodeURIComponent(here)}`;
+}

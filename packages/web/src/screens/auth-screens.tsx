@@ -9,7 +9,7 @@ import { EmailField, CurrentPasswordField, NewPasswordField, SubmitRow } from '.
 import { AuthLayout } from '../components/layout';
 import { useI18n } from '../i18n/i18n';
 import { formatDateTime, formatMoney } from '../lib/format';
-import { Link, useRouter } from '../lib/router';
+import { Link, nextAfterSignIn, useRouter } from '../lib/router';
 import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 import { ERASED_KEY } from './settings-screen';
@@ -42,7 +42,7 @@ function AuthPage({
 export function LoginScreen() {
   const { t, lang } = useI18n();
   const { login } = useAuth();
-  const { navigate } = useRouter();
+  const { navigate, search } = useRouter();
   // Back here right after "delete shop and account" (Settings): say it worked and when the purge runs.
   const [erasedUntil] = useState(() => {
     try {
@@ -61,7 +61,7 @@ export function LoginScreen() {
     } catch {
       /* ignore */
     }
-    navigate('/', { replace: true });
+    navigate(nextAfterSignIn(search), { replace: true });
   });
   return (
     <AuthPage

@@ -179,6 +179,26 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     }
   });
 
+  it('a day typed with its Buddhist-era year (as the list prints it) finds that day, and the field then shows the year the calendar uses', async () => {
+    await page.getByRole('button', { name: 'ไทย', exact: true }).click();
+    await go('/transactions');
+    await page.locator('main .tx-list').waitFor();
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Bangkok' }).format(new Date());
+    const beDay = `${Number(day.slice(0, 4)) + 543}${day.slice(4)}`;
+    // The list prints the Thai year: what an owner reads and then types into the date fields.
+    expect(await page.locator('main .tx-list').innerText()).toContain(String(Number(day.slice(0, 4)) + 543));
+    await openTools();
+    const form = page.locator('form.filters');
+    await form.getByLabel(th['tx.from']).fill(beDay);
+    await form.getByLabel(th['tx.to']).fill(beDay);
+    await form.getByRole('button', { name: th['tx.apply'] }).click();
+    await expect.poll(async () => await page.locator('main .tx-list li').count()).toBe(made.length);
+    await openTools();
+    expect(await form.getByLabel(th['tx.from']).inputValue()).toBe(day);
+    expect(await form.getByLabel(th['tx.to']).inputValue()).toBe(day);
+    await page.getByRole('button', { name: th['tx.clear'] }).click();
+  });
+
   for (const lang of ['th', 'en'] as const) {
     const t = lang === 'th' ? th : en;
 

@@ -37,6 +37,18 @@ export function bangkokDay(date: Date | string): string {
   return `${p.year}-${p.month}-${p.day}`;
 }
 
+/**
+ * A day typed into a date field (YYYY-MM-DD), with a Buddhist-era year made the calendar's: Thai people
+ * read and write years in the Buddhist era (the lists print "27 พ.ย. 2569"), and a date field takes 2569
+ * as it is, so the filter found nothing. A year from 2400 on is read as Buddhist era (543 years ahead);
+ * no record has one.
+ */
+export function gregorianDay(day: string): string {
+  const m = /^(\d{4})(-\d{2}-\d{2})$/.exec(day);
+  if (!m || Number(m[1]) < 2400) return day;
+  return `${Number(m[1]) - 543}${m[2]}`;
+}
+
 /** Start of a Bangkok day (YYYY-MM-DD) as ISO with +07:00, for the from/to filters. */
 export const bangkokDayStart = (day: string) => `${day}T00:00:00+07:00`;
 export const bangkokDayEnd = (day: string) => `${day}T23:59:59.999+07:00`;

@@ -8,7 +8,7 @@ import { reasonOf } from '../lib/result-explain';
 import { TxList } from '../components/tx-list';
 import { Button, Card, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 import { useI18n, type MessageKey } from '../i18n/i18n';
-import { bangkokDayEnd, bangkokDayStart, formatDateTime, formatMoney } from '../lib/format';
+import { bangkokDayEnd, bangkokDayStart, formatDateTime, formatMoney, gregorianDay } from '../lib/format';
 import { parseAmountToSatang, satangFromAmount } from '../lib/money';
 import { Link, useRouter } from '../lib/router';
 import { ExportButtons, TotalsCard } from '../components/reports';
@@ -45,7 +45,7 @@ export function TransactionsScreen() {
   const { t } = useI18n();
   // The daily summary links here with ?from=YYYY-MM-DD&to=YYYY-MM-DD (Bangkok days).
   const { search } = useRouter();
-  const day = (k: string) => (/^\d{4}-\d{2}-\d{2}$/.test(search.get(k) ?? '') ? search.get(k)! : '');
+  const day = (k: string) => (/^\d{4}-\d{2}-\d{2}$/.test(search.get(k) ?? '') ? gregorianDay(search.get(k)!) : '');
   const [initial] = useState<Filters>(() => ({ ...EMPTY, from: day('from'), to: day('to') }));
   const [draft, setDraft] = useState<Filters>(initial);
   const [filters, setFilters] = useState<Filters>(initial);
@@ -104,7 +104,10 @@ export function TransactionsScreen() {
   const [toolsOpen, setToolsOpen] = useState(false);
   function apply(e: FormEvent) {
     e.preventDefault();
-    setFilters({ ...draft });
+    // The fields then show the year the search used.
+    const f = { ...draft, from: gregorianDay(draft.from), to: gregorianDay(draft.to) };
+    setDraft(f);
+    setFilters(f);
     setToolsOpen(false);
   }
   const active = useMemo(() => Object.values(filters).some(Boolean), [filters]);

@@ -293,6 +293,38 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await shot('07-payees');
   });
 
+  it('a list that cannot load says so, and never that the shop has none (no payee account, no key, no results)', async () => {
+    // The service cannot be reached (a deploy, a phone between cells): the three lists fail to load.
+    const lists = ['**/api/dashboard/payees', '**/api/dashboard/api-keys', '**/api/dashboard/transactions?*'];
+    for (const url of lists) await page.route(url, (route) => route.abort('connectionrefused'));
+    try {
+      await page.getByRole('link', { name: 'ภาพรวม' }).first().click();
+      await heading(page, 'ภาพรวม').waitFor();
+      for (const [route, title, emptyWords] of [
+        ['/payees', th['payees.title'], [th['payees.emptyTitle'], th['payees.emptyList']]],
+        ['/keys', th['keys.title'], [th['keys.empty']]],
+        ['/transactions', th['tx.title'], [th['tx.empty']]],
+      ] as const) {
+        await page.evaluate((r) => {
+          history.pushState({}, '', r);
+          dispatchEvent(new PopStateEvent('popstate'));
+        }, route);
+        await heading(page, title).waitFor();
+        await page.getByText(th['error.network']).first().waitFor();
+        const main = await page.locator('main').innerText();
+        for (const words of emptyWords) expect(main, `${route}: "${words}" while the list did not load`).not.toContain(words);
+      }
+    } finally {
+      for (const url of lists) await page.unroute(url);
+    }
+    // Back on the network, the payee account is there again.
+    await page.evaluate(() => {
+      history.pushState({}, '', '/payees');
+      dispatchEvent(new PopStateEvent('popstate'));
+    });
+    await page.locator('.payee', { hasText: '6609' }).waitFor();
+  });
+
   it('checks an uploaded sandbox slip, and the result appears live in Transactions', async () => {
     const reg = await fetch(`${bank.url}/transfers`, {
       method: 'POST',

@@ -79,9 +79,10 @@ export function KeysScreen() {
           onDismiss={() => setShown(null)}
         />
       )}
+      {/* A list that did not load is not an empty one (the error above says why). */}
       {list.loading && !list.data ? (
         <Loading />
-      ) : !list.data?.items.length ? (
+      ) : !list.data ? null : !list.data.items.length ? (
         <Card>
           <Empty title={t('keys.empty')}>{t('keys.emptyHint')}</Empty>
         </Card>

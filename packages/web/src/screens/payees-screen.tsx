@@ -36,9 +36,10 @@ export function PayeesScreen() {
         actions={isOwner ? <Button onClick={() => setAdding(true)}>{t('payees.add')}</Button> : undefined}
       />
       <ErrorText error={error ?? list.error} />
+      {/* A list that did not load is not an empty one: "no payee account" would send the owner to add it again. */}
       {list.loading && !list.data ? (
         <Loading />
-      ) : items.length === 0 ? (
+      ) : !list.data ? null : items.length === 0 ? (
         <Card>
           <Alert kind="warn" title={t('payees.emptyTitle')}>
             {t('payees.emptyBody')}

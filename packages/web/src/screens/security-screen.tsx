@@ -117,7 +117,7 @@ export function SecurityScreen() {
         <ErrorText error={audit.error} />
         {audit.loading && !audit.data ? (
           <Loading />
-        ) : !audit.data?.items.length ? (
+        ) : !audit.data ? null : !audit.data.items.length ? (
           <Empty title={t('security.auditEmpty')} />
         ) : (
           <ul className="plain-list audit">

@@ -226,7 +226,9 @@ export function TransactionsScreen() {
                 )}
               </>
             ) : (
-              <Empty title={active ? t('tx.emptyFiltered') : t('tx.empty')}>{!active && t('tx.emptyHint')}</Empty>
+              // Only a list that loaded is empty: one that did not says so above and nothing more.
+              list.data &&
+              !list.error && <Empty title={active ? t('tx.emptyFiltered') : t('tx.empty')}>{!active && t('tx.emptyHint')}</Empty>
             )}
           </Card>
         </div>

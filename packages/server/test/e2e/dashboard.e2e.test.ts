@@ -369,6 +369,57 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await watcher.close();
   });
 
+  it('the expected amount as Thai counters write it ("450.-", "฿450") is checked; one that is no amount is told in Thai beside the field', async () => {
+    const reg = await fetch(`${bank.url}/transfers`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        sendingBank: '014',
+        amount: 450,
+        sender: { name: 'นาง สมหญิง รักดี', account: '9876543211' },
+        receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: PAYEE_ACCOUNT, bankCode: '004' },
+      }),
+    });
+    const { transRef } = (await reg.json()) as { transRef: string };
+    const file = path.join(os.tmpdir(), `slipcheck-e2e-${transRef}.png`);
+    fs.writeFileSync(file, Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.png`)).arrayBuffer()));
+    try {
+      await page.evaluate(() => {
+        history.pushState({}, '', '/check');
+        dispatchEvent(new PopStateEvent('popstate'));
+      });
+      await heading(page, th['check.title']).waitFor();
+      const amount = page.getByLabel(th['check.expected']);
+      const field = page.locator('main .field', { has: amount });
+      // Not an amount: said beside the field before anything is sent (not the schema's English rule).
+      const sent: string[] = [];
+      const onRequest = (r: { url(): string }) => {
+        if (r.url().includes('/api/dashboard/verify')) sent.push(r.url());
+      };
+      page.on('request', onRequest);
+      for (const typed of ['45O', '450.505']) {
+        await amount.fill(typed);
+        await page.locator('[data-testid="slip-input"]').setInputFiles(file);
+        await expect.poll(() => field.locator('.field-error').textContent()).toBe(th['check.expectedInvalid']);
+        expect(await amount.getAttribute('aria-invalid')).toBe('true');
+        expect(await page.locator('main').innerText()).not.toMatch(/pattern|querystring|Invalid/);
+      }
+      page.off('request', onRequest);
+      expect(sent).toEqual([]);
+      // "450.-" is how a Thai price tag writes 450 baht: the slip is checked against 450.00.
+      await amount.fill('450.-');
+      await page.getByRole('button', { name: th['check.again'] }).click();
+      await page.getByRole('heading', { name: th['result.genuine.title'] }).waitFor({ timeout: 30_000 });
+      expect(await field.locator('.field-error').count()).toBe(0);
+      // The same picture with "฿450": the same amount, so the earlier record (a replay), not a refusal.
+      await amount.fill('฿450');
+      await page.getByRole('button', { name: th['check.again'] }).click();
+      await page.getByRole('heading', { name: th['result.replay.title'] }).waitFor({ timeout: 30_000 });
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
+
   it('delivers a signed webhook test event to a local receiver', async () => {
     await page.getByRole('link', { name: 'เว็บฮุก' }).first().click();
     await heading(page, 'เว็บฮุก').waitFor();

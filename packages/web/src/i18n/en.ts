@@ -188,6 +188,7 @@ export const en: Record<MessageKey, string> = {
   'check.camera': 'Take a photo',
   'check.choose': 'Choose a slip picture',
   'check.expected': 'Expected amount (optional)',
+  'check.expectedInvalid': 'Type the amount in baht as a number, e.g. 450 or 1,250.50 (at most 2 decimals)',
   'check.expectedHint': 'In baht, before choosing the picture (e.g. 1250.50); the check compares it with the slip',
   'check.checking': 'Checking the slip with the bank…',
   'check.notImage': 'This file is not a picture. Choose a JPG or PNG.',

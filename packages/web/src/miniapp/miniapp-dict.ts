@@ -1,6 +1,8 @@
 // The mini-app's own words (Thai first, English); shared ones (result cards, statuses, errors) come from
 // the dashboard tables. A plain module so tests outside the web build can read it.
 import { MONEY_WORDS } from '@slipcheck/sdk';
+import { en as dashEn } from '../i18n/en.js';
+import { th as dashTh } from '../i18n/th.js';
 const th = {
   title: 'ตรวจสลิป',
   loading: 'กำลังเปิด…',
@@ -18,6 +20,7 @@ const th = {
   notSetUp: 'ผู้ให้บริการยังไม่ได้ตั้งค่าการเข้าสู่ระบบด้วย LINE',
   signInFailed: 'เข้าสู่ระบบด้วย LINE ไม่สำเร็จ ลองปิดแล้วเปิดมินิแอปอีกครั้ง',
   expected: 'ยอดที่ต้องได้รับ (บาท) ไม่ใส่ก็ได้',
+  expectedInvalid: dashTh['check.expectedInvalid'],
   camera: 'ถ่ายรูปสลิป',
   pick: 'เลือกรูปจากเครื่อง',
   checking: 'กำลังตรวจสลิป…',
@@ -50,6 +53,7 @@ const en: Record<MiniKey, string> = {
   notSetUp: 'Sign-in with LINE is not set up on this service yet',
   signInFailed: 'Could not sign in with LINE. Close the mini-app and open it again.',
   expected: 'Amount you expect (THB), optional',
+  expectedInvalid: dashEn['check.expectedInvalid'],
   camera: 'Take a photo of the slip',
   pick: 'Choose a picture',
   checking: 'Checking the slip…',

@@ -11,7 +11,7 @@ import { TxList } from '../components/tx-list';
 import { CheckingNotice, firstUseOf, ReusedSlipWarning, SlipPickers } from '../components/slip-check';
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart } from '../lib/format';
-import { amountQuery, formatBaht } from '../lib/money';
+import { amountProblem, amountQuery, formatBaht } from '../lib/money';
 import { linkWithCode, liffIdToken, savedShop, signInWithLine, switchShop, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';
 
@@ -178,12 +178,17 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
   const [result, setResult] = useState<TransactionRecord | null>(null);
   const [error, setError] = useState<unknown>(null);
   const firstUse = firstUseOf(error);
+  const [amountError, setAmountError] = useState(false);
 
   async function check(f: File | undefined) {
     if (!f) return;
-    setBusy(true);
     setResult(null);
     setError(null);
+    // An amount the service would refuse is said beside the field (its refusal is an English schema rule).
+    const wrongAmount = amountProblem(expected) !== null;
+    setAmountError(wrongAmount);
+    if (wrongAmount) return;
+    setBusy(true);
     try {
       setResult(
         await api<TransactionRecord>(ROUTES.verify, {
@@ -203,7 +208,17 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
 
   return (
     <>
-      <Field label={m('expected')} inputMode="decimal" enterKeyHint="done" value={expected} onChange={(e) => setExpected(e.target.value)} />
+      <Field
+        label={m('expected')}
+        inputMode="decimal"
+        enterKeyHint="done"
+        value={expected}
+        error={amountError ? m('expectedInvalid') : null}
+        onChange={(e) => {
+          setExpected(e.target.value);
+          setAmountError(false);
+        }}
+      />
       <SlipPickers actionsClassName="mini-actions" cameraLabel={m('camera')} pickLabel={m('pick')} onFile={(f) => void check(f)} />
       <div aria-live="polite" aria-busy={busy} className="result-region">
         {busy && <CheckingNotice label={m('checking')} />}

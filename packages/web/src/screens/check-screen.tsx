@@ -9,7 +9,7 @@ import { Alert, Button, Card, ErrorText, errorMessage, Field, PageHeader } from 
 import { useI18n } from '../i18n/i18n';
 import { Link } from '../lib/router';
 import { explainResult } from '../lib/result-explain';
-import { amountQuery } from '../lib/money';
+import { amountProblem, amountQuery } from '../lib/money';
 
 type VerifyResult = TransactionRecord & { quota?: { used: number; limit: number; remaining: number } };
 const MAX_BYTES = 10 * 1024 * 1024;
@@ -30,6 +30,7 @@ export function CheckScreen() {
   const [result, setResult] = useState<VerifyResult | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [localError, setLocalError] = useState<string | null>(null);
+  const [amountError, setAmountError] = useState(false);
   const resultRef = useRef<HTMLDivElement>(null);
   const firstUse = firstUseOf(error);
 
@@ -82,9 +83,13 @@ export function CheckScreen() {
   });
 
   async function verify(f: File) {
-    setBusy(true);
     setResult(null);
     setError(null);
+    // An amount the service would refuse is said beside the field; the picture waits for "check again".
+    const wrongAmount = amountProblem(expected) !== null;
+    setAmountError(wrongAmount);
+    if (wrongAmount) return;
+    setBusy(true);
     try {
       const r = await api<VerifyResult>(ROUTES.verify, {
         method: 'POST',
@@ -111,7 +116,11 @@ export function CheckScreen() {
           enterKeyHint="done"
           inputMode="decimal"
           value={expected}
-          onChange={(e) => setExpected(e.target.value)}
+          error={amountError ? t('check.expectedInvalid') : null}
+          onChange={(e) => {
+            setExpected(e.target.value);
+            setAmountError(false);
+          }}
         />
         <div
           className={`dropzone ${drag ? 'drag' : ''}`}
@@ -150,7 +159,8 @@ export function CheckScreen() {
             onFile={choose}
           />
         </div>
-        {file && !busy && (!!result || !!error) && (
+        {/* Also after a corrected amount: the picture is still here, waiting to be checked. */}
+        {file && !busy && (
           <Button variant="secondary" onClick={() => void verify(file)}>
             {t('check.again')}
           </Button>

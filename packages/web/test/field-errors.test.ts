@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../src/api/client';
-import { fieldRefusal, invalidField, nameProblem, payeeNumberProblem } from '../src/lib/field-errors';
+import { fieldRefusal, invalidField, lineChannelProblem, nameProblem, payeeNumberProblem } from '../src/lib/field-errors';
 
 describe('form fields are checked in the page with the server rules', () => {
   it('a single-line name: spaces alone, too long, line breaks and bidi controls are refused', () => {
@@ -21,6 +21,18 @@ describe('form fields are checked in the page with the server rules', () => {
     expect(payeeNumberProblem('PROMPTPAY', 'PHONE', '8123456789')).toBe('payees.error.PHONE');
     expect(payeeNumberProblem('PROMPTPAY', 'NATID', '123456789012')).toBe('payees.error.NATID');
     expect(payeeNumberProblem('PROMPTPAY', 'EWALLET', '1'.repeat(15))).toBeNull();
+  });
+
+  it("a LINE official account's three values: the box that is wrong", () => {
+    const ok = { channelId: ' 2000200002 ', channelSecret: 'a1'.repeat(16), accessToken: 'x'.repeat(172) };
+    expect(lineChannelProblem(ok)).toBeNull();
+    expect(lineChannelProblem({ ...ok, channelId: 'LINE-2000' })?.key).toBe('line.error.channelId');
+    expect(lineChannelProblem({ ...ok, channelSecret: 'with space here!' })?.key).toBe('line.error.channelSecret');
+    expect(lineChannelProblem({ ...ok, accessToken: 'abc def' })?.key).toBe('line.error.accessToken');
+    expect(lineChannelProblem({ ...ok, accessToken: 'short' })?.field).toBe('accessToken');
+    expect(invalidField(new ApiError(400, 'VALIDATION_ERROR', 'accessToken does not look like a LINE channel access token'))).toBe(
+      'accessToken',
+    );
   });
 });
 

@@ -462,6 +462,29 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await shot('12-webhooks');
   });
 
+  it('linking a LINE official account: a value in the wrong box is told in Thai beside that box, not as the rule in English', async () => {
+    await page.getByRole('link', { name: 'LINE' }).first().click();
+    await heading(page, th['line.title']).waitFor();
+    await page.getByRole('button', { name: th['line.link'] }).first().click();
+    const dialog = page.getByRole('dialog');
+    const box = (label: string) => dialog.locator('.field', { has: page.getByLabel(label, { exact: true }) });
+    for (const [id, secret, token, wrong, key] of [
+      ['LINE-2000', 'a'.repeat(32), 'x'.repeat(172), 'Channel ID', 'line.error.channelId'],
+      ['2000200002', 'secret with spaces', 'x'.repeat(172), 'Channel secret', 'line.error.channelSecret'],
+      // The commonest slip: the 32-character secret pasted into the token box as well.
+      ['2000200002', 'a'.repeat(32), 'short token', 'Channel access token', 'line.error.accessToken'],
+    ] as const) {
+      await dialog.getByLabel('Channel ID', { exact: true }).fill(id);
+      await dialog.getByLabel('Channel secret', { exact: true }).fill(secret);
+      await dialog.getByLabel('Channel access token', { exact: true }).fill(token);
+      await dialog.getByRole('button', { name: th['line.link'] }).click();
+      await expect.poll(() => box(wrong).locator('.field-error').textContent(), { message: wrong }).toBe(th[key]);
+      expect(await dialog.innerText(), wrong).not.toMatch(/must be|does not look like|Invalid/);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+  });
+
   it('shows the overview with the day chart, then settings and security, and switches to English', async () => {
     await page.getByRole('link', { name: 'ภาพรวม' }).first().click();
     await heading(page, 'ภาพรวม').waitFor();

@@ -478,6 +478,10 @@ export const en: Record<MessageKey, string> = {
   'line.title': 'LINE',
   'line.intro': 'Check slips in your shop’s LINE groups and get alerts on LINE.',
   'line.link': 'Link a LINE official account',
+  'line.error.channelId': 'The Channel ID is digits only (5 to 20), on the Basic settings tab in LINE Developers',
+  'line.error.channelSecret': 'The Channel secret is letters and digits with no spaces (usually 32), on the Basic settings tab',
+  'line.error.accessToken':
+    'The Channel access token is much longer than the secret and has no spaces: press Issue on the Messaging API tab (Channel access token) and copy all of it',
   'line.linkHint': 'Copy these from LINE Developers (Messaging API). Secrets are stored encrypted and never shown again.',
   'line.channels': 'LINE official accounts',
   'line.limit': '{n} of {max} used',

@@ -464,6 +464,10 @@ export const th = {
   'line.title': 'LINE',
   'line.intro': 'ตรวจสลิปในกลุ่ม LINE ของร้าน และรับการแจ้งเตือนทาง LINE',
   'line.link': 'เชื่อมบัญชี LINE OA',
+  'line.error.channelId': 'Channel ID เป็นตัวเลขล้วน (5–20 หลัก) ดูได้ที่แท็บ Basic settings ใน LINE Developers',
+  'line.error.channelSecret': 'Channel secret เป็นตัวอักษรอังกฤษและตัวเลขติดกัน (ปกติ 32 ตัว) ดูได้ที่แท็บ Basic settings',
+  'line.error.accessToken':
+    'Channel access token ยาวกว่ารหัสลับมากและไม่มีช่องว่าง กด Issue ที่แท็บ Messaging API (Channel access token) แล้วคัดลอกทั้งหมด',
   'line.linkHint': 'คัดลอกค่าจาก LINE Developers (Messaging API) รหัสลับจะถูกเก็บแบบเข้ารหัสและไม่แสดงอีก',
   'line.channels': 'บัญชี LINE OA',
   'line.limit': 'ใช้ {n} จาก {max}',

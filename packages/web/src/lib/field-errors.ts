@@ -36,13 +36,32 @@ export function payeeNumberProblem(kind: 'BANK' | 'PROMPTPAY', proxyType: string
 }
 
 /**
+ * A LINE official account's three values as line-channel-service.ts checks them before asking LINE:
+ * the field that is wrong and what it must be, or null. A secret pasted in the token box is the usual slip.
+ */
+export function lineChannelProblem(v: { channelId: string; channelSecret: string; accessToken: string }): {
+  field: 'channelId' | 'channelSecret' | 'accessToken';
+  key: MessageKey;
+} | null {
+  const token = v.accessToken.trim();
+  if (!/^\d{5,20}$/.test(v.channelId.trim())) return { field: 'channelId', key: 'line.error.channelId' };
+  if (!/^[A-Za-z0-9]{16,128}$/.test(v.channelSecret.trim())) return { field: 'channelSecret', key: 'line.error.channelSecret' };
+  if (token.length < 20 || token.length > 2000 || /\s/.test(token)) return { field: 'accessToken', key: 'line.error.accessToken' };
+  return null;
+}
+
+/**
  * The body field a VALIDATION_ERROR is about: schema refusals say `Invalid body field "shopName": ...`,
  * the payee rules `accountNumber must ...` or `PromptPay id must ...`. Null for any other error.
  */
 export function invalidField(error: unknown): string | null {
   if (!(error instanceof ApiError) || error.code !== 'VALIDATION_ERROR') return null;
   const m = error.message;
-  return /field "(\w+)"/.exec(m)?.[1] ?? /^(\w+) must\b/.exec(m)?.[1] ?? (/^PromptPay id\b/.test(m) ? 'accountNumber' : null);
+  return (
+    /field "(\w+)"/.exec(m)?.[1] ??
+    /^(\w+) (?:must|does not look like)\b/.exec(m)?.[1] ??
+    (/^PromptPay id\b/.test(m) ? 'accountNumber' : null)
+  );
 }
 
 /**

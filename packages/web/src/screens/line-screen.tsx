@@ -8,6 +8,14 @@ import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 import { MiniAppLinkCard } from '../components/line-login';
 import { SubmitRow } from '../components/form-parts';
+import { fieldRefusal, lineChannelProblem } from '../lib/field-errors';
+import type { MessageKey } from '../i18n/i18n';
+
+const LINE_FIELDS: Partial<Record<string, MessageKey>> = {
+  channelId: 'line.error.channelId',
+  channelSecret: 'line.error.channelSecret',
+  accessToken: 'line.error.accessToken',
+};
 
 interface Channel {
   id: string;
@@ -226,7 +234,15 @@ function LinkForm({ onDone }: { onDone: () => Promise<void> }) {
   const [channelSecret, setSecret] = useState('');
   const [accessToken, setToken] = useState('');
   const { busy, error, onSubmit } = useAsyncAction();
+  // A value in the wrong box is said beside it in the person's language (checked here first, as the
+  // service does; its own refusal is an English rule for developers).
+  const [problem, setProblem] = useState<ReturnType<typeof lineChannelProblem>>(null);
+  const refused = fieldRefusal(error, LINE_FIELDS);
+  const wrong = problem ?? refused;
   const submit = onSubmit(async () => {
+    const p = lineChannelProblem({ channelId, channelSecret, accessToken });
+    setProblem(p);
+    if (p) return;
     await api(ROUTES.lineChannels, {
       method: 'POST',
       body: { channelId: channelId.trim(), channelSecret: channelSecret.trim(), accessToken: accessToken.trim() },
@@ -239,23 +255,27 @@ function LinkForm({ onDone }: { onDone: () => Promise<void> }) {
       {/* LINE's own names for the three values, as the LINE Developers console shows them. */}
       {(
         [
-          ['Channel ID', channelId, setChannelId],
-          ['Channel secret', channelSecret, setSecret],
-          ['Channel access token', accessToken, setToken],
+          ['Channel ID', 'channelId', channelId, setChannelId],
+          ['Channel secret', 'channelSecret', channelSecret, setSecret],
+          ['Channel access token', 'accessToken', accessToken, setToken],
         ] as const
-      ).map(([label, value, set]) => (
+      ).map(([label, field, value, set]) => (
         <Field
           key={label}
           label={label}
           required
+          error={wrong?.field === field ? t(wrong.key) : null}
           // The ID is digits; the secret and the token are not shown on screen.
           {...(label === 'Channel ID' ? { inputMode: 'numeric' } : { type: 'password' })}
           autoComplete="off"
           value={value}
-          onChange={(e) => set(e.target.value)}
+          onChange={(e) => {
+            set(e.target.value);
+            setProblem(null);
+          }}
         />
       ))}
-      <SubmitRow error={error} busy={busy}>
+      <SubmitRow error={refused ? null : error} busy={busy}>
         {t('line.link')}
       </SubmitRow>
     </form>

@@ -28,6 +28,7 @@ describe('keys built at run time exist', () => {
       ...['trial', 'active', 'past_due', 'suspended'].map((s) => `shopState.${s}`),
       ...['connecting', 'open', 'reconnecting'].map((s) => `live.${s}`),
       ...['live', 'test'].map((s) => `keys.env.${s}`),
+      ...['active', 'unlinked'].map((s) => `line.status.${s}`),
       ...['verify', 'read', 'webhook'].flatMap((s) => [`keys.scope.${s}`, `keys.scopeHint.${s}`]),
       ...['PHONE', 'NATID', 'EWALLET'].map((s) => `payees.proxy.${s}`),
       ...['pending', 'retrying', 'delivered', 'failed', 'cancelled'].map((s) => `webhooks.dstatus.${s}`),

@@ -483,6 +483,34 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     }
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
+
+    // A linked account (as the service lists it; linking needs LINE itself): its state in words, not "active".
+    await page.route('**/api/dashboard/line', async (route) => {
+      const res = await route.fetch();
+      const body = (await res.json()) as { data: { channels: unknown[] } };
+      body.data.channels = [
+        {
+          id: 'lch_e2e',
+          channelId: '2000200002',
+          botName: 'ร้านกาแฟ OA',
+          webhookUrl: `${base}/api/line/webhook/e2e`,
+          status: 'active',
+          createdAt: new Date().toISOString(),
+        },
+      ];
+      await route.fulfill({ response: res, json: body });
+    });
+    try {
+      await page.getByRole('link', { name: 'ภาพรวม' }).first().click();
+      await heading(page, 'ภาพรวม').waitFor();
+      await page.getByRole('link', { name: 'LINE' }).first().click();
+      const account = page.locator('main li', { hasText: 'ร้านกาแฟ OA' });
+      await account.waitFor();
+      expect(await account.locator('.tag').innerText()).toBe(th['line.status.active']);
+      expect(await page.locator('main').innerText()).not.toMatch(/\bactive\b/);
+    } finally {
+      await page.unroute('**/api/dashboard/line');
+    }
   });
 
   it('shows the overview with the day chart, then settings and security, and switches to English', async () => {

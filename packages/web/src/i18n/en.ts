@@ -482,6 +482,8 @@ export const en: Record<MessageKey, string> = {
   'line.error.channelSecret': 'The Channel secret is letters and digits with no spaces (usually 32), on the Basic settings tab',
   'line.error.accessToken':
     'The Channel access token is much longer than the secret and has no spaces: press Issue on the Messaging API tab (Channel access token) and copy all of it',
+  'line.status.active': 'Linked',
+  'line.status.unlinked': 'Unlinked',
   'line.linkHint': 'Copy these from LINE Developers (Messaging API). Secrets are stored encrypted and never shown again.',
   'line.channels': 'LINE official accounts',
   'line.limit': '{n} of {max} used',

@@ -468,6 +468,8 @@ export const th = {
   'line.error.channelSecret': 'Channel secret เป็นตัวอักษรอังกฤษและตัวเลขติดกัน (ปกติ 32 ตัว) ดูได้ที่แท็บ Basic settings',
   'line.error.accessToken':
     'Channel access token ยาวกว่ารหัสลับมากและไม่มีช่องว่าง กด Issue ที่แท็บ Messaging API (Channel access token) แล้วคัดลอกทั้งหมด',
+  'line.status.active': 'เชื่อมอยู่',
+  'line.status.unlinked': 'ยกเลิกการเชื่อมแล้ว',
   'line.linkHint': 'คัดลอกค่าจาก LINE Developers (Messaging API) รหัสลับจะถูกเก็บแบบเข้ารหัสและไม่แสดงอีก',
   'line.channels': 'บัญชี LINE OA',
   'line.limit': 'ใช้ {n} จาก {max}',

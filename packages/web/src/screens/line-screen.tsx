@@ -10,6 +10,7 @@ import { MiniAppLinkCard } from '../components/line-login';
 import { SubmitRow } from '../components/form-parts';
 import { fieldRefusal, lineChannelProblem } from '../lib/field-errors';
 import type { MessageKey } from '../i18n/i18n';
+import { th } from '../i18n/th';
 
 const LINE_FIELDS: Partial<Record<string, MessageKey>> = {
   channelId: 'line.error.channelId',
@@ -108,7 +109,10 @@ export function LineScreen() {
                 {d.channels.map((ch) => (
                   <li key={ch.id}>
                     <p>
-                      <strong>{ch.botName ?? ch.channelId}</strong> <span className="tag">{ch.status}</span>
+                      <strong>{ch.botName ?? ch.channelId}</strong>{' '}
+                      <span className="tag">
+                        {`line.status.${ch.status}` in th ? t(`line.status.${ch.status}` as MessageKey) : ch.status}
+                      </span>
                     </p>
                     <p className="small muted">{t('line.webhookUrl')}</p>
                     <p className="mono small break">{ch.webhookUrl}</p>

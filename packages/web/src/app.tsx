@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { AuthProvider, useAuth } from './api/auth';
-import { AppShell } from './components/layout';
-import { Empty, Loading } from './components/ui';
+import { AppShell, AuthLayout } from './components/layout';
+import { Button, Card, Empty, ErrorText, Loading } from './components/ui';
 import { I18nProvider, useI18n } from './i18n/i18n';
 import { loginPathFor, match, nextAfterSignIn, RouterProvider, useRouter, Link } from './lib/router';
 import { AcceptInviteScreen, ForgotScreen, LoginScreen, ResetScreen, SignupScreen } from './screens/auth-screens';
@@ -29,7 +29,7 @@ export const OWNER_ONLY_PATHS = new Set(['/keys', '/webhooks']);
 
 function Routes() {
   const { path, search, navigate } = useRouter();
-  const { me, loading } = useAuth();
+  const { me, loading, unreachable, retry } = useAuth();
   const { t } = useI18n();
   const Public = PUBLIC[path];
   const signedIn = !!me;
@@ -37,9 +37,9 @@ function Routes() {
   useEffect(() => {
     if (loading) return;
     // A signed-out person on a page (a link from a mail or LINE, or a session that ended) comes back to it after signing in.
-    if (!signedIn && !Public) navigate(loginPathFor(path, search), { replace: true });
+    if (!signedIn && !Public && !unreachable) navigate(loginPathFor(path, search), { replace: true });
     if (signedIn && (path === '/login' || path === '/signup')) navigate(nextAfterSignIn(search), { replace: true });
-  }, [loading, signedIn, Public, path, search, navigate]);
+  }, [loading, signedIn, Public, unreachable, path, search, navigate]);
 
   // The screen's language is the person's (api/auth.tsx applies me.user.language); the shop's language
   // is for its LINE replies and mails only.
@@ -56,6 +56,21 @@ function Routes() {
       </div>
     );
   if (Public && (!signedIn || path === '/reset-password' || path === '/forgot-password' || path === '/accept-invite')) return <Public />;
+  // The service could not be reached while opening: the session may be fine, so no sign-in page; say why and retry.
+  if (!signedIn && unreachable)
+    return (
+      <AuthLayout>
+        <Card className="auth-card">
+          <h1 id="page-title" tabIndex={-1}>
+            slipcheck
+          </h1>
+          <ErrorText error={unreachable} />
+          <Button className="btn-block" onClick={retry}>
+            {t('common.retry')}
+          </Button>
+        </Card>
+      </AuthLayout>
+    );
   if (!signedIn)
     return (
       <div className="boot">

@@ -325,6 +325,61 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await page.locator('.payee', { hasText: '6609' }).waitFor();
   });
 
+  it('a service that is briefly down (502/503 from the proxy) does not sign the owner out; a refused session does', async () => {
+    const refresh = '**/api/dashboard/auth/refresh';
+    const down = (route: { fulfill(o: object): Promise<void> }) =>
+      route.fulfill({ status: 502, contentType: 'text/html', body: '<html><body>502 Bad Gateway</body></html>' });
+    // Mid-session: the access token has run out (a 401), and the refresh meets the proxy's 502.
+    await page.route('**/api/dashboard/payees', (route) =>
+      route.fulfill({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ success: false, statusCode: 401, code: 'UNAUTHORIZED', message: 'expired' }),
+      }),
+    );
+    await page.route(refresh, down);
+    try {
+      await page.getByRole('link', { name: 'ภาพรวม' }).first().click();
+      await heading(page, 'ภาพรวม').waitFor();
+      await page.getByRole('link', { name: 'บัญชีรับเงิน' }).first().click();
+      await heading(page, 'บัญชีรับเงิน').waitFor();
+      await page.locator('main .alert-error').first().waitFor();
+      await page.waitForTimeout(500);
+      expect(page.url(), 'signed out by a 502').not.toContain('/login');
+    } finally {
+      await page.unroute('**/api/dashboard/payees');
+    }
+    // Opening the dashboard while the service is down: it says so and offers to try again, not the sign-in page.
+    await page.goto(`${base}/payees`);
+    await page.getByText(th['error.server']).first().waitFor();
+    expect(page.url()).not.toContain('/login');
+    await page.unroute(refresh);
+    await page.getByRole('button', { name: th['common.retry'] }).click();
+    await page.locator('.payee', { hasText: '6609' }).waitFor();
+    // A refresh the service refuses (the session was revoked elsewhere) still ends at the sign-in page,
+    // which brings the owner back to this page afterwards.
+    const unauthorized = (code: string) => (route: { fulfill(o: object): Promise<void> }) =>
+      route.fulfill({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ success: false, statusCode: 401, code, message: code }),
+      });
+    await page.route('**/api/dashboard/payees', unauthorized('UNAUTHORIZED'));
+    await page.route(refresh, unauthorized('REFRESH_INVALID'));
+    try {
+      await page.getByRole('link', { name: 'ภาพรวม' }).first().click();
+      await page.getByRole('link', { name: 'บัญชีรับเงิน' }).first().click();
+      await heading(page, 'เข้าสู่ระบบ').waitFor();
+    } finally {
+      await page.unroute('**/api/dashboard/payees');
+      await page.unroute(refresh);
+    }
+    await page.getByLabel('อีเมล').fill(EMAIL);
+    await page.getByLabel('รหัสผ่าน').fill(PASSWORD);
+    await page.getByRole('button', { name: 'เข้าสู่ระบบ', exact: true }).click();
+    await page.locator('.payee', { hasText: '6609' }).waitFor();
+  });
+
   it('checks an uploaded sandbox slip, and the result appears live in Transactions', async () => {
     const reg = await fetch(`${bank.url}/transfers`, {
       method: 'POST',

@@ -1,12 +1,15 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useI18n, type Lang } from '../i18n/i18n';
-import { api, onAuthChange, pickToken, refreshSession, setAccessToken } from './client';
+import { api, ApiError, lastRefreshTrouble, onAuthChange, pickToken, refreshSession, setAccessToken } from './client';
 import { ROUTES } from './routes';
 import type { Me } from './types';
 
 interface AuthCtx {
   me: Me | null;
   loading: boolean;
+  /** The service could not be reached when the app opened (the session itself may be fine): said, with a retry. */
+  unreachable: unknown;
+  retry: () => void;
   reload: () => Promise<void>;
   /** The EN/ไทย switch: kept on the user when signed in (follows the person to another device). */
   chooseLanguage: (l: Lang) => Promise<void>;
@@ -19,24 +22,32 @@ const Ctx = createContext<AuthCtx | null>(null);
 export function AuthProvider({ children }: { children: ReactNode }) {
   const [me, setMe] = useState<Me | null>(null);
   const [loading, setLoading] = useState(true);
+  const [unreachable, setUnreachable] = useState<unknown>(null);
+  const [attempt, setAttempt] = useState(0);
   const { setLang } = useI18n();
   // The signed-in person's stored choice wins over this browser's last choice.
   useEffect(() => {
     if (me?.user.language) setLang(me.user.language);
   }, [me?.user.language, setLang]);
 
+  // Only a refused session signs the person out; a service that is down keeps them where they are.
   const reload = useCallback(async () => {
     try {
       setMe(await api<Me>(ROUTES.me));
-    } catch {
-      setMe(null);
+      setUnreachable(null);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) setMe(null);
+      else setUnreachable(e);
     }
   }, []);
 
   useEffect(() => {
     let live = true;
+    setLoading(true);
+    setUnreachable(null);
     (async () => {
       if (await refreshSession()) await reload();
+      else if (live && lastRefreshTrouble()) setUnreachable(lastRefreshTrouble());
       if (live) setLoading(false);
     })();
     const off = onAuthChange((signedIn) => {
@@ -46,12 +57,14 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       live = false;
       off();
     };
-  }, [reload]);
+  }, [reload, attempt]);
 
   const value = useMemo<AuthCtx>(
     () => ({
       me,
       loading,
+      unreachable,
+      retry: () => setAttempt((n) => n + 1),
       reload,
       chooseLanguage: async (l) => {
         setLang(l);
@@ -92,7 +105,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
         setMe(null);
       },
     }),
-    [me, loading, reload, setLang],
+    [me, loading, unreachable, reload, setLang],
   );
   return <Ctx.Provider value={value}>{children}</Ctx.Provider>;
 }

@@ -4,6 +4,13 @@ import { ROUTES } from './routes';
 
 let accessToken: string | null = null;
 let refreshing: Promise<boolean> | null = null;
+/**
+ * Why the last refresh did not give a token, when the service did not refuse the session: it could not
+ * be reached or answered an error (a deploy, a proxy's 502, the database away). The session may well be
+ * fine then, so the person stays signed in and reads this error instead of being sent to sign in.
+ */
+let refreshTrouble: unknown = null;
+export const lastRefreshTrouble = () => refreshTrouble;
 const listeners = new Set<(signedIn: boolean) => void>();
 
 export function setAccessToken(token: string | null) {
@@ -48,8 +55,13 @@ async function refreshOnce(): Promise<boolean> {
       await new Promise((r) => setTimeout(r, 300));
       continue;
     }
-    if (!res.ok) {
+    // Only the service's own refusal (401: missing, expired, revoked or reused; 403: origin) ends the session.
+    if (res.status === 401 || res.status === 403) {
       setAccessToken(null);
+      return false;
+    }
+    if (!res.ok) {
+      refreshTrouble = new ApiError(res.status, res.status === 429 ? 'RATE_LIMITED' : `HTTP_${res.status}`, res.statusText);
       return false;
     }
     const body = await res.json().catch(() => null);
@@ -66,11 +78,13 @@ async function refreshOnce(): Promise<boolean> {
  */
 export function refreshSession(): Promise<boolean> {
   if (!refreshing) {
+    refreshTrouble = null;
     refreshing = (async () => {
       try {
         const locks = (navigator as Navigator & { locks?: { request: (n: string, cb: () => Promise<boolean>) => Promise<boolean> } }).locks;
         return locks ? await locks.request('slipcheck-refresh', refreshOnce) : await refreshOnce();
-      } catch {
+      } catch (e) {
+        refreshTrouble = e; // the request never reached the service
         return false;
       } finally {
         setTimeout(() => {
@@ -122,6 +136,8 @@ export async function api<T = unknown>(path: string, o: RequestOptions = {}): Pr
   let res = await send(path, o);
   if (res.status === 401 && !o.noAuth && accessToken !== null) {
     if (await refreshSession()) res = await send(path, o);
+    // The refresh could not reach the service: say that, not "your session has ended".
+    else if (lastRefreshTrouble()) throw lastRefreshTrouble();
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();

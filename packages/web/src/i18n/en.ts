@@ -4,6 +4,7 @@ import type { MessageKey } from './th.js';
 
 export const en: Record<MessageKey, string> = {
   ...errorWords('en'),
+  'common.retry': 'Try again',
   'common.skip': 'Skip to content',
   'common.loading': 'Loading…',
   'common.copy': 'Copy',

@@ -4,6 +4,7 @@ import { errorWords } from './error-words.js';
 export const th = {
   // Every API error code's sentence, from the SDK's catalogue; the entries below override where the screen says more.
   ...errorWords('th'),
+  'common.retry': 'ลองอีกครั้ง',
   'common.skip': 'ข้ามไปยังเนื้อหา',
   'common.loading': 'กำลังโหลด…',
   'common.copy': 'คัดลอก',

@@ -135,6 +135,8 @@ for (const kind of DB_KINDS) {
       const typed = ev('message', group(g, 'Ulinker01'), textMessage(code.toLowerCase().replace('-', ' ')));
       await s.post(typed);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === typed.replyToken))).toContain(s.shop.name);
+      // The command it teaches is the one that works, and is not an everyday word.
+      expect(texts(k.fake.replies.find((r) => r.body.replyToken === typed.replyToken))).toContain('พิมพ์ "ยกเลิกการเชื่อมต่อ"');
       const listed = await k.h.c.line.channels.list(s.shop.id);
       expect(listed.groups).toEqual([expect.objectContaining({ groupId: g, linkedBy: 'Ulinker01', silentNonSlip: true })]);
 
@@ -142,7 +144,16 @@ for (const kind of DB_KINDS) {
       await s.post(chatter);
       expect(k.fake.replies.find((r) => r.body.replyToken === chatter.replyToken)).toBeUndefined();
 
-      const byOther = ev('message', group(g, 'Ustaff'), textMessage('ยกเลิก'));
+      // "ยกเลิก" alone is how a Thai shop chat cancels an order: it must neither unlink the group nor
+      // draw a reply, not even from the person who linked it.
+      for (const who of ['Ustaff', 'Ulinker01']) {
+        const cancel = ev('message', group(g, who), textMessage('ยกเลิก'));
+        await s.post(cancel);
+        expect(k.fake.replies.find((r) => r.body.replyToken === cancel.replyToken)).toBeUndefined();
+        expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(1);
+      }
+
+      const byOther = ev('message', group(g, 'Ustaff'), textMessage('ยกเลิกการเชื่อมต่อ'));
       await s.post(byOther);
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === byOther.replyToken))).toContain('เฉพาะผู้ที่เชื่อม');
       expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(1);

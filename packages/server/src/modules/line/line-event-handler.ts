@@ -34,7 +34,9 @@ const NOT_A_SLIP = new Set(['NO_QR_FOUND', 'NOT_SLIP_QR', 'UNREADABLE_IMAGE']);
 const looksTyped = (t: string) => /^[A-Za-z0-9]{4}-[A-Za-z0-9]{4}$/.test(t);
 /** How long a LINE job waits for a place in a full decoder queue before failing into the outbox's retry. */
 const DECODER_WAIT_MS = 20_000;
-const UNLINK_COMMAND = /^\s*(unlink|ยกเลิก|ยกเลิกการเชื่อมต่อ)\s*$/i;
+// Not "ยกเลิก" alone: that is how a Thai shop chat cancels an order, and it unlinked the group (or drew
+// "only the linker can unlink" into a customer's chat).
+const UNLINK_COMMAND = /^\s*(unlink|ยกเลิกการเชื่อมต่อ)\s*$/i;
 
 export interface LineEventHandlerDeps {
   clock: Clock;

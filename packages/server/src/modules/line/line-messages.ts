@@ -21,7 +21,7 @@ const T = {
   },
   groupLinked: {
     th: (shop: string) =>
-      `✅ เชื่อมกลุ่มนี้กับร้าน "${shop}" แล้ว\nส่งรูปสลิปในกลุ่มได้เลย ระบบจะตรวจให้อัตโนมัติ\nพิมพ์ "ยกเลิก" เพื่อยกเลิกการเชื่อมต่อ (เฉพาะผู้ที่เชื่อมต่อ)`,
+      `✅ เชื่อมกลุ่มนี้กับร้าน "${shop}" แล้ว\nส่งรูปสลิปในกลุ่มได้เลย ระบบจะตรวจให้อัตโนมัติ\nพิมพ์ "ยกเลิกการเชื่อมต่อ" เพื่อเลิกตรวจสลิปในกลุ่มนี้ (เฉพาะผู้ที่เชื่อมต่อ)`,
     en: (shop: string) =>
       `✅ This group is now linked to "${shop}".\nPost slip images here and they are checked automatically.\nType "unlink" to disconnect (only the person who linked it).`,
   },

@@ -19,5 +19,7 @@ export interface ModuleCommand<D> {
   precheck?: (argv: string[]) => string | undefined;
   /** False when the command writes its own output (a file, a stream, a long-running process). */
   print?: boolean;
+  /** True for a service process (the worker) that, like `npm start`, may make the SQLite database it does not find. */
+  createsDatabase?: boolean;
   run: (deps: D, argv: string[], out: Out) => Promise<unknown>;
 }

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import { ConfigError, loadConfig } from '../config.js';
 import { createContainer, type Container } from '../container.js';
+import { sqliteFile } from '../db/db.js';
 import { AppError } from '../errors.js';
 import { UsageError } from './cli-args.js';
 import type { CliCommand, Env, ModuleCommand, Out } from './cli-command.js';
@@ -16,10 +18,19 @@ export async function withContainer(
   usage: string,
   fn: (c: Container) => Promise<unknown>,
   print = true,
+  opts: { createsDatabase?: boolean } = {},
 ): Promise<number> {
   let c: Container | undefined;
   try {
-    c = await createContainer(loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' }));
+    const config = loadConfig({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? 'warn' });
+    // Run from the wrong folder, a command made ./data with an empty database and a new development
+    // secret, then answered "shop not found" about shops that exist. Only `migrate` creates one.
+    const file = sqliteFile(config.DATA_DIR);
+    if (!config.DATABASE_URL && !opts.createsDatabase && !fs.existsSync(file))
+      throw new ConfigError(
+        `No slipcheck database at ${file}. Run the command from the folder the service runs in (npm start creates ./data), or set DATA_DIR or DATABASE_URL to the service's; to start a new database there, run \`npx slipcheck migrate\` first.`,
+      );
+    c = await createContainer(config);
     const result = await fn(c);
     if (print) out.stdout(JSON.stringify(result, null, 2));
     return 0;
@@ -54,6 +65,8 @@ export function bindCommand<D>(command: ModuleCommand<D>, pick: (c: Container) =
       out.stderr(refused);
       return 2;
     }
-    return withContainer(env, out, command.usage, (c) => command.run(pick(c), argv, out), command.print ?? true);
+    return withContainer(env, out, command.usage, (c) => command.run(pick(c), argv, out), command.print ?? true, {
+      createsDatabase: command.createsDatabase,
+    });
   };
 }

@@ -260,5 +260,7 @@ export async function runCli(
     out.stderr(`Unknown command "${argv.join(' ')}".\n\n${USAGE}`);
     return 2;
   }
-  return withContainer(env, out, USAGE, (container) => commands[name](container, argv.slice(name.split(' ').length)));
+  return withContainer(env, out, USAGE, (container) => commands[name](container, argv.slice(name.split(' ').length)), true, {
+    createsDatabase: name === 'migrate',
+  });
 }

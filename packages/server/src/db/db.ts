@@ -139,6 +139,9 @@ export function databaseStartError(err: unknown, opts: { databaseUrl?: string; d
   return new DatabaseStartError(maskSecrets(`${where}: the database cannot be reached: ${why}`));
 }
 
+/** The embedded database's file in DATA_DIR. */
+export const sqliteFile = (dataDir: string) => path.join(dataDir, 'slipcheck.db');
+
 export function openDatabase(opts: {
   databaseUrl?: string;
   dataDir: string;
@@ -168,7 +171,7 @@ export function openDatabase(opts: {
     return { db, caps: POSTGRES_CAPS, close: () => db.destroy() };
   }
   fs.mkdirSync(opts.dataDir, { recursive: true });
-  const file = path.join(opts.dataDir, 'slipcheck.db');
+  const file = sqliteFile(opts.dataDir);
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

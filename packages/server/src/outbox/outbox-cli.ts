@@ -41,6 +41,7 @@ export async function runWorkerUntil(
 
 export const workerCommand: ModuleCommand<WorkerProcessDeps> = {
   usage: `Usage:\n${WORKER_USAGE}`,
+  createsDatabase: true,
   precheck: (argv) => (argv.length ? `Usage:\n${WORKER_USAGE}` : undefined),
   print: false,
   run: async (deps, _argv, out) => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/cli.js';
 
 // Module commands (webhook, line, worker, transactions export) declare their deps and cli.ts binds them
@@ -10,6 +10,8 @@ import { runCli } from '../../src/cli/cli.js';
 describe('module CLI commands bound by cli.ts', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-cli-bind-'));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  // The folder's database, as an operator makes one (the other commands refuse to make it).
+  beforeAll(async () => expect((await run(['migrate'], { NODE_ENV: 'test', DATA_DIR: dataDir })).code).toBe(0));
   const broken = { NODE_ENV: 'test', DATA_DIR: dataDir, RATE_LIMIT_PER_KEY: 'many' }; // does not load: 78
   const run = async (argv: string[], env: Record<string, string> = broken) => {
     const said: string[] = [];

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxBank } from '@slipcheck/sandbox-bank';
 import { runCli } from '../../src/cli/cli.js';
 import { createHarness } from '../helpers/harness.js';
@@ -47,7 +47,24 @@ async function cliProcess(env: Record<string, string | undefined>, ...args: stri
 }
 
 describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 240_000 }, () => {
+  // A new folder's database is made as an operator would: `migrate` first (the others refuse to make one).
+  beforeAll(async () => expect((await cli('migrate')).code).toBe(0));
   afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('a folder without a database is refused, not given a new empty one; migrate creates it', async () => {
+    // Run from the wrong folder, the CLI made ./data with an empty database (and a new development secret)
+    // and answered "shop not found" about shops that exist: the operator looked for a bug that was a path.
+    const wrong = path.join(dataDir, 'elsewhere');
+    const refused = await cliWith({ DATA_DIR: wrong }, 'plan', 'list');
+    expect(refused.code).toBe(78);
+    expect(refused.stderr).toContain(path.join(wrong, 'slipcheck.db'));
+    expect(refused.stderr).toContain('slipcheck migrate');
+    expect(fs.existsSync(wrong)).toBe(false);
+    expect((await cliWith({ DATA_DIR: wrong }, 'migrate')).json).toEqual({ migrated: true });
+    expect((await cliWith({ DATA_DIR: wrong }, 'plan', 'list')).json).toEqual(
+      expect.arrayContaining([expect.objectContaining({ code: 'STARTER' })]),
+    );
+  });
 
   it('provisions a shop from trial to a paid plan with payee and keys, all audited', async () => {
     const shop = (await cli('shop', 'create', '--name', 'ร้านข้าวมันไก่')).json;

@@ -129,6 +129,23 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
       .type('application/json; charset=utf-8')
       .send(errorBody(req, status, message, code, extra, opts.timeZone, opts.now()));
 
+  /**
+   * Words an integrator can act on for a wrong value at `at`: the values it may take (ajv said "must be
+   * equal to constant" for one of several, without saying which), or that a query parameter came twice
+   * (parsed as a list, ajv said "must be string"). Undefined: ajv's own message says it well enough.
+   */
+  const valueMessage = (errors: FastifyError['validation'], at: string, query: unknown): string | undefined => {
+    const given = at && query && typeof query === 'object' ? (query as Record<string, unknown>)[at] : undefined;
+    if (Array.isArray(given)) return 'given more than once; send it once';
+    const allowed = (errors ?? [])
+      .filter((e) => e.instancePath.replace(/^\//, '').replace(/\//g, '.') === at)
+      .flatMap((e) => {
+        const p = e.params as { allowedValue?: unknown; allowedValues?: unknown[] };
+        return e.keyword === 'const' ? [p.allowedValue] : e.keyword === 'enum' ? (p.allowedValues ?? []) : [];
+      });
+    return allowed.length ? `must be one of ${[...new Set(allowed.map(String))].join(', ')}` : undefined;
+  };
+
   app.setErrorHandler((err: FastifyError | AppError, req, reply) => {
     if (err instanceof AppError) {
       if (err.statusCode >= 500) req.log.error({ err }, 'app error');
@@ -150,7 +167,9 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
       const field = unknown
         ? [at, params.additionalProperty!.slice(0, 60)].filter(Boolean).join('.')
         : at || (params.missingProperty ?? '');
-      const message = unknown ? unknownFieldMessage(where, at, req.routeOptions.schema) : (first?.message ?? 'bad value');
+      const message = unknown
+        ? unknownFieldMessage(where, at, req.routeOptions.schema)
+        : (valueMessage(fe.validation, at, where === 'querystring' ? req.query : undefined) ?? first?.message ?? 'bad value');
       return send(req, reply, 400, `Invalid ${where}${field ? ` field "${field}"` : ''}: ${message}`, 'VALIDATION_ERROR');
     }
     const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;

@@ -102,6 +102,20 @@ for (const kind of DB_KINDS) {
         expect((await h.app.inject({ url, headers: a.auth })).statusCode, url).toBe(200);
     });
 
+    it('a wrong value is told in words the integrator can act on: the allowed values, or that it came twice', async () => {
+      const say = async (url: string) => {
+        const r = await h.app.inject({ url, headers: a.auth });
+        expect(r.statusCode, url).toBe(400);
+        expect(r.json().code).toBe('VALIDATION_ERROR');
+        return r.json().message as string;
+      };
+      // Not "must be equal to constant" (which constant?) nor "must be equal to one of the allowed values".
+      expect(await say('/api/v1/transactions?environment=prod')).toBe('Invalid querystring field "environment": must be one of live, test');
+      expect(await say('/api/v1/transactions?limit=5&clientRef=a&clientRef=b')).toBe(
+        'Invalid querystring field "clientRef": given more than once; send it once',
+      );
+    });
+
     it('lists transactions newest first with cursor pages that neither skip nor repeat', async () => {
       const seen: string[] = [];
       let cursor: string | null = null;

@@ -139,6 +139,24 @@ for (const kind of DB_KINDS) {
       expect(await verify(img, '')).toMatchObject({ id: first.id, status: 'SUCCESS', cached: true });
     });
 
+    it("another integration of the same shop (its own API key) is never given this one's answer as a replay", async () => {
+      // The POS and the shop's LINE bot integration each hold a key. Keyed without the API key, the bot's
+      // check of a slip the POS had accepted (neither sending amount nor clientRef) came back as the POS's
+      // SUCCESS, cached: the bot, which had never seen the transRef, credited a second order.
+      const other = await h.c.apiKeys.create(s.shop.id, { environment: 'live', scopes: 'verify,read', name: 'bot' }, 'test');
+      const bot = { authorization: `Bearer ${other.key}` };
+      const img = await slip(175);
+      const pos = await verify(img, '');
+      expect(pos).toMatchObject({ status: 'SUCCESS', cached: false });
+      const [c0, u0] = [calls(), await used()];
+      const second = await verify(img, '', bot);
+      expect(second).toMatchObject({ status: 'DUPLICATE', verified: false, duplicate: true, cached: false });
+      // Each integration's own retry is still its own replay; nothing asked or charged for either.
+      expect(await verify(img, '', bot)).toMatchObject({ id: second.id, status: 'DUPLICATE', cached: true });
+      expect(await verify(img, '')).toMatchObject({ id: pos.id, status: 'SUCCESS', cached: true });
+      expect([calls(), await used()]).toEqual([c0, u0]);
+    });
+
     it('the dashboard (and mini-app) re-checks a slip with a corrected expected amount instead of replaying the mismatch', async () => {
       // The dashboard's key was the image alone even with an expected amount, so staff who typed 500 for
       // a 300 transfer and corrected it to 300 got the first AMOUNT_MISMATCH back as a replay: a good

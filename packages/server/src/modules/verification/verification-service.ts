@@ -150,7 +150,7 @@ const emptyDraft = (): Draft => ({
  * transRef credited again. The record keeps the plain image hash. `imageKey` is the image's SHA-256 for
  * the claim, its fast fingerprint for the replay memory (image-hash.ts).
  */
-export function replayKey(imageKey: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
+export function replayKey(imageKey: string, input: ReplayParts): string {
   const parts = requestParts(imageKey, input);
   return parts === imageKey ? imageKey : createHash('sha256').update(parts).digest('hex');
 }
@@ -158,12 +158,16 @@ export function replayKey(imageKey: string, input: Pick<VerifyInput, 'source' | 
 /**
  * The image's key alone (LINE; the dashboard without an expected amount), with the dashboard's expected
  * amount (a pair: staff who correct a mistyped amount get a new check, not the mismatch replayed), or
- * with the request's amount and clientRef (the API, absent ones included: a triple, never equal to
- * another channel's key): the replay memory's key as it is (a map key need not be short), the claim's
- * once hashed (`replayKey`).
+ * with the API key and the request's amount and clientRef (the API, absent ones included: never equal
+ * to another channel's key, nor to another integration's, the POS's and the shop's bot each holding a
+ * key: keyed without it, the bot got the POS's SUCCESS as its replay and credited a second order): the
+ * replay memory's key as it is (a map key need not be short), the claim's once hashed (`replayKey`).
  */
-function requestParts(imageKey: string, input: Pick<VerifyInput, 'source' | 'expectedAmountSatang' | 'clientRef'>): string {
-  if (input.source === 'API') return JSON.stringify([imageKey, input.expectedAmountSatang ?? null, input.clientRef ?? null]);
+type ReplayParts = Pick<VerifyInput, 'source' | 'apiKeyId' | 'expectedAmountSatang' | 'clientRef'>;
+
+function requestParts(imageKey: string, input: ReplayParts): string {
+  if (input.source === 'API')
+    return JSON.stringify([imageKey, input.apiKeyId ?? null, input.expectedAmountSatang ?? null, input.clientRef ?? null]);
   if (input.source === 'DASHBOARD' && input.expectedAmountSatang !== undefined)
     return JSON.stringify([imageKey, input.expectedAmountSatang]);
   return imageKey;

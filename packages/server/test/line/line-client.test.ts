@@ -205,12 +205,31 @@ describe('LINE client against the fake platform', () => {
           }
     }
     const pending = JSON.stringify(
-      resultMessage({ ...rec, status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING' }, 'th', 'Asia/Bangkok', {
-        audience: 'customer',
-        replay: false,
-      }),
+      resultMessage(
+        // As the pipeline records it: the bank has told nothing yet, the slip's QR gave the reference and bank.
+        {
+          ...rec,
+          status: 'PROVIDER_ERROR',
+          errorCode: 'SLIP_PENDING',
+          amount: null,
+          senderName: null,
+          receiverName: null,
+          receiverAccount: null,
+          transDate: null,
+        },
+        'th',
+        'Asia/Bangkok',
+        {
+          audience: 'customer',
+          replay: false,
+        },
+      ),
     );
     expect(pending).toContain('ธนาคารยังไม่แสดงรายการโอนนี้');
     expect(pending).not.toMatch(/ขัดข้อง/);
+    // The bank has told no amount yet: no "ยอดเงิน -" row, only the reference the slip itself gives.
+    expect(pending).not.toContain('"text":"-"');
+    expect(pending).not.toContain('ยอดเงิน');
+    expect(pending).toContain(rec.transRef);
   });
 });

@@ -504,7 +504,8 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   // A picture without a slip has no facts: a sentence says so, not rows of "-".
   const hasFacts = record.amount !== null || !!record.transRef;
   if (hasFacts) {
-    facts.push(row(LABELS.amount[lang], formatAmount(record.amount, lang)));
+    // A slip the bank has not told about yet (pending, not found) has its reference but no amount: no "-" row.
+    if (record.amount !== null) facts.push(row(LABELS.amount[lang], formatAmount(record.amount, lang)));
     if (edited) facts.push(row(LABELS.printed[lang], formatAmount(record.printedAmount, lang)));
     const sender = [record.senderName, bankNameFor(record, lang)].filter(Boolean).join(' · ');
     if (sender) facts.push(row(LABELS.sender[lang], sender));

@@ -52,6 +52,7 @@ import { purgeMailOfShop } from './modules/mail/mail-repo.js';
 import { purgeLineNoticesOfShop } from './modules/line/line-delivery-repo.js';
 import { purgeLineLinksOfShop } from './modules/line/line-repo.js';
 import { purgeClaimsOfShop } from './modules/verification/image-claims.js';
+import { purgePayeeRefusalsOfShop } from './modules/verification/payee-refusals.js';
 import { purgeOutboxOfShop } from './outbox/outbox-repo.js';
 import { purgeTransactionsOfShop } from './modules/transactions/transaction-repo.js';
 import { purgeApiKeysOfShop } from './modules/api-keys/api-key-repo.js';
@@ -294,6 +295,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
   const line = createLineModule({
     config,
+    dashboardUrl: publicUrlOf(config),
     db,
     clock,
     audit,
@@ -332,6 +334,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       mail,
       recipients: (shopId) => accounts.activeEmailsOfShop(shopId),
       dashboardUrl: publicUrlOf(config),
+      timeZone: config.TIME_ZONE,
     }),
   );
   // Money totals, exports and the daily summary (its job kind and a per-minute scheduler below).
@@ -369,6 +372,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       purgeLineNoticesOfShop,
       purgeLineLinksOfShop,
       purgeClaimsOfShop,
+      purgePayeeRefusalsOfShop,
       purgeOutboxOfShop,
       purgeTransactionsOfShop,
       purgeApiKeysOfShop,
@@ -400,6 +404,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       { name: 'outbox.prune-done', everyMs: hour, run: () => worker.pruneDone() },
       // Each shop picks its summary minute; the summary itself is once per shop and day (daily_summaries).
       { name: 'reports.summary-due', everyMs: Math.min(60_000, hour), run: () => reports.summary.scheduleDue() },
+      // Slips refused for want of a payee account: the owner is told once a day, a minute after the first.
+      { name: 'verification.payee-refusal-alerts', everyMs: Math.min(60_000, hour), run: () => verification.alertPayeeRefusals() },
     ],
   });
   outboxHandlers[SCHEDULED_JOB] = scheduler.handler;

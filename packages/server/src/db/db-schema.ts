@@ -125,6 +125,16 @@ export interface ImageClaimsTable {
   reserved_period: string | null;
 }
 
+/** Slips refused for want of a payee account, per shop, of the current local day (0021). */
+export interface PayeeRefusalsTable {
+  shop_id: string;
+  day: string; // YYYY-MM-DD in TIME_ZONE
+  refused: number;
+  first_at: string;
+  last_at: string;
+  alerted_day: string | null; // the day the owner was last told of
+}
+
 export interface QuotaUsageTable {
   shop_id: string;
   period: string; // YYYY-MM
@@ -245,6 +255,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   transactions: TransactionsTable;
   image_claims: ImageClaimsTable;
+  payee_refusals: PayeeRefusalsTable;
   quota_usage: QuotaUsageTable;
   audit_log: AuditLogTable;
   outbox: OutboxTable;

@@ -14,6 +14,7 @@ import * as m0016 from './migrations/0016-record-payee.js';
 import * as m0017 from './migrations/0017-printed-amount.js';
 import * as m0019 from './migrations/0019-outbox-dedupe-key.js';
 import * as m0020 from './migrations/0020-one-success-per-transfer.js';
+import * as m0021 from './migrations/0021-payee-refusals.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -34,6 +35,7 @@ const migrations: Record<string, Migration> = {
   '0017-printed-amount': m0017,
   '0019-outbox-dedupe-key': m0019,
   '0020-one-success-per-transfer': m0020,
+  '0021-payee-refusals': m0021,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -19,6 +19,7 @@ const OWNER: Record<string, string> = {
   api_keys: 'api-keys',
   transactions: 'transactions',
   image_claims: 'verification',
+  payee_refusals: 'verification',
   quota_usage: 'quota',
   audit_log: 'audit',
   outbox: 'outbox',

@@ -25,6 +25,7 @@ const TASKS = [
   'secrets.reencrypt',
   'outbox.prune-done',
   'reports.summary-due',
+  'verification.payee-refusal-alerts',
 ].sort();
 
 describe('slot ids', () => {

@@ -567,7 +567,17 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
 export function ownerAlertMessage(
   type: string,
   lang: Lang,
-  ctx: { shopName: string; amount?: string; trialEndsAt?: string; used?: number; limit?: number },
+  ctx: {
+    shopName: string;
+    amount?: string;
+    trialEndsAt?: string;
+    used?: number;
+    limit?: number;
+    /** NO_PAYEE_CONFIGURED: slips refused today, since when (already formatted), and the Payees page. */
+    refused?: number;
+    since?: string;
+    payeesUrl?: string;
+  },
 ): LineMessage[] {
   const shop = ctx.shopName;
   const lines: Record<string, { th: string; en: string }> = {
@@ -590,6 +600,10 @@ export function ownerAlertMessage(
     TRIAL_ENDING: {
       th: `⏰ ร้าน "${shop}": ช่วงทดลองใช้จะสิ้นสุด${ctx.trialEndsAt ? ` ${ctx.trialEndsAt}` : 'เร็ว ๆ นี้'} เลือกแพ็กเกจในแดชบอร์ดเพื่อใช้งานต่อเนื่อง`,
       en: `⏰ "${shop}": the trial ends${ctx.trialEndsAt ? ` ${ctx.trialEndsAt}` : ' soon'}. Choose a plan in the dashboard to keep checking slips.`,
+    },
+    NO_PAYEE_CONFIGURED: {
+      th: `🚫 ร้าน "${shop}": ยังไม่มีบัญชีรับเงินที่เปิดใช้งาน ระบบจึงตรวจสลิปไม่ได้ มีสลิป ${ctx.refused ?? 1} ใบที่ยังไม่ได้ตรวจ${ctx.since ? ` ตั้งแต่ ${ctx.since}` : ''} โปรดตรวจยอดเหล่านี้ในแอปธนาคาร แล้วเพิ่มบัญชีรับเงินในหน้า "บัญชีรับเงิน" ของแดชบอร์ด${ctx.payeesUrl ? `\n${ctx.payeesUrl}` : ''}`,
+      en: `🚫 "${shop}": no active payee account, so slips cannot be checked. ${ctx.refused ?? 1} ${(ctx.refused ?? 1) === 1 ? 'slip was' : 'slips were'} not checked${ctx.since ? ` since ${ctx.since}` : ''}. Confirm them in your banking app, then add the account customers pay into on the dashboard's "Payee accounts" page.${ctx.payeesUrl ? `\n${ctx.payeesUrl}` : ''}`,
     },
   };
   const t = lines[type];

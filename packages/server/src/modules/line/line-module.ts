@@ -35,6 +35,8 @@ export interface LineModuleDeps {
   reusedTransfer: LineEventHandlerDeps['reusedTransfer'];
   decode?: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
   log?: { warn(obj: unknown, msg?: string): void };
+  /** The dashboard's address (owner alerts link the page where a fix is made). */
+  dashboardUrl: string;
 }
 
 /**
@@ -90,7 +92,15 @@ export function createLineModule(deps: LineModuleDeps) {
     log: deps.log,
     miniAppUrl: config.LIFF_ID ? `https://liff.line.me/${config.LIFF_ID}` : null,
   });
-  const ownerAlerts = createLineOwnerAlerts({ owners, delivery, client, shops, transactions, timeZone: config.TIME_ZONE });
+  const ownerAlerts = createLineOwnerAlerts({
+    owners,
+    delivery,
+    client,
+    shops,
+    transactions,
+    timeZone: config.TIME_ZONE,
+    dashboardUrl: deps.dashboardUrl,
+  });
 
   /**
    * Outbox handlers of this module. `owner.alert` is shared with e-mail: the registry composes them

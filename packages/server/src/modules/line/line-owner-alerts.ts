@@ -20,6 +20,8 @@ export function createLineOwnerAlerts(deps: {
   shops: Pick<ShopService, 'get'>;
   transactions: Pick<TransactionService, 'get'>;
   timeZone: string;
+  /** The dashboard's address: an alert that asks for a fix links the page where it is made. */
+  dashboardUrl: string;
 }) {
   const { client, shops, delivery: repo } = deps;
 
@@ -32,12 +34,19 @@ export function createLineOwnerAlerts(deps: {
       if (!shop) return { sent: 0 };
       const lang: Lang = shop.language === 'en' ? 'en' : 'th';
 
+      const detail = alert.detail ?? {};
       const once =
         alert.type === 'STALE_SLIP' || alert.type === 'EDITED_SLIP'
           ? { notice: `${alert.type}:${alert.transactionId ?? 'none'}`, period: 'once' }
           : {
               notice: `ALERT_${alert.type}`,
-              period: alert.type === 'TRIAL_ENDING' ? `trial:${shop.trialEndsAt ?? ''}` : repo.period(),
+              // Slips refused for want of a payee account: once a day (verification's payee-refusals.ts says why).
+              period:
+                alert.type === 'TRIAL_ENDING'
+                  ? `trial:${shop.trialEndsAt ?? ''}`
+                  : alert.type === 'NO_PAYEE_CONFIGURED'
+                    ? `day:${typeof detail.day === 'string' ? detail.day : ''}`
+                    : repo.period(),
             };
       if (await repo.hasNotice(alert.shopId, once.notice, once.period)) return { sent: 0 };
 
@@ -50,9 +59,13 @@ export function createLineOwnerAlerts(deps: {
         if (tx?.amount != null) ctx.amount = formatAmount(tx.amount, lang);
       }
       if (alert.type === 'TRIAL_ENDING' && shop.trialEndsAt) ctx.trialEndsAt = formatTime(shop.trialEndsAt, lang, deps.timeZone);
-      const detail = alert.detail ?? {};
       if (typeof detail.used === 'number') ctx.used = detail.used;
       if (typeof detail.limit === 'number') ctx.limit = detail.limit;
+      if (alert.type === 'NO_PAYEE_CONFIGURED') {
+        if (typeof detail.refused === 'number') ctx.refused = detail.refused;
+        if (typeof detail.since === 'string') ctx.since = formatTime(detail.since, lang, deps.timeZone);
+        ctx.payeesUrl = `${deps.dashboardUrl}/payees`;
+      }
       const messages = ownerAlertMessage(alert.type, lang, ctx);
       if (!messages.length) return { sent: 0 };
 

@@ -20,6 +20,7 @@ export const OwnerAlertJobSchema = Type.Object({
     Type.Literal('QUOTA_100'),
     Type.Literal('TRIAL_ENDING'),
     Type.Literal('LINE_MONTHLY_LIMIT'),
+    Type.Literal('NO_PAYEE_CONFIGURED'),
   ]),
   shopId: Type.String({ minLength: 1 }),
   transactionId: Type.Optional(Type.String()),
@@ -45,6 +46,8 @@ export function createMailOwnerAlertHandler(deps: {
   /** Addresses of the shop's people who may sign in (owner and staff): the accounts module's data. */
   recipients: (shopId: string) => Promise<string[]>;
   dashboardUrl: string;
+  /** TIME_ZONE: times in the text (since when slips went unchecked) are the shop's clock. */
+  timeZone?: string;
 }): OutboxHandler<typeof OWNER_ALERT_JOB> {
   return async (job) => {
     const p = job.payload;
@@ -64,6 +67,7 @@ export function createMailOwnerAlertHandler(deps: {
           transactionId: p.transactionId,
           detail: p.detail,
           dashboardUrl: deps.dashboardUrl,
+          timeZone: deps.timeZone,
         }),
         shopId,
         { dedupeKey: `${job.id}:${email}` },

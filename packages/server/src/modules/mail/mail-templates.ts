@@ -89,7 +89,15 @@ export const mailTemplates = {
     return { template: 'team_invite', subject: `คำเชิญเข้าร่วมทีม / Team invitation: ${p.shopName}`, text: th + RULE + en };
   },
 
-  ownerAlert(p: { type: string; shopName: string; transactionId?: string; detail?: unknown; dashboardUrl: string }): MailContent {
+  ownerAlert(p: {
+    type: string;
+    shopName: string;
+    transactionId?: string;
+    detail?: unknown;
+    dashboardUrl: string;
+    timeZone?: string;
+  }): MailContent {
+    if (p.type === 'NO_PAYEE_CONFIGURED') return noPayeeAlert(p);
     const what: Record<string, [string, string]> = {
       STALE_SLIP: [
         // The list, card, export and LINE reply mark it with the same word (one vocabulary).
@@ -179,3 +187,27 @@ export const mailTemplates = {
     };
   },
 };
+
+/**
+ * Slips refused for want of a payee account (verification's payee-refusals.ts): how many could not be
+ * checked today and since when, and what to do, with the Payees page's link. Sent at most once a day.
+ */
+function noPayeeAlert(p: { shopName: string; detail?: unknown; dashboardUrl: string; timeZone?: string }): MailContent {
+  const d = (p.detail ?? {}) as { refused?: unknown; since?: unknown };
+  const n = typeof d.refused === 'number' && d.refused > 0 ? d.refused : 1;
+  const since = typeof d.since === 'string' ? when(new Date(d.since), p.timeZone ?? 'Asia/Bangkok') : null;
+  const link = `${p.dashboardUrl}/payees`;
+  const th =
+    `ร้าน ${p.shopName}: ร้านยังไม่มีบัญชีรับเงินที่เปิดใช้งาน ระบบจึงตรวจสลิปไม่ได้ ` +
+    `มีสลิป ${n} ใบที่ยังไม่ได้ตรวจ${since ? ` ตั้งแต่ ${since.th}` : ''} ` +
+    `โปรดตรวจยอดโอนเหล่านี้ในแอปธนาคาร แล้วเพิ่มบัญชีธนาคารหรือพร้อมเพย์ที่ลูกค้าโอนเข้า ในหน้า "บัญชีรับเงิน" ของแดชบอร์ด สลิปถัดไปจะถูกตรวจตามปกติ:\n${link}`;
+  const en =
+    `Shop ${p.shopName}: the shop has no active payee account, so slips cannot be checked. ` +
+    `${n} ${n === 1 ? 'slip was' : 'slips were'} not checked${since ? ` since ${since.en}` : ''}. ` +
+    `Confirm those transfers in your banking app, then add the bank account or PromptPay id customers pay into on the dashboard's "Payee accounts" page; the next slips are checked as usual:\n${link}`;
+  return {
+    template: 'owner_alert_no_payee_configured',
+    subject: `[${p.shopName}] สลิปยังไม่ถูกตรวจ: ยังไม่มีบัญชีรับเงิน / Slips not checked: no payee account`,
+    text: `${th}\n\n${SIGN_TH}` + RULE + `${en}\n\n${SIGN_EN}`,
+  };
+}

@@ -23,6 +23,7 @@ import { readableLocalTime } from '../../lib/period.js';
 import type { ClaimKey, ImageClaims } from './image-claims.js';
 import { faultPoint } from './fault-injection.js';
 import { createReplayMemory } from './replay-memory.js';
+import { createPayeeRefusals } from './payee-refusals.js';
 import { imageFingerprint, imageSha256 } from './image-hash.js';
 import { judgeFoundSlip, normalizeTransRef, slipQrLatestDate } from './slip-outcome.js';
 import { judgePrinted, type EditMode } from './printed-amount.js';
@@ -185,6 +186,7 @@ export function createVerificationService(deps: VerificationDeps) {
   const replays = createReplayMemory({ ms: deps.replayMemoryMs, now: () => clock.now().getTime() });
   // A write of a shop row on this node drops its kept replays at once (as key authentication's copies).
   deps.shops.onChange?.(replays.forgetShop);
+  const payeeRefusals = createPayeeRefusals({ db, clock, timeZone: deps.timeZone ?? 'Asia/Bangkok', payees: deps.payees });
 
   async function loadShop(input: VerifyInput): Promise<{ shop: Shop; plan: Plan }> {
     const shop = input.shop ?? (await deps.shops.get(input.shopId));
@@ -526,6 +528,9 @@ export function createVerificationService(deps: VerificationDeps) {
   async function activePayees(shopId: string): Promise<PayeeAccountsTable[]> {
     const payees = await deps.payees.activeForMatching(shopId);
     if (!payees.length) {
+      // Every channel's refusal passes here: the owner hears of them once a day (payee-refusals.ts).
+      // Counting must not turn the refusal into a 500: the customer's answer matters more.
+      await payeeRefusals.record(shopId).catch((e) => deps.onError?.(e, 'payee refusal alert'));
       throw new AppError(
         'NO_PAYEE_CONFIGURED',
         422,
@@ -598,6 +603,8 @@ export function createVerificationService(deps: VerificationDeps) {
   return {
     sweepOrphans,
     reusedTransfer,
+    /** Scheduled every minute (container.ts): tells owners that slips go unchecked for want of a payee account (payee-refusals.ts). */
+    alertPayeeRefusals: payeeRefusals.alertDue,
     async verifySlip(input: VerifyInput): Promise<VerifyOutcome> {
       const started = performance.now();
       const environment = input.environment ?? 'live';

@@ -293,6 +293,22 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
     await shot('07-payees');
   });
 
+  it('the phone menu: Escape closes it and gives the keyboard back to the menu button', async () => {
+    await page.setViewportSize({ width: 360, height: 780 });
+    try {
+      const button = page.locator('.menu-btn');
+      await button.click();
+      expect(await button.getAttribute('aria-expanded')).toBe('true');
+      await page.locator('#sidenav .nav-link').first().focus();
+      await page.keyboard.press('Escape');
+      await expect.poll(() => button.getAttribute('aria-expanded')).toBe('false');
+      expect(await button.evaluate((el) => el === document.activeElement)).toBe(true);
+      expect(await page.locator('#sidenav .nav-link').first().isVisible()).toBe(false);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+
   it('a list that cannot load says so, and never that the shop has none (no payee account, no key, no results)', async () => {
     // The service cannot be reached (a deploy, a phone between cells): the three lists fail to load.
     const lists = ['**/api/dashboard/payees', '**/api/dashboard/api-keys', '**/api/dashboard/transactions?*'];

@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useAuth, useAuthMaybe } from '../api/auth';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { Link, useRouter } from '../lib/router';
@@ -52,6 +52,18 @@ export function AppShell({ children }: { children: ReactNode }) {
   const { me, logout } = useAuth();
   const { path, navigate } = useRouter();
   const [open, setOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // Escape closes the phone menu, as it closes a dialog, and the keyboard goes back to the menu button.
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
   useEffect(() => {
     setOpen(false);
     // Move focus to the new page's heading so screen readers announce the change of page.
@@ -66,6 +78,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <>
           <header className="topbar">
             <button
+              ref={menuButton}
               type="button"
               className="icon-btn menu-btn"
               aria-expanded={open}

@@ -268,4 +268,24 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     }
     await page.screenshot({ path: path.join(SCREENS, 'miniapp-lang-switch-en-390.png') });
   });
+
+  // Last: its genuine 75 THB check would change the figures the tests above count.
+  it('an expected amount that is no amount is told in Thai beside the field; a price tag like ฿75.- is read', async () => {
+    await page.goto(`${base}/miniapp?mockIdToken=${idToken()}`);
+    await page.getByRole('button', { name: 'ไทย', exact: true }).click();
+    const amount = page.getByLabel(MINI_TEXT.th.expected);
+    const field = page.locator('.field', { has: amount });
+    const { transRef } = await bank.register({ amount: 75 });
+    const slip = await slipFile(transRef);
+    await amount.fill('75 บาทครับ');
+    await page.getByTestId('slip-input').setInputFiles(slip);
+    await expect.poll(() => field.locator('.field-error').textContent()).toBe(MINI_TEXT.th.expectedInvalid);
+    expect(await page.locator('body').innerText()).not.toMatch(/pattern|querystring|Invalid/);
+    // The price-tag way of writing 75 baht: checked against 75.00.
+    await amount.fill('฿75.-');
+    await page.getByTestId('slip-input').setInputFiles(slip);
+    await expect.poll(() => resultCard().getAttribute('data-variant')).toBe('genuine');
+    expect(await field.locator('.field-error').count()).toBe(0);
+    await amount.fill('');
+  });
 });

@@ -199,6 +199,31 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     await page.getByRole('button', { name: th['tx.clear'] }).click();
   });
 
+  it('dates or amounts the wrong way round are told beside the field, not answered with "no results"', async () => {
+    await page.getByRole('button', { name: 'ไทย', exact: true }).click();
+    await go('/transactions');
+    await page.locator('main .tx-list').waitFor();
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Bangkok' }).format(new Date());
+    const next = new Date(Date.parse(`${day}T12:00:00+07:00`) + 86_400_000).toISOString().slice(0, 10);
+    await openTools();
+    const form = page.locator('form.filters');
+    const field = (label: string) => form.locator('.field', { has: page.getByLabel(label, { exact: true }) });
+    await form.getByLabel(th['tx.from']).fill(next);
+    await form.getByLabel(th['tx.to']).fill(day);
+    await form.getByRole('button', { name: th['tx.apply'] }).click();
+    await expect.poll(() => field(th['tx.to']).locator('.field-error').textContent()).toBe(th['tx.toBeforeFrom']);
+    expect(await page.locator('main .tx-list li').count()).toBe(made.length);
+    await form.getByLabel(th['tx.from']).fill('');
+    await form.getByLabel(th['tx.to']).fill('');
+    await form.getByLabel(th['reports.amountMin']).fill('1000');
+    await form.getByLabel(th['reports.amountMax']).fill('100');
+    await form.getByRole('button', { name: th['tx.apply'] }).click();
+    await expect.poll(() => field(th['reports.amountMax']).locator('.field-error').textContent()).toBe(th['tx.maxBelowMin']);
+    expect(await page.locator('main .tx-list li').count()).toBe(made.length);
+    await form.getByLabel(th['reports.amountMin']).fill('');
+    await form.getByLabel(th['reports.amountMax']).fill('');
+  });
+
   for (const lang of ['th', 'en'] as const) {
     const t = lang === 'th' ? th : en;
 

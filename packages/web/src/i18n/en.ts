@@ -126,6 +126,8 @@ export const en: Record<MessageKey, string> = {
   'tx.status': 'Status',
   'tx.source': 'Channel',
   'tx.transRef': 'Transaction reference',
+  'tx.toBeforeFrom': 'The end date is before the start date: swap them and search again',
+  'tx.maxBelowMin': 'The highest amount is below the lowest: swap them and search again',
   'tx.from': 'From',
   'tx.to': 'To',
   'tx.apply': 'Search',

@@ -102,11 +102,20 @@ export function TransactionsScreen() {
     }
   }
   const [toolsOpen, setToolsOpen] = useState(false);
+  // A range the wrong way round matches nothing: said beside its end instead of "no results", which an
+  // owner reads as "no slip that day".
+  const [reversed, setReversed] = useState<{ dates: boolean; amounts: boolean }>({ dates: false, amounts: false });
   function apply(e: FormEvent) {
     e.preventDefault();
     // The fields then show the year the search used.
     const f = { ...draft, from: gregorianDay(draft.from), to: gregorianDay(draft.to) };
     setDraft(f);
+    const wrong = {
+      dates: !!f.from && !!f.to && f.from > f.to,
+      amounts: !!f.amountMin.trim() && !!f.amountMax.trim() && satang(f.amountMin) > satang(f.amountMax),
+    };
+    setReversed(wrong);
+    if (wrong.dates || wrong.amounts) return;
     setFilters(f);
     setToolsOpen(false);
   }
@@ -162,7 +171,13 @@ export function TransactionsScreen() {
                 onChange={(e) => setDraft({ ...draft, transRef: e.target.value })}
               />
               <Field label={t('tx.from')} type="date" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
-              <Field label={t('tx.to')} type="date" value={draft.to} onChange={(e) => setDraft({ ...draft, to: e.target.value })} />
+              <Field
+                label={t('tx.to')}
+                type="date"
+                value={draft.to}
+                error={reversed.dates ? t('tx.toBeforeFrom') : null}
+                onChange={(e) => setDraft({ ...draft, to: e.target.value })}
+              />
               <Field
                 label={t('reports.clientRef')}
                 value={draft.clientRef}
@@ -185,6 +200,7 @@ export function TransactionsScreen() {
                 min={0}
                 step="0.01"
                 value={draft.amountMax}
+                error={reversed.amounts ? t('tx.maxBelowMin') : null}
                 onChange={(e) => setDraft({ ...draft, amountMax: e.target.value })}
               />
               <div className="filter-actions">
@@ -195,6 +211,7 @@ export function TransactionsScreen() {
                     onClick={() => {
                       setDraft(EMPTY);
                       setFilters(EMPTY);
+                      setReversed({ dates: false, amounts: false });
                     }}
                   >
                     {t('tx.clear')}

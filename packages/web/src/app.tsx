@@ -3,7 +3,7 @@ import { AuthProvider, useAuth } from './api/auth';
 import { AppShell, AuthLayout } from './components/layout';
 import { Button, Card, Empty, ErrorText, Loading } from './components/ui';
 import { I18nProvider, useI18n } from './i18n/i18n';
-import { loginPathFor, match, nextAfterSignIn, RouterProvider, useRouter, Link } from './lib/router';
+import { loginPathFor, match, nextAfterSignIn, RouterProvider, takeKeptNext, useRouter, Link } from './lib/router';
 import { AcceptInviteScreen, ForgotScreen, LoginScreen, ResetScreen, SignupScreen } from './screens/auth-screens';
 import { CheckScreen } from './screens/check-screen';
 import { KeysScreen } from './screens/keys-screen';
@@ -39,6 +39,11 @@ function Routes() {
     // A signed-out person on a page (a link from a mail or LINE, or a session that ended) comes back to it after signing in.
     if (!signedIn && !Public && !unreachable) navigate(loginPathFor(path, search), { replace: true });
     if (signedIn && (path === '/login' || path === '/signup')) navigate(nextAfterSignIn(search), { replace: true });
+    // Back from "Log in with LINE" (the service's callback lands on /): the page asked for before leaving.
+    if (signedIn && path === '/') {
+      const kept = takeKeptNext();
+      if (kept) navigate(kept, { replace: true });
+    }
   }, [loading, signedIn, Public, unreachable, path, search, navigate]);
 
   // The screen's language is the person's (api/auth.tsx applies me.user.language); the shop's language

@@ -17,6 +17,7 @@ import { runDemo } from '../../src/cli/demo-command.js';
 import { LINE_EVENT_JOB } from '../../src/modules/line/line-event-log.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
+import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login-text.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
@@ -96,7 +97,12 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     ));
     line.addLoginChannel({
       ...SANDBOX_LOGIN_CHANNEL,
-      callbackUrls: [`${base}/api/dashboard/auth/line/callback`],
+      // The service names its callback after PUBLIC_URL, unset here (http://127.0.0.1:3000): also registered,
+      // and the browser test that signs in with LINE sends it on to this server (cookies do not mind the port).
+      callbackUrls: [
+        `${base}/api/dashboard/auth/line/callback`,
+        `${c.config.PUBLIC_URL || 'http://127.0.0.1:3000'}/api/dashboard/auth/line/callback`,
+      ],
       liffEndpoint: `${base}/miniapp`,
     });
     demo = await runDemo(
@@ -112,6 +118,8 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
   }, 120_000);
 
   afterAll(() => closeInOrder([ctx, browser, app, c, bank, line], dataDir), 60_000);
+  /** The LINE user the mini-app test links (its ID token's `sub`). */
+  let linkedSub = '';
 
   it("a customer's genuine slip in the 1:1 chat gets the customer wording, drawn from its Flex JSON", async () => {
     await page.goto(demo.line!.simulator!);
@@ -231,6 +239,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     await page.waitForURL(/\/miniapp\?mockIdToken=/);
     const token = new URL(page.url()).searchParams.get('mockIdToken')!;
     const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+    linkedSub = claims.sub;
     expect(claims).toMatchObject({
       iss: 'https://access.line.me',
       aud: SANDBOX_LOGIN_CHANNEL.channelId,
@@ -250,6 +259,35 @@ describe.skipIf(!HAS_CHROMIUM)('LINE through the chat simulator (Chromium, 390x8
     await page.getByRole('tab', { name: MINI_TEXT.th.tabToday }).click();
     await expect.poll(() => page.getByTestId('today-total').textContent()).toContain('310.50');
     await shot('miniapp-today-th');
+  });
+
+  it('"Log in with LINE" from a link to the day (the daily summary in LINE) opens that day after signing in', async () => {
+    // The LINE user the mini-app linked above, picked on LINE's consent page as a person would.
+    const sub = linkedSub;
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Bangkok' }).format(new Date());
+    const other = await thaiContext(browser, { viewport: { width: 390, height: 844 } });
+    try {
+      const p = await other.newPage();
+      const callback = new URL('/api/dashboard/auth/line/callback', c.config.PUBLIC_URL || 'http://127.0.0.1:3000');
+      if (callback.origin !== base)
+        await p.route(`${callback.origin}/**`, (route) => {
+          const u = new URL(route.request().url());
+          return route.fulfill({ status: 302, headers: { location: `${base}${u.pathname}${u.search}` } });
+        });
+      await p.goto(`${base}/transactions?from=${day}&to=${day}`);
+      await p.getByRole('heading', { level: 1, name: 'เข้าสู่ระบบ' }).waitFor();
+      await p.getByRole('link', { name: LINE_LOGIN_TEXT.th.loginWithLine }).click();
+      // The sandbox asks who you are, unless the simulator already chose (as the LINE app knows its user).
+      const who = p.locator(`form:has(input[name="sub"][value="${sub}"]) button.who`);
+      const list = p.getByRole('heading', { level: 1, name: 'รายการตรวจสลิป' });
+      const overview = p.getByRole('heading', { level: 1, name: 'ภาพรวม' });
+      await who.or(list).or(overview).first().waitFor();
+      if (await who.isVisible()) await who.click();
+      await list.or(overview).first().waitFor();
+      expect(p.url()).toBe(`${base}/transactions?from=${day}&to=${day}`);
+    } finally {
+      await other.close();
+    }
   });
 
   it('speaks English on the switch', async () => {

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { api } from '../api/client';
 import { useI18n } from '../i18n/i18n';
+import { keepNextForLine } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { Alert, Button, Card, CopyButton, ErrorText } from './ui';
 import './line-login.css';
@@ -40,7 +41,11 @@ export function LineLoginButton() {
       {enabled && (
         <>
           <p className="muted small line-login-or">{x('or')}</p>
-          <a className="btn btn-secondary btn-block" href="/api/dashboard/auth/line/start">
+          <a
+            className="btn btn-secondary btn-block"
+            href="/api/dashboard/auth/line/start"
+            onClick={() => keepNextForLine(new URLSearchParams(window.location.search))}
+          >
             {x('loginWithLine')}
           </a>
         </>

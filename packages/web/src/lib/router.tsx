@@ -88,6 +88,35 @@ export function nextAfterSignIn(search: URLSearchParams): string {
   return next;
 }
 
+const NEXT_KEY = 'slipcheck.next';
+
+/**
+ * "Log in with LINE" leaves for LINE and comes back to `/` (the service's callback): the page asked for is
+ * kept in this tab meanwhile and taken once signed in. Only what nextAfterSignIn accepts is kept.
+ */
+export function keepNextForLine(search: URLSearchParams): void {
+  const next = nextAfterSignIn(search);
+  try {
+    if (next === '/') sessionStorage.removeItem(NEXT_KEY);
+    else sessionStorage.setItem(NEXT_KEY, next);
+  } catch {
+    /* storage may be blocked: the overview, as before */
+  }
+}
+
+/** The page kept by keepNextForLine, once (then forgotten), or null. */
+export function takeKeptNext(): string | null {
+  try {
+    const kept = sessionStorage.getItem(NEXT_KEY);
+    sessionStorage.removeItem(NEXT_KEY);
+    if (!kept) return null;
+    const next = nextAfterSignIn(new URLSearchParams({ next: kept }));
+    return next === '/' ? null : next;
+  } catch {
+    return null;
+  }
+}
+
 /** The sign-in page's address that comes back to `path` + `search` afterwards (the overview needs no way back). */
 export function loginPathFor(path: string, search: URLSearchParams): string {
   const qs = search.toString();

@@ -15,11 +15,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { createSandboxBank, type SandboxBank } from '@slipcheck/sandbox-bank';
 import type { Container } from '../../src/container.js';
 import type { FastifyInstance } from 'fastify';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 
@@ -59,7 +59,7 @@ interface Received {
 }
 
 describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_000 }, () => {
-  let bank: SandboxBank;
+  let bank: Awaited<ReturnType<typeof startSandbox>>;
   let c: Container;
   let app: FastifyInstance;
   let base: string;
@@ -155,7 +155,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   beforeAll(async () => {
     ensureWebBuilt();
     fs.mkdirSync(SHOTS, { recursive: true });
-    bank = await createSandboxBank({ port: 0, host: '127.0.0.1' });
+    bank = await startSandbox();
     receiver = http.createServer((req, res) => {
       let body = '';
       req.on('data', (d) => {
@@ -397,19 +397,12 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   });
 
   it('checks an uploaded sandbox slip, and the result appears live in Transactions', async () => {
-    const reg = await fetch(`${bank.url}/transfers`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        sendingBank: '014',
-        amount: 1250.5,
-        sender: { name: 'นาย สมชาย ใจดี', nameEn: 'MR SOMCHAI JAIDEE', account: '9876543210' },
-        receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: PAYEE_ACCOUNT, bankCode: '004' },
-      }),
+    const { transRef } = await bank.register({
+      amount: 1250.5,
+      sender: { name: 'นาย สมชาย ใจดี', nameEn: 'MR SOMCHAI JAIDEE', account: '9876543210' },
+      receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: PAYEE_ACCOUNT, bankCode: '004' },
     });
-    expect(reg.status).toBe(201);
-    const { transRef } = (await reg.json()) as { transRef: string };
-    const png = Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.png`)).arrayBuffer());
+    const png = await bank.slip(transRef);
     slipFile = path.join(os.tmpdir(), `slipcheck-e2e-${transRef}.png`);
     fs.writeFileSync(slipFile, png);
 
@@ -441,19 +434,13 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
   });
 
   it('the expected amount as Thai counters write it ("450.-", "฿450") is checked; one that is no amount is told in Thai beside the field', async () => {
-    const reg = await fetch(`${bank.url}/transfers`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        sendingBank: '014',
-        amount: 450,
-        sender: { name: 'นาง สมหญิง รักดี', account: '9876543211' },
-        receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: PAYEE_ACCOUNT, bankCode: '004' },
-      }),
+    const { transRef } = await bank.register({
+      amount: 450,
+      sender: { name: 'นาง สมหญิง รักดี', account: '9876543211' },
+      receiver: { name: 'บจก. ร้านกาแฟ ทดสอบ', account: PAYEE_ACCOUNT, bankCode: '004' },
     });
-    const { transRef } = (await reg.json()) as { transRef: string };
     const file = path.join(os.tmpdir(), `slipcheck-e2e-${transRef}.png`);
-    fs.writeFileSync(file, Buffer.from(await (await fetch(`${bank.url}/transfers/${transRef}/slip.png`)).arrayBuffer()));
+    fs.writeFileSync(file, await bank.slip(transRef));
     try {
       await page.evaluate(() => {
         history.pushState({}, '', '/check');

@@ -163,7 +163,9 @@ beforeAll(async () => {
   delete env.TEST_DATABASE_URL;
   delete env.VITEST;
 
-  // 2. The operator CLI, compiled (README: `npx slipcheck ...` on the production database).
+  // 2. The operator CLI, compiled (README: `npx slipcheck migrate`, then `npx slipcheck ...` on the
+  //    production database; no other command makes a new one).
+  expect(cli(['migrate'], env)).toEqual({ migrated: true });
   const shop = cli(['shop', 'create', '--name', 'Production test shop', '--plan', 'STARTER', '--state', 'active'], env);
   shopId = String(shop.id);
   cli(['payee', 'add', '--shop', shopId, '--bank', '004', '--account', '1234566609', '--holder', 'บจก. ร้านกาแฟ ทดสอบ'], env);

@@ -131,6 +131,29 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     await page.getByTestId('quota-left').waitFor();
   });
 
+  it('a reload with the same cached LIFF ID token lands on the home again, as the same person in the same session', async () => {
+    // Real LIFF hands the page the same ID token after a reload until it expires; the service accepts a
+    // token for one sign-in only, so the reload must resume the session the first sign-in opened.
+    const token = idToken();
+    const miniSessions = async () =>
+      (
+        (await app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: ownerAuth })).json().data.items as Array<{
+          kind: string;
+        }>
+      ).filter((s) => s.kind === 'miniapp').length;
+    await page.goto(`${base}/miniapp?mockIdToken=${token}`);
+    await page.getByTestId('quota-left').waitFor();
+    const before = await miniSessions();
+    for (let i = 0; i < 2; i++) {
+      await page.reload();
+      await page.getByTestId('quota-left').waitFor();
+      expect(await page.getByText(MINI_TEXT.th.signInFailed).count()).toBe(0);
+      expect(await page.content()).toContain('ร้านกาแฟมินิ');
+    }
+    // Resumed, not a second session: the owner's mini-app sessions did not grow.
+    expect(await miniSessions()).toBe(before);
+  });
+
   it('checks a sandbox slip from page load to result card, then shows a replay and a duplicate as warnings', async () => {
     const { transRef } = await bank.register({ amount: 450.25 });
     const slip = await slipFile(transRef);

@@ -403,6 +403,111 @@ function suite(kind: DbKind) {
     expect(JSON.stringify(rows)).not.toContain(t.split('.')[2]);
   });
 
+  const resume = (idToken: string, cookie?: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/api/miniapp/resume',
+      remoteAddress: ip(),
+      headers: { origin: ORIGIN, 'user-agent': `${UA} Line/14.0`, ...(cookie ? { cookie: `slipcheck_refresh=${cookie}` } : {}) },
+      payload: { idToken },
+    });
+  const currentSessionId = async (accessToken: string) =>
+    (await h.app.inject({ method: 'GET', url: '/api/dashboard/sessions', headers: { authorization: `Bearer ${accessToken}` } }))
+      .json()
+      .data.items.find((s: { current: boolean }) => s.current)?.id as string | undefined;
+
+  it("a reload resumes the mini-app session with LIFF's cached ID token, for the same LINE user only; the token still opens no second session", async () => {
+    const { o, sub } = await linkedOwner();
+    const t = tokenFor(sub);
+    const first = await miniSignIn(t);
+    expect(first.statusCode).toBe(200);
+    const firstSession = await currentSessionId(first.json().data.accessToken);
+    // The reload: the same token, the refresh cookie the sign-in set.
+    const again = await resume(t, cookieFrom(first)!);
+    expect(again.statusCode, again.body).toBe(200);
+    const data = again.json().data;
+    expect(data.user.id).toBe(o.userId);
+    expect(data.shop.id).toBe(o.shopId);
+    expect(data.shops).toEqual([{ shopId: o.shopId, shopName: 'ร้านทดสอบ', role: 'owner' }]);
+    expect(await currentSessionId(data.accessToken)).toBe(firstSession);
+    // Rotated like a refresh: the next reload uses the new cookie, and a copied old one past the grace is theft.
+    const c2 = cookieFrom(again)!;
+    expect(c2).not.toBe(cookieFrom(first));
+    expect((await resume(t, c2)).statusCode).toBe(200);
+    // Resuming is no sign-in: the token still opens no new session.
+    expect((await miniSignIn(t)).json().code).toBe('LINE_TOKEN_INVALID');
+    // A token LIFF renewed meanwhile continues the session too, and is spent by it.
+    const renewed = tokenFor(sub);
+    const r3 = await resume(renewed, cookieFrom(await refreshWith(c2))!);
+    expect(r3.statusCode).toBe(200);
+    expect((await miniSignIn(renewed)).json().code).toBe('LINE_TOKEN_INVALID');
+  });
+
+  it("another person's session in the browser is never resumed: a password session, another LINE user's mini-app session, or none", async () => {
+    const a = await linkedOwner();
+    const b = await linkedOwner();
+    const tA = tokenFor(a.sub);
+    // B's dashboard (password) session in the cookie, A in LIFF: refused, and B's session is untouched.
+    const foreign = await resume(tA, b.o.refresh);
+    expect(foreign.statusCode).toBe(401);
+    expect(foreign.json().code).toBe('REFRESH_INVALID');
+    expect(foreign.headers['set-cookie'] ?? '').not.toMatch(/slipcheck_refresh=rt_/);
+    expect(foreign.body).not.toContain(b.o.shopId);
+    expect((await refreshWith(b.o.refresh)).statusCode).toBe(200);
+    // B's LINE mini-app session in the cookie, A in LIFF: refused too, B's session untouched.
+    const bMini = await miniSignIn(tokenFor(b.sub));
+    const bCookie = cookieFrom(bMini)!;
+    const other = await resume(tA, bCookie);
+    expect(other.statusCode).toBe(401);
+    expect(other.json().code).toBe('REFRESH_INVALID');
+    expect(other.body).not.toContain(b.o.shopId);
+    expect((await refreshWith(bCookie)).statusCode).toBe(200);
+    // A's own password session is no mini-app session: not taken over by the LINE token either.
+    expect((await resume(tA, a.o.refresh)).json().code).toBe('REFRESH_INVALID');
+    expect((await refreshWith(a.o.refresh)).statusCode).toBe(200);
+    // A's dashboard session from "Log in with LINE" (the same LINE user, but not the mini-app's own): not resumed.
+    const viaLine = await h.c.sessions.start(
+      { id: a.o.userId, shopId: a.o.shopId },
+      { ip: null, userAgent: UA },
+      h.c.db,
+      'dashboard',
+      a.sub,
+    );
+    expect((await resume(tA, viaLine.refreshToken)).json().code).toBe('REFRESH_INVALID');
+    // The same person, re-linked to another LINE user C: C's token does not continue the session LINE user A opened.
+    const aMini = await miniSignIn(tokenFor(a.sub));
+    const c = fake.lineUserId();
+    expect((await link(tokenFor(c), (await newCode(a.o)).code)).statusCode).toBe(200);
+    expect((await resume(tokenFor(c), cookieFrom(aMini)!)).json().code).toBe('REFRESH_INVALID');
+    expect((await h.app.inject({ method: 'DELETE', url: '/api/dashboard/line-login', headers: a.o.auth })).statusCode).toBe(204);
+    expect((await link(tokenFor(a.sub), (await newCode(a.o)).code)).statusCode).toBe(200);
+    // No cookie at all: nothing to resume, and the token was not spent, so the normal sign-in takes it.
+    const none = await resume(tA);
+    expect(none.statusCode).toBe(401);
+    expect(none.json().code).toBe('REFRESH_INVALID');
+    const signedIn = await miniSignIn(tA);
+    expect(signedIn.statusCode).toBe(200);
+    expect(signedIn.json().data.user.id).toBe(a.o.userId);
+    // After unlinking, A's mini-app session is not resumed either.
+    const aCookie = cookieFrom(signedIn)!;
+    expect((await h.app.inject({ method: 'DELETE', url: '/api/dashboard/line-login', headers: a.o.auth })).statusCode).toBe(204);
+    expect((await resume(tA, aCookie)).json().code).toBe('REFRESH_INVALID');
+  });
+
+  it('resuming needs a valid ID token of that LINE user: expired, forged and other-channel tokens are refused and leave the session as it was', async () => {
+    const { sub } = await linkedOwner();
+    const signedIn = await miniSignIn(tokenFor(sub));
+    const cookie = cookieFrom(signedIn)!;
+    for (const t of [tokenFor(sub, { exp: nowSec() - 1 }), `${tokenFor(sub).slice(0, -4)}AAAA`, tokenFor(sub, { aud: '1999999999' })]) {
+      const res = await resume(t, cookie);
+      expect(res.statusCode).toBe(401);
+      expect(res.json().code).toBe('LINE_TOKEN_INVALID');
+      expect(res.headers['set-cookie'] ?? '').not.toMatch(/slipcheck_refresh=rt_/);
+    }
+    // Not rotated by the refusals: the cookie is still the live one.
+    expect((await resume(tokenFor(sub), cookie)).statusCode).toBe(200);
+  });
+
   it('refuses iat in the future beyond a small skew and exp further ahead than LINE issues', async () => {
     const { sub } = await linkedOwner();
     const future = await miniSignIn(tokenFor(sub, { iat: nowSec() + 600, exp: nowSec() + 4200 } as never));

@@ -1,5 +1,6 @@
 // Signs the mini-app in: LIFF gives a LINE ID token, the service verifies it with LINE Login and opens a
-// session under the dashboard's rules (refresh cookie on /api, 15-minute access token in memory).
+// session under the dashboard's rules (refresh cookie on /api, 15-minute access token in memory); a
+// reload continues that session (`resumeOrSignIn`).
 import { api, setAccessToken } from '../api/client';
 import { hasErrorCode } from '../api/error-code';
 
@@ -102,6 +103,34 @@ async function signInOnce(idToken: string, shopId?: string): Promise<MiniAuth> {
     if (shopId && hasErrorCode(e, 'LINE_NOT_LINKED')) return signInWithLine(idToken);
     throw e;
   }
+}
+
+const resumes = new Map<string, Promise<MiniAuth>>();
+
+/**
+ * The page's start: a reload gets the same cached ID token from LIFF, which the service accepts for one
+ * sign-in only, so first the session this browser already holds (its refresh cookie) is continued; the
+ * service does that only when the session is a mini-app session of the LINE user this token names.
+ * With nothing to continue (a first start, another person's session in the cookie, a session that
+ * ended) it is a normal sign-in with the token. One attempt per token at a time, as with `signIns`.
+ */
+export function resumeOrSignIn(idToken: string, shopId?: string): Promise<MiniAuth> {
+  let attempt = resumes.get(idToken);
+  if (!attempt) {
+    attempt = resumeOnce(idToken, shopId);
+    resumes.set(idToken, attempt);
+    attempt.catch(() => resumes.delete(idToken));
+  }
+  return attempt;
+}
+
+async function resumeOnce(idToken: string, shopId?: string): Promise<MiniAuth> {
+  try {
+    return remember(await api<MiniAuth>('/api/miniapp/resume', { method: 'POST', body: { idToken }, noAuth: true }));
+  } catch (e) {
+    if (!hasErrorCode(e, 'REFRESH_INVALID') && !hasErrorCode(e, 'REFRESH_REUSED')) throw e;
+  }
+  return signInWithLine(idToken, shopId);
 }
 
 export async function linkWithCode(idToken: string, code: string): Promise<MiniAuth> {

@@ -12,7 +12,7 @@ import { CheckingNotice, firstUseOf, ReusedSlipWarning, SlipPickers } from '../c
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart } from '../lib/format';
 import { amountProblem, amountQuery, formatBaht } from '../lib/money';
-import { linkWithCode, liffIdToken, savedShop, signInWithLine, switchShop, type MiniAuth, type MiniConfig } from './liff-session';
+import { linkWithCode, liffIdToken, resumeOrSignIn, savedShop, switchShop, type MiniAuth, type MiniConfig } from './liff-session';
 import { useMiniText } from './miniapp-text';
 
 type Phase =
@@ -34,7 +34,7 @@ export function MiniApp() {
         const idToken = await liffIdToken(config);
         if (!idToken) return setPhase({ kind: 'failed', why: 'openInLine' });
         try {
-          setPhase({ kind: 'ready', auth: await signInWithLine(idToken, savedShop()), idToken });
+          setPhase({ kind: 'ready', auth: await resumeOrSignIn(idToken, savedShop()), idToken });
         } catch (e) {
           if (hasErrorCode(e, 'LINE_NOT_LINKED')) return setPhase({ kind: 'unlinked', idToken });
           throw e;

@@ -163,6 +163,29 @@ export const lineLoginRoutes: FastifyPluginAsyncTypebox<LineLoginRouteDeps> = as
   );
 
   app.post(
+    '/api/miniapp/resume',
+    {
+      onRequest: publicRate(auth),
+      schema: {
+        tags,
+        summary: "After a reload: continue this browser's mini-app session when it is the LINE user of the ID token",
+        body: Type.Object({ idToken: IdToken }, { additionalProperties: false }),
+        response: { 200: success(MiniAppAuthSchema), ...errorResponses(400, 401, 403, 404, 429, 503) },
+      },
+    },
+    async (req, reply) => {
+      checkOrigin(auth.publicUrl, req);
+      await limitLine(req, reply);
+      // No nonce here: the HttpOnly refresh cookie is the one-time proof (rotated on use, reuse ends the
+      // session); the ID token only says which LINE user the session must belong to.
+      const presented = readRefreshCookie(req);
+      if (!presented) throw new AppError('REFRESH_INVALID', 401, 'No mini-app session of this LINE user to continue; sign in with LINE');
+      const r = await deps.lineLogin.resume(presented, () => deps.client.verifyIdToken(req.body.idToken), clientOf(req));
+      return answer(reply, r);
+    },
+  );
+
+  app.post(
     '/api/miniapp/link',
     {
       onRequest: publicRate(auth),

@@ -36,6 +36,8 @@ const notLinked = () =>
 const tokenSpent = () =>
   new AppError('LINE_TOKEN_INVALID', 401, 'LINE sign-in failed: this sign-in was already used; open the mini-app from LINE again');
 
+const notResumable = () => new AppError('REFRESH_INVALID', 401, 'No mini-app session of this LINE user to continue; sign in with LINE');
+
 /**
  * Sign-in with LINE. A person (a `users` row, one per shop) links their LINE user once with a one-time
  * code from the dashboard; afterwards a verified LINE ID token opens a session under exactly the
@@ -45,7 +47,7 @@ export function createLineLoginService(deps: {
   db: Db;
   clock: Clock;
   audit: AuditService;
-  sessions: Pick<SessionService, 'revokeAll' | 'isNewDevice' | 'start' | 'rotate' | 'markRevoked'>;
+  sessions: Pick<SessionService, 'revokeAll' | 'isNewDevice' | 'start' | 'rotate' | 'markRevoked' | 'findByRefreshToken'>;
   /** People and shops are the accounts and shops modules' tables: read through their services. */
   accounts: Pick<AccountService, 'activeUsers' | 'getUser'>;
   shops: Pick<ShopService, 'get'>;
@@ -164,6 +166,32 @@ export function createLineLoginService(deps: {
         detail: { method: 'line', kind: 'miniapp', switchedFrom: current.shopId },
       });
       return { membership: chosen, memberships: all, session: started.session, refreshToken: started.refreshToken };
+    },
+
+    /**
+     * A reload of the mini-app: LIFF hands the page the ID token it cached, which already opened a
+     * session, so the session behind the refresh cookie continues instead, but only when it is a
+     * mini-app session opened for exactly the LINE user the token names (a verified `sub`). Anything
+     * else (another person's dashboard session in the browser, another LINE user's session, a
+     * revoked one) answers REFRESH_INVALID before the cookie is rotated, so that session is left as it
+     * was, and the page signs in afresh. `verify` runs only when there is a session to compare with.
+     */
+    async resume(refreshToken: string, verify: () => Promise<LineIdentity>, client: ClientInfo) {
+      const held = await sessions.findByRefreshToken(refreshToken);
+      const nowIso = clock.now().toISOString();
+      if (!held || held.kind !== 'miniapp' || !held.line_user_id || held.revoked_at || held.expires_at <= nowIso) throw notResumable();
+      const identity = await verify();
+      if (identity.lineUserId !== held.line_user_id) throw notResumable();
+      // Still allowed in: unlinking, removal, a disabled person or an erased shop end the way back.
+      const all = await memberships(identity.lineUserId);
+      const membership = all.find((m) => m.userId === held.user_id && m.shopId === held.shop_id);
+      if (!membership) throw notResumable();
+      // The dashboard's rotation with its reuse detection: a copied cookie ends the session here too.
+      // (A session's person and LINE user never change, so what was compared above is what rotates.)
+      const rotated = await sessions.rotate(refreshToken, client);
+      // A token LIFF renewed meanwhile is spent by the resume: no ID token opens a session after it was shown.
+      await db.transaction().execute((trx) => repo.spendToken(identity.tokenHash, identity.expiresAt.toISOString(), nowIso, trx));
+      return { membership, memberships: all, session: rotated.session, refreshToken: rotated.refreshToken };
     },
 
     /**

@@ -46,13 +46,15 @@ async function seed(c: Awaited<ReturnType<typeof createContainer>>, shopId: stri
     const rows = [];
     for (let j = i; j < Math.min(n, i + 1000); j++) {
       const created = new Date(t0 + j * 1000).toISOString();
+      // A transfer has one SUCCESS across all shops (migration 0020): each seeded shop gets its own.
+      const ref = `BENCH-${shopId}-${j}`;
       rows.push({
         id: newId('txn', t0 + j * 1000),
         shop_id: shopId,
         source: j % 3 ? 'API' : 'LINE',
         environment: 'live',
         status: j % 10 ? 'SUCCESS' : 'DUPLICATE',
-        trans_ref: `BENCH${j}`,
+        trans_ref: ref,
         amount_satang: 100 + ((j * 7919) % 5_000_000),
         expected_amount_satang: null,
         bank_code: '004',
@@ -71,7 +73,7 @@ async function seed(c: Awaited<ReturnType<typeof createContainer>>, shopId: stri
         client_ref: `ORD-${j}`,
         image_hash: null,
         api_key_id: null,
-        success_ref: j % 10 ? `BENCH${j}` : null,
+        success_ref: j % 10 ? ref : null,
         anonymized_at: null,
         created_at: created,
       });

@@ -58,6 +58,16 @@ export function transactionRow(shopId: string, at: Date, status = 'SUCCESS', ext
   };
 }
 
+/** How many records the shop has (any status, both environments). */
+export async function countRecords(h: ServiceHarness, shopId: string): Promise<number> {
+  const r = await h.c.db
+    .selectFrom('transactions')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('shop_id', '=', shopId)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
 /** Stores a result of the shop (see transactionRow); returns its id. */
 export async function seedTx(h: ServiceHarness, shopId: string, at: Date, status: string, extra: Record<string, unknown> = {}) {
   const row = transactionRow(shopId, at, status, extra as Partial<TransactionsTable>);

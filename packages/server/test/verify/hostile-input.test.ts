@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import type { startSandbox } from '../helpers/sandbox.js';
 import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
+import { countRecords } from '../helpers/records.js';
 
 const STATUSES = ['SUCCESS', 'DUPLICATE', 'AMOUNT_MISMATCH', 'RECEIVER_MISMATCH', 'INVALID', 'FRAUD', 'PROVIDER_ERROR'];
 
@@ -119,16 +120,7 @@ for (const kind of DB_KINDS) {
       // echoed in webhooks, so the integrator's own order id never matched its record.
       const t = await bank.register({ amount: 120 });
       const png = await bank.slip(t.transRef);
-      const count = async () =>
-        Number(
-          (
-            await h.c.db
-              .selectFrom('transactions')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('shop_id', '=', s.shop.id)
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+      const count = () => countRecords(h, s.shop.id);
       const [u0, n0, c0] = [await used(), await count(), bank.stats().checkerCalls];
       for (const bad of ['%FF', '%E0%B8', 'order-%', 'a%G1', '%C0%AF', '%ED%A0%80']) {
         const r = await verify(png, `?amount=120&clientRef=${bad}`);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
+import { countRecords } from '../helpers/records.js';
 import type { startSandbox } from '../helpers/sandbox.js';
 import { signup, UA } from '../dashboard/dash-helpers.js';
 
@@ -38,16 +39,7 @@ for (const kind of DB_KINDS) {
     const calls = () => bank.stats().checkerCalls;
     const used = async () =>
       (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used ?? 0;
-    const records = async () =>
-      Number(
-        (
-          await h.c.db
-            .selectFrom('transactions')
-            .select((eb) => eb.fn.countAll().as('n'))
-            .where('shop_id', '=', s.shop.id)
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const records = () => countRecords(h, s.shop.id);
     const slip = async (amount = 300) => bank.slip((await bank.register({ amount })).transRef);
 
     it('order-1 then order-2 with the same bytes: DUPLICATE, verified false, naming the first time; no checker call, not charged', async () => {

@@ -12,16 +12,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../src/container.js';
-import { startSandbox } from '../helpers/sandbox.js';
+import type { startSandbox } from '../helpers/sandbox.js';
 import { transactionRow } from '../helpers/records.js';
 import { baht } from './money-e2e-kit.js';
-import { startFakeLineLogin, type FakeLineLogin } from '../line-login/fake-line-login.js';
+import type { FakeLineLogin } from '../line-login/fake-line-login.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
 import { LINE_LOGIN_TEXT } from '../../../web/src/components/line-login-text.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
-import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { closeInOrder } from '../helpers/served-app.js';
+import { MINI_PASSWORD, startMiniAppStack } from './miniapp-kit.js';
 
 warnIfNoChromium('mini-app e2e');
 
@@ -66,27 +67,19 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
   const resultCard = () => page.locator('article.result').last();
 
   beforeAll(async () => {
-    ensureWebBuilt('miniapp.html');
     fs.mkdirSync(SCREENS, { recursive: true });
-    bank = await startSandbox();
-    fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: 'x', now: () => new Date() });
-    ({ c, app, base, dataDir } = await startServedApp(
-      bank.url,
-      { LINE_API_BASE_URL: fake.url, LINE_LOGIN_CHANNEL_ID: CHANNEL_ID, LIFF_ID: `${CHANNEL_ID}-MiniTest`, LIFF_MOCK: 'true' },
-      { prefix: 'slipcheck-miniapp-' },
-    ));
-
-    ownerEmail = `owner${Date.now()}@example.com`;
-    const signup = await app.inject({
-      method: 'POST',
-      url: '/api/dashboard/auth/signup',
-      payload: { email: ownerEmail, password: 'correct horse battery', shopName: 'ร้านกาแฟมินิ', planCode: 'STARTER' },
-    });
-    expect(signup.statusCode).toBe(201);
-    shopId = signup.json().data.shop.id;
-    ownerAuth = { authorization: `Bearer ${signup.json().data.accessToken}` };
+    ({
+      bank,
+      fake,
+      c,
+      app,
+      base,
+      dataDir,
+      email: ownerEmail,
+      shopId,
+      ownerAuth,
+    } = await startMiniAppStack({ channelId: CHANNEL_ID, liffSuffix: 'MiniTest', prefix: 'slipcheck-miniapp-', shopName: 'ร้านกาแฟมินิ' }));
     await c.shops.setPlan(shopId, 'STARTER', 'test');
-    await c.payees.add(shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
     apiKey = (await c.apiKeys.create(shopId, { environment: 'live', scopes: 'verify,read' }, 'test')).key;
 
     browser = await launchChromium();
@@ -112,7 +105,7 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     const dash = await ownerCtx.newPage();
     await dash.goto(`${base}/login`);
     await dash.getByLabel('อีเมล').fill(ownerEmail);
-    await dash.getByLabel('รหัสผ่าน').fill('correct horse battery');
+    await dash.getByLabel('รหัสผ่าน').fill(MINI_PASSWORD);
     await dash.getByRole('button', { name: 'เข้าสู่ระบบ', exact: true }).click();
     await expect.poll(() => dash.url()).not.toContain('/login');
     await dash.goto(`${base}/security`);

@@ -13,20 +13,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../src/container.js';
-import { startSandbox } from '../helpers/sandbox.js';
-import { startFakeLineLogin, type FakeLineLogin } from '../line-login/fake-line-login.js';
+import type { startSandbox } from '../helpers/sandbox.js';
+import type { FakeLineLogin } from '../line-login/fake-line-login.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
 import { MINI_TEXT } from '../../../web/src/miniapp/miniapp-dict.js';
 import { launchChromium, thaiContext, warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
-import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
+import { closeInOrder } from '../helpers/served-app.js';
+import { MINI_PASSWORD as PASSWORD, startMiniAppStack } from './miniapp-kit.js';
 
 warnIfNoChromium('quota wall e2e');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SHOTS = path.resolve(HERE, '../../test-output/screenshots');
 const CHANNEL_ID = '1657000003';
-const PASSWORD = 'correct horse battery';
 
 describe.skipIf(!HAS_CHROMIUM)('a re-used slip at the quota wall, dashboard and mini-app (Chromium, 390x844)', { timeout: 120_000 }, () => {
   let bank: Awaited<ReturnType<typeof startSandbox>>;
@@ -82,25 +82,13 @@ describe.skipIf(!HAS_CHROMIUM)('a re-used slip at the quota wall, dashboard and 
   }
 
   beforeAll(async () => {
-    ensureWebBuilt('miniapp.html');
     fs.mkdirSync(SHOTS, { recursive: true });
-    bank = await startSandbox();
-    fake = await startFakeLineLogin({ channelId: CHANNEL_ID, channelSecret: 'x', now: () => new Date() });
-    ({ c, app, base, dataDir } = await startServedApp(
-      bank.url,
-      { LINE_API_BASE_URL: fake.url, LINE_LOGIN_CHANNEL_ID: CHANNEL_ID, LIFF_ID: `${CHANNEL_ID}-WallTest`, LIFF_MOCK: 'true' },
-      { prefix: 'slipcheck-quota-wall-' },
-    ));
-    email = `owner${Date.now()}@example.com`;
-    const signup = await app.inject({
-      method: 'POST',
-      url: '/api/dashboard/auth/signup',
-      payload: { email, password: PASSWORD, shopName: 'ร้านกาแฟโควตาหมด', planCode: 'STARTER' },
-    });
-    expect(signup.statusCode).toBe(201);
-    shopId = signup.json().data.shop.id;
-    ownerAuth = { authorization: `Bearer ${signup.json().data.accessToken}` };
-    await c.payees.add(shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
+    ({ bank, fake, c, app, base, dataDir, email, shopId, ownerAuth } = await startMiniAppStack({
+      channelId: CHANNEL_ID,
+      liffSuffix: 'WallTest',
+      prefix: 'slipcheck-quota-wall-',
+      shopName: 'ร้านกาแฟโควตาหมด',
+    }));
 
     // The first payment, checked while the trial had checks left; then the trial's 50 are used up.
     ({ transRef } = await bank.register({ amount: 420.5 }));

@@ -58,6 +58,39 @@ for (const kind of DB_KINDS) {
       expect(replay.body.data).toMatchObject({ status: 'SUCCESS', cached: true, id: first.body.data.id });
     });
 
+    it('the second branch asking again about the same transfer is answered from its own record: no new charge', async () => {
+      const a = await seedShop(h);
+      const b = await seedShop(h);
+      const ref = (await bank.register({ amount: 260 })).transRef;
+      const img = await bank.slip(ref);
+      expect((await postVerify(base, a.auth, img)).body.data.status).toBe('SUCCESS');
+      const second = await postVerify(base, b.auth, img);
+      expect(second.body.data).toMatchObject({ status: 'DUPLICATE' });
+      expect(await used(b.shop.id)).toBe(1);
+      const calls = bank.stats().checkerCalls;
+
+      // The same transfer again, as a JPEG (other bytes: no replay) and for an order with an amount:
+      // the bank already said this shop's account received it, and that another shop verified it first.
+      const resend = await fetch(`${base}/api/v1/verify?amount=260.00`, {
+        method: 'POST',
+        headers: { ...b.auth, 'content-type': 'application/octet-stream' },
+        body: new Uint8Array(await bank.slip(ref, 'clean', 'jpg')),
+      });
+      const body = (await resend.json()) as { data: Record<string, unknown> };
+      expect(body.data).toMatchObject({ status: 'DUPLICATE', duplicate: true, cached: false, amount: 260 });
+      expect(body.data.errorMessage).toContain('another shop');
+      expect(body.data.errorMessage).toBe(second.body.data.errorMessage);
+      expect(bank.stats().checkerCalls).toBe(calls);
+      expect(await used(b.shop.id)).toBe(1);
+      expect(JSON.stringify(body)).not.toContain(a.shop.id);
+
+      // Once that SUCCESS is gone (its shop erased), nothing stands in the way: the bank is asked again.
+      await h.c.db.deleteFrom('transactions').where('shop_id', '=', a.shop.id).execute();
+      const after = await postVerify(base, b.auth, await bank.slip(ref, 'clean', 'jpg'));
+      expect(after.body.data).toMatchObject({ status: 'SUCCESS', duplicate: false });
+      expect(bank.stats().checkerCalls).toBe(calls + 1);
+    });
+
     it('both branches at the same moment: exactly one SUCCESS', async () => {
       const a = await seedShop(h);
       const b = await seedShop(h);

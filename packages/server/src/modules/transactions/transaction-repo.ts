@@ -59,6 +59,25 @@ const succeededQuery = preparedQuery((db: Db, shopId: string, environment: strin
 );
 
 /**
+ * What this shop already knows of a transfer, for a new check of it: its SUCCESS, else a charged
+ * DUPLICATE. A charged DUPLICATE in a shop with no SUCCESS of the transfer is the bank's word that this
+ * shop's account received it while another shop receiving into the same account holds its SUCCESS
+ * (a SUCCESS verdict refused by the one-per-transfer index at commit): asking the bank again would
+ * only charge again for the same answer. Both through the (shop_id, trans_ref) index.
+ */
+const knownTransferQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
+  db
+    .selectFrom('transactions')
+    .select([...FIRST_SUCCESS_FIELDS, 'success_ref'])
+    .where('shop_id', '=', shopId)
+    .where('environment', '=', environment)
+    .where('trans_ref', '=', transRef)
+    .where((eb) => eb.or([eb('success_ref', 'is not', null), eb.and([eb('status', '=', 'DUPLICATE'), eb('charged', '=', 1)])]))
+    .orderBy(sql`case when success_ref is null then 1 else 0 end`)
+    .limit(1),
+);
+
+/**
  * Data access of the transactions module: the only place that names the `transactions` table.
  */
 
@@ -183,6 +202,16 @@ export function createTransactionRepo(db: Db) {
         .where('success_ref', '=', transRef)
         .executeTakeFirst();
       return r ? { sameShop: r.shop_id === shopId, createdAt: r.created_at } : null;
+    },
+    /**
+     * For a new check of the transfer: this shop's SUCCESS of it (`elsewhere` false), else the bank's
+     * data from this shop's charged DUPLICATE of it, whose SUCCESS another shop holds (`elsewhere` true), or null.
+     */
+    async knownTransfer(shopId: string, environment: string, transRef: string): Promise<(FirstSuccess & { elsewhere: boolean }) | null> {
+      const r = (await knownTransferQuery(db, shopId, environment, transRef))[0];
+      if (!r) return null;
+      const { success_ref, ...first } = r;
+      return { ...first, elsewhere: success_ref === null };
     },
     /** The transfer's SUCCESS record for this shop and environment (when, and the bank's data), or null. */
     async firstSuccess(shopId: string, environment: string, transRef: string): Promise<FirstSuccess | null> {

@@ -64,7 +64,7 @@ export interface VerificationDeps {
   payees: PayeeService;
   quota: QuotaService;
   /** Where records are written and read (the transactions module owns the table). */
-  transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'successHolder' | 'get'>;
+  transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'knownTransfer' | 'successHolder' | 'get'>;
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -654,7 +654,12 @@ export function createVerificationService(deps: VerificationDeps) {
           decoded = input.decoded ?? (await deps.decode(input.image, shop.id).finally(observeDecode));
         }
         let draft: Draft;
-        const first = decoded.ok ? await deps.transactions.firstSuccess(shop.id, environment, decoded.transRef) : null;
+        const known = decoded.ok ? await deps.transactions.knownTransfer(shop.id, environment, decoded.transRef) : null;
+        // Another shop's SUCCESS this shop's account was confirmed to receive: answered from that record,
+        // not charged again. Only while that SUCCESS stands (an erased shop's is gone: then the bank is asked).
+        const holder =
+          decoded.ok && known?.elsewhere ? await deps.transactions.successHolder(shop.id, environment, decoded.transRef) : null;
+        const first = known && (!known.elsewhere || (holder && !holder.sameShop)) ? known : null;
         if (!decoded.ok) {
           draft = {
             ...emptyDraft(),
@@ -663,7 +668,7 @@ export function createVerificationService(deps: VerificationDeps) {
             error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message,
           };
         } else if (first) {
-          draft = duplicateOf({ ...emptyDraft(), ...fromFirst(first, decoded) }, first.created_at);
+          draft = duplicateOf({ ...emptyDraft(), ...fromFirst(first, decoded) }, holder?.createdAt ?? first.created_at, first.elsewhere);
         } else {
           draft = await judge(
             decoded,

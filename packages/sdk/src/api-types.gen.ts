@@ -82,7 +82,7 @@ export type paths = {
         put?: never;
         /**
          * Check one slip image (raw JPEG or PNG bytes)
-         * @description Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account. A replay is an identical request (same image, amount and clientRef, an absent one included) within 24 hours: it answers the earlier record with cached: true and costs nothing, so a retry after a timeout is safe; the same image with another amount or clientRef is a new verification of an already verified transfer and answers DUPLICATE (verified: false), so one payment never pays for two orders. amount is a decimal string in THB with at most two decimals (8.20), compared exactly in satang.
+         * @description Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up (with firstUse when the picture re-uses a transfer this shop already credited: do not hand over goods for it); 422 NO_PAYEE_CONFIGURED when the shop has no payee account. A replay is an identical request (same image, amount and clientRef, an absent one included) within 24 hours: it answers the earlier record with cached: true and costs nothing, so a retry after a timeout is safe; the same image with another amount or clientRef is a new verification of an already verified transfer and answers DUPLICATE (verified: false), so one payment never pays for two orders. amount is a decimal string in THB with at most two decimals (8.20), compared exactly in satang.
          */
         post: operations["verifySlip"];
         delete?: never;
@@ -430,6 +430,98 @@ export type components = {
             remaining: number;
             used: number;
         };
+        QuotaWallError: {
+            /**
+             * @description machine-readable error code. New codes may be added; treat an unknown one by its statusCode.
+             *
+             *     | code | status | meaning | ความหมาย |
+             *     |---|---|---|---|
+             *     | VALIDATION_ERROR | 400 | Invalid input | ข้อมูลไม่ถูกต้อง |
+             *     | BAD_REQUEST | 400, 431 | Malformed request | คำขอไม่ถูกต้อง |
+             *     | INVALID_IMAGE | 400 | This file is not a JPG or PNG picture | ไฟล์นี้ไม่ใช่รูป JPG หรือ PNG |
+             *     | INVALID_CURSOR | 400 | The page expired; please search again | หน้ารายการหมดอายุ กรุณาค้นหาใหม่ |
+             *     | INVALID_RANGE | 400 | The date range is not valid | ช่วงวันที่ไม่ถูกต้อง |
+             *     | INVALID_DESCRIPTION | 400 | The description is not valid | คำอธิบายไม่ถูกต้อง |
+             *     | INVALID_OVERLAP | 400 | The period overlaps an existing one | ช่วงเวลาทับกับรายการที่มีอยู่ |
+             *     | INVALID_STATUS | 400 | The status is not valid | สถานะไม่ถูกต้อง |
+             *     | INVALID_WEBHOOK_EVENTS | 400 | The webhook events are not valid | เลือกเหตุการณ์เว็บฮุกไม่ถูกต้อง |
+             *     | INVALID_WEBHOOK_URL | 400 | This URL cannot be used; it must be https:// and reachable from the internet | URL นี้ใช้ไม่ได้ ต้องเป็น https:// ที่เข้าถึงได้จากอินเทอร์เน็ต |
+             *     | INVITE_INVALID | 400 | This invite link is wrong, used, revoked or expired. Ask the shop owner for a new one. | ลิงก์คำเชิญนี้ไม่ถูกต้อง ถูกใช้แล้ว ถูกยกเลิก หรือหมดอายุ ขอคำเชิญใหม่จากเจ้าของร้าน |
+             *     | LINK_CODE_INVALID | 400 | The link code is wrong or expired | รหัสเชื่อมต่อไม่ถูกต้องหรือหมดอายุ |
+             *     | RESET_TOKEN_INVALID | 400 | This reset link is wrong, used or expired. Please ask for a new one. | ลิงก์ตั้งรหัสผ่านไม่ถูกต้อง ถูกใช้แล้ว หรือหมดอายุ กรุณาขอลิงก์ใหม่ |
+             *     | UNKNOWN_PLAN | 400 | The chosen plan does not exist | ไม่พบแพ็กเกจที่เลือก |
+             *     | WEAK_PASSWORD | 400 | The password is too weak. Use at least 8 characters that are hard to guess. | รหัสผ่านง่ายเกินไป ใช้อย่างน้อย 8 ตัวอักษรและเดายาก |
+             *     | WRONG_PASSWORD | 400 | The current password is wrong | รหัสผ่านปัจจุบันไม่ถูกต้อง |
+             *     | DEMO_DISABLED | 400 | Demo mode is off | ปิดโหมดสาธิตอยู่ |
+             *     | SANDBOX_UNREACHABLE | 400 | The sandbox bank cannot be reached | ติดต่อธนาคารจำลองไม่ได้ |
+             *     | UNAUTHORIZED | 401 | Your session has ended. Please sign in again. | หมดเวลาการเข้าสู่ระบบ กรุณาเข้าสู่ระบบอีกครั้ง |
+             *     | INVALID_CREDENTIALS | 401 | Wrong e-mail or password | อีเมลหรือรหัสผ่านไม่ถูกต้อง |
+             *     | REFRESH_INVALID | 401 | Your session has ended. Please sign in again. | หมดเวลาการเข้าสู่ระบบ กรุณาเข้าสู่ระบบอีกครั้ง |
+             *     | REFRESH_REUSED | 401 | For your safety this session was signed out. Sign in again and review the Security page. | เพื่อความปลอดภัย ระบบได้ออกจากระบบของเซสชันนี้แล้ว กรุณาเข้าสู่ระบบใหม่และตรวจหน้าความปลอดภัย |
+             *     | LINE_TOKEN_INVALID | 401, 400 | LINE did not accept this sign-in or token | LINE ไม่รับรองการเข้าสู่ระบบหรือโทเคนนี้ |
+             *     | QUOTA_EXCEEDED | 402 | This month’s slip quota is used up (or the trial has ended) | โควตาการตรวจสลิปเดือนนี้หมดแล้ว (หรือหมดช่วงทดลองใช้) |
+             *     | TEST_QUOTA_EXCEEDED | 402 | Test keys are limited to 200 calls a month and this month’s are used up. Use a live key or wait for next month. | คีย์ทดสอบใช้ครบ 200 ครั้งของเดือนนี้แล้ว ใช้คีย์จริง (live) หรือรอเดือนถัดไป |
+             *     | ACCOUNT_DISABLED | 403 | This account is disabled | บัญชีนี้ถูกปิดใช้งาน |
+             *     | MISSING_SCOPE | 403 | This key lacks the scope for this call | คีย์นี้ไม่มีสิทธิ์ทำรายการนี้ |
+             *     | ORIGIN_REJECTED | 403 | This request was blocked for security. Reload the page and try again. | คำขอนี้ถูกปฏิเสธเพื่อความปลอดภัย กรุณาโหลดหน้าเว็บใหม่แล้วลองอีกครั้ง |
+             *     | OWNER_ONLY | 403 | Only the shop owner can do this. | เฉพาะเจ้าของร้านเท่านั้นที่ทำรายการนี้ได้ |
+             *     | OWNER_NOT_REMOVABLE | 403 | The shop owner cannot be removed. | ลบเจ้าของร้านออกจากทีมไม่ได้ |
+             *     | PLAN_API_ACCESS_REQUIRED | 403 | Your current plan has no API or webhooks. They work once a plan with API access is paid. | แพ็กเกจปัจจุบันยังใช้ API และเว็บฮุกไม่ได้ ใช้ได้หลังชำระค่าแพ็กเกจที่มี API |
+             *     | PLAN_LIMIT_SEATS | 403 | All seats of your plan are taken (pending invites count too). Revoke an invite, remove a member or upgrade the plan. | ที่นั่งของแพ็กเกจเต็มแล้ว (รวมคำเชิญที่รอตอบรับ) ยกเลิกคำเชิญ ลบสมาชิก หรืออัปเกรดแพ็กเกจ |
+             *     | PLAN_LIMIT_MESSAGING_ACCOUNTS | 403 | Your plan has all the messaging accounts it allows | แพ็กเกจปัจจุบันเชื่อมบัญชี LINE ได้ครบจำนวนแล้ว |
+             *     | SHOP_SUSPENDED | 403 | This shop is suspended; contact support | ร้านนี้ถูกระงับการใช้งาน ติดต่อฝ่ายช่วยเหลือ |
+             *     | LINE_NOT_LINKED | 403 | This LINE account is not linked to a shop | บัญชี LINE นี้ยังไม่ได้เชื่อมกับร้าน |
+             *     | NOT_FOUND | 404 | Not found | ไม่พบข้อมูลนี้ |
+             *     | LINE_LOGIN_DISABLED | 404 | Sign-in with LINE is not enabled | ไม่ได้เปิดการเข้าสู่ระบบด้วย LINE |
+             *     | METHOD_NOT_ALLOWED | 405 | This path does not serve that method | ที่อยู่นี้ไม่รองรับคำสั่งนี้ |
+             *     | REQUEST_TIMEOUT | 408 | The request was not received in time | ได้รับคำขอไม่ครบในเวลาที่กำหนด |
+             *     | EMAIL_TAKEN | 409 | This e-mail already has an account. Sign in or reset the password. | อีเมลนี้มีบัญชีอยู่แล้ว ลองเข้าสู่ระบบหรือกดลืมรหัสผ่าน |
+             *     | KEY_REVOKED | 409 | This key is already revoked | คีย์นี้ถูกยกเลิกไปแล้ว |
+             *     | DELIVERY_IN_PROGRESS | 409 | This delivery is being sent right now. Wait a moment and refresh. | กำลังส่งรายการนี้อยู่ รอสักครู่แล้วกดรีเฟรช |
+             *     | LINE_CHANNEL_IN_USE | 409 | This LINE account is already connected to another shop | บัญชี LINE นี้เชื่อมกับร้านอื่นอยู่แล้ว |
+             *     | WEBHOOK_ENDPOINT_DISABLED | 409 | This endpoint is disabled. Enable it first, then redeliver. | ปลายทางนี้ปิดใช้งานอยู่ เปิดใช้งานก่อนแล้วค่อยส่งซ้ำ |
+             *     | WEBHOOK_ENDPOINT_LIMIT | 409 | You have the maximum number of webhook endpoints. Remove one you no longer use first. | เพิ่มปลายทางเว็บฮุกครบจำนวนสูงสุดแล้ว ลบปลายทางที่ไม่ใช้ก่อน |
+             *     | PAYLOAD_TOO_LARGE | 413 | The picture is too large. Use a screenshot or a smaller picture. | รูปใหญ่เกินไป ลองใช้ภาพหน้าจอหรือรูปที่เล็กลง |
+             *     | UNSUPPORTED_MEDIA_TYPE | 415 | This file type is not supported | ไม่รองรับไฟล์ประเภทนี้ |
+             *     | NO_PAYEE_CONFIGURED | 422 | Your shop has no payee account, so the slip was rejected. Add an account and try again. | ร้านยังไม่มีบัญชีรับเงิน สลิปจึงถูกปฏิเสธ เพิ่มบัญชีก่อนแล้วลองใหม่ |
+             *     | RATE_LIMITED | 429 | Too many requests. Please wait a moment and try again. | ส่งคำขอถี่เกินไป กรุณารอสักครู่แล้วลองใหม่ |
+             *     | INTERNAL_ERROR | 500 | Internal server error | เซิร์ฟเวอร์ขัดข้อง |
+             *     | SERVICE_UNAVAILABLE | 503 | The service is busy; retry in a moment | ระบบไม่ว่างชั่วคราว กรุณาลองใหม่ในอีกสักครู่ |
+             *     | LINE_UNAVAILABLE | 503 | LINE cannot be reached for now; retry in a moment | ติดต่อ LINE ไม่ได้ชั่วคราว กรุณาลองใหม่ |
+             *     | DECODER_BUSY | 503 | The slip reader is busy; retry in a moment | ระบบอ่านสลิปไม่ว่าง กรุณาลองใหม่ |
+             *     | DECODER_CLOSED | 503 | The slip reader is shutting down; retry in a moment | ระบบอ่านสลิปกำลังปิด กรุณาลองใหม่ |
+             *     | DECODER_UNAVAILABLE | 503 | The slip reader is not available; retry in a moment | ระบบอ่านสลิปไม่พร้อม กรุณาลองใหม่ |
+             * @enum {unknown}
+             */
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
+            /** @description HTTP status name, e.g. Forbidden */
+            error: string;
+            /** @description only when the picture re-uses a transfer this shop credited; nothing was charged or recorded */
+            firstUse?: {
+                amount: number | null;
+                /** @description when it was verified (ISO 8601 UTC) */
+                createdAt: string;
+                /** @description the transfer's SUCCESS record in this shop */
+                transactionId: string;
+            };
+            message: string;
+            path: string;
+            quota?: {
+                limit: number;
+                remaining: number;
+                used: number;
+            };
+            /** @description why, for codes with more than one cause. 402: TRIAL_ENDED, MONTHLY_QUOTA, TEST_CAP (the trial ended, the monthly quota is used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...). */
+            reason?: string;
+            requestId: string;
+            statusCode: number;
+            /** @enum {boolean} */
+            success: false;
+            /** @description ISO 8601 with a UTC offset */
+            timestamp: string;
+        } & {
+            [key: string]: unknown;
+        };
         TransactionRecord: {
             amount: number | null;
             bankCode: string | null;
@@ -659,20 +751,6 @@ export type components = {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
-        /** @description Quota used up (QUOTA_EXCEEDED / TEST_QUOTA_EXCEEDED); the body carries quota */
-        QuotaExceeded: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
-                "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
-                "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
-                "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
                 [name: string]: unknown;
             };
             content: {
@@ -954,7 +1032,20 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            402: components["responses"]["QuotaExceeded"];
+            /** @description Quota used up (QUOTA_EXCEEDED / TEST_QUOTA_EXCEEDED); the body carries quota */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Service-Quota-Limit": components["headers"]["X-Service-Quota-Limit"];
+                    "X-Service-Quota-Remaining": components["headers"]["X-Service-Quota-Remaining"];
+                    "X-Service-Quota-Reset-Days": components["headers"]["X-Service-Quota-Reset-Days"];
+                    "X-Service-Quota-Used": components["headers"]["X-Service-Quota-Used"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaWallError"];
+                };
+            };
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];

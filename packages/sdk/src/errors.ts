@@ -21,6 +21,15 @@ export function codeForStatus(status: number): string {
   return CODE_BY_STATUS[status] ?? (status >= 500 ? 'SERVER_ERROR' : `HTTP_${status}`);
 }
 
+/** A 402's `firstUse`: the earlier SUCCESS of the transfer the refused picture re-uses. */
+export interface FirstUse {
+  transactionId: string;
+  /** THB (satang as decimals), null when the record has none. */
+  amount: number | null;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+}
+
 export interface SlipcheckApiErrorInit {
   statusCode: number;
   code: string;
@@ -59,6 +68,17 @@ export class SlipcheckApiError extends Error {
   get reason(): QuotaReason | null {
     const r = (this.body as { reason?: unknown } | null)?.reason;
     return this.statusCode === 402 && (QUOTA_REASONS as readonly unknown[]).includes(r) ? (r as QuotaReason) : null;
+  }
+
+  /**
+   * On a verify's 402 for a picture of a transfer this shop already credited: that transfer's first
+   * use (its SUCCESS record's id, amount in THB and when it was verified). The slip is being re-used:
+   * do not hand over goods for it. Null otherwise (and from older services).
+   */
+  get firstUse(): FirstUse | null {
+    const f = (this.body as { firstUse?: Partial<FirstUse> } | null)?.firstUse;
+    if (this.statusCode !== 402 || !f || typeof f.transactionId !== 'string' || typeof f.createdAt !== 'string') return null;
+    return { transactionId: f.transactionId, amount: typeof f.amount === 'number' ? f.amount : null, createdAt: f.createdAt };
   }
 
   /** The code's meaning in Thai or English from the catalogue; the server's message for a code this SDK does not know. */

@@ -1,7 +1,7 @@
 export { TRANSACTION_FILTERS, createSlipcheckClient } from './client.js';
 export type { SlipcheckClient, SlipcheckClientOptions, RequestOptions, VerifyOptions } from './client.js';
 export { SlipcheckApiError, SlipcheckConnectionError, VERIFY_LOST_ANSWER_ADVICE, codeForStatus } from './errors.js';
-export type { SlipcheckApiErrorInit, SlipcheckConnectionErrorCode } from './errors.js';
+export type { FirstUse, SlipcheckApiErrorInit, SlipcheckConnectionErrorCode } from './errors.js';
 export { DEFAULT_MAX_IMAGE_BYTES, readImage } from './image-body.js';
 export type { ImageInput } from './image-body.js';
 export { SDK_VERSION, parseQuotaHeaders, parseRetryAfter } from './http-transport.js';

@@ -271,6 +271,24 @@ describe('error mapping', () => {
     });
     expect(c.lastQuota?.remaining).toBe(0);
     expect(api.requests.length).toBe(1);
+    expect(err.firstUse).toBeNull();
+  });
+
+  it("reads a 402's firstUse: the picture re-uses a transfer this shop already credited", async () => {
+    const firstUse = { transactionId: 'txn_01JD', amount: 610.25, createdAt: '2026-11-27T10:03:00.000Z' };
+    api.on('POST /api/v1/verify', (req) => ({
+      status: 402,
+      body: errorBody(402, 'Payment Required', 'Monthly quota exhausted. This slip was already verified', req.path, {
+        code: 'QUOTA_EXCEEDED',
+        quota: { used: 1000, limit: 1000, remaining: 0 },
+        reason: 'MONTHLY_QUOTA',
+        firstUse,
+      }),
+    }));
+    const err = (await client()
+      .verify(IMAGE)
+      .catch((e: unknown) => e)) as SlipcheckApiError;
+    expect(err.firstUse).toEqual(firstUse);
   });
 
   it('derives a code when the body has none (403 scope, 401, 404)', async () => {

@@ -13,7 +13,7 @@ import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
 import { dashboardRoutes } from './dashboard-routes.js';
 import { publicUrlOf } from '../modules/accounts/accounts-module.js';
 import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
-import { ErrorEnvelope } from './common-schemas.js';
+import { ErrorEnvelope, QuotaWallErrorSchema } from './common-schemas.js';
 import { clientErrorHandler, errorBody, registerEnvelope } from './envelope.js';
 import { inputGuard } from './input-guard.js';
 import { registerWebApp } from './web-static.js';
@@ -112,6 +112,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorEnvelope);
+  app.addSchema(QuotaWallErrorSchema);
   registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
   // Callback hooks where nothing is awaited: an async hook costs every request a promise and a turn
   // of the microtask queue (issue 24: a replay's time on the main thread).

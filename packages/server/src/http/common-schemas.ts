@@ -58,6 +58,31 @@ export const success = <T extends TSchema>(data: T) => Type.Object({ success: Ty
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 export { Nullable };
 
+/**
+ * A check's 402 (POST /api/v1/verify, the dashboard's and mini-app's check): the service's envelope and,
+ * when the refused picture is another slip of a transfer this shop already credited (in the key's
+ * environment), that transfer's first use, so the POS or screen warns before anyone looks for the money
+ * in the bank app and hands the goods over twice.
+ */
+export const QuotaWallErrorSchema = Type.Object(
+  {
+    ...ErrorEnvelope.properties,
+    firstUse: Type.Optional(
+      Type.Object(
+        {
+          transactionId: Type.String({ description: "the transfer's SUCCESS record in this shop" }),
+          amount: Nullable(Type.Number({ description: 'THB, satang as decimals' })),
+          createdAt: Type.String({ description: 'when it was verified (ISO 8601 UTC)' }),
+        },
+        { description: 'only when the picture re-uses a transfer this shop credited; nothing was charged or recorded' },
+      ),
+    ),
+  },
+  { $id: 'QuotaWallError', additionalProperties: true },
+);
+/** The check routes' 402, by reference (registered beside ErrorEnvelope in app.ts): one definition in the OpenAPI document. */
+export const quotaWallResponse = { 402: { $ref: 'QuotaWallError#' } };
+
 export const errorResponses = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, { $ref: 'ErrorEnvelope#' }]));
 export const API_ERRORS = [400, 401, 403, 429];
 

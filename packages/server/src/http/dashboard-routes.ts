@@ -66,7 +66,7 @@ export interface DashboardDeps {
   apiKeys: ApiKeyService;
   quota: QuotaService;
   transactions: TransactionService;
-  verification: Pick<VerificationService, 'verifySlip' | 'reusedTransfer'>;
+  verification: Pick<VerificationService, 'verifySlip' | 'atQuotaWall'>;
   webhooks: WebhookService;
   overview: OverviewService;
   team: TeamService;

@@ -2,12 +2,12 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
-import { errorResponses, IdParams, MoneyString, Nullable, satangOf, success } from '../../http/common-schemas.js';
+import { errorResponses, IdParams, MoneyString, Nullable, quotaWallResponse, satangOf, success } from '../../http/common-schemas.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { ShopViewSchema, shopView } from '../accounts/account-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { TransactionRecordSchema, VerifyRecordSchema } from '../transactions/transaction-schemas.js';
-import { DailySchema, QuotaSnapshotSchema, QuotaWallErrorSchema, TestQuotaSchema } from './dashboard-schemas.js';
+import { DailySchema, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
 import type { OverviewService } from './overview-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { PlanService } from '../plans/plan-service.js';
@@ -28,7 +28,7 @@ export interface OverviewRouteDeps {
   quota: Pick<QuotaService, 'snapshot' | 'testSnapshot'>;
   payees: Pick<PayeeService, 'list'>;
   transactions: Pick<TransactionService, 'list' | 'get'>;
-  verification: Pick<VerificationService, 'verifySlip' | 'reusedTransfer'>;
+  verification: Pick<VerificationService, 'verifySlip' | 'atQuotaWall'>;
   clock: Clock;
   maxImageBytes: number;
   timeZone: string;
@@ -161,7 +161,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
             meta: Type.Object({ requestId: Type.String(), timestamp: Type.String() }),
           }),
           ...errorResponses(400, 413, 415, 422, 503, ...E),
-          402: QuotaWallErrorSchema,
+          ...quotaWallResponse,
         },
       },
     },
@@ -188,11 +188,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
         // The quota answer stays (nothing was checked), but a picture of a transfer this shop already
         // credited says so: staff told only "quota used up" find the first payment's money in the bank
         // app and hand the goods over twice. No checker call, no unit, no record.
-        if (!(e instanceof AppError) || e.statusCode !== 402) throw e;
-        const first = await verification.reusedTransfer(shopId, image);
-        if (!first) throw e;
-        const firstUse = { transactionId: first.id, amount: first.amount, createdAt: first.createdAt };
-        throw new AppError(e.code, e.statusCode, e.message, { ...e.extra, firstUse });
+        throw await verification.atQuotaWall(e, shopId, image);
       } finally {
         req.body = undefined; // the image must not outlive the call
       }

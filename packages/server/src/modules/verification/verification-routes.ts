@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_ERRORS, bearerSecurity, errorResponses, MoneyString, satangOf } from '../../http/common-schemas.js';
+import { API_ERRORS, bearerSecurity, errorResponses, MoneyString, quotaWallResponse, satangOf } from '../../http/common-schemas.js';
 import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { AppError } from '../../errors.js';
@@ -51,7 +51,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
         summary: 'Check one slip image (raw JPEG or PNG bytes)',
         security: bearerSecurity,
         description:
-          'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up; 422 NO_PAYEE_CONFIGURED when the shop has no payee account. ' +
+          'Send the image as the raw body with Content-Type application/octet-stream (image/jpeg and image/png are accepted too). Every verification result answers 200 with the status in data.status; 402 when the quota is used up (with firstUse when the picture re-uses a transfer this shop already credited: do not hand over goods for it); 422 NO_PAYEE_CONFIGURED when the shop has no payee account. ' +
           'A replay is an identical request (same image, amount and clientRef, an absent one included) within 24 hours: it answers the earlier record with cached: true and costs nothing, so a retry after a timeout is safe; the same image with another amount or clientRef is a new verification of an already verified transfer and answers DUPLICATE (verified: false), so one payment never pays for two orders. ' +
           'amount is a decimal string in THB with at most two decimals (8.20), compared exactly in satang.',
         querystring: VerifyQuery,
@@ -61,7 +61,8 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
             data: VerifyRecordSchema,
             meta: Type.Object({ requestId: Type.String(), timestamp: Type.String() }),
           }),
-          ...errorResponses(...API_ERRORS, 402, 413, 422, 503),
+          ...errorResponses(...API_ERRORS, 413, 422, 503),
+          ...quotaWallResponse,
         },
       },
     },
@@ -116,6 +117,13 @@ export const verificationRoutes: FastifyPluginAsyncTypebox<{
           data: { ...out.record, quota: out.quota },
           meta: { requestId: req.id, timestamp: isoWithOffset(opts.now(), opts.timeZone) },
         };
+      } catch (e) {
+        // The 402 stays (never a 200 past the pool), but a picture of a transfer this shop already
+        // credited says so: a POS that shows only "quota used up" sends the cashier to the bank app,
+        // where the first payment's money is. No checker call, no unit, no record.
+        throw await opts.verification.atQuotaWall(e, shop.id, Buffer.isBuffer(body) ? body : Buffer.alloc(0), {
+          environment: key.environment,
+        });
       } finally {
         req.body = undefined; // drop our reference to the image as early as possible
       }

@@ -600,9 +600,29 @@ export function createVerificationService(deps: VerificationDeps) {
     });
   }
 
+  /**
+   * What a channel throws for an error of `verifySlip`: a 402 told more when the refused picture re-uses a
+   * transfer this shop credited in `environment` (reusedTransfer): the same code, quota and reason, the
+   * message saying so for people (a POS shows it), and `firstUse` naming that record for programs and
+   * the screens. Every other error, and a 402 of a picture that re-uses nothing, as it was.
+   */
+  async function atQuotaWall(err: unknown, shopId: string, image: Buffer, opts: { environment?: 'live' | 'test' } = {}): Promise<unknown> {
+    if (!(err instanceof AppError) || err.statusCode !== 402) return err;
+    const first = await reusedTransfer(shopId, image, opts);
+    if (!first) return err;
+    const at = readableLocalTime(new Date(first.createdAt), deps.timeZone ?? 'Asia/Bangkok');
+    return new AppError(
+      err.code,
+      err.statusCode,
+      `${err.message}. This slip's transfer was already verified successfully for this shop at ${at} (${first.id}): the slip is being re-used; do not hand over goods for it.`,
+      { ...err.extra, firstUse: { transactionId: first.id, amount: first.amount, createdAt: first.createdAt } },
+    );
+  }
+
   return {
     sweepOrphans,
     reusedTransfer,
+    atQuotaWall,
     /** Scheduled every minute (container.ts): tells owners that slips go unchecked for want of a payee account (payee-refusals.ts). */
     alertPayeeRefusals: payeeRefusals.alertDue,
     async verifySlip(input: VerifyInput): Promise<VerifyOutcome> {

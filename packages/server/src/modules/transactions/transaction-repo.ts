@@ -72,9 +72,7 @@ const knownTransferQuery = preparedQuery((db: Db, shopId: string, environment: s
     .where('shop_id', '=', shopId)
     .where('environment', '=', environment)
     .where('trans_ref', '=', transRef)
-    .where((eb) => eb.or([eb('success_ref', 'is not', null), eb.and([eb('status', '=', 'DUPLICATE'), eb('charged', '=', 1)])]))
-    .orderBy(sql`case when success_ref is null then 1 else 0 end`)
-    .limit(1),
+    .where((eb) => eb.or([eb('success_ref', 'is not', null), eb.and([eb('status', '=', 'DUPLICATE'), eb('charged', '=', 1)])])),
 );
 
 /**
@@ -208,7 +206,9 @@ export function createTransactionRepo(db: Db) {
      * data from this shop's charged DUPLICATE of it, whose SUCCESS another shop holds (`elsewhere` true), or null.
      */
     async knownTransfer(shopId: string, environment: string, transRef: string): Promise<(FirstSuccess & { elsewhere: boolean }) | null> {
-      const r = (await knownTransferQuery(db, shopId, environment, transRef))[0];
+      // At most a SUCCESS and the charged DUPLICATEs of a race or two: picked here, not sorted by the database.
+      const rows = await knownTransferQuery(db, shopId, environment, transRef);
+      const r = rows.find((x) => x.success_ref !== null) ?? rows[0];
       if (!r) return null;
       const { success_ref, ...first } = r;
       return { ...first, elsewhere: success_ref === null };

@@ -48,6 +48,42 @@ export async function liffIdToken(config: MiniConfig): Promise<string | null> {
   return liff.getIDToken();
 }
 
+const RENEWAL_KEY = 'slipcheck.miniapp.renewal';
+const RENEWAL_WINDOW_MS = 2 * 60_000;
+
+/**
+ * LIFF keeps the ID token it was given in the browser's storage until it expires (up to an hour) and
+ * hands the same one to every start. The service accepts a token for one sign-in, so once the session
+ * it opened has ended (signed out, revoked, a member removed and added again) a start has nothing to
+ * sign in with, and "close and open again" got the same spent token back for up to an hour. So a
+ * refused token is dropped (`liff.logout()`) and the mini-app is opened again through LINE, which hands
+ * it a fresh one: in the LINE app by its LIFF URL (`liff.login()` does nothing there), elsewhere by LINE
+ * Login. Once: a second refusal within two minutes is shown, not looped. True when the page is leaving.
+ */
+export async function renewLineToken(config: MiniConfig): Promise<boolean> {
+  try {
+    const last = Number(sessionStorage.getItem(RENEWAL_KEY));
+    if (Date.now() - last < RENEWAL_WINDOW_MS) return false;
+    sessionStorage.setItem(RENEWAL_KEY, String(Date.now()));
+  } catch {
+    return false; // without storage a loop could not be told from a first try
+  }
+  const { default: liff } = await import('@line/liff');
+  liff.logout();
+  if (config.mock) {
+    // Development and tests stand in for LINE here: this address is answered with a fresh token.
+    const next = new URL(window.location.href);
+    next.searchParams.delete('mockIdToken');
+    next.searchParams.set('mockRenewal', '1');
+    window.location.replace(next.toString());
+  } else if (liff.isInClient() && config.miniAppUrl) {
+    window.location.replace(config.miniAppUrl);
+  } else {
+    liff.login({ redirectUri: window.location.href });
+  }
+  return true;
+}
+
 export const savedShop = () => {
   try {
     return localStorage.getItem(SHOP_KEY) ?? undefined;
@@ -146,5 +182,10 @@ export async function switchShop(shopId: string): Promise<MiniAuth> {
 function remember(a: MiniAuth): MiniAuth {
   setAccessToken(a.accessToken);
   saveShop(a.shop.id);
+  try {
+    sessionStorage.removeItem(RENEWAL_KEY); // signed in: a later refusal may renew again
+  } catch {
+    /* storage may be blocked */
+  }
   return a;
 }

@@ -12,7 +12,16 @@ import { CheckingNotice, firstUseOf, ReusedSlipWarning, SlipPickers } from '../c
 import { Alert, Button, ErrorText, Field } from '../components/ui';
 import { bangkokDay, bangkokDayEnd, bangkokDayStart } from '../lib/format';
 import { amountProblem, amountQuery, formatBaht } from '../lib/money';
-import { linkWithCode, liffIdToken, resumeOrSignIn, savedShop, switchShop, type MiniAuth, type MiniConfig } from './liff-session';
+import {
+  linkWithCode,
+  liffIdToken,
+  renewLineToken,
+  resumeOrSignIn,
+  savedShop,
+  switchShop,
+  type MiniAuth,
+  type MiniConfig,
+} from './liff-session';
 import { useMiniText } from './miniapp-text';
 
 type Phase =
@@ -37,6 +46,8 @@ export function MiniApp() {
           setPhase({ kind: 'ready', auth: await resumeOrSignIn(idToken, savedShop()), idToken });
         } catch (e) {
           if (hasErrorCode(e, 'LINE_NOT_LINKED')) return setPhase({ kind: 'unlinked', idToken });
+          // A spent or expired token LIFF keeps handing back: get a fresh one from LINE (once).
+          if (hasErrorCode(e, 'LINE_TOKEN_INVALID') && (await renewLineToken(config))) return;
           throw e;
         }
       } catch {

@@ -160,4 +160,26 @@ describe.skipIf(!HAS_CHROMIUM)('a re-used slip at the quota wall, dashboard and 
     const rows = await c.db.selectFrom('transactions').select('status').where('shop_id', '=', shopId).execute();
     expect(rows.map((r) => r.status)).toEqual(['SUCCESS']);
   });
+
+  it("the mini-app's checks-left count follows the 402: 0 once the quota runs out under it, at 360 and 390 px, Thai and English", async () => {
+    // The count was read once at sign-in and after a successful check only: a 402 (the quota taken by
+    // other channels meanwhile) left it showing checks the shop no longer had, next to "quota used up".
+    const left = () => mini.getByTestId('quota-left');
+    for (const width of [360, 390]) {
+      await mini.setViewportSize({ width, height: 844 });
+      for (const lang of ['th', 'en'] as const) {
+        await c.quota.adjust(shopId, { used: 45 }, 'test');
+        await mini.reload();
+        await mini.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN', exact: true }).click();
+        await expect.poll(() => left().textContent()).toBe(MINI_TEXT[lang].quotaLeft.replace('{n}', '5'));
+        // Other channels use the rest while the mini-app stays open.
+        await c.quota.adjust(shopId, { used: 50 }, 'test');
+        await mini.getByTestId('slip-input').setInputFiles(await slipFile((await bank.register({ amount: 12 })).transRef));
+        await mini.getByText((lang === 'th' ? th : en)['error.QUOTA_EXCEEDED.MONTHLY_QUOTA']).waitFor();
+        await expect.poll(() => left().textContent(), { timeout: 5_000 }).toBe(MINI_TEXT[lang].quotaLeft.replace('{n}', '0'));
+        await noOverflow(mini, `quota left after 402 @${width} ${lang}`);
+        await mini.screenshot({ path: path.join(SHOTS, `quota-wall-left-miniapp-${lang}-${width}.png`) });
+      }
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api } from '../api/client';
+import { api, ApiError } from '../api/client';
 import { hasErrorCode } from '../api/error-code';
 import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
@@ -138,6 +138,16 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
       .catch(() => undefined);
   }, []);
   useEffect(loadQuota, [loadQuota, auth.shop.id]);
+  // A 402 carries the count the service refused on: shown at once, so the line never says checks are
+  // left beside "quota used up" (other channels may have used them since it was read). A 402 without
+  // that count reads the overview again.
+  const quotaRefused = useCallback(
+    (left: number | null) => {
+      if (left === null) return loadQuota();
+      setQuota((q) => (q ? { ...q, remaining: left } : q));
+    },
+    [loadQuota],
+  );
   return (
     <>
       <div className="mini-shop">
@@ -172,7 +182,7 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
       <main className="mini-pad">
         {/* Both stay mounted: today's live list keeps counting while a slip is being checked. */}
         <div hidden={tab !== 'check'}>
-          <CheckSlip key={auth.shop.id} onChecked={loadQuota} />
+          <CheckSlip key={auth.shop.id} onChecked={loadQuota} onQuotaRefused={quotaRefused} />
         </div>
         <div hidden={tab !== 'today'}>
           <Today key={auth.shop.id} />
@@ -182,7 +192,14 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
   );
 }
 
-function CheckSlip({ onChecked }: { onChecked: () => void }) {
+/** What a 402 says is left of the quota it refused on, when it says it. */
+function remainingOf(error: unknown): number | null {
+  if (!(error instanceof ApiError) || error.status !== 402) return null;
+  const q = error.body.quota as { remaining?: unknown } | undefined;
+  return typeof q?.remaining === 'number' ? q.remaining : null;
+}
+
+function CheckSlip({ onChecked, onQuotaRefused }: { onChecked: () => void; onQuotaRefused: (left: number | null) => void }) {
   const m = useMiniText();
   const [expected, setExpected] = useState('');
   const [busy, setBusy] = useState(false);
@@ -212,6 +229,7 @@ function CheckSlip({ onChecked }: { onChecked: () => void }) {
       onChecked();
     } catch (e) {
       setError(e);
+      if (e instanceof ApiError && e.status === 402) onQuotaRefused(remainingOf(e));
     } finally {
       setBusy(false);
     }

@@ -591,6 +591,31 @@ export const en: Record<MessageKey, string> = {
   'audit.unknown': 'Other action',
   'webhooks.notSentYet': 'not sent yet',
   'webhooks.serverReason': 'Server reason',
+  'webhooks.err.detail': 'Technical detail',
+  'webhooks.err.connectionRefused':
+    'Could not connect: the receiving server refused the connection (it is down, or nothing listens on that port)',
+  'webhooks.err.dnsNotFound': "The URL's domain name was not found: check the spelling and the domain's DNS settings",
+  'webhooks.err.timeout': 'The receiver did not answer within {seconds} {seconds|second|seconds}, so the delivery failed',
+  'webhooks.err.timeoutPlain': 'The receiver did not answer in time, so the delivery failed',
+  'webhooks.err.tls':
+    "The secure (https) connection failed: the receiver's certificate is invalid, expired or for another name, or that port does not serve https",
+  'webhooks.err.connectionClosed': 'The receiver closed the connection before answering',
+  'webhooks.err.unreachable': "The receiver's network could not be reached",
+  'webhooks.err.blocked':
+    'Not sent: the address is not a public internet address, or the current settings do not allow this URL. Use an https:// URL reachable from the internet',
+  'webhooks.err.redirect':
+    'The receiver answered with a redirect (HTTP {code}); webhooks do not follow redirects: save the final URL instead',
+  'webhooks.err.gone': 'The receiver answered that it is gone (HTTP 410), so this endpoint was turned off',
+  'webhooks.err.tooLarge': 'The receiver refused the event as too large (HTTP 413): raise the size it accepts',
+  'webhooks.err.answerTooLarge': "The receiver's answer was larger than the service accepts",
+  'webhooks.err.notFound': "The receiver's page was not found (HTTP 404): check the URL's path",
+  'webhooks.err.forbidden': 'The receiver refused access (HTTP {code}): check its authentication or firewall settings',
+  'webhooks.err.busy': 'The receiver is busy (HTTP 429); the delivery is tried again',
+  'webhooks.err.http5xx': 'The receiving system had an error (HTTP {code})',
+  'webhooks.err.httpStatus': 'The receiver answered HTTP {code}, not a 2xx, so the event counts as not received',
+  'webhooks.err.interrupted': 'Sending was interrupted because the service restarted; it is sent again',
+  'webhooks.err.notAttempted': 'The service could not send this delivery; please contact support',
+  'webhooks.err.unknown': 'Not delivered; see the technical detail below',
   'webhooks.localHint':
     'Development machine: local targets (localhost, 127.0.0.1, 10.x, 192.168.x) are refused by default. Set {setting} and restart the service to test with a local receiver.',
   'keys.createDisabled': 'Create key works once a plan with API access is paid',

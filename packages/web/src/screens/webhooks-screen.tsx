@@ -7,6 +7,7 @@ import type { WebhookDelivery, WebhookEndpoint } from '../api/types';
 import { Alert, Button, Card, Checkbox, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
 import { ConfirmActions, SecretCard } from '../components/form-parts';
 import { useI18n, type MessageKey } from '../i18n/i18n';
+import { explainDeliveryError } from '../lib/delivery-error';
 import { formatDateTime } from '../lib/format';
 import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
@@ -240,7 +241,7 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
                   {t('webhooks.nextAt', { time: formatDateTime(d.nextAttemptAt, lang) })}
                 </span>
               )}
-              {d.lastError && <span className="small error-text break">{d.lastError}</span>}
+              {d.lastError && <DeliveryError raw={d.lastError} />}
               <Button
                 variant="ghost"
                 busy={busy === d.id}
@@ -272,5 +273,26 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
         />
       </Dialog>
     </Card>
+  );
+}
+
+/**
+ * What went wrong with a delivery, in the page's language; the error the server recorded (what the
+ * integrator searches for: `ECONNREFUSED ...`, `HTTP 500`) one tap away, as in the URL refusal above.
+ */
+function DeliveryError({ raw }: { raw: string }) {
+  const { t } = useI18n();
+  const said = explainDeliveryError(raw);
+  if (!said) return null;
+  return (
+    <div className="small delivery-error">
+      <span className="error-text" data-testid="delivery-error">
+        {t(said.key, said.vars)}
+      </span>
+      <details className="support-detail">
+        <summary>{t('webhooks.err.detail')}</summary>
+        <span className="code-detail break">{raw}</span>
+      </details>
+    </div>
   );
 }

@@ -285,6 +285,69 @@ describe.skipIf(!HAS_CHROMIUM)('LINE mini-app end to end (Chromium, 390x844)', {
     await page.screenshot({ path: path.join(SCREENS, 'miniapp-lang-switch-en-390.png') });
   });
 
+  it('the two tabs follow the WAI-ARIA tabs pattern: tablist, tabs that name their panels, arrow keys, at 360 and 390 px', async () => {
+    await page.goto(`${base}/miniapp?mockIdToken=${idToken()}`);
+    await page.getByTestId('quota-left').waitFor();
+    for (const width of [360, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const lang of ['th', 'en'] as const) {
+        const words = MINI_TEXT[lang];
+        await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN', exact: true }).click();
+        const where = `@${width} ${lang}`;
+        const tablist = page.getByRole('tablist');
+        expect(await tablist.count(), where).toBe(1);
+        const check = tablist.getByRole('tab', { name: words.tabCheck, exact: true });
+        const today = tablist.getByRole('tab', { name: words.tabToday, exact: true });
+        expect(await tablist.getByRole('tab').count(), where).toBe(2);
+        await check.click();
+        // Each tab names the panel it controls, and that panel is labelled by its tab (so a screen reader says "Today, tab panel").
+        for (const tab of [check, today]) {
+          const panelId = await tab.getAttribute('aria-controls');
+          expect(panelId, where).toBeTruthy();
+          const panel = page.locator(`[id="${panelId}"]`);
+          expect(await panel.getAttribute('role'), where).toBe('tabpanel');
+          expect(await panel.getAttribute('aria-labelledby'), where).toBe(await tab.getAttribute('id'));
+        }
+        const checkPanel = page.getByRole('tabpanel', { name: words.tabCheck, exact: true });
+        const todayPanel = page.getByRole('tabpanel', { name: words.tabToday, exact: true });
+        const state = async () => ({
+          check: await check.getAttribute('aria-selected'),
+          today: await today.getAttribute('aria-selected'),
+          focused: await page.evaluate(() => document.activeElement?.getAttribute('role') + ':' + document.activeElement?.textContent),
+          // Only the selected tab is in the Tab order (roving tabindex).
+          tabindex: [await check.getAttribute('tabindex'), await today.getAttribute('tabindex')],
+        });
+        expect(await state(), where).toMatchObject({ check: 'true', today: 'false', tabindex: ['0', '-1'] });
+        expect(await checkPanel.isVisible(), where).toBe(true);
+        expect(await todayPanel.isVisible(), where).toBe(false);
+        // The keyboard: Right moves to and selects the next tab, wrapping; Left the previous; Home and End the ends.
+        await check.focus();
+        await page.keyboard.press('ArrowRight');
+        expect(await state(), `${where} ArrowRight`).toEqual({
+          check: 'false',
+          today: 'true',
+          focused: `tab:${words.tabToday}`,
+          tabindex: ['-1', '0'],
+        });
+        await todayPanel.waitFor();
+        expect(await checkPanel.isVisible(), where).toBe(false);
+        await page.keyboard.press('ArrowRight');
+        expect(await state(), `${where} ArrowRight wraps`).toMatchObject({ check: 'true', focused: `tab:${words.tabCheck}` });
+        await page.keyboard.press('ArrowLeft');
+        expect(await state(), `${where} ArrowLeft wraps`).toMatchObject({ today: 'true', focused: `tab:${words.tabToday}` });
+        await page.keyboard.press('Home');
+        expect(await state(), `${where} Home`).toMatchObject({ check: 'true', focused: `tab:${words.tabCheck}` });
+        await page.keyboard.press('End');
+        expect(await state(), `${where} End`).toMatchObject({ today: 'true', focused: `tab:${words.tabToday}` });
+        // Tab from the selected tab goes into its panel, not to the other tab.
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate(() => !!document.activeElement?.closest('[role="tabpanel"]')), `${where} Tab`).toBe(true);
+        await check.click();
+        await noOverflow(`tabs ${where}`);
+      }
+    }
+  });
+
   // Last: its genuine 75 THB check would change the figures the tests above count.
   it('an expected amount that is no amount is told in Thai beside the field; a price tag like ฿75.- is read', async () => {
     await page.goto(`${base}/miniapp?mockIdToken=${idToken()}`);

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { api, ApiError } from '../api/client';
 import { hasErrorCode } from '../api/error-code';
 import { useLiveResults } from '../api/live';
@@ -128,9 +128,26 @@ function LinkForm({ idToken, onLinked }: { idToken: string; onLinked: (a: MiniAu
   );
 }
 
+const TABS = ['check', 'today'] as const;
+type Tab = (typeof TABS)[number];
+
 function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string) => Promise<void> }) {
   const m = useMiniText();
-  const [tab, setTab] = useState<'check' | 'today'>('check');
+  const [tab, setTab] = useState<Tab>('check');
+  const ids = useId();
+  const tabRefs = useRef<Partial<Record<Tab, HTMLButtonElement | null>>>({});
+  // The WAI-ARIA tabs pattern with automatic activation: the arrow keys (wrapping), Home and End
+  // select the tab they move to, since showing a panel costs nothing (both stay mounted).
+  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
+    const at = TABS.indexOf(tab);
+    const moves: Record<string, number> = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: TABS.length - 1 };
+    const to = moves[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = TABS[(to + TABS.length) % TABS.length];
+    setTab(next);
+    tabRefs.current[next]?.focus();
+  };
   const [quota, setQuota] = useState<Overview['quota'] | null>(null);
   const loadQuota = useCallback(() => {
     api<Overview>(ROUTES.overview)
@@ -171,20 +188,33 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
           </span>
         )}
       </div>
-      <nav className="mini-tabs" role="tablist">
-        <button type="button" role="tab" aria-selected={tab === 'check'} onClick={() => setTab('check')}>
-          {m('tabCheck')}
-        </button>
-        <button type="button" role="tab" aria-selected={tab === 'today'} onClick={() => setTab('today')}>
-          {m('tabToday')}
-        </button>
-      </nav>
+      <div className="mini-tabs" role="tablist">
+        {TABS.map((name) => (
+          <button
+            key={name}
+            ref={(el) => {
+              tabRefs.current[name] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`${ids}-tab-${name}`}
+            aria-selected={tab === name}
+            aria-controls={`${ids}-panel-${name}`}
+            // Roving tabindex: Tab reaches the selected tab only, the arrow keys move between tabs.
+            tabIndex={tab === name ? 0 : -1}
+            onClick={() => setTab(name)}
+            onKeyDown={onTabKey}
+          >
+            {m(name === 'check' ? 'tabCheck' : 'tabToday')}
+          </button>
+        ))}
+      </div>
       <main className="mini-pad">
         {/* Both stay mounted: today's live list keeps counting while a slip is being checked. */}
-        <div hidden={tab !== 'check'}>
+        <div role="tabpanel" id={`${ids}-panel-check`} aria-labelledby={`${ids}-tab-check`} tabIndex={0} hidden={tab !== 'check'}>
           <CheckSlip key={auth.shop.id} onChecked={loadQuota} onQuotaRefused={quotaRefused} />
         </div>
-        <div hidden={tab !== 'today'}>
+        <div role="tabpanel" id={`${ids}-panel-today`} aria-labelledby={`${ids}-tab-today`} tabIndex={0} hidden={tab !== 'today'}>
           <Today key={auth.shop.id} />
         </div>
       </main>

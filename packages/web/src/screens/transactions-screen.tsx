@@ -13,6 +13,7 @@ import { parseAmountToSatang, satangFromAmount } from '../lib/money';
 import { Link, useRouter } from '../lib/router';
 import { ExportButtons, TotalsCard } from '../components/reports';
 import { useLoad } from '../lib/use-load';
+import { useMediaQuery } from '../lib/use-media-query';
 
 interface Filters {
   status: string;
@@ -26,6 +27,8 @@ interface Filters {
 }
 const EMPTY: Filters = { status: '', source: '', transRef: '', from: '', to: '', clientRef: '', amountMin: '', amountMax: '' };
 // Compared as integer satang, like the server does (a filter that is not a price matches nothing here; the server refuses it).
+/** The phone layout's width: the same as the `.tx-tools` rules in styles.css. */
+const PHONE_LAYOUT = '(max-width: 640px)';
 const satang = (v: string) => parseAmountToSatang(v.trim()) ?? Number.NaN;
 const recordSatang = (r: TransactionRecord) => (r.amount === null ? null : satangFromAmount(r.amount));
 
@@ -120,6 +123,14 @@ export function TransactionsScreen() {
     setToolsOpen(false);
   }
   const active = useMemo(() => Object.values(filters).some(Boolean), [filters]);
+  // On a phone the money card goes under the list, in the DOM and not with CSS `order`: a screen reader
+  // reads the DOM, and read the whole money card before the list a person sees first.
+  const phone = useMediaQuery(PHONE_LAYOUT);
+  const totals = (
+    <div className="tx-totals">
+      <TotalsCard reloadKey={items.length} />
+    </div>
+  );
   return (
     <>
       <PageHeader
@@ -222,9 +233,7 @@ export function TransactionsScreen() {
           </Card>
           <ExportButtons query={query(filters)} />
         </div>
-        <div className="tx-totals">
-          <TotalsCard reloadKey={items.length} />
-        </div>
+        {!phone && totals}
         <div className="sr-only" aria-live="polite" aria-atomic="true">
           {announce}
         </div>
@@ -249,6 +258,7 @@ export function TransactionsScreen() {
             )}
           </Card>
         </div>
+        {phone && totals}
       </div>
     </>
   );

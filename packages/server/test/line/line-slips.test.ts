@@ -74,6 +74,25 @@ for (const kind of DB_KINDS) {
       expect(flexOf(replyFor(e2))!.altText).toContain('This slip could not be checked');
     });
 
+    it('a TrueMoney wallet slip: a Thai message names the wallet in Thai, an English one "TrueMoney Wallet"', async () => {
+      for (const lang of ['th', 'en'] as const) {
+        const s = await k.linkedShop({ language: lang });
+        const t = await bank.register({ sendingBank: 'TRUEMONEY', amount: 150 });
+        const e = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
+        await s.post(e);
+        const flex = flexOf(replyFor(e));
+        expect(flex!.altText).toContain(lang === 'th' ? 'ได้รับยอดโอนแล้ว' : 'Payment received');
+        const senderRow = flexText(flex);
+        if (lang === 'th') {
+          expect(senderRow).toContain('ทรูมันนี่ วอลเล็ท');
+          expect(senderRow).not.toMatch(/TrueMoney/i);
+        } else {
+          expect(senderRow).toContain('TrueMoney Wallet');
+          expect(senderRow).not.toContain('ทรูมันนี่');
+        }
+      }
+    });
+
     it('groups: silent on pictures without a slip QR (no record), unless the group opts out of silence', async () => {
       const s = await k.linkedShop();
       await linkGroup(s, 'Cquiet');

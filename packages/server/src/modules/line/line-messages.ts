@@ -1,9 +1,8 @@
 import type { messagingApi } from '@line/bot-sdk';
-import { BANKS } from '../slip-qr/slip-qr-banks.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { LineMessage } from './line-client.js';
 import { formatSatang, satangFromAmount } from '../../lib/money.js';
-import { resultWord, STALE_WORD, statusWord } from '@slipcheck/sdk';
+import { bankWord, resultWord, STALE_WORD, statusWord } from '@slipcheck/sdk';
 
 /**
  * Everything the bot says, in Thai first and English for shops that chose it. Shop owners and staff
@@ -447,11 +446,13 @@ export function formatTime(iso: string | null, lang: Lang, timeZone: string): st
   }).format(new Date(iso));
 }
 
-/** A bank's name in the message's language (records keep the English name for the API). */
+/**
+ * A bank's name in the message's language (records keep the English name for the API): the SDK's one
+ * table, which also names what is not a bank (a TrueMoney wallet slip read "TrueMoney Wallet" in Thai
+ * messages when only the bank list was looked up); the record's own name for a code it does not know.
+ */
 export function bankNameFor(record: Pick<TransactionRecord, 'bankCode' | 'bankName'>, lang: Lang): string | null {
-  const bank = record.bankCode ? BANKS[record.bankCode] : undefined;
-  if (bank) return lang === 'th' ? bank.nameTh : bank.nameEn;
-  return record.bankName;
+  return bankWord(record.bankCode, lang, record.bankName) || null;
 }
 
 const row = (label: string, value: string): messagingApi.FlexBox => ({

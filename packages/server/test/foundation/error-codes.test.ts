@@ -128,6 +128,12 @@ for (const kind of DB_KINDS) {
         .execute();
       const ended = await refusal(h.c.quota.reserve(await h.c.shops.get(trial.shop.id), plan, 'live'));
       expect(ended).toMatchObject({ code: 'QUOTA_EXCEEDED', statusCode: 402, extra: { reason: 'TRIAL_ENDED' } });
+      // Nothing more can be checked, whatever the 50 left unused: the screens showed "40 left" beside "trial ended".
+      await h.c.quota.adjust(trial.shop.id, { used: 10 }, 'test');
+      const after = await refusal(h.c.quota.reserve(await h.c.shops.get(trial.shop.id), plan, 'live'));
+      expect(after.extra.quota).toEqual({ used: 10, limit: plan.monthlyLimit, remaining: 0 });
+      expect(await h.c.quota.snapshot(await h.c.shops.get(trial.shop.id), plan)).toMatchObject({ used: 10, remaining: 0 });
+      expect(await h.c.quota.recentSnapshot(await h.c.shops.get(trial.shop.id), plan)).toMatchObject({ used: 10, remaining: 0 });
 
       const running = await seedShop(h, { plan: 'TRIAL' });
       await h.c.quota.adjust(running.shop.id, { used: plan.monthlyLimit }, 'test');

@@ -56,12 +56,17 @@ export function createQuotaService(deps: {
 
   const usedIn = (shopId: string, period: string): Promise<number> => quotaRepo.used(db, shopId, period);
 
-  function shape(plan: Plan, used: number, p = period()): QuotaSnapshot {
+  /** A trial past its end date checks nothing more, whatever of its pool it left unused. */
+  const trialEnded = (shop: Shop, plan: Plan) =>
+    plan.code === TRIAL_PLAN && !!shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now();
+
+  /** `ended`: an ended trial, whose `remaining` is 0 (the screens said "40 left" beside "trial ended"). */
+  function shape(plan: Plan, used: number, p = period(), ended = false): QuotaSnapshot {
     const limit = plan.monthlyLimit;
     return {
       used,
       limit,
-      remaining: Math.max(0, limit - used),
+      remaining: ended ? 0 : Math.max(0, limit - used),
       percentUsed: limit > 0 ? Math.min(100, Math.floor((used * 100) / limit)) : 100,
       allowOverage: plan.allowOverage,
       planCode: plan.code,
@@ -110,7 +115,7 @@ export function createQuotaService(deps: {
     period,
     async snapshot(shop: Shop, plan: Plan): Promise<QuotaSnapshot> {
       const p = period();
-      return shape(plan, await usedIn(shop.id, p.periodMonth), p);
+      return shape(plan, await usedIn(shop.id, p.periodMonth), p, trialEnded(shop, plan));
     },
     /**
      * `snapshot` from this node's copy of the counter when it is less than `recentMs` old (recent-usage.ts):
@@ -124,7 +129,7 @@ export function createQuotaService(deps: {
         used = await usedIn(shop.id, p.periodMonth);
         recent.keep(shop.id, p.periodMonth, used, loadedAt);
       }
-      return shape(plan, used, p);
+      return shape(plan, used, p, trialEnded(shop, plan));
     },
     async testSnapshot(shopId: string): Promise<TestQuotaSnapshot> {
       const used = await testCounter.get(shopId, period().periodMonth);
@@ -174,9 +179,9 @@ export function createQuotaService(deps: {
         if (out) return out;
         throw await testOver(shop.id, p);
       }
-      if (plan.code === TRIAL_PLAN && shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now()) {
+      if (trialEnded(shop, plan)) {
         throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', {
-          quota: quotaBody(shape(plan, await usedIn(shop.id, p))),
+          quota: quotaBody(shape(plan, await usedIn(shop.id, p), undefined, true)),
           reason: 'TRIAL_ENDED' satisfies QuotaReason,
         });
       }

@@ -101,7 +101,7 @@ describe.skipIf(!HAS_CHROMIUM)('dashboard end to end (Chromium)', { timeout: 90_
       const small: string[] = [];
       let checked = 0;
       const sel =
-        'button, .btn, input:not([type=checkbox]):not([type=radio]):not(.sr-only), select, .nav-link, .check label, .segmented label, .alert-action, .auth-links a';
+        'button, .btn, input:not([type=checkbox]):not([type=radio]):not(.sr-only), select, summary, .nav-link, .check label, .segmented label, .alert-action, .auth-links a';
       for (const el of Array.from(document.querySelectorAll<HTMLElement>(sel))) {
         const r = el.getBoundingClientRect();
         if (!r.width || !r.height || el.closest('dialog:not([open])')) continue;

@@ -28,8 +28,11 @@ export interface SlipcheckClientOptions {
   maxRetryDelayMs?: number | undefined;
   /** Streams given to verify are buffered up to this size. Default 20 MiB. */
   maxImageBytes?: number | undefined;
-  /** How to wait between retries; tests replace it to avoid real delays. */
-  sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * How to wait between retries; tests replace it to avoid real delays. `signal` is the call's own:
+   * the client stops waiting when it aborts whatever this function does.
+   */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 export interface RequestOptions {
@@ -66,7 +69,12 @@ export interface SlipcheckClient {
   getTransaction(id: string, opts?: RequestOptions): Promise<TransactionRecord>;
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// Clears its timer on abort, so an aborted call does not hold the process open for a Retry-After.
+const defaultSleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  });
 
 export function createSlipcheckClient(options: SlipcheckClientOptions): SlipcheckClient {
   if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') {

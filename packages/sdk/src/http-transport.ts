@@ -17,7 +17,7 @@ export interface TransportConfig {
   maxRetries: number;
   timeoutMs: number;
   maxRetryDelayMs: number;
-  sleep: (ms: number) => Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   onQuotaHeaders: (headers: QuotaHeaders) => void;
 }
 
@@ -61,6 +61,8 @@ export function createTransport(config: TransportConfig) {
     const onUserAbort = () => controller.abort(spec.signal?.reason);
     spec.signal?.addEventListener('abort', onUserAbort, { once: true });
     try {
+      // An 'abort' listener added to an already aborted signal never fires: check before sending.
+      spec.signal?.throwIfAborted();
       const headers: Record<string, string> = {
         authorization: `Bearer ${config.apiKey}`,
         accept: 'application/json',
@@ -96,7 +98,7 @@ export function createTransport(config: TransportConfig) {
       } catch (err) {
         const retryable = err instanceof SlipcheckConnectionError && (spec.retry === 'idempotent' || !err.mayHaveBeenProcessed);
         if (retryable && attempt < config.maxRetries) {
-          await config.sleep(backoffMs(attempt));
+          await sleepUnlessAborted(config.sleep, backoffMs(attempt), spec.signal);
           continue;
         }
         throw err;
@@ -114,8 +116,7 @@ export function createTransport(config: TransportConfig) {
         const delay = error.retryAfterSeconds !== null ? error.retryAfterSeconds * 1000 : backoffMs(attempt);
         // A Retry-After beyond the cap is handed to the caller rather than retried early into another 429.
         if (delay <= config.maxRetryDelayMs) {
-          spec.signal?.throwIfAborted();
-          await config.sleep(delay);
+          await sleepUnlessAborted(config.sleep, delay, spec.signal);
           continue;
         }
       }
@@ -124,6 +125,31 @@ export function createTransport(config: TransportConfig) {
   }
 
   return { request };
+}
+
+/**
+ * Waits before a retry, but rejects with the caller's reason the moment its signal aborts: the wait
+ * can be a Retry-After of up to `maxRetryDelayMs`, and a retry sent after the caller gave up would
+ * check a slip nobody waits for any more.
+ */
+async function sleepUnlessAborted(
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (!signal) return sleep(ms);
+  signal.throwIfAborted();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([sleep(ms, signal), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
+  signal.throwIfAborted();
 }
 
 function isRetryableStatus(policy: RetryPolicy, status: number): boolean {

@@ -242,6 +242,51 @@ describe('retries', () => {
     await expect(pending).rejects.toThrow('caller gave up');
     expect(api.requests.length).toBe(1);
   });
+
+  // The README: "An aborted signal rejects with its reason and is never retried". An abort that came
+  // while the client waited out a Retry-After (or a backoff) used to be noticed only by the next
+  // attempt's fetch, which had already been sent: the slip was checked after the caller gave up.
+  it('stops waiting at once and sends nothing more when the caller aborts during a Retry-After wait', async () => {
+    api.on('POST /api/v1/verify', (req, nth) =>
+      nth === 0
+        ? { status: 503, headers: { 'retry-after': '2' }, body: errorBody(503, 'Service Unavailable', 'Try again', req.path) }
+        : ok(verifyData(), verifyMeta),
+    );
+    const controller = new AbortController();
+    // A real sleep (the default), so the wait can be cut short.
+    const c = createSlipcheckClient({ apiKey: API_KEY, baseUrl: api.baseUrl });
+    const started = Date.now();
+    const pending = c.verify(IMAGE, { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('caller gave up')), 150);
+    await expect(pending).rejects.toThrow('caller gave up');
+    expect(Date.now() - started).toBeLessThan(1_500);
+    // Let the 2 s Retry-After pass: no second verify may leave after the abort.
+    await new Promise((r) => setTimeout(r, 2_300));
+    expect(api.requests.length).toBe(1);
+  });
+
+  it('sends nothing more when the caller aborts during a backoff after a refused connection', async () => {
+    const closed = await startFakeApi();
+    const baseUrl = closed.baseUrl;
+    await closed.close();
+    const controller = new AbortController();
+    const attempts: number[] = [];
+    const c = createSlipcheckClient({
+      apiKey: API_KEY,
+      baseUrl,
+      maxRetries: 3,
+      fetch: (input, init) => {
+        attempts.push(Date.now());
+        return fetch(input, init);
+      },
+      // The caller gives up while the client waits before its second attempt.
+      sleep: async () => {
+        controller.abort(new Error('caller gave up'));
+      },
+    });
+    await expect(c.verify(IMAGE, { signal: controller.signal })).rejects.toThrow('caller gave up');
+    expect(attempts.length).toBe(1);
+  });
 });
 
 describe('error mapping', () => {

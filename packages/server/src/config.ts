@@ -190,7 +190,7 @@ const spec = {
   WORKER_LEASE_MS: {
     parse: int(1000, 3_600_000),
     def: '60000',
-    doc: 'a claimed outbox job whose worker died is taken back after this; also the longest one job may run before it is abandoned for takeback (keep above WEBHOOK_TIMEOUT_MS and a LINE slip check)',
+    doc: 'a claimed outbox job whose worker died is taken back after this; also the longest one job may run before it is abandoned for takeback (at least WEBHOOK_TIMEOUT_MS + 5000, refused otherwise; keep it above a LINE slip check too)',
   },
   SCHEDULE_SLOT_MS: {
     parse: int(500, 86_400_000),
@@ -304,6 +304,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** Time a webhook.deliver job needs besides the send itself (load the delivery, record the attempt). */
+const LEASE_MARGIN_MS = 5_000;
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const out: Record<string, unknown> = {};
   const problems: string[] = [];
@@ -331,6 +334,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (cfg.WEBHOOK_RETRY_SCHEDULE.length !== 5 || cfg.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0) < 48 * 3600)
       problems.push('WEBHOOK_RETRY_SCHEDULE: production needs 5 retries adding up to at least 172800 seconds (48 h)');
   }
+  // A webhook send may take WEBHOOK_TIMEOUT_MS; a job past its lease is abandoned and taken back, so a
+  // shorter lease re-sent every delivery to a slow receiver and never recorded one as delivered.
+  if (!problems.length && cfg.WORKER_LEASE_MS < cfg.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS)
+    problems.push(
+      `WORKER_LEASE_MS=${cfg.WORKER_LEASE_MS}: must be at least WEBHOOK_TIMEOUT_MS + ${LEASE_MARGIN_MS} (${cfg.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS}); a webhook send may take WEBHOOK_TIMEOUT_MS, and a job past its lease is taken back and sent again`,
+    );
   if (!problems.length && cfg.HTTP_HEADERS_TIMEOUT_MS > cfg.HTTP_REQUEST_TIMEOUT_MS)
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   if (!cfg.TLS_CERT_FILE !== !cfg.TLS_KEY_FILE) problems.push('TLS_CERT_FILE and TLS_KEY_FILE: set both or neither');

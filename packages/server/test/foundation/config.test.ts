@@ -66,6 +66,17 @@ describe('configuration', () => {
     expect(message).not.toContain('s3cret');
   });
 
+  // A webhook.deliver job runs as long as its receiver takes (up to WEBHOOK_TIMEOUT_MS); past its lease the
+  // worker abandons it and any worker takes it back. With the lease shorter, a receiver that answered in
+  // 4 s under WORKER_LEASE_MS=3000 got the same delivery 7 times in 25 s, none recorded as delivered.
+  it('refuses a worker lease that a webhook send within WEBHOOK_TIMEOUT_MS can outlast', () => {
+    expect(() => loadConfig({ WORKER_LEASE_MS: '3000' })).toThrow(/WORKER_LEASE_MS.*WEBHOOK_TIMEOUT_MS/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '60000' })).toThrow('WORKER_LEASE_MS');
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_MS: '30000', WORKER_LEASE_MS: '30000' })).toThrow('WORKER_LEASE_MS');
+    expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '60000', WORKER_LEASE_MS: '65000' }).WORKER_LEASE_MS).toBe(65_000);
+    expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '1500', WORKER_LEASE_MS: '6500' }).WORKER_LEASE_MS).toBe(6_500);
+  });
+
   it('production never runs on the development sandbox bank by default', () => {
     const prod = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(40) };
     // CHECKER unset: the default is the sandbox bank on 127.0.0.1:3900, which production never starts.

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { webhooks } from './api-types.gen.js';
 
 /** Name of the HTTP header that carries the signature of every webhook delivery. */
@@ -166,16 +166,38 @@ export function computeWebhookSignature(rawBody: RawBody, secret: string, timest
 
 /**
  * For integrators' own tests: serialises an event (or takes a string as is) and signs it, giving
- * the exact `body` to POST and the `header` to send with it.
+ * the exact `body` to POST, the `header` to send with it, and `headers`: every header of a real
+ * delivery (signature, content type, `X-Service-Event`, `X-Service-Delivery-Id`, `X-Service-Attempt`),
+ * so a handler that reads them with `readWebhookDelivery` sees what the service sends. Each call is
+ * a new delivery (`whd_test_` + 20 hex) on its first attempt unless `deliveryId` / `attempt` say otherwise.
  */
 export function buildTestSignatureHeader(
   payload: WebhookEvent | Record<string, unknown> | string,
   secret: string | readonly string[],
-  opts: { timestamp?: number } = {},
+  opts: { timestamp?: number | undefined; deliveryId?: string | undefined; attempt?: number | undefined } = {},
 ): { body: string; header: string; headers: Record<string, string> } {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
   const header = signWebhookPayload(body, secret, opts.timestamp);
-  return { body, header, headers: { 'content-type': 'application/json', [SIGNATURE_HEADER.toLowerCase()]: header } };
+  const headers: Record<string, string> = { 'content-type': 'application/json', [SIGNATURE_HEADER.toLowerCase()]: header };
+  const kind = eventKindOf(payload);
+  if (kind !== null) headers[EVENT_HEADER.toLowerCase()] = kind;
+  headers[DELIVERY_ID_HEADER.toLowerCase()] = opts.deliveryId ?? `whd_test_${randomBytes(10).toString('hex')}`;
+  headers[ATTEMPT_HEADER.toLowerCase()] = String(opts.attempt ?? 1);
+  return { body, header, headers };
+}
+
+/** The `event` of a payload given as an object or a JSON string; null when it has none. */
+function eventKindOf(payload: unknown): string | null {
+  let value: unknown = payload;
+  if (typeof payload === 'string') {
+    try {
+      value = JSON.parse(payload);
+    } catch {
+      return null;
+    }
+  }
+  const kind = (value as { event?: unknown } | null)?.event;
+  return typeof kind === 'string' && kind !== '' ? kind : null;
 }
 
 function hmac(secret: string, timestamp: number, body: Uint8Array): Buffer {

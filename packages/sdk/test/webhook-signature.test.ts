@@ -168,6 +168,24 @@ describe('verifyWebhookSignature', () => {
     expect(header).toBe(`t=${T},v1=${referenceV1(SECRET, T, sent)}`);
     expect(verifyWebhookSignature(sent, header, SECRET, { now: nowAt(T) })).toEqual(event);
   });
+
+  // Every real delivery carries X-Service-Event, X-Service-Delivery-Id and X-Service-Attempt (the
+  // OpenAPI document marks them required); a handler that dedupes on readWebhookDelivery() got
+  // { deliveryId: null, event: null, attempt: null } from the SDK's own test request.
+  it('buildTestSignatureHeader headers are those of a real first delivery, so readWebhookDelivery reads them', () => {
+    const { headers } = buildTestSignatureHeader(event, SECRET, { timestamp: T });
+    const delivery = readWebhookDelivery(headers);
+    expect(delivery.event).toBe(event.event);
+    expect(delivery.attempt).toBe(1);
+    expect(delivery.deliveryId).toMatch(/^whd_test_[0-9a-f]{20}$/);
+    // Two test requests are two deliveries (a dedupe store must not drop the second).
+    expect(readWebhookDelivery(buildTestSignatureHeader(event, SECRET).headers).deliveryId).not.toBe(delivery.deliveryId);
+    // A retry of one delivery, as the service sends it: the same id, the next attempt.
+    const retry = buildTestSignatureHeader(event, SECRET, { deliveryId: 'whd_mine', attempt: 2 }).headers;
+    expect(readWebhookDelivery(retry)).toEqual({ deliveryId: 'whd_mine', event: event.event, attempt: 2 });
+    // A string body is sent as given; its event header comes from the body when it is an event.
+    expect(readWebhookDelivery(buildTestSignatureHeader(JSON.stringify(event), SECRET).headers).event).toBe(event.event);
+  });
 });
 
 describe('readWebhookDelivery', () => {

@@ -206,7 +206,7 @@ export type webhooks = {
         put?: never;
         /**
          * slip.duplicate: a second slip for an already verified transfer (status DUPLICATE)
-         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard.
+         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard. Redirects are not followed (a 3xx is a failure: register the final URL), and a 410 Gone answer disables the endpoint (see the responses).
          */
         post: operations["onSlipDuplicate"];
         delete?: never;
@@ -226,7 +226,7 @@ export type webhooks = {
         put?: never;
         /**
          * slip.failed: any other outcome (INVALID, AMOUNT_MISMATCH, RECEIVER_MISMATCH, FRAUD, ...)
-         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard.
+         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard. Redirects are not followed (a 3xx is a failure: register the final URL), and a 410 Gone answer disables the endpoint (see the responses).
          */
         post: operations["onSlipFailed"];
         delete?: never;
@@ -246,7 +246,7 @@ export type webhooks = {
         put?: never;
         /**
          * slip.verified: a slip was checked and is genuine (status SUCCESS)
-         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard.
+         * @description Every delivery is a POST with Content-Type application/json, signed in the `X-Service-Signature` header: `t=<unix seconds>,v1=<hex HMAC-SHA256>` where the HMAC key is the endpoint secret (whsec_...) and the message is `<t>.<raw body>`. During a secret rotation the header carries two `v1=` entries (new and old secret); accept any match. Verify on the raw bytes before parsing JSON, compare in constant time and refuse a `t` more than 5 minutes from your clock. The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried, so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt. Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %), then the delivery is failed and the shop's owner can redeliver it from the dashboard. Redirects are not followed (a 3xx is a failure: register the final URL), and a 410 Gone answer disables the endpoint (see the responses).
          */
         post: operations["onSlipVerified"];
         delete?: never;
@@ -1235,8 +1235,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Received; anything else (or no answer within the timeout) is retried */
+            /** @description Received. Any other answer, a redirect or no answer within the timeout is a failure and is retried (except 410) */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once, this delivery is not retried and later ones to it are cancelled until the shop's owner enables it again. Answer 2xx, not 410, to an event you ignore */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1267,8 +1274,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Received; anything else (or no answer within the timeout) is retried */
+            /** @description Received. Any other answer, a redirect or no answer within the timeout is a failure and is retried (except 410) */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once, this delivery is not retried and later ones to it are cancelled until the shop's owner enables it again. Answer 2xx, not 410, to an event you ignore */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1299,8 +1313,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Received; anything else (or no answer within the timeout) is retried */
+            /** @description Received. Any other answer, a redirect or no answer within the timeout is a failure and is retried (except 410) */
             "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled at once, this delivery is not retried and later ones to it are cancelled until the shop's owner enables it again. Answer 2xx, not 410, to an event you ignore */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -113,7 +113,8 @@ const SIGNATURE_HOWTO = [
   'The SDK does all of this: `verifyWebhookSignature(rawBody, header, secrets)`. Answer 2xx quickly; a failed delivery is retried,',
   'so the same event id can arrive more than once. Also sent: X-Service-Event, X-Service-Delivery-Id, X-Service-Attempt.',
   'Retries: 5, spread over at least 48 hours (about 5 min, 25 min, 2 h, 10 h and 52 h after each failure, each stretched by up to 20 %),',
-  "then the delivery is failed and the shop's owner can redeliver it from the dashboard.",
+  "then the delivery is failed and the shop's owner can redeliver it from the dashboard. Redirects are not followed (a 3xx is a failure:",
+  'register the final URL), and a 410 Gone answer disables the endpoint (see the responses).',
 ].join(' ');
 
 function webhookOperation(kind: string, operationId: string, when: string): Json {
@@ -148,7 +149,15 @@ function webhookOperation(kind: string, operationId: string, when: string): Json
           },
         },
       },
-      responses: { '2XX': { description: 'Received; anything else (or no answer within the timeout) is retried' } },
+      responses: {
+        '2XX': {
+          description: 'Received. Any other answer, a redirect or no answer within the timeout is a failure and is retried (except 410)',
+        },
+        '410': {
+          description:
+            "Gone: the endpoint is disabled at once, this delivery is not retried and later ones to it are cancelled until the shop's owner enables it again. Answer 2xx, not 410, to an event you ignore",
+        },
+      },
       security: [],
     },
   };

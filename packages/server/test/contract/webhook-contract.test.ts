@@ -176,6 +176,46 @@ describe('webhooks: real deliveries match the OpenAPI document and the SDK types
     ]);
   });
 
+  // The document said "Received; anything else (or no answer within the timeout) is retried", so an
+  // integrator reading it could answer 410 for an event it does not want, and lose its endpoint: a
+  // 410 disables the endpoint at once, without retries. What each answer does must be in the document.
+  it('a 410 answer disables the endpoint without retries, and the document says so', async () => {
+    const gone = await startReceiver((_r, _n, res) => {
+      res.writeHead(410).end();
+    });
+    const added = await h.c.webhooks.addEndpoint(shopId, { url: gone.url('/old-hook') });
+    try {
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify?clientRef=order-410',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' },
+        payload: await sharp({ create: { width: 320, height: 540, channels: 3, background: '#fafafa' } })
+          .png()
+          .toBuffer(),
+      });
+      expect(res.json().data.status).toBe('INVALID');
+      await gone.waitFor(1, 30_000);
+      const deadline = Date.now() + 10_000;
+      while ((await h.c.webhooks.get(shopId, added.endpoint.id)).status !== 'disabled' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await h.c.webhooks.get(shopId, added.endpoint.id)).toMatchObject({ status: 'disabled', disabledReason: 'GONE' });
+      const [delivery] = (await h.c.webhooks.listDeliveries(shopId, { endpointId: added.endpoint.id })).items;
+      expect(delivery).toMatchObject({ status: 'failed', nextAttemptAt: null, lastStatusCode: 410 });
+
+      for (const kind of Object.keys(doc.webhooks)) {
+        const { responses, description } = doc.webhooks[kind].post as Json;
+        expect(Object.keys(responses).sort(), kind).toEqual(['2XX', '410']);
+        expect(responses['410'].description, kind).toMatch(/disabl/i);
+        expect(responses['410'].description, kind).toMatch(/not retried|no retr/i);
+        expect(responses['2XX'].description, kind).not.toMatch(/anything else .* is retried/);
+        expect(description, kind).toMatch(/redirects are not followed/i);
+      }
+    } finally {
+      await h.c.webhooks.delete(shopId, added.endpoint.id);
+      await gone.close();
+    }
+  });
+
   it('a strict TypeScript consumer of the SDK compiles only when it handles the nulls, and handles the real INVALID delivery', async () => {
     const sdk = path.join(REPO, 'packages/sdk/src/index.ts');
     const tsconfig = (files: string[]) => ({

@@ -30,6 +30,18 @@ export interface FirstUse {
   createdAt: string;
 }
 
+/**
+ * Codes whose catalogue words are the dashboard's and mean something else from the API, which is all
+ * this SDK calls: there a 401 is the API key (wrong, revoked, or missing), not a session to sign in to
+ * again, and the README shows `meaning('th')` to shop staff.
+ */
+const API_MEANINGS = {
+  UNAUTHORIZED: {
+    th: 'API key ไม่ถูกต้องหรือถูกยกเลิกแล้ว ให้เจ้าของร้านสร้าง key ใหม่ในหน้าตั้งค่า API',
+    en: 'The API key is wrong or has been revoked; the shop owner creates a new one in the API key settings.',
+  },
+} as const;
+
 export interface SlipcheckApiErrorInit {
   statusCode: number;
   code: string;
@@ -83,6 +95,7 @@ export class SlipcheckApiError extends Error {
 
   /** The code's meaning in Thai or English from the catalogue; the server's message for a code this SDK does not know. */
   meaning(lang: 'th' | 'en'): string {
+    if (Object.hasOwn(API_MEANINGS, this.code)) return API_MEANINGS[this.code as keyof typeof API_MEANINGS][lang];
     return Object.hasOwn(ERROR_CODES, this.code) ? ERROR_CODES[this.code as ErrorCode][lang] : this.message;
   }
 

@@ -355,6 +355,23 @@ describe('error mapping', () => {
     expect(forbidden.meaning('en')).toBe('API key missing scope(s): read');
   });
 
+  // The catalogue's UNAUTHORIZED words are the dashboard's ("Your session has ended. Please sign in
+  // again."); from the API it means the key, and the README shows err.meaning('th') to shop staff.
+  it('explains a 401 UNAUTHORIZED from the API as a wrong or revoked API key, not a session to sign in again', async () => {
+    api.on('GET /api/v1/quota', (req) => ({
+      status: 401,
+      body: errorBody(401, 'Unauthorized', 'Missing, invalid or revoked API key', req.path, { code: 'UNAUTHORIZED' }),
+    }));
+    const err = (await client()
+      .quota()
+      .catch((e: unknown) => e)) as SlipcheckApiError;
+    expect(err.code).toBe('UNAUTHORIZED');
+    expect(err.meaning('en')).toMatch(/API key/);
+    expect(err.meaning('en')).not.toMatch(/sign in|session/i);
+    expect(err.meaning('th')).toMatch(/API/);
+    expect(err.meaning('th')).not.toBe(ERROR_CODES.UNAUTHORIZED.th);
+  });
+
   it('keeps a body code such as PLAN_API_ACCESS_REQUIRED', async () => {
     api.on('GET /api/v1/me', (req) => ({
       status: 403,

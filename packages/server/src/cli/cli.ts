@@ -230,7 +230,7 @@ extraCommands.demo = async (argv, out, env) =>
   );
 // Module commands declare what they use; the container stays here (as in http/app.ts for routes).
 extraCommands.line = bindCommand(lineCommand, (c) => ({ line: c.line, shops: c.shops }));
-extraCommands.webhook = bindCommand(webhookCommand, (c) => ({ webhooks: c.webhooks }));
+extraCommands.webhook = bindCommand(webhookCommand, (c) => ({ webhooks: c.webhooks, shops: c.shops }));
 extraCommands.worker = bindCommand(workerCommand, (c) => ({
   worker: c.worker,
   outboxHandlers: c.outboxHandlers,

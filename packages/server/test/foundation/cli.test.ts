@@ -115,6 +115,9 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
       ['payee', 'list'],
       ['key', 'list'],
       ['audit', 'list'],
+      // The webhook lists answered [] and { items: [] } with exit 0 (the README's rule covers every list).
+      ['webhook', 'list'],
+      ['webhook', 'deliveries'],
     ]) {
       const r = await cli(...cmd, '--shop', 'shop_nonexistent');
       expect(r.code, cmd.join(' ')).toBe(1);

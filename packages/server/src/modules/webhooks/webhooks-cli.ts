@@ -1,5 +1,6 @@
 import { flags, optionalInt, required } from '../../cli/cli-args.js';
 import type { ModuleCommand } from '../../cli/cli-command.js';
+import type { ShopService } from '../shops/shop-service.js';
 import type { WebhookService } from './webhook-service.js';
 
 /**
@@ -36,9 +37,20 @@ export interface WebhookCliDeps {
     | 'redeliver'
     | 'rotateSecret'
   >;
+  /** The list commands look the shop up first (see `listedShop`). */
+  shops: Pick<ShopService, 'get'>;
 }
 type Webhooks = WebhookCliDeps['webhooks'];
-type Cmd = (webhooks: Webhooks, argv: string[]) => Promise<unknown>;
+type Cmd = (webhooks: Webhooks, argv: string[], deps: WebhookCliDeps) => Promise<unknown>;
+
+/**
+ * As `payee list` and the other lists (README, Operator CLI): a shop that does not exist is NOT_FOUND,
+ * exit 1, not an empty list that reads as "this shop has no endpoints" for a mistyped id or a CLI run
+ * against the wrong database.
+ */
+async function listedShop(deps: WebhookCliDeps, shopId: string): Promise<string> {
+  return (await deps.shops.get(shopId)).id;
+}
 
 /** The commands that name one endpoint (or one delivery) of a shop and nothing else. */
 const onEndpoint =
@@ -72,7 +84,7 @@ const sub: Record<string, Cmd> = {
       notice: 'Use this secret to verify the X-Service-Signature header; reveal it again with webhook reveal-secret.',
     };
   },
-  list: async (webhooks, argv) => webhooks.list(required(flags(argv, { shop: 'string' }).values, 'shop')),
+  list: async (webhooks, argv, deps) => webhooks.list(await listedShop(deps, required(flags(argv, { shop: 'string' }).values, 'shop'))),
   update: async (webhooks, argv) => {
     const { values } = flags(argv, { shop: 'string', endpoint: 'string', url: 'string', events: 'string', description: 'string' });
     return webhooks.update(
@@ -91,9 +103,9 @@ const sub: Record<string, Cmd> = {
   delete: onEndpoint((webhooks, shopId, endpointId) => webhooks.delete(shopId, endpointId, OPERATOR)),
   test: onEndpoint((webhooks, shopId, endpointId) => webhooks.sendTest(shopId, endpointId, OPERATOR)),
   'reveal-secret': onEndpoint((webhooks, shopId, endpointId) => webhooks.revealSecret(shopId, endpointId, OPERATOR)),
-  deliveries: async (webhooks, argv) => {
+  deliveries: async (webhooks, argv, deps) => {
     const { values } = flags(argv, { shop: 'string', endpoint: 'string', status: 'string', limit: 'string', cursor: 'string' });
-    return webhooks.listDeliveries(required(values, 'shop'), {
+    return webhooks.listDeliveries(await listedShop(deps, required(values, 'shop')), {
       endpointId: values.endpoint as string | undefined,
       status: values.status as string | undefined,
       limit: optionalInt(values, 'limit'),
@@ -116,5 +128,5 @@ const sub: Record<string, Cmd> = {
 export const webhookCommand: ModuleCommand<WebhookCliDeps> = {
   usage: `Usage:\n${WEBHOOK_USAGE}`,
   precheck: ([name]) => (name && Object.hasOwn(sub, name) ? undefined : `Usage:\n${WEBHOOK_USAGE}`),
-  run: ({ webhooks }, [name, ...rest]) => sub[name!]!(webhooks, rest),
+  run: (deps, [name, ...rest]) => sub[name!]!(deps.webhooks, rest, deps),
 };

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { cookieFrom, createDashHarness, ORIGIN, signup, UA, type Owner } from './dash-helpers.js';
@@ -256,6 +257,42 @@ for (const kind of DB_KINDS) {
       // The same address may be invited again.
       expect((await invite(o, s.email)).statusCode).toBe(201);
       expect(await auditActions(o.shopId)).toContain('team.remove');
+    });
+
+    it("a removed staff member's open live stream gets no result after the removal: it ends at the next event, not the next heartbeat", async () => {
+      const o = await ownerOn('STARTER');
+      const s = await joinStaff(o);
+      const ticket = (await h.app.inject({ method: 'POST', url: '/api/dashboard/events/ticket', headers: s.auth })).json().data.ticket;
+      if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (h.app.server.address() as AddressInfo).port;
+      const stream = await fetch(`http://127.0.0.1:${port}/api/dashboard/events?ticket=${encodeURIComponent(ticket)}`);
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      const dec = new TextDecoder();
+      let text = '';
+      const readUntil = async (what: RegExp) => {
+        const deadline = Date.now() + 8000;
+        while (!what.test(text)) {
+          if (Date.now() > deadline) throw new Error(`timeout; got ${text}`);
+          const { value, done } = await reader.read();
+          if (done) return true;
+          text += dec.decode(value, { stream: true });
+        }
+        return false;
+      };
+      await readUntil(/event: ready/);
+      const rm = await h.app.inject({ method: 'DELETE', url: `/api/dashboard/team/members/${s.userId}`, headers: o.auth });
+      expect(rm.statusCode).toBe(200);
+      // A customer's slip checked after the removal (heartbeats are 20 s apart: the stream is still open).
+      await h.c.bus.publish({
+        shopId: o.shopId,
+        type: 'transaction.created',
+        data: { id: 'txn_after_removal', senderName: 'นาย ลูกค้า หลังลบ', amount: 4200 },
+      });
+      const ended = await readUntil(/session\.ended/);
+      expect(text).not.toContain('txn_after_removal');
+      expect(text).toContain('event: session.ended');
+      expect(ended || (await reader.read()).done).toBe(true);
     });
 
     // Last: moves the shared clock past every session's lifetime.

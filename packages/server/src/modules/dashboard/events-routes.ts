@@ -102,11 +102,35 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<EventsRouteDeps> = async (
         }
       };
 
+      // A stream outlives its ticket: a person removed from the team (or signed out everywhere) must not
+      // read the next customer's name and amount during the up to 20 s before the heartbeat notices.
+      // So every live message is sent only after its session is read as still active (one indexed read
+      // per event), in arrival order through one chain; the first message after the end closes the stream.
+      let chain: Promise<void> = Promise.resolve();
+      const sendIfActive = (m: BusMessage) => {
+        chain = chain.then(async () => {
+          if (!open) return;
+          let ok: boolean;
+          try {
+            ok = await sessions.isActive(holder.sessionId, holder.userId);
+          } catch {
+            // Cannot tell (database lost): send nothing and close without "ended"; the browser comes back
+            // with a new ticket and its last event id, and the replay brings this message if still allowed.
+            close();
+            return;
+          }
+          if (ok) send(m);
+          else {
+            write('event: session.ended\ndata: {}\n\n');
+            close();
+          }
+        });
+      };
       // Subscribe before the replay query and hold live messages until it is written: nothing falls in between.
       let buffered: BusMessage[] | null = [];
       const unsubscribe = bus.subscribe(shopId, (m) => {
         if (buffered) buffered.push(m);
-        else send(m);
+        else sendIfActive(m);
       });
       const close = () => {
         if (!open) return;
@@ -139,7 +163,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<EventsRouteDeps> = async (
       }
       const held = buffered;
       buffered = null;
-      for (const m of held) send(m);
+      for (const m of held) sendIfActive(m);
     },
   );
 };

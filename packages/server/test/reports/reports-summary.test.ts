@@ -131,7 +131,7 @@ function suite(kind: DbKind) {
     expect(busyPushes).toHaveLength(1);
     expect(fake.pushes).toHaveLength(2);
     const text = busyPushes[0].body.messages[0].text as string;
-    expect(text).toContain('สรุปยอดประจำวันของ ร้าน busy วันที่ 2026-11-11');
+    expect(text).toContain('สรุปยอดประจำวันของ ร้าน busy วันที่ 11 พ.ย. 2569');
     // The amount mismatch reached the shop: received, and "needs a look", never a loss (issue 21).
     expect(text).toContain('รับเงินเข้าบัญชี 1,254.50 บาท จาก 3 สลิป (ตรวจทั้งหมด 4 ครั้ง)');
     expect(text).toContain('ถูกต้อง 1,234.50 บาท จาก 2 สลิป');
@@ -147,7 +147,7 @@ function suite(kind: DbKind) {
       .where('template', '=', 'daily-summary')
       .execute();
     expect(mails.map((m) => m.to_addr).sort()).toEqual([shops.busy.email, shops.quietAsked.email].sort());
-    expect(mails.find((m) => m.shop_id === shops.busy.shopId)!.subject).toBe('สรุปยอดประจำวัน 2026-11-11: รับเงินเข้าบัญชี 1,254.50 บาท');
+    expect(mails.find((m) => m.shop_id === shops.busy.shopId)!.subject).toBe('สรุปยอดประจำวัน 11 พ.ย. 2569: รับเงินเข้าบัญชี 1,254.50 บาท');
 
     // A third worker (this process) later the same day finds nothing to do.
     expect(await h.c.reports.summary.scheduleDue()).toBe(0);
@@ -206,6 +206,11 @@ describe('summary text', () => {
       link: 'https://x/t',
     };
     expect(summaryText(f, 'th').text).toContain('รับเงินเข้าบัญชี 1,234,567.89 บาท');
+    // Thai readers read the day in the Buddhist era, as the dashboard prints it; the link keeps the ISO day.
+    expect(summaryText(f, 'th').subject).toBe('สรุปยอดประจำวัน 11 พ.ย. 2569: รับเงินเข้าบัญชี 1,234,567.89 บาท');
+    expect(summaryText(f, 'th').text.replace('https://x/t', '')).not.toContain('2026');
+    expect(summaryText({ ...f, day: '2027-01-01' }, 'th').text).toContain('วันที่ 1 ม.ค. 2570');
+    expect(summaryText(f, 'en').text).toContain('Daily summary for ร้าน, 11 Nov 2026');
     expect(summaryText(f, 'en').text).toContain('Received: 1,234,567.89 THB from 3 slips (5 checks in all)');
     expect(summaryText(f, 'en').text).toContain('(0.01 THB)');
     expect(summaryText(f, 'en').text).toContain('2 edited slip (the bank amount arrived)');

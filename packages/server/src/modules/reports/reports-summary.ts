@@ -62,14 +62,26 @@ export interface DailySummaryFacts {
   link: string;
 }
 
+/**
+ * The day as the dashboard prints it: "11 พ.ย. 2569" in Thai (Buddhist era, the year Thai people read and
+ * write; "2026-11-11" read as a foreign date), "11 Nov 2026" in English. The day is already the
+ * business zone's, so it is formatted as a UTC date (no second zone shift).
+ */
+export function summaryDay(day: string, lang: 'th' | 'en'): string {
+  return new Intl.DateTimeFormat(lang === 'th' ? 'th-TH' : 'en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    new Date(`${day}T00:00:00Z`),
+  );
+}
+
 /** The message in the shop's language; money from integer satang, never through a float. */
 export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject: string; text: string } {
   const w = MONEY_WORDS[lang];
+  const day = summaryDay(f.day, lang);
   if (lang === 'en') {
     return {
-      subject: `slipcheck daily summary ${f.day}: ${formatSatang(f.receivedSatang)} THB received`,
+      subject: `slipcheck daily summary ${day}: ${formatSatang(f.receivedSatang)} THB received`,
       text: [
-        `Daily summary for ${f.shopName}, ${f.day}`,
+        `Daily summary for ${f.shopName}, ${day}`,
         `${w.received}: ${formatSatang(f.receivedSatang)} THB from ${f.receivedCount} slips (${f.results} checks in all)`,
         `${w.verified}: ${formatSatang(f.verifiedSatang)} THB from ${f.verifiedCount} slips`,
         `${w.needsLook}: ${f.under} ${w.under.toLowerCase()}, ${f.over} ${w.over.toLowerCase()}, ${f.stale} ${w.stale.toLowerCase()}, ${f.edited} ${w.edited.toLowerCase()}`,
@@ -80,9 +92,9 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
     };
   }
   return {
-    subject: `สรุปยอดประจำวัน ${f.day}: ${w.received} ${formatSatang(f.receivedSatang)} บาท`,
+    subject: `สรุปยอดประจำวัน ${day}: ${w.received} ${formatSatang(f.receivedSatang)} บาท`,
     text: [
-      `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${f.day}`,
+      `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${day}`,
       `${w.received} ${formatSatang(f.receivedSatang)} บาท จาก ${f.receivedCount} สลิป (ตรวจทั้งหมด ${f.results} ครั้ง)`,
       `${w.verified} ${formatSatang(f.verifiedSatang)} บาท จาก ${f.verifiedCount} สลิป`,
       `${w.needsLook}: ${w.under} ${f.under} ${w.over} ${f.over} ${w.stale} ${f.stale} ${w.edited} ${f.edited}`,

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import type { Container } from '../../src/container.js';
-import { EXPORT_COLUMNS } from '../../src/modules/reports/reports-export.js';
+import { EXPORT_COLUMNS, exportHeader } from '../../src/modules/reports/reports-export.js';
 import { summarySettingsOf } from '../../src/modules/reports/reports-summary.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
@@ -330,7 +330,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
       expect(gaps.between, 'space between the export buttons').toBeGreaterThanOrEqual(6);
       expect(gaps.below, 'space between the export buttons and the card below').toBeGreaterThanOrEqual(8);
 
-      const headers = EXPORT_COLUMNS.map((col) => col[lang]);
+      const headers = EXPORT_COLUMNS.map((col) => exportHeader(col, lang, 'Asia/Bangkok'));
       const csv = await download(t['reports.exportCsv']);
       expect(csv.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
       const rows = parse(csv, { bom: true, columns: true }) as Array<Record<string, string>>;

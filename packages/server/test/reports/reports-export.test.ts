@@ -48,7 +48,7 @@ function suite(kind: DbKind) {
     const rows = parse(text, { bom: true, columns: true }) as Array<Record<string, string>>;
     expect(rows).toHaveLength(4);
     expect(Object.keys(rows[0])).toContain('จำนวนเงิน (บาท)');
-    expect(rows[0]['วันเวลาที่ตรวจ']).toBe('2026-11-11 00:01:00'); // Bangkok wall time
+    expect(rows[0]['วันเวลาที่ตรวจ (เวลาไทย UTC+07:00)']).toBe('2026-11-11 00:01:00'); // Bangkok wall time, and the header says so
     expect(rows[0]['จำนวนเงิน (บาท)']).toBe('1234.50');
     expect(rows[0]['เลขออเดอร์ (clientRef)']).toBe('ORD-1001');
     expect(rows[0]['ชื่อผู้โอน']).toBe('นางสาว มานี มีนา');
@@ -83,7 +83,8 @@ function suite(kind: DbKind) {
     await wb.xlsx.load(res.rawPayload as unknown as ArrayBuffer);
     const ws = wb.worksheets[0];
     const header = (ws.getRow(1).values as unknown[]).slice(1);
-    expect(header.slice(0, 5)).toEqual(['Checked at', 'Result', 'Result (meaning)', 'Amount (THB)', 'Order ref (clientRef)']);
+    expect(header.slice(0, 5)).toEqual(['Checked at (UTC+07:00)', 'Result', 'Result (meaning)', 'Amount (THB)', 'Order ref (clientRef)']);
+    expect(header.slice(-2)).toEqual(['Credited to the shop (THB)', 'Shop account credited']);
     expect(ws.rowCount).toBe(4); // header + 3 API rows
     const first = ws.getRow(2);
     const amountCell = first.getCell(4);

@@ -4,6 +4,8 @@
  * per payee account, count genuine transfers whatever their check said (mismatches both ways, stale)
  * as received, and keep the stopped money (duplicates, forged slips, other accounts) apart from it.
  */
+import { Writable } from 'node:stream';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KINDS, type DbKind, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
@@ -195,5 +197,56 @@ function suite(kind: DbKind) {
       ['6609', true, 30_00],
     ]);
     expect(p2.stopped.receiverMismatch).toEqual({ count: 1, amountSatang: 60_00 });
+  });
+
+  it("the export credits each transfer once on its shop account: the accountant's sum is the card's received", async () => {
+    // The export listed every check with its amount (a duplicate, a corrected mismatch and its correction,
+    // an edited slip, a transfer to another account): summed, or pivoted by the receiver as a sending bank
+    // masked it, it said far more than the statement, and nothing told which rows were the shop's credits.
+    const t = (await b.h.c.reports.totals.summary(shop.shop.id)).periods.today;
+    const rowsOf = async (lang: 'th' | 'en') => {
+      const o = await b.h.c.reports.prepareExport(shop.shop.id, {}, 'csv', lang, 'test');
+      const chunks: Buffer[] = [];
+      const out = new Writable({
+        write(c, _e, cb) {
+          chunks.push(c as Buffer);
+          cb();
+        },
+      });
+      await b.h.c.reports.writeExport(shop.shop.id, {}, o, out);
+      return parse(Buffer.concat(chunks), { bom: true, columns: true }) as Array<Record<string, string>>;
+    };
+    const rows = await rowsOf('en');
+    // "1234.50" -> 123450 without a float.
+    const satang = (v: string) => (v === '' ? 0 : Number(v.replace('.', '')));
+    const credited = rows.filter((r) => r['Credited to the shop (THB)'] !== '');
+    expect(credited.reduce((s, r) => s + satang(r['Credited to the shop (THB)']!), 0)).toBe(t.received.amountSatang);
+    expect(credited).toHaveLength(t.received.count);
+    // Each bank transfer is credited on one row, however many times it was checked.
+    const refs = credited.map((r) => r['Bank reference']);
+    expect(new Set(refs).size).toBe(refs.length);
+    expect(rows.length).toBeGreaterThan(credited.length);
+    for (const r of rows.filter(
+      (x) => ['DUPLICATE', 'RECEIVER_MISMATCH', 'FRAUD'].includes(x.Result!) && x['Result (meaning)'] !== 'Edited slip',
+    ))
+      expect(r['Credited to the shop (THB)'], r.Result).toBe('');
+    // Pivoted by the shop account, the credits are the card's "by account" rows.
+    const byAccount = new Map<string, number>();
+    for (const r of credited)
+      byAccount.set(
+        r['Shop account credited']!,
+        (byAccount.get(r['Shop account credited']!) ?? 0) + satang(r['Credited to the shop (THB)']!),
+      );
+    expect([...byAccount.entries()].sort()).toEqual(
+      t.received.byPayee
+        .filter((p) => p.count > 0)
+        .map((p) => [`${p.bankCode === '004' ? 'Kasikornbank' : 'Siam Commercial Bank'} ••••${p.accountLast4} ${p.holder}`, p.amountSatang])
+        .sort(),
+    );
+    // The time columns say their zone.
+    expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(['Checked at (UTC+07:00)', 'Transfer time (UTC+07:00)']));
+    const th = await rowsOf('th');
+    expect(Object.keys(th[0]!)).toEqual(expect.arrayContaining(['วันเวลาที่ตรวจ (เวลาไทย UTC+07:00)', 'ยอดเข้าบัญชีร้าน (บาท)', 'บัญชีร้านที่รับเงิน']));
+    expect(th.find((r) => r['ยอดเข้าบัญชีร้าน (บาท)'] !== '')!['บัญชีร้านที่รับเงิน']).toMatch(/^ธนาคาร\S+ ••••\d{4} /);
   });
 }

@@ -5,6 +5,7 @@ import { stringify } from 'csv-stringify';
 import { bankWord, environmentWord, resultWord, sourceWord, STALE_WORD, THAI_BANKS } from '@slipcheck/sdk';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import { localDateTime, wallClockDate } from './reports-time.js';
+import { offsetMs } from '../../lib/period.js';
 import { formatSatang, satangFromAmount } from '../../lib/money.js';
 
 /** The record's amount as plain digits and a dot, from its satang (no float arithmetic). */
@@ -26,6 +27,15 @@ const visibleLength = (text: string) => text.replace(/\p{M}/gu, '').length;
 /** The bank column fits the longest bank name in either language (the Thai names are long: SME Development Bank). */
 const BANK_WIDTH = Math.max(...THAI_BANKS.map((b) => Math.max(visibleLength(b.nameTh), visibleLength(b.nameEn)))) + 2;
 
+/**
+ * A record as exported: the public record plus the two reconciliation columns. `creditedAmount` is the
+ * amount on the one row that carries its transfer's money in the received figures (live, received, the
+ * transfer's last word), else null: summed, it is the money card's received, and a transfer checked twice
+ * (a corrected mismatch, a duplicate) is credited once, as on the bank statement. `shopAccount` names the
+ * payee account the receiver check matched, as the card's "by account" rows do.
+ */
+export type ExportRecord = TransactionRecord & { creditedAmount?: number | null; shopAccount?: string | null };
+
 /** Column order and headers of both formats. Thai first; English on the English switch. */
 export const EXPORT_COLUMNS = [
   { key: 'createdAt', th: 'วันเวลาที่ตรวจ', en: 'Checked at', width: 20 },
@@ -44,7 +54,26 @@ export const EXPORT_COLUMNS = [
   { key: 'environment', th: 'โหมด', en: 'Mode', width: 12 },
   { key: 'stale', th: STALE_WORD.th, en: STALE_WORD.en, width: 10 },
   { key: 'id', th: 'รหัสรายการ', en: 'Record id', width: 30 },
+  // Last, so the columns before keep their places in sheets and macros made from earlier files.
+  { key: 'creditedAmount', th: 'ยอดเข้าบัญชีร้าน (บาท)', en: 'Credited to the shop (THB)', width: 16 },
+  { key: 'shopAccount', th: 'บัญชีร้านที่รับเงิน', en: 'Shop account credited', width: 34 },
 ] as const;
+
+/** `+07:00` for Asia/Bangkok: the zone's offset now (Thailand keeps no daylight saving time). */
+function offsetLabel(timeZone: string): string {
+  const minutes = Math.round(offsetMs(new Date(), timeZone) / 60_000);
+  const a = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
+}
+
+/**
+ * A column's header. The two time columns say their zone (a cell or a CSV field has none of its own): an
+ * accountant holding them against a statement or another system must not have to guess UTC or Bangkok.
+ */
+export function exportHeader(c: (typeof EXPORT_COLUMNS)[number], lang: ExportLang, timeZone: string): string {
+  if (c.key !== 'createdAt' && c.key !== 'transDate') return c[lang];
+  return `${c[lang]} (${lang === 'th' ? 'เวลาไทย ' : ''}UTC${offsetLabel(timeZone)})`;
+}
 
 /** The words of a row: the one vocabulary (SDK words.ts) the screen, LINE and e-mails use too. */
 function wordsOf(r: TransactionRecord, lang: ExportLang) {
@@ -68,7 +97,7 @@ export interface ExportOptions {
 }
 
 /** The personal fields the anonymisation rule blanks (housekeeping anonymizeExpired). */
-function applyAnonymisation(r: TransactionRecord, before: Date | null): TransactionRecord {
+function applyAnonymisation(r: ExportRecord, before: Date | null): ExportRecord {
   if (!before || r.createdAt >= before.toISOString()) return r;
   return { ...r, senderName: null, senderAccount: null, receiverName: null, receiverAccount: null, clientRef: null };
 }
@@ -79,7 +108,7 @@ function applyAnonymisation(r: TransactionRecord, before: Date | null): Transact
  * the consumer: CSV through pipeline backpressure, XLSX through the sheet stream of
  * backpressuredWorkbookWriter (the zip and `out` push back on it). Returns the number of rows written.
  */
-export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out: Writable, o: ExportOptions): Promise<number> {
+export async function writeExport(pages: AsyncIterable<ExportRecord[]>, out: Writable, o: ExportOptions): Promise<number> {
   let rows = 0;
   if (o.format === 'csv') {
     async function* cells() {
@@ -93,6 +122,8 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
             transDate: r.transDate ? localDateTime(r.transDate, o.timeZone) : '',
             // Plain digits and a dot, no grouping: spreadsheets read it as a number.
             amount: exportAmount(r.amount),
+            creditedAmount: exportAmount(r.creditedAmount ?? null),
+            shopAccount: r.shopAccount ?? '',
             ...wordsOf(r, o.lang),
           };
         }
@@ -105,7 +136,7 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
       bom: true,
       header: true,
       escape_formulas: true,
-      columns: EXPORT_COLUMNS.map((c) => ({ key: c.key, header: c[o.lang] })),
+      columns: EXPORT_COLUMNS.map((c) => ({ key: c.key, header: exportHeader(c, o.lang, o.timeZone) })),
     });
     await pipeline(Readable.from(cells()), csv, out);
     return rows;
@@ -116,10 +147,10 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
   const wb = backpressuredWorkbookWriter(ExcelJS, out);
   const ws = wb.addWorksheet(o.lang === 'th' ? 'รายการ' : 'Transactions', { views: [{ state: 'frozen', ySplit: 1 }] });
   ws.columns = EXPORT_COLUMNS.map((c) => ({
-    header: c[o.lang],
+    header: exportHeader(c, o.lang, o.timeZone),
     key: c.key,
     width: c.width,
-    ...(c.key === 'amount'
+    ...(c.key === 'amount' || c.key === 'creditedAmount'
       ? { style: { numFmt: '#,##0.00' } }
       : c.key === 'createdAt' || c.key === 'transDate'
         ? { style: { numFmt: 'yyyy-mm-dd hh:mm:ss' } }
@@ -143,6 +174,8 @@ export async function writeExport(pages: AsyncIterable<TransactionRecord[]>, out
           createdAt: wallClockDate(r.createdAt, o.timeZone),
           transDate: r.transDate ? wallClockDate(r.transDate, o.timeZone) : null,
           amount: r.amount,
+          creditedAmount: r.creditedAmount ?? null,
+          shopAccount: r.shopAccount ?? null,
           ...wordsOf(r, o.lang),
         }).commit();
         // Row by row (a check of one flag): a few times XLSX_SHEET_BUFFER at most wait for the zip.
@@ -241,7 +274,7 @@ class SheetPart extends Transform {
 }
 
 /** A readable body for HTTP: the export runs into it in the background; a failure destroys the stream. */
-export function exportStream(pages: AsyncIterable<TransactionRecord[]>, o: ExportOptions, onDone?: (rows: number) => void): PassThrough {
+export function exportStream(pages: AsyncIterable<ExportRecord[]>, o: ExportOptions, onDone?: (rows: number) => void): PassThrough {
   const body = new PassThrough();
   writeExport(pages, body, o).then(
     (n) => {

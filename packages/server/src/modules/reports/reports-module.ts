@@ -12,7 +12,9 @@ import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { TransactionFilters, TransactionService } from '../transactions/transaction-service.js';
-import { exportStream, writeExport, type ExportFormat, type ExportLang, type ExportOptions } from './reports-export.js';
+import { bankWord, MONEY_WORDS } from '@slipcheck/sdk';
+import type { TransactionRecord } from '../transactions/transaction-record.js';
+import { exportStream, writeExport, type ExportFormat, type ExportLang, type ExportOptions, type ExportRecord } from './reports-export.js';
 import { createDailySummary } from './reports-summary.js';
 import { createReportTotals } from './reports-totals.js';
 import { localDay } from './reports-time.js';
@@ -93,6 +95,32 @@ export function createReportsModule(deps: {
   }
 
   /**
+   * The export's pages with the reconciliation columns: the credited amount on the row that carries its
+   * transfer's money (transactions.creditsOf, the totals' rule) and the matched shop account's label, as
+   * the money card names it. One read per page of 1,000 rows; the payee list once per export.
+   */
+  async function* withCredits(shopId: string, pages: AsyncIterable<TransactionRecord[]>, lang: ExportLang): AsyncGenerator<ExportRecord[]> {
+    const payees = await deps.payees.list(shopId);
+    const w = MONEY_WORDS[lang];
+    const label = (payeeId: string | null | undefined, credited: boolean) => {
+      if (!payeeId) return credited ? w.notRecorded : null;
+      const p = payees.find((x) => x.id === payeeId);
+      return p ? `${bankWord(p.bankCode, lang)} ••••${p.accountLast4} ${p.holder}` : w.removed;
+    };
+    for await (const page of pages) {
+      const credits = await deps.transactions.creditsOf(
+        shopId,
+        page.map((r) => r.id),
+      );
+      yield page.map((r) => {
+        const c = credits.get(r.id);
+        const credited = !!c?.credited;
+        return { ...r, creditedAmount: credited ? r.amount : null, shopAccount: label(c?.payeeId, credited) };
+      });
+    }
+  }
+
+  /**
    * `slipcheck-<day>.<ext>` or `slipcheck-<from>_<to>.<ext>`: Bangkok days (`TIME_ZONE`), the filter's
    * range when it has one (an open end is today), so a file saved at 06:00 Bangkok is not named after
    * yesterday's UTC date.
@@ -111,10 +139,11 @@ export function createReportsModule(deps: {
     prepareExport,
     exportFileName,
     /** HTTP: a readable body streaming the file. */
-    streamExport: (shopId: string, f: ExportFilters, o: ExportOptions) => exportStream(deps.transactions.iterate(shopId, f), o),
+    streamExport: (shopId: string, f: ExportFilters, o: ExportOptions) =>
+      exportStream(withCredits(shopId, deps.transactions.iterate(shopId, f), o.lang), o),
     /** CLI and bench: write the file into `out`; returns the row count. */
     writeExport: (shopId: string, f: ExportFilters, o: ExportOptions, out: Writable) =>
-      writeExport(deps.transactions.iterate(shopId, f), out, o),
+      writeExport(withCredits(shopId, deps.transactions.iterate(shopId, f), o.lang), out, o),
   };
 }
 export type ReportsModule = ReturnType<typeof createReportsModule>;

@@ -92,6 +92,17 @@ const receivedKind = (t: 'transactions' | 'later') =>
     `(${t}.trans_ref is not null and (${t}.status in ('SUCCESS', 'AMOUNT_MISMATCH') or (${t}.status = 'INVALID' and ${t}.error_code = 'STALE_SLIP') or (${t}.status = 'FRAUD' and ${t}.error_code = 'EDITED_SLIP' and ${t}.payee_id is not null)))`,
   );
 
+/**
+ * 1 for a received record that is not its transfer's last word (see receivedKind): counted in no
+ * received figure. Its SUCCESS when there is one, else its latest received record carries the money.
+ */
+const supersededKind = () => sql<number>`case when ${receivedKind('transactions')} and exists (
+    select 1 from transactions as later
+    where later.shop_id = transactions.shop_id and later.environment = transactions.environment
+      and later.trans_ref = transactions.trans_ref and later.id <> transactions.id and ${receivedKind('later')}
+      and (later.status = 'SUCCESS' or (transactions.status <> 'SUCCESS' and (later.created_at > transactions.created_at
+        or (later.created_at = transactions.created_at and later.id > transactions.id))))) then 1 else 0 end`;
+
 export function createTransactionRepo(db: Db) {
   return {
     /** Newest first. */
@@ -226,13 +237,7 @@ export function createTransactionRepo(db: Db) {
      * would have cost is read from that first check of the same transfer.
      */
     async liveMoneyGroups(shopId: string, fromIso: string, toIso: string, statuses: readonly string[]) {
-      // 1 for a received record that is not its transfer's last word (see receivedKind): counted in no received figure.
-      const superseded = sql<number>`case when ${receivedKind('transactions')} and exists (
-          select 1 from transactions as later
-          where later.shop_id = transactions.shop_id and later.environment = transactions.environment
-            and later.trans_ref = transactions.trans_ref and later.id <> transactions.id and ${receivedKind('later')}
-            and (later.status = 'SUCCESS' or (transactions.status <> 'SUCCESS' and (later.created_at > transactions.created_at
-              or (later.created_at = transactions.created_at and later.id > transactions.id))))) then 1 else 0 end`;
+      const superseded = supersededKind();
       const direction = sql<
         string | null
       >`case when transactions.expected_amount_satang is null or transactions.amount_satang is null then null when transactions.amount_satang < transactions.expected_amount_satang then 'under' when transactions.amount_satang > transactions.expected_amount_satang then 'over' else null end`;
@@ -282,6 +287,29 @@ export function createTransactionRepo(db: Db) {
         printedSatang: int(r.p),
         unpaidSatang: int(r.u),
       }));
+    },
+    /**
+     * For the export's reconciliation columns: each of these records' matched payee account, and whether
+     * it is the one that carries its transfer's money in the received figures (live, received, its
+     * transfer's last word: the same rule as liveMoneyGroups), so the export's credited column sums to
+     * the card and each transfer is credited on one row, as on the bank statement.
+     */
+    async creditsOf(shopId: string, ids: readonly string[]): Promise<Map<string, { payeeId: string | null; credited: boolean }>> {
+      const out = new Map<string, { payeeId: string | null; credited: boolean }>();
+      if (!ids.length) return out;
+      const rows = await db
+        .selectFrom('transactions')
+        .select([
+          'id',
+          'payee_id',
+          sql<number>`case when transactions.environment = 'live' and ${receivedKind('transactions')} then 1 else 0 end`.as('received'),
+          supersededKind().as('superseded'),
+        ])
+        .where('shop_id', '=', shopId)
+        .where('id', 'in', [...ids])
+        .execute();
+      for (const r of rows) out.set(r.id, { payeeId: r.payee_id, credited: !!Number(r.received) && !Number(r.superseded) });
+      return out;
     },
     /** How many live records (any status) were checked in [from, to). */
     async countLive(shopId: string, fromIso: string, toIso: string): Promise<number> {

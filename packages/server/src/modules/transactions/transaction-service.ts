@@ -124,6 +124,8 @@ export function createTransactionService(deps: { db: Db; timeZone: string }) {
     liveMoneyGroups: repo.liveMoneyGroups,
     /** How many live records were checked in [from, to). */
     countLive: repo.countLive,
+    /** Per record id: its matched payee account and whether it carries its transfer's money in the received figures (exports). */
+    creditsOf: repo.creditsOf,
   };
 }
 export type TransactionService = ReturnType<typeof createTransactionService>;

@@ -21,6 +21,7 @@ import { EXPORT_COLUMNS } from '../../src/modules/reports/reports-export.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { th } from '../../../web/src/i18n/th.js';
 import { en } from '../../../web/src/i18n/en.js';
+import { translate } from '../../../web/src/i18n/translate.js';
 import { warnIfNoChromium, HAS_CHROMIUM } from '../helpers/browser.js';
 import { closeInOrder, ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 import { baht, go as goIn, ownerSignedIn, PAYEE_ACCOUNT as PAYEE, PAYEE_HOLDER, resize, signUpShopWithKey } from './money-e2e-kit.js';
@@ -203,6 +204,12 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
         expect(await card.getByTestId('over-row').innerText()).toContain(baht(40_00));
         expect(await card.getByTestId('stale-row').innerText()).toContain(STALE_WORD[lang]);
         expect(await card.getByTestId('stale-row').innerText()).toContain(baht(77_00));
+        // The stale slip's transfer is three days old: the card says that part of today's received is on an
+        // earlier day's statement, and no longer that the whole of it matches today's bank app.
+        expect(await card.getByTestId('received-earlier').innerText()).toBe(
+          translate(lang, 'reports.earlier', { money: baht(77_00), n: 1 }),
+        );
+        expect(text).toContain(translate(lang, 'reports.receivedCountChecked', { n: genuine().length }));
         // Stopped: the duplicate's money and the other account's, nothing that reached the shop.
         expect(await card.getByTestId('stopped-duplicate').innerText()).toContain(baht(120_00));
         expect(await card.getByTestId('stopped-elsewhere').innerText()).toContain(baht(60_00));

@@ -12,6 +12,8 @@ export interface TxSeed {
   senderName?: string | null;
   clientRef?: string | null;
   transRef?: string | null;
+  /** The bank's time of the transfer (default: the check time). */
+  transDate?: string | null;
 }
 
 let seq = 0;
@@ -38,7 +40,7 @@ export async function insertTx(h: Harness, shopId: string, seeds: TxSeed[]): Pro
       sender_account: 'xxx-x-x1234-x',
       receiver_name: s.receiverName === undefined ? 'บจก. ร้านกาแฟ ทดสอบ' : s.receiverName,
       receiver_account: s.receiverAccount === undefined ? 'xxx-x-x6660-x' : s.receiverAccount,
-      trans_date: s.createdAt,
+      trans_date: s.transDate === undefined ? s.createdAt : s.transDate,
       error_code: null,
       error_message: null,
       duplicate: status === 'DUPLICATE' ? 1 : 0,

@@ -197,6 +197,34 @@ function suite(kind: DbKind) {
     expect(today.stopped.duplicate).toEqual({ count: 1, amountSatang: 80_00 });
   });
 
+  it("received names the part transferred before the period: that money is on an earlier day's bank statement", async () => {
+    // A transfer made at 23:59 and checked at 00:05, and an old slip checked today, were in today's
+    // received with nothing to tell them apart, while the card said it matches the bank app for today.
+    clock.set(bkk('2026-11-11T10:00:00'));
+    const o = await signup(h);
+    const [genuineToday, lateNight, oldSlip, corrected] = await insertTx(h, o.shopId, [
+      { createdAt: bkk('2026-11-11T09:00:00'), amountSatang: 100_00 },
+      { createdAt: bkk('2026-11-11T00:05:00'), transDate: bkk('2026-11-10T23:59:00'), amountSatang: 55_50 },
+      { createdAt: bkk('2026-11-11T09:10:00'), transDate: bkk('2026-11-02T12:00:00'), amountSatang: 777_77, status: 'AMOUNT_MISMATCH' },
+      { createdAt: bkk('2026-11-11T09:20:00'), transDate: bkk('2026-11-10T22:00:00'), amountSatang: 30_00, status: 'AMOUNT_MISMATCH' },
+      { createdAt: bkk('2026-11-11T09:30:00'), transDate: bkk('2026-11-10T20:00:00'), amountSatang: 500_00, status: 'DUPLICATE' },
+    ]);
+    expect([genuineToday, lateNight, oldSlip, corrected].every(Boolean)).toBe(true);
+    // The mismatch corrected later: one transfer, counted once, still from yesterday's statement.
+    const ref = (await h.c.db.selectFrom('transactions').select('trans_ref').where('id', '=', corrected!).executeTakeFirstOrThrow())
+      .trans_ref;
+    await insertTx(h, o.shopId, [
+      { createdAt: bkk('2026-11-11T09:25:00'), transDate: bkk('2026-11-10T22:00:00'), amountSatang: 30_00, transRef: ref },
+    ]);
+    const { periods } = (await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: o.auth })).json().data;
+    expect(periods.today.received).toMatchObject({ count: 4, amountSatang: 100_00 + 55_50 + 777_77 + 30_00 });
+    // What today's statement shows of these: received minus the earlier part.
+    expect(periods.today.received.earlier).toEqual({ count: 3, amountSatang: 55_50 + 777_77 + 30_00 });
+    // This week began on Monday the 9th: only the slip of the 2nd is from before it.
+    expect(periods.week.received.earlier).toEqual({ count: 1, amountSatang: 777_77 });
+    expect(periods.month.received.earlier).toEqual({ count: 0, amountSatang: 0 });
+  });
+
   it('sums 10,000 random amounts exactly (integer satang end to end)', async () => {
     clock.set(bkk('2026-12-15T12:00:00'));
     const shop = await signup(h);

@@ -3097,6 +3097,11 @@ export type paths = {
                                                 payeeId: string | null;
                                             }[];
                                             count: number;
+                                            /** @description the part the bank moved before the period began (transDate): on an earlier day's statement */
+                                            earlier: {
+                                                amountSatang: number;
+                                                count: number;
+                                            };
                                         };
                                         stopped: {
                                             duplicate: {
@@ -3168,6 +3173,11 @@ export type paths = {
                                                 payeeId: string | null;
                                             }[];
                                             count: number;
+                                            /** @description the part the bank moved before the period began (transDate): on an earlier day's statement */
+                                            earlier: {
+                                                amountSatang: number;
+                                                count: number;
+                                            };
                                         };
                                         stopped: {
                                             duplicate: {
@@ -3239,6 +3249,11 @@ export type paths = {
                                                 payeeId: string | null;
                                             }[];
                                             count: number;
+                                            /** @description the part the bank moved before the period began (transDate): on an earlier day's statement */
+                                            earlier: {
+                                                amountSatang: number;
+                                                count: number;
+                                            };
                                         };
                                         stopped: {
                                             duplicate: {

@@ -64,7 +64,17 @@ export function TotalsCard({ reloadKey }: { reloadKey?: unknown }) {
           <p className="big" data-testid="received-total">
             {formatSatang(p.received.amountSatang)}
           </p>
-          <p className="muted">{t('reports.receivedCount', { n: p.received.count })}</p>
+          {p.received.earlier.count === 0 ? (
+            <p className="muted">{t('reports.receivedCount', { n: p.received.count })}</p>
+          ) : (
+            <>
+              <p className="muted">{t('reports.receivedCountChecked', { n: p.received.count })}</p>
+              {/* A late-night transfer checked after midnight, an old slip: the bank app lists it on an earlier day. */}
+              <p className="small earlier-note" data-testid="received-earlier">
+                {t('reports.earlier', { money: formatSatang(p.received.earlier.amountSatang), n: p.received.earlier.count })}
+              </p>
+            </>
+          )}
           <h3 className="money-section">{w.byPayee}</h3>
           <dl className="kv">
             {p.received.byPayee.map((x) =>

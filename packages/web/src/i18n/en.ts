@@ -158,6 +158,8 @@ export const en: Record<MessageKey, string> = {
   'reports.totalsTitle': 'Money into your accounts',
   'reports.receivedCount': 'from {n} {n|slip|slips}; matches the credits in your banking app (Thai time)',
   'reports.slips': '{n} {n|slip|slips}',
+  'reports.receivedCountChecked': 'from {n} {n|slip|slips} checked in this period (Thai time)',
+  'reports.earlier': "Of this, {money} from {n} {n|slip|slips} was transferred before this period: it is on an earlier day's statement",
   'reports.ofWhich': 'Of which',
   'reports.short': '{money} short',
   'reports.over': '{money} over',

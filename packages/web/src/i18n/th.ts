@@ -158,6 +158,8 @@ export const th = {
   'reports.totalsTitle': 'เงินเข้าบัญชีร้าน',
   'reports.receivedCount': 'จาก {n} สลิป ตรงกับยอดเงินเข้าในแอปธนาคาร (ตามเวลาไทย)',
   'reports.slips': '{n} สลิป',
+  'reports.receivedCountChecked': 'จาก {n} สลิปที่ตรวจในช่วงนี้ (ตามเวลาไทย)',
+  'reports.earlier': 'ในจำนวนนี้ {money} จาก {n} สลิป ธนาคารโอนก่อนช่วงนี้ จึงอยู่ในรายการเดินบัญชีของวันก่อนหน้า',
   'reports.ofWhich': 'ในจำนวนนี้',
   'reports.short': 'ขาด {money}',
   'reports.over': 'เกิน {money}',

@@ -53,6 +53,10 @@ const PeriodSchema = Type.Object({
     {
       count: Type.Integer(),
       amountSatang: Type.Integer(),
+      earlier: Type.Object(
+        { count: Type.Integer(), amountSatang: Type.Integer() },
+        { description: "the part the bank moved before the period began (transDate): on an earlier day's statement" },
+      ),
       byPayee: Type.Array(
         Type.Object({
           payeeId: Type.Union([Type.String(), Type.Null()], { description: 'null: received before the account was recorded on results' }),

@@ -54,7 +54,7 @@ export function createReportTotals(deps: {
     const out: PeriodTotals = {
       from: from.toISOString(),
       to: to.toISOString(),
-      received: { ...zero(), byPayee: [], byChannel: [] },
+      received: { ...zero(), earlier: zero(), byPayee: [], byChannel: [] },
       verified: zero(),
       needsLook: { under: { ...zero(), differenceSatang: 0 }, over: { ...zero(), differenceSatang: 0 }, stale: zero(), edited: zero() },
       stopped: { duplicate: zero(), forged: zero(), receiverMismatch: zero() },
@@ -77,6 +77,10 @@ export function createReportTotals(deps: {
       }
       if (edited || isReceived(r.status, r.errorCode)) {
         add(out.received, n, s);
+        // Checked in this period, moved by the bank before it (a late-night transfer checked after
+        // midnight, an old slip): on an earlier day's statement, so the card can say how much of received
+        // today's statement holds.
+        if (r.earlier) add(out.received.earlier, n, s);
         const p = byPayee.get(r.payeeId) ?? payeeRow(r.payeeId);
         add(p, n, s);
         byPayee.set(r.payeeId, p);

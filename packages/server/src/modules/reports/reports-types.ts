@@ -29,7 +29,16 @@ export interface PeriodTotals {
    * Every genuine transfer into the shop's own accounts: verified + amount mismatches (both ways) +
    * stale + edited slips' real transfers. Equals the bank statement's credits for the checked transfers.
    */
-  received: Money & { byPayee: PayeeMoney[]; byChannel: Array<Money & { source: string }> };
+  received: Money & {
+    /**
+     * The part of received the bank moved before the period began (its `transDate`): a late-night transfer
+     * checked after midnight, an old slip. It is on an earlier day's statement: received minus earlier is
+     * what this period's statement holds of the checked transfers.
+     */
+    earlier: Money;
+    byPayee: PayeeMoney[];
+    byChannel: Array<Money & { source: string }>;
+  };
   /** SUCCESS, fresh (not stale). */
   verified: Money;
   /**

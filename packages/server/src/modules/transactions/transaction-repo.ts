@@ -230,7 +230,7 @@ export function createTransactionRepo(db: Db) {
     },
     /**
      * Live records checked in [from, to), counted and summed (integer satang) per status, error code,
-     * channel, matched payee account, stale flag and, for amount mismatches, direction (under or over
+     * channel, matched payee account, stale flag, whether the bank's time is before `from` and, for amount mismatches, direction (under or over
      * the expected amount, with the summed difference), with edited slips' printed amounts and the part
      * of them the bank did not transfer: the rows the reports module turns into money totals. A duplicate found from the slip's reference alone (the checker was not asked again) carries
      * its first verified check's amount; one recorded before 2026-11-27 has none, and for it the money it
@@ -238,6 +238,12 @@ export function createTransactionRepo(db: Db) {
      */
     async liveMoneyGroups(shopId: string, fromIso: string, toIso: string, statuses: readonly string[]) {
       const superseded = supersededKind();
+      // 1 when the bank moved the money before the period began: it is on an earlier day's statement.
+      // A literal, not a parameter: PostgreSQL matches the select's expression to the GROUP BY's only when
+      // they are the same text, and two placeholders ($1, $5) are not. The instant is our own toISOString.
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(fromIso))
+        throw new Error(`liveMoneyGroups: not an ISO instant: ${fromIso}`);
+      const earlier = sql<number>`case when transactions.trans_date is not null and transactions.trans_date < ${sql.lit(fromIso)} then 1 else 0 end`;
       const direction = sql<
         string | null
       >`case when transactions.expected_amount_satang is null or transactions.amount_satang is null then null when transactions.amount_satang < transactions.expected_amount_satang then 'under' when transactions.amount_satang > transactions.expected_amount_satang then 'over' else null end`;
@@ -251,6 +257,7 @@ export function createTransactionRepo(db: Db) {
           'stale',
           direction.as('direction'),
           superseded.as('superseded'),
+          earlier.as('earlier'),
           (eb) => eb.fn.countAll<number>().as('n'),
           sql<number>`sum(case when transactions.status = 'DUPLICATE' and transactions.amount_satang is null then (select s.amount_satang from transactions as s where s.shop_id = transactions.shop_id and s.environment = transactions.environment and s.success_ref = transactions.trans_ref) else transactions.amount_satang end)`.as(
             's',
@@ -269,7 +276,7 @@ export function createTransactionRepo(db: Db) {
         .where('status', 'in', [...statuses])
         .where('created_at', '>=', fromIso)
         .where('created_at', '<', toIso)
-        .groupBy(['status', 'error_code', 'source', 'payee_id', 'stale', direction, superseded])
+        .groupBy(['status', 'error_code', 'source', 'payee_id', 'stale', direction, superseded, earlier])
         .execute();
       // SQL SUM of an integer column is an integer on both stores; Number() only parses it (pg hands bigint as text).
       const int = (v: unknown) => (v === null || v === undefined ? 0 : Number(v));
@@ -280,6 +287,7 @@ export function createTransactionRepo(db: Db) {
         payeeId: r.payee_id,
         stale: !!Number(r.stale),
         superseded: !!Number(r.superseded),
+        earlier: !!Number(r.earlier),
         direction: r.direction === 'under' || r.direction === 'over' ? r.direction : null,
         count: int(r.n),
         amountSatang: int(r.s),

@@ -211,6 +211,14 @@ describe('summary text', () => {
     expect(summaryText(f, 'th').text.replace('https://x/t', '')).not.toContain('2026');
     expect(summaryText({ ...f, day: '2027-01-01' }, 'th').text).toContain('วันที่ 1 ม.ค. 2570');
     expect(summaryText(f, 'en').text).toContain('Daily summary for ร้าน, 11 Nov 2026');
+    // Part of the day's received was moved by the bank the day before (checked after midnight): said so,
+    // as on the card; nothing said on a day without such a transfer.
+    expect(summaryText(f, 'th').text).not.toContain('ธนาคารโอนก่อนวันนี้');
+    const late = { ...f, earlierSatang: 55_50, earlierCount: 1 };
+    expect(summaryText(late, 'th').text).toContain('ในจำนวนนี้ 55.50 บาท จาก 1 สลิป ธนาคารโอนก่อนวันนี้ จึงอยู่ในรายการเดินบัญชีของวันก่อนหน้า');
+    expect(summaryText(late, 'en').text).toContain(
+      "Of this, 55.50 THB from 1 slips was transferred before this day: it is on an earlier day's statement",
+    );
     expect(summaryText(f, 'en').text).toContain('Received: 1,234,567.89 THB from 3 slips (5 checks in all)');
     expect(summaryText(f, 'en').text).toContain('(0.01 THB)');
     expect(summaryText(f, 'en').text).toContain('2 edited slip (the bank amount arrived)');

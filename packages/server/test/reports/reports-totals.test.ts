@@ -223,6 +223,9 @@ function suite(kind: DbKind) {
     // This week began on Monday the 9th: only the slip of the 2nd is from before it.
     expect(periods.week.received.earlier).toEqual({ count: 1, amountSatang: 777_77 });
     expect(periods.month.received.earlier).toEqual({ count: 0, amountSatang: 0 });
+    // The day's summary (LINE, e-mail) carries the same figure.
+    const f = await h.c.reports.summary.facts(await h.c.shops.get(o.shopId), '2026-11-11');
+    expect([f.earlierCount, f.earlierSatang]).toEqual([3, 55_50 + 777_77 + 30_00]);
   });
 
   it('sums 10,000 random amounts exactly (integer satang end to end)', async () => {

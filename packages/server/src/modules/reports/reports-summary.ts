@@ -46,6 +46,9 @@ export interface DailySummaryFacts {
   /** Every genuine transfer into the shop's accounts (docs/dashboard-api.md "The money figures"). */
   receivedSatang: number;
   receivedCount: number;
+  /** The part of received the bank moved before the day (a late-night transfer, an old slip): on an earlier statement. */
+  earlierSatang?: number;
+  earlierCount?: number;
   verifiedSatang: number;
   verifiedCount: number;
   results: number;
@@ -83,6 +86,11 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
       text: [
         `Daily summary for ${f.shopName}, ${day}`,
         `${w.received}: ${formatSatang(f.receivedSatang)} THB from ${f.receivedCount} slips (${f.results} checks in all)`,
+        ...(f.earlierCount
+          ? [
+              `Of this, ${formatSatang(f.earlierSatang ?? 0)} THB from ${f.earlierCount} slips was transferred before this day: it is on an earlier day's statement`,
+            ]
+          : []),
         `${w.verified}: ${formatSatang(f.verifiedSatang)} THB from ${f.verifiedCount} slips`,
         `${w.needsLook}: ${f.under} ${w.under.toLowerCase()}, ${f.over} ${w.over.toLowerCase()}, ${f.stale} ${w.stale.toLowerCase()}, ${f.edited} ${w.edited.toLowerCase()}`,
         `${w.stopped}: ${f.duplicates} ${w.duplicate.toLowerCase()}, ${f.forged} ${w.forged.toLowerCase()}, ${f.elsewhere} ${w.receiverMismatch.toLowerCase()} (${formatSatang(f.stoppedSatang)} THB)`,
@@ -96,6 +104,9 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
     text: [
       `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${day}`,
       `${w.received} ${formatSatang(f.receivedSatang)} บาท จาก ${f.receivedCount} สลิป (ตรวจทั้งหมด ${f.results} ครั้ง)`,
+      ...(f.earlierCount
+        ? [`ในจำนวนนี้ ${formatSatang(f.earlierSatang ?? 0)} บาท จาก ${f.earlierCount} สลิป ธนาคารโอนก่อนวันนี้ จึงอยู่ในรายการเดินบัญชีของวันก่อนหน้า`]
+        : []),
       `${w.verified} ${formatSatang(f.verifiedSatang)} บาท จาก ${f.verifiedCount} สลิป`,
       `${w.needsLook}: ${w.under} ${f.under} ${w.over} ${f.over} ${w.stale} ${f.stale} ${w.edited} ${f.edited}`,
       `${w.stopped}: ${w.duplicate} ${f.duplicates} ${w.forged} ${f.forged} ${w.receiverMismatch} ${f.elsewhere} (รวม ${formatSatang(f.stoppedSatang)} บาท)`,
@@ -168,6 +179,8 @@ export function createDailySummary(deps: Deps) {
       day,
       receivedSatang: t.received.amountSatang,
       receivedCount: t.received.count,
+      earlierSatang: t.received.earlier.amountSatang,
+      earlierCount: t.received.earlier.count,
       verifiedSatang: t.verified.amountSatang,
       verifiedCount: t.verified.count,
       results,

@@ -50,7 +50,18 @@ export interface WebhookDeliveryDeps {
   sender: WebhookSender;
   /** Seconds before each retry; its length is the number of retries (5 by default). */
   retrySchedule: number[];
+  /** WEBHOOK_TIMEOUT_MS: a send that took half of it or more marks its endpoint slow (see SLOW_ENDPOINT_SENDS). */
+  sendTimeoutMs?: number;
 }
+
+/**
+ * Sends at the same time, per worker process, to an endpoint whose last send was slow (no answer
+ * within half of WEBHOOK_TIMEOUT_MS, or none at all). Each send holds a worker slot until it ends, so
+ * without a limit one shop's silent receiver took every slot and every other shop's webhooks (and
+ * LINE answers, which share the slots) waited behind it: 52 s late in a test with 10 s timeouts.
+ * Healthy endpoints are never limited; one fast answer lifts the limit.
+ */
+export const SLOW_ENDPOINT_SENDS = 2;
 
 /** What the fan-out hands its first delivery round in memory (JobContext.enqueueClaimed). */
 interface DeliverMemo {
@@ -102,6 +113,11 @@ const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
 
 export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
+  const sendTimeoutMs = deps.sendTimeoutMs ?? 10_000;
+  /** Endpoint id -> its deliveries running in this process (a slot each). */
+  const sending = new Map<string, number>();
+  /** Endpoints whose last send in this process was slow. */
+  const slowEndpoints = new Set<string>();
   // Decrypting a signing secret (an AES-GCM setup per call) cost more than signing with it: opened
   // secrets are kept by their sealed value and row, so a rotation (a new sealed value) is read anew.
   const opened = new Map<string, string>();
@@ -178,6 +194,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       },
     });
     if (input.signal?.aborted) return null; // stopped hard: write nothing; the lease takeback re-runs this round
+    if (result.durationMs >= sendTimeoutMs / 2) slowEndpoints.add(endpoint.id);
+    else slowEndpoints.delete(endpoint.id);
 
     const finished = clock.now();
     const retriesLeft = !manual && !delivery.is_test && !result.ok && !result.gone && round < retrySchedule.length;
@@ -306,16 +324,35 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       });
       return;
     }
-    await runAttempt({
-      delivery,
-      endpoint,
-      round: p.round ?? 0,
-      manual: !!p.manual,
-      workerId: ctx.workerId,
-      signal: ctx.signal,
-      completeIn: ctx.completeIn,
-      takenBack: job.takenBack,
-    });
+    const running = sending.get(endpoint.id) ?? 0;
+    if (slowEndpoints.has(endpoint.id) && running >= SLOW_ENDPOINT_SENDS) {
+      // Hand the slot back: the same round runs again once a running send to this endpoint has had
+      // time to end (no attempt is recorded, so its attempt number and retries are unchanged).
+      const now = ctx.now();
+      const runAt = new Date(now.getTime() + Math.round(sendTimeoutMs * (1 + Math.random() * 0.2)));
+      await db.transaction().execute(async (trx) => {
+        await enqueueOutbox(trx, { kind: WEBHOOK_DELIVER_JOB, shopId: delivery.shop_id, payload: p, runAt }, now);
+        await ctx.completeIn(trx);
+      });
+      return;
+    }
+    sending.set(endpoint.id, running + 1);
+    try {
+      await runAttempt({
+        delivery,
+        endpoint,
+        round: p.round ?? 0,
+        manual: !!p.manual,
+        workerId: ctx.workerId,
+        signal: ctx.signal,
+        completeIn: ctx.completeIn,
+        takenBack: job.takenBack,
+      });
+    } finally {
+      const left = (sending.get(endpoint.id) ?? 1) - 1;
+      if (left > 0) sending.set(endpoint.id, left);
+      else sending.delete(endpoint.id);
+    }
   };
 
   /** A delivery job the worker gave up on (it kept crashing or hanging): the delivery is failed, so the owner can redeliver it. */

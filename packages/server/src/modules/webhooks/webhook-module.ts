@@ -47,6 +47,7 @@ export function createWebhookModule(deps: {
     box,
     sender,
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+    sendTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
   });
   const service = createWebhookService({
     db: deps.db,

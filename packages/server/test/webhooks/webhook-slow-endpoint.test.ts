@@ -1,0 +1,83 @@
+// One shop's receiver that never answers must not hold up every other shop's webhooks. Each send
+// holds a worker slot until WEBHOOK_TIMEOUT_MS; before this test, a shop whose endpoint was down
+// behind a firewall (no answer, 10 s timeouts) with 115 events in a minute kept another shop's
+// webhook 52 s late on a two-node production-like setup (idle: 1-2 s). LINE replies share the slots.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
+import { startReceiver, until, type Receiver } from './helpers/receiver.js';
+import { insertResult } from './helpers/results.js';
+
+const TIMEOUT_MS = 1000;
+const SLOTS = 4;
+const EVENTS_OF_A = 40;
+
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`a shop's silent webhook receiver (${kind})${skipNote(kind)}`, () => {
+    let h: ServiceHarness;
+    let silent: Receiver;
+    let fast: Receiver;
+
+    beforeAll(async () => {
+      // Long retry delays: only first attempts happen during the test.
+      h = await createServiceHarness(kind, { WEBHOOK_RETRY_SCHEDULE: '600,600,600,600,600', WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
+      silent = await startReceiver(() => undefined); // never answers
+      fast = await startReceiver();
+    });
+    afterAll(async () => {
+      await silent?.close();
+      await fast?.close();
+      await h?.close();
+    });
+
+    it("does not delay another shop's webhook by more than a timeout or two, and still attempts every delivery", async () => {
+      const a = await seedShop(h, { name: 'ร้าน A' });
+      const b = await seedShop(h, { name: 'ร้าน B' });
+      const ea = await h.c.webhooks.addEndpoint(a.shop.id, { url: silent.url('/a') });
+      await h.c.webhooks.addEndpoint(b.shop.id, { url: fast.url('/b') });
+      for (let i = 0; i < EVENTS_OF_A; i++) await insertResult(h, a.shop.id, { clientRef: `a-${i}` });
+      await insertResult(h, b.shop.id, { clientRef: 'b-1' });
+
+      const worker = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        handlers: h.c.outboxHandlers,
+        pollMs: 50,
+        concurrency: SLOTS,
+      });
+      const started = Date.now();
+      worker.start();
+      try {
+        await fast.waitFor(1, 30_000);
+        const late = Date.now() - started;
+        // Without a limit: 40 sends of 1 s over 4 slots before B's turn, ~10 s.
+        expect(late).toBeLessThan(4 * TIMEOUT_MS);
+        expect(fast.received[0]!.body).toContain('"clientRef":"b-1"');
+
+        // A's deliveries are not lost or failed for having waited: each gets its first attempt.
+        await until(
+          async () => {
+            const rows = await h.c.db
+              .selectFrom('webhook_deliveries')
+              .select(['status'])
+              .where('endpoint_id', '=', ea.endpoint.id)
+              .execute();
+            return rows.length === EVENTS_OF_A && rows.every((r) => r.status === 'retrying');
+          },
+          60_000,
+          "every one of A's deliveries attempted once",
+        );
+        expect(silent.received.length).toBe(EVENTS_OF_A);
+        const attempts = await h.c.db
+          .selectFrom('webhook_attempts')
+          .select(['delivery_id'])
+          .where('endpoint_id', '=', ea.endpoint.id)
+          .execute();
+        expect(attempts.length).toBe(EVENTS_OF_A);
+      } finally {
+        await worker.stop({ abandon: true });
+      }
+    }, 90_000);
+  });
+}

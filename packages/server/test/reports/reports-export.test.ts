@@ -164,6 +164,27 @@ function suite(kind: DbKind) {
     expect(refs.sort()).toEqual(evil.map((v) => v.replace('\r', '\n')).sort());
   });
 
+  it("the credited column follows the totals' received rule, also for a record without a bank reference", async () => {
+    const shop = await signup(h);
+    await insertTx(h, shop.shopId, [
+      { createdAt: bkk('2026-11-11T02:00:00'), amountSatang: 10_00, transRef: null },
+      { createdAt: bkk('2026-11-11T02:01:00'), amountSatang: 20_00, status: 'RECEIVER_MISMATCH' },
+      { createdAt: bkk('2026-11-11T02:02:00'), amountSatang: 40_00, environment: 'test' },
+    ]);
+    const rows = parse((await get('/api/dashboard/transactions/export?format=csv&lang=en', shop)).rawPayload, {
+      bom: true,
+      columns: true,
+    }) as Array<Record<string, string>>;
+    const today = (await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/totals', headers: shop.auth })).json().data.periods
+      .today;
+    expect(today.received).toMatchObject({ count: 1, amountSatang: 10_00 });
+    expect(rows.map((r) => [r['Amount (THB)'], r['Credited to the shop (THB)']])).toEqual([
+      ['40.00', ''],
+      ['20.00', ''],
+      ['10.00', '10.00'],
+    ]);
+  });
+
   it('file names carry the Bangkok date and the filter range', async () => {
     // 10:00 on the 11th in Bangkok; at 23:30 UTC on the 10th it is already the 11th in Bangkok.
     const name = async (q: string) =>

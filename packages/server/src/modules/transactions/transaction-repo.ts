@@ -310,7 +310,10 @@ export function createTransactionRepo(db: Db) {
         .select([
           'id',
           'payee_id',
-          sql<number>`case when transactions.environment = 'live' and ${receivedKind('transactions')} then 1 else 0 end`.as('received'),
+          // The totals' received statuses (reports-totals isReceived / isEditedIntoShop), with or without a reference.
+          sql<number>`case when transactions.environment = 'live' and (transactions.status in ('SUCCESS', 'AMOUNT_MISMATCH') or (transactions.status = 'INVALID' and transactions.error_code = 'STALE_SLIP') or (transactions.status = 'FRAUD' and transactions.error_code = 'EDITED_SLIP' and transactions.payee_id is not null)) then 1 else 0 end`.as(
+            'received',
+          ),
           supersededKind().as('superseded'),
         ])
         .where('shop_id', '=', shopId)

@@ -306,6 +306,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     verifySlip: verification.verifySlip,
     reusedTransfer: verification.reusedTransfer,
     decode,
+    roleOf: (userId) => accounts.roleOf(userId),
   });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, transactions, masterSecrets: sealingSecrets, config });
   closers.push(() => webhookModule.close());

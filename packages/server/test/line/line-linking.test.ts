@@ -257,6 +257,30 @@ for (const kind of DB_KINDS) {
       expect(got.every((p) => p.token === s.fc.token && p.retryKey)).toBe(true);
     });
 
+    it("a staff member's code links a group but not their own LINE as a recipient of the owner's alerts", async () => {
+      // Staff may create link codes (for the shop's groups); typed in a 1:1 chat the same code made the
+      // typist an owner recipient: quota, trial, edited-slip alerts and the daily money summary, and
+      // removing them from the team left the link in place.
+      const s = await k.linkedShop();
+      const staffId = `usr_staff_${Math.random().toString(36).slice(2, 10)}`;
+      await k.h.c.accounts.insertStaff({
+        id: staffId,
+        shopId: s.shop.id,
+        email: `${staffId}@example.com`,
+        passwordHash: 'x',
+        at: k.clock.now().toISOString(),
+      });
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, `user:${staffId}`);
+      const e = ev('message', { type: 'user', userId: 'Ustaff-self' }, textMessage(c.code));
+      await s.post(e);
+      expect((await k.h.c.line.channels.list(s.shop.id)).owners).toEqual([]);
+      expect(texts(k.fake.replies.find((r) => r.body.replyToken === e.replyToken))).toContain('เจ้าของร้าน');
+      // The code is not spent: it still links a group.
+      const g = ev('message', group('Gstaff-code', 'Ustaff-self'), textMessage(c.code));
+      await s.post(g);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups.map((x: { groupId: string }) => x.groupId)).toContain('Gstaff-code');
+    });
+
     it('unlinking the channel stops its webhook, unlinks its groups and is audited', async () => {
       const s = await k.linkedShop();
       const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');

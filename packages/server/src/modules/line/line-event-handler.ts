@@ -215,6 +215,8 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
         return msg.groupLimit(lang, limit ?? 0);
       case 'ALREADY_LINKED':
         return msg.groupAlreadyLinked(lang);
+      case 'NOT_OWNER_CODE':
+        return msg.codeNotOwner(lang);
       default:
         return msg.codeInvalid(lang);
     }

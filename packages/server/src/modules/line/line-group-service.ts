@@ -21,7 +21,7 @@ export interface LineGroupView {
 /** What redeeming a link code answers in the chat (line-link-code-service.ts). */
 export type RedeemResult =
   | { ok: true; kind: 'group' | 'owner'; shopName: string }
-  | { ok: false; reason: 'INVALID' | 'EXPIRED' | 'USED' | 'GROUP_LIMIT' | 'ALREADY_LINKED'; limit?: number };
+  | { ok: false; reason: 'INVALID' | 'EXPIRED' | 'USED' | 'GROUP_LIMIT' | 'ALREADY_LINKED' | 'NOT_OWNER_CODE'; limit?: number };
 
 /** Consumes the link code inside the linking transaction; false when another redemption took it first. */
 export type ConsumeCode = (trx: Db) => Promise<boolean>;

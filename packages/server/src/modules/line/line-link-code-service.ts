@@ -30,6 +30,8 @@ export function createLineLinkCodeService(deps: {
   owners: Pick<LineOwnerService, 'linkWithCode'>;
   /** LINE_LINK_CODE_TTL_MINUTES */
   ttlMinutes: number;
+  /** A dashboard person's role now (accounts); null for a removed person. */
+  roleOf: (userId: string) => Promise<'owner' | 'staff' | null>;
 }) {
   const { repo, clock, audit, shops } = deps;
 
@@ -70,6 +72,11 @@ export function createLineLinkCodeService(deps: {
       if (row.used_at) return { ok: false, reason: 'USED' };
       const ts = clock.now().toISOString();
       if (row.expires_at <= ts) return { ok: false, reason: 'EXPIRED' };
+      // Typed in a 1:1 chat a code makes the typist a recipient of the owner's alerts and daily money
+      // summary: only a code the owner (or the operator, CLI) made does that. A staff member's code links
+      // groups only, and stays usable for one.
+      if (target.kind === 'owner' && row.created_by.startsWith('user:') && (await deps.roleOf(row.created_by.slice(5))) !== 'owner')
+        return { ok: false, reason: 'NOT_OWNER_CODE' };
       const shop = await shops.get(channel.shop_id);
       const consumeFor = (usedFor: string) => (trx: Db) => repo.linkCodes.consume(row.code_hash, ts, usedFor, trx);
       if (target.kind === 'group') {

@@ -53,6 +53,10 @@ const T = {
     th: 'รหัสเชื่อมต่อหมดอายุแล้ว โปรดสร้างรหัสใหม่ในหน้าแดชบอร์ด',
     en: 'That link code has expired. Please create a new one in the dashboard.',
   },
+  codeNotOwner: {
+    th: 'รหัสนี้สร้างโดยพนักงาน ใช้เชื่อมกลุ่มได้ แต่ใช้รับแจ้งเตือนของเจ้าของร้านในแชทนี้ไม่ได้ โปรดขอรหัสจากเจ้าของร้าน',
+    en: "A staff member made this code: it links a group, but only the shop owner's code links this chat for the owner's alerts. Ask the owner for a code.",
+  },
   codeUsed: {
     th: 'รหัสเชื่อมต่อนี้ถูกใช้ไปแล้ว (ใช้ได้ครั้งเดียว) โปรดสร้างรหัสใหม่ในหน้าแดชบอร์ด',
     en: 'That link code was already used (codes work once). Please create a new one in the dashboard.',
@@ -125,6 +129,7 @@ export const msg = {
   codeInvalid: (lang: Lang) => [text(T.codeInvalid[lang])],
   codeExpired: (lang: Lang) => [text(T.codeExpired[lang])],
   codeUsed: (lang: Lang) => [text(T.codeUsed[lang])],
+  codeNotOwner: (lang: Lang) => [text(T.codeNotOwner[lang])],
   groupLimit: (lang: Lang, n: number) => [text(T.groupLimit[lang](n))],
   groupUnlinked: (lang: Lang) => [text(T.groupUnlinked[lang])],
   notLinker: (lang: Lang) => [text(T.notLinker[lang])],

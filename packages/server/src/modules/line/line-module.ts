@@ -37,6 +37,8 @@ export interface LineModuleDeps {
   log?: { warn(obj: unknown, msg?: string): void };
   /** The dashboard's address (owner alerts link the page where a fix is made). */
   dashboardUrl: string;
+  /** A dashboard person's role (accounts): only the owner's link codes link a chat for the owner's alerts. */
+  roleOf: (userId: string) => Promise<'owner' | 'staff' | null>;
 }
 
 /**
@@ -72,7 +74,16 @@ export function createLineModule(deps: LineModuleDeps) {
     owners,
     publicBaseUrl: config.PUBLIC_URL || `http://${config.HOST}:${config.PORT}`,
   });
-  const linkCodes = createLineLinkCodeService({ repo, clock, audit, shops, groups, owners, ttlMinutes: config.LINE_LINK_CODE_TTL_MINUTES });
+  const linkCodes = createLineLinkCodeService({
+    repo,
+    clock,
+    audit,
+    shops,
+    groups,
+    owners,
+    ttlMinutes: config.LINE_LINK_CODE_TTL_MINUTES,
+    roleOf: deps.roleOf,
+  });
   const eventLog = createLineEventLog({ db, clock, delivery });
   const events = createLineEventHandler({
     clock,

@@ -505,6 +505,8 @@ export const en: Record<MessageKey, string> = {
   'line.unlink': 'Unlink',
   'line.groups': 'LINE groups',
   'line.newCode': 'New link code',
+  'line.codeBodyStaff':
+    "Type this code in a LINE group to link it. It works once, until {time}. (Getting the shop's alerts in a 1:1 chat takes a code the owner made.)",
   'line.codeTitle': 'Link code: {code}',
   'line.codeBody': 'Type this code in a LINE group to link it, or in a 1:1 chat with the bot to get alerts. It works once, until {time}.',
   'line.noGroups': 'No linked groups yet',

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useAuth } from '../api/auth';
 import { api } from '../api/client';
 import { ROUTES } from '../api/routes';
 import { Alert, Button, Card, Checkbox, CopyButton, Dialog, Empty, ErrorText, Field, Loading, PageHeader } from '../components/ui';
@@ -58,6 +59,9 @@ interface LinePage {
 export function LineScreen() {
   const { t, lang } = useI18n();
   const page = useLoad(() => api<LinePage>(ROUTES.line));
+  // A staff member's code links groups only; a 1:1 chat for the owner's alerts takes the owner's code.
+  const { me } = useAuth();
+  const isOwner = me?.user.role !== 'staff';
   const [linking, setLinking] = useState(false);
   const [code, setCode] = useState<{ code: string; expiresAt: string } | null>(null);
   const [note, setNote] = useState('');
@@ -175,7 +179,7 @@ export function LineScreen() {
           >
             {code && (
               <Alert kind="info" title={t('line.codeTitle', { code: code.code })}>
-                {t('line.codeBody', { time: formatDateTime(code.expiresAt, lang) })}
+                {t(isOwner ? 'line.codeBody' : 'line.codeBodyStaff', { time: formatDateTime(code.expiresAt, lang) })}
               </Alert>
             )}
             <p className="muted small">{t('line.limit', { n: d.groups.length, max: d.limits.groups })}</p>

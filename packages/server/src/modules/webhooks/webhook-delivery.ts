@@ -50,18 +50,21 @@ export interface WebhookDeliveryDeps {
   sender: WebhookSender;
   /** Seconds before each retry; its length is the number of retries (5 by default). */
   retrySchedule: number[];
-  /** WEBHOOK_TIMEOUT_MS: a send that took half of it or more marks its endpoint slow (see SLOW_ENDPOINT_SENDS). */
+  /** WEBHOOK_TIMEOUT_MS: a send that took half of it or more marks its endpoint slow (see slowEndpointSends). */
   sendTimeoutMs?: number;
+  /** WORKER_CONCURRENCY: a slow endpoint gets a quarter of the worker's slots (slowEndpointSends). */
+  workerConcurrency?: number;
 }
 
 /**
  * Sends at the same time, per worker process, to an endpoint whose last send was slow (no answer
- * within half of WEBHOOK_TIMEOUT_MS, or none at all). Each send holds a worker slot until it ends, so
- * without a limit one shop's silent receiver took every slot and every other shop's webhooks (and
- * LINE answers, which share the slots) waited behind it: 52 s late in a test with 10 s timeouts.
- * Healthy endpoints are never limited; one fast answer lifts the limit.
+ * within half of WEBHOOK_TIMEOUT_MS, or none at all): a quarter of the worker's slots, at least 2.
+ * Each send holds a worker slot until it ends, so without a limit one shop's silent receiver took
+ * every slot and every other shop's webhooks (and LINE answers, which share the slots) waited behind
+ * it: 52 s late in a test with 10 s timeouts. A quarter leaves a slow but working receiver 8 sends
+ * at a time under the default 32 slots. Healthy endpoints are never limited; one fast answer lifts it.
  */
-export const SLOW_ENDPOINT_SENDS = 2;
+export const slowEndpointSends = (workerConcurrency: number): number => Math.max(2, Math.floor(workerConcurrency / 4));
 
 /** What the fan-out hands its first delivery round in memory (JobContext.enqueueClaimed). */
 interface DeliverMemo {
@@ -114,6 +117,7 @@ const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
 export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
   const sendTimeoutMs = deps.sendTimeoutMs ?? 10_000;
+  const slowSends = slowEndpointSends(deps.workerConcurrency ?? 32);
   /** Endpoint id -> its deliveries running in this process (a slot each). */
   const sending = new Map<string, number>();
   /** Endpoints whose last send in this process was slow. */
@@ -325,7 +329,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       return;
     }
     const running = sending.get(endpoint.id) ?? 0;
-    if (slowEndpoints.has(endpoint.id) && running >= SLOW_ENDPOINT_SENDS) {
+    if (slowEndpoints.has(endpoint.id) && running >= slowSends) {
       // Hand the slot back: the same round runs again once a running send to this endpoint has had
       // time to end (no attempt is recorded, so its attempt number and retries are unchanged).
       const now = ctx.now();

@@ -28,6 +28,7 @@ export function createWebhookModule(deps: {
     WEBHOOK_RETRY_SCHEDULE: number[];
     WEBHOOK_SECRET_OVERLAP_HOURS: number;
     WEBHOOK_RETENTION_DAYS: number;
+    WORKER_CONCURRENCY: number;
   };
   sender?: WebhookSender;
   lookup?: typeof dns.promises.lookup;
@@ -48,6 +49,7 @@ export function createWebhookModule(deps: {
     sender,
     retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
     sendTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    workerConcurrency: config.WORKER_CONCURRENCY,
   });
   const service = createWebhookService({
     db: deps.db,

@@ -70,10 +70,15 @@ export interface SlipcheckClient {
 }
 
 // Clears its timer on abort, so an aborted call does not hold the process open for a Retry-After.
+// Its abort listener goes when the wait ends, so a signal shared by many calls collects none.
 const defaultSleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => clearTimeout(timer), { once: true });
+    const onAbort = () => clearTimeout(timer);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 export function createSlipcheckClient(options: SlipcheckClientOptions): SlipcheckClient {

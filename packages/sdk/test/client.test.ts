@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -263,6 +264,19 @@ describe('retries', () => {
     // Let the 2 s Retry-After pass: no second verify may leave after the abort.
     await new Promise((r) => setTimeout(r, 2_300));
     expect(api.requests.length).toBe(1);
+  });
+
+  it('leaves no abort listener on a signal shared by many calls once their retry waits are over', async () => {
+    api.on('GET /api/v1/quota', (req, nth) =>
+      nth % 2 === 0
+        ? { status: 503, headers: { 'retry-after': '0' }, body: errorBody(503, 'Service Unavailable', 'Try again', req.path) }
+        : ok({ used: 1 }),
+    );
+    const shutdown = new AbortController(); // an app-wide signal passed to every call
+    const c = createSlipcheckClient({ apiKey: API_KEY, baseUrl: api.baseUrl });
+    for (let i = 0; i < 12; i++) await c.quota({ signal: shutdown.signal });
+    expect(api.requests.length).toBe(24);
+    expect(getEventListeners(shutdown.signal, 'abort')).toHaveLength(0);
   });
 
   it('sends nothing more when the caller aborts during a backoff after a refused connection', async () => {

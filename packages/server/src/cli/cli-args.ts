@@ -23,9 +23,12 @@ export function required(values: Record<string, unknown>, name: string): string 
   return v;
 }
 
-export function optionalInt(values: Record<string, unknown>, name: string): number | undefined {
+/** `range`: the values allowed (a page size); one outside it is a usage error, never quietly clamped. */
+export function optionalInt(values: Record<string, unknown>, name: string, range?: { min: number; max: number }): number | undefined {
   const v = values[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !/^\d+$/.test(v)) throw new UsageError(`--${name} must be a non-negative integer`);
-  return Number(v);
+  const n = Number(v);
+  if (range && (n < range.min || n > range.max)) throw new UsageError(`--${name} must be an integer from ${range.min} to ${range.max}`);
+  return n;
 }

@@ -69,7 +69,7 @@ export const parkedCommand: ModuleCommand<{ db: Db }> = {
   usage: `Usage:\n${WORKER_USAGE}`,
   run: async (deps, argv) => {
     const { values } = flags(argv, { kind: 'string', limit: 'string' });
-    const limit = Math.min(500, Math.max(1, optionalInt(values, 'limit') ?? 50));
+    const limit = optionalInt(values, 'limit', { min: 1, max: 500 }) ?? 50;
     return listParked(deps.db, { kind: values.kind as string | undefined, limit });
   },
 };

@@ -134,6 +134,17 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/not found/i);
     expect((await cli('shop', 'create', '--name', 'x', '--plan', 'GOLD')).stderr).toContain('Unknown plan');
+    // A page size out of range is said, not quietly clamped (the dashboard's route answers 400 for it).
+    for (const [cmd, n, range] of [
+      [['webhook', 'deliveries', '--shop', 'shop_nope'], '0', '1 to 100'],
+      [['webhook', 'deliveries', '--shop', 'shop_nope'], '500', '1 to 100'],
+      [['outbox', 'failed'], '0', '1 to 500'],
+      [['mail', 'list'], '0', '1 to 500'],
+    ] as const) {
+      const r = await cli(...cmd, '--limit', n);
+      expect(r.code, `${cmd.join(' ')} --limit ${n}`).toBe(2);
+      expect(r.stderr).toContain(`--limit must be an integer from ${range}`);
+    }
     const bad = await cliWith({ PORT: 'eighty' }, 'plan', 'list');
     expect(bad.code).toBe(78);
     expect(bad.stderr).toContain('PORT');

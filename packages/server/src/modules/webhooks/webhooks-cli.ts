@@ -105,10 +105,11 @@ const sub: Record<string, Cmd> = {
   'reveal-secret': onEndpoint((webhooks, shopId, endpointId) => webhooks.revealSecret(shopId, endpointId, OPERATOR)),
   deliveries: async (webhooks, argv, deps) => {
     const { values } = flags(argv, { shop: 'string', endpoint: 'string', status: 'string', limit: 'string', cursor: 'string' });
+    const limit = optionalInt(values, 'limit', { min: 1, max: 100 }); // a usage error before any lookup
     return webhooks.listDeliveries(await listedShop(deps, required(values, 'shop')), {
       endpointId: values.endpoint as string | undefined,
       status: values.status as string | undefined,
-      limit: optionalInt(values, 'limit'),
+      limit,
       cursor: values.cursor as string | undefined,
     });
   },

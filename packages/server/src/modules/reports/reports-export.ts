@@ -114,6 +114,10 @@ export async function writeExport(pages: AsyncIterable<ExportRecord[]>, out: Wri
     async function* cells() {
       for await (const page of pages) {
         for (const raw of page) {
+          // The service's one event loop serves every shop. Pages read from SQLite resolve at once and a
+          // client that keeps up never makes the pipeline wait, so without this the whole file was one
+          // stretch of microtasks (50,000 rows: 5.7 s in which no other request was answered).
+          if (rows > 0 && rows % EXPORT_YIELD_ROWS === 0) await nextTurn();
           const r = applyAnonymisation(raw, o.anonymizeBefore);
           rows++;
           yield {
@@ -192,6 +196,10 @@ export async function writeExport(pages: AsyncIterable<ExportRecord[]>, out: Wri
   }
   return rows;
 }
+
+/** A CSV export lets the event loop turn after this many rows (~10 ms of work here). */
+export const EXPORT_YIELD_ROWS = 250;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The worksheet XML waiting for the zip stops growing here: past this, the export waits for 'drain'. */
 export const XLSX_SHEET_BUFFER = 64 * 1024;

@@ -50,6 +50,7 @@ interface Made {
 describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (Chromium)', { timeout: 180_000 }, () => {
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let c: Container;
+  let shopId: string;
   let app: FastifyInstance;
   let base: string;
   let browser: Browser;
@@ -124,7 +125,7 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
       { SLIP_EDIT_MODE: 'reject' },
       { prefix: 'slipcheck-money-e2e-', worker: false },
     ));
-    ({ apiKey } = await signUpShopWithKey(app, c, { email: EMAIL, shopName: 'ร้านกาแฟกระทบยอด' }));
+    ({ apiKey, shopId } = await signUpShopWithKey(app, c, { email: EMAIL, shopName: 'ร้านกาแฟกระทบยอด' }));
 
     // Six sending banks, each masking the same KBANK account its own way.
     const first = await verify({ bank: '002', satang: 120_00, clientRef: '=HYPERLINK("http://evil.example/x","open")' });
@@ -230,6 +231,19 @@ describe.skipIf(!HAS_CHROMIUM)('money view reconciles with the bank statement (C
         if (width < 600) expect(firstTop, 'first result on the first screen').toBeLessThan(height - 60);
         const staleRow = page.locator('main .tx-list li').filter({ hasText: made[8]!.transRef });
         expect(await staleRow.locator('[data-stale="true"]').innerText()).toContain(STALE_WORD[lang]);
+        // Its transfer is three days old: the row says when the bank moved it (the day it is on in the bank app).
+        const staleRecord = await c.transactions.get(shopId, made[8]!.id);
+        expect(await staleRow.getByTestId('transferred-on').innerText()).toBe(
+          translate(lang, 'tx.transferredOn', {
+            time: new Intl.DateTimeFormat(lang === 'th' ? 'th-TH' : 'en-GB', {
+              timeZone: 'Asia/Bangkok',
+              dateStyle: 'medium',
+              timeStyle: 'short',
+            }).format(new Date(staleRecord.transDate!)),
+          }),
+        );
+        // A slip checked the day it was made says nothing more.
+        expect(await page.locator('main .tx-list li').filter({ hasText: made[0]!.transRef }).getByTestId('transferred-on').count()).toBe(0);
         const dupRow = page
           .locator('main .tx-list li')
           .filter({ hasText: made[9]!.transRef })

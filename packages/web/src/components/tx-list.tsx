@@ -1,6 +1,6 @@
 import type { TransactionRecord } from '../api/types';
 import { useI18n, type MessageKey } from '../i18n/i18n';
-import { formatDateTime, formatMoney } from '../lib/format';
+import { bangkokDay, formatDateTime, formatMoney } from '../lib/format';
 import { Link } from '../lib/router';
 import { StatusBadge } from './status';
 import { expectedAmountOf, stripBidi } from '../lib/result-explain';
@@ -50,6 +50,13 @@ function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
             {formatDateTime(r.createdAt, lang)} · {t(`source.${r.source}` as MessageKey)}
             {r.environment === 'test' && <> · {t('tx.test')}</>}
           </span>
+          {r.transDate && bangkokDay(r.transDate) !== bangkokDay(r.createdAt) && (
+            // The bank app lists a transfer on the day the bank moved it: a late-night transfer checked after
+            // midnight, or an old slip, is on another day there than the check time above.
+            <span className="tx-meta" data-testid="transferred-on">
+              {t('tx.transferredOn', { time: formatDateTime(r.transDate, lang) })}
+            </span>
+          )}
           {diff !== 0 && (
             <span className="tx-meta" data-testid="mismatch-diff">
               {diff < 0 ? MONEY_WORDS[lang].under : MONEY_WORDS[lang].over} {formatSatang(Math.abs(diff))}

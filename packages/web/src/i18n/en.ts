@@ -135,6 +135,7 @@ export const en: Record<MessageKey, string> = {
   'tx.empty': 'No results yet',
   'tx.emptyHint': 'Check your first slip on the “Check a slip” page',
   'tx.emptyFiltered': 'No results match these filters',
+  'tx.transferredOn': 'Bank transfer time: {time}',
   'tx.firstUsed': 'First used {time} via {source}',
   'tx.firstUsedLabel': 'First used',
   'tx.unknownSender': 'Unknown sender',

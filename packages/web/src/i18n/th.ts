@@ -135,6 +135,7 @@ export const th = {
   'tx.empty': 'ยังไม่มีรายการตรวจ',
   'tx.emptyHint': 'ลองตรวจสลิปแรกที่หน้า “ตรวจสลิป”',
   'tx.emptyFiltered': 'ไม่พบรายการตามตัวกรองนี้',
+  'tx.transferredOn': 'ธนาคารโอนเมื่อ {time}',
   'tx.firstUsed': 'ใช้ครั้งแรก {time} ทาง {source}',
   'tx.firstUsedLabel': 'ใช้ครั้งแรก',
   'tx.unknownSender': 'ไม่ทราบชื่อผู้โอน',

@@ -211,6 +211,9 @@ describe('summary text', () => {
     expect(summaryText(f, 'th').text.replace('https://x/t', '')).not.toContain('2026');
     expect(summaryText({ ...f, day: '2027-01-01' }, 'th').text).toContain('วันที่ 1 ม.ค. 2570');
     expect(summaryText(f, 'en').text).toContain('Daily summary for ร้าน, 11 Nov 2026');
+    // Sent at the owner's time (21:00 by default), the day is not over: the message says until when it counts.
+    expect(summaryText({ ...f, asOf: '21:00' }, 'th').text).toContain('วันที่ 11 พ.ย. 2569 (ถึง 21:00 น.)');
+    expect(summaryText({ ...f, asOf: '21:00' }, 'en').text).toContain('Daily summary for ร้าน, 11 Nov 2026 (until 21:00)');
     // Part of the day's received was moved by the bank the day before (checked after midnight): said so,
     // as on the card; nothing said on a day without such a transfer.
     expect(summaryText(f, 'th').text).not.toContain('ธนาคารโอนก่อนวันนี้');

@@ -226,6 +226,9 @@ function suite(kind: DbKind) {
     // The day's summary (LINE, e-mail) carries the same figure.
     const f = await h.c.reports.summary.facts(await h.c.shops.get(o.shopId), '2026-11-11');
     expect([f.earlierCount, f.earlierSatang]).toEqual([3, 55_50 + 777_77 + 30_00]);
+    // Counted at 10:00 of that day: the summary says so (checks after it are in no summary, only the list).
+    expect(f.asOf).toBe('10:00');
+    expect((await h.c.reports.summary.facts(await h.c.shops.get(o.shopId), '2026-11-10')).asOf).toBeNull();
   });
 
   it('sums 10,000 random amounts exactly (integer satang end to end)', async () => {

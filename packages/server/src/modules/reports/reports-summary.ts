@@ -49,6 +49,12 @@ export interface DailySummaryFacts {
   /** The part of received the bank moved before the day (a late-night transfer, an old slip): on an earlier statement. */
   earlierSatang?: number;
   earlierCount?: number;
+  /**
+   * "21:00" when the figures were counted before the day ended (the summary goes at the owner's time):
+   * checks after it are in no summary, only in the list, so the message says until when it counts.
+   * null (or absent) when the whole day is in it.
+   */
+  asOf?: string | null;
   verifiedSatang: number;
   verifiedCount: number;
   results: number;
@@ -84,7 +90,7 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
     return {
       subject: `slipcheck daily summary ${day}: ${formatSatang(f.receivedSatang)} THB received`,
       text: [
-        `Daily summary for ${f.shopName}, ${day}`,
+        `Daily summary for ${f.shopName}, ${day}${f.asOf ? ` (until ${f.asOf})` : ''}`,
         `${w.received}: ${formatSatang(f.receivedSatang)} THB from ${f.receivedCount} slips (${f.results} checks in all)`,
         ...(f.earlierCount
           ? [
@@ -102,7 +108,7 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
   return {
     subject: `สรุปยอดประจำวัน ${day}: ${w.received} ${formatSatang(f.receivedSatang)} บาท`,
     text: [
-      `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${day}`,
+      `สรุปยอดประจำวันของ ${f.shopName} วันที่ ${day}${f.asOf ? ` (ถึง ${f.asOf} น.)` : ''}`,
       `${w.received} ${formatSatang(f.receivedSatang)} บาท จาก ${f.receivedCount} สลิป (ตรวจทั้งหมด ${f.results} ครั้ง)`,
       ...(f.earlierCount
         ? [`ในจำนวนนี้ ${formatSatang(f.earlierSatang ?? 0)} บาท จาก ${f.earlierCount} สลิป ธนาคารโอนก่อนวันนี้ จึงอยู่ในรายการเดินบัญชีของวันก่อนหน้า`]
@@ -174,7 +180,10 @@ export function createDailySummary(deps: Deps) {
     const plan = await deps.plans.get(shop.planCode);
     const q = await deps.quota.snapshot(shop, plan);
     const st = t.stopped;
+    const now = deps.clock.now();
+    const p = localParts(now, timeZone);
     return {
+      asOf: now < to ? `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}` : null,
       shopName: shop.name,
       day,
       receivedSatang: t.received.amountSatang,

@@ -181,6 +181,11 @@ for (const kind of DB_KINDS) {
         ['PATCH', '/api/dashboard/settings', { privacy: { autoDelete: true } }],
         ['GET', '/api/dashboard/privacy/export'],
         ['POST', '/api/dashboard/privacy/erase', { password: 'staff password 1', confirm: 'x' }],
+        // The shop's LINE official account and the owner's alert recipients: staff could unlink the OA or
+        // silence the owner's alerts (staff still link and unlink groups and make group link codes).
+        ['POST', '/api/dashboard/line/channels', { channelId: '1650000000', channelSecret: 's'.repeat(32), accessToken: 't' }],
+        ['DELETE', '/api/dashboard/line/channels/lch_x'],
+        ['DELETE', '/api/dashboard/line/owners/low_x'],
       ];
       for (const [method, url, payload] of forbidden) {
         const res = await h.app.inject({
@@ -198,6 +203,7 @@ for (const kind of DB_KINDS) {
         '/api/dashboard/settings',
         '/api/dashboard/sessions',
         '/api/dashboard/team',
+        '/api/dashboard/line',
       ]) {
         const res = await h.app.inject({ method: 'GET', url, headers: s.auth });
         expect([url, res.statusCode]).toEqual([url, 200]);

@@ -93,7 +93,8 @@ export function LineScreen() {
       <PageHeader
         title={t('line.title')}
         intro={t('line.intro')}
-        actions={<Button onClick={() => setLinking(true)}>{t('line.link')}</Button>}
+        // Linking and unlinking the official account, and removing an alert recipient, are the owner's (the service answers staff 403).
+        actions={isOwner ? <Button onClick={() => setLinking(true)}>{t('line.link')}</Button> : undefined}
       />
       <ErrorText error={error ?? page.error} />
       <div aria-live="polite">{note && <Alert kind="ok" title={note} />}</div>
@@ -154,7 +155,7 @@ export function LineScreen() {
                       >
                         {t('line.verify')}
                       </Button>
-                      {unlinkButton(ch.id, ROUTES.lineChannel(ch.id))}
+                      {isOwner && unlinkButton(ch.id, ROUTES.lineChannel(ch.id))}
                     </div>
                   </li>
                 ))}
@@ -216,7 +217,7 @@ export function LineScreen() {
                       <p className="mono small break">{o.lineUserId}</p>
                       <p className="small muted">{formatDateTime(o.createdAt, lang)}</p>
                     </div>
-                    {unlinkButton(o.id, ROUTES.lineOwner(o.id))}
+                    {isOwner && unlinkButton(o.id, ROUTES.lineOwner(o.id))}
                   </li>
                 ))}
               </ul>

@@ -4,6 +4,7 @@ import { errorResponses, Nullable, success } from '../../http/common-schemas.js'
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
+import { requireOwner } from '../team/owner-guard.js';
 import type { LineModule } from './line-module.js';
 
 const tags = ['dashboard'];
@@ -72,6 +73,10 @@ export interface LineDashboardRouteDeps {
 
 export const lineDashboardRoutes: FastifyPluginAsyncTypebox<LineDashboardRouteDeps> = async (app, { auth, line, shops, plans }) => {
   const session = requireSession(auth);
+  // The shop's official account and who gets the owner's alerts are the owner's: staff who could unlink
+  // the account or remove the owner's alert recipient could silence the alerts about their own checks.
+  // Staff still link and unlink groups and make link codes (for groups) for the counter.
+  const owner = [session, requireOwner(auth)];
   const { channels, groups, linkCodes, owners } = line;
   const actor = (userId: string) => `user:${userId}`;
 
@@ -103,7 +108,7 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<LineDashboardRouteDe
   app.post(
     '/api/dashboard/line/channels',
     {
-      onRequest: session,
+      onRequest: owner,
       schema: {
         tags,
         summary: 'Link a LINE official account (403 PLAN_LIMIT_MESSAGING_ACCOUNTS, 409 LINE_CHANNEL_IN_USE)',
@@ -120,12 +125,12 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<LineDashboardRouteDe
   app.delete(
     '/api/dashboard/line/channels/:id',
     {
-      onRequest: session,
+      onRequest: owner,
       schema: {
         tags,
         summary: 'Unlink a LINE official account (its groups and owner links go with it)',
         params: IdParams,
-        response: { 200: success(ChannelSchema), ...errorResponses(404, ...E) },
+        response: { 200: success(ChannelSchema), ...errorResponses(403, 404, ...E) },
       },
     },
     async (req) => ({
@@ -210,12 +215,12 @@ export const lineDashboardRoutes: FastifyPluginAsyncTypebox<LineDashboardRouteDe
   app.delete(
     '/api/dashboard/line/owners/:id',
     {
-      onRequest: session,
+      onRequest: owner,
       schema: {
         tags,
         summary: 'Stop owner alerts to a LINE user',
         params: IdParams,
-        response: { 200: success(Type.Object({ unlinked: Type.Boolean() })), ...errorResponses(404, ...E) },
+        response: { 200: success(Type.Object({ unlinked: Type.Boolean() })), ...errorResponses(403, 404, ...E) },
       },
     },
     async (req) => {

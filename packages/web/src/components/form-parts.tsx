@@ -108,9 +108,9 @@ export function SecretCard({
   return (
     <Card title={title} className={className}>
       <Alert kind="warn" title={warning} />
-      <p className="secret mono" aria-label={secretLabel}>
-        {secret}
-      </p>
+      {/* Said before the secret, not as its aria-label: a paragraph cannot carry a name. */}
+      {secretLabel && <p className="sr-only">{secretLabel}</p>}
+      <p className="secret mono">{secret}</p>
       <div className="row-actions">
         <CopyButton value={secret} />
         <Button variant="ghost" onClick={onDismiss}>

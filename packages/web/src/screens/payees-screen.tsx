@@ -63,9 +63,12 @@ export function PayeesScreen() {
                     ? `PromptPay (${t(`payees.proxy.${p.proxyType ?? 'PHONE'}` as MessageKey)})`
                     : bankName(p.bankCode, lang)}
                   {' · '}
-                  <span className="mono" aria-label={t('payees.endingIn', { last4: p.accountLast4 })}>
+                  {/* A plain span cannot carry a name (aria-label is ignored there): the dots are hidden from
+                      screen readers and the words "ending in 6609" are read in their place. */}
+                  <span className="mono" aria-hidden="true">
                     •••• {p.accountLast4}
                   </span>
+                  <span className="sr-only">{t('payees.endingIn', { last4: p.accountLast4 })}</span>
                 </p>
                 <p className="tags">
                   {p.isPrimary && <span className="tag tag-primary">{t('payees.primary')}</span>}

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { AuthProvider, useAuth } from './api/auth';
-import { AppShell, AuthLayout } from './components/layout';
-import { Button, Card, Empty, ErrorText, Loading } from './components/ui';
+import { AppShell, AuthLayout, NAV } from './components/layout';
+import { Button, Card, Empty, ErrorText, Loading, PageHeader } from './components/ui';
 import { I18nProvider, useI18n } from './i18n/i18n';
 import { loginPathFor, match, nextAfterSignIn, RouterProvider, takeKeptNext, useRouter, Link } from './lib/router';
 import { AcceptInviteScreen, ForgotScreen, LoginScreen, ResetScreen, SignupScreen } from './screens/auth-screens';
@@ -85,11 +85,17 @@ function Routes() {
 
   const txId = match('/transactions/:id', path);
   let screen: React.JSX.Element;
+  // These two pages have a level-one heading like every other: the shell moves focus to it on each
+  // change of page (so a screen reader says where the person landed) and the tab's title is taken from it.
+  const ownerOnly = NAV.find((n) => n.to === path);
   if (me?.user.role === 'staff' && OWNER_ONLY_PATHS.has(path))
     screen = (
-      <Empty title={t('error.OWNER_ONLY')}>
-        <Link to="/">{t('nav.overview')}</Link>
-      </Empty>
+      <>
+        <PageHeader title={ownerOnly ? t(ownerOnly.key) : t('error.OWNER_ONLY')} />
+        <Empty title={t('error.OWNER_ONLY')}>
+          <Link to="/">{t('nav.overview')}</Link>
+        </Empty>
+      </>
     );
   else if (path === '/') screen = <OverviewScreen />;
   else if (path === '/transactions') screen = <TransactionsScreen />;
@@ -104,9 +110,12 @@ function Routes() {
   else if (path === '/team') screen = <TeamScreen />;
   else
     screen = (
-      <Empty title={t('common.notFound')}>
-        <Link to="/">{t('nav.overview')}</Link>
-      </Empty>
+      <>
+        <PageHeader title={t('common.notFound')} />
+        <p>
+          <Link to="/">{t('nav.overview')}</Link>
+        </p>
+      </>
     );
   return <AppShell>{screen}</AppShell>;
 }

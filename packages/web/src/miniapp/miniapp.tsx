@@ -59,28 +59,31 @@ export function MiniApp() {
   return (
     <div className="mini">
       <header className="mini-top">
-        <strong className="mini-title">{m('title')}</strong>
+        <h1 className="mini-title">{m('title')}</h1>
         <LangSwitch />
       </header>
-      {phase.kind === 'loading' && (
-        <p className="mini-pad muted" role="status">
-          {m('loading')}
-        </p>
-      )}
-      {phase.kind === 'failed' && (
-        <div className="mini-pad">
-          <Alert kind="error" title={m(phase.why)} />
-        </div>
-      )}
-      {phase.kind === 'unlinked' && (
-        <LinkForm idToken={phase.idToken} onLinked={(auth) => setPhase({ kind: 'ready', auth, idToken: phase.idToken })} />
-      )}
-      {phase.kind === 'ready' && (
-        <Signed
-          auth={phase.auth}
-          onSwitch={async (shopId) => setPhase({ kind: 'ready', auth: await switchShop(shopId), idToken: phase.idToken })}
-        />
-      )}
+      {/* One main landmark for every phase (signing in, not linked, signed in): screen readers jump to it. */}
+      <main>
+        {phase.kind === 'loading' && (
+          <p className="mini-pad muted" role="status">
+            {m('loading')}
+          </p>
+        )}
+        {phase.kind === 'failed' && (
+          <div className="mini-pad">
+            <Alert kind="error" title={m(phase.why)} />
+          </div>
+        )}
+        {phase.kind === 'unlinked' && (
+          <LinkForm idToken={phase.idToken} onLinked={(auth) => setPhase({ kind: 'ready', auth, idToken: phase.idToken })} />
+        )}
+        {phase.kind === 'ready' && (
+          <Signed
+            auth={phase.auth}
+            onSwitch={async (shopId) => setPhase({ kind: 'ready', auth: await switchShop(shopId), idToken: phase.idToken })}
+          />
+        )}
+      </main>
     </div>
   );
 }
@@ -209,7 +212,7 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
           </button>
         ))}
       </div>
-      <main className="mini-pad">
+      <div className="mini-pad">
         {/* Both stay mounted: today's live list keeps counting while a slip is being checked. */}
         <div role="tabpanel" id={`${ids}-panel-check`} aria-labelledby={`${ids}-tab-check`} tabIndex={0} hidden={tab !== 'check'}>
           <CheckSlip key={auth.shop.id} onChecked={loadQuota} onQuotaRefused={quotaRefused} />
@@ -217,7 +220,7 @@ function Signed({ auth, onSwitch }: { auth: MiniAuth; onSwitch: (shopId: string)
         <div role="tabpanel" id={`${ids}-panel-today`} aria-labelledby={`${ids}-tab-today`} tabIndex={0} hidden={tab !== 'today'}>
           <Today key={auth.shop.id} />
         </div>
-      </main>
+      </div>
     </>
   );
 }

@@ -8,8 +8,14 @@ import { ensureWebBuilt, startServedApp } from '../helpers/served-app.js';
 
 export const MINI_PASSWORD = 'correct horse battery';
 
-/** `liffSuffix` and `prefix` keep each test's LIFF id and data folder its own. */
-export async function startMiniAppStack(opts: { channelId: string; liffSuffix: string; prefix: string; shopName: string }) {
+/** `liffSuffix` and `prefix` keep each test's LIFF id and data folder its own; `env` adds settings. */
+export async function startMiniAppStack(opts: {
+  channelId: string;
+  liffSuffix: string;
+  prefix: string;
+  shopName: string;
+  env?: Record<string, string>;
+}) {
   ensureWebBuilt('miniapp.html');
   const bank = await startSandbox();
   const fake = await startFakeLineLogin({ channelId: opts.channelId, channelSecret: 'x', now: () => new Date() });
@@ -20,6 +26,7 @@ export async function startMiniAppStack(opts: { channelId: string; liffSuffix: s
       LINE_LOGIN_CHANNEL_ID: opts.channelId,
       LIFF_ID: `${opts.channelId}-${opts.liffSuffix}`,
       LIFF_MOCK: 'true',
+      ...opts.env,
     },
     { prefix: opts.prefix },
   );

@@ -194,7 +194,7 @@ describe.skipIf(!HAS_CHROMIUM)('accessibility: axe-core WCAG 2.1 A/AA on every s
     for (const v of result.incomplete)
       if (v.wcag && v.id !== 'aria-prohibited-attr')
         for (const n of v.nodes) {
-          const key = `${v.id}: ${n.why}${v.id === 'color-contrast' && !n.why.includes('image') ? '' : ` (${n.target})`}`;
+          const key = `${v.id}: ${n.why} (${n.target})`;
           undecided.set(key, (undecided.get(key) ?? 0) + 1);
         }
   }

@@ -172,7 +172,9 @@ beforeAll(async () => {
   apiKey = String(cli(['key', 'create', '--shop', shopId, '--env', 'live'], env).key);
 
   // 3. Start (README: `npm run start:prod`).
-  server = spawn('npm', ['run', 'start:prod'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group: when a test fails before the service is stopped, afterAll kills npm, the
+  // service and its decoders together (SIGKILL to npm alone left them running after the suite).
+  server = spawn('npm', ['run', 'start:prod'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   server.stdout!.on('data', (d: Buffer) => {
     logs += d.toString();
   });
@@ -189,7 +191,13 @@ beforeAll(async () => {
 }, 480_000); // a build and a cold start; minutes on a loaded 2-core machine
 
 afterAll(async () => {
-  if (server && server.exitCode === null) server.kill('SIGKILL');
+  if (server?.pid) {
+    try {
+      process.kill(-server.pid, 'SIGKILL');
+    } catch {
+      /* the group is gone: the service stopped as the test asked */
+    }
+  }
   await sandbox?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

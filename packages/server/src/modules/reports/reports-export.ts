@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify';
 import { bankWord, environmentWord, resultWord, sourceWord, STALE_WORD, THAI_BANKS } from '@slipcheck/sdk';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import { localDateTime, wallClockDate } from './reports-time.js';
-import { offsetMs } from '../../lib/period.js';
+import { isoWithOffset } from '../../lib/period.js';
 import { formatSatang, satangFromAmount } from '../../lib/money.js';
 
 /** The record's amount as plain digits and a dot, from its satang (no float arithmetic). */
@@ -60,11 +60,7 @@ export const EXPORT_COLUMNS = [
 ] as const;
 
 /** `+07:00` for Asia/Bangkok: the zone's offset now (Thailand keeps no daylight saving time). */
-function offsetLabel(timeZone: string): string {
-  const minutes = Math.round(offsetMs(new Date(), timeZone) / 60_000);
-  const a = Math.abs(minutes);
-  return `${minutes < 0 ? '-' : '+'}${String(Math.floor(a / 60)).padStart(2, '0')}:${String(a % 60).padStart(2, '0')}`;
-}
+const offsetLabel = (timeZone: string) => isoWithOffset(new Date(), timeZone).slice(23);
 
 /**
  * A column's header. The two time columns say their zone (a cell or a CSV field has none of its own): an

@@ -76,6 +76,9 @@ export interface DailySummaryFacts {
  * write; "2026-11-11" read as a foreign date), "11 Nov 2026" in English. The day is already the
  * business zone's, so it is formatted as a UTC date (no second zone shift).
  */
+/** "21:05": a local time of day, as the summary settings store it and the message prints it. */
+const clockTime = (p: { hour: number; minute: number }) => `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}`;
+
 export function summaryDay(day: string, lang: 'th' | 'en'): string {
   return new Intl.DateTimeFormat(lang === 'th' ? 'th-TH' : 'en-GB', { dateStyle: 'medium', timeZone: 'UTC' }).format(
     new Date(`${day}T00:00:00Z`),
@@ -154,7 +157,7 @@ export function createDailySummary(deps: Deps) {
     const now = clock.now();
     const day = localDay(now, timeZone);
     const p = localParts(now, timeZone);
-    const hhmm = `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}`;
+    const hhmm = clockTime(p);
     const done = await repo.shopsWithSummary(day);
     let queued = 0;
     for (const shop of await deps.shops.listLive()) {
@@ -183,7 +186,7 @@ export function createDailySummary(deps: Deps) {
     const now = deps.clock.now();
     const p = localParts(now, timeZone);
     return {
-      asOf: now < to ? `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')}` : null,
+      asOf: now < to ? clockTime(p) : null,
       shopName: shop.name,
       day,
       receivedSatang: t.received.amountSatang,

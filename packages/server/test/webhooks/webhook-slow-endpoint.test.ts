@@ -88,3 +88,92 @@ for (const kind of DB_KINDS) {
     }, 90_000);
   });
 }
+
+// The first sends to an endpoint this worker has not heard from yet: before 2026-11-27 they could take
+// every slot (its slowness was learnt only when they timed out), so another shop waited one whole
+// WEBHOOK_TIMEOUT_MS. An endpoint gets the slow endpoints' share until its first answer in time.
+const FIRST_TIMEOUT_MS = 3000;
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`an endpoint not heard from yet (${kind})${skipNote(kind)}`, () => {
+    let h: ServiceHarness;
+    let silent: Receiver;
+    let fast: Receiver;
+    let steady: Receiver;
+    let inFlight = 0;
+    let maxInFlight = 0;
+
+    beforeAll(async () => {
+      h = await createServiceHarness(kind, {
+        WEBHOOK_RETRY_SCHEDULE: '600,600,600,600,600',
+        WEBHOOK_TIMEOUT_MS: String(FIRST_TIMEOUT_MS),
+        WORKER_CONCURRENCY: String(SLOTS),
+      });
+      silent = await startReceiver(() => undefined); // never answers
+      fast = await startReceiver();
+      // Answers each request after 200 ms (well within half the timeout), counting requests open at once.
+      steady = await startReceiver((_r, _n, res) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        setTimeout(() => {
+          inFlight--;
+          res.writeHead(200).end('ok');
+        }, 200);
+      });
+    });
+    afterAll(async () => {
+      await silent?.close();
+      await fast?.close();
+      await steady?.close();
+      await h?.close();
+    });
+
+    const startWorker = () => {
+      const worker = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        handlers: h.c.outboxHandlers,
+        pollMs: 50,
+        concurrency: SLOTS,
+      });
+      worker.start();
+      return worker;
+    };
+
+    // First: the burst below leaves its silent receiver's jobs in the queue.
+    it('an endpoint that answered in time gets every slot', async () => {
+      const c = await seedShop(h, { name: 'ร้าน C' });
+      await h.c.webhooks.addEndpoint(c.shop.id, { url: steady.url('/c') });
+      const worker = startWorker();
+      try {
+        await insertResult(h, c.shop.id, { clientRef: 'c-first' });
+        await steady.waitFor(1, 30_000);
+        await until(async () => steady.received[0]?.answered, 10_000, 'the first answer');
+        for (let i = 0; i < 12; i++) await insertResult(h, c.shop.id, { clientRef: `c-${i}` });
+        await steady.waitFor(13, 30_000);
+        expect(maxInFlight).toBe(SLOTS);
+      } finally {
+        await worker.stop({ abandon: true });
+      }
+    }, 60_000);
+
+    it("a burst to a receiver that never answered does not hold another shop's webhook for a timeout", async () => {
+      const a = await seedShop(h, { name: 'ร้าน A' });
+      const b = await seedShop(h, { name: 'ร้าน B' });
+      await h.c.webhooks.addEndpoint(a.shop.id, { url: silent.url('/a') });
+      await h.c.webhooks.addEndpoint(b.shop.id, { url: fast.url('/b') });
+      for (let i = 0; i < EVENTS_OF_A; i++) await insertResult(h, a.shop.id, { clientRef: `a-${i}` });
+      await insertResult(h, b.shop.id, { clientRef: 'b-1' });
+      const started = Date.now();
+      const worker = startWorker();
+      try {
+        await fast.waitFor(1, 30_000);
+        // Without the limit every slot held a send to A until its first timeout: B came after 3 s.
+        expect(Date.now() - started).toBeLessThan(FIRST_TIMEOUT_MS);
+        expect(silent.received.length).toBeLessThanOrEqual(slowEndpointSends(SLOTS));
+      } finally {
+        await worker.stop({ abandon: true });
+      }
+    }, 60_000);
+  });
+}

@@ -57,12 +57,14 @@ export interface WebhookDeliveryDeps {
 }
 
 /**
- * Sends at the same time, per worker process, to an endpoint whose last send was slow (no answer
- * within half of WEBHOOK_TIMEOUT_MS, or none at all): a quarter of the worker's slots, at least 2.
- * Each send holds a worker slot until it ends, so without a limit one shop's silent receiver took
- * every slot and every other shop's webhooks (and LINE answers, which share the slots) waited behind
- * it: 52 s late in a test with 10 s timeouts. A quarter leaves a slow but working receiver 8 sends
- * at a time under the default 32 slots. Healthy endpoints are never limited; one fast answer lifts it.
+ * Sends at the same time, per worker process, to an endpoint not known to answer in time: its last
+ * send was slow (no answer within half of WEBHOOK_TIMEOUT_MS, or none at all), a send to it has been
+ * running that long, or this process has not had an answer from it yet. A quarter of the worker's
+ * slots, at least 2. Each send holds a worker slot until it ends, so without a limit one shop's silent
+ * receiver took every slot and every other shop's webhooks (and LINE answers, which share the slots)
+ * waited behind it: 52 s late in a test with 10 s timeouts, and still one whole timeout while only
+ * slow answers taught the worker which endpoints were slow. A quarter leaves a slow but working
+ * receiver 8 sends at a time under the default 32 slots. One answer in time lifts the limit.
  */
 export const slowEndpointSends = (workerConcurrency: number): number => Math.max(2, Math.floor(workerConcurrency / 4));
 
@@ -106,6 +108,8 @@ export function signingSecrets(
 }
 
 const OPENED_SECRETS = 1000;
+/** Endpoints whose last answer time a worker remembers; one forgotten is limited again until it answers. */
+const KNOWN_ENDPOINTS = 10_000;
 
 /** Not found is an answer (the record or shop is gone: nothing to send); any other failure is retried. */
 const orNullIfGone = <T>(p: Promise<T>): Promise<T | null> =>
@@ -118,10 +122,10 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
   const sendTimeoutMs = deps.sendTimeoutMs ?? 10_000;
   const slowSends = slowEndpointSends(deps.workerConcurrency ?? 32);
-  /** Endpoint id -> its deliveries running in this process (a slot each). */
-  const sending = new Map<string, number>();
-  /** Endpoints whose last send in this process was slow. */
-  const slowEndpoints = new Set<string>();
+  /** Endpoint id -> when each of its sends running in this process started (a slot each; ms). */
+  const sending = new Map<string, number[]>();
+  /** Endpoint id -> whether its last send in this process was answered in time (absent: no send ended yet). */
+  const answeredInTime = new Map<string, boolean>();
   // Decrypting a signing secret (an AES-GCM setup per call) cost more than signing with it: opened
   // secrets are kept by their sealed value and row, so a rotation (a new sealed value) is read anew.
   const opened = new Map<string, string>();
@@ -198,8 +202,10 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       },
     });
     if (input.signal?.aborted) return null; // stopped hard: write nothing; the lease takeback re-runs this round
-    if (result.durationMs >= sendTimeoutMs / 2) slowEndpoints.add(endpoint.id);
-    else slowEndpoints.delete(endpoint.id);
+    // Re-inserted so the map's first key is the endpoint heard from least recently (the one dropped).
+    answeredInTime.delete(endpoint.id);
+    if (answeredInTime.size >= KNOWN_ENDPOINTS) answeredInTime.delete(answeredInTime.keys().next().value!);
+    answeredInTime.set(endpoint.id, result.durationMs < sendTimeoutMs / 2);
 
     const finished = clock.now();
     const retriesLeft = !manual && !delivery.is_test && !result.ok && !result.gone && round < retrySchedule.length;
@@ -310,6 +316,22 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     });
   };
 
+  /**
+   * Null when a send to this endpoint may start now; otherwise how long (ms) to wait before trying
+   * again. Only an endpoint already at the limit waits (slowEndpointSends). One known to be slow waits
+   * about a timeout, the longest its running sends can take. One not heard from yet, or whose oldest
+   * running send has taken half a timeout, waits as long as that send has run (at least 250 ms): a
+   * healthy receiver's first answer comes within that, and a silent one is re-checked less and less often.
+   */
+  const limitedWait = (endpointId: string, starts: number[]): number | null => {
+    if (starts.length < slowSends) return null;
+    const inTime = answeredInTime.get(endpointId);
+    if (inTime === false) return sendTimeoutMs;
+    const oldest = performance.now() - starts[0];
+    if (inTime === true && oldest < sendTimeoutMs / 2) return null;
+    return Math.min(sendTimeoutMs, Math.max(250, oldest));
+  };
+
   /** `webhook.deliver`: one attempt round of one delivery. */
   const onDeliver: OutboxHandler<typeof WEBHOOK_DELIVER_JOB> = async (job, ctx) => {
     const p = job.payload;
@@ -328,19 +350,22 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       });
       return;
     }
-    const running = sending.get(endpoint.id) ?? 0;
-    if (slowEndpoints.has(endpoint.id) && running >= slowSends) {
+    const starts = sending.get(endpoint.id) ?? [];
+    const wait = limitedWait(endpoint.id, starts);
+    if (wait !== null) {
       // Hand the slot back: the same round runs again once a running send to this endpoint has had
       // time to end (no attempt is recorded, so its attempt number and retries are unchanged).
       const now = ctx.now();
-      const runAt = new Date(now.getTime() + Math.round(sendTimeoutMs * (1 + Math.random() * 0.2)));
+      const runAt = new Date(now.getTime() + Math.round(wait * (1 + Math.random() * 0.2)));
       await db.transaction().execute(async (trx) => {
         await enqueueOutbox(trx, { kind: WEBHOOK_DELIVER_JOB, shopId: delivery.shop_id, payload: p, runAt }, now);
         await ctx.completeIn(trx);
       });
       return;
     }
-    sending.set(endpoint.id, running + 1);
+    const start = performance.now();
+    starts.push(start);
+    sending.set(endpoint.id, starts);
     try {
       await runAttempt({
         delivery,
@@ -353,9 +378,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
         takenBack: job.takenBack,
       });
     } finally {
-      const left = (sending.get(endpoint.id) ?? 1) - 1;
-      if (left > 0) sending.set(endpoint.id, left);
-      else sending.delete(endpoint.id);
+      starts.splice(starts.indexOf(start), 1);
+      if (starts.length === 0) sending.delete(endpoint.id);
     }
   };
 

@@ -295,7 +295,11 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       inFlight.delete(job.id);
       if (moreWaiting && running) {
         moreWaiting = false;
-        void pump();
+        // On the next turn of the event loop, not in this promise chain: on SQLite (synchronous under
+        // its promises) jobs that do no I/O of their own (fan-outs, deferred webhook rounds) completed
+        // and claimed the next ones in one unbroken chain of microtasks, and the process's sockets
+        // (webhook answers, API requests in inline mode) waited until the backlog was gone.
+        setImmediate(() => void pump());
       }
     });
     inFlight.set(job.id, { promise, abort, job });
@@ -328,6 +332,8 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         for (const j of jobs) void launch(j);
         if (jobs.length) sawWork = true;
         if (jobs.length < want && !pumpAgain) break;
+        // Let I/O in between batches (see launch: on SQLite a backlog of jobs without I/O is one chain of microtasks).
+        await new Promise<void>((r) => setImmediate(r));
       }
     } catch (e) {
       onError(e);

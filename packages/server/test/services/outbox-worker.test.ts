@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { defineOutboxJob } from '../../src/outbox/outbox-registry.js';
@@ -21,11 +23,12 @@ declare module '../../src/outbox/outbox-types.js' {
     't.hang': TestJob;
     't.wake': TestJob;
     't.renew': TestJob;
+    't.quick': TestJob;
   }
 }
-type TestKind = 't.a' | 't.other' | 't.fail' | 't.lease' | 't.poison' | 't.hang' | 't.wake' | 't.renew';
+type TestKind = 't.a' | 't.other' | 't.fail' | 't.lease' | 't.poison' | 't.hang' | 't.wake' | 't.renew' | 't.quick';
 const TestJobSchema = Type.Object({ n: Type.Optional(Type.Union([Type.Number(), Type.String()])), i: Type.Optional(Type.Number()) });
-for (const k of ['t.a', 't.other', 't.fail', 't.lease', 't.poison', 't.hang', 't.wake', 't.renew'] as const)
+for (const k of ['t.a', 't.other', 't.fail', 't.lease', 't.poison', 't.hang', 't.wake', 't.renew', 't.quick'] as const)
   defineOutboxJob(k, TestJobSchema);
 
 for (const kind of DB_KINDS) {
@@ -288,5 +291,41 @@ for (const kind of DB_KINDS) {
         await w.stop();
       }
     });
+
+    // On SQLite (synchronous under its promises) a backlog of jobs that do no I/O of their own (a webhook
+    // fan-out, a deferred round) ran as one chain of microtasks: the process answered no socket until the
+    // backlog was gone. A webhook's first answer was read 7 s late, and its endpoint judged slow for it.
+    it("a backlog of jobs without I/O does not keep the process's sockets waiting", async () => {
+      const JOBS = 3000;
+      await h.c.db.transaction().execute(async (trx) => {
+        for (let i = 0; i < JOBS; i++) await enqueueOutbox(trx, { kind: 't.quick', payload: { i } }, new Date());
+      });
+      let handled = 0;
+      const server = http.createServer((_req, res) => res.end('ok'));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      const w = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        concurrency: 32,
+        handlers: {
+          't.quick': async () => {
+            handled++;
+          },
+        },
+      });
+      try {
+        w.start();
+        await until(async () => handled > 0 || null, 10_000, 'the first job');
+        const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+        expect(await res.text()).toBe('ok');
+        // Answered while most of the backlog was still waiting (before the fix: after all of it).
+        expect(handled).toBeLessThan(JOBS / 2);
+        await until(async () => handled === JOBS || null, 60_000, 'the backlog');
+      } finally {
+        await w.stop();
+        await new Promise<void>((r) => server.close(() => r()));
+      }
+    }, 90_000);
   });
 }

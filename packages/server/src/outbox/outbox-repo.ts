@@ -253,6 +253,24 @@ export async function countParked(db: Db): Promise<Record<ParkCause, number>> {
 }
 
 /**
+ * Makes a waiting job due now (a deferred job whose reason to wait has ended, e.g. a webhook round
+ * that gave its slot back until a send to its endpoint finished). Only a free, pending job that is not
+ * yet due moves; a job another worker holds, or that has run, is left alone.
+ */
+export async function expediteOutboxJob(db: Db, id: string, now: Date): Promise<void> {
+  const nowIso = now.toISOString();
+  await db
+    .updateTable('outbox')
+    .set({ run_at: nowIso, updated_at: nowIso })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('locked_by', 'is', null)
+    .where('run_at', '>', nowIso)
+    .execute();
+  notifyOutbox();
+}
+
+/**
  * In-process wake-up: workers in this process listen and look for due rows at once instead of
  * waiting for their next poll. The notice usually fires before the producer's transaction commits,
  * so the worker re-checks a few times shortly after (outbox-worker.ts); producers may also call

@@ -5,7 +5,7 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secret-box.js';
-import { enqueueOutbox } from '../../outbox/outbox-repo.js';
+import { enqueueOutbox, expediteOutboxJob } from '../../outbox/outbox-repo.js';
 import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { OutboxFinalFailureHandlers, OutboxHandler, OutboxHandlers } from '../../outbox/outbox-types.js';
 import type { AuditService } from '../audit/audit-service.js';
@@ -126,6 +126,8 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const sending = new Map<string, number[]>();
   /** Endpoint id -> whether its last send in this process was answered in time (absent: no send ended yet). */
   const answeredInTime = new Map<string, boolean>();
+  /** Endpoint id -> outbox ids of the rounds this process deferred for it (see limited), oldest first. */
+  const deferred = new Map<string, string[]>();
   // Decrypting a signing secret (an AES-GCM setup per call) cost more than signing with it: opened
   // secrets are kept by their sealed value and row, so a rotation (a new sealed value) is read anew.
   const opened = new Map<string, string>();
@@ -317,19 +319,34 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   };
 
   /**
-   * Null when a send to this endpoint may start now; otherwise how long (ms) to wait before trying
-   * again. Only an endpoint already at the limit waits (slowEndpointSends). One known to be slow waits
-   * about a timeout, the longest its running sends can take. One not heard from yet, or whose oldest
-   * running send has taken half a timeout, waits as long as that send has run (at least 250 ms): a
-   * healthy receiver's first answer comes within that, and a silent one is re-checked less and less often.
+   * Whether a send to this endpoint must wait: it is at the limit (slowEndpointSends) and not known to
+   * answer in time (its last send was slow, it has not answered yet, or its oldest running send has
+   * taken half a timeout).
    */
-  const limitedWait = (endpointId: string, starts: number[]): number | null => {
-    if (starts.length < slowSends) return null;
-    const inTime = answeredInTime.get(endpointId);
-    if (inTime === false) return sendTimeoutMs;
-    const oldest = performance.now() - starts[0];
-    if (inTime === true && oldest < sendTimeoutMs / 2) return null;
-    return Math.min(sendTimeoutMs, Math.max(250, oldest));
+  const limited = (endpointId: string, starts: number[]): boolean =>
+    starts.length >= slowSends && !(answeredInTime.get(endpointId) === true && performance.now() - starts[0] < sendTimeoutMs / 2);
+
+  /**
+   * A send to this endpoint ended: the rounds deferred for it run now instead of at their fallback time,
+   * all of them once it answers in time again, else one per freed slot. Best effort: a round not moved
+   * (a database blip, another process's round) runs at its fallback time.
+   */
+  const releaseDeferred = (endpointId: string, starts: number[]) => {
+    const ids = deferred.get(endpointId);
+    if (!ids) return;
+    const healthy = answeredInTime.get(endpointId) === true && !(starts.length && performance.now() - starts[0] >= sendTimeoutMs / 2);
+    const release = healthy ? ids.splice(0) : ids.splice(0, 1);
+    if (ids.length === 0) deferred.delete(endpointId);
+    const now = clock.now();
+    for (const id of release) void expediteOutboxJob(db, id, now).catch(() => undefined);
+  };
+  /** A deferred round is running (released, or at its fallback time): it no longer waits for a release. */
+  const forgetDeferred = (endpointId: string, jobId: string) => {
+    const ids = deferred.get(endpointId);
+    const i = ids ? ids.indexOf(jobId) : -1;
+    if (i < 0) return;
+    ids!.splice(i, 1);
+    if (ids!.length === 0) deferred.delete(endpointId);
   };
 
   /** `webhook.deliver`: one attempt round of one delivery. */
@@ -350,17 +367,25 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
       });
       return;
     }
+    forgetDeferred(endpoint.id, job.id);
     const starts = sending.get(endpoint.id) ?? [];
-    const wait = limitedWait(endpoint.id, starts);
-    if (wait !== null) {
-      // Hand the slot back: the same round runs again once a running send to this endpoint has had
-      // time to end (no attempt is recorded, so its attempt number and retries are unchanged).
+    if (limited(endpoint.id, starts)) {
+      // Hand the slot back: the same round runs again when a running send to this endpoint ends
+      // (releaseDeferred), or after about two timeouts if that is not seen here: the process stopped,
+      // or the round was put back by another process (no attempt is recorded, so its attempt number and
+      // retries are unchanged). Not sooner: a silent endpoint's waiting rounds would all be claimed and
+      // put back again every timeout, a transaction each.
       const now = ctx.now();
-      const runAt = new Date(now.getTime() + Math.round(wait * (1 + Math.random() * 0.2)));
-      await db.transaction().execute(async (trx) => {
-        await enqueueOutbox(trx, { kind: WEBHOOK_DELIVER_JOB, shopId: delivery.shop_id, payload: p, runAt }, now);
+      const runAt = new Date(now.getTime() + Math.round(2 * sendTimeoutMs * (1 + Math.random() * 0.2)));
+      const id = await db.transaction().execute(async (trx) => {
+        const next = await enqueueOutbox(trx, { kind: WEBHOOK_DELIVER_JOB, shopId: delivery.shop_id, payload: p, runAt }, now);
         await ctx.completeIn(trx);
+        return next;
       });
+      if (deferred.has(endpoint.id)) deferred.get(endpoint.id)!.push(id);
+      else deferred.set(endpoint.id, [id]);
+      // A send that ended while this round was being put back released nothing: look again.
+      if (!limited(endpoint.id, sending.get(endpoint.id) ?? [])) releaseDeferred(endpoint.id, sending.get(endpoint.id) ?? []);
       return;
     }
     const start = performance.now();
@@ -380,6 +405,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     } finally {
       starts.splice(starts.indexOf(start), 1);
       if (starts.length === 0) sending.delete(endpoint.id);
+      releaseDeferred(endpoint.id, starts);
     }
   };
 

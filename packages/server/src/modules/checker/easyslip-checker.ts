@@ -58,7 +58,8 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
   const headers = { authorization: `Bearer ${opts.key}` };
   const id = opts.id ?? 'easyslip';
 
-  function mapError(out: HttpOutcome): CheckerResult | null {
+  /** `fromImage`: the answer of the picture endpoint (TrueMoney), where SLIP_NOT_FOUND is in doubt. */
+  function mapError(out: HttpOutcome, fromImage = false): CheckerResult | null {
     if (!out.ok) return { kind: 'UNAVAILABLE', reason: `easyslip: ${out.reason}`, retryable: true, timeout: out.aborted };
     const { status, json, headers: h } = out.answer;
     const body = isRecord(json) ? json : {};
@@ -69,8 +70,14 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
     // Not in the v2 error table; the earlier adapter handled it as "bank publishes late". Kept: a
     // pending answer is never charged and never FRAUD, so honouring it cannot hurt a shop.
     if (code === 'SLIP_PENDING') return { kind: 'PENDING', retryAfterSeconds: retryAfterSeconds(h, DEFAULT_PENDING_RETRY_S) };
-    // "Slip not found or invalid": only the documented code; a bare 404 (NOT_FOUND) is a wrong URL
-    if (status === 404 && code === 'SLIP_NOT_FOUND') return { kind: 'NOT_FOUND' };
+    // "Slip not found or invalid", cause "Invalid slip or no QR": only the documented code; a bare 404
+    // (NOT_FOUND) is a wrong URL. From the picture endpoint "no QR" also means "could not read the QR
+    // we read ourselves" (a genuine wallet slip was once called FRAUD so): in doubt, this provider
+    // cannot check it. UNSUPPORTED, not UNAVAILABLE: the same picture gets the same answer, and a run of
+    // such pictures must not open the breaker that bank slips share.
+    if (status === 404 && code === 'SLIP_NOT_FOUND') {
+      return fromImage ? unsupported(`easyslip: HTTP 404 SLIP_NOT_FOUND from the image endpoint`) : { kind: 'NOT_FOUND' };
+    }
     if (IMAGE_CODES.has(code)) return unsupported(`easyslip: HTTP ${status} ${code}`);
     if (status >= 500 || status === 408) return unavailable(`easyslip: HTTP ${status} ${code}`, true);
     // 400 VALIDATION_ERROR (our request is wrong), 404 NOT_FOUND (wrong URL), 429 (not in the table):
@@ -94,7 +101,7 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
     if (!q.image || q.image.length === 0) return unsupported('easyslip: TrueMoney slips are verified from the image only');
     if (q.image.length > EASYSLIP_MAX_IMAGE_BYTES) return unsupported('easyslip: image over the TrueMoney endpoint limit');
     const out = await postImage(opts.fetch, joinUrl(base, '/v2/verify/truewallet'), 'image', q.image, headers, signal);
-    const err = mapError(out);
+    const err = mapError(out, true);
     if (err || !out.ok) return err!;
     const body = out.answer.json as Record<string, unknown>;
     const slip = mapEasySlipTrueWallet(body.data, q);

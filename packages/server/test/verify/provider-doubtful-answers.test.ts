@@ -1,0 +1,97 @@
+// What a shop sees for provider answers whose reading is in doubt (fake provider on loopback, real
+// pipeline and store): never FRAUD or SUCCESS on doubt, and nothing charged when the provider did not
+// answer about the transfer (docs/architecture.md, "Quota charging rule"). The adapter-level rows and
+// their documents are test/checker/provider-doc-answers.test.ts.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
+import { startFakeUpstream, type FakeUpstream, type Reply } from '../checker/fake-upstream.js';
+import type { DecodeResult } from '../../src/modules/slip-qr/slip-qr-decoder.js';
+import { EASYSLIP_KEY, easySlipError } from '../checker/provider-fixtures.js';
+
+const image = () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]);
+const bankQr = (transRef: string): DecodeResult => ({
+  ok: true,
+  kind: 'BANK',
+  bankCode: '004',
+  bankName: 'Kasikorn Bank',
+  transRef,
+  payload: `00410006000001010300402${String(transRef.length).padStart(2, '0')}${transRef}5102TH9104ABCD`,
+  pass: 'fast',
+});
+/** today's DDMMYYYY in Bangkok: a wallet slip the stale rule does not touch */
+const todayTh = () => {
+  const [y, m, d] = new Date(Date.now() + 7 * 3_600_000).toISOString().slice(0, 10).split('-');
+  return `${d}${m}${y}`;
+};
+const walletQr = (transRef: string): DecodeResult => ({
+  ok: true,
+  kind: 'TRUEMONEY',
+  bankCode: 'TRUEMONEY',
+  bankName: 'TrueMoney Wallet',
+  transRef,
+  payload: `wallet-${transRef}`,
+  pass: 'fast',
+  trueMoney: { eventType: 'P2P', date: todayTh() },
+});
+const PROVIDER_NAMES = /slipok|easyslip|easy slip|slip ok/i;
+
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`doubtful provider answers [${kind}]${skipNote(kind)}`, () => {
+    let h: Harness;
+    let provider: FakeUpstream;
+    let reply: Reply;
+    let next: DecodeResult;
+    let shop: Awaited<ReturnType<typeof seedShop>>;
+
+    beforeAll(async () => {
+      provider = await startFakeUpstream(() => reply);
+      h = await createHarness(
+        kind,
+        { CHECKER: 'easyslip', CHECKER_URL: provider.url, CHECKER_KEY: EASYSLIP_KEY, CHECKER_TIMEOUT_MS: '2000' },
+        { decode: async () => next },
+      );
+      shop = await seedShop(h);
+      await h.c.payees.add(
+        shop.shop.id,
+        { kind: 'PROMPTPAY', proxyType: 'PHONE', bankCode: '004', accountNumber: '0812346609', holder: 'บจก. ร้านกาแฟ ทดสอบ' } as never,
+        'test',
+      );
+    });
+    afterAll(async () => {
+      await h?.close();
+      await provider?.close();
+    });
+    beforeEach(() => {
+      provider.requests.length = 0;
+    });
+
+    // a new shop has used nothing; each verify below says how many units it took
+    let used = 0;
+    const verify = async (decoded: DecodeResult) => {
+      next = decoded;
+      const r = await h.c.verification.verifySlip({ shopId: shop.shop.id, source: 'API', image: image() });
+      const charged = r.quota.used - used;
+      used = r.quota.used;
+      return { ...r, charged };
+    };
+
+    it('a wallet slip the image endpoint answers SLIP_NOT_FOUND for ("invalid slip or no QR") is not FRAUD and costs nothing', async () => {
+      reply = easySlipError(404, 'SLIP_NOT_FOUND');
+      const r = await verify(walletQr('50012345670001'));
+      expect(provider.requests[0]?.url).toBe('/v2/verify/truewallet');
+      expect(r.record.status).not.toBe('FRAUD');
+      expect(r.record).toMatchObject({ status: 'INVALID', errorCode: 'CHECK_NOT_SUPPORTED' });
+      expect(r.record.errorMessage).not.toMatch(PROVIDER_NAMES);
+      expect(r.charged).toBe(0);
+    });
+
+    it('the same answer for a bank slip QR is "no such transfer": FRAUD SLIP_NOT_FOUND, charged (the provider answered)', async () => {
+      reply = easySlipError(404, 'SLIP_NOT_FOUND');
+      const r = await verify(bankQr('014242082547BPM10000'));
+      expect(provider.requests[0]?.url).toBe('/v2/verify/bank');
+      expect(r.record).toMatchObject({ status: 'FRAUD', errorCode: 'SLIP_NOT_FOUND' });
+      expect(r.charged).toBe(1);
+    });
+  });
+}

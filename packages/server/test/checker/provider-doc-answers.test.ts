@@ -151,6 +151,40 @@ const ROWS: Row[] = [
     want: { kind: 'FOUND', slip: { transDate: '2026-01-01T16:30:00.000Z' } },
   },
   {
+    // Undocumented form; a provider in Thailand means Thai time, not the zone our server runs in.
+    name: 'EasySlip: date without a zone is Thai time (+07:00), whatever the server zone',
+    doc: ES_TYPES,
+    provider: 'easyslip',
+    reply: es({ date: '2026-01-01T23:30:00' }),
+    want: { kind: 'FOUND', slip: { transDate: '2026-01-01T16:30:00.000Z' } },
+  },
+  {
+    // 01/02/2026 is 1 February in Thailand and 2 January to Date.parse: not guessed.
+    name: 'EasySlip: a date that is not ISO 8601 is not guessed',
+    doc: ES_TYPES,
+    provider: 'easyslip',
+    reply: es({ date: '01/02/2026 10:00' }),
+    want: { kind: 'UNAVAILABLE' },
+    never: ['FOUND', 'NOT_FOUND'],
+  },
+  {
+    // Number(null) is 0: a missing amount once read as a 0.00 transfer (SUCCESS without an expected amount).
+    name: 'EasySlip: an answer without an amount is not a 0.00 transfer',
+    doc: ES_TYPES,
+    provider: 'easyslip',
+    reply: es({ amount: { amount: null, local: {} } }),
+    want: { kind: 'UNAVAILABLE' },
+    never: ['FOUND', 'NOT_FOUND'],
+  },
+  {
+    name: 'EasySlip: an empty-string amount is not a 0.00 transfer',
+    doc: ES_TYPES,
+    provider: 'easyslip',
+    reply: es({ amount: '' }),
+    want: { kind: 'UNAVAILABLE' },
+    never: ['FOUND', 'NOT_FOUND'],
+  },
+  {
     name: 'EasySlip: 404 SLIP_NOT_FOUND for a bank payload is "no such transfer"',
     doc: ES_ERRORS,
     provider: 'easyslip',
@@ -198,6 +232,21 @@ const ROWS: Row[] = [
     reply: easySlipError(404, 'SLIP_NOT_FOUND'),
     want: { kind: 'UNSUPPORTED' },
     never: ['NOT_FOUND', 'FOUND'],
+  },
+  {
+    name: 'EasySlip TrueMoney: a wallet answer without an amount is not a 0.00 transfer',
+    doc: ES_WALLET,
+    provider: 'easyslip',
+    q: walletQ,
+    reply: {
+      status: 200,
+      body: {
+        success: true,
+        data: { transactionId: '50012345678901', date: '2026-01-01T10:00:00+07:00', amount: null, receiver: { name: 'x' } },
+      },
+    },
+    want: { kind: 'UNAVAILABLE' },
+    never: ['FOUND', 'NOT_FOUND'],
   },
   // ---------------------------------------------------------------- SlipOK
   {
@@ -254,11 +303,26 @@ const ROWS: Row[] = [
     want: { kind: 'FOUND', slip: { transDate: '2020-04-01T03:15:07.000Z' } },
   },
   {
+    name: 'SlipOK: a transTimestamp without a zone is Thai time',
+    doc: OK_CHECK,
+    provider: 'slipok',
+    reply: ok({ transTimestamp: '2020-04-01T10:15:07' }),
+    want: { kind: 'FOUND', slip: { transDate: '2020-04-01T03:15:07.000Z' } },
+  },
+  {
     name: 'SlipOK: the error code as a string ("1011") reads as the number',
     doc: OK_SDK,
     provider: 'slipok',
     reply: { status: 400, body: { success: false, code: '1011', message: 'x' } },
     want: { kind: 'NOT_FOUND' },
+  },
+  {
+    name: 'SlipOK: an answer without an amount is not a 0.00 transfer',
+    doc: OK_CHECK,
+    provider: 'slipok',
+    reply: ok({ amount: null }),
+    want: { kind: 'UNAVAILABLE' },
+    never: ['FOUND', 'NOT_FOUND'],
   },
 ];
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from '../checker/fake-upstream.js';
 import type { DecodeResult } from '../../src/modules/slip-qr/slip-qr-decoder.js';
-import { EASYSLIP_KEY, easySlipError } from '../checker/provider-fixtures.js';
+import { EASYSLIP_KEY, easySlipBankSuccess, easySlipError } from '../checker/provider-fixtures.js';
 
 const image = () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]);
 const bankQr = (transRef: string): DecodeResult => ({
@@ -92,6 +92,21 @@ for (const kind of DB_KINDS) {
       expect(provider.requests[0]?.url).toBe('/v2/verify/bank');
       expect(r.record).toMatchObject({ status: 'FRAUD', errorCode: 'SLIP_NOT_FOUND' });
       expect(r.charged).toBe(1);
+    });
+
+    it('a bank answer without an amount is not a SUCCESS of 0.00: PROVIDER_ERROR, not charged', async () => {
+      const body = easySlipBankSuccess('014242082547BPM10001', { amount: { amount: null, local: {} } });
+      reply = { status: 200, body };
+      const r = await verify(bankQr('014242082547BPM10001'));
+      expect(r.record).toMatchObject({ status: 'PROVIDER_ERROR', errorCode: 'PROVIDER_UNAVAILABLE' });
+      expect(r.record.errorMessage).not.toMatch(PROVIDER_NAMES);
+      expect(r.charged).toBe(0);
+    });
+
+    it('a provider time without a zone is Thai time on the record', async () => {
+      reply = { status: 200, body: easySlipBankSuccess('014242082547BPM10002', { date: '2026-01-01T23:30:00' }) };
+      const r = await verify(bankQr('014242082547BPM10002'));
+      expect(r.record).toMatchObject({ status: 'SUCCESS', transDate: '2026-01-01T16:30:00.000Z' });
     });
   });
 }

@@ -277,12 +277,38 @@ export function str(v: unknown): string | null {
   return null;
 }
 
-/** Provider dates carry +07:00 (or Z); the port wants ISO 8601 UTC. null when unparseable. */
+/** ISO 8601 date and time, optional seconds and fraction, optional zone (Z, +07:00, +0700). */
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Provider dates to ISO 8601 UTC, or null. The documents give ISO 8601 with +07:00 (EasySlip) or Z
+ * (SlipOK transTimestamp). Two readings are ours to choose, both the safe one:
+ * - no zone ("2026-01-01T23:30:00"): Thai time, as every date these providers document is. Date.parse
+ *   would read it in the server's own zone, seven hours off on a UTC host.
+ * - anything that is not ISO 8601 ("01/02/2026 10:00": 1 February in Thailand, 2 January to
+ *   Date.parse; a date without a time) is not guessed: null, so the answer is not a confirmed slip.
+ */
 export function toUtcIso(v: unknown): string | null {
-  const s = str(v);
+  const s = str(v)?.trim();
   if (!s) return null;
-  const t = Date.parse(s);
+  const m = ISO_DATE_TIME.exec(s);
+  if (!m) return null;
+  const [, day, hm, sec = '00', frac = '', zone] = m;
+  const z = !zone ? '+07:00' : zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const t = Date.parse(`${day}T${hm}:${sec}${frac ? `.${frac.slice(0, 3).padEnd(3, '0')}` : ''}${z}`);
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
+}
+
+/**
+ * A provider's amount (baht, as the documents give it: a JSON number), or null. A plain decimal
+ * string ("1234.56") is accepted too. Anything else, null and "" above all, is null: `Number(null)`
+ * and `Number("")` are 0, and a missing amount once read as a 0.00 transfer. The pipeline turns the
+ * number into integer satang through its decimal text (satangFromAmount), never `x * 100`.
+ */
+export function providerAmount(v: unknown): number | null {
+  if (typeof v === 'number') return Number.isFinite(v) && v >= 0 ? v : null;
+  if (typeof v === 'string' && /^\s*\d{1,13}(\.\d+)?\s*$/.test(v)) return Number(v);
+  return null;
 }
 
 /** Bank codes are 3 digits ("4" -> "004"); anything else is passed through trimmed. */

@@ -14,6 +14,7 @@ import {
   joinUrl,
   postImage,
   postJson,
+  providerAmount,
   proxyType,
   retryAfterSeconds,
   str,
@@ -166,11 +167,11 @@ function party(v: unknown): BankParty | null {
  */
 export function mapEasySlipRawSlip(raw: unknown, q: Pick<CheckerQuery, 'transRef' | 'bankCode'>): BankSlip | null {
   if (!isRecord(raw)) return null;
-  const amount = Number(isRecord(raw.amount) ? raw.amount.amount : raw.amount);
+  const amount = providerAmount(isRecord(raw.amount) ? raw.amount.amount : raw.amount);
   const transDate = toUtcIso(raw.date);
   const sender = party(raw.sender) ?? { name: '', nameEn: null, account: null, proxy: null, bankCode: null };
   const receiver = party(raw.receiver);
-  if (!Number.isFinite(amount) || !transDate || !receiver) return null;
+  if (amount === null || !transDate || !receiver) return null;
   const sendingBankCode = sender.bankCode || q.bankCode;
   return {
     transRef: str(raw.transRef) ?? q.transRef,
@@ -191,9 +192,9 @@ export function mapEasySlipRawSlip(raw: unknown, q: Pick<CheckerQuery, 'transRef
 export function mapEasySlipTrueWallet(data: unknown, q: Pick<CheckerQuery, 'transRef' | 'bankCode'>): BankSlip | null {
   if (!isRecord(data)) return null;
   const raw = isRecord(data.rawSlip) ? data.rawSlip : data;
-  const amount = Number(isRecord(raw.amount) ? raw.amount.amount : raw.amount);
+  const amount = providerAmount(isRecord(raw.amount) ? raw.amount.amount : raw.amount);
   const transDate = toUtcIso(raw.date);
-  if (!Number.isFinite(amount) || !transDate) return null;
+  if (amount === null || !transDate) return null;
   const sender = isRecord(raw.sender) ? raw.sender : {};
   const receiver = isRecord(raw.receiver) ? raw.receiver : {};
   const phone = str(receiver.phone);

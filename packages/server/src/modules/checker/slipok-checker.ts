@@ -8,7 +8,7 @@
 // (the documents do not give an HTTP status per code).
 import type { AccountReason, BankParty, BankSlip, Checker, CheckerQuery } from './checker-port.js';
 import { accountError, unavailable, unsupported } from './checker-port.js';
-import { bankCode, getJson, isRecord, postJson, proxyType, str, toUtcIso, type FetchFn } from './checker-http.js';
+import { bankCode, getJson, isRecord, postJson, providerAmount, proxyType, str, toUtcIso, type FetchFn } from './checker-http.js';
 import type { ProviderAccount } from './checker-accounts.js';
 
 export interface SlipOkCheckerOptions {
@@ -122,11 +122,11 @@ function party(v: unknown, bank: string | null): BankParty | null {
 export function mapSlipOkData(data: Record<string, unknown>, q: Pick<CheckerQuery, 'transRef' | 'bankCode'>): BankSlip | null {
   const sendingBankCode = bankCode(data.sendingBank) || q.bankCode;
   const receivingBankCode = bankCode(data.receivingBank);
-  const amount = Number(data.amount);
+  const amount = providerAmount(data.amount);
   const transDate = toUtcIso(data.transTimestamp) ?? bangkokDate(str(data.transDate), str(data.transTime));
   const sender = party(data.sender, sendingBankCode) ?? { name: '', nameEn: null, account: null, proxy: null, bankCode: sendingBankCode };
   const receiver = party(data.receiver, receivingBankCode);
-  if (!Number.isFinite(amount) || !transDate || !receiver) return null;
+  if (amount === null || !transDate || !receiver) return null;
   return { transRef: str(data.transRef) || q.transRef, amount, transDate, sendingBankCode, receivingBankCode, sender, receiver };
 }
 

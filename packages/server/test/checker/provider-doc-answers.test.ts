@@ -185,6 +185,15 @@ const ROWS: Row[] = [
     never: ['FOUND', 'NOT_FOUND'],
   },
   {
+    // 'BANKAC' | 'TOKEN' | 'DUMMY': only BANKAC is documented as a bank account; a dummy/token number
+    // whose last digits happen to equal the shop's must not pass as the shop's account.
+    name: 'EasySlip: a DUMMY or TOKEN receiver number is not taken for a bank account',
+    doc: ES_TYPES,
+    provider: 'easyslip',
+    reply: esReceiver({ name: { th: 'ร้าน' }, bank: { type: 'DUMMY', account: 'xxx-x-x6660-9' } }),
+    want: { kind: 'FOUND', slip: { receiver: { account: null } } },
+  },
+  {
     name: 'EasySlip: 404 SLIP_NOT_FOUND for a bank payload is "no such transfer"',
     doc: ES_ERRORS,
     provider: 'easyslip',
@@ -323,6 +332,22 @@ const ROWS: Row[] = [
     reply: ok({ amount: null }),
     want: { kind: 'UNAVAILABLE' },
     never: ['FOUND', 'NOT_FOUND'],
+  },
+  {
+    // data.success is "Valid QR code" (boolean, mandatory): a false there is not a confirmed transfer.
+    name: 'SlipOK: data.success false ("valid QR code": no) is not a confirmed transfer',
+    doc: OK_CHECK,
+    provider: 'slipok',
+    reply: ok({ success: false }),
+    want: { kind: 'UNAVAILABLE' },
+    never: ['FOUND', 'NOT_FOUND'],
+  },
+  {
+    name: 'SlipOK: a DUMMY or TOKEN receiver number is not taken for a bank account',
+    doc: OK_SDK,
+    provider: 'slipok',
+    reply: okReceiver({ account: { type: 'TOKEN', value: 'xxx-x-x6660-x' } }),
+    want: { kind: 'FOUND', slip: { receiver: { account: null } } },
   },
 ];
 

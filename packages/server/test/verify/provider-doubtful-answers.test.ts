@@ -108,5 +108,20 @@ for (const kind of DB_KINDS) {
       const r = await verify(bankQr('014242082547BPM10002'));
       expect(r.record).toMatchObject({ status: 'SUCCESS', transDate: '2026-01-01T16:30:00.000Z' });
     });
+
+    it("a DUMMY receiver number that ends like the shop's account does not make the slip pay the shop", async () => {
+      reply = {
+        status: 200,
+        body: easySlipBankSuccess('014242082547BPM10003', {
+          receiver: {
+            bank: { id: '004', name: 'กสิกรไทย', short: 'KBANK' },
+            account: { name: { th: 'นาย อื่น ค', en: 'MR. UEN K' }, bank: { type: 'DUMMY', account: 'xxx-x-x6660-9' } },
+          },
+        }),
+      };
+      const r = await verify(bankQr('014242082547BPM10003'));
+      expect(r.record.status).not.toBe('SUCCESS');
+      expect(r.record.status).toBe('RECEIVER_MISMATCH');
+    });
   });
 }

@@ -311,6 +311,17 @@ export function providerAmount(v: unknown): number | null {
   return null;
 }
 
+/**
+ * Whether a provider's account type names a bank account. Both document the types BANKAC, TOKEN and
+ * DUMMY and explain none; only BANKAC is a bank account, so a TOKEN or DUMMY number is not compared
+ * with the shop's account digits (a dummy number ending like the shop's must not pay the shop).
+ * An absent or empty type keeps the number (older answers carry none).
+ */
+export function isBankAccountType(type: unknown): boolean {
+  const t = (str(type) ?? '').trim().toUpperCase();
+  return t !== 'TOKEN' && t !== 'DUMMY';
+}
+
 /** Bank codes are 3 digits ("4" -> "004"); anything else is passed through trimmed. */
 export function bankCode(v: unknown): string | null {
   const s = str(v)?.trim();

@@ -10,6 +10,7 @@ import { accountError, unavailable, unsupported } from './checker-port.js';
 import {
   bankCode,
   getJson,
+  isBankAccountType,
   isRecord,
   joinUrl,
   postImage,
@@ -155,7 +156,7 @@ function party(v: unknown): BankParty | null {
   const name = isRecord(acc.name) ? acc.name : {};
   const th = str(name.th);
   const en = str(name.en);
-  const account = isRecord(acc.bank) ? str(acc.bank.account) : null;
+  const account = isRecord(acc.bank) && isBankAccountType(acc.bank.type) ? str(acc.bank.account) : null;
   const proxy = isRecord(acc.proxy) && str(acc.proxy.account) ? { type: proxyType(acc.proxy.type), value: str(acc.proxy.account)! } : null;
   return { name: th || en || '', nameEn: en || null, account: account || null, proxy, bankCode: bank };
 }

@@ -8,7 +8,18 @@
 // (the documents do not give an HTTP status per code).
 import type { AccountReason, BankParty, BankSlip, Checker, CheckerQuery } from './checker-port.js';
 import { accountError, unavailable, unsupported } from './checker-port.js';
-import { bankCode, getJson, isRecord, postJson, providerAmount, proxyType, str, toUtcIso, type FetchFn } from './checker-http.js';
+import {
+  bankCode,
+  getJson,
+  isBankAccountType,
+  isRecord,
+  postJson,
+  providerAmount,
+  proxyType,
+  str,
+  toUtcIso,
+  type FetchFn,
+} from './checker-http.js';
 import type { ProviderAccount } from './checker-accounts.js';
 
 export interface SlipOkCheckerOptions {
@@ -110,7 +121,7 @@ function party(v: unknown, bank: string | null): BankParty | null {
   if (!isRecord(v)) return null;
   const display = str(v.displayName);
   const en = str(v.name);
-  const account = isRecord(v.account) ? str(v.account.value) : null;
+  const account = isRecord(v.account) && isBankAccountType(v.account.type) ? str(v.account.value) : null;
   const proxy = isRecord(v.proxy) && str(v.proxy.value) ? { type: proxyType(v.proxy.type), value: str(v.proxy.value)! } : null;
   return { name: display || en || '', nameEn: en || null, account: account || null, proxy, bankCode: bank };
 }
@@ -120,6 +131,9 @@ function party(v: unknown, bank: string | null): BankParty | null {
  * unknown) and the sender fall back to the slip QR's own data.
  */
 export function mapSlipOkData(data: Record<string, unknown>, q: Pick<CheckerQuery, 'transRef' | 'bankCode'>): BankSlip | null {
+  // data.success is "Valid QR code" (boolean, mandatory; a string in one public client): a no there
+  // is not a confirmed transfer, whatever else the answer carries.
+  if (data.success === false || String(data.success).trim().toLowerCase() === 'false') return null;
   const sendingBankCode = bankCode(data.sendingBank) || q.bankCode;
   const receivingBankCode = bankCode(data.receivingBank);
   const amount = providerAmount(data.amount);

@@ -326,6 +326,17 @@ const ROWS: Row[] = [
     want: { kind: 'NOT_FOUND' },
   },
   {
+    // The documents are about bank slips only ("the QR at the bottom right of the slip"); nothing says
+    // a wallet payload is checked, so "expired or no such transaction" for one is not "forged".
+    name: 'SlipOK: 1011 for a TrueMoney wallet payload is "cannot check", not "no such transfer"',
+    doc: OK_CHECK,
+    provider: 'slipok',
+    q: walletQ,
+    reply: { status: 400, body: { success: false, code: 1011, message: 'x' } },
+    want: { kind: 'UNSUPPORTED' },
+    never: ['NOT_FOUND', 'FOUND'],
+  },
+  {
     name: 'SlipOK: an answer without an amount is not a 0.00 transfer',
     doc: OK_CHECK,
     provider: 'slipok',

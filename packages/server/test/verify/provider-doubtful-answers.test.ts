@@ -7,7 +7,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startFakeUpstream, type FakeUpstream, type Reply } from '../checker/fake-upstream.js';
 import type { DecodeResult } from '../../src/modules/slip-qr/slip-qr-decoder.js';
-import { EASYSLIP_KEY, easySlipBankSuccess, easySlipError } from '../checker/provider-fixtures.js';
+import {
+  EASYSLIP_KEY,
+  SLIPOK_BRANCH_PATH,
+  SLIPOK_KEY,
+  easySlipBankSuccess,
+  easySlipError,
+  slipOkError,
+} from '../checker/provider-fixtures.js';
 
 const image = () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]);
 const bankQr = (transRef: string): DecodeResult => ({
@@ -122,6 +129,43 @@ for (const kind of DB_KINDS) {
       const r = await verify(bankQr('014242082547BPM10003'));
       expect(r.record.status).not.toBe('SUCCESS');
       expect(r.record.status).toBe('RECEIVER_MISMATCH');
+    });
+  });
+
+  describe.skipIf(pgMissing(kind))(`doubtful answers, SlipOK alone [${kind}]${skipNote(kind)}`, () => {
+    let h: Harness;
+    let provider: FakeUpstream;
+    let reply: Reply;
+    let next: DecodeResult;
+    let shop: Awaited<ReturnType<typeof seedShop>>;
+
+    beforeAll(async () => {
+      provider = await startFakeUpstream(() => reply);
+      h = await createHarness(
+        kind,
+        { CHECKER: 'slipok', CHECKER_URL: `${provider.url}${SLIPOK_BRANCH_PATH}`, CHECKER_KEY: SLIPOK_KEY, CHECKER_TIMEOUT_MS: '2000' },
+        { decode: async () => next },
+      );
+      shop = await seedShop(h);
+    });
+    afterAll(async () => {
+      await h?.close();
+      await provider?.close();
+    });
+
+    it('1011 for a TrueMoney wallet payload (wallet slips are not in its documents) is not FRAUD and costs nothing', async () => {
+      reply = slipOkError(1011);
+      next = walletQr('50012345670002');
+      const r = await h.c.verification.verifySlip({ shopId: shop.shop.id, source: 'API', image: image() });
+      expect(provider.requests).toHaveLength(1);
+      expect(r.record).toMatchObject({ status: 'INVALID', errorCode: 'CHECK_NOT_SUPPORTED' });
+      expect(r.record.errorMessage).not.toMatch(PROVIDER_NAMES);
+      expect(r.quota.used).toBe(0);
+      // a bank slip's 1011 stays "no such transaction" (charged: the provider answered)
+      next = bankQr('014242082547BPM10009');
+      const bank = await h.c.verification.verifySlip({ shopId: shop.shop.id, source: 'API', image: image() });
+      expect(bank.record).toMatchObject({ status: 'FRAUD', errorCode: 'SLIP_NOT_FOUND' });
+      expect(bank.quota.used).toBe(1);
     });
   });
 }

@@ -51,8 +51,8 @@ export function createSlipOkChecker(opts: SlipOkCheckerOptions): SlipOkChecker {
   const id = opts.id ?? 'slipok';
   return {
     id,
-    // No document says whether TrueMoney QR payloads are checked; one that is not is answered 1008,
-    // which is UNSUPPORTED below (the next provider is asked), so sending it costs no verdict.
+    // No document says whether TrueMoney QR payloads are checked: 1008 and 1011 for one are UNSUPPORTED
+    // below (the next provider is asked), a confirmed transfer is FOUND, so sending it costs no verdict.
     supports: ['BANK', 'TRUEMONEY'],
     async check(q, o) {
       // no `log`: their duplicate tracking is off, duplicates are ours to decide per shop
@@ -76,8 +76,12 @@ export function createSlipOkChecker(opts: SlipOkCheckerOptions): SlipOkChecker {
         return { kind: 'PENDING', retryAfterSeconds: Number.isFinite(minutes) && minutes > 0 ? Math.ceil(minutes * 60) : 60 };
       }
       // "QR code expired or no such transaction": the pipeline tells expired (the slip's own date is
-      // past the banks' window) from forged.
-      if (code === 1011) return { kind: 'NOT_FOUND' };
+      // past the banks' window) from forged. Only for bank slips: the documents are about those alone
+      // (the QR at the bottom right of a bank slip), so for a wallet payload the same code may just
+      // mean "not something we look up": in doubt, this provider cannot check it (never FRAUD).
+      if (code === 1011) {
+        return (q.kind ?? 'BANK') === 'TRUEMONEY' ? unsupported('slipok: code 1011 for a TrueMoney payload') : { kind: 'NOT_FOUND' };
+      }
       // "This QR is not a QR for payment verification": what this provider cannot check. Never FRAUD.
       if (code === 1008) return unsupported(`slipok: code 1008`);
       // Bank data down for about 15 minutes, no quota used: fail over now, no immediate re-send.

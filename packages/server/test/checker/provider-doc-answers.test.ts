@@ -312,6 +312,16 @@ const ROWS: Row[] = [
     want: { kind: 'FOUND', slip: { transDate: '2020-04-01T03:15:07.000Z' } },
   },
   {
+    // transTime is mandatory in the response table; without it the time is unknown, not midnight
+    // (a made-up 00:00 ages a fresh slip by up to a day for the stale rule).
+    name: 'SlipOK: without transTimestamp, a transDate without a usable transTime is not given a made-up midnight',
+    doc: OK_CHECK,
+    provider: 'slipok',
+    reply: ok({ transTimestamp: undefined, transDate: '20200401', transTime: '' }),
+    want: { kind: 'UNAVAILABLE' },
+    never: ['FOUND', 'NOT_FOUND'],
+  },
+  {
     name: 'SlipOK: a transTimestamp without a zone is Thai time',
     doc: OK_CHECK,
     provider: 'slipok',

@@ -148,9 +148,13 @@ export function mapSlipOkData(data: Record<string, unknown>, q: Pick<CheckerQuer
   return { transRef: str(data.transRef) || q.transRef, amount, transDate, sendingBankCode, receivingBankCode, sender, receiver };
 }
 
-/** yyyyMMdd + HH:mm:ss in Bangkok time (UTC+7, no DST) -> ISO UTC */
+/**
+ * yyyyMMdd + HH:mm:ss in Bangkok time (UTC+7, no DST) -> ISO UTC. Both are mandatory in the response
+ * table: without a usable time the moment is unknown (null), not midnight, which would age a fresh
+ * slip by up to a day for the stale rule.
+ */
 function bangkokDate(date: string | null, time: string | null): string | null {
   if (!date || !/^\d{8}$/.test(date)) return null;
-  const t = time && /^\d{2}:\d{2}(:\d{2})?$/.test(time) ? time : '00:00:00';
-  return toUtcIso(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${t.length === 5 ? `${t}:00` : t}+07:00`);
+  if (!time || !/^\d{2}:\d{2}(:\d{2})?$/.test(time)) return null;
+  return toUtcIso(`${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}T${time}+07:00`);
 }

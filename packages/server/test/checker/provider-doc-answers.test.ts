@@ -200,6 +200,15 @@ const ROWS: Row[] = [
     reply: easySlipError(404, 'SLIP_NOT_FOUND'),
     want: { kind: 'NOT_FOUND' },
   },
+  {
+    // Only MISSING_API_KEY / INVALID_API_KEY are documented for 401; a 401 with another or no code
+    // (a gateway in front, a renamed code) is still "our key is refused": an operator problem.
+    name: 'EasySlip: a 401 without a documented code is still the key: account error, not a plain outage',
+    doc: ES_ERRORS,
+    provider: 'easyslip',
+    reply: { status: 401, body: { message: 'Unauthorized' } },
+    want: { kind: 'UNAVAILABLE', account: 'key_invalid', retryable: false },
+  },
   // ---------------------------------------------------------------- EasySlip, TrueMoney wallet (image)
   {
     name: 'EasySlip TrueMoney: wallet slip with masked receiver phone',
@@ -347,6 +356,13 @@ const ROWS: Row[] = [
     never: ['NOT_FOUND', 'FOUND'],
   },
   {
+    name: 'SlipOK: a 401 without a code is the key (1002 is its documented form)',
+    doc: OK_SDK,
+    provider: 'slipok',
+    reply: { status: 401, body: 'Unauthorized' },
+    want: { kind: 'UNAVAILABLE', account: 'key_invalid', retryable: false },
+  },
+  {
     name: 'SlipOK: an answer without an amount is not a 0.00 transfer',
     doc: OK_CHECK,
     provider: 'slipok',
@@ -380,7 +396,7 @@ describe('documented provider answers, read as the provider meant them', () => {
     expect(r, row.doc).toMatchObject(row.want);
     for (const k of row.never ?? []) expect(r.kind, row.doc).not.toBe(k);
     if (row.satang !== undefined) expect(r.kind === 'FOUND' ? satangFromAmount(r.slip.amount) : null, row.doc).toBe(row.satang);
-    // an UNAVAILABLE reason is for operators only; shops never see it, and nothing maps it to FRAUD
-    if (r.kind === 'UNAVAILABLE') expect(r.account).toBeUndefined();
+    // a malformed answer is not an account problem (no operator incident for it)
+    if (r.kind === 'UNAVAILABLE' && !('account' in row.want)) expect(r.account).toBeUndefined();
   });
 });

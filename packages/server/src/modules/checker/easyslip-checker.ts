@@ -69,6 +69,9 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
     if (status === 200 && body.success === true) return null;
     const account = ACCOUNT_CODES[code];
     if (account) return accountError(account, code, `easyslip: HTTP ${status} ${code}`);
+    // 401 is authentication whatever the body says (a gateway in front, a code not in the table): the
+    // key, so the operator hears of it, instead of shops being told "send again in a minute".
+    if (status === 401) return accountError('key_invalid', code || 'HTTP 401', `easyslip: HTTP 401 ${code}`);
     // Not in the v2 error table; the earlier adapter handled it as "bank publishes late". Kept: a
     // pending answer is never charged and never FRAUD, so honouring it cannot hurt a shop.
     if (code === 'SLIP_PENDING') return { kind: 'PENDING', retryAfterSeconds: retryAfterSeconds(h, DEFAULT_PENDING_RETRY_S) };

@@ -71,6 +71,8 @@ export function createSlipOkChecker(opts: SlipOkCheckerOptions): SlipOkChecker {
       }
       const account = ACCOUNT_CODES[code];
       if (account) return accountError(account, String(code), `slipok: HTTP ${status} code ${code}`);
+      // A 401 without a known code (1002 is the documented form) is the key all the same: an operator problem.
+      if (status === 401 && !Number.isFinite(code)) return accountError('key_invalid', 'HTTP 401', 'slipok: HTTP 401');
       if (code === 1010) {
         const minutes = Number(data?.delay);
         return { kind: 'PENDING', retryAfterSeconds: Number.isFinite(minutes) && minutes > 0 ? Math.ceil(minutes * 60) : 60 };

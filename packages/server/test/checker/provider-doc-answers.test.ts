@@ -144,6 +144,20 @@ const ROWS: Row[] = [
     want: { kind: 'FOUND', slip: { transDate: '2026-01-01T16:30:00.000Z' } },
   },
   {
+    name: 'EasySlip: ISO 8601 zone forms +0700 and +07, and a fraction past milliseconds',
+    doc: ES_TYPES,
+    provider: 'easyslip',
+    reply: es({ date: '2026-01-01T23:30:00.123456+0700' }),
+    want: { kind: 'FOUND', slip: { transDate: '2026-01-01T16:30:00.123Z' } },
+  },
+  {
+    name: 'EasySlip: zone +07 (hours only)',
+    doc: ES_TYPES,
+    provider: 'easyslip',
+    reply: es({ date: '2026-01-01T23:30+07' }),
+    want: { kind: 'FOUND', slip: { transDate: '2026-01-01T16:30:00.000Z' } },
+  },
+  {
     name: 'EasySlip: date in UTC (Z)',
     doc: ES_TYPES,
     provider: 'easyslip',

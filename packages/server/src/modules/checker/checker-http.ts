@@ -277,8 +277,8 @@ export function str(v: unknown): string | null {
   return null;
 }
 
-/** ISO 8601 date and time, optional seconds and fraction, optional zone (Z, +07:00, +0700). */
-const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+/** ISO 8601 date and time, optional seconds and fraction, optional zone (Z, +07:00, +0700, +07). */
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Provider dates to ISO 8601 UTC, or null. The documents give ISO 8601 with +07:00 (EasySlip) or Z
@@ -294,7 +294,7 @@ export function toUtcIso(v: unknown): string | null {
   const m = ISO_DATE_TIME.exec(s);
   if (!m) return null;
   const [, day, hm, sec = '00', frac = '', zone] = m;
-  const z = !zone ? '+07:00' : zone.toUpperCase() === 'Z' ? 'Z' : zone.includes(':') ? zone : `${zone.slice(0, 3)}:${zone.slice(3)}`;
+  const z = !zone ? '+07:00' : zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.length === 3 ? '00' : zone.slice(-2)}`;
   const t = Date.parse(`${day}T${hm}:${sec}${frac ? `.${frac.slice(0, 3).padEnd(3, '0')}` : ''}${z}`);
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
 }

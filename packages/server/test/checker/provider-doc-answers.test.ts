@@ -414,3 +414,19 @@ describe('documented provider answers, read as the provider meant them', () => {
     if (r.kind === 'UNAVAILABLE' && !('account' in row.want)) expect(r.account).toBeUndefined();
   });
 });
+
+describe('account routes (quota polling), read as documented', () => {
+  it('SlipOK quota: a null quota is unknown, not 0 remaining; a null overQuota is no overage', async () => {
+    // QuotaData {quota: number, specialQuota, overQuota} in the public client; null is not a count
+    f.reply = { status: 200, body: { success: true, data: { quota: null, specialQuota: 0, overQuota: null } } };
+    expect(await slipok().account()).toMatchObject({ reachable: true, credentialsAccepted: true, quotaRemaining: null, overage: 0 });
+    f.reply = { status: 200, body: { success: true, data: { quota: 120, specialQuota: 0, overQuota: 3 } } };
+    expect(await slipok().account()).toMatchObject({ quotaRemaining: 120, overage: 3 });
+    expect(f.up.requests.at(-1)).toMatchObject({ method: 'GET', url: `${SLIPOK_BRANCH_PATH}/quota` });
+  });
+
+  it('SlipOK quota: a 401 without a code is the key, as on the check route', async () => {
+    f.reply = { status: 401, body: 'Unauthorized' };
+    expect(await slipok().account()).toMatchObject({ reachable: true, credentialsAccepted: false, problem: 'key_invalid' });
+  });
+});

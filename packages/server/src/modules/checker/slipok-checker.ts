@@ -107,18 +107,17 @@ export function createSlipOkChecker(opts: SlipOkCheckerOptions): SlipOkChecker {
       const code = Number(body.code);
       const account = ACCOUNT_CODES[code];
       if (account) return { reachable: true, credentialsAccepted: account !== 'key_invalid', problem: account, providerCode: String(code) };
+      if (out.answer.status === 401 && !Number.isFinite(code)) {
+        return { reachable: true, credentialsAccepted: false, problem: 'key_invalid', providerCode: 'HTTP 401' };
+      }
       const data = isRecord(body.data) ? body.data : null;
       if (out.answer.status !== 200 || body.success !== true || !data) {
         return { reachable: true, credentialsAccepted: null, detail: `HTTP ${out.answer.status}` };
       }
-      const quota = Number(data.quota);
-      const over = Number(data.overQuota);
-      return {
-        reachable: true,
-        credentialsAccepted: true,
-        quotaRemaining: Number.isFinite(quota) ? quota : null,
-        overage: Number.isFinite(over) ? over : 0,
-      };
+      // Counts are numbers (a numeric string is read too); null is "unknown", never 0 (Number(null) is).
+      const quota = providerAmount(data.quota);
+      const over = providerAmount(data.overQuota);
+      return { reachable: true, credentialsAccepted: true, quotaRemaining: quota, overage: over ?? 0 };
     },
   };
 }

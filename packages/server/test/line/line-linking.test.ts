@@ -281,6 +281,32 @@ for (const kind of DB_KINDS) {
       expect((await k.h.c.line.channels.list(s.shop.id)).groups.map((x: { groupId: string }) => x.groupId)).toContain('Gstaff-code');
     });
 
+    it('a code made by a staff member who was removed from the team links nothing', async () => {
+      // Removal "bites at once" (sessions end, the owner guard refuses): a code the person made while on
+      // the team (30 minutes) linked a group of their choosing to the shop after they were removed, so
+      // they kept checking slips on the shop's quota and reading its payments in that group.
+      const s = await k.linkedShop();
+      const staffId = `usr_gone_${Math.random().toString(36).slice(2, 10)}`;
+      await k.h.c.accounts.insertStaff({
+        id: staffId,
+        shopId: s.shop.id,
+        email: `${staffId}@example.com`,
+        passwordHash: 'x',
+        at: k.clock.now().toISOString(),
+      });
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, `user:${staffId}`);
+      await k.h.c.team.removeMember(s.shop.id, 'usr_the_owner', staffId, null);
+      const g = ev('message', group('Gremoved-staff', 'Uformer-staff'), textMessage(c.code));
+      await s.post(g);
+      expect((await k.h.c.line.channels.list(s.shop.id)).groups).toEqual([]);
+      expect(texts(k.fake.replies.find((r) => r.body.replyToken === g.replyToken))).toContain('รหัสเชื่อมต่อไม่ถูกต้อง');
+      // The same in a 1:1 chat: not an owner recipient, and told the code is not valid (not "ask the owner").
+      const e = ev('message', { type: 'user', userId: 'Uformer-staff' }, textMessage(c.code));
+      await s.post(e);
+      expect((await k.h.c.line.channels.list(s.shop.id)).owners).toEqual([]);
+      expect(texts(k.fake.replies.find((r) => r.body.replyToken === e.replyToken))).toContain('รหัสเชื่อมต่อไม่ถูกต้อง');
+    });
+
     it('unlinking the channel stops its webhook, unlinks its groups and is audited', async () => {
       const s = await k.linkedShop();
       const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');

@@ -72,11 +72,15 @@ export function createLineLinkCodeService(deps: {
       if (row.used_at) return { ok: false, reason: 'USED' };
       const ts = clock.now().toISOString();
       if (row.expires_at <= ts) return { ok: false, reason: 'EXPIRED' };
+      // The maker's role now, not when the code was made: a person removed from the team (role null) lost
+      // their codes with their sessions, or a code noted before the removal linked a group of their
+      // choosing to the shop for up to the code's TTL. Answered like an unknown code.
+      const role = row.created_by.startsWith('user:') ? await deps.roleOf(row.created_by.slice(5)) : 'owner';
+      if (role === null) return { ok: false, reason: 'INVALID' };
       // Typed in a 1:1 chat a code makes the typist a recipient of the owner's alerts and daily money
       // summary: only a code the owner (or the operator, CLI) made does that. A staff member's code links
       // groups only, and stays usable for one.
-      if (target.kind === 'owner' && row.created_by.startsWith('user:') && (await deps.roleOf(row.created_by.slice(5))) !== 'owner')
-        return { ok: false, reason: 'NOT_OWNER_CODE' };
+      if (target.kind === 'owner' && role !== 'owner') return { ok: false, reason: 'NOT_OWNER_CODE' };
       const shop = await shops.get(channel.shop_id);
       const consumeFor = (usedFor: string) => (trx: Db) => repo.linkCodes.consume(row.code_hash, ts, usedFor, trx);
       if (target.kind === 'group') {

@@ -229,6 +229,36 @@ for (const kind of DB_KINDS) {
       expect((await k.h.c.quota.snapshot(shop, await k.h.c.plans.get('TRIAL'))).used).toBe(50);
     });
 
+    it('quota exhausted: a picture without a slip is told so, not "the shop will confirm your payment manually"', async () => {
+      // The wall stands before the decoder: a customer's photo of a product (or anything not a slip) in 1:1
+      // was answered "the shop used up its checks; it will confirm your payment manually", as if a payment
+      // had been sent. Below the wall the same photo is told "no slip in this picture".
+      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      await s.post(ev('message', user('Uboss-nonslip'), textMessage(c.code)));
+      await linkGroup(s, 'Cwall-nonslip');
+      const g = (await k.h.c.line.channels.list(s.shop.id)).groups[0]!;
+      await k.h.c.line.groups.setSilent(s.shop.id, g.id, false, 'user:test');
+      await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+
+      const photo = ev('message', user('Ubrowser'), imageMessage(upload(await renderNonSlip('photo', 'jpg'))));
+      await s.post(photo);
+      expect(textOf(replyFor(photo))).not.toContain('ครบแล้ว');
+      expect(flexText(flexOf(replyFor(photo)))).toContain('ไม่พบสลิปโอนเงินในรูปนี้');
+      const inGroup = ev('message', grp('Cwall-nonslip'), imageMessage(upload(await renderNonSlip('photo', 'png'))));
+      await s.post(inGroup);
+      expect(textOf(replyFor(inGroup))).not.toContain('ครบแล้ว');
+      expect(flexText(flexOf(replyFor(inGroup)))).toContain('รูปนี้ไม่ใช่สลิป');
+      // A photo is not a slip that met the wall: the owner is not told slips go unchecked.
+      expect(k.fake.sentTo('Uboss-nonslip')).toHaveLength(0);
+      // A real slip still meets the wall.
+      const t = await bank.register();
+      const slip = ev('message', user('Ubrowser'), imageMessage(upload(await bank.slip(t.transRef))));
+      await s.post(slip);
+      expect(textOf(replyFor(slip))).toContain('ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว');
+      expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(0);
+    });
+
     it('a picture with the slips of two transfers: "one slip per picture", not charged, heard in a silent group too', async () => {
       // Before, one of the two was checked and the printed amount was read off the other slip: a genuine
       // 555-baht payment beside a 77-baht slip was answered FRAUD "edited slip".

@@ -21,7 +21,7 @@ import type { LineEventJobPayload } from './line-event-log.js';
 import { chatIdOf, isGroupChat, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 import type { LineGroupService } from './line-group-service.js';
 import { LINK_CODE_PATTERN, type LineLinkCodeService } from './line-link-code-service.js';
-import { msg, resultMessage, type Audience, type Lang } from './line-messages.js';
+import { msg, noSlipMessage, resultMessage, type Audience, type Lang } from './line-messages.js';
 import type { LineOwnerService } from './line-owner-service.js';
 import type { LineChannelsTable } from './line-tables.js';
 
@@ -287,7 +287,14 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       if (e.statusCode === 402) {
         // The wall stands before the decoder: a re-used slip would be told "the shop will confirm
         // manually", and staff, finding the first payment's money in the bank app, would deliver twice.
-        const reused = await reusedTransfer(ch.shop_id, image, preDecoded);
+        // The pipeline refused before decoding; the picture is decoded here once (for the re-use lookup
+        // too). No slip QR: say so, as below the wall, not "the shop will confirm your payment manually".
+        const decoded = preDecoded ?? (deps.decode ? await deps.decode(image, ch.shop_id).catch(() => null) : null);
+        if (decoded && !decoded.ok && NOT_A_SLIP.has(decoded.errorCode)) {
+          if (!silentNonSlip) await answer(token, ch, event, [noSlipMessage(lang, audience)]);
+          return;
+        }
+        const reused = await reusedTransfer(ch.shop_id, image, decoded);
         if (reused) {
           const original = { amount: reused.amount, createdAt: reused.createdAt };
           await answer(token, ch, event, [resultMessage(reused, lang, deps.timeZone, { audience, replay: false, original })]);

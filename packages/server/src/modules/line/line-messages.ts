@@ -537,6 +537,29 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   if (record.stale && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH') && !replay)
     notes.push(`${STALE_WORD[lang]}: ${LABELS.stale[lang]}`);
 
+  return bubble(title, color, facts, notes, replay, `${title} ${record.amount !== null ? formatAmount(record.amount, lang) : ''}`.trim());
+}
+
+/**
+ * A picture without a slip QR refused at the quota wall (the pipeline decoded nothing and recorded
+ * nothing; the LINE handler decoded it for the re-use lookup): the bubble a recorded no-slip picture
+ * gets below the wall, not "the shop will confirm your payment manually" for a photo that paid nothing.
+ */
+export function noSlipMessage(lang: Lang, audience: Audience): messagingApi.FlexMessage {
+  const invalid = STATUS.INVALID!;
+  const title = invalid.title[audience][lang];
+  return bubble(title, invalid.color, [], [invalid.note[audience][lang]], false, title);
+}
+
+/** Verdict header in its colour, the facts (if any), then the sentences; `highlight`: the first sentence is the warning. */
+function bubble(
+  title: string,
+  color: string,
+  facts: messagingApi.FlexComponent[],
+  notes: string[],
+  highlight: boolean,
+  alt: string,
+): messagingApi.FlexMessage {
   const body: messagingApi.FlexComponent[] = [];
   if (facts.length) body.push({ type: 'box', layout: 'vertical', spacing: 'sm', contents: facts }, { type: 'separator', margin: 'md' });
   notes.forEach((n, i) =>
@@ -547,10 +570,9 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
       wrap: true,
       margin: 'md',
       // The replay warning is the point of the bubble: in its colour and bold, not grey small print.
-      ...(replay && i === 0 ? { color: ORANGE, weight: 'bold' as const } : { color: '#555555' }),
+      ...(highlight && i === 0 ? { color: ORANGE, weight: 'bold' as const } : { color: '#555555' }),
     }),
   );
-  const alt = `${title} ${record.amount !== null ? formatAmount(record.amount, lang) : ''}`.trim();
   return {
     type: 'flex',
     altText: alt.slice(0, 400),

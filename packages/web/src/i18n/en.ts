@@ -503,6 +503,11 @@ export const en: Record<MessageKey, string> = {
   'line.verify': 'Test the webhook',
   'line.verifyOk': 'LINE reached the webhook',
   'line.verifyFail': 'LINE could not reach the webhook: {reason}',
+  'line.verifySecret':
+    'LINE reached the webhook, but its signature does not match the Channel secret entered here, so chat messages go unanswered. Unlink this account and link it again with the Channel secret from LINE Developers (Basic settings tab).',
+  'line.verifyToken':
+    "LINE refused this account's Channel access token (reissued or revoked?). Unlink the account and link it again with the current token from LINE Developers (Messaging API tab).",
+  'line.verifyUnreachable': 'LINE could not be reached just now. Try the test again in a moment.',
   'line.unlink': 'Unlink',
   'line.groups': 'LINE groups',
   'line.newCode': 'New link code',

@@ -10,6 +10,7 @@ import { useLoad } from '../lib/use-load';
 import { MiniAppLinkCard } from '../components/line-login';
 import { SubmitRow } from '../components/form-parts';
 import { fieldRefusal, lineChannelProblem } from '../lib/field-errors';
+import { explainWebhookCheck } from '../lib/line-webhook-check';
 import type { MessageKey } from '../i18n/i18n';
 import { th } from '../i18n/th';
 
@@ -147,9 +148,8 @@ export function LineScreen() {
                               ROUTES.lineVerify(ch.id),
                               { method: 'POST' },
                             );
-                            setNote(
-                              r.success ? t('line.verifyOk') : t('line.verifyFail', { reason: r.reason ?? String(r.statusCode ?? '') }),
-                            );
+                            const said = explainWebhookCheck(r);
+                            setNote(t(said.key, said.vars));
                           })
                         }
                       >

@@ -188,6 +188,18 @@ for (const kind of DB_KINDS) {
       const word = ev('message', { type: 'user', userId: 'Ucust77' }, textMessage('Thankyou'));
       await a.post(word);
       expect(k.fake.replies.find((r) => r.body.replyToken === word.replyToken)).toBeUndefined();
+      // Nor is an order number of the code's shape that no code can be (codes have no 0, O, 1 or I, and
+      // letters): a customer who typed "SO24-0001" in 1:1 was told "the link code is not valid, check the
+      // code in the dashboard"; staff typing an order number in the group got the same.
+      for (const orderNo of ['SO24-0001', '2411-0032', 'inv1-2345']) {
+        const typed = ev('message', { type: 'user', userId: 'Ucust77' }, textMessage(orderNo));
+        await a.post(typed);
+        expect(
+          k.fake.replies.find((r) => r.body.replyToken === typed.replyToken),
+          orderNo,
+        ).toBeUndefined();
+        expect(await say(a, 'Cnothing', orderNo), orderNo).toBe('');
+      }
       const groupsA = await k.h.c.line.channels.list(a.shop.id);
       expect(groupsA.groups).toHaveLength(0);
     });

@@ -20,7 +20,7 @@ import type { LineDeliveryRepo } from './line-delivery-repo.js';
 import type { LineEventJobPayload } from './line-event-log.js';
 import { chatIdOf, isGroupChat, sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 import type { LineGroupService } from './line-group-service.js';
-import { LINK_CODE_PATTERN, type LineLinkCodeService } from './line-link-code-service.js';
+import { LINK_CODE_PATTERN, looksLikeLinkCode, type LineLinkCodeService } from './line-link-code-service.js';
 import { msg, noSlipMessage, resultMessage, type Audience, type Lang } from './line-messages.js';
 import type { LineOwnerService } from './line-owner-service.js';
 import type { LineChannelsTable } from './line-tables.js';
@@ -29,9 +29,10 @@ import type { LineChannelsTable } from './line-tables.js';
 const NOT_A_SLIP = new Set(['NO_QR_FOUND', 'NOT_SLIP_QR', 'UNREADABLE_IMAGE']);
 /**
  * Any 8-letter word ("THANKYOU") matches the code shape. An unknown code gets the "invalid code"
- * answer only when written as shown in the dashboard (with the dash); otherwise it was just a word.
+ * answer only when written as shown in the dashboard (with the dash, from the code alphabet);
+ * otherwise it was just a word or an order number.
  */
-const looksTyped = (t: string) => /^[A-Za-z0-9]{4}-[A-Za-z0-9]{4}$/.test(t);
+const looksTyped = looksLikeLinkCode;
 /** How long a LINE job waits for a place in a full decoder queue before failing into the outbox's retry. */
 const DECODER_WAIT_MS = 20_000;
 // Not "ยกเลิก" alone: that is how a Thai shop chat cancels an order, and it unlinked the group (or drew

@@ -11,6 +11,13 @@ import type { LineChannelsTable } from './line-tables.js';
 const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'; // no 0/O, 1/I
 /** A code as typed: 8 characters from the alphabet, optionally split by a dash or space. */
 export const LINK_CODE_PATTERN = /^[A-Za-z0-9]{4}[- ]?[A-Za-z0-9]{4}$/;
+/**
+ * A text that could be one of our codes as the dashboard shows it: `XXXX-XXXX` from the code alphabet
+ * (so never 0, O, 1 or I) with a letter in it. Only such a text gets the "invalid code" answer: an order
+ * number of the same shape ("SO24-0001") typed by a customer in 1:1, or by staff in a group, was told to
+ * check the code in the dashboard.
+ */
+export const looksLikeLinkCode = (t: string) => /^[A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4}$/i.test(t) && /[A-Z]/i.test(t);
 const normalizeCode = (s: string) => s.replace(/[^A-Za-z0-9]/g, '').toUpperCase();
 const hashCode = (code: string) =>
   createHash('sha256')

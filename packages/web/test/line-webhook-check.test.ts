@@ -16,11 +16,16 @@ describe("the LINE page's webhook test", () => {
     expect(say(r)).toContain('Channel secret');
     expect(say(r)).not.toContain('ERROR');
     expect(say(r, 'en')).toContain('Channel secret');
+    // Linking the same Channel ID again updates it in place; unlinking would drop every linked group.
+    expect(say(r)).toContain(`"${translate('th', 'line.link')}"`);
+    expect(say(r, 'en')).toContain(`"${translate('en', 'line.link')}"`);
+    expect(say(r, 'en')).not.toMatch(/unlink/i);
   });
 
   it('LINE refusing the access token, and LINE unreachable, are said in the page language', () => {
     expect(say({ success: false, statusCode: null, reason: 'LINE answered 401' })).toContain('Channel access token');
     expect(say({ success: false, statusCode: null, reason: 'LINE answered 401' })).not.toContain('answered');
+    expect(say({ success: false, statusCode: null, reason: 'LINE answered 401' }, 'en')).toContain(`"${translate('en', 'line.link')}"`);
     expect(say({ success: false, statusCode: null, reason: 'LINE unreachable' })).not.toContain('unreachable');
     expect(say({ success: false, statusCode: null, reason: 'LINE unreachable' })).toMatch(/[\u0E00-\u0E7F]/);
   });

@@ -504,9 +504,9 @@ export const en: Record<MessageKey, string> = {
   'line.verifyOk': 'LINE reached the webhook',
   'line.verifyFail': 'LINE could not reach the webhook: {reason}',
   'line.verifySecret':
-    'LINE reached the webhook, but its signature does not match the Channel secret entered here, so chat messages go unanswered. Unlink this account and link it again with the Channel secret from LINE Developers (Basic settings tab).',
+    'LINE reached the webhook, but its signature does not match the Channel secret entered here, so chat messages go unanswered. Use "Link a LINE official account" with the same Channel ID and the Channel secret from LINE Developers (Basic settings tab); linked groups and the webhook URL stay as they are.',
   'line.verifyToken':
-    "LINE refused this account's Channel access token (reissued or revoked?). Unlink the account and link it again with the current token from LINE Developers (Messaging API tab).",
+    'LINE refused this account\'s Channel access token (reissued or revoked?). Use "Link a LINE official account" with the same Channel ID and the current token from LINE Developers (Messaging API tab); linked groups stay as they are.',
   'line.verifyUnreachable': 'LINE could not be reached just now. Try the test again in a moment.',
   'line.unlink': 'Unlink',
   'line.groups': 'LINE groups',

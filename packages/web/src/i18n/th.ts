@@ -490,9 +490,9 @@ export const th = {
   'line.verifyOk': 'LINE เรียก Webhook สำเร็จ',
   'line.verifyFail': 'LINE เรียก Webhook ไม่สำเร็จ: {reason}',
   'line.verifySecret':
-    'LINE เรียก Webhook ได้ แต่ลายเซ็นไม่ตรงกับ Channel secret ที่ใส่ไว้ ข้อความในแชตจึงไม่ได้รับการตอบ: ยกเลิกการเชื่อมบัญชีนี้ แล้วเชื่อมใหม่ด้วย Channel secret จาก LINE Developers (แท็บ Basic settings)',
+    'LINE เรียก Webhook ได้ แต่ลายเซ็นไม่ตรงกับ Channel secret ที่ใส่ไว้ ข้อความในแชตจึงไม่ได้รับการตอบ: กด "เชื่อมบัญชี LINE OA" แล้วใส่ Channel ID เดิมกับ Channel secret จาก LINE Developers (แท็บ Basic settings) กลุ่มที่เชื่อมไว้และ Webhook URL ยังเหมือนเดิม',
   'line.verifyToken':
-    'LINE ไม่รับ Channel access token ของบัญชีนี้ (อาจออกใหม่หรือถูกยกเลิกแล้ว): ยกเลิกการเชื่อม แล้วเชื่อมใหม่ด้วย token ปัจจุบันจาก LINE Developers (แท็บ Messaging API)',
+    'LINE ไม่รับ Channel access token ของบัญชีนี้ (อาจออกใหม่หรือถูกยกเลิกแล้ว): กด "เชื่อมบัญชี LINE OA" แล้วใส่ Channel ID เดิมกับ token ปัจจุบันจาก LINE Developers (แท็บ Messaging API) กลุ่มที่เชื่อมไว้ยังเหมือนเดิม',
   'line.verifyUnreachable': 'ติดต่อ LINE ไม่ได้ในขณะนี้ ลองทดสอบอีกครั้งในอีกสักครู่',
   'line.unlink': 'ยกเลิกการเชื่อม',
   'line.groups': 'กลุ่ม LINE',

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import type { ContainerOverrides } from '../../src/container.js';
 import { fixedClock } from '../../src/lib/clock.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
 import { createHarness, seedShop, type DbKind, type Harness } from '../helpers/harness.js';
@@ -19,7 +20,7 @@ async function freePort(): Promise<number> {
  * One service on real HTTP (its PUBLIC_URL known up front, so LINE's "verify webhook" can call it),
  * a fake LINE platform, a controllable clock and an outbox worker the test drains explicitly.
  */
-export async function startLineKit(kind: DbKind, env: Record<string, string> = {}) {
+export async function startLineKit(kind: DbKind, env: Record<string, string> = {}, overrides: Omit<ContainerOverrides, 'clock'> = {}) {
   const fake: FakeLinePlatform = await startFakeLinePlatform();
   const port = await freePort();
   const clock = fixedClock(new Date());
@@ -33,7 +34,7 @@ export async function startLineKit(kind: DbKind, env: Record<string, string> = {
       LINE_HTTP_TIMEOUT_MS: '3000',
       ...env,
     },
-    { clock },
+    { ...overrides, clock },
   );
   await h.app.listen({ port, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${port}`;

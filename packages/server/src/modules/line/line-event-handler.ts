@@ -273,10 +273,17 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     }
 
     let preDecoded: DecodeResult | null = null;
+    let preStopped = false;
     if (silentNonSlip && deps.decode) {
       // The decoder reads the buffer in place and leaves it as it was: the pipeline uses the same one.
       preDecoded = await deps.decode(image, ch.shop_id).catch(() => null);
-      if (preDecoded && !preDecoded.ok && NOT_A_SLIP.has(preDecoded.errorCode)) return;
+      if (preDecoded && !preDecoded.ok && preDecoded.stopped) {
+        // Stopped past the decoder's time limit (a busy machine) or its decoder died: no verdict on the
+        // picture. Taken for "no slip", a genuine slip got no answer and no record; the pipeline decodes
+        // it again, and if that is stopped too, staff hear that it could not be read (they can send it again).
+        preDecoded = null;
+        preStopped = true;
+      } else if (preDecoded && !preDecoded.ok && NOT_A_SLIP.has(preDecoded.errorCode)) return;
     }
 
     let record: TransactionRecord;
@@ -323,7 +330,10 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
       throw e;
     }
     await repo.saveRecord(event.webhookEventId, record.id, isNew);
-    if (silentNonSlip && record.status === 'INVALID' && record.errorCode && NOT_A_SLIP.has(record.errorCode)) return;
+    // A completed decode that found no slip stays silent; an unreadable one after a stopped pre-decode
+    // was most likely stopped again (the record does not say): answered, not taken for a photo.
+    const stoppedTwice = preStopped && record.errorCode === 'UNREADABLE_IMAGE';
+    if (silentNonSlip && record.status === 'INVALID' && record.errorCode && NOT_A_SLIP.has(record.errorCode) && !stoppedTwice) return;
     await answerRecord(token, ch, event, record, !isNew, lang, audience);
   }
 

@@ -79,6 +79,16 @@ for (const kind of DB_KINDS) {
         expect(replyFor(e)).toBeUndefined();
       });
 
+      it('at the quota wall a stopped decode is no "no slip in this picture" either: the quota answer stands', async () => {
+        const s = await k.linkedShop({ plan: 'TRIAL' });
+        await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+        const t = await bank.register();
+        stopNext = 1;
+        const e = ev('message', { type: 'user', userId: 'Ubuyer-stopped' }, imageMessage(upload(await bank.slip(t.transRef))));
+        await s.post(e);
+        expect(textOf(replyFor(e))).toContain('ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว');
+      });
+
       it('every decode stopped: staff are told the slip could not be read, not left in silence', async () => {
         const s = await linkedGroup('Cstopped2');
         const t = await bank.register({ amount: 99 });

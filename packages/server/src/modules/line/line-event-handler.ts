@@ -298,7 +298,8 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
         // The pipeline refused before decoding; the picture is decoded here once (for the re-use lookup
         // too). No slip QR: say so, as below the wall, not "the shop will confirm your payment manually".
         const decoded = preDecoded ?? (deps.decode ? await deps.decode(image, ch.shop_id).catch(() => null) : null);
-        if (decoded && !decoded.ok && NOT_A_SLIP.has(decoded.errorCode)) {
+        // (A decode stopped past its time limit says nothing about the picture: the quota answer stands.)
+        if (decoded && !decoded.ok && !decoded.stopped && NOT_A_SLIP.has(decoded.errorCode)) {
           if (!silentNonSlip) await answer(token, ch, event, [noSlipMessage(lang, audience)]);
           return;
         }

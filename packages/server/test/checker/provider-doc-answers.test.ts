@@ -215,6 +215,16 @@ const ROWS: Row[] = [
     want: { kind: 'NOT_FOUND' },
   },
   {
+    // SCB (014) and Bangkok Bank (002) publish transfers minutes late (SlipOK documents it as 1010);
+    // EasySlip's table has no such code, so its "not found" for their slip may mean "not yet".
+    name: 'EasySlip: 404 SLIP_NOT_FOUND for an SCB bank slip may be "not published yet"',
+    doc: ES_ERRORS,
+    provider: 'easyslip',
+    q: { ...bankQ, bankCode: '014', payload: bankQ.payload.replace('0103004', '0103014') },
+    reply: easySlipError(404, 'SLIP_NOT_FOUND'),
+    want: { kind: 'NOT_FOUND', mayBeUnpublished: true },
+  },
+  {
     // Only MISSING_API_KEY / INVALID_API_KEY are documented for 401; a 401 with another or no code
     // (a gateway in front, a renamed code) is still "our key is refused": an operator problem.
     name: 'EasySlip: a 401 without a documented code is still the key: account error, not a plain outage',

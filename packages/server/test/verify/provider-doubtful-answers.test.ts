@@ -17,13 +17,13 @@ import {
 } from '../checker/provider-fixtures.js';
 
 const image = () => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]);
-const bankQr = (transRef: string): DecodeResult => ({
+const bankQr = (transRef: string, sendingBank = '004'): DecodeResult => ({
   ok: true,
   kind: 'BANK',
-  bankCode: '004',
-  bankName: 'Kasikorn Bank',
+  bankCode: sendingBank,
+  bankName: sendingBank === '004' ? 'Kasikorn Bank' : 'Siam Commercial Bank',
   transRef,
-  payload: `00410006000001010300402${String(transRef.length).padStart(2, '0')}${transRef}5102TH9104ABCD`,
+  payload: `004100060000010103${sendingBank}02${String(transRef.length).padStart(2, '0')}${transRef}5102TH9104ABCD`,
   pass: 'fast',
 });
 /** today's DDMMYYYY in Bangkok: a wallet slip the stale rule does not touch */
@@ -99,6 +99,25 @@ for (const kind of DB_KINDS) {
       expect(provider.requests[0]?.url).toBe('/v2/verify/bank');
       expect(r.record).toMatchObject({ status: 'FRAUD', errorCode: 'SLIP_NOT_FOUND' });
       expect(r.charged).toBe(1);
+    });
+
+    it('an SCB slip it has not found, sent just after the transfer, is pending until the reference has been known 10 minutes', async () => {
+      // SCB and Bangkok Bank publish transfers minutes late (SlipOK's documented 1010); this provider
+      // has no "not yet" answer. Before: FRAUD SLIP_NOT_FOUND, charged, for a slip sent at once.
+      reply = easySlipError(404, 'SLIP_NOT_FOUND');
+      const first = await verify(bankQr('014242082547BPM10010', '014'));
+      expect(first.record).toMatchObject({ status: 'PROVIDER_ERROR', errorCode: 'SLIP_PENDING' });
+      expect(first.record.errorMessage).toMatch(/about 10 minute/);
+      expect(first.charged).toBe(0);
+      // The same reference first checked 11 minutes ago: now "not found" is the bank's answer.
+      await h.c.db
+        .updateTable('transactions')
+        .set({ created_at: new Date(Date.now() - 11 * 60_000).toISOString() })
+        .where('id', '=', first.record.id)
+        .execute();
+      const later = await verify(bankQr('014242082547BPM10010', '014'));
+      expect(later.record).toMatchObject({ status: 'FRAUD', errorCode: 'SLIP_NOT_FOUND' });
+      expect(later.charged).toBe(1);
     });
 
     it('a bank answer without an amount is not a SUCCESS of 0.00: PROVIDER_ERROR, not charged', async () => {

@@ -56,13 +56,28 @@ export interface BankSlip {
   receiver: BankParty;
 }
 
+/**
+ * Sending banks that publish transfers to the bank-data services minutes after the transfer: Bangkok
+ * Bank (002) and SCB (014), per SlipOK's documented 1010 answer ("a slip from {bank}: wait about {n}
+ * minutes"). A provider without such an answer says "not found" for a genuine slip sent at once.
+ */
+export const LATE_PUBLISHING_BANKS: ReadonlySet<string> = new Set(['002', '014']);
+
 export type CheckerResult =
   | { kind: 'FOUND'; slip: BankSlip }
   /**
    * no such transfer / forged -> FRAUD (charged: the checker answered). The pipeline first asks the
    * slip's own data whether it is simply too old for the bank to confirm (then INVALID STALE_SLIP).
    */
-  | { kind: 'NOT_FOUND' }
+  | {
+      kind: 'NOT_FOUND';
+      /**
+       * The provider has no "not published yet" answer, and the sending bank is one that publishes
+       * transfers minutes late: a slip sent right after the transfer may be genuine (see
+       * LATE_PUBLISHING_BANKS). The pipeline answers SLIP_PENDING while the reference is new to the shop.
+       */
+      mayBeUnpublished?: boolean;
+    }
   /**
    * This provider cannot check this kind of slip (documented "not a payment QR", no image for an
    * image-only endpoint...): the failover chain asks the next provider; when none can, the pipeline

@@ -6,7 +6,7 @@
 // Success: {success:true, data:{...}}; errors: {success:false, error:{code, message}} with the codes
 // of the v2 error table (easyslip-document.cl1.easythunder.com/en/reference/error-codes).
 import type { AccountReason, BankParty, BankSlip, Checker, CheckerQuery, CheckerResult } from './checker-port.js';
-import { accountError, unavailable, unsupported } from './checker-port.js';
+import { LATE_PUBLISHING_BANKS, accountError, unavailable, unsupported } from './checker-port.js';
 import {
   bankCode,
   getJson,
@@ -60,8 +60,12 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
   const headers = { authorization: `Bearer ${opts.key}` };
   const id = opts.id ?? 'easyslip';
 
-  /** `fromImage`: the answer of the picture endpoint (TrueMoney), where SLIP_NOT_FOUND is in doubt. */
-  function mapError(out: HttpOutcome, fromImage = false): CheckerResult | null {
+  /**
+   * `fromImage`: the answer of the picture endpoint (TrueMoney), where SLIP_NOT_FOUND is in doubt.
+   * `sendingBank`: the bank slip's sending bank, whose late publishing may explain a SLIP_NOT_FOUND.
+   */
+  function mapError(out: HttpOutcome, o: { fromImage?: boolean; sendingBank?: string } = {}): CheckerResult | null {
+    const fromImage = o.fromImage ?? false;
     if (!out.ok) return { kind: 'UNAVAILABLE', reason: `easyslip: ${out.reason}`, retryable: true, timeout: out.aborted };
     const { status, json, headers: h } = out.answer;
     const body = isRecord(json) ? json : {};
@@ -81,7 +85,11 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
     // cannot check it. UNSUPPORTED, not UNAVAILABLE: the same picture gets the same answer, and a run of
     // such pictures must not open the breaker that bank slips share.
     if (status === 404 && code === 'SLIP_NOT_FOUND') {
-      return fromImage ? unsupported(`easyslip: HTTP 404 SLIP_NOT_FOUND from the image endpoint`) : { kind: 'NOT_FOUND' };
+      if (fromImage) return unsupported(`easyslip: HTTP 404 SLIP_NOT_FOUND from the image endpoint`);
+      // Its v2 table has no "not published yet" code (SlipOK's 1010 says some banks publish minutes late).
+      return o.sendingBank !== undefined && LATE_PUBLISHING_BANKS.has(o.sendingBank)
+        ? { kind: 'NOT_FOUND', mayBeUnpublished: true }
+        : { kind: 'NOT_FOUND' };
     }
     if (IMAGE_CODES.has(code)) return unsupported(`easyslip: HTTP ${status} ${code}`);
     if (status >= 500 || status === 408) return unavailable(`easyslip: HTTP ${status} ${code}`, true);
@@ -93,7 +101,7 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
   async function checkBank(q: CheckerQuery, signal?: AbortSignal): Promise<CheckerResult> {
     // checkDuplicate stays off: duplicates are decided by our own database, per shop
     const out = await postJson(opts.fetch, joinUrl(base, '/v2/verify/bank'), { payload: q.payload }, headers, signal);
-    const err = mapError(out);
+    const err = mapError(out, { sendingBank: q.bankCode });
     if (err || !out.ok) return err!;
     const body = out.answer.json as Record<string, unknown>;
     const slip = isRecord(body.data) ? mapEasySlipRawSlip(body.data.rawSlip, q) : null;
@@ -106,7 +114,7 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
     if (!q.image || q.image.length === 0) return unsupported('easyslip: TrueMoney slips are verified from the image only');
     if (q.image.length > EASYSLIP_MAX_IMAGE_BYTES) return unsupported('easyslip: image over the TrueMoney endpoint limit');
     const out = await postImage(opts.fetch, joinUrl(base, '/v2/verify/truewallet'), 'image', q.image, headers, signal);
-    const err = mapError(out, true);
+    const err = mapError(out, { fromImage: true });
     if (err || !out.ok) return err!;
     const body = out.answer.json as Record<string, unknown>;
     const slip = mapEasySlipTrueWallet(body.data, q);

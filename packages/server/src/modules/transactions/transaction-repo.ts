@@ -224,6 +224,16 @@ export function createTransactionRepo(db: Db) {
       const { success_ref, ...first } = r;
       return { ...first, elsewhere: success_ref === null };
     },
+    /** When this shop first checked a slip of the transfer (its earliest record of the reference), or null. */
+    async firstSeen(shopId: string, transRef: string): Promise<string | null> {
+      const r = await db
+        .selectFrom('transactions')
+        .select((eb) => eb.fn.min('created_at').as('first'))
+        .where('shop_id', '=', shopId)
+        .where('trans_ref', '=', transRef)
+        .executeTakeFirst();
+      return r?.first ? String(r.first) : null;
+    },
     /** The transfer's SUCCESS record for this shop and environment (when, and the bank's data), or null. */
     async firstSuccess(shopId: string, environment: string, transRef: string): Promise<FirstSuccess | null> {
       return (await succeededQuery(db, shopId, environment, transRef))[0] ?? null;

@@ -118,6 +118,7 @@ export function createTransactionService(deps: { db: Db; timeZone: string }) {
     firstSuccess: repo.firstSuccess,
     /** What a new check of the transfer repeats without asking the bank: this shop's SUCCESS, or its bank-confirmed DUPLICATE of another shop's (see the repo). */
     knownTransfer: repo.knownTransfer,
+    firstSeen: repo.firstSeen,
     /** When the transfer's SUCCESS (any shop, this environment) was recorded and whether by this shop: never which shop. */
     successHolder: repo.successHolder,
     /** Live records in [from, to) of the given statuses, counted and summed in satang per status, channel, matched payee, stale flag and mismatch direction (money totals). */

@@ -64,7 +64,7 @@ export interface VerificationDeps {
   payees: PayeeService;
   quota: QuotaService;
   /** Where records are written and read (the transactions module owns the table). */
-  transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'knownTransfer' | 'successHolder' | 'get'>;
+  transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'knownTransfer' | 'successHolder' | 'get' | 'firstSeen'>;
   claims: ImageClaims;
   /** `shopId` keys the decoder pool's fair share between shops. */
   decode: (image: Buffer, shopId?: string) => Promise<DecodeResult>;
@@ -88,6 +88,14 @@ export interface VerificationDeps {
   /** operator log (a provider answer that contradicts the slip QR is logged with both values) */
   log?: { warn(obj: unknown, msg?: string): void };
 }
+
+/**
+ * How long after a shop first saw a slip's reference a "not found" for a bank that publishes late
+ * (checker LATE_PUBLISHING_BANKS, from a provider with no "not yet" answer) still means "not published
+ * yet": SlipOK documents waits of a few minutes for those banks. A forged slip of such a bank answers
+ * SLIP_PENDING (uncharged, nothing to hand over for) until then, and FRAUD after.
+ */
+export const LATE_PUBLISHING_GRACE_MS = 10 * 60_000;
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff]);
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -237,6 +245,7 @@ export function createVerificationService(deps: VerificationDeps) {
 
   /** Asks the checker and turns its answer into a draft record; `charged` follows the charging rule. */
   async function judge(
+    shopId: string,
     decoded: Extract<DecodeResult, { ok: true }>,
     image: Buffer | undefined,
     payees: Array<PayeeForMatch & { id: string }>,
@@ -296,6 +305,16 @@ export function createVerificationService(deps: VerificationDeps) {
         error_message:
           'This kind of slip cannot be checked by this service yet. Nothing was charged; confirm the payment in the receiving account or wallet app.',
       };
+    }
+    // "Not found" for a slip of a bank that publishes late, from a provider that cannot say "not yet":
+    // while the reference is new to the shop the bank may simply not have published it (a customer
+    // sends the slip the moment the app shows it). Pending, uncharged; once the reference was first
+    // seen LATE_PUBLISHING_GRACE_MS ago, not found is the bank's answer.
+    if (answer.kind === 'NOT_FOUND' && answer.mayBeUnpublished) {
+      const first = await deps.transactions.firstSeen(shopId, decoded.transRef);
+      const seenMs = first ? clock.now().getTime() - Date.parse(first) : 0;
+      if (seenMs < LATE_PUBLISHING_GRACE_MS)
+        answer = { kind: 'PENDING', retryAfterSeconds: Math.ceil((LATE_PUBLISHING_GRACE_MS - seenMs) / 1000) };
     }
     if (answer.kind === 'PENDING') {
       const mins = Math.max(1, Math.ceil(answer.retryAfterSeconds / 60));
@@ -691,6 +710,7 @@ export function createVerificationService(deps: VerificationDeps) {
           draft = duplicateOf({ ...emptyDraft(), ...fromFirst(first, decoded) }, holder?.createdAt ?? first.created_at, first.elsewhere);
         } else {
           draft = await judge(
+            shop.id,
             decoded,
             input.image,
             payees.map((p) => ({

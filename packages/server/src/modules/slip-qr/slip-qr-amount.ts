@@ -1,5 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import { ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
+import { lumaOf } from './slip-qr-decoder.js';
 
 /**
  * Reads the amount a slip picture prints, to hold it against the bank's (issue 20: edited slips).
@@ -86,21 +87,20 @@ export interface Segment {
 
 async function toGray(image: Buffer, maxSide: number): Promise<Gray> {
   const meta = await sharp(image, { failOn: 'none', limitInputPixels: 50_000_000 }).metadata();
-  let p = sharp(image, { failOn: 'none', limitInputPixels: 50_000_000 });
-  if (meta.hasAlpha) p = p.flatten({ background: '#ffffff' });
-  // One channel (green) instead of greyscale(): the colourspace conversion cost ~20 ms per slip, and
-  // green keeps every layout's amount apart from its background (as in the QR decoder).
-  const channels = meta.hasAlpha ? 3 : (meta.channels ?? 3);
   // A chat app's small copy (long side 480-800) is enlarged to the working size: at its own size the
   // layout analysis runs at 240-400 px, where a real slip's 11 px digits are 5 px and its lines glue
   // together (a K PLUS slip at 480 px read nothing).
   const small = Math.max(meta.width ?? 0, meta.height ?? 0) < MIN_WORK_SIDE;
-  const { data, info } = await p
-    .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: !small, kernel: 'linear' })
-    .extractChannel(channels >= 3 ? 1 : 0)
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height };
+  // One channel (green) instead of greyscale(), as in the QR decoder (and without colour management,
+  // CMYK included: see lumaOf): the colourspace conversion cost ~20 ms per slip, and green keeps every
+  // layout's amount apart from its background.
+  const g = await lumaOf(
+    image,
+    { channels: meta.channels ?? 3, hasAlpha: meta.hasAlpha ?? false, ...(meta.space ? { space: meta.space } : {}) },
+    maxSide,
+    small,
+  );
+  return { data: Buffer.from(g.data.buffer, g.data.byteOffset, g.data.byteLength), width: g.width, height: g.height };
 }
 
 async function grayOp(g: Gray, op: (p: Sharp) => Sharp): Promise<Gray> {

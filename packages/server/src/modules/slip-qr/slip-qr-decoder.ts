@@ -102,7 +102,7 @@ class Renditions {
   readonly mode: 'native' | 'shrink' | 'separate';
   constructor(
     private readonly image: Buffer,
-    private readonly meta: { width: number; height: number; channels: number; hasAlpha: boolean; jpeg: boolean },
+    private readonly meta: ImageShape & { width: number; height: number; jpeg: boolean },
     readonly fastMaxSide: number,
     private readonly profile = false,
   ) {
@@ -131,14 +131,8 @@ class Renditions {
     return this.mode === 'native';
   }
 
-  base(maxSide: number): Sharp {
-    let p = sharp(this.image, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'none' });
-    if (this.meta.hasAlpha) p = p.flatten({ background: '#ffffff' });
-    if (this.longSide > maxSide) p = p.resize({ width: maxSide, height: maxSide, fit: 'inside', kernel: 'linear' });
-    // One colour channel instead of greyscale(): libvips' colourspace conversion costs ~10 ms on a
-    // slip, and green carries most of the luminance of dark-on-light codes anyway.
-    const channels = this.meta.hasAlpha ? 3 : this.meta.channels;
-    return p.extractChannel(channels >= 3 ? 1 : 0);
+  base(maxSide: number): Promise<LumaImage> {
+    return lumaOf(this.image, this.meta, maxSide);
   }
 
   smallLuma(): Promise<LumaImage> {
@@ -149,12 +143,12 @@ class Renditions {
       this.small ??= this.fullLuma().then((full) => this.build(async () => shrinkLuma(full, k)));
       return this.small;
     }
-    this.small ??= this.build(() => toLuma(this.base(this.fastMaxSide)));
+    this.small ??= this.build(() => this.base(this.fastMaxSide));
     return this.small;
   }
 
   fullLuma(): Promise<LumaImage> {
-    this.full ??= this.build(() => toLuma(this.base(FULL_MAX_SIDE)));
+    this.full ??= this.build(() => this.base(FULL_MAX_SIDE));
     return this.full;
   }
 }
@@ -228,6 +222,43 @@ export function shrinkLuma(img: LumaImage, k: number): LumaImage {
     for (let x = 0; x < width; x++) out[o + x] = (row[x]! + half) / area;
   }
   return { data: out, width, height };
+}
+
+/** What `lumaOf` needs to know of an image (from sharp's metadata). */
+export interface ImageShape {
+  channels: number;
+  hasAlpha: boolean;
+  /** libvips' interpretation (`space` in sharp's metadata): 'cmyk' for CMYK and YCCK JPEGs. */
+  space?: string;
+}
+
+/**
+ * One luminance-like channel of an image, long side at most `maxSide` (the QR decoder's renditions and
+ * the printed-amount reader's working copy). No colour management: a scan of dark-on-light modules
+ * needs none, and it was the dearest step of all. An embedded ICC profile (Display P3 on iPhone
+ * photos) was applied to every pixel first (0.1-0.5 s CPU per 24 MP photo, and lcms ran whatever
+ * profile a sender embedded); a CMYK JPEG went through lcms' CMYK -> sRGB transform at full size, 3-5x a plain
+ * photo's whole decode: a blank 6000x4000 CMYK page of 366 KB ran a decoder past its 2 s kill limit.
+ * CMYK stays CMYK here (decoded, shrunk) and its green is computed in JS: (255 - M) x (255 - K) / 255,
+ * what green light a print of it reflects (yellow ink passes green, cyan mostly does too).
+ */
+export async function lumaOf(image: Buffer, shape: ImageShape, maxSide: number, enlarge = false): Promise<LumaImage> {
+  let p = sharp(image, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'none', ignoreIcc: true });
+  const cmyk = shape.space === 'cmyk' && shape.channels === 4;
+  if (cmyk) p = p.pipelineColourspace('cmyk').toColourspace('cmyk');
+  else if (shape.hasAlpha) p = p.flatten({ background: '#ffffff' });
+  p = p.resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: !enlarge, kernel: 'linear' });
+  if (cmyk) {
+    const { data, info } = await p.raw().toBuffer({ resolveWithObject: true });
+    if (info.channels !== 4) throw new Error('CMYK image decoded without 4 channels');
+    const out = new Uint8Array(info.width * info.height);
+    for (let i = 0, j = 1; i < out.length; i++, j += 4) out[i] = ((255 - data[j]!) * (255 - data[j + 2]!) + 127) / 255;
+    return { data: out, width: info.width, height: info.height };
+  }
+  // One colour channel instead of greyscale(): libvips' colourspace conversion costs ~10 ms on a
+  // slip, and green carries most of the luminance of dark-on-light codes anyway.
+  const channels = shape.hasAlpha ? 3 : shape.channels;
+  return toLuma(p.extractChannel(channels >= 3 ? 1 : 0));
 }
 
 async function toLuma(p: Sharp): Promise<LumaImage> {
@@ -440,7 +471,7 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   }
   const r = new Renditions(
     buf,
-    { width, height, channels: meta.channels ?? 3, hasAlpha: meta.hasAlpha ?? false, jpeg: meta.format === 'jpeg' },
+    { width, height, channels: meta.channels ?? 3, hasAlpha: meta.hasAlpha ?? false, space: meta.space, jpeg: meta.format === 'jpeg' },
     opts.fastMaxSide ?? fastSide(meta.format, Math.max(width, height)),
     onStage !== undefined,
   );

@@ -5,6 +5,7 @@ import { alive } from '../faults/fault-kit.js';
 import { DEFAULT_DECODE_KILL_MS } from '../../src/modules/slip-qr/slip-qr-pool.js';
 import { metrics } from '../../src/lib/metrics.js';
 import {
+  bigProgressiveJpeg,
   exifBombJpeg,
   hugeIccJpeg,
   hugeIccpPng,
@@ -53,6 +54,7 @@ async function hostileSet(): Promise<[string, Buffer][]> {
     ['progressive JPEG, 3000 scans', await manyScansJpeg(3000)],
     ['EXIF bomb', await exifBombJpeg(30)],
     ['1 MB ICC in APP2', await hugeIccJpeg()],
+    ['24 MP progressive JPEG, 4:4:4', await bigProgressiveJpeg()],
   ];
 }
 

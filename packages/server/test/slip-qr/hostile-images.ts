@@ -188,3 +188,14 @@ export async function slowBlankPngs(n: number): Promise<Buffer[]> {
 
 /** Copy `i` of an image, different in bytes the readers ignore (after IEND / EOI): no replay cache hit. */
 export const variantOf = (img: Buffer, i: number) => Buffer.concat([img, Buffer.from(`#${i}`)]);
+
+/**
+ * A blank 24 MP progressive JPEG without chroma subsampling (~275 KB): libjpeg keeps all 72 M
+ * coefficients of a progressive image for its scans, ~0.75 s of CPU before the cascade scans
+ * anything (a CMYK one, 96 M samples, ~1.5 s): past the 2 s kill limit on a loaded machine.
+ */
+export async function bigProgressiveJpeg(): Promise<Buffer> {
+  return sharp({ create: { width: 6000, height: 4000, channels: 3, background: '#ffffff' } })
+    .jpeg({ progressive: true, chromaSubsampling: '4:4:4' })
+    .toBuffer();
+}

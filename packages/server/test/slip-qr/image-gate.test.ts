@@ -119,6 +119,37 @@ describe('image gate: hostile images are refused in milliseconds', () => {
     });
     expect(JPEG_LIMITS.scans).toBeLessThan(3000);
   });
+
+  it('refuses progressive JPEGs with more samples than a 24 MP 4:2:0 photo (all coefficients are kept for the scans); keeps that photo and baseline ones', async () => {
+    // Small real JPEGs whose frame header is given another size: the gate reads headers only.
+    const resized = async (
+      opts: { progressive: boolean; subsampling: '4:2:0' | '4:4:4'; cmyk?: boolean },
+      width: number,
+      height: number,
+    ) => {
+      let p = sharp({ create: { width: 64, height: 64, channels: 3, background: '#ffffff' } });
+      if (opts.cmyk) p = p.toColourspace('cmyk');
+      const jpeg = Buffer.from(await p.jpeg({ progressive: opts.progressive, chromaSubsampling: opts.subsampling }).toBuffer());
+      const sof = jpeg.indexOf(Buffer.from([0xff, opts.progressive ? 0xc2 : 0xc0]));
+      jpeg.writeUInt16BE(height, sof + 5);
+      jpeg.writeUInt16BE(width, sof + 7);
+      return jpeg;
+    };
+    const refused: [string, Buffer][] = [
+      ['24 MP 4:4:4 progressive (72 M samples)', await resized({ progressive: true, subsampling: '4:4:4' }, 6000, 4000)],
+      ['24 MP CMYK progressive (96 M samples)', await resized({ progressive: true, subsampling: '4:4:4', cmyk: true }, 6000, 4000)],
+      ['12 MP CMYK progressive (48 M samples)', await resized({ progressive: true, subsampling: '4:4:4', cmyk: true }, 4000, 3000)],
+    ];
+    for (const [name, img] of refused)
+      expect(screenImage(img), name).toMatchObject({ ok: false, message: /progressive image .* more samples/ });
+    const kept: [string, Buffer][] = [
+      ['24 MP 4:2:0 progressive (36 M samples)', await resized({ progressive: true, subsampling: '4:2:0' }, 6000, 4000)],
+      ['12 MP 4:4:4 progressive', await resized({ progressive: true, subsampling: '4:4:4' }, 4000, 3000)],
+      ['24 MP 4:4:4 baseline', await resized({ progressive: false, subsampling: '4:4:4' }, 6000, 4000)],
+      ['24 MP CMYK baseline', await resized({ progressive: false, subsampling: '4:4:4', cmyk: true }, 6000, 4000)],
+    ];
+    for (const [name, img] of kept) expect(screenImage(img), name).toMatchObject({ ok: true });
+  });
 });
 
 describe('image gate: fuzz', () => {

@@ -49,6 +49,14 @@ export const JPEG_LIMITS = {
   scans: 100,
   /** Marker segments of any kind (tables, APPn, scans). */
   segments: 1024,
+  /**
+   * Samples of all components together (full-size luma plus subsampled chroma) of a progressive JPEG.
+   * A progressive image is decoded by keeping every coefficient until its last scan: no shrink-on-load
+   * shortcut, memory and time grow with the samples. 36 M is a 24 MP photo at 4:2:0 (what cameras and
+   * phones write) or 12 MP at 4:4:4; a blank 24 MP 4:4:4 page (72 M, 275 KB) cost ~0.75 s of CPU before
+   * any scan and a 24 MP CMYK one (96 M, 550 KB) ~1.5 s: past the 2 s kill limit on a loaded machine.
+   */
+  progressiveSamples: 36_000_000,
 } as const;
 
 export type GateFormat = 'png' | 'jpeg';
@@ -272,6 +280,8 @@ function walkJpeg(b: Buffer): { width: number; height: number } {
         if (precision !== 8) refuse('image uses a JPEG precision no phone writes');
         if (![1, 3, 4].includes(components) || data.length !== 6 + 3 * components) refuse('image is damaged (bad JPEG frame header)');
         size = checkSize(data.readUInt16BE(3), data.readUInt16BE(1));
+        if (marker === 0xc2 && jpegSamples(data, size) > JPEG_LIMITS.progressiveSamples)
+          refuse(`progressive image of ${size.width}x${size.height} pixels carries more samples than a slip needs`);
         continue;
       }
       case 0xc4: // DHT
@@ -294,6 +304,24 @@ function walkJpeg(b: Buffer): { width: number; height: number } {
         refuse(`image uses a JPEG feature a slip does not need (marker 0x${marker.toString(16)})`);
     }
   }
+}
+
+/** Samples of all components of a JPEG frame (each component's size follows its sampling factors). */
+function jpegSamples(frame: Buffer, size: { width: number; height: number }): number {
+  const components = frame[5]!;
+  const factors: [number, number][] = [];
+  for (let i = 0; i < components; i++) {
+    const hv = frame[7 + 3 * i]!;
+    const h = hv >> 4;
+    const v = hv & 15;
+    if (h < 1 || h > 4 || v < 1 || v > 4) refuse('image is damaged (bad JPEG sampling factors)');
+    factors.push([h, v]);
+  }
+  const hMax = Math.max(...factors.map(([h]) => h));
+  const vMax = Math.max(...factors.map(([, v]) => v));
+  let samples = 0;
+  for (const [h, v] of factors) samples += Math.ceil((size.width * h) / hMax) * Math.ceil((size.height * v) / vMax);
+  return samples;
 }
 
 /** Position of the marker that ends a scan's entropy-coded data (stuffed 0xFF00 and RSTn are data). */

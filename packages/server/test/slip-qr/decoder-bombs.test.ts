@@ -5,6 +5,7 @@ import { alive } from '../faults/fault-kit.js';
 import { DEFAULT_DECODE_KILL_MS } from '../../src/modules/slip-qr/slip-qr-pool.js';
 import { metrics } from '../../src/lib/metrics.js';
 import {
+  bigInterlacedPng,
   bigProgressiveJpeg,
   exifBombJpeg,
   hugeIccJpeg,
@@ -55,6 +56,7 @@ async function hostileSet(): Promise<[string, Buffer][]> {
     ['EXIF bomb', await exifBombJpeg(30)],
     ['1 MB ICC in APP2', await hugeIccJpeg()],
     ['24 MP progressive JPEG, 4:4:4', await bigProgressiveJpeg()],
+    ['24 MP interlaced RGBA PNG', await bigInterlacedPng()],
   ];
 }
 

@@ -150,6 +150,23 @@ describe('image gate: hostile images are refused in milliseconds', () => {
     ];
     for (const [name, img] of kept) expect(screenImage(img), name).toMatchObject({ ok: true });
   });
+
+  it('refuses interlaced PNGs whose pixels inflate past 48 MB (decoded whole, not row by row); keeps a 12 MP RGBA one and non-interlaced 24 MP', async () => {
+    const resized = async (interlaced: boolean, width: number, height: number) => {
+      const png = pngChunks(
+        await sharp({ create: { width: 64, height: 64, channels: 4, background: '#ffffff80' } })
+          .png({ progressive: interlaced })
+          .toBuffer(),
+      );
+      const ihdr = Buffer.from(png[0]!.data);
+      ihdr.writeUInt32BE(width, 0);
+      ihdr.writeUInt32BE(height, 4);
+      return buildPng([{ type: 'IHDR', data: ihdr }, ...png.slice(1)]);
+    };
+    expect(screenImage(await resized(true, 6000, 4000))).toMatchObject({ ok: false, message: /interlaced image .* more pixel data/ });
+    expect(screenImage(await resized(true, 4000, 3000))).toMatchObject({ ok: true });
+    expect(screenImage(await resized(false, 6000, 4000))).toMatchObject({ ok: true });
+  });
 });
 
 describe('image gate: fuzz', () => {

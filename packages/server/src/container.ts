@@ -58,6 +58,7 @@ import { purgeTransactionsOfShop } from './modules/transactions/transaction-repo
 import { purgeApiKeysOfShop } from './modules/api-keys/api-key-repo.js';
 import { purgePayeesOfShop } from './modules/payees/payee-repo.js';
 import { purgeQuotaOfShop } from './modules/quota/quota-repo.js';
+import { purgeExportTicketsOfShop } from './modules/reports/reports-repo.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -350,6 +351,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     transactions,
     payees,
     accounts,
+    sessions,
     line,
     mail,
     dashboardUrl: publicUrlOf(config),
@@ -379,6 +381,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       purgeApiKeysOfShop,
       purgePayeesOfShop,
       purgeQuotaOfShop,
+      purgeExportTicketsOfShop,
     ],
     clock,
     audit,

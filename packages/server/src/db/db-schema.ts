@@ -1,6 +1,6 @@
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../modules/webhooks/webhook-tables.js';
 import type { LineIdTokensTable, LineLoginCodesTable, LineLoginsTable } from '../modules/line-login/line-login-tables.js';
-import type { DailySummariesTable } from '../modules/reports/reports-tables.js';
+import type { DailySummariesTable, ExportTicketsTable } from '../modules/reports/reports-tables.js';
 import type {
   LineChannelsTable,
   LineEventsTable,
@@ -279,4 +279,5 @@ export interface Database {
   line_login_codes: LineLoginCodesTable;
   line_id_tokens: LineIdTokensTable;
   daily_summaries: DailySummariesTable;
+  export_tickets: ExportTicketsTable;
 }

@@ -15,6 +15,7 @@ import * as m0017 from './migrations/0017-printed-amount.js';
 import * as m0019 from './migrations/0019-outbox-dedupe-key.js';
 import * as m0020 from './migrations/0020-one-success-per-transfer.js';
 import * as m0021 from './migrations/0021-payee-refusals.js';
+import * as m0022 from './migrations/0022-export-tickets.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   '0019-outbox-dedupe-key': m0019,
   '0020-one-success-per-transfer': m0020,
   '0021-payee-refusals': m0021,
+  '0022-export-tickets': m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

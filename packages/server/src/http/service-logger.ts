@@ -2,11 +2,11 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 /**
  * Query parameters whose values are credentials: reset and invite links (`/reset-password?token=…`,
- * `/accept-invite?token=…`), LINE Login's `code`/`state`, and the usual suspects. Their values never
+ * `/accept-invite?token=…`), LINE Login's `code`/`state`, the export's one-time download `ticket`, and the usual suspects. Their values never
  * reach a log line; the name stays so an operator still sees which page was opened.
  */
 const SECRET_PARAMS =
-  /([?&;](?:token|code|state|access_token|refresh_token|id_token|key|api_key|apikey|secret|password|signature|sig|otp)=)[^&#;\s"]*/gi;
+  /([?&;](?:token|ticket|code|state|access_token|refresh_token|id_token|key|api_key|apikey|secret|password|signature|sig|otp)=)[^&#;\s"]*/gi;
 
 export function redactUrl(s: string): string {
   return s.replace(SECRET_PARAMS, '$1[REDACTED]');

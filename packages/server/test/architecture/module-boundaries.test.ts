@@ -43,6 +43,7 @@ const OWNER: Record<string, string> = {
   line_login_codes: 'line-login',
   line_id_tokens: 'line-login',
   daily_summaries: 'reports',
+  export_tickets: 'reports',
 };
 
 function filesUnder(dir: string): string[] {

@@ -38,16 +38,25 @@ describe('access log redaction of token query values', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps reset, invite and login-callback secrets out of every log line', async () => {
-    const secrets = ['rst_9f8e7d6c5b4a39281706', 'inv_0a1b2c3d4e5f60718293', 'lc_CODE_55aa66bb77', 'st_STATE_1234abcd'];
+  it('keeps reset, invite, login-callback and download-ticket secrets out of every log line', async () => {
+    const secrets = [
+      'rst_9f8e7d6c5b4a39281706',
+      'inv_0a1b2c3d4e5f60718293',
+      'lc_CODE_55aa66bb77',
+      'st_STATE_1234abcd',
+      'DLTICKET_Zx9Yw8Vu7',
+    ];
     await app.inject({ method: 'GET', url: `/reset-password?token=${secrets[0]}` });
     await app.inject({ method: 'GET', url: `/accept-invite?lang=th&token=${secrets[1]}` });
     await app.inject({ method: 'GET', url: `/api/dashboard/line-login/callback?code=${secrets[2]}&state=${secrets[3]}` });
     await app.inject({ method: 'GET', url: `/api/v1/no-such-route?token=${secrets[0]}` });
+    // The export's one-time download link (a spent or unknown ticket answers 404, and is logged).
+    await app.inject({ method: 'GET', url: `/api/dashboard/transactions/export/download?shop=shp_x&ticket=${secrets[4]}` });
     const log = lines.join('\n');
     expect(lines.length).toBeGreaterThan(4);
     expect(log).toContain('/reset-password?token=[REDACTED]');
     expect(log).toContain('/accept-invite?lang=th&token=[REDACTED]');
+    expect(log).toContain('/api/dashboard/transactions/export/download?shop=shp_x&ticket=[REDACTED]');
     for (const s of secrets) expect(log, s).not.toContain(s);
   });
 

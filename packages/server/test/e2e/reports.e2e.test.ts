@@ -103,11 +103,36 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
     await form.getByRole('button', { name: t['tx.apply'] }).click();
   }
 
+  /**
+   * Clicks a download button. The file must come as the browser's own download of a one-time link (the
+   * service streams it to disk, with the browser's progress), not as a blob the page assembled in memory;
+   * the link holds no access token and is spent once used.
+   */
   async function download(label: string): Promise<Buffer> {
     await openTools();
-    const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: label }).click()]);
+    const at = page.url();
+    const [dl, asked] = await Promise.all([
+      page.waitForEvent('download'),
+      page.waitForRequest((r) => r.url().startsWith(`${base}/api/dashboard/`) && r.method() === 'POST'),
+      page.getByRole('button', { name: label }).click(),
+    ]);
+    const link = new URL(dl.url());
+    expect(`${link.origin}${link.pathname}`, 'a download of the service, not a blob: URL').toBe(
+      `${base}/api/dashboard/transactions/export/download`,
+    );
+    expect([...link.searchParams.keys()].sort()).toEqual(['shop', 'ticket']);
+    // The ticket was asked for with the bearer token; the token itself is nowhere in the link.
+    expect(asked.url()).toBe(`${base}/api/dashboard/transactions/export/ticket`);
+    const token = /^Bearer (\S+)$/.exec((await asked.allHeaders()).authorization ?? '')?.[1];
+    expect(token, 'the ticket request carries the bearer token').toBeTruthy();
+    expect(dl.url()).not.toContain(token!);
     const file = await dl.path();
     expect(file, 'download saved').toBeTruthy();
+    expect(page.url(), 'the page stays where it was').toBe(at);
+    // Single use: the same link fetched again is refused in the error envelope.
+    const again = await fetch(dl.url());
+    expect(again.status).toBe(404);
+    expect(await again.json()).toMatchObject({ success: false, code: 'NOT_FOUND' });
     return fs.readFileSync(file!);
   }
 
@@ -254,6 +279,57 @@ describe.skipIf(!HAS_CHROMIUM)('money view end to end (Chromium)', { timeout: 12
           await expectNoOverflow(`${route} ${lang} @${width}`);
         }
       }
+    });
+
+    it(`${lang}: when the download link cannot be had, the page says so in ${lang === 'th' ? 'Thai' : 'English'} at 360 px and starts no download`, async () => {
+      await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN', exact: true }).click();
+      await expect.poll(() => page.evaluate(() => document.documentElement.lang)).toBe(lang);
+      await go('/transactions');
+      await atWidth(360);
+      await page.locator('main .tx-list').waitFor();
+      const downloads: string[] = [];
+      const onDownload = (d: { url(): string }) => downloads.push(d.url());
+      page.on('download', onDownload);
+      // First the connection drops, then the service refuses (the rate limit): each in the page's words.
+      let answer: 'abort' | 'limited' = 'abort';
+      await page.route('**/api/dashboard/transactions/export/ticket', (route) =>
+        answer === 'abort'
+          ? route.abort('internetdisconnected')
+          : route.fulfill({
+              status: 429,
+              headers: { 'Retry-After': '30' },
+              json: {
+                success: false,
+                statusCode: 429,
+                code: 'RATE_LIMITED',
+                message: 'Too many requests; retry after 30 s',
+                retryAfter: 30,
+              },
+            }),
+      );
+      try {
+        await openTools();
+        const bar = page.locator('.export-actions');
+        await page.getByRole('button', { name: t['reports.exportCsv'] }).click();
+        await expect.poll(() => bar.getByRole('alert').count()).toBe(1);
+        expect(await bar.getByRole('alert').innerText()).toBe(t['error.network']);
+        expect(await bar.innerText()).toContain(t['reports.exportFailed']);
+        await expectNoOverflow(`export refused ${lang}`);
+        answer = 'limited';
+        await page.getByRole('button', { name: t['reports.exportXlsx'] }).click();
+        await expect.poll(() => bar.getByRole('alert').innerText()).toBe(translate(lang, 'error.RATE_LIMITED_wait', { seconds: 30 }));
+        expect(await bar.innerText()).toContain(t['reports.exportFailed']);
+        if (lang === 'th') expect(await bar.innerText()).not.toContain('Too many requests');
+        await page.screenshot({ path: path.join(SHOTS, `reports-export-refused-${lang}-360.png`), fullPage: true });
+      } finally {
+        await page.unroute('**/api/dashboard/transactions/export/ticket');
+        page.off('download', onDownload);
+      }
+      expect(downloads).toEqual([]);
+      // Once the service answers again, the button works and the message goes.
+      const csv = await download(t['reports.exportCsv']);
+      expect(csv.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+      expect(await page.locator('.export-actions').getByRole('alert').count()).toBe(0);
     });
 
     it(`${lang}: a result's detail page gives its reason in the page's language, the service's English only for a code it does not know`, async () => {

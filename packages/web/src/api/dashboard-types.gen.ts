@@ -4276,6 +4276,164 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/dashboard/transactions/export/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The export a download ticket was issued for, as an attachment (no bearer: the ticket is the credential); an unknown, used, expired or other-shop ticket is 404 */
+        get: {
+            parameters: {
+                query: {
+                    shop: string;
+                    ticket: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dashboard/transactions/export/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A one-time download link (60 s, single use) for the export these filters describe; the same refusals as the export */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description largest amount in baht. A decimal string in THB: digits, at most two decimals, no sign, exponent or spaces (e.g. 8.20)
+                         * @example 8.20
+                         */
+                        amountMax?: string;
+                        /**
+                         * @description smallest amount in baht. A decimal string in THB: digits, at most two decimals, no sign, exponent or spaces (e.g. 8.20)
+                         * @example 8.20
+                         */
+                        amountMin?: string;
+                        clientRef?: string;
+                        environment?: "live" | "test";
+                        format: "csv" | "xlsx";
+                        /** @description ISO 8601 instant, or a date (YYYY-MM-DD: from the start of that day in TIME_ZONE, Asia/Bangkok by default) */
+                        from?: string;
+                        /** @description header language; the shop language when absent */
+                        lang?: "th" | "en";
+                        /** @description API, LINE or DASHBOARD (comma list allowed) */
+                        source?: string;
+                        /** @description one status or a comma list */
+                        status?: string;
+                        /** @description ISO 8601 instant (inclusive), or a date (through the end of that day in TIME_ZONE) */
+                        to?: string;
+                        transRef?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description ISO 8601; the ticket is single use and short-lived */
+                                expiresAt: string;
+                                /** @description GET it within expiresAt, once: the file as an attachment */
+                                url: string;
+                            };
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dashboard/verify": {
         parameters: {
             query?: never;

@@ -62,6 +62,8 @@ export type FirstUse = NonNullable<JsonOf<paths['/api/dashboard/verify']['post']
 
 export type TotalsSummary = DataOf<'/api/dashboard/reports/totals'>;
 export type PeriodName = keyof TotalsSummary['periods'];
+/** A one-time download link of the export (single use, short-lived). */
+export type ExportTicket = DataOf<'/api/dashboard/transactions/export/ticket', 'post'>;
 
 /** The overview chart's day, as the screen folds it (the route sends `byStatus`). */
 export interface DailyStats {

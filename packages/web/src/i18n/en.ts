@@ -172,6 +172,7 @@ export const en: Record<MessageKey, string> = {
   'reports.liveOnly': 'Live checks only (test keys are not counted)',
   'reports.exportCsv': 'Download CSV',
   'reports.exportXlsx': 'Download Excel',
+  'reports.exportFailed': 'The download could not start. Press the download button again.',
   'reports.clientRef': 'Order ref (clientRef)',
   'reports.amountMin': 'Amount from (THB)',
   'reports.amountMax': 'Amount to (THB)',

@@ -172,6 +172,7 @@ export const th = {
   'reports.liveOnly': 'นับเฉพาะการตรวจจริง (ไม่รวมคีย์ทดสอบ)',
   'reports.exportCsv': 'ดาวน์โหลด CSV',
   'reports.exportXlsx': 'ดาวน์โหลด Excel',
+  'reports.exportFailed': 'เริ่มดาวน์โหลดไม่ได้ ลองกดดาวน์โหลดอีกครั้ง',
   'reports.clientRef': 'เลขออเดอร์ (clientRef)',
   'reports.amountMin': 'ยอดตั้งแต่ (บาท)',
   'reports.amountMax': 'ยอดถึง (บาท)',

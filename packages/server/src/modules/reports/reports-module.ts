@@ -1,9 +1,12 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { AuditService } from '../audit/audit-service.js';
+import type { SessionService } from '../accounts/session-service.js';
+import { newId } from '../../lib/ids.js';
 import { anonymizeCutoff } from '../housekeeping/housekeeping-service.js';
 import type { LineModule } from '../line/line-module.js';
 import type { MailService } from '../mail/mail-service.js';
@@ -18,8 +21,24 @@ import { exportStream, writeExport, type ExportFormat, type ExportLang, type Exp
 import { createDailySummary } from './reports-summary.js';
 import { createReportTotals } from './reports-totals.js';
 import { localDay } from './reports-time.js';
+import { createReportsRepo } from './reports-repo.js';
 
 export type ExportFilters = Omit<TransactionFilters, 'cursor' | 'limit'>;
+
+/** How long a download ticket opens its file: the page uses it at once; a copied link is dead within the minute. */
+export const EXPORT_TICKET_TTL_MS = 60_000;
+const ticketHash = (ticket: string) => createHash('sha256').update(ticket).digest('hex');
+/** Every ticket that does not open a file (unknown, used, expired, another shop's, an ended session) answers alike. */
+const ticketRefused = () =>
+  new AppError('NOT_FOUND', 404, 'This download link is unknown, already used or expired; start the download again from the dashboard');
+
+/** A redeemed ticket: the export it was issued for and who asked. */
+export interface ExportTicketGrant {
+  userId: string;
+  filters: ExportFilters;
+  format: ExportFormat;
+  lang: ExportLang | undefined;
+}
 
 /** Reports: money totals, exports and the daily summary (see README.md beside this file). */
 export function createReportsModule(deps: {
@@ -33,6 +52,8 @@ export function createReportsModule(deps: {
   transactions: TransactionService;
   payees: Pick<PayeeService, 'list'>;
   accounts: Pick<AccountService, 'activeEmailsOfShop'>;
+  /** A download ticket opens its file only while the session that asked for it is live (see issueExportTicket). */
+  sessions: Pick<SessionService, 'isActive'>;
   line: LineModule;
   mail: MailService;
   dashboardUrl: string;
@@ -55,6 +76,20 @@ export function createReportsModule(deps: {
     dashboardUrl: deps.dashboardUrl,
   });
 
+  const repo = createReportsRepo(deps.db);
+
+  /** The refusals of an export request (the error envelope), before any file or ticket. */
+  function checkExport(f: ExportFilters, format: ExportFormat) {
+    if (format !== 'csv' && format !== 'xlsx') throw new AppError('VALIDATION_ERROR', 400, 'format must be csv or xlsx');
+    for (const k of ['from', 'to'] as const) {
+      if (f[k] !== undefined && Number.isNaN(Date.parse(f[k]!)))
+        throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date-time`);
+    }
+    if (f.from && f.to && Date.parse(f.from) > Date.parse(f.to)) throw new AppError('INVALID_RANGE', 400, 'from must not be after to');
+    if (f.amountMinSatang !== undefined && f.amountMaxSatang !== undefined && f.amountMinSatang > f.amountMaxSatang)
+      throw new AppError('INVALID_RANGE', 400, 'amountMin must not be above amountMax');
+  }
+
   /**
    * Checks the request, records the audit event and returns the export's options. Every refusal is
    * thrown here, before a byte of the file is sent, so it reaches the client as the error envelope.
@@ -67,14 +102,7 @@ export function createReportsModule(deps: {
     actor: string,
     ip?: string | null,
   ): Promise<ExportOptions> {
-    if (format !== 'csv' && format !== 'xlsx') throw new AppError('VALIDATION_ERROR', 400, 'format must be csv or xlsx');
-    for (const k of ['from', 'to'] as const) {
-      if (f[k] !== undefined && Number.isNaN(Date.parse(f[k]!)))
-        throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date-time`);
-    }
-    if (f.from && f.to && Date.parse(f.from) > Date.parse(f.to)) throw new AppError('INVALID_RANGE', 400, 'from must not be after to');
-    if (f.amountMinSatang !== undefined && f.amountMaxSatang !== undefined && f.amountMinSatang > f.amountMaxSatang)
-      throw new AppError('INVALID_RANGE', 400, 'amountMin must not be above amountMax');
+    checkExport(f, format);
     const shop = await deps.shops.get(shopId);
     const options: ExportOptions = {
       format,
@@ -92,6 +120,56 @@ export function createReportsModule(deps: {
       detail: { format, lang: options.lang, filters: f },
     });
     return options;
+  }
+
+  /**
+   * A one-time ticket for exactly this export, for the person and session that asked (authenticated as
+   * for the export itself). The browser then fetches the file with the ticket in the URL, as a real
+   * download: a bearer token cannot ride on a navigation, and a long-lived one must not sit in a URL
+   * (history, logs). The ticket is 256 random bits, stored as its SHA-256 only, shop-scoped, single use
+   * and dead after EXPORT_TICKET_TTL_MS. Refusals of the export are thrown here, so the page shows them.
+   */
+  async function issueExportTicket(
+    shopId: string,
+    holder: { userId: string; sessionId: string },
+    f: ExportFilters,
+    format: ExportFormat,
+    lang: ExportLang | undefined,
+  ): Promise<{ ticket: string; expiresAt: string }> {
+    checkExport(f, format);
+    const ticket = randomBytes(32).toString('base64url');
+    const now = deps.clock.now();
+    const expiresAt = new Date(now.getTime() + EXPORT_TICKET_TTL_MS).toISOString();
+    await repo.insertTicket({
+      id: newId('dlt', now.getTime()),
+      shop_id: shopId,
+      user_id: holder.userId,
+      session_id: holder.sessionId,
+      token_hash: ticketHash(ticket),
+      format,
+      lang: lang ?? null,
+      filters: JSON.stringify(f),
+      created_at: now.toISOString(),
+      expires_at: expiresAt,
+      used_at: null,
+    });
+    return { ticket, expiresAt };
+  }
+
+  /**
+   * Uses up a ticket of this shop and returns its export; the person's session must still be live (a
+   * sign-out, a removed or disabled person ends their tickets as it ends their tokens). Any ticket that
+   * does not qualify is refused alike (404 NOT_FOUND), another shop's included.
+   */
+  async function redeemExportTicket(shopId: string, ticket: string): Promise<ExportTicketGrant> {
+    const row = await repo.takeTicket(shopId, ticketHash(ticket), deps.clock.now().toISOString());
+    if (!row || !(await deps.sessions.isActive(row.session_id, row.user_id))) throw ticketRefused();
+    return {
+      userId: row.user_id,
+      filters: JSON.parse(row.filters) as ExportFilters,
+      format: row.format as ExportFormat,
+      lang: (row.lang ?? undefined) as ExportLang | undefined,
+    };
   }
 
   /**
@@ -137,6 +215,8 @@ export function createReportsModule(deps: {
     totals,
     summary,
     prepareExport,
+    issueExportTicket,
+    redeemExportTicket,
     exportFileName,
     /** HTTP: a readable body streaming the file. */
     streamExport: (shopId: string, f: ExportFilters, o: ExportOptions) =>

@@ -1,6 +1,12 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../../db/db.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+import type { ExportTicketsTable } from './reports-tables.js';
 
-/** Data access of the reports module: the only place that names `daily_summaries` (one row per shop and local day). */
+/**
+ * Data access of the reports module: the only place that names `daily_summaries` (one row per shop and
+ * local day) and `export_tickets` (one-time download tickets, hash only).
+ */
 export function createReportsRepo(db: Db) {
   return {
     /** Shops that already have their summary row for `day` (queued, sent or skipped). */
@@ -33,6 +39,35 @@ export function createReportsRepo(db: Db) {
         .where('status', '=', 'queued')
         .execute();
     },
+    /** Stores a new ticket and drops the shop's expired ones (used ones expire within the minute too). */
+    async insertTicket(row: Insertable<ExportTicketsTable>): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('export_tickets').where('shop_id', '=', row.shop_id).where('expires_at', '<=', row.created_at).execute();
+        await trx.insertInto('export_tickets').values(row).execute();
+      });
+    },
+    /**
+     * Single use: marks the shop's unexpired, unused ticket with this hash used and returns it, for
+     * exactly one caller (the conditional update decides); undefined for any other ticket alike.
+     */
+    async takeTicket(shopId: string, tokenHash: string, nowIso: string) {
+      const r = await db
+        .updateTable('export_tickets')
+        .set({ used_at: nowIso })
+        .where('shop_id', '=', shopId)
+        .where('token_hash', '=', tokenHash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', nowIso)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) !== 1) return undefined;
+      return db
+        .selectFrom('export_tickets')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('token_hash', '=', tokenHash)
+        .executeTakeFirst();
+    },
   };
 }
+export const purgeExportTicketsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['export_tickets']);
 export type ReportsRepo = ReturnType<typeof createReportsRepo>;

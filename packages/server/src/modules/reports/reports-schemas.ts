@@ -37,6 +37,19 @@ export const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** The dashboard's download link: a relative URL holding a one-time ticket. */
+export const ExportTicketSchema = Type.Object({
+  url: Type.String({ description: 'GET it within expiresAt, once: the file as an attachment' }),
+  expiresAt: Type.String({ description: 'ISO 8601; the ticket is single use and short-lived' }),
+});
+export const ExportTicketQuery = Type.Object(
+  {
+    shop: Type.String({ minLength: 1, maxLength: 64 }),
+    ticket: Type.String({ minLength: 1, maxLength: 128 }),
+  },
+  { additionalProperties: false },
+);
+
 const MoneySchema = Type.Object({
   count: Type.Integer(),
   amountSatang: Type.Integer({ description: 'satang (1/100 baht), exact integer' }),

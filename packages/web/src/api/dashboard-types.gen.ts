@@ -4083,7 +4083,7 @@ export type paths = {
                     content: {
                         "application/json": {
                             data: {
-                                items: components["schemas"]["TransactionRecord"][];
+                                items: components["schemas"]["DashboardTransaction"][];
                                 nextCursor: string | null;
                             };
                             /** @enum {boolean} */
@@ -4154,7 +4154,7 @@ export type paths = {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["TransactionRecord"];
+                            data: components["schemas"]["DashboardTransaction"];
                             /** @enum {boolean} */
                             success: true;
                         };
@@ -5558,6 +5558,48 @@ export type components = {
             planCode: string;
             state: "trial" | "active" | "past_due" | "suspended";
             trialEndsAt: string | null;
+        };
+        DashboardTransaction: {
+            amount: number | null;
+            bankCode: string | null;
+            bankName: string | null;
+            /** @description true when an identical request (same image, amount and clientRef) was made within 24 hours: the earlier record answered again, not checked or charged again */
+            cached: boolean;
+            clientRef: string | null;
+            createdAt: string;
+            /** @description true when this transfer was already verified earlier (another image, or the same image for another amount or clientRef) */
+            duplicate: boolean;
+            /** @description the picture prints another amount than the bank transferred (printedAmount differs from amount): FRAUD EDITED_SLIP, or a flagged SUCCESS when SLIP_EDIT_MODE is alert */
+            edited: boolean;
+            environment: "live" | "test";
+            errorCode: string | null;
+            errorMessage: string | null;
+            id: string;
+            latencyMs: number;
+            printedAmount: number | null;
+            receiverAccount: string | null;
+            receiverName: string | null;
+            senderAccount: string | null;
+            senderName: string | null;
+            /**
+             * @description channel the slip came through
+             * @enum {unknown}
+             */
+            source: "API" | "LINE" | "DASHBOARD";
+            /** @description bank time older than SLIP_STALE_MAX_AGE_HOURS (alert mode keeps SUCCESS and marks this) */
+            stale: boolean;
+            /** @enum {unknown} */
+            status: "SUCCESS" | "DUPLICATE" | "AMOUNT_MISMATCH" | "RECEIVER_MISMATCH" | "INVALID" | "FRAUD" | "QUOTA_EXCEEDED" | "PROVIDER_ERROR";
+            supersededBy: {
+                createdAt: string;
+                id: string;
+                /** @enum {unknown} */
+                status: "SUCCESS" | "DUPLICATE" | "AMOUNT_MISMATCH" | "RECEIVER_MISMATCH" | "INVALID" | "FRAUD" | "QUOTA_EXCEEDED" | "PROVIDER_ERROR";
+            } | null;
+            transDate: string | null;
+            transRef: string | null;
+            /** @description true only when status is SUCCESS */
+            verified: boolean;
         };
         DashboardUser: {
             email: string;

@@ -62,6 +62,12 @@ export type FirstUse = NonNullable<JsonOf<paths['/api/dashboard/verify']['post']
 
 export type TotalsSummary = DataOf<'/api/dashboard/reports/totals'>;
 export type PeriodName = keyof TotalsSummary['periods'];
+/**
+ * A result as the dashboard's list and detail give it: the record plus the later check of the same
+ * transfer that replaced it in the money figures (`supersededBy`, dashboard only). The overview's recent
+ * list and the live stream send the plain record, so it is optional here.
+ */
+export type ListedRecord = TransactionRecord & { supersededBy?: components['schemas']['DashboardTransaction']['supersededBy'] };
 /** A one-time download link of the export (single use, short-lived). */
 export type ExportTicket = DataOf<'/api/dashboard/transactions/export/ticket', 'post'>;
 

@@ -1,4 +1,4 @@
-import type { TransactionRecord } from '../api/types';
+import type { ListedRecord } from '../api/types';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { bangkokDay, formatDateTime, formatMoney } from '../lib/format';
 import { Link } from '../lib/router';
@@ -10,7 +10,7 @@ import { useOriginal } from '../lib/use-original';
 import { satangFromAmount } from '../lib/money';
 
 /** A list rather than a table: it reads well on a 360 px phone and in a screen reader alike. */
-export function TxList({ items, highlight }: { items: TransactionRecord[]; highlight?: Set<string> }) {
+export function TxList({ items, highlight }: { items: ListedRecord[]; highlight?: Set<string> }) {
   return (
     <ul className="tx-list">
       {items.map((r) => (
@@ -20,7 +20,7 @@ export function TxList({ items, highlight }: { items: TransactionRecord[]; highl
   );
 }
 
-function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
+function TxRow({ r, isNew }: { r: ListedRecord; isNew: boolean }) {
   const { t, lang } = useI18n();
   // A duplicate shows the money and the sender of the transfer it repeats (the first record), and when
   // and where that was first used.
@@ -32,8 +32,9 @@ function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
   const paid = r.amount === null ? null : satangFromAmount(r.amount);
   const wanted = expected === null ? null : satangFromAmount(expected);
   const diff = paid !== null && wanted !== null ? paid - wanted : 0;
+  const later = r.supersededBy ?? null;
   return (
-    <li className={isNew ? 'tx-new' : undefined}>
+    <li className={[isNew ? 'tx-new' : '', later ? 'tx-replaced' : ''].filter(Boolean).join(' ') || undefined}>
       <Link to={`/transactions/${r.id}`} className="tx-row">
         <span className="tx-main">
           <StatusBadge status={r.status} record={r} />
@@ -70,6 +71,25 @@ function TxRow({ r, isNew }: { r: TransactionRecord; isNew: boolean }) {
           {r.transRef && <span className="tx-ref">{r.transRef}</span>}
         </span>
       </Link>
+      {later && <SupersededNote later={later} />}
     </li>
+  );
+}
+
+/**
+ * A check a later check of the same transfer replaced (a corrected amount mismatch, a second try): the
+ * money card counts the transfer once, on the later record, so this row says so and links to it. The
+ * service decides which (`supersededBy`, the money figures' rule); outside the row's own link, since a
+ * link may not hold another.
+ */
+export function SupersededNote({ later }: { later: NonNullable<ListedRecord['supersededBy']> }) {
+  const { t, lang } = useI18n();
+  return (
+    <p className="tx-superseded" data-testid="superseded">
+      <span className="tx-superseded-mark">{t('tx.superseded')}</span>{' '}
+      <Link to={`/transactions/${later.id}`} data-testid="superseded-link">
+        {t('tx.supersededLink', { status: t(`status.${later.status}` as MessageKey), time: formatDateTime(later.createdAt, lang) })}
+      </Link>
+    </p>
   );
 }

@@ -137,6 +137,8 @@ export const en: Record<MessageKey, string> = {
   'tx.emptyFiltered': 'No results match these filters',
   'tx.transferredOn': 'Bank transfer time: {time}',
   'tx.firstUsed': 'First used {time} via {source}',
+  'tx.superseded': 'Replaced by a later check; not counted',
+  'tx.supersededLink': 'See the check that counts: {status}, {time}',
   'tx.firstUsedLabel': 'First used',
   'tx.unknownSender': 'Unknown sender',
   'tx.test': 'test',

@@ -137,6 +137,8 @@ export const th = {
   'tx.emptyFiltered': 'ไม่พบรายการตามตัวกรองนี้',
   'tx.transferredOn': 'ธนาคารโอนเมื่อ {time}',
   'tx.firstUsed': 'ใช้ครั้งแรก {time} ทาง {source}',
+  'tx.superseded': 'แทนที่ด้วยการตรวจครั้งหลังแล้ว ไม่นับยอดรายการนี้',
+  'tx.supersededLink': 'ดูรายการที่นับแทน: {status} {time}',
   'tx.firstUsedLabel': 'ใช้ครั้งแรก',
   'tx.unknownSender': 'ไม่ทราบชื่อผู้โอน',
   'tx.test': 'ทดสอบ',

@@ -2,10 +2,10 @@ import { useCallback, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useLiveResults } from '../api/live';
 import { ROUTES } from '../api/routes';
-import { SOURCES, STATUSES, type TransactionRecord } from '../api/types';
+import { SOURCES, STATUSES, type ListedRecord, type TransactionRecord } from '../api/types';
 import { ResultCard } from '../components/result-card';
 import { reasonOf } from '../lib/result-explain';
-import { TxList } from '../components/tx-list';
+import { SupersededNote, TxList } from '../components/tx-list';
 import { Button, Card, Empty, ErrorText, Field, Loading, PageHeader, Select } from '../components/ui';
 import { useI18n, type MessageKey } from '../i18n/i18n';
 import { bangkokDayEnd, bangkokDayStart, formatDateTime, formatMoney, gregorianDay } from '../lib/format';
@@ -52,7 +52,7 @@ export function TransactionsScreen() {
   const [initial] = useState<Filters>(() => ({ ...EMPTY, from: day('from'), to: day('to') }));
   const [draft, setDraft] = useState<Filters>(initial);
   const [filters, setFilters] = useState<Filters>(initial);
-  const [items, setItems] = useState<TransactionRecord[]>([]);
+  const [items, setItems] = useState<ListedRecord[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [more, setMore] = useState(false);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
@@ -73,7 +73,7 @@ export function TransactionsScreen() {
     [],
   );
   const list = useLoad(async () => {
-    const page = await api<{ items: TransactionRecord[]; nextCursor: string | null }>(ROUTES.transactions, { query: query(filters) });
+    const page = await api<{ items: ListedRecord[]; nextCursor: string | null }>(ROUTES.transactions, { query: query(filters) });
     setItems(page.items);
     setCursor(page.nextCursor);
     return page;
@@ -81,8 +81,13 @@ export function TransactionsScreen() {
   }, filters);
   const filtersRef = useRef(filters);
   filtersRef.current = filters;
+  const itemsRef = useRef(items);
+  itemsRef.current = items;
   const live = useLiveResults(
     (r) => {
+      // A new check of a transfer already listed may replace one of its rows ("replaced by a later
+      // check"): the service decides which, so the page asks for the list again.
+      if (r.transRef && itemsRef.current.some((x) => x.transRef === r.transRef && x.environment === r.environment)) void list.reload();
       if (!matches(r, filtersRef.current)) return;
       setItems((xs) => (xs.some((x) => x.id === r.id) ? xs : [r, ...xs]));
       setFresh((s) => new Set(s).add(r.id));
@@ -95,7 +100,7 @@ export function TransactionsScreen() {
     if (!cursor) return;
     setMore(true);
     try {
-      const page = await api<{ items: TransactionRecord[]; nextCursor: string | null }>(ROUTES.transactions, {
+      const page = await api<{ items: ListedRecord[]; nextCursor: string | null }>(ROUTES.transactions, {
         query: query(filters, cursor),
       });
       setItems((xs) => [...xs, ...page.items.filter((p) => !xs.some((x) => x.id === p.id))]);
@@ -266,7 +271,7 @@ export function TransactionsScreen() {
 
 export function TransactionDetailScreen({ id }: { id: string }) {
   const { t, lang } = useI18n();
-  const rec = useLoad(() => api<TransactionRecord>(ROUTES.transaction(id)), id);
+  const rec = useLoad(() => api<ListedRecord>(ROUTES.transaction(id)), id);
   const r = rec.data;
   const reason = r ? reasonOf(r) : null;
   return (
@@ -281,6 +286,11 @@ export function TransactionDetailScreen({ id }: { id: string }) {
       {!r && !rec.error && <Loading />}
       {r && (
         <>
+          {r.supersededBy && (
+            <div className="alert alert-warn" role="status" data-testid="superseded-detail">
+              <SupersededNote later={r.supersededBy} />
+            </div>
+          )}
           <ResultCard record={r} />
           <Card title={t('tx.technical')}>
             <dl className="kv">

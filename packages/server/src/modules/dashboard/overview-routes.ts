@@ -7,13 +7,14 @@ import { isoWithOffset } from '../../http/envelope.js';
 import { ShopViewSchema, shopView } from '../accounts/account-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { TransactionRecordSchema, VerifyRecordSchema } from '../transactions/transaction-schemas.js';
-import { DailySchema, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
+import { DailySchema, DashboardTransactionSchema, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
 import type { OverviewService } from './overview-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
+import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { VerificationService } from '../verification/verification-service.js';
 import { amountRange, DashboardListQuery } from '../reports/reports-schemas.js';
 
@@ -27,7 +28,7 @@ export interface OverviewRouteDeps {
   plans: Pick<PlanService, 'get'>;
   quota: Pick<QuotaService, 'snapshot' | 'testSnapshot'>;
   payees: Pick<PayeeService, 'list'>;
-  transactions: Pick<TransactionService, 'list' | 'get'>;
+  transactions: Pick<TransactionService, 'list' | 'get' | 'supersededBy'>;
   verification: Pick<VerificationService, 'verifySlip' | 'atQuotaWall'>;
   clock: Clock;
   maxImageBytes: number;
@@ -38,6 +39,11 @@ export interface OverviewRouteDeps {
 export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = async (app, deps) => {
   const { auth, overview, shops, plans, quota, payees, transactions, verification, clock, maxImageBytes, timeZone } = deps;
   const session = requireSession(auth);
+  /** The list's and the detail's records with the later check that replaced each (one query for them all). */
+  const withSuperseders = async (shopId: string, items: TransactionRecord[]) => {
+    const by = await transactions.supersededBy(shopId, items);
+    return items.map((r) => ({ ...r, supersededBy: by.get(r.id) ?? null }));
+  };
 
   app.get(
     '/api/dashboard/overview',
@@ -114,12 +120,16 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
         summary: "The shop's results from every channel, newest first (plus an amount range)",
         querystring: DashboardListQuery,
         response: {
-          200: success(Type.Object({ items: Type.Array(TransactionRecordSchema), nextCursor: Nullable(Type.String()) })),
+          200: success(Type.Object({ items: Type.Array(DashboardTransactionSchema), nextCursor: Nullable(Type.String()) })),
           ...errorResponses(400, ...E),
         },
       },
     },
-    async (req) => ({ success: true as const, data: await transactions.list(req.dashboard!.shopId, amountRange(req.query)) }),
+    async (req) => {
+      const shopId = req.dashboard!.shopId;
+      const page = await transactions.list(shopId, amountRange(req.query));
+      return { success: true as const, data: { ...page, items: await withSuperseders(shopId, page.items) } };
+    },
   );
 
   app.get(
@@ -130,10 +140,14 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
         tags,
         summary: 'One result (404 for unknown ids and other shops alike)',
         params: IdParams,
-        response: { 200: success(TransactionRecordSchema), ...errorResponses(404, ...E) },
+        response: { 200: success(DashboardTransactionSchema), ...errorResponses(404, ...E) },
       },
     },
-    async (req) => ({ success: true as const, data: await transactions.get(req.dashboard!.shopId, req.params.id) }),
+    async (req) => {
+      const shopId = req.dashboard!.shopId;
+      const [record] = await withSuperseders(shopId, [await transactions.get(shopId, req.params.id)]);
+      return { success: true as const, data: record! };
+    },
   );
 
   // Raw image bytes, like the public API; only inside this plugin, so no other route reads binary bodies.

@@ -332,6 +332,25 @@ export function createTransactionRepo(db: Db) {
       for (const r of rows) out.set(r.id, { payeeId: r.payee_id, credited: !!Number(r.received) && !Number(r.superseded) });
       return out;
     },
+    /**
+     * The received records (receivedKind) of these transfers in this shop, each with what decides its
+     * transfer's last word (status, check time, id): the dashboard marks the others "replaced by a later
+     * check" (supersededKind's rule). One read through the (shop_id, trans_ref) index, however many refs.
+     */
+    async receivedOfTransfers(
+      shopId: string,
+      transRefs: readonly string[],
+    ): Promise<Array<{ id: string; transRef: string; environment: string; status: string; createdAt: string }>> {
+      if (!transRefs.length) return [];
+      const rows = await db
+        .selectFrom('transactions')
+        .select(['id', 'trans_ref', 'environment', 'status', 'created_at'])
+        .where('shop_id', '=', shopId)
+        .where('trans_ref', 'in', [...new Set(transRefs)])
+        .where(sql<boolean>`${receivedKind('transactions')}`)
+        .execute();
+      return rows.map((r) => ({ id: r.id, transRef: r.trans_ref!, environment: r.environment, status: r.status, createdAt: r.created_at }));
+    },
     /** How many live records (any status) were checked in [from, to). */
     async countLive(shopId: string, fromIso: string, toIso: string): Promise<number> {
       const r = await db

@@ -44,6 +44,13 @@ function decodeCursor(raw: string): Cursor {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The later check that carries a transfer's money instead of this record (dashboard only). */
+export interface Superseder {
+  id: string;
+  createdAt: string;
+  status: TransactionRecord['status'];
+}
+
 /**
  * `timeZone`: the business time zone. A filter's date alone (ISO 8601 too) is a whole day there, as the
  * dashboard's filters and the money view count days: `from` its first millisecond, `to` its last.
@@ -105,6 +112,42 @@ export function createTransactionService(deps: { db: Db; timeZone: string }) {
      */
     async listAfter(shopId: string, lastId: string, limit: number): Promise<TransactionRecord[]> {
       return (await repo.after(shopId, lastId, limit)).map((r) => recordFromRow(r));
+    },
+    /**
+     * Per record of a page: the check that replaced it, for the received records that are not their
+     * transfer's last word (a mismatch corrected by a second check, one slip tried for two orders): the
+     * transfer's SUCCESS, else its latest received record, the rule of the money figures (repo
+     * supersededKind), so the list marks exactly the rows the card does not count. One query per page.
+     */
+    async supersededBy(
+      shopId: string,
+      records: readonly Pick<TransactionRecord, 'id' | 'transRef' | 'environment'>[],
+    ): Promise<Map<string, Superseder>> {
+      const out = new Map<string, Superseder>();
+      const refs = records.flatMap((r) => (r.transRef ? [r.transRef] : []));
+      const received = await repo.receivedOfTransfers(shopId, refs);
+      const key = (environment: string, transRef: string) => `${environment}\n${transRef}`;
+      const lastWord = new Map<string, (typeof received)[number]>();
+      const isReceived = new Set<string>();
+      for (const r of received) {
+        isReceived.add(r.id);
+        const k = key(r.environment, r.transRef);
+        const best = lastWord.get(k);
+        const later = !best || r.createdAt > best.createdAt || (r.createdAt === best.createdAt && r.id > best.id);
+        // Its SUCCESS when there is one, else its latest received record.
+        if (
+          !best ||
+          (r.status === 'SUCCESS' && best.status !== 'SUCCESS') ||
+          (later && (r.status === 'SUCCESS') === (best.status === 'SUCCESS'))
+        )
+          lastWord.set(k, r);
+      }
+      for (const r of records) {
+        if (!r.transRef || !isReceived.has(r.id)) continue;
+        const w = lastWord.get(key(r.environment, r.transRef));
+        if (w && w.id !== r.id) out.set(r.id, { id: w.id, createdAt: w.createdAt, status: w.status as Superseder['status'] });
+      }
+      return out;
     },
     /** Live records since `since` counted per UTC hour (`YYYY-MM-DDTHH`) and status: the dashboard folds them into local days. */
     liveCountsByHour: repo.liveCountsByHour,

@@ -113,6 +113,10 @@ describe.skipIf(!HAS_CHROMIUM)('replaced checks on the list and the record (Chro
       await detail.waitFor();
       expect(await detail.innerText()).toContain(t['tx.superseded']);
       expect(await detail.getByRole('link').getAttribute('href')).toBe(`/transactions/${rec.fixed!.id}`);
+      // Its advice no longer asks for the difference: the later check settled the transfer.
+      const next = await page.locator('main .result-next').innerText();
+      expect(next).toContain(t['result.nextReplaced']);
+      expect(next).not.toContain(t['result.amount.next']);
       await expectNoOverflow(`detail ${lang}`);
       await page.screenshot({ path: path.join(SHOTS, `superseded-detail-${lang}-360.png`), fullPage: true });
     });

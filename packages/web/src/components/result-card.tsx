@@ -27,7 +27,16 @@ export function resultVars(record: TransactionRecord, t: TFunc, lang: Lang): Rec
  * Says in one sentence what the result means for the owner and what to do next, then shows the bank
  * data behind it. The wording lives in lib/result-explain.ts (unit-tested for every status/errorCode).
  */
-export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRecord; headingLevel?: 2 | 3 }) {
+export function ResultCard({
+  record,
+  headingLevel = 2,
+  replaced = false,
+}: {
+  record: TransactionRecord;
+  headingLevel?: 2 | 3;
+  /** A later check of the same transfer counts instead (`supersededBy`): its advice is settled, not "ask for the difference". */
+  replaced?: boolean;
+}) {
   const { t, lang } = useI18n();
   const ex = explainResult(record);
   const H = headingLevel === 2 ? 'h2' : 'h3';
@@ -62,7 +71,7 @@ export function ResultCard({ record, headingLevel = 2 }: { record: TransactionRe
         </div>
       </header>
       <p className="result-next">
-        <strong>{t('result.nextLabel')}</strong> {t(ex.next, vars)}
+        <strong>{t('result.nextLabel')}</strong> {replaced ? t('result.nextReplaced') : t(ex.next, vars)}
       </p>
       {ex.notes.map((k) => (
         <p key={k} className="result-note">

@@ -222,6 +222,7 @@ export const en: Record<MessageKey, string> = {
   'result.duplicate.next': 'Do not ship or credit it again. If the customer says they paid again, ask for the slip of the new transfer.',
   'result.amount.title': 'The amount differs',
   'result.amount.body': 'The slip is genuine, but its amount is not the amount you entered.',
+  'result.nextReplaced': 'Nothing to do about this one: a later check of the same transfer counts instead (link above).',
   'result.amount.next':
     'Compare the amount below with the price; ask the customer to pay the difference, or confirm the order for the amount actually paid.',
   'result.wrongAccount.title': 'Paid into another account, not yours',

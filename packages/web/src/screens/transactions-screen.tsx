@@ -291,7 +291,7 @@ export function TransactionDetailScreen({ id }: { id: string }) {
               <SupersededNote later={r.supersededBy} />
             </div>
           )}
-          <ResultCard record={r} />
+          <ResultCard record={r} replaced={!!r.supersededBy} />
           <Card title={t('tx.technical')}>
             <dl className="kv">
               <div>

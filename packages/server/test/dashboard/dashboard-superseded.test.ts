@@ -108,6 +108,16 @@ function suite(kind: DbKind) {
     expect(theirs.map((r) => [r.id, r.supersededBy])).toEqual([[id.fOther, null]]);
   });
 
+  it("the overview's recent results carry the mark too", async () => {
+    const res = await get('/api/dashboard/overview');
+    expect(res.statusCode).toBe(200);
+    const recent = res.json().data.recent as Item[];
+    const by = Object.fromEntries(recent.map((r) => [r.id, r.supersededBy]));
+    expect(by[id.aMismatch]).toMatchObject({ id: id.aSuccess, status: 'SUCCESS' });
+    expect(by[id.b1]).toMatchObject({ id: id.b2 });
+    expect(recent.filter((r) => r.supersededBy).length).toBe(2);
+  });
+
   it("the public API's records keep their fields (no supersededBy)", async () => {
     await h.c.shops.setPlan(owner.shopId, 'GROWTH', 'test');
     const { key } = await h.c.apiKeys.create(owner.shopId, { environment: 'live', scopes: 'verify,read' }, 'test');

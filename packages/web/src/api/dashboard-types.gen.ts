@@ -2274,7 +2274,7 @@ export type paths = {
                                     remaining: number;
                                     used: number;
                                 };
-                                recent: components["schemas"]["TransactionRecord"][];
+                                recent: components["schemas"]["DashboardTransaction"][];
                                 shop: components["schemas"]["DashboardShop"];
                                 testQuota: {
                                     limit: number;

@@ -6,7 +6,7 @@ import { errorResponses, IdParams, MoneyString, Nullable, quotaWallResponse, sat
 import { isoWithOffset } from '../../http/envelope.js';
 import { ShopViewSchema, shopView } from '../accounts/account-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
-import { TransactionRecordSchema, VerifyRecordSchema } from '../transactions/transaction-schemas.js';
+import { VerifyRecordSchema } from '../transactions/transaction-schemas.js';
 import { DailySchema, DashboardTransactionSchema, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
 import type { OverviewService } from './overview-service.js';
 import type { ShopService } from '../shops/shop-service.js';
@@ -70,7 +70,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
               testQuota: TestQuotaSchema,
               payeeCount: Type.Integer(),
               daily: Type.Array(DailySchema),
-              recent: Type.Array(TransactionRecordSchema),
+              recent: Type.Array(DashboardTransactionSchema),
             }),
           ),
           ...errorResponses(...E),
@@ -105,7 +105,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
           testQuota,
           payeeCount: payeeAccounts.filter((p) => p.status === 'ACTIVE').length,
           daily,
-          recent: recent.items,
+          recent: await withSuperseders(shop.id, recent.items),
         },
       };
     },

@@ -215,6 +215,15 @@ const ROWS: Row[] = [
     want: { kind: 'NOT_FOUND' },
   },
   {
+    // Not in the v2 error table; a rate limit in front of it says when to come back: the shop's message
+    // says "in about N minutes" from it instead of "in a minute".
+    name: 'EasySlip: a 429 with Retry-After is a plain outage that says when to come back',
+    doc: ES_ERRORS,
+    provider: 'easyslip',
+    reply: { status: 429, body: { success: false, error: { code: 'RATE_LIMITED', message: 'x' } }, headers: { 'retry-after': '180' } },
+    want: { kind: 'UNAVAILABLE', retryAfterSeconds: 180 },
+  },
+  {
     // SCB (014) and Bangkok Bank (002) publish transfers minutes late (SlipOK documents it as 1010);
     // EasySlip's table has no such code, so its "not found" for their slip may mean "not yet".
     name: 'EasySlip: 404 SLIP_NOT_FOUND for an SCB bank slip may be "not published yet"',

@@ -120,6 +120,15 @@ for (const kind of DB_KINDS) {
       expect(later.charged).toBe(1);
     });
 
+    it('a rate limit that says when to come back tells the shop that wait, and charges nothing', async () => {
+      reply = { status: 429, body: { success: false, error: { code: 'RATE_LIMITED', message: 'x' } }, headers: { 'retry-after': '180' } };
+      const r = await verify(bankQr('014242082547BPM10020'));
+      expect(r.record).toMatchObject({ status: 'PROVIDER_ERROR', errorCode: 'PROVIDER_UNAVAILABLE' });
+      expect(r.record.errorMessage).toMatch(/in about 3 minutes/);
+      expect(r.record.errorMessage).not.toMatch(PROVIDER_NAMES);
+      expect(r.charged).toBe(0);
+    });
+
     it('a bank answer without an amount is not a SUCCESS of 0.00: PROVIDER_ERROR, not charged', async () => {
       const body = easySlipBankSuccess('014242082547BPM10001', { amount: { amount: null, local: {} } });
       reply = { status: 200, body };

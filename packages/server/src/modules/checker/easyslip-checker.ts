@@ -93,6 +93,9 @@ export function createEasySlipChecker(opts: EasySlipCheckerOptions): EasySlipChe
     }
     if (IMAGE_CODES.has(code)) return unsupported(`easyslip: HTTP ${status} ${code}`);
     if (status >= 500 || status === 408) return unavailable(`easyslip: HTTP ${status} ${code}`, true);
+    // A rate limit (not in the v2 table) that says when to come back: shops are told that wait, not "a minute".
+    if (status === 429 && h.get('retry-after'))
+      return { kind: 'UNAVAILABLE', reason: `easyslip: HTTP 429 ${code}`, retryable: false, retryAfterSeconds: retryAfterSeconds(h, 60) };
     // 400 VALIDATION_ERROR (our request is wrong), 404 NOT_FOUND (wrong URL), 429 (not in the table):
     // another attempt at the same upstream will not help
     return unavailable(`easyslip: HTTP ${status} ${code}`, false);

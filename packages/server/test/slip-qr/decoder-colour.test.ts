@@ -38,7 +38,7 @@ async function slipPhoto(slip: Buffer): Promise<Sharp> {
 /** A blank 12 MP page (4000x3000, under 200 KB): the whole cascade runs on it up to the decode budget. */
 const blankPage = () => sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#ffffff' } });
 
-describe('colour: CMYK and ICC-tagged pictures cost what plain ones do (real HTTP, SQLite, production kill limit)', () => {
+describe('colour: CMYK and ICC-tagged pictures cost no colour transform (real HTTP, SQLite, production kill limit)', () => {
   let h: Harness;
   let bank: Awaited<ReturnType<typeof startSandbox>>;
   let base = '';
@@ -79,7 +79,7 @@ describe('colour: CMYK and ICC-tagged pictures cost what plain ones do (real HTT
     return { ...answer, cpuMs: after === pid ? cpuMsOf(pid) - cpu0 : Infinity };
   }
 
-  it('a blank 12 MP CMYK page costs a decoder no more than a plain one (no kill); CMYK and Display P3 slip photos read; nothing charged for a page without a slip', async () => {
+  it('a blank 12 MP CMYK or P3 page costs a decoder no lcms transform (no kill); CMYK and Display P3 slip photos read; nothing charged for a page without a slip', async () => {
     const shop = await seedShop(h, { name: 'colour' });
     // Warm-up: the decoder started and loaded.
     expect((await post(shop.auth, await bank.slip((await bank.register()).transRef, 'clean', 'jpg'))).body.data?.status).toBe('SUCCESS');
@@ -94,10 +94,12 @@ describe('colour: CMYK and ICC-tagged pictures cost what plain ones do (real HTT
       expect([page.status, page.body.data?.status, page.body.data?.errorCode], figures).toEqual([200, 'INVALID', 'NO_QR_FOUND']);
     // No decoder was killed for overrunning (a kill also shows as a changed pid: cpuMs Infinity).
     expect(await stopped(), figures).toBe(stoppedBefore);
-    // The decoder's own CPU (load beside the test stretches wall time, hardly CPU time): lcms' CMYK ->
-    // sRGB transform at full size cost 3-5x the plain page's whole cascade.
-    expect(cmykPage.cpuMs, figures).toBeLessThanOrEqual(1.5 * plainPage.cpuMs + 100);
-    expect(p3Page.cpuMs, figures).toBeLessThanOrEqual(1.5 * plainPage.cpuMs + 100);
+    // The decoder's own CPU (load beside the test stretches wall time, hardly CPU time). With lcms
+    // (8c903a7^, this machine kind) the CMYK page cost 4.5x the plain page's whole cascade and the P3
+    // page 1.7x; without, a P3 page costs what a plain one does and a CMYK page 2-2.4x (its JPEG has four
+    // full-size channels to decode where a plain one has one and two quarter-size).
+    expect(cmykPage.cpuMs, figures).toBeLessThanOrEqual(2.5 * plainPage.cpuMs + 100);
+    expect(p3Page.cpuMs, figures).toBeLessThanOrEqual(1.25 * plainPage.cpuMs + 50);
 
     // Pixels still read right without colour management: the slip as a bank app renders it (native
     // size) and in a 12 MP photo (decoded shrunk: the separate-rendition path).

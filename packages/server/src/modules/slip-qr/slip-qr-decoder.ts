@@ -252,7 +252,11 @@ export async function lumaOf(image: Buffer, shape: ImageShape, maxSide: number, 
     const { data, info } = await p.raw().toBuffer({ resolveWithObject: true });
     if (info.channels !== 4) throw new Error('CMYK image decoded without 4 channels');
     const out = new Uint8Array(info.width * info.height);
-    for (let i = 0, j = 1; i < out.length; i++, j += 4) out[i] = ((255 - data[j]!) * (255 - data[j + 2]!) + 127) / 255;
+    // x / 255 rounded, in integers (exact for x <= 255 * 255): a float division per pixel cost a 12 MP page ~30 ms more.
+    for (let i = 0, j = 1; i < out.length; i++, j += 4) {
+      const x = (255 - data[j]!) * (255 - data[j + 2]!) + 128;
+      out[i] = (x + (x >> 8)) >> 8;
+    }
     return { data: out, width: info.width, height: info.height };
   }
   // One colour channel instead of greyscale(): libvips' colourspace conversion costs ~10 ms on a

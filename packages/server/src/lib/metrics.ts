@@ -120,7 +120,7 @@ export const metrics = {
   }),
   decoderStopped: new Counter({
     name: 'slipcheck_decoder_stopped_total',
-    help: 'Decoder processes that ended during a decode and were replaced: overrun (SIGKILLed past the time limit) or crash; the image was answered INVALID UNREADABLE_IMAGE',
+    help: 'Decoder processes that ended during a decode and were replaced: overrun (SIGKILLed past the time limit in running time), starved (kept off the CPU 6 s past it: the node is overloaded) or crash; the image was answered INVALID UNREADABLE_IMAGE',
     labelNames: ['reason'] as const,
     registers: [registry],
   }),

@@ -13,9 +13,10 @@ const pools = new Map<string, SlipDecoderPool>();
 
 /**
  * Room for the decode and the reader. The tests on a shared pool are about what the service answers
- * for what is read, not about the decoder's time limits (those tests keep pools of their own): with
- * the production budget (1.7 s of wall time an image) a full run on a busy machine once answered an
- * edited LINE slip as genuine, its printed amount unread when the budget ran out.
+ * for what is read, not about the decoder's time limits (those tests keep pools of their own). When
+ * the production budget was 1.7 s of wall time, a full run on a busy machine once answered an edited
+ * LINE slip as genuine, its printed amount unread; the budgets now count running time, but a decoder
+ * kept off the CPU 6 s past its limit is still stopped, and a full run on two cores can reach that.
  */
 const ROOM: SlipDecoderPoolOptions = { imageBudgetMs: 15_000, jobTimeoutMs: 20_000 };
 

@@ -1,6 +1,7 @@
 import sharp, { type Sharp } from 'sharp';
 import { ocrEngine, TIME_WHITELIST, type OcrEngine, type OcrWord } from './slip-qr-ocr.js';
 import { lumaOf } from './slip-qr-decoder.js';
+import { startRunClock } from './run-clock.js';
 
 /**
  * Reads the amount a slip picture prints, to hold it against the bank's (issue 20: edited slips).
@@ -41,7 +42,7 @@ export interface PrintedRead {
 }
 
 export interface ReadOptions {
-  /** Wall-time budget: no further line is read once it is spent (the decoder's per-image budget). */
+  /** Budget in running time (run-clock.ts): no further line is read once it is spent (the decoder's per-image budget). */
   budgetMs?: number;
   engine?: OcrEngine;
   /** Most candidate lines to read. */
@@ -901,9 +902,10 @@ async function readFields(page: Page, engine: OcrEngine, spent: () => boolean): 
 
 export async function readPrintedAmount(image: Buffer, options: ReadOptions = {}): Promise<PrintedRead> {
   const started = performance.now();
+  const ran = startRunClock();
   const budget = options.budgetMs ?? Infinity;
   const engine = options.engine ?? ocrEngine();
-  const spent = () => performance.now() - started > budget;
+  const spent = () => ran() > budget;
   const done = (r: AmountRead): PrintedRead => ({ ...r, ms: Math.round(performance.now() - started) });
   try {
     const page = await pageOf(image, options.angle);

@@ -1,5 +1,6 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
 import { MAX_SLIP_ASPECT, MAX_SLIP_PIXELS, screenImage } from './image-gate.js';
+import { processCpuMs, startRunClock } from './run-clock.js';
 import { parseSlipPayload, type SlipPayloadOk } from './slip-qr-parser.js';
 import { scanLuma, type LumaImage, type ScanHit, type ScanOptions } from './slip-qr-zxing.js';
 
@@ -59,8 +60,8 @@ const MAX_INPUT_PIXELS = 50_000_000;
 // Images no phone produces as a slip are refused from the header alone, before any pixel is decoded
 // (see "Image limits" in README.md); the limits live in the byte-level gate (image-gate.ts).
 export { MAX_SLIP_PIXELS, MAX_SLIP_ASPECT };
-// Decode-time budget per image (wall time in the worker): no further cascade pass starts once it is
-// spent. Real slips finish in the first passes (fast, fullplain; region for a few thumbnails: <= ~60 ms
+// Decode-time budget per image (running time in the worker, run-clock.ts: waiting for a CPU does not
+// count): no further cascade pass starts once it is spent. Real slips finish in the first passes (fast, fullplain; region for a few thumbnails: <= ~60 ms
 // CPU, docs/benchmarks.md); the passes after those exist for damaged photos and never take a real
 // slip near this bound.
 export const DEFAULT_DECODE_BUDGET_MS = 600;
@@ -114,11 +115,11 @@ class Renditions {
 
   private async build(f: () => Promise<LumaImage>): Promise<LumaImage> {
     if (!this.profile) return f();
-    const t0 = cpuMs();
+    const t0 = processCpuMs();
     try {
       return await f();
     } finally {
-      this.lumaMs += cpuMs() - t0;
+      this.lumaMs += processCpuMs() - t0;
     }
   }
 
@@ -432,19 +433,14 @@ export interface DecodeOptions {
   onStage?: (stage: string, cpuMs: number) => void;
 }
 
-function cpuMs(): number {
-  const c = process.cpuUsage();
-  return (c.user + c.system) / 1000;
-}
-
 /**
  * Finds the slip QR in an image with a cascade of increasingly expensive passes. In-thread: the
  * service calls it through the worker pool; the benchmark and the worker itself call it directly.
  */
 export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOptions = {}): Promise<DecodeResult> {
-  const started = performance.now();
+  const ran = startRunClock();
   const onStage = opts.onStage;
-  let mark = onStage ? cpuMs() : 0;
+  let mark = onStage ? processCpuMs() : 0;
   const budgetMs = opts.budgetMs ?? DEFAULT_DECODE_BUDGET_MS;
   const buf = Buffer.isBuffer(image) ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength);
   if (opts.screen ?? true) {
@@ -480,7 +476,7 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
     onStage !== undefined,
   );
   if (onStage) {
-    const now = cpuMs();
+    const now = processCpuMs();
     onStage('open', now - mark);
     mark = now;
   }
@@ -491,13 +487,13 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   for (const pass of PASSES) {
     if (opts.passes && !opts.passes.includes(pass.name)) continue;
     // Over budget: the best failure so far stands (NO_QR_FOUND unless a pass saw something slip-like).
-    if (pass.name !== 'fast' && performance.now() - started > budgetMs) break;
+    if (pass.name !== 'fast' && ran() > budgetMs) break;
     let hits: ScanHit[];
     try {
       const lumaBefore = r.lumaMs;
       hits = await pass.run(r, located);
       if (onStage) {
-        const now = cpuMs();
+        const now = processCpuMs();
         const luma = r.lumaMs - lumaBefore;
         if (luma > 0) onStage('luma', luma);
         onStage(pass.name, now - mark - luma);

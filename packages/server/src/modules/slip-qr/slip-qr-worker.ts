@@ -2,6 +2,7 @@
 // pool can stop a decode for real (SIGKILL): a thread's terminate() cannot interrupt libvips.
 import { readPrintedAmount, type PrintedRead } from './slip-qr-amount.js';
 import { DEFAULT_DECODE_BUDGET_MS, decodeSlipImage } from './slip-qr-decoder.js';
+import { processCpuMs, startRunClock } from './run-clock.js';
 import { warmOcr } from './slip-qr-ocr.js';
 import { loadZXing } from './slip-qr-zxing.js';
 
@@ -12,18 +13,26 @@ export interface WorkerRequest {
   read?: boolean;
 }
 
-export type WorkerResponse =
+export type WorkerResponse = (
   | { id: number; result: Awaited<ReturnType<typeof decodeSlipImage>> }
   | { id: number; printed: PrintedRead | null }
   | { id: number; error: string }
-  | { ready: true };
+  | { ready: true }
+) & {
+  /**
+   * The decoder's CPU time so far (processCpuMs): the pool's kill limit counts a job's CPU from the
+   * last message before it. Absent from stand-in decoders, whose jobs the limit measures in wall time.
+   */
+  cpuMs?: number;
+};
 
 /**
- * Wall-time budget of one image in the decoder, decode and reading together: the decode keeps its own
- * 600 ms (DEFAULT_DECODE_BUDGET_MS), the reader stops starting lines once the image has spent this.
- * It ends 300 ms before the pool's hard limit (DEFAULT_DECODE_KILL_MS, 2 s) so a read normally stops
- * by itself; a read still running at the limit is killed with its process and concludes nothing.
- * A read costs ~70-110 ms of CPU (docs/benchmarks.md); the rest is room for a busy machine.
+ * Budget of one image in the decoder, decode and reading together, in running time (run-clock.ts:
+ * time spent waiting for a CPU does not count): the decode keeps its own 600 ms
+ * (DEFAULT_DECODE_BUDGET_MS), the reader stops starting lines once the image has spent this. It ends
+ * 300 ms before the pool's hard limit (DEFAULT_DECODE_KILL_MS, 2 s) so a read normally stops by
+ * itself; a read still running at the limit is killed with its process and concludes nothing. A read
+ * costs ~70-110 ms of CPU (docs/benchmarks.md); the rest is room for a slower CPU.
  */
 export const IMAGE_BUDGET_MS = DEFAULT_DECODE_BUDGET_MS + 1100;
 
@@ -34,7 +43,7 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
   // soak's logs). Nobody is left to answer, so the error is dropped and the child exits.
   const send = (msg: WorkerResponse) => {
     if (!process.connected) return process.exit(0);
-    process.send!(msg, undefined, undefined, (err) => {
+    process.send!({ ...msg, cpuMs: processCpuMs() }, undefined, undefined, (err) => {
       if (err) process.exit(0);
     });
   };
@@ -47,7 +56,7 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
   void loading.finally(() => send({ ready: true }));
   process.on('message', (msg: WorkerRequest) => {
     const image = Buffer.from(msg.image.buffer, msg.image.byteOffset, msg.image.byteLength);
-    const started = performance.now();
+    const ran = startRunClock();
     // The pool ran the byte-level gate on the main thread before queueing this image.
     decodeSlipImage(image, { screen: false }).then(
       async (result) => {
@@ -55,7 +64,7 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
         send({ id: msg.id, result });
         if (!msg.read || !result.ok) return;
         // Reading spends what is left of the image's one budget: a slow decode leaves less to read with.
-        const budgetMs = imageBudgetMs - (performance.now() - started);
+        const budgetMs = imageBudgetMs - ran();
         const printed = budgetMs > 0 ? await readPrintedAmount(image, { budgetMs, angle: result.qrAngle }).catch(() => null) : null;
         send({ id: msg.id, printed });
       },

@@ -138,4 +138,39 @@ describe.skipIf(!HAS_CHROMIUM)('replaced checks on the list and the record (Chro
     expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(before);
     expect(shopId).toBeTruthy();
   });
+
+  it('keeps the pages loaded with "load more" when the live feed reconnects and when a correction of a row on them arrives', async () => {
+    // A mismatch, then more checks than the list's first page (30) holds, so it is on the second page.
+    await verify('deep', 40, { expect: '45.00' });
+    for (let i = 0; i < 30; i++) await verify(`filler${i}`, 10 + i);
+    const rows = page.locator('main .tx-list li');
+    await go('/'); // the list mounts anew: a live feed that has seen no event yet
+    await go('/transactions');
+    await page.locator('main .tx-list').waitFor();
+    await expect.poll(() => page.locator('.live').getAttribute('class')).toContain('live-open');
+    await expect.poll(() => rows.count()).toBe(30);
+    expect(await row(rec.deep!.id).count()).toBe(0);
+    await page.getByRole('button', { name: th['common.loadMore'] }).click();
+    const total = Object.keys(rec).length;
+    await expect.poll(() => rows.count()).toBe(total);
+    expect(await row(rec.deep!.id).count()).toBe(1);
+
+    // The feed drops before any event came (nothing to resume from), as when a proxy closes idle
+    // streams, and stays down while a check is made: once back, the page fetches the newest checks
+    // again. The check made meanwhile appears; the pages already loaded stay.
+    await page.route('**/api/dashboard/events/ticket', (r) => r.abort());
+    app.server.closeAllConnections();
+    await expect.poll(() => page.locator('.live').getAttribute('class')).toContain('live-reconnecting');
+    await verify('away', 33.5);
+    await page.unroute('**/api/dashboard/events/ticket');
+    await expect.poll(() => row(rec.away!.id).count(), { timeout: 60_000 }).toBe(1);
+    expect(await rows.count()).toBe(total + 1);
+    expect(await row(rec.deep!.id).count()).toBe(1);
+
+    // The second-page row's transfer is checked again for the right amount: its row is marked in place.
+    await verify('deepFixed', 40, { expect: '40.00', again: 'deep', format: 'jpg' });
+    expect(rec.deepFixed!.status).toBe('SUCCESS');
+    await expect.poll(() => row(rec.deep!.id).getByTestId('superseded').count()).toBe(1);
+    await expect.poll(() => rows.count()).toBe(total + 2);
+  }, 180_000);
 });

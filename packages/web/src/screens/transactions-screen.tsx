@@ -83,26 +83,50 @@ export function TransactionsScreen() {
   filtersRef.current = filters;
   const itemsRef = useRef(items);
   itemsRef.current = items;
+  type Page = { items: ListedRecord[]; nextCursor: string | null };
+  /**
+   * The rows of one transfer again, in place: a new check of a listed transfer may replace one of them
+   * ("replaced by a later check", which the service decides). Reloading the list for it dropped the
+   * pages the owner had loaded with "load more" and took them back to the top.
+   */
+  async function refreshTransfer(transRef: string) {
+    const page = await api<Page>(ROUTES.transactions, { query: { ...query(EMPTY), transRef, limit: 100 } });
+    const byId = new Map(page.items.map((x) => [x.id, x]));
+    setItems((xs) => xs.map((x) => byId.get(x.id) ?? x));
+  }
+  /**
+   * After the live feed reconnects (events may have been missed): the newest page again, above the rows
+   * already loaded, which stay. If none of them is on the newest page any more, the gap between cannot
+   * be known, so the list starts again from the top.
+   */
+  async function refreshTop() {
+    const page = await api<Page>(ROUTES.transactions, { query: query(filtersRef.current) });
+    const ids = new Set(page.items.map((x) => x.id));
+    const loaded = itemsRef.current;
+    if (loaded.length <= page.items.length || !loaded.some((x) => ids.has(x.id))) {
+      setItems(page.items);
+      setCursor(page.nextCursor);
+      return;
+    }
+    setItems((xs) => [...page.items, ...xs.filter((x) => !ids.has(x.id))]);
+  }
   const live = useLiveResults(
     (r) => {
-      // A new check of a transfer already listed may replace one of its rows ("replaced by a later
-      // check"): the service decides which, so the page asks for the list again.
-      if (r.transRef && itemsRef.current.some((x) => x.transRef === r.transRef && x.environment === r.environment)) void list.reload();
+      if (r.transRef && itemsRef.current.some((x) => x.transRef === r.transRef && x.environment === r.environment))
+        void refreshTransfer(r.transRef).catch(() => undefined);
       if (!matches(r, filtersRef.current)) return;
       setItems((xs) => (xs.some((x) => x.id === r.id) ? xs : [r, ...xs]));
       setFresh((s) => new Set(s).add(r.id));
       setAnnounce(t('tx.liveNew', { status: t(`status.${r.status}` as MessageKey) }));
     },
     true,
-    () => void list.reload(),
+    () => void refreshTop().catch(() => undefined),
   );
   async function loadMore() {
     if (!cursor) return;
     setMore(true);
     try {
-      const page = await api<{ items: ListedRecord[]; nextCursor: string | null }>(ROUTES.transactions, {
-        query: query(filters, cursor),
-      });
+      const page = await api<Page>(ROUTES.transactions, { query: query(filters, cursor) });
       setItems((xs) => [...xs, ...page.items.filter((p) => !xs.some((x) => x.id === p.id))]);
       setCursor(page.nextCursor);
     } finally {

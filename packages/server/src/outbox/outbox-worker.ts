@@ -83,6 +83,12 @@ export interface OutboxWorker {
 }
 
 const FOLLOW_UP_MS = [10, 40, 150, 400];
+/**
+ * A job running longer than this is not counted on to free its slot soon (see pump's refill rule): a
+ * send to a receiver that fell silent holds its slot up to a whole webhook timeout, a LINE slip check
+ * for seconds.
+ */
+const ENDS_SOON_MS = 50;
 const defaultRetryDelay = (attempts: number) => Math.min(3_600_000, 1000 * 2 ** Math.min(attempts, 20)) * (0.8 + Math.random() * 0.4);
 
 export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
@@ -101,7 +107,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   const onError = opts.onError ?? (() => undefined);
   const stats = { claimed: 0, done: 0, retried: 0, failed: 0 };
 
-  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; job: OutboxJobRow }>();
+  const inFlight = new Map<string, { promise: Promise<void>; abort: AbortController; job: OutboxJobRow; startedAt: number }>();
   let running = false;
   let stopping = false;
   let pumping = false;
@@ -110,7 +116,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   // The last claim filled every slot it asked for: more rows are probably due. While that holds the
   // worker claims again only once half a batch of slots is free, not after every finished job: one
   // claim statement per ~batch/2 jobs instead of one per job under a backlog (issue 24). Without a
-  // backlog it claims at once, so a new job never waits for busy slots to drain.
+  // backlog it claims at once, so a new job never waits for busy slots to drain. Nor does it wait for
+  // slots held by long jobs (endingSoon): with a quarter of the slots left beside a silent webhook
+  // receiver's sends, the free ones stayed idle until those timed out, and another shop's webhook
+  // waited a whole WEBHOOK_TIMEOUT_MS.
   let backlog = false;
   const refill = Math.max(1, Math.floor(Math.min(batch, concurrency) / 2));
   let followUps = 0;
@@ -302,8 +311,16 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
         setImmediate(() => void pump());
       }
     });
-    inFlight.set(job.id, { promise, abort, job });
+    inFlight.set(job.id, { promise, abort, job, startedAt: performance.now() });
     return promise;
+  }
+
+  /** Running jobs that started less than ENDS_SOON_MS ago: the ones a refill may wait for. */
+  function endingSoon(): number {
+    const now = performance.now();
+    let n = 0;
+    for (const f of inFlight.values()) if (now - f.startedAt < ENDS_SOON_MS) n++;
+    return n;
   }
 
   async function pump(): Promise<void> {
@@ -318,8 +335,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       for (;;) {
         pumpAgain = false;
         const free = concurrency - inFlight.size;
-        if (free <= 0 || (backlog && free < refill && inFlight.size > 0)) {
+        if (free <= 0 || (backlog && free < refill && free + endingSoon() >= refill)) {
           moreWaiting = true;
+          // Free slots kept for a refill: claimed anyway once the jobs counted on have run long.
+          if (free > 0) schedule(ENDS_SOON_MS);
           break;
         }
         const want = Math.min(batch, free);

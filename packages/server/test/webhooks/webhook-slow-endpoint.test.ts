@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { createOutboxWorker } from '../../src/outbox/outbox-worker.js';
-import { slowEndpointSends } from '../../src/modules/webhooks/webhook-delivery.js';
+import { endpointSends, slowEndpointSends } from '../../src/modules/webhooks/webhook-delivery.js';
 import { startReceiver, until, type Receiver } from './helpers/receiver.js';
 import { insertResult } from './helpers/results.js';
 
@@ -98,9 +98,6 @@ for (const kind of DB_KINDS) {
     let h: ServiceHarness;
     let silent: Receiver;
     let fast: Receiver;
-    let steady: Receiver;
-    let inFlight = 0;
-    let maxInFlight = 0;
 
     beforeAll(async () => {
       h = await createServiceHarness(kind, {
@@ -110,20 +107,10 @@ for (const kind of DB_KINDS) {
       });
       silent = await startReceiver(() => undefined); // never answers
       fast = await startReceiver();
-      // Answers each request after 800 ms (well within half the timeout), counting requests open at once.
-      steady = await startReceiver((_r, _n, res) => {
-        inFlight++;
-        maxInFlight = Math.max(maxInFlight, inFlight);
-        setTimeout(() => {
-          inFlight--;
-          res.writeHead(200).end('ok');
-        }, 800);
-      });
     });
     afterAll(async () => {
       await silent?.close();
       await fast?.close();
-      await steady?.close();
       await h?.close();
     });
 
@@ -139,29 +126,6 @@ for (const kind of DB_KINDS) {
       worker.start();
       return worker;
     };
-
-    // First: the burst below leaves its silent receiver's jobs in the queue.
-    it('an endpoint that answered in time gets every slot', async () => {
-      const c = await seedShop(h, { name: 'ร้าน C' });
-      await h.c.webhooks.addEndpoint(c.shop.id, { url: steady.url('/c') });
-      const first = startWorker();
-      try {
-        await insertResult(h, c.shop.id, { clientRef: 'c-first' });
-        await steady.waitFor(1, 30_000);
-        await until(async () => steady.received[0]?.answered, 10_000, 'the first answer');
-      } finally {
-        await first.stop();
-      }
-      // Queued while no worker runs, so the next one finds them all due at once.
-      for (let i = 0; i < 12; i++) await insertResult(h, c.shop.id, { clientRef: `c-${i}` });
-      const worker = startWorker();
-      try {
-        await steady.waitFor(13, 30_000);
-        expect(maxInFlight).toBe(SLOTS);
-      } finally {
-        await worker.stop({ abandon: true });
-      }
-    }, 60_000);
 
     it('a burst to a new receiver that answers in time is not held back once it has answered', async () => {
       const d = await seedShop(h, { name: 'ร้าน D' });
@@ -193,6 +157,111 @@ for (const kind of DB_KINDS) {
         // Without the limit every slot held a send to A until its first timeout: B came after 5 s (3.1 s with 3 s timeouts).
         expect(Date.now() - started).toBeLessThan(FIRST_TIMEOUT_MS);
         expect(silent.received.length).toBeLessThanOrEqual(slowEndpointSends(SLOTS));
+      } finally {
+        await worker.stop({ abandon: true });
+      }
+    }, 60_000);
+  });
+}
+
+// An endpoint that answered in time and falls silent in the middle of a burst: before any of its sends
+// has run half a timeout it is not known to be slow, and the burst's sends filled every slot.
+const WIDE_SLOTS = 8;
+const SILENT_TIMEOUT_MS = 5000;
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`a receiver that answered in time, then falls silent mid-burst (${kind})${skipNote(kind)}`, () => {
+    let h: ServiceHarness;
+    let flaky: Receiver;
+    let fast: Receiver;
+    let steady: Receiver;
+    let inFlight = 0;
+    let maxInFlight = 0;
+
+    beforeAll(async () => {
+      h = await createServiceHarness(kind, {
+        WEBHOOK_RETRY_SCHEDULE: '600,600,600,600,600',
+        WEBHOOK_TIMEOUT_MS: String(SILENT_TIMEOUT_MS),
+        WORKER_CONCURRENCY: String(WIDE_SLOTS),
+      });
+      flaky = await startReceiver();
+      fast = await startReceiver();
+      // Answers each request after 800 ms (well within half the timeout), counting requests open at once.
+      steady = await startReceiver((_r, _n, res) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        setTimeout(() => {
+          inFlight--;
+          res.writeHead(200).end('ok');
+        }, 800);
+      });
+    });
+    afterAll(async () => {
+      await flaky?.close();
+      await fast?.close();
+      await steady?.close();
+      await h?.close();
+    });
+
+    const startWorker = () => {
+      const worker = createOutboxWorker({
+        db: h.c.db,
+        caps: h.c.caps,
+        clock: h.c.clock,
+        handlers: h.c.outboxHandlers,
+        pollMs: 50,
+        concurrency: WIDE_SLOTS,
+      });
+      worker.start();
+      return worker;
+    };
+
+    it('an endpoint that answers in time gets all but the slow endpoints\u2019 quarter of the slots', async () => {
+      const c = await seedShop(h, { name: 'ร้าน C' });
+      await h.c.webhooks.addEndpoint(c.shop.id, { url: steady.url('/c') });
+      const first = startWorker();
+      try {
+        await insertResult(h, c.shop.id, { clientRef: 'c-first' });
+        await steady.waitFor(1, 30_000);
+        await until(async () => steady.received[0]?.answered, 10_000, 'the first answer');
+      } finally {
+        await first.stop();
+      }
+      // Queued while no worker runs, so the next one finds them all due at once.
+      for (let i = 0; i < 12; i++) await insertResult(h, c.shop.id, { clientRef: `c-${i}` });
+      const worker = startWorker();
+      try {
+        await steady.waitFor(13, 30_000);
+        expect(maxInFlight).toBe(WIDE_SLOTS - slowEndpointSends(WIDE_SLOTS)); // 6 of 8 here; 24 of the default 32
+        expect(endpointSends(32)).toBe(24);
+      } finally {
+        await worker.stop({ abandon: true });
+      }
+    }, 60_000);
+
+    it('leaves a quarter of the slots to other shops: their webhook is not held for a timeout', async () => {
+      const a = await seedShop(h, { name: 'ร้าน A' });
+      const b = await seedShop(h, { name: 'ร้าน B' });
+      await h.c.webhooks.addEndpoint(a.shop.id, { url: flaky.url('/a') });
+      await h.c.webhooks.addEndpoint(b.shop.id, { url: fast.url('/b') });
+      // A's endpoint answers in time: this process knows it as fast.
+      const first = startWorker();
+      try {
+        await insertResult(h, a.shop.id, { clientRef: 'a-first' });
+        await until(async () => flaky.received[0]?.answered, 10_000, "A's first answer");
+      } finally {
+        await first.stop();
+      }
+      flaky.setBehaviour(() => undefined); // then it falls silent
+      // A burst, then B's event, queued while no worker runs: the next one finds them all due at once.
+      for (let i = 0; i < 20; i++) await insertResult(h, a.shop.id, { clientRef: `a-${i}` });
+      await insertResult(h, b.shop.id, { clientRef: 'b-1' });
+      const started = Date.now();
+      const worker = startWorker();
+      try {
+        await fast.waitFor(1, 30_000);
+        // Before: all 8 slots held a send to A until its timeout, and B came after 3.1-3.3 s with 3 s timeouts.
+        expect(Date.now() - started).toBeLessThan(SILENT_TIMEOUT_MS / 2);
+        expect(flaky.received.length - 1).toBeLessThanOrEqual(WIDE_SLOTS - slowEndpointSends(WIDE_SLOTS));
       } finally {
         await worker.stop({ abandon: true });
       }

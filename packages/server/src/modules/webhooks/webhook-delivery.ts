@@ -68,6 +68,17 @@ export interface WebhookDeliveryDeps {
  */
 export const slowEndpointSends = (workerConcurrency: number): number => Math.max(2, Math.floor(workerConcurrency / 4));
 
+/**
+ * Sends at the same time, per worker process, to any one endpoint, even one that answers in time: all
+ * but the slow endpoints' quarter of the slots (24 of the default 32). An endpoint that answered in
+ * time can fall silent in the middle of a burst; until one of its sends has run half a timeout it is
+ * not known to be slow, and the burst's sends held every slot: other shops' webhooks (and LINE
+ * answers) waited a whole WEBHOOK_TIMEOUT_MS behind it. A receiver answering in milliseconds never
+ * has that many sends open at once.
+ */
+export const endpointSends = (workerConcurrency: number): number =>
+  Math.max(slowEndpointSends(workerConcurrency), workerConcurrency - slowEndpointSends(workerConcurrency));
+
 /** What the fan-out hands its first delivery round in memory (JobContext.enqueueClaimed). */
 interface DeliverMemo {
   delivery: WebhookDeliveriesTable;
@@ -122,6 +133,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
   const { db, repo, clock, audit, plans, box, sender, retrySchedule } = deps;
   const sendTimeoutMs = deps.sendTimeoutMs ?? 10_000;
   const slowSends = slowEndpointSends(deps.workerConcurrency ?? 32);
+  const maxSends = endpointSends(deps.workerConcurrency ?? 32);
   /** Endpoint id -> when each of its sends running in this process started (a slot each; ms). */
   const sending = new Map<string, number[]>();
   /** Endpoint id -> whether its last send in this process was answered in time (absent: no send ended yet). */
@@ -318,24 +330,26 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps) {
     });
   };
 
+  /** Whether the endpoint answers in time: its last send did, and none running has taken half a timeout. */
+  const inTime = (endpointId: string, starts: number[]): boolean =>
+    answeredInTime.get(endpointId) === true && !(starts.length && performance.now() - starts[0] >= sendTimeoutMs / 2);
   /**
-   * Whether a send to this endpoint must wait: it is at the limit (slowEndpointSends) and not known to
-   * answer in time (its last send was slow, it has not answered yet, or its oldest running send has
-   * taken half a timeout).
+   * Whether a send to this endpoint must wait: it is at the limit of any endpoint (endpointSends), or at
+   * the slow endpoints' (slowEndpointSends) and not known to answer in time (its last send was slow, it
+   * has not answered yet, or its oldest running send has taken half a timeout).
    */
   const limited = (endpointId: string, starts: number[]): boolean =>
-    starts.length >= slowSends && !(answeredInTime.get(endpointId) === true && performance.now() - starts[0] < sendTimeoutMs / 2);
+    starts.length >= maxSends || (starts.length >= slowSends && !inTime(endpointId, starts));
 
   /**
    * A send to this endpoint ended: the rounds deferred for it run now instead of at their fallback time,
-   * all of them once it answers in time again, else one per freed slot. Best effort: a round not moved
-   * (a database blip, another process's round) runs at its fallback time.
+   * as many as it may have running once it answers in time again, else one per freed slot. Best effort:
+   * a round not moved (a database blip, another process's round) runs at its fallback time.
    */
   const releaseDeferred = (endpointId: string, starts: number[]) => {
     const ids = deferred.get(endpointId);
     if (!ids) return;
-    const healthy = answeredInTime.get(endpointId) === true && !(starts.length && performance.now() - starts[0] >= sendTimeoutMs / 2);
-    const release = healthy ? ids.splice(0) : ids.splice(0, 1);
+    const release = ids.splice(0, inTime(endpointId, starts) ? Math.max(1, maxSends - starts.length) : 1);
     if (ids.length === 0) deferred.delete(endpointId);
     const now = clock.now();
     for (const id of release) void expediteOutboxJob(db, id, now).catch(() => undefined);

@@ -275,7 +275,20 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   } = createAccountsModule({ db, clock, audit, shops, plans, mail, secret, config });
   // The dashboard's read models, staff seats and personal-data rights (one password hasher, shared with accounts).
   const overview = createOverviewService({ transactions, clock, timeZone: config.TIME_ZONE });
-  const team = createTeamService({ db, clock, audit, plans, shops, sessions, accounts, mail, hasher, publicUrl: publicUrlOf(config) });
+  const team = createTeamService({
+    db,
+    clock,
+    audit,
+    plans,
+    shops,
+    sessions,
+    accounts,
+    mail,
+    hasher,
+    publicUrl: publicUrlOf(config),
+    // `line` is made below; called only when a member is removed, long after.
+    onMemberRemoved: (shopId, memberId, actor, trx) => line.owners.unlinkMadeBy(shopId, memberId, actor, trx),
+  });
   const lineLoginClient = createLineLoginClient({
     apiBaseUrl: config.LINE_API_BASE_URL,
     channelId: config.LINE_LOGIN_CHANNEL_ID,

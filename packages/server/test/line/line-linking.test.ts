@@ -319,6 +319,51 @@ for (const kind of DB_KINDS) {
       expect(texts(k.fake.replies.find((r) => r.body.replyToken === e.replyToken))).toContain('รหัสเชื่อมต่อไม่ถูกต้อง');
     });
 
+    it('removing a staff member unlinks the alert link they made in their own chat before staff codes stopped making them', async () => {
+      // Until 2026-11-27 a staff member's code typed in a 1:1 chat made the typist a recipient of the
+      // owner's alerts and daily money summary. Those links stayed after the person left the team, with
+      // the shop's payments still arriving in their LINE. Written here as that code left them.
+      const s = await k.linkedShop();
+      const staffId = `usr_legacy_${Math.random().toString(36).slice(2, 10)}`;
+      const at = k.clock.now().toISOString();
+      await k.h.c.accounts.insertStaff({ id: staffId, shopId: s.shop.id, email: `${staffId}@example.com`, passwordHash: 'x', at });
+      await k.h.c.db
+        .insertInto('line_link_codes')
+        .values({
+          code_hash: `legacy-${staffId}`,
+          shop_id: s.shop.id,
+          created_by: `user:${staffId}`,
+          expires_at: at,
+          used_at: at,
+          used_for: 'owner:Ulegacy-staff',
+          created_at: at,
+        })
+        .execute();
+      await k.h.c.db
+        .insertInto('line_owners')
+        .values({
+          id: `lown_legacy_${staffId}`,
+          shop_id: s.shop.id,
+          line_channel_id: s.view.id,
+          line_user_id: 'Ulegacy-staff',
+          created_at: at,
+        })
+        .execute();
+      // The owner's own link, made with the owner's code, stays.
+      const mine = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      await s.post(ev('message', { type: 'user', userId: 'Uthe-owner' }, textMessage(mine.code)));
+      const recipients = async () =>
+        (await k.h.c.line.channels.list(s.shop.id)).owners.map((o: { lineUserId: string }) => o.lineUserId).sort();
+      expect(await recipients()).toEqual(['Ulegacy-staff', 'Uthe-owner']);
+
+      await k.h.c.team.removeMember(s.shop.id, 'usr_the_owner', staffId, null);
+      expect(await recipients()).toEqual(['Uthe-owner']);
+      const unlinked = (await k.h.c.audit.list(s.shop.id)).filter((a) => a.action === 'line.owner.unlink');
+      expect(unlinked).toHaveLength(1);
+      expect(unlinked[0]).toMatchObject({ target: `lown_legacy_${staffId}` });
+      expect(JSON.stringify(unlinked[0])).toContain('team member removed');
+    });
+
     it('unlinking the channel stops its webhook, unlinks its groups and is audited', async () => {
       const s = await k.linkedShop();
       const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');

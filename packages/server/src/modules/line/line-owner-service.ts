@@ -78,6 +78,30 @@ export function createLineOwnerService(deps: { db: Db; repo: LineRepo; audit: Au
       return true;
     },
 
+    /**
+     * A team member was removed: the owner recipients linked with their codes go too. Until 2026-11-27 a
+     * staff member's code typed in a 1:1 chat linked the typist as a recipient of the owner's alerts and
+     * daily money summary (a staff code links groups only now); the link outlived the person's place on
+     * the team. Groups they linked stay: those are the shop's, not the person's. A code cannot say who
+     * typed it: had the owner typed a staff member's code in their own chat, that link goes too, and the
+     * owner links again with a code of their own. In the removal's transaction.
+     */
+    async unlinkMadeBy(shopId: string, memberId: string, actor: string, trx: Db): Promise<void> {
+      for (const o of await repo.owners.linkedWithCodesOf(shopId, `user:${memberId}`, trx)) {
+        await repo.owners.delete(o.id, trx);
+        await audit.record(
+          {
+            shopId,
+            actor,
+            action: 'line.owner.unlink',
+            target: o.id,
+            detail: { lineChannelId: o.line_channel_id, reason: 'team member removed', memberId },
+          },
+          trx,
+        );
+      }
+    },
+
     /** Where owner alerts go: every linked owner user, with the token of the channel they linked through. */
     async targets(shopId: string): Promise<Array<{ to: string; token: string; lineChannelId: string }>> {
       const rows = await repo.owners.targets(shopId);

@@ -182,6 +182,19 @@ export function createLineRepo(db: Db) {
     async delete(ownerRowId: string, trx: Db): Promise<void> {
       await trx.deleteFrom('line_owners').where('id', '=', ownerRowId).execute();
     },
+    /** The shop's owner recipients linked with a code this actor made (`used_for` 'owner:<LINE user>'). */
+    async linkedWithCodesOf(shopId: string, createdBy: string, trx: Db): Promise<LineOwnersTable[]> {
+      const codes = await trx
+        .selectFrom('line_link_codes')
+        .select('used_for')
+        .where('shop_id', '=', shopId)
+        .where('created_by', '=', createdBy)
+        .where('used_for', 'like', 'owner:%')
+        .execute();
+      const users = codes.map((c) => c.used_for!.slice('owner:'.length));
+      if (users.length === 0) return [];
+      return trx.selectFrom('line_owners').selectAll().where('shop_id', '=', shopId).where('line_user_id', 'in', users).execute();
+    },
     async deleteOfChannel(lineChannelId: string, trx: Db): Promise<void> {
       await trx.deleteFrom('line_owners').where('line_channel_id', '=', lineChannelId).execute();
     },

@@ -65,6 +65,11 @@ export function createTeamService(deps: {
   mail: MailService;
   hasher: PasswordHasher;
   publicUrl: string;
+  /**
+   * In the removal's transaction, for what other modules hold of the person (the LINE module: alert
+   * links made with their codes). A hook, not a reach into those tables.
+   */
+  onMemberRemoved?: (shopId: string, memberId: string, actor: string, trx: Db) => Promise<void>;
 }) {
   const { db, clock, audit, plans, shops, sessions, accounts, mail, hasher } = deps;
   const invites = createTeamRepo(db);
@@ -175,6 +180,7 @@ export function createTeamService(deps: {
       await db.transaction().execute(async (trx) => {
         await accounts.removeMember(row.id, nowIso, trx);
         await sessions.revokeAll(row.id, { actor: actorOf(actorId), shopId, ip, reason: 'team_remove' }, trx);
+        await deps.onMemberRemoved?.(shopId, row.id, actorOf(actorId), trx);
         await audit.record(
           { shopId, actor: actorOf(actorId), action: 'team.remove', target: row.id, ip, detail: { email: row.email } },
           trx,

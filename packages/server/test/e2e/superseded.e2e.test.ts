@@ -22,7 +22,10 @@ import { baht, go as goIn, ownerSignedIn, resize, signUpShopWithKey } from './mo
 warnIfNoChromium('superseded e2e');
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SHOTS = path.resolve(HERE, '../../test-output/screenshots');
+const REPO = path.resolve(HERE, '../../../..');
+// docs/screens/ with SLIPCHECK_UPDATE_SCREENS=1 (its README indexes them), test-output/screenshots/ otherwise.
+const SHOTS =
+  process.env.SLIPCHECK_UPDATE_SCREENS === '1' ? path.join(REPO, 'docs/screens') : path.resolve(HERE, '../../test-output/screenshots');
 const EMAIL = `superseded+${Date.now()}@example.com`;
 
 describe.skipIf(!HAS_CHROMIUM)('replaced checks on the list and the record (Chromium)', { timeout: 120_000 }, () => {

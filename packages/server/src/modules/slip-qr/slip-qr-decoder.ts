@@ -61,9 +61,9 @@ const MAX_INPUT_PIXELS = 50_000_000;
 // (see "Image limits" in README.md); the limits live in the byte-level gate (image-gate.ts).
 export { MAX_SLIP_PIXELS, MAX_SLIP_ASPECT };
 // Decode-time budget per image (running time in the worker, run-clock.ts: waiting for a CPU does not
-// count): no further cascade pass starts once it is spent. Real slips finish in the first passes (fast, fullplain; region for a few thumbnails: <= ~60 ms
-// CPU, docs/benchmarks.md); the passes after those exist for damaged photos and never take a real
-// slip near this bound.
+// count): no further cascade pass starts once it is spent. Real slips finish in the first passes
+// (fast, fullplain; region for a few thumbnails: <= ~60 ms CPU, docs/benchmarks.md); the passes after
+// those exist for damaged photos and never take a real slip near this bound.
 export const DEFAULT_DECODE_BUDGET_MS = 600;
 
 // Higher rank wins when no pass finds a valid slip: a slip-shaped QR with a wrong CRC tells the user

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateSlip } from '@slipcheck/sandbox-bank';
 import { createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
+import { STARVED_GRACE_MS } from '../../src/modules/slip-qr/slip-qr-pool.js';
 import { ztxtBombPng } from './hostile-images.js';
 import { childCpuMs, processCpuMs } from '../../src/modules/slip-qr/run-clock.js';
 
@@ -53,8 +54,9 @@ describe('decoder time limits count running time, not time spent waiting for a C
 
   it('reads an edited slip\u2019s printed amount while its decoder gets a twentieth of a core', async () => {
     // Budgets scaled down from the production 1.7 s / 2 s so the test stays short: the decode and the
-    // read need 100-250 ms of CPU, and at a twentieth of a core they take longer than both limits.
-    pool = createSlipDecoderPool({ threads: 1, warmReader: true, imageBudgetMs: 800, jobTimeoutMs: 1000 });
+    // read need 75-250 ms of CPU, and at a twentieth of a core (less on a loaded machine) they take
+    // longer than both limits. A starved decoder's grace is raised: the load beside the test is not its to bound.
+    pool = createSlipDecoderPool({ threads: 1, warmReader: true, imageBudgetMs: 1000, jobTimeoutMs: 1200, starvedGraceMs: 60_000 });
     await pool.ready();
     const g = await generateSlip({ amount: 100, edit: 'add', layout: 'kplus' });
     // Unthrottled first: the amount reads, and the pool keeps the same decoder.
@@ -68,7 +70,7 @@ describe('decoder time limits count running time, not time spent waiting for a C
       const printed = await r.printed;
       const wall = performance.now() - t0;
       // The job did wait past both limits (else this test proves nothing), and still read the amount.
-      expect(wall).toBeGreaterThan(1000);
+      expect(wall).toBeGreaterThan(1200);
       expect(printed).toMatchObject({ amountSatang: 110000, text: '1,100.00' });
     } finally {
       release();
@@ -76,8 +78,9 @@ describe('decoder time limits count running time, not time spent waiting for a C
     expect(pool.health().pids).toEqual([pid]); // not killed
   }, 60_000);
 
-  it('still stops a decoder that gets no CPU at all, 6 s after the limit, and replaces it', async () => {
-    pool = createSlipDecoderPool({ threads: 1, jobTimeoutMs: 400 });
+  it('still stops a decoder that gets no CPU at all, its grace after the limit (6 s by default), and replaces it', async () => {
+    expect(STARVED_GRACE_MS).toBe(6000);
+    pool = createSlipDecoderPool({ threads: 1, jobTimeoutMs: 400, starvedGraceMs: 1000 });
     await pool.ready();
     const [pid] = pool.health().pids;
     const g = await generateSlip({ amount: 50, layout: 'kplus' });
@@ -86,8 +89,8 @@ describe('decoder time limits count running time, not time spent waiting for a C
     const r = await pool.decode(g.image, { key: 'shop' });
     const wall = performance.now() - t0;
     expect(r).toMatchObject({ ok: false, errorCode: 'UNREADABLE_IMAGE', stopped: true, message: expect.stringContaining('overloaded') });
-    expect(wall).toBeGreaterThanOrEqual(6350);
-    expect(wall).toBeLessThan(10_000);
+    expect(wall).toBeGreaterThanOrEqual(1350);
+    expect(wall).toBeLessThan(5000);
     expect(() => process.kill(pid!, 0)).toThrow(); // gone for real
     // The replacement decodes the same slip.
     expect(await pool.decode((await generateSlip({ amount: 50, layout: 'kplus' })).image)).toMatchObject({ ok: true });
@@ -97,7 +100,7 @@ describe('decoder time limits count running time, not time spent waiting for a C
   it('stops a decoder that spends its limit running, at the limit, as before', async () => {
     // The gate off, so a zTXt bomb reaches libvips: it inflates for 1.5-2.2 s of CPU (decoder-bombs).
     // Stopped once it has run 300 ms, however loaded the machine, long before the starved limit.
-    pool = createSlipDecoderPool({ threads: 1, screen: false, jobTimeoutMs: 300 });
+    pool = createSlipDecoderPool({ threads: 1, screen: false, jobTimeoutMs: 300, starvedGraceMs: 60_000 });
     await pool.ready();
     const [pid] = pool.health().pids;
     const t0 = performance.now();
@@ -108,7 +111,7 @@ describe('decoder time limits count running time, not time spent waiting for a C
       stopped: true,
       message: expect.stringContaining('longer than 300 ms'),
     });
-    expect(performance.now() - t0).toBeLessThan(6300);
+    expect(performance.now() - t0).toBeLessThan(30_000);
     expect(() => process.kill(pid!, 0)).toThrow();
   }, 60_000);
 });

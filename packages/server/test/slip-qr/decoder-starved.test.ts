@@ -1,38 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { throttle } from '../helpers/throttle.js';
 import { generateSlip } from '@slipcheck/sandbox-bank';
 import { createSlipDecoderPool, type SlipDecoderPool } from '../../src/modules/slip-qr/index.js';
 import { STARVED_GRACE_MS } from '../../src/modules/slip-qr/slip-qr-pool.js';
 import { ztxtBombPng } from './hostile-images.js';
 import { childCpuMs, processCpuMs } from '../../src/modules/slip-qr/run-clock.js';
-
-/**
- * A decoder kept off the CPU, as a container's CPU quota does (CFS throttling) or other processes on
- * a loaded machine: the decoder process is stopped (SIGSTOP) for `stopMs`, let run (SIGCONT) for
- * `runMs`, over and over, until the returned function is called.
- */
-function throttle(pid: number, runMs: number, stopMs: number): () => void {
-  let on = true;
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(pid, s);
-      return true;
-    } catch {
-      return false; // the process is gone
-    }
-  };
-  void (async () => {
-    while (on && signal('SIGSTOP')) {
-      await sleep(stopMs);
-      if (!signal('SIGCONT')) return;
-      await sleep(runMs);
-    }
-  })();
-  return () => {
-    on = false;
-    signal('SIGCONT');
-  };
-}
 
 let pool: SlipDecoderPool | undefined;
 afterEach(async () => {

@@ -7,33 +7,9 @@
  * production 1.7 s / 2 s so the test stays short (test/slip-qr/decoder-starved.test.ts has the pool's side).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { throttle } from '../helpers/throttle.js';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
-
-/** Stops and continues a process over and over: it runs `runMs` of every `runMs + stopMs`. */
-function throttle(pid: number, runMs: number, stopMs: number): () => void {
-  let on = true;
-  const signal = (s: NodeJS.Signals) => {
-    try {
-      process.kill(pid, s);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  void (async () => {
-    while (on && signal('SIGSTOP')) {
-      await sleep(stopMs);
-      if (!signal('SIGCONT')) return;
-      await sleep(runMs);
-    }
-  })();
-  return () => {
-    on = false;
-    signal('SIGCONT');
-  };
-}
 
 describe('edited slips on an overloaded node (SLIP_EDIT_MODE=reject, SQLite)', () => {
   let h: Harness;

@@ -9,6 +9,20 @@ import { endpointSends, slowEndpointSends } from '../../src/modules/webhooks/web
 import { startReceiver, until, type Receiver } from './helpers/receiver.js';
 import { insertResult } from './helpers/results.js';
 
+/** A started outbox worker of the harness's handlers with this many slots (polling every 50 ms). */
+function startedWorker(h: ServiceHarness, slots: number) {
+  const worker = createOutboxWorker({
+    db: h.c.db,
+    caps: h.c.caps,
+    clock: h.c.clock,
+    handlers: h.c.outboxHandlers,
+    pollMs: 50,
+    concurrency: slots,
+  });
+  worker.start();
+  return worker;
+}
+
 const TIMEOUT_MS = 1000;
 const SLOTS = 4;
 const EVENTS_OF_A = 40;
@@ -43,16 +57,8 @@ for (const kind of DB_KINDS) {
       for (let i = 0; i < EVENTS_OF_A; i++) await insertResult(h, a.shop.id, { clientRef: `a-${i}` });
       await insertResult(h, b.shop.id, { clientRef: 'b-1' });
 
-      const worker = createOutboxWorker({
-        db: h.c.db,
-        caps: h.c.caps,
-        clock: h.c.clock,
-        handlers: h.c.outboxHandlers,
-        pollMs: 50,
-        concurrency: SLOTS,
-      });
       const started = Date.now();
-      worker.start();
+      const worker = startedWorker(h, SLOTS);
       try {
         await fast.waitFor(1, 30_000);
         const late = Date.now() - started;
@@ -114,18 +120,7 @@ for (const kind of DB_KINDS) {
       await h?.close();
     });
 
-    const startWorker = () => {
-      const worker = createOutboxWorker({
-        db: h.c.db,
-        caps: h.c.caps,
-        clock: h.c.clock,
-        handlers: h.c.outboxHandlers,
-        pollMs: 50,
-        concurrency: SLOTS,
-      });
-      worker.start();
-      return worker;
-    };
+    const startWorker = () => startedWorker(h, SLOTS);
 
     it('a burst to a new receiver that answers in time is not held back once it has answered', async () => {
       const d = await seedShop(h, { name: 'ร้าน D' });
@@ -202,18 +197,7 @@ for (const kind of DB_KINDS) {
       await h?.close();
     });
 
-    const startWorker = () => {
-      const worker = createOutboxWorker({
-        db: h.c.db,
-        caps: h.c.caps,
-        clock: h.c.clock,
-        handlers: h.c.outboxHandlers,
-        pollMs: 50,
-        concurrency: WIDE_SLOTS,
-      });
-      worker.start();
-      return worker;
-    };
+    const startWorker = () => startedWorker(h, WIDE_SLOTS);
 
     it('an endpoint that answers in time gets all but the slow endpoints\u2019 quarter of the slots', async () => {
       const c = await seedShop(h, { name: 'ร้าน C' });

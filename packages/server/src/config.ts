@@ -141,7 +141,11 @@ const spec = {
     doc: 'development: start the sandbox LINE platform with `npm start`; LINE settings left unset then point at it (never in production or tests)',
   },
 
-  DECODE_THREADS: { parse: int(0, 64), def: '0', doc: 'QR decoder processes; 0 = one per core' },
+  DECODE_THREADS: {
+    parse: int(0, 64),
+    def: '0',
+    doc: 'QR decoder processes; 0 = one per CPU the service may use: its cores, or fewer when its container has a CPU quota (cgroup v2 `cpu.max`, v1 `cpu.cfs_quota_us`; 1.5 CPUs make 2)',
+  },
   RATE_LIMIT_PER_KEY: { parse: int(1), def: '120', doc: 'requests per minute per API key' },
   RATE_LIMIT_VERIFY_PER_SHOP: { parse: int(1), def: '240', doc: 'verify requests per minute per shop' },
   RATE_LIMIT_DASHBOARD: { parse: int(1), def: '120', doc: 'dashboard requests per minute per client' },

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { readPrintedTime } from './slip-qr-amount.js';
 import { ocrEngine } from './slip-qr-ocr.js';
 import { createSlipDecoderPool } from './slip-qr-pool.js';
+import { usableCores } from '../../lib/usable-cores.js';
 
 export interface DecodeCommandLine {
   file: string;
@@ -24,7 +24,7 @@ export async function runDecodeCommand(files: string[], out: (line: string) => v
     out(JSON.stringify({ error: { code: 'USAGE', message: 'usage: slipcheck decode FILE...' } }));
     return 2;
   }
-  const pool = createSlipDecoderPool({ threads: Math.min(files.length, availableParallelism()), maxQueue: files.length });
+  const pool = createSlipDecoderPool({ threads: Math.min(files.length, usableCores()), maxQueue: files.length });
   let exit = 0;
   try {
     // Start-up (tsx + wasm in each worker) is not decode time: keep it out of `ms`.
@@ -100,7 +100,7 @@ export async function runReadCommand(files: string[], out: (line: string) => voi
   // busy host (or a test run beside others) ran out the 1.7 s budget and printed a slip as unread. `ms`
   // still tells how long it took, so a read slower than the service allows shows.
   const pool = createSlipDecoderPool({
-    threads: Math.min(files.length, availableParallelism()),
+    threads: Math.min(files.length, usableCores()),
     maxQueue: files.length,
     warmReader: true,
     imageBudgetMs: READ_COMMAND_BUDGET_MS,

@@ -1,9 +1,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { availableParallelism, setPriority } from 'node:os';
+import { setPriority } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError } from '../../errors.js';
 import { metrics } from '../../lib/metrics.js';
+import { usableCores } from '../../lib/usable-cores.js';
 import { screenImage } from './image-gate.js';
 import { childCpuMs } from './run-clock.js';
 import type { PrintedRead } from './slip-qr-amount.js';
@@ -38,7 +39,7 @@ const USAGE_DECAY_MS = 10_000;
 const RESTART_RETRY_MS = 30_000;
 
 export interface SlipDecoderPoolOptions {
-  /** Decoder processes; default: one per core. */
+  /** Decoder processes; default: one per CPU the process may use (usableCores: the cores, or the container's CPU quota). */
   threads?: number;
   /**
    * Jobs waiting for a free decoder before decode() refuses with DECODER_BUSY; default 16 per decoder.
@@ -178,7 +179,7 @@ const unavailableError = () => new AppError('DECODER_UNAVAILABLE', 503, 'slip de
 const unreadable = (message: string) => ({ ok: false as const, errorCode: 'UNREADABLE_IMAGE' as const, message });
 
 export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): SlipDecoderPool {
-  const threads = Math.max(1, Math.floor(options.threads ?? availableParallelism()));
+  const threads = Math.max(1, Math.floor(options.threads ?? usableCores()));
   const maxQueue = Math.max(0, Math.floor(options.maxQueue ?? threads * 16));
   const jobTimeoutMs = options.jobTimeoutMs ?? DEFAULT_DECODE_KILL_MS;
   const starvedGraceMs = options.starvedGraceMs ?? STARVED_GRACE_MS;

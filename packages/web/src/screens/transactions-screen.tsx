@@ -100,7 +100,9 @@ export function TransactionsScreen() {
    * be known, so the list starts again from the top.
    */
   async function refreshTop() {
-    const page = await api<Page>(ROUTES.transactions, { query: query(filtersRef.current) });
+    const f = filtersRef.current;
+    const page = await api<Page>(ROUTES.transactions, { query: query(f) });
+    if (filtersRef.current !== f) return; // other filters applied meanwhile: their own load stands
     const ids = new Set(page.items.map((x) => x.id));
     const loaded = itemsRef.current;
     if (loaded.length <= page.items.length || !loaded.some((x) => ids.has(x.id))) {

@@ -27,6 +27,12 @@ for (const kind of DB_KINDS) {
     beforeAll(async () => {
       k = await startLineKit(kind);
     });
+    /** A staff member of the shop (their id starts with `prefix`). */
+    const addStaff = async (shopId: string, prefix: string) => {
+      const id = `${prefix}${Math.random().toString(36).slice(2, 10)}`;
+      await k.h.c.accounts.insertStaff({ id, shopId, email: `${id}@example.com`, passwordHash: 'x', at: k.clock.now().toISOString() });
+      return id;
+    };
     afterAll(async () => k.close());
 
     it('links an official account: webhook path returned, secrets sealed at rest and never shown again, audited', async () => {
@@ -274,14 +280,7 @@ for (const kind of DB_KINDS) {
       // typist an owner recipient: quota, trial, edited-slip alerts and the daily money summary, and
       // removing them from the team left the link in place.
       const s = await k.linkedShop();
-      const staffId = `usr_staff_${Math.random().toString(36).slice(2, 10)}`;
-      await k.h.c.accounts.insertStaff({
-        id: staffId,
-        shopId: s.shop.id,
-        email: `${staffId}@example.com`,
-        passwordHash: 'x',
-        at: k.clock.now().toISOString(),
-      });
+      const staffId = await addStaff(s.shop.id, 'usr_staff_');
       const c = await k.h.c.line.linkCodes.create(s.shop.id, `user:${staffId}`);
       const e = ev('message', { type: 'user', userId: 'Ustaff-self' }, textMessage(c.code));
       await s.post(e);
@@ -298,14 +297,7 @@ for (const kind of DB_KINDS) {
       // the team (30 minutes) linked a group of their choosing to the shop after they were removed, so
       // they kept checking slips on the shop's quota and reading its payments in that group.
       const s = await k.linkedShop();
-      const staffId = `usr_gone_${Math.random().toString(36).slice(2, 10)}`;
-      await k.h.c.accounts.insertStaff({
-        id: staffId,
-        shopId: s.shop.id,
-        email: `${staffId}@example.com`,
-        passwordHash: 'x',
-        at: k.clock.now().toISOString(),
-      });
+      const staffId = await addStaff(s.shop.id, 'usr_gone_');
       const c = await k.h.c.line.linkCodes.create(s.shop.id, `user:${staffId}`);
       await k.h.c.team.removeMember(s.shop.id, 'usr_the_owner', staffId, null);
       const g = ev('message', group('Gremoved-staff', 'Uformer-staff'), textMessage(c.code));
@@ -324,9 +316,8 @@ for (const kind of DB_KINDS) {
       // owner's alerts and daily money summary. Those links stayed after the person left the team, with
       // the shop's payments still arriving in their LINE. Written here as that code left them.
       const s = await k.linkedShop();
-      const staffId = `usr_legacy_${Math.random().toString(36).slice(2, 10)}`;
+      const staffId = await addStaff(s.shop.id, 'usr_legacy_');
       const at = k.clock.now().toISOString();
-      await k.h.c.accounts.insertStaff({ id: staffId, shopId: s.shop.id, email: `${staffId}@example.com`, passwordHash: 'x', at });
       await k.h.c.db
         .insertInto('line_link_codes')
         .values({

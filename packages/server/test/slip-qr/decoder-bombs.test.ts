@@ -225,17 +225,21 @@ describe('a decode that overruns is stopped for real (gate off, so the bomb reac
     // of them (the bound of docs/benchmarks.md with the bomb as the slow image). A killed bomb's
     // slot is also out while its replacement starts, so the slow image costs its kill plus that
     // start-up (1-3 s on a loaded machine: without it the bound failed a loaded full run).
-    const bound = 2 * median(alone) + 3 * (a.ms + restartMs);
     const flooding = Promise.all([0, 1, 2, 3].map((i) => verify(bomber.auth, variantOf(bomb, i))));
     await new Promise((r) => setTimeout(r, 200));
     const during: Answer[] = [];
     for (let i = 4; i < 9; i++) during.push(await payerVerify(slips[i]!));
     const floodAnswers = await flooding;
+    // The slow image's time is the bomb's during the flood when that was longer: the kill limit counts a
+    // decoder's running time, and with four bombs and a full test run on two cores each took longer in
+    // wall time than the lone bomb above (the first bombs of the flood waited for nothing else).
+    const bombMs = Math.max(a.ms, Math.min(...floodAnswers.map((f) => f.ms)));
+    const bound = 2 * median(alone) + 3 * (bombMs + restartMs);
     expect(during.map((d) => d.body.data?.status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS', 'SUCCESS']);
     for (const d of during)
       expect(
         d.ms,
-        `alone median ${median(alone).toFixed(0)} ms, bomb ${a.ms.toFixed(0)} ms, restart ${restartMs.toFixed(0)} ms`,
+        `alone median ${median(alone).toFixed(0)} ms, bomb ${a.ms.toFixed(0)} ms (${bombMs.toFixed(0)} in the flood), restart ${restartMs.toFixed(0)} ms`,
       ).toBeLessThanOrEqual(bound);
     for (const f of floodAnswers) expect([f.status, f.body.data?.errorCode]).toEqual([200, 'UNREADABLE_IMAGE']);
     expect(await used(h, bomber.shop.id)).toBe(0);

@@ -124,7 +124,8 @@ describe('slip decoder pool failure handling', () => {
     expect(pool.health().pids).not.toContain(before);
     // The shop is charged the time its image held the decoder, and its slot is free again.
     expect(pool.keyStats('bomber')).toMatchObject({ running: 0, queued: 0 });
-    expect(pool.keyStats('bomber').usedMs).toBeGreaterThanOrEqual(950);
+    // (Decaying with a 10 s time constant while the replacement starts: at least half of it is left.)
+    expect(pool.keyStats('bomber').usedMs).toBeGreaterThanOrEqual(500);
   });
 
   it('bounds the queue and rejects the overflow with DECODER_BUSY', async () => {

@@ -3,22 +3,18 @@
 // limit every time (SIGKILL, ~2-4 s of respawn for the next shop's slip), and a slip in such a picture
 // was answered INVALID. Embedded ICC profiles (Display P3 on every iPhone photo) were applied too:
 // ~0.5 s of CPU per 24 MP photo for pixels the scan reads one channel of.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp, { type Sharp } from 'sharp';
 import { createHarness, seedShop, type Harness } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
 import { DEFAULT_DECODE_KILL_MS } from '../../src/modules/slip-qr/slip-qr-pool.js';
 import { metrics } from '../../src/lib/metrics.js';
+import { childCpuMs } from '../../src/modules/slip-qr/run-clock.js';
 
 type Answer = { status: number; ms: number; body: { data?: { status: string; errorCode?: string | null } } };
 
-/** CPU time (ms) a process has used so far, from /proc (Linux: the test machines). */
-function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100)
-}
+/** CPU time (ms) a process has used so far, as the pool reads its decoders' (Linux: the test machines). */
+const cpuMsOf = (pid: number): number => childCpuMs(pid)!;
 
 const stopped = async () => (await metrics.decoderStopped.get()).values.reduce((sum, v) => sum + v.value, 0);
 

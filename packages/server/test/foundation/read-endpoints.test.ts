@@ -177,6 +177,28 @@ for (const kind of DB_KINDS) {
       }
     });
 
+    it('every instant the date-time format accepts is read, not a 500: an hour-only offset and a leap second', async () => {
+      const c = await seedShop(h, { name: 'Instant shop' });
+      const at = ['2026-11-01T02:59:59.999Z', '2026-11-01T03:00:00.000Z', '2026-12-31T23:59:59.999Z', '2027-01-01T00:00:00.000Z'];
+      const made: string[] = [];
+      for (const [i, t] of at.entries()) made.push(await seedTx(h, c.shop.id, new Date(t), 'SUCCESS', { trans_ref: `INST${i}` }));
+      const get = async (q: string) => {
+        const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: c.auth });
+        expect(r.statusCode, q).toBe(200);
+        return r
+          .json()
+          .data.items.map((i: { id: string }) => i.id)
+          .sort();
+      };
+      // RFC 3339's offset may be hours alone (+07 is +07:00): JavaScript's Date read it as Invalid Date.
+      expect(await get(`from=${encodeURIComponent('2026-11-01T10:00:00+07')}&to=2026-11-30`)).toEqual([made[1]]);
+      expect(await get(`to=${encodeURIComponent('2026-11-01T09:59:59.999+07')}`)).toEqual([made[0]]);
+      // A leap second (23:59:60 UTC, which the format allows) is the second after 23:59:59.
+      expect(await get('from=2026-12-31T23:59:60Z')).toEqual([made[3]]);
+      expect(await get('from=2026-12-31T23:59:59Z&to=2026-12-31T23:59:60Z')).toEqual([made[2], made[3]].sort());
+      expect(await get(`to=${encodeURIComponent('2027-01-01T06:59:60+07:00')}&from=2026-12-01`)).toEqual([made[2], made[3]].sort());
+    });
+
     it.each([
       ['limit=0'],
       ['limit=101'],

@@ -44,6 +44,21 @@ function decodeCursor(raw: string): Cursor {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+// Two RFC 3339 forms the schema's date-time format accepts and JavaScript's Date reads as Invalid Date
+// (a 500 for the caller): an offset of hours alone (+07) and a leap second (23:59:60 UTC).
+const HOURS_ONLY_OFFSET = /([+-]\d{2})$/;
+const LEAP_SECOND = /(T\d{2}:\d{2}:)60/i;
+
+/** A filter's date-time as the instant it names: +07 is +07:00, a leap second the second after 23:59:59. */
+function instant(name: 'from' | 'to', v: string): Date {
+  const leap = LEAP_SECOND.test(v);
+  const text = (leap ? v.replace(LEAP_SECOND, '$159') : v).replace(HOURS_ONLY_OFFSET, '$1:00');
+  const d = new Date(Date.parse(text) + (leap ? 1000 : 0));
+  if (Number.isNaN(d.getTime()))
+    throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": not an ISO 8601 instant or date`);
+  return d;
+}
+
 /** The later check that carries a transfer's money instead of this record (dashboard only). */
 export interface Superseder {
   id: string;
@@ -57,8 +72,8 @@ export interface Superseder {
  */
 export function createTransactionService(deps: { db: Db; timeZone: string }) {
   const repo = createTransactionRepo(deps.db);
-  const startOf = (v: string) => (DAY.test(v) ? dayRange(v, deps.timeZone).from : new Date(v)).toISOString();
-  const endOf = (v: string) => (DAY.test(v) ? new Date(dayRange(v, deps.timeZone).to.getTime() - 1) : new Date(v)).toISOString();
+  const startOf = (v: string) => (DAY.test(v) ? dayRange(v, deps.timeZone).from : instant('from', v)).toISOString();
+  const endOf = (v: string) => (DAY.test(v) ? new Date(dayRange(v, deps.timeZone).to.getTime() - 1) : instant('to', v)).toISOString();
   return {
     async list(shopId: string, f: TransactionFilters): Promise<{ items: TransactionRecord[]; nextCursor: string | null }> {
       const limit = f.limit ?? 50;

@@ -88,6 +88,28 @@ export const API_ERRORS = [400, 401, 403, 429];
 
 export const bearerSecurity = [{ apiKey: [] }];
 
+/** What a money value must look like, in words: the refusal of MoneyString's pattern and of satangOf alike. */
+const MONEY_WORDS = 'write THB in digits with at most two decimals, without commas, spaces or a sign (e.g. 8.20 or 1000.00)';
+
+/** verify's clientRef: printable ASCII without spaces (it is echoed in webhooks and filtered on as given). */
+export const CLIENT_REF_PATTERN = '^[\\x21-\\x7E]+$';
+
+const PATTERN_WORDS: Readonly<Record<string, string>> = {
+  [AMOUNT_PATTERN]: MONEY_WORDS,
+  [CLIENT_REF_PATTERN]: 'use printable ASCII only (letters, digits and punctuation such as - _ . / #), no spaces or Thai letters',
+};
+
+/**
+ * A refused pattern in words an integrator can act on: ajv's own message is the regular expression
+ * (`must match pattern "^[0-9]{1,9}(\.[0-9]{1,2})?$"` for "1,000.00"). The patterns above, and every
+ * list pattern `^(A|B)(,(A|B))*$` (the status and source filters); undefined for any other.
+ */
+export function patternWords(pattern: string): string | undefined {
+  if (Object.hasOwn(PATTERN_WORDS, pattern)) return PATTERN_WORDS[pattern];
+  const list = /^\^\(([\w|]+)\)\(,\(\1\)\)\*\$$/.exec(pattern);
+  return list ? `must be one of ${list[1]!.split('|').join(', ')}, or several of them joined by commas (no spaces)` : undefined;
+}
+
 /**
  * A THB amount in a query string: a decimal string ("8.20", "8.2", "8"; at most two decimals, digits
  * only), never a JSON-schema number (`multipleOf: 0.01` on a float refuses 8.20). Routes turn it into
@@ -104,12 +126,7 @@ export const MoneyString = (description: string) =>
 export function satangOf(name: string, text: string | undefined, opts: { positive?: boolean } = {}): number | undefined {
   if (text === undefined) return undefined;
   const satang = parseAmountToSatang(text);
-  if (satang === null)
-    throw new AppError(
-      'VALIDATION_ERROR',
-      400,
-      `Invalid querystring field "${name}": write THB in digits with at most two decimals (e.g. 8.20)`,
-    );
+  if (satang === null) throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": ${MONEY_WORDS}`);
   if (opts.positive && satang === 0)
     throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": must be more than 0`);
   return satang;

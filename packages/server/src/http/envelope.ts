@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { isDatabaseUnavailable } from '../db/db.js';
 import { isoWithOffset } from '../lib/period.js';
+import { patternWords } from './common-schemas.js';
 
 // Lives in lib/period.ts beside the readable form messages use; exported here for the routes that import it.
 export { isoWithOffset };
@@ -131,18 +132,25 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
 
   /**
    * Words an integrator can act on for a wrong value at `at`: the values it may take (ajv said "must be
-   * equal to constant" for one of several, without saying which), or that a query parameter came twice
-   * (parsed as a list, ajv said "must be string"). Undefined: ajv's own message says it well enough.
+   * equal to constant" for one of several, without saying which), that a query parameter came twice
+   * (parsed as a list, ajv said "must be string"), what a pattern or a date format asks for (ajv showed
+   * the regular expression, or "date-time" for a filter that also takes a date). Undefined: ajv's own
+   * message says it well enough.
    */
   const valueMessage = (errors: FastifyError['validation'], at: string, query: unknown): string | undefined => {
     const given = at && query && typeof query === 'object' ? (query as Record<string, unknown>)[at] : undefined;
     if (Array.isArray(given)) return 'given more than once; send it once';
-    const allowed = (errors ?? [])
-      .filter((e) => e.instancePath.replace(/^\//, '').replace(/\//g, '.') === at)
-      .flatMap((e) => {
-        const p = e.params as { allowedValue?: unknown; allowedValues?: unknown[] };
-        return e.keyword === 'const' ? [p.allowedValue] : e.keyword === 'enum' ? (p.allowedValues ?? []) : [];
-      });
+    const here = (errors ?? []).filter((e) => e.instancePath.replace(/^\//, '').replace(/\//g, '.') === at);
+    const pattern = here.find((e) => e.keyword === 'pattern');
+    const words = pattern && patternWords(String((pattern.params as { pattern?: unknown }).pattern));
+    if (words) return words;
+    const formats = here.flatMap((e) => (e.keyword === 'format' ? [String((e.params as { format?: unknown }).format)] : []));
+    if (formats.includes('date-time'))
+      return `must be an ISO 8601 instant with its offset (2026-11-27T10:00:00+07:00 or 2026-11-27T03:00:00Z)${formats.includes('date') ? ' or a date alone (2026-11-27)' : ''}`;
+    const allowed = here.flatMap((e) => {
+      const p = e.params as { allowedValue?: unknown; allowedValues?: unknown[] };
+      return e.keyword === 'const' ? [p.allowedValue] : e.keyword === 'enum' ? (p.allowedValues ?? []) : [];
+    });
     return allowed.length ? `must be one of ${[...new Set(allowed.map(String))].join(', ')}` : undefined;
   };
 

@@ -116,6 +116,41 @@ for (const kind of DB_KINDS) {
       );
     });
 
+    it('a value refused by a pattern or a date format is told in words, not as the regular expression', async () => {
+      const say = async (url: string, method: 'GET' | 'POST' = 'GET') => {
+        const r = await h.app.inject({
+          method,
+          url,
+          headers: { ...a.auth, ...(method === 'POST' ? { 'content-type': 'application/octet-stream' } : {}) },
+          ...(method === 'POST' ? { payload: Buffer.from([0x89, 0x50, 0x4e, 0x47]) } : {}),
+        });
+        expect(r.statusCode, url).toBe(400);
+        expect(r.json().code, url).toBe('VALIDATION_ERROR');
+        const message = r.json().message as string;
+        expect(message, url).not.toContain('must match');
+        expect(message, url).not.toContain('^');
+        return message;
+      };
+      // "1,000.00" is how a Thai price is printed; the answer said: must match pattern "^[0-9]{1,9}(\.[0-9]{1,2})?$".
+      expect(await say(`/api/v1/verify?amount=${encodeURIComponent('1,000.00')}`, 'POST')).toBe(
+        'Invalid querystring field "amount": write THB in digits with at most two decimals, without commas, spaces or a sign (e.g. 8.20 or 1000.00)',
+      );
+      expect(await say(`/api/v1/verify?clientRef=${encodeURIComponent('ออเดอร์ 42')}`, 'POST')).toBe(
+        'Invalid querystring field "clientRef": use printable ASCII only (letters, digits and punctuation such as - _ . / #), no spaces or Thai letters',
+      );
+      expect(await say('/api/v1/transactions?status=success')).toBe(
+        'Invalid querystring field "status": must be one of SUCCESS, DUPLICATE, AMOUNT_MISMATCH, RECEIVER_MISMATCH, INVALID, FRAUD, QUOTA_EXCEEDED, PROVIDER_ERROR, or several of them joined by commas (no spaces)',
+      );
+      expect(await say('/api/v1/transactions?source=API,%20LINE')).toBe(
+        'Invalid querystring field "source": must be one of API, LINE, DASHBOARD, or several of them joined by commas (no spaces)',
+      );
+      // It said: must match format "date-time", though a date alone is taken too.
+      for (const q of ['from=yesterday', 'to=2026-11-27T10:00:00'])
+        expect(await say(`/api/v1/transactions?${q}`)).toBe(
+          `Invalid querystring field "${q.split('=')[0]}": must be an ISO 8601 instant with its offset (2026-11-27T10:00:00+07:00 or 2026-11-27T03:00:00Z) or a date alone (2026-11-27)`,
+        );
+    });
+
     it('lists transactions newest first with cursor pages that neither skip nor repeat', async () => {
       const seen: string[] = [];
       let cursor: string | null = null;

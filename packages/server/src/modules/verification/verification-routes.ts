@@ -1,6 +1,14 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { API_ERRORS, bearerSecurity, errorResponses, MoneyString, quotaWallResponse, satangOf } from '../../http/common-schemas.js';
+import {
+  API_ERRORS,
+  bearerSecurity,
+  CLIENT_REF_PATTERN,
+  errorResponses,
+  MoneyString,
+  quotaWallResponse,
+  satangOf,
+} from '../../http/common-schemas.js';
 import { apiAuth, type ApiAuthDeps } from '../../http/api-auth.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { AppError } from '../../errors.js';
@@ -16,7 +24,7 @@ const VerifyQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 64,
-        pattern: '^[\\x21-\\x7E]+$',
+        pattern: CLIENT_REF_PATTERN,
         description:
           'your order id (printable ASCII, no spaces), stored on the record, echoed in webhooks, filterable in GET /transactions',
       }),

@@ -232,6 +232,9 @@ for (const kind of DB_KINDS) {
       expect(await get('from=2026-12-31T23:59:60Z')).toEqual([made[3]]);
       expect(await get('from=2026-12-31T23:59:59Z&to=2026-12-31T23:59:60Z')).toEqual([made[2], made[3]].sort());
       expect(await get(`to=${encodeURIComponent('2027-01-01T06:59:60+07:00')}&from=2026-12-01`)).toEqual([made[2], made[3]].sort());
+      // Past the year 9999 nothing was recorded (its text once sorted before every createdAt: all rows).
+      for (const q of ['from=9999-12-31T23:59:60Z', `from=${encodeURIComponent('9999-12-31T23:30:00-01:00')}`])
+        expect(await get(q)).toEqual([]);
     });
 
     it.each([

@@ -48,12 +48,15 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 // (a 500 for the caller): an offset of hours alone (+07) and a leap second (23:59:60 UTC).
 const HOURS_ONLY_OFFSET = /([+-]\d{2})$/;
 const LEAP_SECOND = /(T\d{2}:\d{2}:)60/i;
+const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** A filter's date-time as the instant it names: +07 is +07:00, a leap second the second after 23:59:59. */
 function instant(name: 'from' | 'to', v: string): Date {
   const leap = LEAP_SECOND.test(v);
   const text = (leap ? v.replace(LEAP_SECOND, '$159') : v).replace(HOURS_ONLY_OFFSET, '$1:00');
-  const d = new Date(Date.parse(text) + (leap ? 1000 : 0));
+  // Past 9999 (its leap second, or 9999-12-31T23:00:00-01:00) an instant prints as +010000-..., which
+  // sorts before every stored createdAt: the last millisecond of 9999 is as late as the stored text goes.
+  const d = new Date(Math.min(Date.parse(text) + (leap ? 1000 : 0), LAST_INSTANT));
   if (Number.isNaN(d.getTime()))
     throw new AppError('VALIDATION_ERROR', 400, `Invalid querystring field "${name}": not an ISO 8601 instant or date`);
   return d;

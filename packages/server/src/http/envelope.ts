@@ -105,6 +105,12 @@ export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) 
   };
 }
 
+/** 10485760 -> "10 MiB", 65536 -> "64 KiB" (one decimal at most). */
+function binarySize(bytes: number): string {
+  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / (1024 * 1024), 'MiB'] : [bytes / 1024, 'KiB'];
+  return `${Number(value.toFixed(1))} ${unit}`;
+}
+
 /** "unknown parameter; this route takes amount, clientRef" (top-level query names; elsewhere just "unknown field"). */
 function unknownFieldMessage(where: string, at: string, schema: unknown): string {
   if (where !== 'querystring' || at) return 'unknown field';
@@ -192,7 +198,13 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
     // Answering at once and closing would reset the connection under a client still writing its body
     // (Node's fetch then sees EPIPE, not the 413): read and discard the rest, up to a bound, first.
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      void drainBody(req.raw, DRAIN_MAX_BYTES).then(() => send(req, reply, 413, 'Request body is too large', 'PAYLOAD_TOO_LARGE'));
+      // The route's limit (verify's is MAX_IMAGE_BYTES), so the client knows what size to send.
+      const limit = req.routeOptions.bodyLimit;
+      const message =
+        typeof limit === 'number' && limit > 0
+          ? `Request body is too large: this route takes at most ${limit} bytes (${binarySize(limit)})`
+          : 'Request body is too large';
+      void drainBody(req.raw, DRAIN_MAX_BYTES).then(() => send(req, reply, 413, message, 'PAYLOAD_TOO_LARGE'));
       return;
     }
     if (status >= 500) {

@@ -183,6 +183,8 @@ for (const kind of DB_KINDS) {
       const r = await verify(big);
       expect(r.statusCode).toBe(413);
       expect(r.json()).toMatchObject({ success: false, statusCode: 413, code: 'PAYLOAD_TOO_LARGE' });
+      // The limit the integrator must meet, not only that it was missed ("Request body is too large").
+      expect(r.json().message).toBe('Request body is too large: this route takes at most 10485760 bytes (10 MiB)');
     });
 
     it('422 NO_PAYEE_CONFIGURED before anything is decoded or charged', async () => {

@@ -108,7 +108,7 @@ export function createTransport(config: TransportConfig) {
       if (quotaHeaders) config.onQuotaHeaders(quotaHeaders);
 
       if (answer.status >= 200 && answer.status < 300) {
-        return { envelope: parseSuccess<T>(answer, spec), quotaHeaders, status: answer.status };
+        return { envelope: parseSuccess<T>(answer, spec, baseUrl), quotaHeaders, status: answer.status };
       }
 
       const error = toApiError(answer, spec, quotaHeaders);
@@ -217,13 +217,24 @@ function parseJson(text: string): unknown {
   }
 }
 
-function parseSuccess<T>(answer: RawAnswer, spec: RequestSpec): SuccessEnvelope<T> {
+/**
+ * Why a 2xx is not the API's: most often a baseUrl without the /api/v1 prefix, whose GETs reach the
+ * service's dashboard page (200, text/html); else a proxy or captive portal answered.
+ */
+function notTheApi(answer: RawAnswer, spec: RequestSpec, baseUrl: string): string {
+  const type = answer.headers.get('content-type')?.split(';')[0]?.trim() || 'no Content-Type';
+  const said = `${spec.method} ${spec.path} answered ${answer.status} with ${type}, not the API's JSON success envelope`;
+  if (!/\/api\/v1$/.test(new URL(baseUrl).pathname)) return `${said}: baseUrl must include the API prefix /api/v1 (${baseUrl}/api/v1).`;
+  return `${said} (a proxy or captive portal in between may have answered).`;
+}
+
+function parseSuccess<T>(answer: RawAnswer, spec: RequestSpec, baseUrl: string): SuccessEnvelope<T> {
   const body = parseJson(answer.text) as SuccessEnvelope<T> | undefined;
   if (!body || typeof body !== 'object' || body.success !== true || !('data' in body)) {
     throw new SlipcheckApiError({
       statusCode: answer.status,
       code: 'INVALID_RESPONSE',
-      message: `${spec.method} ${spec.path} answered ${answer.status} without a success envelope.`,
+      message: notTheApi(answer, spec, baseUrl),
       requestId: answer.headers.get('x-request-id'),
       quota: null,
       quotaHeaders: parseQuotaHeaders(answer.headers),

@@ -53,4 +53,20 @@ describe('SDK client against the real service', () => {
     const bad = createSlipcheckClient({ apiKey: 'sk_live_wrong', baseUrl, maxRetries: 0 });
     await expect(bad.quota()).rejects.toMatchObject({ statusCode: 401, code: 'UNAUTHORIZED' });
   });
+
+  it('a baseUrl without /api/v1 is named as the cause, not only "answered 200 without a success envelope"', async () => {
+    const s = await seedShop(h);
+    // The host alone: GET /quota and /me reach the dashboard's page (200, text/html), not the API.
+    const host = baseUrl.replace(/\/api\/v1$/, '');
+    for (const base of [host, `${host}/`]) {
+      const client = createSlipcheckClient({ apiKey: s.key, baseUrl: base, maxRetries: 0 });
+      for (const call of [() => client.quota(), () => client.me()]) {
+        const err = await call().catch((e) => e);
+        expect(err).toBeInstanceOf(SlipcheckApiError);
+        expect(err).toMatchObject({ statusCode: 200, code: 'INVALID_RESPONSE' });
+        expect(err.message).toContain('text/html');
+        expect(err.message).toContain(`baseUrl must include the API prefix /api/v1 (${host}/api/v1)`);
+      }
+    }
+  });
 });

@@ -67,15 +67,21 @@ const isNumeric = (s: SchemaLike | undefined): boolean =>
     (Array.isArray(s.type) && s.type.some((t) => t === 'integer' || t === 'number')) ||
     [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(isNumeric));
 
-/** Numeric property names of each querystring schema, computed once per schema object. */
-const numericNames = new WeakMap<object, string[]>();
+/** Whole numbers only (limit, overlapHours): the example in a refusal must not suggest a fraction. */
+const isWholeOnly = (s: SchemaLike | undefined): boolean =>
+  !!s && (s.type === 'integer' || (Array.isArray(s.type) && s.type.includes('integer') && !s.type.includes('number')));
 
-function numericQueryNames(schema: unknown): string[] {
+/** Numeric properties of each querystring schema (name, whole numbers only), computed once per schema object. */
+const numericNames = new WeakMap<object, Array<{ name: string; whole: boolean }>>();
+
+function numericQueryNames(schema: unknown): Array<{ name: string; whole: boolean }> {
   if (!schema || typeof schema !== 'object') return [];
   let names = numericNames.get(schema);
   if (!names) {
     const props = (schema as SchemaLike).properties ?? {};
-    names = Object.keys(props).filter((k) => isNumeric(props[k]));
+    names = Object.keys(props)
+      .filter((k) => isNumeric(props[k]))
+      .map((name) => ({ name, whole: isWholeOnly(props[name]) }));
     numericNames.set(schema, names);
   }
   return names;
@@ -86,14 +92,16 @@ function rejectNonDecimalNumbers(req: FastifyRequest): void {
   const names = numericQueryNames(req.routeOptions.schema?.querystring);
   if (names.length === 0) return;
   const query = (req.query ?? {}) as Record<string, unknown>;
-  for (const name of names) {
+  for (const { name, whole } of names) {
     if (!Object.prototype.hasOwnProperty.call(query, name)) continue;
     const v = query[name];
     if (typeof v !== 'string' || !DECIMAL.test(v)) {
       throw new AppError(
         'VALIDATION_ERROR',
         400,
-        `Invalid querystring field "${name}": write a finite decimal number in digits (for example 50 or 120.50)`,
+        whole
+          ? `Invalid querystring field "${name}": write a whole number in digits (for example 50)`
+          : `Invalid querystring field "${name}": write a finite decimal number in digits (for example 50 or 120.50)`,
       );
     }
   }

@@ -116,7 +116,7 @@ for (const kind of DB_KINDS) {
       );
     });
 
-    it('a value refused by a pattern or a date format is told in words, not as the regular expression', async () => {
+    it('a refused value is told in words: not as the regular expression, nor with an example the field refuses', async () => {
       const say = async (url: string, method: 'GET' | 'POST' = 'GET') => {
         const r = await h.app.inject({
           method,
@@ -141,6 +141,11 @@ for (const kind of DB_KINDS) {
       expect(await say('/api/v1/transactions?status=success')).toBe(
         'Invalid querystring field "status": must be one of SUCCESS, DUPLICATE, AMOUNT_MISMATCH, RECEIVER_MISMATCH, INVALID, FRAUD, QUOTA_EXCEEDED, PROVIDER_ERROR, or several of them joined by commas (no spaces)',
       );
+      // limit takes whole numbers only: the example once read "for example 50 or 120.50".
+      for (const q of ['limit=abc', 'limit=1e2'])
+        expect(await say(`/api/v1/transactions?${q}`)).toBe(
+          'Invalid querystring field "limit": write a whole number in digits (for example 50)',
+        );
       expect(await say('/api/v1/transactions?source=API,%20LINE')).toBe(
         'Invalid querystring field "source": must be one of API, LINE, DASHBOARD, or several of them joined by commas (no spaces)',
       );

@@ -44,7 +44,7 @@ for (const kind of DB_KINDS) {
       });
       const bkk = new Date(Date.parse(first.body.data.createdAt) + 7 * 3_600_000).toISOString();
       expect(second.body.data.errorMessage).toContain(`${bkk.slice(0, 10)} ${bkk.slice(11, 16)} (UTC+07:00)`);
-      expect(second.body.data.errorMessage).toContain('another shop');
+      expect(second.body.data.errorMessage).toContain('another shop that receives into the same account');
       const text = JSON.stringify(second.body);
       for (const secret of [a.shop.id, 'สาขาสยาม', first.body.data.id]) expect(text).not.toContain(secret);
       // The bank was asked whether the transfer reached this shop's account: that check is charged.
@@ -108,6 +108,29 @@ for (const kind of DB_KINDS) {
       expect((await postVerify(base, a.auth, img)).body.data.status).toBe('SUCCESS');
       const r = await postVerify(base, other.auth, img);
       expect(r.body.data).toMatchObject({ status: 'RECEIVER_MISMATCH', duplicate: false });
+    });
+
+    // A slip shows only part of the receiving number (xxx-x-x6660-x): another shop's account with the
+    // same visible digits matches it too. That shop was told "another shop that receives into the same
+    // account", which was false and told it that it shared its account with a stranger.
+    it('a shop whose different account only shares the visible digits is not told it shares the account', async () => {
+      const a = await seedShop(h);
+      const b = await seedShop(h, { payee: false });
+      await h.c.payees.add(b.shop.id, { bankCode: '004', accountNumber: '5555566609', holder: 'ร้านอื่น จำกัด' }, 'test');
+      const ref = (await bank.register({ amount: 180 })).transRef;
+      expect((await postVerify(base, a.auth, await bank.slip(ref))).body.data.status).toBe('SUCCESS');
+
+      const second = await postVerify(base, b.auth, await bank.slip(ref));
+      // Still not paid (the transfer has its SUCCESS), and charged: the bank was asked.
+      expect(second.body.data).toMatchObject({ status: 'DUPLICATE', verified: false, errorCode: 'DUPLICATE' });
+      expect(second.body.data.errorMessage).toContain('may not have reached your account');
+      expect(second.body.data.errorMessage).not.toContain('same account');
+      expect(await used(b.shop.id)).toBe(1);
+      // Asked again (another picture of it, so no replay): the same words, from its own record, free.
+      const again = await postVerify(base, b.auth, await bank.slip(ref, 'clean', 'jpg'));
+      expect(again.body.data.errorMessage).toBe(second.body.data.errorMessage);
+      expect(await used(b.shop.id)).toBe(1);
+      expect(JSON.stringify([second.body, again.body])).not.toContain(a.shop.id);
     });
 
     it('a test-key check in one branch does not make a live check in the other a DUPLICATE', async () => {

@@ -48,6 +48,17 @@ const FIRST_SUCCESS_FIELDS = [
 ] as const;
 export type FirstSuccess = Pick<TransactionsTable, (typeof FIRST_SUCCESS_FIELDS)[number]>;
 
+/**
+ * The SUCCESS a transfer has in the whole service: whether it is this shop's, when it was recorded, and
+ * (for the pipeline only, never for an answer) the holding shop and the payee account it matched.
+ */
+export interface SuccessHolder {
+  sameShop: boolean;
+  createdAt: string;
+  shopId: string;
+  payeeId: string | null;
+}
+
 const succeededQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
   db
     .selectFrom('transactions')
@@ -68,7 +79,7 @@ const succeededQuery = preparedQuery((db: Db, shopId: string, environment: strin
 const knownTransferQuery = preparedQuery((db: Db, shopId: string, environment: string, transRef: string) =>
   db
     .selectFrom('transactions')
-    .select([...FIRST_SUCCESS_FIELDS, 'success_ref'])
+    .select([...FIRST_SUCCESS_FIELDS, 'success_ref', 'payee_id'])
     .where('shop_id', '=', shopId)
     .where('environment', '=', environment)
     .where('trans_ref', '=', transRef)
@@ -203,26 +214,31 @@ export function createTransactionRepo(db: Db) {
      * The one read not scoped to a shop: a transfer settles one order across the service (migration
      * 0020), and a shop whose own check of it lost to another shop's is told when, never which shop.
      */
-    async successHolder(shopId: string, environment: string, transRef: string): Promise<{ sameShop: boolean; createdAt: string } | null> {
+    async successHolder(shopId: string, environment: string, transRef: string): Promise<SuccessHolder | null> {
       const r = await db
         .selectFrom('transactions')
-        .select(['shop_id', 'created_at'])
+        .select(['shop_id', 'created_at', 'payee_id'])
         .where('environment', '=', environment)
         .where('success_ref', '=', transRef)
         .executeTakeFirst();
-      return r ? { sameShop: r.shop_id === shopId, createdAt: r.created_at } : null;
+      return r ? { sameShop: r.shop_id === shopId, createdAt: r.created_at, shopId: r.shop_id, payeeId: r.payee_id } : null;
     },
     /**
      * For a new check of the transfer: this shop's SUCCESS of it (`elsewhere` false), else the bank's
-     * data from this shop's charged DUPLICATE of it, whose SUCCESS another shop holds (`elsewhere` true), or null.
+     * data from this shop's charged DUPLICATE of it, whose SUCCESS another shop holds (`elsewhere` true),
+     * or null; `payeeId`: this shop's payee account the record matched.
      */
-    async knownTransfer(shopId: string, environment: string, transRef: string): Promise<(FirstSuccess & { elsewhere: boolean }) | null> {
+    async knownTransfer(
+      shopId: string,
+      environment: string,
+      transRef: string,
+    ): Promise<(FirstSuccess & { elsewhere: boolean; payeeId: string | null }) | null> {
       // At most a SUCCESS and the charged DUPLICATEs of a race or two: picked here, not sorted by the database.
       const rows = await knownTransferQuery(db, shopId, environment, transRef);
       const r = rows.find((x) => x.success_ref !== null) ?? rows[0];
       if (!r) return null;
-      const { success_ref, ...first } = r;
-      return { ...first, elsewhere: success_ref === null };
+      const { success_ref, payee_id, ...first } = r;
+      return { ...first, elsewhere: success_ref === null, payeeId: payee_id };
     },
     /** When this shop first checked a slip of the transfer (its earliest record of the reference), or null. */
     async firstSeen(shopId: string, transRef: string): Promise<string | null> {

@@ -5,7 +5,7 @@ import { dayRange } from '../../lib/period.js';
 import { recordFromRow, type TransactionRecord } from './transaction-record.js';
 import { createTransactionRepo } from './transaction-repo.js';
 
-export type { FirstSuccess } from './transaction-repo.js';
+export type { FirstSuccess, SuccessHolder } from './transaction-repo.js';
 
 export interface TransactionFilters {
   status?: string;

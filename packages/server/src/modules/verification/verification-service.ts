@@ -11,7 +11,7 @@ import type { Checker, CheckerResult } from '../checker/checker-port.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { Plan, PlanService } from '../plans/plan-service.js';
 import type { QuotaService, Reservation } from '../quota/quota-service.js';
-import type { FirstSuccess, TransactionService } from '../transactions/transaction-service.js';
+import type { FirstSuccess, SuccessHolder, TransactionService } from '../transactions/transaction-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { settingsOf } from '../shops/shop-settings.js';
 import { BANKS } from '../slip-qr/slip-qr-banks.js';
@@ -61,7 +61,7 @@ export interface VerificationDeps {
   clock: Clock;
   shops: ShopService;
   plans: PlanService;
-  payees: PayeeService;
+  payees: Pick<PayeeService, 'activeForMatching' | 'sameAccount'>;
   quota: QuotaService;
   /** Where records are written and read (the transactions module owns the table). */
   transactions: Pick<TransactionService, 'insertIn' | 'firstSuccess' | 'knownTransfer' | 'successHolder' | 'get' | 'firstSeen'>;
@@ -181,6 +181,9 @@ function requestParts(imageKey: string, input: ReplayParts): string {
     return JSON.stringify([imageKey, input.expectedAmountSatang]);
   return imageKey;
 }
+
+/** Whose SUCCESS a DUPLICATE names: this shop's (false), or another shop's on the same account or on another (duplicateOf). */
+type Elsewhere = false | 'same' | 'other';
 
 /** A new image's claim was written by another check between our read and our insert (its unit is rolled back with it). */
 class ClaimedMeanwhile extends Error {}
@@ -432,9 +435,11 @@ export function createVerificationService(deps: VerificationDeps) {
    * `firstAt`: when the transfer's SUCCESS was recorded (ISO), when known. The message names it in the
    * service's zone with its offset ("2026-11-27 17:03 (UTC+07:00)"): people read it, and UTC ISO read as
    * seven hours early at a Thai counter. The record's own fields stay ISO. `elsewhere`: that SUCCESS is
-   * another shop's that receives into the same account (never named).
+   * another shop's (never named), on the same account as this shop's matched one (`same`; also when
+   * either account is unknown), or on another account whose visible digits the slip's masked receiver
+   * matched too (`other`, see sharedAccount).
    */
-  const duplicateOf = (d: Draft, firstAt?: string | null, elsewhere = false): Draft => {
+  const duplicateOf = (d: Draft, firstAt?: string | null, elsewhere: Elsewhere = false): Draft => {
     const at = firstAt ? ` at ${readableLocalTime(new Date(firstAt), deps.timeZone ?? 'Asia/Bangkok')}` : '';
     return {
       ...d,
@@ -442,11 +447,28 @@ export function createVerificationService(deps: VerificationDeps) {
       duplicate: 1,
       success_ref: null,
       error_code: 'DUPLICATE',
-      error_message: elsewhere
-        ? `This transfer was already verified successfully${at} by another shop that receives into the same account: the slip is being re-used.`
-        : `This transfer was already verified successfully for this shop${at}: the slip is being re-used.`,
+      error_message:
+        elsewhere === 'other'
+          ? `This transfer was already verified successfully${at} by another shop. The slip shows only part of the receiving account number, and it matches that shop's account as well as yours: this payment may not have reached your account. Do not hand over goods for it; check the payment in your banking app.`
+          : elsewhere
+            ? `This transfer was already verified successfully${at} by another shop that receives into the same account: the slip is being re-used.`
+            : `This transfer was already verified successfully for this shop${at}: the slip is being re-used.`,
     };
   };
+
+  /**
+   * Whether the shop holding a transfer's SUCCESS receives into this shop's matched account. The bank's
+   * receiver is masked (`xxx-x-x6660-x`), so two shops' different accounts with the same visible digits
+   * both match it: saying "the same account" then told the second shop something false (and that it
+   * shares its account with a stranger). Compared by the payees module; nothing of the other account is
+   * read here.
+   */
+  async function sharedAccount(shopId: string, payeeId: string | null, holder: SuccessHolder | null): Promise<Elsewhere> {
+    if (!holder || holder.sameShop) return false;
+    if (!payeeId || !holder.payeeId) return 'same';
+    const same = await deps.payees.sameAccount({ shopId, id: payeeId }, { shopId: holder.shopId, id: holder.payeeId });
+    return same === false ? 'other' : 'same';
+  }
 
   /**
    * Writes the record, completes or releases the image claim, settles the quota unit and enqueues
@@ -510,7 +532,7 @@ export function createVerificationService(deps: VerificationDeps) {
       if (row.success_ref && deps.caps.isUniqueViolation(err)) {
         // Named like a locally found DUPLICATE: the winner has committed, so its time can be read.
         const first = await deps.transactions.successHolder(row.shop_id, row.environment, row.success_ref);
-        saved = await write({ ...row, ...duplicateOf(row, first?.createdAt, first ? !first.sameShop : false) });
+        saved = await write({ ...row, ...duplicateOf(row, first?.createdAt, await sharedAccount(row.shop_id, row.payee_id, first)) });
       } else throw err;
     }
     for (const fn of after) await fn().catch((e) => deps.onError?.(e, 'quota release'));
@@ -707,7 +729,11 @@ export function createVerificationService(deps: VerificationDeps) {
             error_message: DECODE_MESSAGES[decoded.errorCode] ?? decoded.message,
           };
         } else if (first) {
-          draft = duplicateOf({ ...emptyDraft(), ...fromFirst(first, decoded) }, holder?.createdAt ?? first.created_at, first.elsewhere);
+          draft = duplicateOf(
+            { ...emptyDraft(), ...fromFirst(first, decoded) },
+            holder?.createdAt ?? first.created_at,
+            first.elsewhere ? await sharedAccount(shop.id, first.payeeId, holder) : false,
+          );
         } else {
           draft = await judge(
             shop.id,

@@ -247,6 +247,37 @@ for (const kind of DB_KINDS) {
       expect((await k.h.c.line.channels.list(s.shop.id)).groups).toHaveLength(0);
     });
 
+    it('a leave LINE delivers late (redelivery) does not unlink a group the bot has joined or been linked in since', async () => {
+      const s = await k.linkedShop();
+      const now = k.clock.now().getTime();
+      const leave = (g: string, at: number) =>
+        ev('leave', { type: 'group', groupId: g }, { replyToken: undefined, timestamp: at, deliveryContext: { isRedelivery: true } });
+      const linked = async () => (await k.h.c.line.channels.list(s.shop.id)).groups.map((x) => x.groupId).sort();
+
+      // Removed by mistake and added back at once: the leave's delivery failed, the join came through
+      // (answered "already linked"), then LINE redelivers the leave.
+      const c1 = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      await s.post(ev('message', group('Crejoin'), { ...textMessage(c1.code), timestamp: now - 120_000 }));
+      const join = ev('join', { type: 'group', groupId: 'Crejoin' });
+      await s.post(join);
+      expect(texts(k.fake.replies.find((r) => r.body.replyToken === join.replyToken))).toContain('เชื่อมกับร้านอยู่แล้ว');
+      await s.post(leave('Crejoin', now - 30_000));
+      expect(await linked()).toEqual(['Crejoin']);
+
+      // Unlinked, the bot removed (that leave delayed), added back and linked again with a new code.
+      const c2 = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      await s.post(ev('message', group('Crelink', 'Ulinker02'), { ...textMessage(c2.code), timestamp: now - 120_000 }));
+      await s.post(ev('message', group('Crelink', 'Ulinker02'), { ...textMessage('unlink'), timestamp: now - 90_000 }));
+      const c3 = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      await s.post(ev('message', group('Crelink'), textMessage(c3.code)));
+      await s.post(leave('Crelink', now - 60_000));
+      expect(await linked()).toEqual(['Crejoin', 'Crelink']);
+
+      // A leave after the last join or link still unlinks.
+      await s.post(leave('Crelink', now + 1000));
+      expect(await linked()).toEqual(['Crejoin']);
+    });
+
     it('owner links their LINE user in 1:1 chat and receives owner alerts once per period', async () => {
       const s = await k.linkedShop();
       const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');

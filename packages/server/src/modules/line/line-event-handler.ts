@@ -42,7 +42,7 @@ const UNLINK_COMMAND = /^\s*(unlink|ยกเลิกการเชื่อ�
 export interface LineEventHandlerDeps {
   clock: Clock;
   channels: Pick<LineChannelService, 'credentials'>;
-  groups: Pick<LineGroupService, 'active' | 'unlinkByCommand' | 'left'>;
+  groups: Pick<LineGroupService, 'active' | 'unlinkByCommand' | 'left' | 'joined'>;
   owners: Pick<LineOwnerService, 'unlinkByCommand'>;
   linkCodes: Pick<LineLinkCodeService, 'redeem'>;
   delivery: LineDeliveryRepo;
@@ -167,7 +167,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     if (isGroupChat(src)) {
       const groupId = chatIdOf(src)!;
       if (LINK_CODE_PATTERN.test(textIn)) {
-        const r = await deps.linkCodes.redeem(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null });
+        const r = await deps.linkCodes.redeem(ch, textIn, { kind: 'group', groupId, userId: src.userId ?? null, at: event.timestamp });
         if (!r.ok && r.reason === 'INVALID' && !looksTyped(textIn)) return;
         await answer(
           token,
@@ -423,11 +423,13 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
         case 'join': {
           if (!isGroupChat(src)) return;
           const linked = await deps.groups.active(ch.id, chatIdOf(src)!);
+          // Noted before answering: a leave of the bot's earlier stay, redelivered late, must not unlink it.
+          if (linked) await deps.groups.joined(ch.id, chatIdOf(src)!, event.timestamp);
           await answer(token, ch, event, linked ? msg.groupAlreadyLinked(lang) : msg.joinPrompt(lang));
           return;
         }
         case 'leave':
-          if (isGroupChat(src)) await deps.groups.left(ch.id, chatIdOf(src)!);
+          if (isGroupChat(src)) await deps.groups.left(ch.id, chatIdOf(src)!, event.timestamp);
           return;
         case 'message':
           if (event.message?.type === 'text') return onText(ch, token, lang, event);

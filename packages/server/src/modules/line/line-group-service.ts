@@ -8,6 +8,9 @@ import { lockShopRow, type Shop } from '../shops/shop-service.js';
 import type { LineRepo } from './line-repo.js';
 import type { LineChannelsTable, LineGroupsTable } from './line-tables.js';
 
+/** LINE's event time (ms) as stored; null when the event carried none (sanitised to 0). */
+const lineTime = (at: number | undefined): string | null => (at && Number.isFinite(at) && at > 0 ? new Date(at).toISOString() : null);
+
 export interface LineGroupView {
   id: string;
   lineChannelId: string;
@@ -53,8 +56,8 @@ export function createLineGroupService(deps: {
     createdAt: r.created_at,
   });
 
-  async function unlinkRow(g: LineGroupsTable, actor: string, reason: string, trx: Db, ip?: string | null) {
-    await repo.groups.markUnlinked(g.id, now(), trx);
+  async function unlinkRow(g: LineGroupsTable, actor: string, reason: string, trx: Db, ip?: string | null, leftAt?: string) {
+    if (!(await repo.groups.markUnlinked(g.id, now(), trx, leftAt)) && leftAt !== undefined) return;
     await audit.record(
       {
         shopId: g.shop_id,
@@ -88,10 +91,12 @@ export function createLineGroupService(deps: {
     async linkWithCode(
       channel: LineChannelsTable,
       shop: Shop,
-      target: { groupId: string; userId: string | null },
+      target: { groupId: string; userId: string | null; at?: number },
       consume: ConsumeCode,
       ts: string,
     ): Promise<RedeemResult> {
+      // The code was typed in the group, so the bot was in it then: a leave LINE stamped earlier is stale.
+      const joinedAt = lineTime(target.at) ?? ts;
       const g = await repo.groups.inChannel(channel.id, target.groupId);
       if (g?.status === 'active') return { ok: false, reason: 'ALREADY_LINKED' };
       const plan = await deps.plans.get(shop.planCode);
@@ -101,7 +106,7 @@ export function createLineGroupService(deps: {
         if (!(await consume(trx))) return { ok: false, reason: 'USED' };
         const id = g?.id ?? newId('lgr');
         if (g) {
-          await repo.groups.relink(g.id, shop.id, target.userId, ts, trx);
+          await repo.groups.relink(g.id, shop.id, target.userId, ts, joinedAt, trx);
         } else {
           await repo.groups.insert(
             {
@@ -114,6 +119,7 @@ export function createLineGroupService(deps: {
               status: 'active',
               created_at: ts,
               updated_at: ts,
+              joined_at: joinedAt,
             },
             trx,
           );
@@ -150,10 +156,22 @@ export function createLineGroupService(deps: {
       return 'UNLINKED';
     },
 
-    /** The bot left or was removed from the group. */
-    async left(lineChannelId: string, groupId: string): Promise<void> {
+    /** The bot (re)joined a group (LINE's `join`, stamped `at`): a leave stamped before it no longer unlinks it. */
+    async joined(lineChannelId: string, groupId: string, at: number): Promise<void> {
       const g = await repo.groups.activeInChannel(lineChannelId, groupId);
-      if (g) await db.transaction().execute((trx) => unlinkRow(g, 'system', 'bot left the group', trx));
+      const t = lineTime(at);
+      if (g && t) await repo.groups.markJoined(g.id, t);
+    },
+
+    /**
+     * The bot left or was removed from the group (LINE's `leave`, stamped `at`). LINE redelivers an event
+     * whose delivery failed after newer ones: a leave older than the group's last join or link is stale
+     * (the bot was added back), and unlinking then left a group silent that staff were told was linked.
+     */
+    async left(lineChannelId: string, groupId: string, at?: number): Promise<void> {
+      const g = await repo.groups.activeInChannel(lineChannelId, groupId);
+      const t = lineTime(at);
+      if (g) await db.transaction().execute((trx) => unlinkRow(g, 'system', 'bot left the group', trx, undefined, t ?? undefined));
     },
 
     async unlink(shopId: string, groupRowId: string, actor: string, ip?: string | null): Promise<void> {

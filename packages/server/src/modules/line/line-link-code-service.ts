@@ -71,7 +71,7 @@ export function createLineLinkCodeService(deps: {
     async redeem(
       channel: LineChannelsTable,
       code: string,
-      target: { kind: 'group'; groupId: string; userId: string | null } | { kind: 'owner'; userId: string },
+      target: { kind: 'group'; groupId: string; userId: string | null; at?: number } | { kind: 'owner'; userId: string },
     ): Promise<RedeemResult> {
       const row = await repo.linkCodes.byHash(hashCode(code));
       // A code of another shop looks exactly like an unknown one: nothing about other shops leaks.
@@ -91,8 +91,8 @@ export function createLineLinkCodeService(deps: {
       const shop = await shops.get(channel.shop_id);
       const consumeFor = (usedFor: string) => (trx: Db) => repo.linkCodes.consume(row.code_hash, ts, usedFor, trx);
       if (target.kind === 'group') {
-        const { groupId, userId } = target;
-        return deps.groups.linkWithCode(channel, shop, { groupId, userId }, consumeFor(`group:${groupId}`), ts);
+        const { groupId, userId, at } = target;
+        return deps.groups.linkWithCode(channel, shop, { groupId, userId, at }, consumeFor(`group:${groupId}`), ts);
       }
       return deps.owners.linkWithCode(channel, shop, target.userId, consumeFor(`owner:${target.userId}`), ts);
     },

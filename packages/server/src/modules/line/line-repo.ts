@@ -118,19 +118,35 @@ export function createLineRepo(db: Db) {
         .executeTakeFirstOrThrow();
       return Number(r.n);
     },
-    async markUnlinked(groupRowId: string, ts: string, trx: Db): Promise<void> {
-      await trx
+    /**
+     * `leftAt`: a leave LINE stamped then, which unlinks only when no later join or link is known (the
+     * condition sits in the update, so a join handled at the same moment cannot slip between). True when unlinked.
+     */
+    async markUnlinked(groupRowId: string, ts: string, trx: Db, leftAt?: string): Promise<boolean> {
+      let q = trx
         .updateTable('line_groups')
         .set({ status: 'unlinked', updated_at: ts })
         .where('id', '=', groupRowId)
-        .where('status', '=', 'active')
-        .execute();
+        .where('status', '=', 'active');
+      if (leftAt !== undefined) q = q.where((eb) => eb.or([eb('joined_at', 'is', null), eb('joined_at', '<=', leftAt)]));
+      const r = await q.executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
     },
-    async relink(groupRowId: string, shopId: string, linkedBy: string | null, ts: string, trx: Db): Promise<void> {
+    async relink(groupRowId: string, shopId: string, linkedBy: string | null, ts: string, joinedAt: string, trx: Db): Promise<void> {
       await trx
         .updateTable('line_groups')
-        .set({ status: 'active', shop_id: shopId, linked_by: linkedBy, updated_at: ts })
+        .set({ status: 'active', shop_id: shopId, linked_by: linkedBy, updated_at: ts, joined_at: joinedAt })
         .where('id', '=', groupRowId)
+        .execute();
+    },
+    /** A join LINE stamped `at` in a linked group: kept when newer than the one known (events may come out of order). */
+    async markJoined(groupRowId: string, at: string): Promise<void> {
+      await db
+        .updateTable('line_groups')
+        .set({ joined_at: at })
+        .where('id', '=', groupRowId)
+        .where('status', '=', 'active')
+        .where((eb) => eb.or([eb('joined_at', 'is', null), eb('joined_at', '<', at)]))
         .execute();
     },
     async insert(row: LineGroupsTable, trx: Db): Promise<void> {

@@ -23,6 +23,8 @@ export interface LineGroupsTable {
   status: string; // active | unlinked
   created_at: string;
   updated_at: string;
+  /** Migration 0023: LINE's time on the latest join (or linking code) in this group; an older leave is stale. */
+  joined_at?: string | null;
 }
 
 export interface LineLinkCodesTable {

@@ -161,6 +161,50 @@ function suite(kind: DbKind) {
     expect(fake.pushes).toHaveLength(2);
   }, 480_000);
 
+  it("LINE's monthly message limit does not hold back the summary: the e-mail goes, the limit is marked once, the job ends", async () => {
+    const o = await signup(h, { shopName: 'ร้าน limit' });
+    // LINE refuses every push of this official account: its monthly message allowance is used up.
+    const ch = fake.addChannel({ monthlyLimit: 0 });
+    const view = await h.c.line.channels.link(
+      o.shopId,
+      { channelId: String(1_600_000_000 + Math.floor(Math.random() * 99_999_999)), channelSecret: ch.secret, accessToken: ch.token },
+      'test',
+    );
+    await h.c.db
+      .insertInto('line_owners')
+      .values({ id: newId('lown'), shop_id: o.shopId, line_channel_id: view.id, line_user_id: 'U'.padEnd(33, 'f'), created_at: NOW })
+      .execute();
+    await insertTx(h, o.shopId, [{ createdAt: bkk('2026-11-11T12:00:00'), amountSatang: 50_00 }]);
+    await h.c.reports.summary.scheduleDue();
+    const worker = createOutboxWorker({
+      db: h.c.db,
+      caps: h.c.caps,
+      clock: h.c.clock,
+      handlers: { 'report.daily_summary': h.c.outboxHandlers['report.daily_summary'] },
+    });
+    for (let i = 0; i < 5 && (await worker.runOnce()); i++);
+
+    const row = await h.c.db.selectFrom('daily_summaries').selectAll().where('shop_id', '=', o.shopId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'sent', sent_line: 0, sent_email: 1 });
+    const mails = await h.c.db
+      .selectFrom('mail_messages')
+      .select('to_addr')
+      .where('template', '=', 'daily-summary')
+      .where('shop_id', '=', o.shopId)
+      .execute();
+    expect(mails.map((m) => m.to_addr)).toEqual([o.email]);
+    const job = await h.c.db
+      .selectFrom('outbox')
+      .select('status')
+      .where('kind', '=', 'report.daily_summary')
+      .where('shop_id', '=', o.shopId)
+      .executeTakeFirstOrThrow();
+    expect(job.status).toBe('done');
+    // Marked as for chat answers: the dashboard's LINE page shows it and the owner is e-mailed once.
+    const usage = (await h.c.line.channels.pushUsage(o.shopId, [view.id]))[0]!;
+    expect(usage.monthlyLimitReachedAt).toEqual(expect.any(String));
+  });
+
   it('settings: owners choose the time and channels; bad values are refused in the envelope', async () => {
     const o = await signup(h);
     const get = await h.app.inject({ method: 'GET', url: '/api/dashboard/reports/summary-settings', headers: o.auth });

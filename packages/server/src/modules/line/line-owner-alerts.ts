@@ -2,7 +2,7 @@ import { AppError } from '../../errors.js';
 import type { OwnerAlertJob } from '../mail/mail-owner-alerts.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
-import { LineApiError, retryKeyFor, type LineClient } from './line-client.js';
+import { LineApiError, retryKeyFor, type LineClient, type LineMessage } from './line-client.js';
 import type { LineDeliveryRepo } from './line-delivery-repo.js';
 import { formatAmount, formatTime, ownerAlertMessage, type Lang } from './line-messages.js';
 import type { LineOwnerService } from './line-owner-service.js';
@@ -25,7 +25,46 @@ export function createLineOwnerAlerts(deps: {
 }) {
   const { client, shops, delivery: repo } = deps;
 
+  /**
+   * Pushes to each target, skipping official accounts LINE refused for the month; LINE's monthly-limit
+   * 429 is terminal (marked, the owner e-mailed once) and the next target still gets its push. Pushes
+   * LINE took are counted. Returns how many targets were reached.
+   */
+  async function pushAll(
+    shopId: string,
+    targets: Array<{ to: string; token: string; lineChannelId: string }>,
+    messages: LineMessage[],
+    retryKeyOf: (to: string) => string,
+  ): Promise<number> {
+    let sent = 0;
+    for (const target of targets) {
+      if (await repo.monthlyLimitAt(shopId, target.lineChannelId)) continue; // the OA cannot push until the month turns
+      try {
+        const r = await client.push(target.token, target.to, messages, retryKeyFor(retryKeyOf(target.to)));
+        if (r === 'sent') await repo.countPush(target.lineChannelId);
+      } catch (e) {
+        // The monthly limit is terminal: mark it (the owner hears it by e-mail) instead of retrying the job.
+        if (e instanceof LineApiError && e.monthlyLimit) {
+          await repo.markMonthlyLimit(shopId, target.lineChannelId);
+          continue;
+        }
+        throw e;
+      }
+      sent++;
+    }
+    return sent;
+  }
+
   return {
+    /**
+     * Pushes to every LINE user linked as the shop's owner (the daily summary): as the alerts below, an
+     * official account at LINE's monthly limit is skipped, not an error that held back the job's e-mail.
+     */
+    async pushToOwners(shopId: string, messages: LineMessage[], retryKeyOf: (to: string) => string): Promise<number> {
+      const targets = await deps.owners.targets(shopId);
+      return targets.length ? pushAll(shopId, targets, messages, retryKeyOf) : 0;
+    },
+
     async handle(alert: OwnerAlertJob): Promise<{ sent: number }> {
       if (!alert?.shopId || !alert.type) return { sent: 0 };
       const targets = await deps.owners.targets(alert.shopId);
@@ -69,27 +108,12 @@ export function createLineOwnerAlerts(deps: {
       const messages = ownerAlertMessage(alert.type, lang, ctx);
       if (!messages.length) return { sent: 0 };
 
-      let sent = 0;
-      for (const target of targets) {
-        if (await repo.monthlyLimitAt(alert.shopId, target.lineChannelId)) continue; // the OA cannot push until the month turns
-        try {
-          const r = await client.push(
-            target.token,
-            target.to,
-            messages,
-            retryKeyFor(`owner-alert:${alert.shopId}:${once.notice}:${once.period}:${target.to}`),
-          );
-          if (r === 'sent') await repo.countPush(target.lineChannelId);
-        } catch (e) {
-          // The monthly limit is terminal: mark it (the owner hears it by e-mail) instead of retrying the job.
-          if (e instanceof LineApiError && e.monthlyLimit) {
-            await repo.markMonthlyLimit(alert.shopId, target.lineChannelId);
-            continue;
-          }
-          throw e;
-        }
-        sent++;
-      }
+      const sent = await pushAll(
+        alert.shopId,
+        targets,
+        messages,
+        (to) => `owner-alert:${alert.shopId}:${once.notice}:${once.period}:${to}`,
+      );
       await repo.markNotice(alert.shopId, once.notice, once.period);
       return { sent };
     },

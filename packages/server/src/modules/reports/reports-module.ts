@@ -70,8 +70,7 @@ export function createReportsModule(deps: {
     accounts: deps.accounts,
     plans: deps.plans,
     quota: deps.quota,
-    line: deps.line.owners,
-    lineClient: deps.line.client,
+    line: deps.line.ownerAlerts,
     mail: deps.mail,
     dashboardUrl: deps.dashboardUrl,
   });

@@ -4,8 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { enqueueOutbox, notifyOutbox } from '../../outbox/outbox-repo.js';
 import type { OutboxHandler } from '../../outbox/outbox-types.js';
 import { defineOutboxJob } from '../../outbox/outbox-registry.js';
-import { retryKeyFor, type LineClient } from '../line/line-client.js';
-import type { LineOwnerService } from '../line/line-owner-service.js';
+import type { LineOwnerAlerts } from '../line/line-owner-alerts.js';
 import type { MailService } from '../mail/mail-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
@@ -135,8 +134,8 @@ interface Deps {
   accounts: Pick<AccountService, 'activeEmailsOfShop'>;
   plans: PlanService;
   quota: QuotaService;
-  line: Pick<LineOwnerService, 'targets'>;
-  lineClient: LineClient;
+  /** The owner's linked LINE users (line module): skips an official account at LINE's monthly limit. */
+  line: Pick<LineOwnerAlerts, 'pushToOwners'>;
   mail: MailService;
   dashboardUrl: string;
 }
@@ -228,16 +227,10 @@ export function createDailySummary(deps: Deps) {
     const msg = summaryText(f, lang);
     let line = 0;
     if (cfg.line) {
-      for (const t of await deps.line.targets(shop.id)) {
-        if (ctx.signal.aborted) return;
-        await deps.lineClient.push(
-          t.token,
-          t.to,
-          [{ type: 'text', text: msg.text }],
-          retryKeyFor(`daily-summary:${shop.id}:${p.day}:${t.to}`),
-        );
-        line++;
-      }
+      if (ctx.signal.aborted) return;
+      // An official account at LINE's monthly limit is skipped (and marked), not a failure: the job used
+      // to fail before its e-mail, again on every retry, and the owner got no summary at all.
+      line = await deps.line.pushToOwners(shop.id, [{ type: 'text', text: msg.text }], (to) => `daily-summary:${shop.id}:${p.day}:${to}`);
     }
     let email = 0;
     if (cfg.email) {

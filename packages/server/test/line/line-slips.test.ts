@@ -113,6 +113,31 @@ for (const kind of DB_KINDS) {
       expect(replyFor(e3)).toBeUndefined();
     });
 
+    it('an old slip (stale, alert mode) in 1:1: the customer is not told "payment received", and gets no staff instruction', async () => {
+      const transDate = new Date(k.clock.now().getTime() - 3 * 86_400_000).toISOString();
+      for (const lang of ['th', 'en'] as const) {
+        const s = await k.linkedShop({ language: lang });
+        const t = await bank.register({ amount: 410, transDate });
+        const e = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
+        await s.post(e);
+        const rec = await k.h.c.db
+          .selectFrom('transactions')
+          .select(['status', 'stale'])
+          .where('shop_id', '=', s.shop.id)
+          .executeTakeFirstOrThrow();
+        expect([rec.status, !!rec.stale]).toEqual(['SUCCESS', true]);
+        const flex = flexOf(replyFor(e))! as unknown as { altText: string; contents: { header: { backgroundColor: string } } };
+        // Staff read the official account's 1:1 chat too: a green "payment received" was what they saw.
+        expect(flex.contents.header.backgroundColor).toBe('#E67E22');
+        expect(flex.altText).not.toMatch(/ได้รับยอดโอนแล้ว|Payment received/);
+        expect(flexText(flex)).not.toMatch(/ร้านได้รับยอดโอนของคุณแล้ว|the shop has received your transfer/);
+        // "Make sure it is a recent transfer" is the shop's to do, not the customer's.
+        expect(flexText(flex)).not.toMatch(/โปรดตรวจสอบว่าเป็นการโอนล่าสุด|make sure it is a recent transfer/);
+        expect(flexText(flex)).toContain(lang === 'th' ? 'ทางร้านจะตรวจสอบ' : 'The shop will check it');
+        expect(flexText(flex)).toContain('410.00');
+      }
+    });
+
     it('a duplicate slip posted twice in one group: the second answer warns, one record, one quota unit', async () => {
       const s = await k.linkedShop();
       await linkGroup(s, 'Cdup');

@@ -357,6 +357,20 @@ const STALE: Record<Audience, Pair> = {
 };
 
 /**
+ * A stale slip that is genuine money (alert mode) in 1:1. Staff read the official account's chat too,
+ * so a green "payment received" there was a go-ahead for an old transfer shown again for a new order;
+ * and "make sure it is a recent transfer" is the shop's check, not the customer's. The customer hears
+ * what the bank says and what happens next, without accusing.
+ */
+const STALE_CUSTOMER: { title: Pair; note: Pair } = {
+  title: { th: '⚠️ สลิปนี้เป็นรายการโอนเก่า', en: '⚠️ This slip is from an older transfer' },
+  note: {
+    th: 'ธนาคารยืนยันรายการโอนนี้ แต่เป็นการโอนเมื่อระยะหนึ่งแล้ว (ดูเวลาโอนด้านบน) ทางร้านจะตรวจสอบกับคำสั่งซื้อของคุณแล้วติดต่อกลับค่ะ หากคุณโอนเงินใหม่ โปรดส่งสลิปของการโอนครั้งใหม่ค่ะ',
+    en: 'The bank confirms this transfer, but it was made a while ago (see its time above). The shop will check it against your order and get back to you. If you made a new transfer, please send its slip.',
+  },
+};
+
+/**
  * Edited slips (issue 20): the picture prints another amount than the bank transferred. Staff get the
  * verdict in one line they can act on; the customer is told what the bank says, without accusing.
  */
@@ -492,7 +506,10 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
         : null;
   // A stale slip is genuine money but may be an old payment shown again: the shop's bubble says so in
   // its header and colour, not only in a line under the facts.
-  const staleForShop = !replay && !!record.stale && who === 'staff' && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH');
+  const staleMoney = !replay && !!record.stale && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH');
+  const staleForShop = staleMoney && who === 'staff';
+  // The customer's bubble neither says "payment received" in green nor hands them the shop's check.
+  const staleForCustomer = staleMoney && who === 'customer';
   const edited = record.edited && record.printedAmount !== null && record.amount !== null;
   const editedFraud = edited && record.status === 'FRAUD';
   const title = replay
@@ -503,8 +520,10 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
         ? EDITED.title[who][lang]
         : staleForShop
           ? `⚠️ ${resultWord(record, lang)}`
-          : (codeTitle ?? base.title[who][lang]);
-  const color = replay || staleForShop ? ORANGE : base.color;
+          : staleForCustomer
+            ? STALE_CUSTOMER.title[lang]
+            : (codeTitle ?? base.title[who][lang]);
+  const color = replay || staleForShop || staleForCustomer ? ORANGE : base.color;
 
   const facts: messagingApi.FlexComponent[] = [];
   // A picture without a slip has no facts: a sentence says so, not rows of "-".
@@ -530,12 +549,12 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
   else if (pending) notes.push(PENDING.note[who][lang]);
   else if (record.errorCode === 'STALE_SLIP') notes.push(STALE[who][lang]);
   else if (editedFraud) notes.push(EDITED.note[who][lang](formatAmount(record.printedAmount, lang), formatAmount(record.amount, lang)));
+  else if (staleForCustomer) notes.push(STALE_CUSTOMER.note[lang]);
   else if (record.errorCode && CODE_NOTES[record.errorCode]) notes.push(CODE_NOTES[record.errorCode][who][lang]);
   else notes.push(base.note[who][lang]);
   if (edited && !editedFraud && !replay)
     notes.push(EDITED.alert[who][lang](formatAmount(record.printedAmount, lang), formatAmount(record.amount, lang)));
-  if (record.stale && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH') && !replay)
-    notes.push(`${STALE_WORD[lang]}: ${LABELS.stale[lang]}`);
+  if (staleForShop) notes.push(`${STALE_WORD[lang]}: ${LABELS.stale[lang]}`);
 
   return bubble(title, color, facts, notes, replay, `${title} ${record.amount !== null ? formatAmount(record.amount, lang) : ''}`.trim());
 }

@@ -226,11 +226,19 @@ export function createDailySummary(deps: Deps) {
     const lang = shop.language === 'en' ? 'en' : 'th';
     const msg = summaryText(f, lang);
     let line = 0;
+    // A failed push (a token reissued in the LINE console but not in the dashboard, LINE down) must not
+    // hold back the e-mail: the job used to fail before it, on every retry, and the owner got no summary
+    // at all. The failure is raised after the e-mail, so the job is retried; the push's retry key and the
+    // e-mail's dedupe key make a retry send only what is missing. (An official account at LINE's monthly
+    // limit is no failure: pushToOwners skips it and marks it.)
+    let lineFailure: unknown = null;
     if (cfg.line) {
       if (ctx.signal.aborted) return;
-      // An official account at LINE's monthly limit is skipped (and marked), not a failure: the job used
-      // to fail before its e-mail, again on every retry, and the owner got no summary at all.
-      line = await deps.line.pushToOwners(shop.id, [{ type: 'text', text: msg.text }], (to) => `daily-summary:${shop.id}:${p.day}:${to}`);
+      try {
+        line = await deps.line.pushToOwners(shop.id, [{ type: 'text', text: msg.text }], (to) => `daily-summary:${shop.id}:${p.day}:${to}`);
+      } catch (e) {
+        lineFailure = e;
+      }
     }
     let email = 0;
     if (cfg.email) {
@@ -241,6 +249,7 @@ export function createDailySummary(deps: Deps) {
         email++;
       }
     }
+    if (lineFailure) throw lineFailure;
     await finish('sent', line, email);
   };
 

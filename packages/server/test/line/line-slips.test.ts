@@ -138,6 +138,35 @@ for (const kind of DB_KINDS) {
       }
     });
 
+    it('a receiver the bank data cannot confirm (RECEIVER_UNVERIFIED) is not called "paid to another account"', async () => {
+      for (const lang of ['th', 'en'] as const) {
+        const s = await k.linkedShop({ language: lang });
+        await linkGroup(s, `Cunverified-${lang}`);
+        // A wallet transfer: the slip shows only the wallet's last digits and part of a name.
+        const t = await bank.register({
+          amount: 35,
+          receiver: { name: 'ร้านกาแฟ', bankCode: '004', proxy: { type: 'EWALLET', value: '123456789012345' } },
+        });
+        const e1 = ev('message', user(), imageMessage(upload(await bank.slip(t.transRef))));
+        const e2 = ev('message', grp(`Cunverified-${lang}`), imageMessage(upload(await bank.slip(t.transRef, 'jpeg70', 'jpg'))));
+        await s.post(e1, e2);
+        const recs = await k.h.c.db.selectFrom('transactions').select(['status', 'error_code']).where('shop_id', '=', s.shop.id).execute();
+        expect(recs).toEqual([
+          { status: 'RECEIVER_MISMATCH', error_code: 'RECEIVER_UNVERIFIED' },
+          { status: 'RECEIVER_MISMATCH', error_code: 'RECEIVER_UNVERIFIED' },
+        ]);
+        for (const e of [e1, e2]) {
+          const flex = flexOf(replyFor(e))! as unknown as { altText: string; contents: { header: { backgroundColor: string } } };
+          // Not known to be another account: "look again" orange, not the red of money gone elsewhere.
+          expect(flex.contents.header.backgroundColor).toBe('#E67E22');
+          expect(flexText(flex)).not.toMatch(
+            /ไม่ใช่ของร้าน|ไม่ได้โอนเข้าบัญชีของร้าน|different account|another account|not the shop's|did not go to the shop's account/,
+          );
+          expect(flexText(flex)).toContain(lang === 'th' ? 'ยืนยัน' : 'confirm');
+        }
+      }
+    });
+
     it('a duplicate slip posted twice in one group: the second answer warns, one record, one quota unit', async () => {
       const s = await k.linkedShop();
       await linkGroup(s, 'Cdup');

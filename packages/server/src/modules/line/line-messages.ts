@@ -324,6 +324,19 @@ const CODE_NOTES: Record<string, Record<Audience, Pair>> = {
       en: 'The service cannot check slips for now (the operator has been alerted); nothing was charged. Check the incoming money in your bank app before handing over goods.',
     },
   },
+  // The bank data shows too little of the receiving account to compare (a wallet or PromptPay transfer,
+  // a masked number): not known to be another account. The base RECEIVER_MISMATCH wording told a customer
+  // who paid the shop "paid to a different account" and staff "the money did not go to the shop's account".
+  RECEIVER_UNVERIFIED: {
+    customer: {
+      th: 'ข้อมูลจากธนาคารแสดงบัญชีผู้รับไม่พอที่จะยืนยันว่าเป็นบัญชีของร้าน ทางร้านจะตรวจสอบยอดโอนและติดต่อกลับค่ะ',
+      en: "The bank's data shows too little of the receiving account to confirm it is the shop's. The shop will check the payment and get back to you.",
+    },
+    staff: {
+      th: 'ข้อมูลจากธนาคารแสดงเลขบัญชีผู้รับไม่พอที่จะยืนยันว่าเป็นบัญชีของร้าน ตรวจบัญชีรับเงินในแดชบอร์ด หรือเปิดแอปธนาคารดูว่าเงินเข้าจริงก่อนส่งสินค้า',
+      en: "The bank data shows too little of the receiving account to confirm it is the shop's. Check the payee accounts, or see in your banking app that the money arrived before handing over goods.",
+    },
+  },
   CHECK_NOT_SUPPORTED: {
     customer: {
       th: 'สลิปประเภทนี้ยังตรวจอัตโนมัติไม่ได้ ทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ',
@@ -339,6 +352,11 @@ const CODE_NOTES: Record<string, Record<Audience, Pair>> = {
 const NOT_SUPPORTED_TITLE: Record<Audience, Pair> = {
   customer: { th: '⚠️ ยังตรวจสลิปประเภทนี้ไม่ได้', en: '⚠️ This kind of slip cannot be checked yet' },
   staff: { th: '⚠️ ตรวจสลิปประเภทนี้ไม่ได้', en: '⚠️ This kind of slip cannot be checked' },
+};
+/** A receiver the bank data cannot confirm is not "paid to another account" (the dashboard's "Could not confirm the receiving account"). */
+const RECEIVER_UNVERIFIED_TITLE: Record<Audience, Pair> = {
+  customer: { th: '⚠️ ยังยืนยันบัญชีผู้รับไม่ได้', en: '⚠️ The receiving account could not be confirmed' },
+  staff: { th: '⚠️ ยืนยันบัญชีผู้รับไม่ได้', en: '⚠️ Receiver not confirmed' },
 };
 /** Slips of several transfers in one picture: nothing was checked, so not "invalid slip" (staff would read "fake"). */
 const MULTIPLE_SLIPS_TITLE: Record<Audience, Pair> = {
@@ -503,7 +521,9 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
       ? NOT_SUPPORTED_TITLE[who][lang]
       : record.errorCode === 'MULTIPLE_SLIPS'
         ? MULTIPLE_SLIPS_TITLE[who][lang]
-        : null;
+        : record.errorCode === 'RECEIVER_UNVERIFIED'
+          ? RECEIVER_UNVERIFIED_TITLE[who][lang]
+          : null;
   // A stale slip is genuine money but may be an old payment shown again: the shop's bubble says so in
   // its header and colour, not only in a line under the facts.
   const staleMoney = !replay && !!record.stale && (record.status === 'SUCCESS' || record.status === 'AMOUNT_MISMATCH');
@@ -523,7 +543,8 @@ export function resultMessage(record: TransactionRecord, lang: Lang, timeZone: s
           : staleForCustomer
             ? STALE_CUSTOMER.title[lang]
             : (codeTitle ?? base.title[who][lang]);
-  const color = replay || staleForShop || staleForCustomer ? ORANGE : base.color;
+  const unverified = record.status === 'RECEIVER_MISMATCH' && record.errorCode === 'RECEIVER_UNVERIFIED';
+  const color = replay || staleForShop || staleForCustomer || unverified ? ORANGE : base.color;
 
   const facts: messagingApi.FlexComponent[] = [];
   // A picture without a slip has no facts: a sentence says so, not rows of "-".

@@ -283,6 +283,49 @@ for (const kind of DB_KINDS) {
       expect(usage.monthlyLimitReachedAt).toEqual(expect.any(String));
     });
 
+    // The owner e-mail and the LINE page say raising the message plan lifts the limit, but the mark held
+    // every push until the month turned: an owner who paid LINE still got no answers pushed, no alerts.
+    it('the monthly limit lifts once LINE lets the OA push again (the owner raised the plan): the mark goes and pushes resume', async () => {
+      const owner = await signup(k.h);
+      const fc = k.fake.addChannel({ monthlyLimit: 0 }); // LINE's allowance used up: every push is refused
+      const view = await k.h.c.line.channels.link(
+        owner.shopId,
+        { channelId: '1655123457', channelSecret: fc.secret, accessToken: fc.token },
+        'test',
+      );
+      await k.h.c.payees.add(owner.shopId, { bankCode: '004', accountNumber: '1234566609', holder: 'บจก. ร้านกาแฟ ทดสอบ' }, 'test');
+      const pushOnly = async (chat: string) => {
+        const img = upload(await bank.slip((await bank.register()).transRef));
+        const e = lineEvent('message', user(chat), imageMessage(img), k.clock.now().getTime() - 120_000);
+        const r = await k.fake.deliver(`${k.base}${view.webhookPath}`, fc.secret, { destination: fc.botUserId, events: [e] });
+        expect(r.status).toBe(200);
+        await k.drain();
+      };
+      // The mark the LINE page shows (read from its table: the dashboard session ends as the clock moves on).
+      const marked = async () =>
+        (await k.h.c.db.selectFrom('line_notices').select('notice').where('shop_id', '=', owner.shopId).execute()).some((n) =>
+          n.notice.startsWith('LINE_MONTHLY_LIMIT:'),
+        );
+
+      await pushOnly('Umonth1');
+      expect(await marked()).toBe(true);
+      const page = await k.h.app.inject({ url: '/api/dashboard/line', headers: owner.auth });
+      expect(page.json().data.pushUsage[0].monthlyLimitReachedAt).toEqual(expect.any(String));
+      const contentHits = k.fake.hits.content;
+      // Still at the limit ten minutes on: LINE is asked (no message is sent), the mark stays, nothing is downloaded.
+      k.clock.advance(11 * 60_000);
+      await pushOnly('Umonth2');
+      expect(k.fake.hits.content).toBe(contentHits);
+      expect(await marked()).toBe(true);
+
+      k.fake.channel(fc.channelId)!.monthlyLimit = null; // the owner raised the plan in LINE Official Account Manager
+      k.clock.advance(11 * 60_000);
+      await pushOnly('Umonth3');
+      expect(k.fake.hits.content).toBe(contentHits + 1);
+      expect(flexOf(k.fake.sentTo('Umonth3')[0])!.altText).toContain('ได้รับยอดโอนแล้ว');
+      expect(await marked()).toBe(false);
+    });
+
     it('an image shared from outside LINE (contentProvider external) is downloaded from its URL and answered in 1:1', async () => {
       const s = await k.linkedShop();
       const t = await bank.register({ amount: 42 });

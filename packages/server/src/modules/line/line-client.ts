@@ -286,6 +286,25 @@ export function createLineClient(opts: LineClientOptions) {
       )) as LineBotInfo;
     },
 
+    /**
+     * Whether the official account may push this month: LINE's message quota (`none` = no limit, else
+     * `limited` with `value`) against its consumption this month. Used to lift the monthly-limit mark once
+     * the owner raises the plan; LINE documents both endpoints (Messaging API "Get the target limit for
+     * sending messages this month", "Get number of messages sent this month").
+     */
+    async canPush(token: string): Promise<boolean> {
+      const get = async (path: string) =>
+        withRetry(
+          'message quota',
+          () => fetch(`${api}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: signal() }),
+          async (r) => r.json(),
+        );
+      const quota = (await get('/v2/bot/message/quota')) as { type?: string; value?: number };
+      if (quota.type !== 'limited') return true;
+      const used = (await get('/v2/bot/message/quota/consumption')) as { totalUsage?: number };
+      return typeof quota.value === 'number' && typeof used.totalUsage === 'number' && used.totalUsage < quota.value;
+    },
+
     /** Asks LINE to call the webhook endpoint (the console's "Verify" button). */
     async testWebhook(
       token: string,

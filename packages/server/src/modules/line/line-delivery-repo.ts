@@ -137,6 +137,15 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
         detail: { lineChannelId },
       });
     },
+    /** LINE lets the OA push again (the owner raised its plan): the mark goes; a new refusal marks and tells anew. */
+    async clearMonthlyLimit(shopId: string, lineChannelId: string): Promise<void> {
+      await db
+        .deleteFrom('line_notices')
+        .where('shop_id', '=', shopId)
+        .where('notice', '=', MONTHLY_LIMIT_NOTICE(lineChannelId))
+        .where('period', '=', period())
+        .execute();
+    },
   };
 }
 export type LineDeliveryRepo = ReturnType<typeof createLineDeliveryRepo>;

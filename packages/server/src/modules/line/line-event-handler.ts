@@ -24,6 +24,7 @@ import { LINK_CODE_PATTERN, looksLikeLinkCode, type LineLinkCodeService } from '
 import { msg, noSlipMessage, resultMessage, type Audience, type Lang } from './line-messages.js';
 import type { LineOwnerService } from './line-owner-service.js';
 import type { LineChannelsTable } from './line-tables.js';
+import type { MonthlyLimitGate } from './line-monthly-limit.js';
 
 /** Decoder answers meaning "this picture holds no slip QR": a group chat hears nothing about it. */
 const NOT_A_SLIP = new Set(['NO_QR_FOUND', 'NOT_SLIP_QR', 'UNREADABLE_IMAGE']);
@@ -46,6 +47,8 @@ export interface LineEventHandlerDeps {
   owners: Pick<LineOwnerService, 'unlinkByCommand'>;
   linkCodes: Pick<LineLinkCodeService, 'redeem'>;
   delivery: LineDeliveryRepo;
+  /** Whether LINE's monthly limit holds this OA's pushes back (asked again every few minutes: line-monthly-limit.ts). */
+  pushGate: MonthlyLimitGate;
   client: LineClient;
   shops: Pick<ShopService, 'get'>;
   /** The records the events' images produced (read back on a re-run). */
@@ -144,13 +147,14 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     }
     const to = chatIdOf(event.source);
     if (!to) return 'none';
-    if (await repo.monthlyLimitAt(ch.shop_id, ch.id)) return 'none'; // LINE would refuse it until the month turns
+    if (await deps.pushGate.blocked(ch.shop_id, ch.id, token)) return 'none'; // LINE would refuse it (monthly limit)
     try {
       const r = await client.push(token, to, messages, retryKeyFor(`${event.webhookEventId}:${purpose}:${messageDigest(messages)}`));
       if (r === 'sent') await repo.countPush(ch.id);
     } catch (e) {
       if (e instanceof LineApiError && e.monthlyLimit) {
-        // Terminal for the month: no retry (the job ends), the owner hears it once by e-mail and in the dashboard.
+        // Not retried (the job ends); the owner hears it once by e-mail and in the dashboard. The mark lifts
+        // when LINE lets the account push again (line-monthly-limit.ts).
         await repo.markMonthlyLimit(ch.shop_id, ch.id);
         return 'none';
       }
@@ -251,7 +255,7 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
     // No reply token left and the OA's monthly allowance is used up: nothing could be said, so do not
     // download or check (a check would be charged for an answer nobody sees).
     const age = clock.now().getTime() - Number(event.timestamp || 0);
-    if (!(event.replyToken && age < deps.replyTokenTtlSeconds * 1000) && (await repo.monthlyLimitAt(ch.shop_id, ch.id))) return;
+    if (!(event.replyToken && age < deps.replyTokenTtlSeconds * 1000) && (await deps.pushGate.blocked(ch.shop_id, ch.id, token))) return;
 
     let image: Buffer;
     try {

@@ -20,6 +20,7 @@ import { createLineLinkCodeService } from './line-link-code-service.js';
 import { createLineOwnerAlerts } from './line-owner-alerts.js';
 import { createLineOwnerService } from './line-owner-service.js';
 import { createLineRepo } from './line-repo.js';
+import { createMonthlyLimitGate } from './line-monthly-limit.js';
 
 export interface LineModuleDeps {
   config: Config;
@@ -85,6 +86,7 @@ export function createLineModule(deps: LineModuleDeps) {
     roleOf: deps.roleOf,
   });
   const eventLog = createLineEventLog({ db, clock, delivery });
+  const pushGate = createMonthlyLimitGate({ delivery, client, clock });
   const events = createLineEventHandler({
     clock,
     channels,
@@ -92,6 +94,7 @@ export function createLineModule(deps: LineModuleDeps) {
     owners,
     linkCodes,
     delivery,
+    pushGate,
     client,
     shops,
     transactions,
@@ -106,6 +109,7 @@ export function createLineModule(deps: LineModuleDeps) {
   const ownerAlerts = createLineOwnerAlerts({
     owners,
     delivery,
+    pushGate,
     client,
     shops,
     transactions,

@@ -4,6 +4,7 @@ import type { ShopService } from '../shops/shop-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import { LineApiError, retryKeyFor, type LineClient, type LineMessage } from './line-client.js';
 import type { LineDeliveryRepo } from './line-delivery-repo.js';
+import type { MonthlyLimitGate } from './line-monthly-limit.js';
 import { formatAmount, formatTime, ownerAlertMessage, type Lang } from './line-messages.js';
 import type { LineOwnerService } from './line-owner-service.js';
 
@@ -16,6 +17,8 @@ import type { LineOwnerService } from './line-owner-service.js';
 export function createLineOwnerAlerts(deps: {
   owners: Pick<LineOwnerService, 'targets'>;
   delivery: LineDeliveryRepo;
+  /** Whether LINE's monthly limit holds an OA's pushes back (line-monthly-limit.ts). */
+  pushGate: MonthlyLimitGate;
   client: LineClient;
   shops: Pick<ShopService, 'get'>;
   transactions: Pick<TransactionService, 'get'>;
@@ -38,7 +41,7 @@ export function createLineOwnerAlerts(deps: {
   ): Promise<number> {
     let sent = 0;
     for (const target of targets) {
-      if (await repo.monthlyLimitAt(shopId, target.lineChannelId)) continue; // the OA cannot push until the month turns
+      if (await deps.pushGate.blocked(shopId, target.lineChannelId, target.token)) continue; // LINE refuses its pushes (monthly limit)
       try {
         const r = await client.push(target.token, target.to, messages, retryKeyFor(retryKeyOf(target.to)));
         if (r === 'sent') await repo.countPush(target.lineChannelId);

@@ -119,6 +119,29 @@ function suite(kind: DbKind) {
     expect(missing.err).toContain('NOT_FOUND');
     expect(fs.existsSync(file)).toBe(false);
   });
+
+  // A misspelt filter (`--status success`, `--source FAX`) matched no record and exited 0 with an empty
+  // file, which reads as "nothing to export"; the dashboard's export route refuses the same values.
+  it('refuses a status, source or environment no record can have, naming the flag, without writing a file', async () => {
+    const file = path.join(h.dataDir, 'misspelt.csv');
+    const run = (...flag: string[]) => cli('transactions', 'export', '--shop', shopId, '--format', 'csv', '--out', file, ...flag);
+    for (const [flag, value] of [
+      ['--status', 'success'],
+      ['--status', 'SUCCESS,BOGUS'],
+      ['--status', 'SUCCESS,'],
+      ['--source', 'FAX'],
+      ['--source', 'api'],
+      ['--environment', 'prod'],
+    ]) {
+      const r = await run(flag, value);
+      expect(r.code, `${flag} ${value}`).toBe(2);
+      expect(r.err, `${flag} ${value}`).toContain(flag);
+      expect(fs.existsSync(file), `${flag} ${value}`).toBe(false);
+    }
+    const ok = await run('--status', 'SUCCESS,DUPLICATE', '--source', 'API,LINE,DASHBOARD', '--environment', 'live');
+    expect(ok.code, ok.err).toBe(0);
+    expect(JSON.parse(ok.err)).toEqual({ exported: 3, format: 'csv', file });
+  });
 }
 
 // The real process writing to a pipe, as `slipcheck transactions export ... > file` and `| head` do:

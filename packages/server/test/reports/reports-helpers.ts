@@ -18,7 +18,7 @@ export interface TxSeed {
 
 let seq = 0;
 /** Result rows written straight into the table (the totals and exports read them; how they were checked is not under test here). */
-export async function insertTx(h: Harness, shopId: string, seeds: TxSeed[]): Promise<string[]> {
+export async function insertTx(h: Pick<Harness, 'c'>, shopId: string, seeds: TxSeed[]): Promise<string[]> {
   const ids: string[] = [];
   const rows = seeds.map((s) => {
     const id = newId('txn', Date.parse(s.createdAt));

@@ -12,6 +12,7 @@ import { bangkokDayEnd, bangkokDayStart, formatDateTime, formatMoney, gregorianD
 import { parseAmountToSatang, satangFromAmount } from '../lib/money';
 import { Link, useRouter } from '../lib/router';
 import { ExportButtons, TotalsCard } from '../components/reports';
+import { useAsyncAction } from '../lib/use-async-action';
 import { useLoad } from '../lib/use-load';
 import { useMediaQuery } from '../lib/use-media-query';
 
@@ -54,9 +55,11 @@ export function TransactionsScreen() {
   const [filters, setFilters] = useState<Filters>(initial);
   const [items, setItems] = useState<ListedRecord[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
-  const [more, setMore] = useState(false);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   const [announce, setAnnounce] = useState('');
+  // "Load more": a next page that cannot be fetched is said beside the button (it stopped spinning and
+  // nothing more, so the list looked complete); the same button tries again.
+  const more = useAsyncAction();
   const query = useCallback(
     (f: Filters, c?: string | null) => ({
       status: f.status,
@@ -76,6 +79,7 @@ export function TransactionsScreen() {
     const page = await api<{ items: ListedRecord[]; nextCursor: string | null }>(ROUTES.transactions, { query: query(filters) });
     setItems(page.items);
     setCursor(page.nextCursor);
+    more.setError(null); // a failed "load more" of the previous list is no longer this list's
     return page;
     // The filters object itself (state: a new one only when applied), never a new array per render.
   }, filters);
@@ -124,16 +128,13 @@ export function TransactionsScreen() {
     true,
     () => void refreshTop().catch(() => undefined),
   );
-  async function loadMore() {
+  function loadMore() {
     if (!cursor) return;
-    setMore(true);
-    try {
+    void more.run(async () => {
       const page = await api<Page>(ROUTES.transactions, { query: query(filters, cursor) });
       setItems((xs) => [...xs, ...page.items.filter((p) => !xs.some((x) => x.id === p.id))]);
       setCursor(page.nextCursor);
-    } finally {
-      setMore(false);
-    }
+    });
   }
   const [toolsOpen, setToolsOpen] = useState(false);
   // A range the wrong way round matches nothing: said beside its end instead of "no results", which an
@@ -277,9 +278,12 @@ export function TransactionsScreen() {
               <>
                 <TxList items={items} highlight={fresh} />
                 {cursor && (
-                  <Button variant="secondary" busy={more} onClick={() => void loadMore()} className="btn-block">
-                    {t('common.loadMore')}
-                  </Button>
+                  <>
+                    <ErrorText error={more.error} />
+                    <Button variant="secondary" busy={more.busy} onClick={loadMore} className="btn-block">
+                      {t('common.loadMore')}
+                    </Button>
+                  </>
                 )}
               </>
             ) : (

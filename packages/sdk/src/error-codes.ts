@@ -108,6 +108,11 @@ export const ERROR_CODES = Object.freeze({
   // 409
   EMAIL_TAKEN: http(409, 'อีเมลนี้มีบัญชีอยู่แล้ว ลองเข้าสู่ระบบหรือกดลืมรหัสผ่าน', 'This e-mail already has an account. Sign in or reset the password.'),
   KEY_REVOKED: http(409, 'คีย์นี้ถูกยกเลิกไปแล้ว', 'This key is already revoked'),
+  PAYEE_EXISTS: http(
+    409,
+    'บัญชีนี้อยู่ในรายการบัญชีรับเงินของร้านแล้ว ถ้าปิดใช้งานไว้ ให้กดแก้ไขแล้วเปิดใช้งานแทนการเพิ่มใหม่',
+    'This account is already one of the shop’s payee accounts. If it is disabled, edit it and enable it instead of adding it again.',
+  ),
   DELIVERY_IN_PROGRESS: http(409, 'กำลังส่งรายการนี้อยู่ รอสักครู่แล้วกดรีเฟรช', 'This delivery is being sent right now. Wait a moment and refresh.'),
   LINE_CHANNEL_IN_USE: http(409, 'บัญชี LINE นี้เชื่อมกับร้านอื่นอยู่แล้ว', 'This LINE account is already connected to another shop'),
   WEBHOOK_ENDPOINT_DISABLED: http(

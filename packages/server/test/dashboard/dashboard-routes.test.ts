@@ -183,6 +183,37 @@ for (const kind of DB_KINDS) {
       expect((await get(b, '/api/dashboard/payees')).json().data.items).toHaveLength(1);
     });
 
+    // The same account added twice (typed again, or by the CLI) listed it twice on the screen and on the
+    // money card, one row at 0.00 beside the one the slips were matched to; removing the "extra" one then
+    // put the received money under a removed account.
+    it('payees: an account the shop already has (same bank and number, or PromptPay id) is refused 409 PAYEE_EXISTS, disabled ones too', async () => {
+      const o = await signup(h, { shopName: 'ร้านบัญชีซ้ำ' });
+      const add = (payload: object) => send(o, 'POST', '/api/dashboard/payees', payload);
+      expect((await add({ bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' })).statusCode).toBe(201);
+      const again = await add({ bankCode: '004', accountNumber: '123-4-56660-9', holder: 'ร้าน อีกครั้ง' });
+      expect(again.statusCode).toBe(409);
+      expect(again.json()).toMatchObject({ code: 'PAYEE_EXISTS', statusCode: 409 });
+      expect(again.body).not.toContain('1234566609');
+      // The same number at another bank is another account.
+      expect((await add({ bankCode: '014', accountNumber: '1234566609', holder: 'ร้าน' })).statusCode).toBe(201);
+      const pp = await add({ kind: 'PROMPTPAY', proxyType: 'PHONE', accountNumber: '0812345678', holder: 'ร้าน' });
+      expect(pp.statusCode).toBe(201);
+      expect((await add({ kind: 'PROMPTPAY', proxyType: 'PHONE', accountNumber: '081-234-5678', holder: 'x' })).json().code).toBe(
+        'PAYEE_EXISTS',
+      );
+      // A disabled account is still the shop's: enabling it is the way back, not a second copy.
+      await send(o, 'PATCH', `/api/dashboard/payees/${pp.json().data.id}`, { status: 'DISABLED' });
+      expect((await add({ kind: 'PROMPTPAY', proxyType: 'PHONE', accountNumber: '0812345678', holder: 'x' })).json().code).toBe(
+        'PAYEE_EXISTS',
+      );
+      expect((await get(o, '/api/dashboard/payees')).json().data.items).toHaveLength(3);
+      // Another shop may hold the same account (branches paid into one account).
+      const other = await signup(h, { shopName: 'ร้านสาขา' });
+      expect(
+        (await send(other, 'POST', '/api/dashboard/payees', { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' })).statusCode,
+      ).toBe(201);
+    });
+
     it('verify: no payee is 422, a bad image 400, multipart 415; a sandbox slip is checked, live on the SSE stream', async () => {
       const t0 = await bank.register({ amount: 99 });
       const noPayee = await h.app.inject({

@@ -2442,6 +2442,15 @@ export type paths = {
                     };
                 };
                 /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Default Response */
                 429: {
                     headers: {
                         [name: string]: unknown;
@@ -5655,6 +5664,7 @@ export type components = {
              *     | REQUEST_TIMEOUT | 408 | The request was not received in time | ได้รับคำขอไม่ครบในเวลาที่กำหนด |
              *     | EMAIL_TAKEN | 409 | This e-mail already has an account. Sign in or reset the password. | อีเมลนี้มีบัญชีอยู่แล้ว ลองเข้าสู่ระบบหรือกดลืมรหัสผ่าน |
              *     | KEY_REVOKED | 409 | This key is already revoked | คีย์นี้ถูกยกเลิกไปแล้ว |
+             *     | PAYEE_EXISTS | 409 | This account is already one of the shop’s payee accounts. If it is disabled, edit it and enable it instead of adding it again. | บัญชีนี้อยู่ในรายการบัญชีรับเงินของร้านแล้ว ถ้าปิดใช้งานไว้ ให้กดแก้ไขแล้วเปิดใช้งานแทนการเพิ่มใหม่ |
              *     | DELIVERY_IN_PROGRESS | 409 | This delivery is being sent right now. Wait a moment and refresh. | กำลังส่งรายการนี้อยู่ รอสักครู่แล้วกดรีเฟรช |
              *     | LINE_CHANNEL_IN_USE | 409 | This LINE account is already connected to another shop | บัญชี LINE นี้เชื่อมกับร้านอื่นอยู่แล้ว |
              *     | WEBHOOK_ENDPOINT_DISABLED | 409 | This endpoint is disabled. Enable it first, then redeliver. | ปลายทางนี้ปิดใช้งานอยู่ เปิดใช้งานก่อนแล้วค่อยส่งซ้ำ |
@@ -5671,7 +5681,7 @@ export type components = {
              *     | DECODER_UNAVAILABLE | 503 | The slip reader is not available; retry in a moment | ระบบอ่านสลิปไม่พร้อม กรุณาลองใหม่ |
              * @enum {unknown}
              */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "PAYEE_EXISTS" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
             /** @description HTTP status name, e.g. Forbidden */
             error: string;
             message: string;
@@ -5765,6 +5775,7 @@ export type components = {
              *     | REQUEST_TIMEOUT | 408 | The request was not received in time | ได้รับคำขอไม่ครบในเวลาที่กำหนด |
              *     | EMAIL_TAKEN | 409 | This e-mail already has an account. Sign in or reset the password. | อีเมลนี้มีบัญชีอยู่แล้ว ลองเข้าสู่ระบบหรือกดลืมรหัสผ่าน |
              *     | KEY_REVOKED | 409 | This key is already revoked | คีย์นี้ถูกยกเลิกไปแล้ว |
+             *     | PAYEE_EXISTS | 409 | This account is already one of the shop’s payee accounts. If it is disabled, edit it and enable it instead of adding it again. | บัญชีนี้อยู่ในรายการบัญชีรับเงินของร้านแล้ว ถ้าปิดใช้งานไว้ ให้กดแก้ไขแล้วเปิดใช้งานแทนการเพิ่มใหม่ |
              *     | DELIVERY_IN_PROGRESS | 409 | This delivery is being sent right now. Wait a moment and refresh. | กำลังส่งรายการนี้อยู่ รอสักครู่แล้วกดรีเฟรช |
              *     | LINE_CHANNEL_IN_USE | 409 | This LINE account is already connected to another shop | บัญชี LINE นี้เชื่อมกับร้านอื่นอยู่แล้ว |
              *     | WEBHOOK_ENDPOINT_DISABLED | 409 | This endpoint is disabled. Enable it first, then redeliver. | ปลายทางนี้ปิดใช้งานอยู่ เปิดใช้งานก่อนแล้วค่อยส่งซ้ำ |
@@ -5781,7 +5792,7 @@ export type components = {
              *     | DECODER_UNAVAILABLE | 503 | The slip reader is not available; retry in a moment | ระบบอ่านสลิปไม่พร้อม กรุณาลองใหม่ |
              * @enum {unknown}
              */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "PAYEE_EXISTS" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
             /** @description HTTP status name, e.g. Forbidden */
             error: string;
             /** @description only when the picture re-uses a transfer this shop credited; nothing was charged or recorded */

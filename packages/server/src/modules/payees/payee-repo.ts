@@ -26,6 +26,24 @@ export function createPayeeRepo(db: Db) {
     async listActive(shopId: string): Promise<PayeeAccountsTable[]> {
       return activeQuery(db, shopId);
     },
+    /**
+     * The shop's account (active or disabled) with this number: for a bank account at that bank, for
+     * PromptPay of that kind of id (the bank code of a PromptPay entry does not make it another account).
+     */
+    async findSame(
+      shopId: string,
+      a: { kind: string; bankCode: string; proxyType: string | null; accountNumber: string },
+      trx: Db = db,
+    ): Promise<PayeeAccountsTable | undefined> {
+      let q = trx
+        .selectFrom('payee_accounts')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('kind', '=', a.kind)
+        .where('account_number', '=', a.accountNumber);
+      q = a.kind === 'BANK' ? q.where('bank_code', '=', a.bankCode) : q.where('proxy_type', '=', a.proxyType);
+      return q.executeTakeFirst();
+    },
     async count(shopId: string, trx: Db = db): Promise<number> {
       const r = await trx
         .selectFrom('payee_accounts')

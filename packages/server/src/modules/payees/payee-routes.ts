@@ -42,7 +42,7 @@ export const payeeRoutes: FastifyPluginAsyncTypebox<PayeeRouteDeps> = async (app
         tags,
         summary: 'Add a payee account (full number entered once)',
         body: PayeeCreateBody,
-        response: { 201: success(PayeeSchema), ...errorResponses(400, ...E) },
+        response: { 201: success(PayeeSchema), ...errorResponses(400, 409, ...E) },
       },
     },
     async (req, reply) => {

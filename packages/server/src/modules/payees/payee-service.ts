@@ -82,6 +82,15 @@ export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditSer
     async add(shopId: string, input: PayeeInput, actor: string): Promise<PayeeAccount> {
       const n = normalise(input);
       return db.transaction().execute(async (trx) => {
+        // A second copy of an account listed it twice on the screen and the money card (one row at 0.00
+        // beside the one slips were matched to), and removing the "extra" one moved the money it had
+        // received under a removed account. A disabled copy is still the shop's: it is enabled, not re-added.
+        if (await repo.findSame(shopId, n, trx))
+          throw new AppError(
+            'PAYEE_EXISTS',
+            409,
+            `This account (ending ${n.accountNumber.slice(-4)}) is already one of the shop's payee accounts`,
+          );
         const primary = input.isPrimary || (await repo.count(shopId, trx)) === 0;
         if (primary) await repo.clearPrimary(shopId, trx);
         const row: PayeeAccountsTable = {

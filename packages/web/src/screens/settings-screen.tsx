@@ -38,6 +38,11 @@ export function SettingsScreen() {
   );
   // The name is checked here first; a refusal the server still names is shown beside it too, in words.
   const [nameError, setNameError] = useState<MessageKey | null>(null);
+  // The retention months as typed. Clamping each keystroke to 1..120 made a field cleared with Backspace
+  // show 1, so the "6" typed next became 16 (and "24" became 120), saved without a word. The text is kept
+  // as typed; a whole number in range goes into the form, anything else is refused by the field's own
+  // required/min/max when saving.
+  const [monthsText, setMonthsText] = useState<string | null>(null);
   const refused = fieldRefusal(error, { shopName: 'form.nameInvalid' });
   const shownNameError = nameError ?? refused?.key;
   function submit(e: FormEvent) {
@@ -107,13 +112,13 @@ export function SettingsScreen() {
                   min={1}
                   max={120}
                   required
-                  value={String(form.privacy.retentionMonths)}
-                  onChange={(e) =>
-                    setForm({
-                      ...form,
-                      privacy: { ...form.privacy, retentionMonths: Math.max(1, Math.min(120, Number(e.target.value) || 1)) },
-                    })
-                  }
+                  value={monthsText ?? String(form.privacy.retentionMonths)}
+                  onChange={(e) => {
+                    const text = e.target.value;
+                    setMonthsText(text);
+                    const n = Number(text);
+                    if (/^\d+$/.test(text) && n >= 1 && n <= 120) setForm({ ...form, privacy: { ...form.privacy, retentionMonths: n } });
+                  }}
                 />
               </fieldset>
               <SavedFormActions saved={saved} error={refused ? null : error} busy={busy} isOwner={isOwner} />

@@ -187,6 +187,9 @@ const commands: Record<string, Handler> = {
   migrate: async () => ({ migrated: true }),
 };
 
+/** The commands above that take no options or arguments (each of the others parses its own with `flags`). */
+const NO_ARGUMENTS = new Set(['plan list', 'secrets reencrypt', 'migrate']);
+
 /** Extra commands registered by modules (decode, worker, webhook, line, mail...). */
 export const extraCommands: Record<string, CliCommand> = {};
 // Decoding needs no database: it is the support tool for "why did this slip not read?".
@@ -260,7 +263,14 @@ export async function runCli(
     out.stderr(`Unknown command "${argv.join(' ')}".\n\n${USAGE}`);
     return 2;
   }
-  return withContainer(env, out, USAGE, (container) => commands[name](container, argv.slice(name.split(' ').length)), true, {
+  const rest = argv.slice(name.split(' ').length);
+  // Checked before the container: it migrates the database for `migrate`, and `secrets reencrypt`
+  // re-seals every secret. Both ran on `--dry-run`, which they ignored (like any other word) with exit 0.
+  if (NO_ARGUMENTS.has(name) && rest.length) {
+    out.stderr(`Usage error: ${name} takes no options or arguments (got ${rest.join(' ')})\n\n${USAGE}`);
+    return 2;
+  }
+  return withContainer(env, out, USAGE, (container) => commands[name](container, rest), true, {
     createsDatabase: name === 'migrate',
   });
 }

@@ -150,6 +150,33 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     expect(bad.stderr).toContain('PORT');
   }, 120_000);
 
+  // `secrets reencrypt --dry-run` re-sealed every stored secret and `migrate --dry-run` migrated, exit 0:
+  // the commands without options ignored whatever they were given, where every other command refuses an
+  // unknown option (cli-args.ts). An operator's guess at an option must stop before anything changes.
+  it('a command without options refuses one (exit 2) before it runs: secrets reencrypt, migrate, plan list', async () => {
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'slipcheck-cli-noargs-'));
+    try {
+      const migrate = await cliWith({ DATA_DIR: fresh }, 'migrate', '--dry-run');
+      expect(migrate.code).toBe(2);
+      expect(migrate.stderr).toContain('--dry-run');
+      // Nothing was made: the folder still has no database.
+      expect(fs.readdirSync(fresh)).toEqual([]);
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+    for (const argv of [
+      ['secrets', 'reencrypt', '--dry-run'],
+      ['secrets', 'reencrypt', 'now'],
+      ['plan', 'list', '--bogus'],
+    ]) {
+      const r = await cli(...argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.stderr, argv.join(' ')).toContain(argv[2]!);
+    }
+    expect((await cli('secrets', 'reencrypt')).code).toBe(0);
+    expect((await cli('plan', 'list')).code).toBe(0);
+  });
+
   it('the slipcheck process itself: JSON on stdout with exit 0, usage errors exit 2, configuration errors exit 78', async () => {
     const [created, unknown, bad] = await Promise.all([
       cliProcess(baseEnv(), 'shop', 'create', '--name', 'ร้านจากคำสั่งจริง'),

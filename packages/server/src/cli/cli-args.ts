@@ -2,13 +2,17 @@ import { parseArgs } from 'node:util';
 
 export class UsageError extends Error {}
 
-/** Flags of one sub-command; unknown flags are a usage error, never silently ignored. */
+/**
+ * Flags of one sub-command; unknown flags are a usage error, never silently ignored, and so is a word
+ * left over: an unquoted value of two words (`--holder นาย สมชาย`) kept its first word and dropped the
+ * rest without a word. No command takes positional arguments (sub-commands are split off before).
+ */
 export function flags(argv: string[], spec: Record<string, 'string' | 'boolean'>) {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
       options: Object.fromEntries(Object.entries(spec).map(([k, type]) => [k, { type, multiple: false }])),
-      allowPositionals: true,
+      allowPositionals: false,
       strict: true,
     });
     return { values: values as Record<string, string | boolean | undefined>, positionals };

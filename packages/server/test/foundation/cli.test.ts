@@ -177,6 +177,20 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     expect((await cli('plan', 'list')).code).toBe(0);
   });
 
+  // A value of two words not put in quotes (`--holder นาย สมชาย`, `--name ร้าน กาแฟ`) kept its first word and
+  // dropped the rest without a word: a payee account or a shop saved under a cut name, exit 0.
+  it('a word left over after the options (an unquoted value of two words) is refused, exit 2, and nothing is saved', async () => {
+    const name = await cli('shop', 'create', '--name', 'ร้าน', 'กาแฟ');
+    expect(name.code).toBe(2);
+    expect(name.stderr).toContain('กาแฟ');
+    const shop = (await cli('shop', 'create', '--name', 'ร้าน กาแฟ')).json as { id: string; name: string };
+    expect(shop.name).toBe('ร้าน กาแฟ');
+    const holder = await cli('payee', 'add', '--shop', shop.id, '--bank', '004', '--account', '1234566609', '--holder', 'นาย', 'สมชาย');
+    expect(holder.code).toBe(2);
+    expect(holder.stderr).toContain('สมชาย');
+    expect((await cli('payee', 'list', '--shop', shop.id)).json).toEqual([]);
+  });
+
   it('the slipcheck process itself: JSON on stdout with exit 0, usage errors exit 2, configuration errors exit 78', async () => {
     const [created, unknown, bad] = await Promise.all([
       cliProcess(baseEnv(), 'shop', 'create', '--name', 'ร้านจากคำสั่งจริง'),

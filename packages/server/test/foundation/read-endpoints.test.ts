@@ -185,11 +185,11 @@ for (const kind of DB_KINDS) {
       expect((await get('from=2026-11-01T00:00:03Z&to=2026-11-01T00:00:04Z')).length).toBe(2);
     });
 
-    it('a date alone in from/to is a whole Bangkok day (ISO 8601 dates were refused before)', async () => {
-      const c = await seedShop(h, { name: 'Day shop' });
-      const at = ['2026-10-31T16:59:59.999Z', '2026-10-31T17:00:00.000Z', '2026-11-01T16:59:59.999Z', '2026-11-01T17:00:00.000Z'];
+    /** A shop with a SUCCESS checked at each instant (`made`, in order), and `get`: the ids a list query answers, sorted. */
+    const shopWithRecordsAt = async (name: string, refPrefix: string, at: string[]) => {
+      const c = await seedShop(h, { name });
       const made: string[] = [];
-      for (const [i, t] of at.entries()) made.push(await seedTx(h, c.shop.id, new Date(t), 'SUCCESS', { trans_ref: `DAY${i}` }));
+      for (const [i, t] of at.entries()) made.push(await seedTx(h, c.shop.id, new Date(t), 'SUCCESS', { trans_ref: `${refPrefix}${i}` }));
       const get = async (q: string) => {
         const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: c.auth });
         expect(r.statusCode, q).toBe(200);
@@ -198,6 +198,16 @@ for (const kind of DB_KINDS) {
           .data.items.map((i: { id: string }) => i.id)
           .sort();
       };
+      return { c, made, get };
+    };
+
+    it('a date alone in from/to is a whole Bangkok day (ISO 8601 dates were refused before)', async () => {
+      const { c, made, get } = await shopWithRecordsAt('Day shop', 'DAY', [
+        '2026-10-31T16:59:59.999Z',
+        '2026-10-31T17:00:00.000Z',
+        '2026-11-01T16:59:59.999Z',
+        '2026-11-01T17:00:00.000Z',
+      ]);
       // 1 November in Bangkok runs from 31 October 17:00 UTC through 1 November 16:59:59.999 UTC.
       expect(await get('from=2026-11-01&to=2026-11-01')).toEqual([made[1], made[2]].sort());
       expect(await get('from=2026-11-01')).toEqual([made[1], made[2], made[3]].sort());
@@ -218,18 +228,12 @@ for (const kind of DB_KINDS) {
     });
 
     it('every instant the date-time format accepts is read, not a 500: an hour-only offset and a leap second', async () => {
-      const c = await seedShop(h, { name: 'Instant shop' });
-      const at = ['2026-11-01T02:59:59.999Z', '2026-11-01T03:00:00.000Z', '2026-12-31T23:59:59.999Z', '2027-01-01T00:00:00.000Z'];
-      const made: string[] = [];
-      for (const [i, t] of at.entries()) made.push(await seedTx(h, c.shop.id, new Date(t), 'SUCCESS', { trans_ref: `INST${i}` }));
-      const get = async (q: string) => {
-        const r = await h.app.inject({ url: `/api/v1/transactions?${q}`, headers: c.auth });
-        expect(r.statusCode, q).toBe(200);
-        return r
-          .json()
-          .data.items.map((i: { id: string }) => i.id)
-          .sort();
-      };
+      const { made, get } = await shopWithRecordsAt('Instant shop', 'INST', [
+        '2026-11-01T02:59:59.999Z',
+        '2026-11-01T03:00:00.000Z',
+        '2026-12-31T23:59:59.999Z',
+        '2027-01-01T00:00:00.000Z',
+      ]);
       // RFC 3339's offset may be hours alone (+07 is +07:00): JavaScript's Date read it as Invalid Date.
       expect(await get(`from=${encodeURIComponent('2026-11-01T10:00:00+07')}&to=2026-11-30`)).toEqual([made[1]]);
       expect(await get(`to=${encodeURIComponent('2026-11-01T09:59:59.999+07')}`)).toEqual([made[0]]);

@@ -500,7 +500,7 @@ export const en: Record<MessageKey, string> = {
   'line.pushUsage': 'Pushes this month: {n}. Replies are free; pushes count against the official account’s monthly message allowance.',
   'line.monthlyLimitTitle': 'LINE monthly message limit reached',
   'line.monthlyLimit':
-    'Since {time} LINE refuses pushes from this official account until next month. Slips are still checked, but the bot can only answer with immediate replies. To lift it, raise the message plan in LINE Official Account Manager.',
+    'Since {time} LINE refuses pushes from this official account until next month. Slips are still checked, but the bot can only answer with immediate replies. To lift it, raise the message plan in LINE Official Account Manager: pushes start again within about 10 minutes.',
   'line.noChannels': 'No LINE official account linked yet',
   'line.noChannelsHint': 'Link your shop’s official account, then paste the webhook URL into LINE Developers.',
   'line.webhookUrl': 'Webhook URL (paste into LINE Developers)',

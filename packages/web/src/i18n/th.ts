@@ -486,7 +486,7 @@ export const th = {
   'line.pushUsage': 'ข้อความแบบพุชเดือนนี้: {n} ข้อความ การตอบกลับทันทีไม่นับ ส่วนพุชนับรวมในโควตาข้อความรายเดือนของ LINE Official Account',
   'line.monthlyLimitTitle': 'LINE ส่งข้อความครบโควตารายเดือนแล้ว',
   'line.monthlyLimit':
-    'ตั้งแต่ {time} LINE ไม่รับข้อความแบบพุชจากบัญชีนี้จนถึงเดือนหน้า ระบบยังตรวจสลิปได้ แต่จะตอบได้เฉพาะการตอบกลับทันที หากต้องการส่งต่อ ให้เพิ่มแพ็กเกจข้อความใน LINE Official Account Manager',
+    'ตั้งแต่ {time} LINE ไม่รับข้อความแบบพุชจากบัญชีนี้จนถึงเดือนหน้า ระบบยังตรวจสลิปได้ แต่จะตอบได้เฉพาะการตอบกลับทันที หากต้องการส่งต่อ ให้เพิ่มแพ็กเกจข้อความใน LINE Official Account Manager แล้วระบบจะกลับมาส่งได้ภายในประมาณ 10 นาที',
   'line.noChannels': 'ยังไม่ได้เชื่อมบัญชี LINE OA',
   'line.noChannelsHint': 'เชื่อมบัญชี LINE OA ของร้าน แล้วนำ Webhook URL ไปใส่ใน LINE Developers',
   'line.webhookUrl': 'Webhook URL (ใส่ใน LINE Developers)',

@@ -68,6 +68,15 @@ describe.skipIf(!HAS_CHROMIUM)('settings: the retention months as typed (Chromiu
     expect((await saved()).privacy?.retentionMonths).toBe(24);
   });
 
+  // Alerts by e-mail go to every active person of the shop (owner and staff: mail-owner-alerts recipients),
+  // but the box said "to <the signed-in person's address>" alone.
+  it('the e-mail notices box says they go to the whole team, not only to the signed-in address', async () => {
+    await go('/settings');
+    const box = page.locator('label', { hasText: /Send notices by e-mail|ส่งการแจ้งเตือนทางอีเมล/ });
+    await expect.poll(() => box.innerText()).toMatch(/team|ทีม/);
+    expect(await box.innerText()).toContain(EMAIL);
+  });
+
   it('a number outside 1..120 is not saved (the field’s own range check stops it) and the months stay as they were', async () => {
     await go('/settings');
     await months().fill('');

@@ -414,7 +414,7 @@ export const en: Record<MessageKey, string> = {
   'settings.staleAlerts': 'Alert me about old slips',
   'settings.staleAlertsHint': 'A slip whose transfer time is too old may be re-used',
   'settings.emailNotices': 'Send notices by e-mail',
-  'settings.emailHint': 'to {email}',
+  'settings.emailHint': 'to everyone on the shop’s team (Team page), you included ({email})',
   'settings.password': 'Change password',
   'settings.currentPassword': 'Current password',
   'settings.changePassword': 'Change password',

@@ -401,7 +401,7 @@ export const th = {
   'settings.staleAlerts': 'แจ้งเตือนเมื่อพบสลิปเก่า',
   'settings.staleAlertsHint': 'สลิปที่เวลาโอนเก่าเกินกำหนดอาจเป็นสลิปที่นำมาใช้ซ้ำ',
   'settings.emailNotices': 'ส่งการแจ้งเตือนทางอีเมล',
-  'settings.emailHint': 'ส่งไปที่ {email}',
+  'settings.emailHint': 'ส่งถึงทุกคนในทีมของร้าน (หน้าทีม) รวมถึงคุณ ({email})',
   'settings.password': 'เปลี่ยนรหัสผ่าน',
   'settings.currentPassword': 'รหัสผ่านปัจจุบัน',
   'settings.changePassword': 'เปลี่ยนรหัสผ่าน',

@@ -27,6 +27,20 @@ export function required(values: Record<string, unknown>, name: string): string 
   return v;
 }
 
+/**
+ * A value (or, with `list`, a comma list whose every item is) one of `allowed`, as the help lists them.
+ * A misspelt value is a usage error (exit 2) naming them: an export with `--status success` wrote an
+ * empty file with exit 0, and `shop set-state --state weird` reached the service and exited 1 (a miss).
+ */
+export function oneOf(values: Record<string, unknown>, name: string, allowed: readonly string[], list = false): string | undefined {
+  const v = values[name] as string | undefined;
+  if (v === undefined) return undefined;
+  const items = list ? v.split(',') : [v];
+  if (items.some((x) => !allowed.includes(x)))
+    throw new UsageError(`--${name} must be ${list ? 'a comma list of ' : 'one of '}${allowed.join(', ')}`);
+  return v;
+}
+
 /** `range`: the values allowed (a page size); one outside it is a usage error, never quietly clamped. */
 export function optionalInt(values: Record<string, unknown>, name: string, range?: { min: number; max: number }): number | undefined {
   const v = values[name];

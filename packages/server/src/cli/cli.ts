@@ -1,6 +1,8 @@
 import type { Container } from '../container.js';
 import { AppError } from '../errors.js';
-import { flags, optionalInt, required, UsageError } from './cli-args.js';
+import { flags, oneOf, optionalInt, required, UsageError } from './cli-args.js';
+import { SHOP_STATES } from '../modules/shops/shop-service.js';
+import { PAYEE_KINDS, PROXY_TYPES } from '../modules/payees/payee-service.js';
 import { bindCommand, withContainer, type CliCommand, type Out } from './cli-runner.js';
 import { runDecodeCommand, runReadCommand } from '../modules/slip-qr/slip-qr-command.js';
 import { runDemo } from './demo-command.js';
@@ -49,7 +51,11 @@ const commands: Record<string, Handler> = {
   'shop create': async (container, argv) => {
     const { values } = flags(argv, { name: 'string', plan: 'string', state: 'string' });
     return container.shops.create(
-      { name: required(values, 'name'), planCode: values.plan as string | undefined, state: values.state as never },
+      {
+        name: required(values, 'name'),
+        planCode: values.plan as string | undefined,
+        state: oneOf(values, 'state', ['trial', 'active']) as never,
+      },
       OPERATOR,
     );
   },
@@ -59,7 +65,8 @@ const commands: Record<string, Handler> = {
   },
   'shop set-state': async (container, argv) => {
     const { values } = flags(argv, { shop: 'string', state: 'string' });
-    return container.shops.setState(required(values, 'shop'), required(values, 'state') as never, OPERATOR);
+    const state = oneOf(values, 'state', SHOP_STATES) ?? required(values, 'state');
+    return container.shops.setState(required(values, 'shop'), state as never, OPERATOR);
   },
   'shop show': async (container, argv) => {
     const { values } = flags(argv, { shop: 'string' });
@@ -114,8 +121,8 @@ const commands: Record<string, Handler> = {
         bankCode: (values.bank as string) ?? '',
         accountNumber: required(values, 'account'),
         holder: required(values, 'holder'),
-        kind: values.kind as string | undefined,
-        proxyType: values['proxy-type'] as string | undefined,
+        kind: oneOf(values, 'kind', PAYEE_KINDS),
+        proxyType: oneOf(values, 'proxy-type', PROXY_TYPES),
         isPrimary: !!values.primary,
       },
       OPERATOR,
@@ -133,7 +140,7 @@ const commands: Record<string, Handler> = {
     const { key, view } = await container.apiKeys.create(
       required(values, 'shop'),
       {
-        environment: required(values, 'env') as never,
+        environment: (oneOf(values, 'env', ['live', 'test']) ?? required(values, 'env')) as never,
         scopes: values.scopes as string | undefined,
         name: values.name as string | undefined,
       },

@@ -177,6 +177,29 @@ describe('operator CLI end to end (same DATA_DIR as the service)', { timeout: 24
     expect((await cli('plan', 'list')).code).toBe(0);
   });
 
+  // A state, environment or kind the help does not list reached the service: `shop set-state --state weird`
+  // exited 1 (as a miss, not a wrong command line), `shop create --state past_due` made a shop in a state
+  // the help does not offer, and `key create --env prod` answered a service error.
+  it('a value the help does not list is a usage error naming the allowed ones (exit 2), and nothing is made', async () => {
+    const shop = (await cli('shop', 'create', '--name', 'Listed values')).json as { id: string; state: string };
+    for (const [argv, allowed] of [
+      [['shop', 'set-state', '--shop', shop.id, '--state', 'weird'], 'trial, active, past_due, suspended'],
+      [['shop', 'create', '--name', 'Overdue', '--state', 'past_due'], 'trial, active'],
+      [['key', 'create', '--shop', shop.id, '--env', 'prod'], 'live, test'],
+      [
+        ['payee', 'add', '--shop', shop.id, '--bank', '004', '--account', '1234567890', '--holder', 'x', '--kind', 'bank'],
+        'BANK, PROMPTPAY',
+      ],
+    ] as const) {
+      const r = await cli(...argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      expect(r.stderr, argv.join(' ')).toContain(allowed);
+    }
+    expect((await cli('shop', 'show', '--shop', shop.id)).json).toMatchObject({ state: shop.state, payeeAccounts: [] });
+    expect((await cli('key', 'list', '--shop', shop.id)).json).toEqual([]);
+    expect((await cli('shop', 'set-state', '--shop', shop.id, '--state', 'past_due')).json).toMatchObject({ state: 'past_due' });
+  });
+
   // A value of two words not put in quotes (`--holder นาย สมชาย`, `--name ร้าน กาแฟ`) kept its first word and
   // dropped the rest without a word: a payee account or a shop saved under a cut name, exit 0.
   it('a word left over after the options (an unquoted value of two words) is refused, exit 2, and nothing is saved', async () => {

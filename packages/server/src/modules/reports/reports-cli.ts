@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { PassThrough, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { TRANSACTION_SOURCES, TRANSACTION_STATUSES } from '@slipcheck/sdk';
-import { flags, required, UsageError } from '../../cli/cli-args.js';
+import { flags, oneOf, required, UsageError } from '../../cli/cli-args.js';
 import type { ModuleCommand } from '../../cli/cli-command.js';
 import type { ReportsModule } from './reports-module.js';
 import { dayRange } from './reports-time.js';
@@ -34,20 +34,6 @@ function instant(v: string | undefined, timeZone: string, end: boolean): string 
   if (!/^\d{4}-\d{2}-\d{2}T/.test(v) || Number.isNaN(Date.parse(v)))
     throw new UsageError(`${name} must be YYYY-MM-DD or an ISO 8601 date-time`);
   return new Date(v).toISOString();
-}
-
-/**
- * A comma list whose every item is one of `allowed` (as the dashboard's export route checks it). A
- * misspelt value (`--status success`, `--source FAX`) matched no record, so the export wrote an empty
- * file with exit 0, which an operator reads as "nothing happened that day".
- */
-function oneOf(values: Record<string, unknown>, name: string, allowed: readonly string[], list: boolean): string | undefined {
-  const v = values[name] as string | undefined;
-  if (v === undefined) return undefined;
-  const items = list ? v.split(',') : [v];
-  if (items.some((x) => !allowed.includes(x)))
-    throw new UsageError(`--${name} must be ${list ? 'a comma list of ' : 'one of '}${allowed.join(', ')}`);
-  return v;
 }
 
 /** What the export command uses, filled by cli.ts from the container. */

@@ -147,4 +147,26 @@ describe.skipIf(!HAS_CHROMIUM)('webhook delivery errors in plain words (Chromium
       }
     }
   });
+
+  // With every event unticked the add dialog's Save button was greyed out and nothing said why.
+  it('the add dialog says why Save waits when no event is ticked, in Thai and English', async () => {
+    await page.setViewportSize({ width: 360, height: 844 });
+    for (const lang of ['th', 'en'] as const) {
+      await page.goto(`${base}/webhooks`);
+      await page.getByRole('button', { name: lang === 'th' ? 'ไทย' : 'EN', exact: true }).click();
+      await page.getByRole('button', { name: translate(lang, 'webhooks.add'), exact: true }).click();
+      const dialog = page.getByRole('dialog');
+      for (const box of await dialog.getByRole('checkbox').all()) await box.uncheck();
+      const save = dialog.getByRole('button', { name: translate(lang, 'common.save'), exact: true });
+      expect(await save.isDisabled()).toBe(true);
+      const why = dialog.locator('#webhook-events-why');
+      await expect.poll(() => why.isVisible()).toBe(true);
+      expect(await why.innerText()).toBe(translate(lang, 'webhooks.pickEvent'));
+      expect(await save.getAttribute('aria-describedby')).toBe('webhook-events-why');
+      await dialog.getByRole('checkbox').first().check();
+      expect(await why.count()).toBe(0);
+      expect(await save.isDisabled()).toBe(false);
+      await page.keyboard.press('Escape');
+    }
+  });
 });

@@ -380,6 +380,7 @@ export const en: Record<MessageKey, string> = {
   'webhooks.urlHint': 'Must be an https:// address reachable from the internet',
   'webhooks.description': 'Description (optional)',
   'webhooks.events': 'Events',
+  'webhooks.pickEvent': 'Choose at least one event: the endpoint is sent only the events ticked here.',
   'webhooks.event.slip.verified': 'genuine slip',
   'webhooks.event.slip.duplicate': 'duplicate slip',
   'webhooks.event.slip.failed': 'slip failed',

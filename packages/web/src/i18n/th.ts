@@ -368,6 +368,7 @@ export const th = {
   'webhooks.urlHint': 'ต้องเป็น https:// ที่เข้าถึงได้จากอินเทอร์เน็ต',
   'webhooks.description': 'คำอธิบาย (ไม่บังคับ)',
   'webhooks.events': 'เหตุการณ์',
+  'webhooks.pickEvent': 'เลือกอย่างน้อยหนึ่งเหตุการณ์ ปลายทางจะได้รับเฉพาะเหตุการณ์ที่เลือกไว้',
   'webhooks.event.slip.verified': 'สลิปถูกต้อง',
   'webhooks.event.slip.duplicate': 'สลิปซ้ำ',
   'webhooks.event.slip.failed': 'สลิปไม่ผ่าน',

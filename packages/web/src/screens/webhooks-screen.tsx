@@ -117,6 +117,12 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
             onChange={(e) => setEvents((xs) => (e.target.checked ? [...xs, ev] : xs.filter((x) => x !== ev)))}
           />
         ))}
+        {/* Save waits for an event: say so, or the greyed button looks broken. */}
+        {!events.length && (
+          <p id="webhook-events-why" className="field-hint">
+            {t('webhooks.pickEvent')}
+          </p>
+        )}
       </fieldset>
       <ErrorText error={error} />
       {hasErrorCode(error, 'INVALID_WEBHOOK_URL') && (
@@ -133,7 +139,13 @@ function AddEndpoint({ onDone }: { onDone: (s: { id: string; secret: string } | 
           </details>
         </div>
       )}
-      <Button type="submit" busy={busy} disabled={!events.length} className="btn-block">
+      <Button
+        type="submit"
+        busy={busy}
+        disabled={!events.length}
+        aria-describedby={events.length ? undefined : 'webhook-events-why'}
+        className="btn-block"
+      >
         {t('common.save')}
       </Button>
     </form>

@@ -255,6 +255,20 @@ function suite(kind: DbKind) {
     expect((await h.c.audit.list(owner.shopId)).filter((a) => a.action === 'transactions.export').length).toBe(before);
   });
 
+  // The list reads an hour-only offset (+07) and a leap second (both RFC 3339, as the OpenAPI document
+  // says); the export refused the same bounds as "not an ISO 8601 date-time".
+  it('the export takes the bounds the list takes: an hour-only offset and a leap second', async () => {
+    const q = `from=${encodeURIComponent('2026-11-01T00:00:00+07')}&to=${encodeURIComponent('2026-11-30T23:59:60Z')}`;
+    const list = await get(`/api/dashboard/transactions?${q}`);
+    expect(list.statusCode).toBe(200);
+    const res = await get(`/api/dashboard/transactions/export?format=csv&${q}`);
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    expect(res.headers['content-type']).toMatch(/text\/csv/);
+    const bad = await get(`/api/dashboard/transactions/export?format=csv&from=${encodeURIComponent('2026-11-01T00:00:00+25')}`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
   it('the transactions list searches by clientRef and amount range', async () => {
     const byRef = (await get('/api/dashboard/transactions?clientRef=ORD-0999')).json().data.items;
     expect(byRef.map((t: { clientRef: string }) => t.clientRef)).toEqual(['ORD-0999']);

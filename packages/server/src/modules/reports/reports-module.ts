@@ -14,7 +14,7 @@ import type { PayeeService } from '../payees/payee-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { ShopService } from '../shops/shop-service.js';
-import type { TransactionFilters, TransactionService } from '../transactions/transaction-service.js';
+import { filterInstant, type TransactionFilters, type TransactionService } from '../transactions/transaction-service.js';
 import { bankWord, MONEY_WORDS } from '@slipcheck/sdk';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import { exportStream, writeExport, type ExportFormat, type ExportLang, type ExportOptions, type ExportRecord } from './reports-export.js';
@@ -77,14 +77,24 @@ export function createReportsModule(deps: {
 
   const repo = createReportsRepo(deps.db);
 
+  /**
+   * A from/to bound as an instant, read as the list reads it (an hour-only offset, a leap second: the
+   * export refused, then failed with a 500 on, what the list took). A date alone stands for its UTC
+   * midnight here, where it is only checked, compared and named; the list reads it as a whole day.
+   */
+  function boundInstant(k: 'from' | 'to', v: string): Date {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return filterInstant(k, v);
+    const day = new Date(v);
+    if (Number.isNaN(day.getTime())) throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date or date-time`);
+    return day;
+  }
+
   /** The refusals of an export request (the error envelope), before any file or ticket. */
   function checkExport(f: ExportFilters, format: ExportFormat) {
     if (format !== 'csv' && format !== 'xlsx') throw new AppError('VALIDATION_ERROR', 400, 'format must be csv or xlsx');
-    for (const k of ['from', 'to'] as const) {
-      if (f[k] !== undefined && Number.isNaN(Date.parse(f[k]!)))
-        throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date-time`);
-    }
-    if (f.from && f.to && Date.parse(f.from) > Date.parse(f.to)) throw new AppError('INVALID_RANGE', 400, 'from must not be after to');
+    const from = f.from === undefined ? undefined : boundInstant('from', f.from);
+    const to = f.to === undefined ? undefined : boundInstant('to', f.to);
+    if (from && to && from > to) throw new AppError('INVALID_RANGE', 400, 'from must not be after to');
     if (f.amountMinSatang !== undefined && f.amountMaxSatang !== undefined && f.amountMinSatang > f.amountMaxSatang)
       throw new AppError('INVALID_RANGE', 400, 'amountMin must not be above amountMax');
   }
@@ -203,9 +213,9 @@ export function createReportsModule(deps: {
    * yesterday's UTC date.
    */
   function exportFileName(f: Pick<ExportFilters, 'from' | 'to'>, format: ExportFormat): string {
-    const day = (iso: string | undefined) => (iso ? localDay(new Date(iso), deps.timeZone) : localDay(deps.clock.now(), deps.timeZone));
-    const from = f.from ? day(f.from) : null;
-    const to = day(f.to);
+    const day = (k: 'from' | 'to', v: string | undefined) => localDay(v ? boundInstant(k, v) : deps.clock.now(), deps.timeZone);
+    const from = f.from ? day('from', f.from) : null;
+    const to = day('to', f.to);
     const range = from === null || from === to ? to : `${from}_${to}`;
     return `slipcheck-${range}.${format}`;
   }

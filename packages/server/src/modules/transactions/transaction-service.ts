@@ -50,8 +50,11 @@ const HOURS_ONLY_OFFSET = /([+-]\d{2})$/;
 const LEAP_SECOND = /(T\d{2}:\d{2}:)60/i;
 const LAST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/** A filter's date-time as the instant it names: +07 is +07:00, a leap second the second after 23:59:59. */
-function instant(name: 'from' | 'to', v: string): Date {
+/**
+ * A filter's date-time as the instant it names: +07 is +07:00, a leap second the second after 23:59:59;
+ * 400 VALIDATION_ERROR when it names none. The export's checks read its bounds with it too (reports).
+ */
+export function filterInstant(name: 'from' | 'to', v: string): Date {
   const leap = LEAP_SECOND.test(v);
   const text = (leap ? v.replace(LEAP_SECOND, '$159') : v).replace(HOURS_ONLY_OFFSET, '$1:00');
   // Past 9999 (its leap second, or 9999-12-31T23:00:00-01:00) an instant prints as +010000-..., which
@@ -75,8 +78,8 @@ export interface Superseder {
  */
 export function createTransactionService(deps: { db: Db; timeZone: string }) {
   const repo = createTransactionRepo(deps.db);
-  const startOf = (v: string) => (DAY.test(v) ? dayRange(v, deps.timeZone).from : instant('from', v)).toISOString();
-  const endOf = (v: string) => (DAY.test(v) ? new Date(dayRange(v, deps.timeZone).to.getTime() - 1) : instant('to', v)).toISOString();
+  const startOf = (v: string) => (DAY.test(v) ? dayRange(v, deps.timeZone).from : filterInstant('from', v)).toISOString();
+  const endOf = (v: string) => (DAY.test(v) ? new Date(dayRange(v, deps.timeZone).to.getTime() - 1) : filterInstant('to', v)).toISOString();
   return {
     async list(shopId: string, f: TransactionFilters): Promise<{ items: TransactionRecord[]; nextCursor: string | null }> {
       const limit = f.limit ?? 50;

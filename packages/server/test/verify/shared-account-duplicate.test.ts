@@ -133,6 +133,25 @@ for (const kind of DB_KINDS) {
       expect(JSON.stringify([second.body, again.body])).not.toContain(a.shop.id);
     });
 
+    // What the wording above rests on: one account in two shops is the same account, a PromptPay id
+    // whichever bank it was entered under; another number or bank is not.
+    it('two shops hold the same account exactly when the bank and number (or the PromptPay id) agree', async () => {
+      const [a, b] = [await seedShop(h, { payee: false }), await seedShop(h, { payee: false })];
+      const add = async (shopId: string, p: { bankCode: string; accountNumber: string; kind?: string; proxyType?: string }) =>
+        (await h.c.payees.add(shopId, { holder: 'ร้าน', ...p }, 'test')).id;
+      const same = async (x: string, y: string) => h.c.payees.sameAccount({ shopId: a.shop.id, id: x }, { shopId: b.shop.id, id: y });
+      const bankA = await add(a.shop.id, { bankCode: '004', accountNumber: '1234566609' });
+      expect(await same(bankA, await add(b.shop.id, { bankCode: '004', accountNumber: '1234566609' }))).toBe(true);
+      expect(await same(bankA, await add(b.shop.id, { bankCode: '004', accountNumber: '5555566609' }))).toBe(false);
+      expect(await same(bankA, await add(b.shop.id, { bankCode: '014', accountNumber: '1234566609' }))).toBe(false);
+      const ppA = await add(a.shop.id, { kind: 'PROMPTPAY', proxyType: 'PHONE', bankCode: '004', accountNumber: '0812345678' });
+      expect(
+        await same(ppA, await add(b.shop.id, { kind: 'PROMPTPAY', proxyType: 'PHONE', bankCode: '014', accountNumber: '0812345678' })),
+      ).toBe(true);
+      // Another shop's id read with this shop's id is no account: unknown, not "different".
+      expect(await h.c.payees.sameAccount({ shopId: b.shop.id, id: bankA }, { shopId: b.shop.id, id: bankA })).toBeNull();
+    });
+
     it('a test-key check in one branch does not make a live check in the other a DUPLICATE', async () => {
       const a = await seedShop(h, { env: 'test' });
       const b = await seedShop(h);

@@ -121,15 +121,17 @@ export function createPayeeService(deps: { db: Db; clock: Clock; audit: AuditSer
       return repo.listActive(shopId);
     },
     /**
-     * Whether two payee accounts (of two shops, each read with its own shop id) are the same account:
-     * same kind, bank, number and PromptPay type. Null when either is gone. The pipeline asks it of a
+     * Whether two payee accounts (of two shops, each read with its own shop id) are the same account: a
+     * bank account with the same bank and number, a PromptPay id of the same type and value (its bank
+     * code does not make it another account, as for a shop's own copies: repo findSame). Null when either is gone. The pipeline asks it of a
      * transfer two shops matched (a slip shows only part of the receiving number); nothing of the other
      * shop's account leaves this call but the answer.
      */
     async sameAccount(a: { shopId: string; id: string }, b: { shopId: string; id: string }): Promise<boolean | null> {
       const [x, y] = await Promise.all([repo.get(a.shopId, a.id), repo.get(b.shopId, b.id)]);
       if (!x || !y) return null;
-      return x.kind === y.kind && x.bank_code === y.bank_code && x.account_number === y.account_number && x.proxy_type === y.proxy_type;
+      if (x.kind !== y.kind || x.account_number !== y.account_number) return false;
+      return x.kind === 'BANK' ? x.bank_code === y.bank_code : x.proxy_type === y.proxy_type;
     },
     async update(
       shopId: string,

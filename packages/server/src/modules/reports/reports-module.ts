@@ -14,7 +14,7 @@ import type { PayeeService } from '../payees/payee-service.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { ShopService } from '../shops/shop-service.js';
-import { filterInstant, type TransactionFilters, type TransactionService } from '../transactions/transaction-service.js';
+import { filterInstant, isDayBound, type TransactionFilters, type TransactionService } from '../transactions/transaction-service.js';
 import { bankWord, MONEY_WORDS } from '@slipcheck/sdk';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import { exportStream, writeExport, type ExportFormat, type ExportLang, type ExportOptions, type ExportRecord } from './reports-export.js';
@@ -83,7 +83,7 @@ export function createReportsModule(deps: {
    * midnight here, where it is only checked, compared and named; the list reads it as a whole day.
    */
   function boundInstant(k: 'from' | 'to', v: string): Date {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) return filterInstant(k, v);
+    if (!isDayBound(v)) return filterInstant(k, v);
     const day = new Date(v);
     if (Number.isNaN(day.getTime())) throw new AppError('VALIDATION_ERROR', 400, `${k} must be an ISO 8601 date or date-time`);
     return day;

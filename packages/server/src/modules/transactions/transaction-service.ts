@@ -43,6 +43,8 @@ function decodeCursor(raw: string): Cursor {
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/** A filter bound that is a date alone (a whole day in TIME_ZONE), not an instant. */
+export const isDayBound = (v: string) => DAY.test(v);
 
 // Two RFC 3339 forms the schema's date-time format accepts and JavaScript's Date reads as Invalid Date
 // (a 500 for the caller): an offset of hours alone (+07) and a leap second (23:59:60 UTC).

@@ -176,7 +176,8 @@ export const isErrorCode = (code: unknown): code is ErrorCode => typeof code ===
 
 /**
  * Why a 402 was answered (`reason` in its envelope): the trial ended, the monthly quota is used up,
- * or a test key is over its monthly cap. The same code (QUOTA_EXCEEDED) covers the first two.
+ * the trial's slips are used up (its pool spans its days, not a month: dashboard and LINE only, as a
+ * trial has no API keys), or a test key is over its monthly cap. QUOTA_EXCEEDED covers the first three.
  */
-export const QUOTA_REASONS = ['TRIAL_ENDED', 'MONTHLY_QUOTA', 'TEST_CAP'] as const;
+export const QUOTA_REASONS = ['TRIAL_ENDED', 'MONTHLY_QUOTA', 'TRIAL_QUOTA', 'TEST_CAP'] as const;
 export type QuotaReason = (typeof QUOTA_REASONS)[number];

@@ -30,7 +30,7 @@ export const ErrorEnvelope = Type.Object(
     quota: Type.Optional(Type.Object({ used: Type.Integer(), limit: Type.Integer(), remaining: Type.Integer() })),
     reason: Type.Optional(
       Type.String({
-        description: `why, for codes with more than one cause. 402: ${QUOTA_REASONS.join(', ')} (the trial ended, the monthly quota is used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...).`,
+        description: `why, for codes with more than one cause. 402: ${QUOTA_REASONS.join(', ')} (the trial ended, the monthly quota is used up, the trial's slips are used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...).`,
       }),
     ),
   },

@@ -51,6 +51,34 @@ for (const kind of DB_KINDS) {
       expect(await alerts()).toHaveLength(2);
     });
 
+    it("a trial's quota alerts speak of the trial's slips, not of this month or the next", async () => {
+      const o = await signup(h, { shopName: 'ร้านทดลอง' });
+      const mails = async () => (await h.c.mail.list({ to: o.email })).filter((m) => m.template === 'owner_alert_quota_100');
+      await h.c.db.transaction().execute((trx) =>
+        enqueueOutbox(
+          trx,
+          {
+            kind: OWNER_ALERT_JOB,
+            shopId: o.shopId,
+            payload: { shopId: o.shopId, type: 'QUOTA_100', detail: { used: 50, limit: 50, trial: true } },
+          },
+          h.c.clock.now(),
+        ),
+      );
+      const job = await h.c.db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('kind', '=', OWNER_ALERT_JOB)
+        .where('shop_id', '=', o.shopId)
+        .executeTakeFirstOrThrow();
+      const row = { id: job.id, kind: job.kind, shopId: job.shop_id, payload: JSON.parse(job.payload), attempts: 1 };
+      await h.c.outboxHandlers[OWNER_ALERT_JOB]!(row as never, { now: () => h.c.clock.now() } as never);
+      const [mail] = await mails();
+      expect(mail.text).toContain("The trial's slip checks are used up");
+      expect(mail.text).toContain('ช่วงทดลองใช้');
+      expect(mail.text).not.toMatch(/next month|เดือนหน้า|this month/);
+    });
+
     it('`slipcheck mail list --to` shows the sink to the operator', async () => {
       const o = await signup(h);
       const lines: string[] = [];

@@ -74,7 +74,7 @@ describe.skipIf(!HAS_CHROMIUM)('a re-used slip at the quota wall, dashboard and 
     expect(text).toContain(first.time);
     const link = warning.getByRole('link', { name: words['check.reused.open'] });
     expect(await link.getAttribute('href')).toBe(`/transactions/${first.id}`);
-    await p.getByText(words['error.QUOTA_EXCEEDED.MONTHLY_QUOTA']).waitFor();
+    await p.getByText(words['error.QUOTA_EXCEEDED.TRIAL_QUOTA']).waitFor();
     await noOverflow(p, shotName);
     // A full-page shot of a scrolled page draws the sticky bar mid-page: shoot from the top.
     await p.evaluate(() => window.scrollTo(0, 0));
@@ -125,7 +125,7 @@ describe.skipIf(!HAS_CHROMIUM)('a re-used slip at the quota wall, dashboard and 
 
     // A transfer the shop has not seen: the quota answer alone, no warning.
     await dash.getByTestId('slip-input').setInputFiles(await slipFile((await bank.register({ amount: 99 })).transRef));
-    await dash.getByText(th['error.QUOTA_EXCEEDED.MONTHLY_QUOTA']).waitFor();
+    await dash.getByText(th['error.QUOTA_EXCEEDED.TRIAL_QUOTA']).waitFor();
     expect(await dash.getByTestId('reused-slip').count()).toBe(0);
 
     await dash.getByTestId('slip-input').setInputFiles(await slipFile(transRef));
@@ -175,7 +175,7 @@ describe.skipIf(!HAS_CHROMIUM)('a re-used slip at the quota wall, dashboard and 
         // Other channels use the rest while the mini-app stays open.
         await c.quota.adjust(shopId, { used: 50 }, 'test');
         await mini.getByTestId('slip-input').setInputFiles(await slipFile((await bank.register({ amount: 12 })).transRef));
-        await mini.getByText((lang === 'th' ? th : en)['error.QUOTA_EXCEEDED.MONTHLY_QUOTA']).waitFor();
+        await mini.getByText((lang === 'th' ? th : en)['error.QUOTA_EXCEEDED.TRIAL_QUOTA']).waitFor();
         await expect.poll(() => left().textContent(), { timeout: 5_000 }).toBe(MINI_TEXT[lang].quotaLeft.replace('{n}', '0'));
         await noOverflow(mini, `quota left after 402 @${width} ${lang}`);
         await mini.screenshot({ path: path.join(SHOTS, `quota-wall-left-miniapp-${lang}-${width}.png`) });

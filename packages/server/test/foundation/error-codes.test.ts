@@ -118,7 +118,7 @@ for (const kind of DB_KINDS) {
       return e as AppError;
     };
 
-    it('TRIAL_ENDED for an ended trial, MONTHLY_QUOTA for a used-up pool, TEST_CAP for a test key over its cap', async () => {
+    it("TRIAL_ENDED for an ended trial, TRIAL_QUOTA for a trial's used-up slips, MONTHLY_QUOTA for a used-up month, TEST_CAP for a test key over its cap", async () => {
       const trial = await seedShop(h, { plan: 'TRIAL' });
       const plan = await h.c.plans.get('TRIAL');
       await h.c.db
@@ -137,7 +137,12 @@ for (const kind of DB_KINDS) {
 
       const running = await seedShop(h, { plan: 'TRIAL' });
       await h.c.quota.adjust(running.shop.id, { used: plan.monthlyLimit }, 'test');
-      const monthly = await refusal(h.c.quota.reserve(running.shop, plan, 'live'));
+      const used = await refusal(h.c.quota.reserve(running.shop, plan, 'live'));
+      expect(used).toMatchObject({ code: 'QUOTA_EXCEEDED', statusCode: 402, extra: { reason: 'TRIAL_QUOTA' } });
+      const paid = await seedShop(h);
+      const starter = await h.c.plans.get('STARTER');
+      await h.c.quota.adjust(paid.shop.id, { used: 510 }, 'test'); // 500 and the free buffer of 10
+      const monthly = await refusal(h.c.quota.reserve(paid.shop, starter, 'live'));
       expect(monthly).toMatchObject({ code: 'QUOTA_EXCEEDED', statusCode: 402, extra: { reason: 'MONTHLY_QUOTA' } });
 
       await h.c.quota.adjust(running.shop.id, { testUsed: h.config.TEST_QUOTA_LIMIT }, 'test');

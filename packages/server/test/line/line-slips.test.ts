@@ -233,10 +233,10 @@ for (const kind of DB_KINDS) {
     });
 
     it('quota exhausted: a polite reply each time, the owner alerted once', async () => {
-      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const s = await k.linkedShop({ plan: 'STARTER' });
       const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', user('Uboss'), textMessage(c.code)));
-      await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+      await k.h.c.quota.adjust(s.shop.id, { used: 510 }, 'test');
       for (let i = 0; i < 2; i++) {
         const t = await bank.register();
         const e = ev('message', user('Ubuyer'), imageMessage(upload(await bank.slip(t.transRef))));
@@ -253,13 +253,13 @@ for (const kind of DB_KINDS) {
       // The quota wall stands before the decoder, so a re-used slip got "the shop will confirm your payment
       // manually" (customer) / "confirm the payment manually" (staff): staff then found the money of the
       // first payment in the bank app and handed over the goods a second time.
-      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const s = await k.linkedShop({ plan: 'STARTER' });
       await linkGroup(s, 'Cwall');
       const t = await bank.register({ amount: 420 });
       const first = ev('message', user('Upayer'), imageMessage(upload(await bank.slip(t.transRef))));
       await s.post(first);
       expect(flexOf(replyFor(first))!.altText).toContain('ได้รับยอดโอนแล้ว');
-      await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+      await k.h.c.quota.adjust(s.shop.id, { used: 510 }, 'test');
 
       const again = ev('message', user('Upayer'), imageMessage(upload(await bank.slip(t.transRef, 'jpeg70', 'jpg'))));
       await s.post(again);
@@ -280,20 +280,20 @@ for (const kind of DB_KINDS) {
       const rows = await k.h.c.db.selectFrom('transactions').select('status').where('shop_id', '=', s.shop.id).execute();
       expect(rows.map((r) => r.status)).toEqual(['SUCCESS']);
       const shop = await k.h.c.shops.get(s.shop.id);
-      expect((await k.h.c.quota.snapshot(shop, await k.h.c.plans.get('TRIAL'))).used).toBe(50);
+      expect((await k.h.c.quota.snapshot(shop, await k.h.c.plans.get('STARTER'))).used).toBe(510);
     });
 
     it('quota exhausted: a picture without a slip is told so, not "the shop will confirm your payment manually"', async () => {
       // The wall stands before the decoder: a customer's photo of a product (or anything not a slip) in 1:1
       // was answered "the shop used up its checks; it will confirm your payment manually", as if a payment
       // had been sent. Below the wall the same photo is told "no slip in this picture".
-      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const s = await k.linkedShop({ plan: 'STARTER' });
       const c = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
       await s.post(ev('message', user('Uboss-nonslip'), textMessage(c.code)));
       await linkGroup(s, 'Cwall-nonslip');
       const g = (await k.h.c.line.channels.list(s.shop.id)).groups[0]!;
       await k.h.c.line.groups.setSilent(s.shop.id, g.id, false, 'user:test');
-      await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+      await k.h.c.quota.adjust(s.shop.id, { used: 510 }, 'test');
 
       const photo = ev('message', user('Ubrowser'), imageMessage(upload(await renderNonSlip('photo', 'jpg'))));
       await s.post(photo);
@@ -394,6 +394,29 @@ for (const kind of DB_KINDS) {
       expect(textOf(replyFor(monthly))).toContain('ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว');
       expect(k.fake.sentTo('Uowner402')).toHaveLength(1);
       spy2.mockRestore();
+    });
+
+    it("a trial whose 50 slips are used up: the customer hears the trial's checks are used (not 'this month'), the owner that they do not start again next month", async () => {
+      const s = await k.linkedShop({ plan: 'TRIAL' });
+      const owner = await k.h.c.line.linkCodes.create(s.shop.id, 'test');
+      await s.post(ev('message', user('UownerTrial'), textMessage(owner.code)));
+      await k.h.c.quota.adjust(s.shop.id, { used: 49 }, 'test');
+      // The 50th slip is checked; its charge reaches the limit and the owner is told (the verify's alert).
+      const last = ev('message', user('UtrialQuota'), imageMessage(upload(await bank.slip((await bank.register()).transRef))));
+      await s.post(last);
+      expect(flexOf(replyFor(last))!.altText).toContain('ได้รับยอดโอนแล้ว');
+      const alert = k.fake
+        .sentTo('UownerTrial')
+        .map((m) => JSON.stringify(m))
+        .join('\n');
+      expect(alert).toContain('ใช้สิทธิ์ตรวจสลิปของช่วงทดลองใช้ครบแล้ว');
+      expect(alert).not.toContain('เดือน');
+      // The 51st is refused, in words that do not promise next month.
+      const e = ev('message', user('UtrialQuota'), imageMessage(upload(await bank.slip((await bank.register()).transRef))));
+      await s.post(e);
+      expect(textOf(replyFor(e))).toContain('ร้านใช้สิทธิ์ตรวจสลิปของช่วงทดลองใช้ครบแล้ว');
+      expect(textOf(replyFor(e))).not.toContain('เดือน');
+      expect(await k.h.c.db.selectFrom('transactions').select('id').where('shop_id', '=', s.shop.id).execute()).toHaveLength(1);
     });
 
     it('a shop without a payee account: staff in a group are told to add one, a customer in 1:1 only that the shop checks by hand', async () => {

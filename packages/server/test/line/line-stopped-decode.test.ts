@@ -80,8 +80,8 @@ for (const kind of DB_KINDS) {
       });
 
       it('at the quota wall a stopped decode is no "no slip in this picture" either: the quota answer stands', async () => {
-        const s = await k.linkedShop({ plan: 'TRIAL' });
-        await k.h.c.quota.adjust(s.shop.id, { used: 50 }, 'test');
+        const s = await k.linkedShop({ plan: 'STARTER' });
+        await k.h.c.quota.adjust(s.shop.id, { used: 510 }, 'test');
         const t = await bank.register();
         stopNext = 1;
         const e = ev('message', { type: 'user', userId: 'Ubuyer-stopped' }, imageMessage(upload(await bank.slip(t.transRef))));

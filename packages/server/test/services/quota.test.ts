@@ -140,4 +140,35 @@ for (const kind of DB_KINDS) {
       await keptThen(5, () => h.c.quota.adjust(s.shop.id, { used: 2 }, 'test'), 2);
     });
   });
+
+  // The trial's 50 slips are for its 7 days, not per calendar month: a trial that crosses a month
+  // used to start December with 50 more, and was told its quota "starts again next month".
+  describe.skipIf(pgMissing(kind))(`a trial's pool spans its days, across a month [${kind}]${skipNote(kind)}`, () => {
+    const clock = fixedClock('2026-11-28T05:00:00Z'); // 12:00 in Bangkok; the trial ends on 5 December
+    let h: ServiceHarness;
+    beforeAll(async () => {
+      h = await createServiceHarness(kind, {}, { clock });
+    });
+    afterAll(async () => h.close());
+
+    it('units used in November count in December, and the refusal says the trial’s slips are used up', async () => {
+      const s = await seedShop(h, { plan: 'TRIAL' });
+      const shop = await h.c.shops.get(s.shop.id);
+      const plan = await h.c.plans.get(shop.planCode);
+      await h.c.quota.adjust(s.shop.id, { used: 45 }, 'test');
+      clock.advance(3 * 86_400_000); // 1 December in Bangkok, the trial's fourth day
+      expect(await h.c.quota.snapshot(shop, plan)).toMatchObject({ used: 45, limit: 50, remaining: 5, periodMonth: '2026-12' });
+      for (let i = 46; i <= 50; i++) expect(await h.c.quota.reserve(shop, plan, 'live')).toMatchObject({ period: '2026-12', used: i });
+      await expect(h.c.quota.reserve(shop, plan, 'live')).rejects.toMatchObject({
+        code: 'QUOTA_EXCEEDED',
+        statusCode: 402,
+        message: expect.stringMatching(/trial's 50 slips/),
+        extra: { reason: 'TRIAL_QUOTA', quota: { used: 50, limit: 50, remaining: 0 } },
+      });
+      expect(await h.c.quota.recentSnapshot(shop, plan)).toMatchObject({ used: 50, remaining: 0 });
+      // A paid plan chosen later counts December alone, as every month.
+      const paid = await h.c.plans.get('STARTER');
+      expect(await h.c.quota.snapshot({ ...shop, planCode: 'STARTER', trialEndsAt: null }, paid)).toMatchObject({ used: 5 });
+    });
+  });
 }

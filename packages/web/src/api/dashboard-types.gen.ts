@@ -5691,7 +5691,7 @@ export type components = {
                 remaining: number;
                 used: number;
             };
-            /** @description why, for codes with more than one cause. 402: TRIAL_ENDED, MONTHLY_QUOTA, TEST_CAP (the trial ended, the monthly quota is used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...). */
+            /** @description why, for codes with more than one cause. 402: TRIAL_ENDED, MONTHLY_QUOTA, TRIAL_QUOTA, TEST_CAP (the trial ended, the monthly quota is used up, the trial's slips are used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...). */
             reason?: string;
             requestId: string;
             statusCode: number;
@@ -5810,7 +5810,7 @@ export type components = {
                 remaining: number;
                 used: number;
             };
-            /** @description why, for codes with more than one cause. 402: TRIAL_ENDED, MONTHLY_QUOTA, TEST_CAP (the trial ended, the monthly quota is used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...). */
+            /** @description why, for codes with more than one cause. 402: TRIAL_ENDED, MONTHLY_QUOTA, TRIAL_QUOTA, TEST_CAP (the trial ended, the monthly quota is used up, the trial's slips are used up, a test key is over its monthly cap). INVALID_WEBHOOK_URL: what is wrong with the URL (REQUIRED, NOT_HTTPS, NOT_PUBLIC, ...). */
             reason?: string;
             requestId: string;
             statusCode: number;

@@ -473,6 +473,8 @@ export const en: Record<MessageKey, string> = {
   'error.INVALID_WEBHOOK_URL.DOES_NOT_RESOLVE': 'The host {host} cannot be found; check the domain name',
   'error.INVALID_WEBHOOK_URL.NOT_PUBLIC': 'The URL must point to a server reachable from the internet, not a private network',
   'error.QUOTA_EXCEEDED.TRIAL_ENDED': 'The 7-day trial has ended. Choose a plan to keep checking slips.',
+  'error.QUOTA_EXCEEDED.TRIAL_QUOTA':
+    'The trial’s slip checks are used up; they do not start again each month. Choose a plan to keep checking slips.',
   'error.QUOTA_EXCEEDED.MONTHLY_QUOTA': 'This month’s slip quota is used up. It starts again next month, or now with a larger plan.',
   'error.RATE_LIMITED_wait': 'Too many requests. Please wait {seconds} seconds and try again.',
   'error.offline': 'You are offline. Check Wi‑Fi or mobile data and try again.',

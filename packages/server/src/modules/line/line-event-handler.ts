@@ -313,10 +313,16 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
           await answer(token, ch, event, [resultMessage(reused, lang, deps.timeZone, { audience, replay: false, original })]);
           return;
         }
-        // The quota service decided why (trial ended, monthly quota); its answer says so, not a second copy of the rule.
-        const trialOver = e.extra.reason === ('TRIAL_ENDED' satisfies QuotaReason);
-        await answer(token, ch, event, trialOver ? msg.trialEnded(lang, audience) : msg.quotaExhausted(lang, audience));
-        if (!trialOver) await alertQuotaExhausted(ch.shop_id);
+        // The quota service decided why (trial ended, the trial's or the month's slips used up); its
+        // answer says so, not a second copy of the rule.
+        const reason = e.extra.reason as QuotaReason | undefined;
+        if (reason === 'TRIAL_ENDED') {
+          await answer(token, ch, event, msg.trialEnded(lang, audience));
+          return;
+        }
+        const trial = reason === 'TRIAL_QUOTA';
+        await answer(token, ch, event, trial ? msg.trialQuota(lang, audience) : msg.quotaExhausted(lang, audience));
+        await alertQuotaExhausted(ch.shop_id, trial);
         return;
       }
       if (e.code === 'NO_PAYEE_CONFIGURED') {
@@ -399,11 +405,11 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   }
 
   /** The owner hears once per period that LINE slips hit the quota wall (the owner.alert handler dedupes too). */
-  async function alertQuotaExhausted(shopId: string): Promise<void> {
+  async function alertQuotaExhausted(shopId: string, trial: boolean): Promise<void> {
     await repo.alertOnce(shopId, 'LINE_QUOTA_EXHAUSTED', repo.period(), {
       type: 'QUOTA_100',
       shopId,
-      detail: { via: 'LINE', reason: 'QUOTA_EXCEEDED' },
+      detail: { via: 'LINE', reason: 'QUOTA_EXCEEDED', ...(trial && { trial }) },
     });
   }
 

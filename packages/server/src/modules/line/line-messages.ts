@@ -78,6 +78,10 @@ const T = {
     th: 'ขออภัยค่ะ ขณะนี้ร้านใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว จึงยังตรวจสลิปนี้ไม่ได้\nทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',
     en: "Sorry, the shop has used up this month's slip checks, so this slip could not be checked automatically.\nThe shop will confirm your payment manually.",
   },
+  trialQuota: {
+    th: 'ขออภัยค่ะ ร้านใช้สิทธิ์ตรวจสลิปของช่วงทดลองใช้ครบแล้ว จึงยังตรวจสลิปนี้อัตโนมัติไม่ได้\nทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',
+    en: "Sorry, the shop has used up its trial's slip checks, so this slip could not be checked automatically.\nThe shop will confirm your payment manually.",
+  },
   trialEnded: {
     th: 'ขออภัยค่ะ ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว จึงยังตรวจสลิปนี้อัตโนมัติไม่ได้\nทางร้านจะตรวจสอบยอดโอนให้ด้วยตนเองค่ะ 🙏',
     en: "Sorry, the shop's trial has ended, so this slip could not be checked automatically.\nThe shop will confirm your payment manually.",
@@ -111,6 +115,10 @@ const T = {
     th: 'ใช้สิทธิ์ตรวจสลิปของเดือนนี้ครบแล้ว สลิปนี้ยังไม่ถูกตรวจ ตรวจยอดเงินเข้าด้วยตนเอง หรืออัปเกรดแพ็กเกจในแดชบอร์ด',
     en: "This month's slip checks are used up, so this slip was not checked. Confirm the payment manually, or upgrade the plan in the dashboard.",
   },
+  trialQuotaStaff: {
+    th: 'ใช้สิทธิ์ตรวจสลิปของช่วงทดลองใช้ครบแล้ว (สิทธิ์นี้ไม่เริ่มใหม่ทุกเดือน) สลิปนี้ยังไม่ถูกตรวจ ตรวจยอดเงินเข้าด้วยตนเอง หรือเลือกแพ็กเกจในแดชบอร์ดเพื่อตรวจสลิปต่อ',
+    en: "The trial's slip checks are used up (they do not start again each month), so this slip was not checked. Confirm the payment manually, or choose a plan in the dashboard to keep checking slips.",
+  },
   trialEndedStaff: {
     th: 'ช่วงทดลองใช้ของร้านสิ้นสุดแล้ว สลิปนี้ยังไม่ถูกตรวจ เลือกแพ็กเกจในแดชบอร์ดเพื่อตรวจสลิปต่อ',
     en: "The shop's trial has ended, so this slip was not checked. Choose a plan in the dashboard to keep checking slips.",
@@ -137,6 +145,7 @@ export const msg = {
     text((audience === 'staff' ? T.quotaExhaustedStaff : T.quotaExhausted)[lang]),
   ],
   trialEnded: (lang: Lang, audience: Audience = 'customer') => [text((audience === 'staff' ? T.trialEndedStaff : T.trialEnded)[lang])],
+  trialQuota: (lang: Lang, audience: Audience = 'customer') => [text((audience === 'staff' ? T.trialQuotaStaff : T.trialQuota)[lang])],
   contentGone: (lang: Lang) => [text(T.contentGone[lang])],
   contentFailed: (lang: Lang) => [text(T.contentFailed[lang])],
   tooLarge: (lang: Lang) => [text(T.tooLarge[lang])],
@@ -641,6 +650,8 @@ export function ownerAlertMessage(
     trialEndsAt?: string;
     used?: number;
     limit?: number;
+    /** QUOTA_80/QUOTA_100 of a trial: its pool is the trial's slips, not this month's. */
+    trial?: boolean;
     /** NO_PAYEE_CONFIGURED: slips refused today, since when (already formatted), and the Payees page. */
     refused?: number;
     since?: string;
@@ -657,14 +668,24 @@ export function ownerAlertMessage(
       th: `🚨 ร้าน "${shop}": ได้รับสลิปที่ยอดเงินในรูปไม่ตรงกับยอดที่ธนาคารโอนจริง${ctx.amount ? ` (ธนาคารโอน ${ctx.amount})` : ''} สลิปนี้ถูกแก้ไข อย่าส่งสินค้าตามยอดในรูป`,
       en: `🚨 "${shop}": a slip whose picture shows another amount than the bank transferred${ctx.amount ? ` (the bank says ${ctx.amount})` : ''}. This slip was edited: do not hand over goods for the printed amount.`,
     },
-    QUOTA_80: {
-      th: `📊 ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปเดือนนี้ไปแล้ว 80%${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''} พิจารณาอัปเกรดแพ็กเกจในแดชบอร์ด`,
-      en: `📊 "${shop}": 80% of this month's slip checks are used${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''}. Consider upgrading in the dashboard.`,
-    },
-    QUOTA_100: {
-      th: `⛔ ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปเดือนนี้ครบแล้ว สลิปใหม่จะยังไม่ถูกตรวจจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ`,
-      en: `⛔ "${shop}": this month's slip checks are used up. New slips are not checked until next month or a plan upgrade.`,
-    },
+    QUOTA_80: ctx.trial
+      ? {
+          th: `📊 ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปของช่วงทดลองใช้ไปแล้ว 80%${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''} เลือกแพ็กเกจในแดชบอร์ดเพื่อตรวจสลิปต่อเมื่อครบ`,
+          en: `📊 "${shop}": 80% of the trial's slip checks are used${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''}. Choose a plan in the dashboard to keep checking once they are used up.`,
+        }
+      : {
+          th: `📊 ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปเดือนนี้ไปแล้ว 80%${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''} พิจารณาอัปเกรดแพ็กเกจในแดชบอร์ด`,
+          en: `📊 "${shop}": 80% of this month's slip checks are used${ctx.limit ? ` (${ctx.used ?? '-'}/${ctx.limit})` : ''}. Consider upgrading in the dashboard.`,
+        },
+    QUOTA_100: ctx.trial
+      ? {
+          th: `⛔ ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปของช่วงทดลองใช้ครบแล้ว สลิปใหม่จะไม่ถูกตรวจจนกว่าจะเลือกแพ็กเกจในแดชบอร์ด`,
+          en: `⛔ "${shop}": the trial's slip checks are used up. New slips are not checked until you choose a plan in the dashboard.`,
+        }
+      : {
+          th: `⛔ ร้าน "${shop}": ใช้สิทธิ์ตรวจสลิปเดือนนี้ครบแล้ว สลิปใหม่จะยังไม่ถูกตรวจจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ`,
+          en: `⛔ "${shop}": this month's slip checks are used up. New slips are not checked until next month or a plan upgrade.`,
+        },
     TRIAL_ENDING: {
       th: `⏰ ร้าน "${shop}": ช่วงทดลองใช้จะสิ้นสุด${ctx.trialEndsAt ? ` ${ctx.trialEndsAt}` : 'เร็ว ๆ นี้'} เลือกแพ็กเกจในแดชบอร์ดเพื่อใช้งานต่อเนื่อง`,
       en: `⏰ "${shop}": the trial ends${ctx.trialEndsAt ? ` ${ctx.trialEndsAt}` : ' soon'}. Choose a plan in the dashboard to keep checking slips.`,

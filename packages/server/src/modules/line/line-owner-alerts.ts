@@ -103,6 +103,7 @@ export function createLineOwnerAlerts(deps: {
       if (alert.type === 'TRIAL_ENDING' && shop.trialEndsAt) ctx.trialEndsAt = formatTime(shop.trialEndsAt, lang, deps.timeZone);
       if (typeof detail.used === 'number') ctx.used = detail.used;
       if (typeof detail.limit === 'number') ctx.limit = detail.limit;
+      if (detail.trial === true) ctx.trial = true;
       if (alert.type === 'NO_PAYEE_CONFIGURED') {
         if (typeof detail.refused === 'number') ctx.refused = detail.refused;
         if (typeof detail.since === 'string') ctx.since = formatTime(detail.since, lang, deps.timeZone);

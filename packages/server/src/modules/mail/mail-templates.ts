@@ -98,6 +98,8 @@ export const mailTemplates = {
     timeZone?: string;
   }): MailContent {
     if (p.type === 'NO_PAYEE_CONFIGURED') return noPayeeAlert(p);
+    // A trial's pool is its slips over its days: "this month" and "until next month" would be wrong.
+    const trial = !!p.detail && typeof p.detail === 'object' && (p.detail as { trial?: unknown }).trial === true;
     const what: Record<string, [string, string]> = {
       STALE_SLIP: [
         // The list, card, export and LINE reply mark it with the same word (one vocabulary).
@@ -108,11 +110,18 @@ export const mailTemplates = {
         'ได้รับสลิปที่ยอดเงินในรูปไม่ตรงกับยอดที่ธนาคารโอนจริง (สลิปถูกแก้ไข) ระบบยังตอบว่าผ่านเพราะตั้งค่าเป็นโหมดแจ้งเตือน โปรดตรวจสอบก่อนส่งสินค้า',
         'A slip whose picture shows another amount than the bank transferred (an edited slip) was received. It was still answered as verified because edited-slip detection is in alert mode. Check it before you hand over goods.',
       ],
-      QUOTA_80: ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', "80% of this month's slip quota is used."],
-      QUOTA_100: [
-        'โควตาตรวจสลิปเดือนนี้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ',
-        "This month's slip quota is used up; new slips are refused until next month or a larger plan.",
-      ],
+      QUOTA_80: trial
+        ? ['ใช้สิทธิ์ตรวจสลิปของช่วงทดลองใช้ไปแล้ว 80%', "80% of the trial's slip checks are used."]
+        : ['ใช้โควตาตรวจสลิปเดือนนี้ไปแล้ว 80%', "80% of this month's slip quota is used."],
+      QUOTA_100: trial
+        ? [
+            'สิทธิ์ตรวจสลิปของช่วงทดลองใช้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนกว่าจะเลือกแพ็กเกจ',
+            "The trial's slip checks are used up; new slips are refused until you choose a plan.",
+          ]
+        : [
+            'โควตาตรวจสลิปเดือนนี้หมดแล้ว สลิปใหม่จะถูกปฏิเสธจนถึงเดือนหน้าหรือจนกว่าจะอัปเกรดแพ็กเกจ',
+            "This month's slip quota is used up; new slips are refused until next month or a larger plan.",
+          ],
       TRIAL_ENDING: [
         'ช่วงทดลองใช้ของร้านใกล้หมดแล้ว เลือกแพ็กเกจเพื่อใช้งานต่อ',
         "Your shop's trial ends soon; choose a plan to keep checking slips.",

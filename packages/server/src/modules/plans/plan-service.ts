@@ -50,6 +50,9 @@ export const planFromRow = (r: PlansTable): Plan => ({
  * never billed). With overage: billed units up to the monthly cap, and never past the hard block at a
  * multiple of the limit.
  */
+/** How long a trial of this plan lasts (a trial plan without its own length gets 7 days). */
+export const trialMsOf = (plan: Plan): number => (plan.trialDays || 7) * 86_400_000;
+
 export function hardLimitOf(plan: Plan): number {
   const base = plan.monthlyLimit + plan.freeBuffer;
   if (!plan.allowOverage) return base;

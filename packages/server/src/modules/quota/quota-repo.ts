@@ -43,6 +43,17 @@ export const quotaRepo = {
     const used = (await takeQuery(db, shopId, period, hardLimit, now))[0]?.used;
     return used === undefined ? undefined : Number(used);
   },
+  /** Live units used in the periods from `from` up to, not including, `before` ('YYYY-MM' sorts as text). */
+  async usedBetween(db: Db, shopId: string, from: string, before: string): Promise<number> {
+    const r = await db
+      .selectFrom('quota_usage')
+      .select((eb) => eb.fn.sum<number | string | null>('used').as('used'))
+      .where('shop_id', '=', shopId)
+      .where('period', '>=', from)
+      .where('period', '<', before)
+      .executeTakeFirst();
+    return Number(r?.used ?? 0);
+  },
   async giveBackLive(db: Db, shopId: string, period: string): Promise<void> {
     await db
       .updateTable('quota_usage')

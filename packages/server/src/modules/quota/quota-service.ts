@@ -4,7 +4,7 @@ import type { QuotaReason } from '../../lib/error-codes.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { hardLimitOf, overageOf, TRIAL_PLAN, type Plan } from '../plans/plan-service.js';
+import { hardLimitOf, overageOf, TRIAL_PLAN, trialMsOf, type Plan } from '../plans/plan-service.js';
 import type { Shop } from '../shops/shop-service.js';
 import { quotaRepo } from './quota-repo.js';
 import { createRecentUsage } from './recent-usage.js';
@@ -60,6 +60,17 @@ export function createQuotaService(deps: {
   const trialEnded = (shop: Shop, plan: Plan) =>
     plan.code === TRIAL_PLAN && !!shop.trialEndsAt && new Date(shop.trialEndsAt) <= clock.now();
 
+  /**
+   * Live units a trial used in calendar months before `p`: a trial's pool is its plan's limit over its
+   * days (the spec's "50 slips, 7 days"), so a trial that crosses a month does not start the new month
+   * with a fresh 50. 0 for every other plan, and without a read for a trial inside one month.
+   */
+  async function trialCarry(shop: Shop, plan: Plan, p: string): Promise<number> {
+    if (plan.code !== TRIAL_PLAN || !shop.trialEndsAt) return 0;
+    const from = periodOf(new Date(new Date(shop.trialEndsAt).getTime() - trialMsOf(plan)), timeZone).periodMonth;
+    return from < p ? quotaRepo.usedBetween(db, shop.id, from, p) : 0;
+  }
+
   /** `ended`: an ended trial, whose `remaining` is 0 (the screens said "40 left" beside "trial ended"). */
   function shape(plan: Plan, used: number, p = period(), ended = false): QuotaSnapshot {
     const limit = plan.monthlyLimit;
@@ -79,9 +90,9 @@ export function createQuotaService(deps: {
   const quotaBody = (q: QuotaSnapshot) => ({ used: q.used, limit: q.limit, remaining: q.remaining });
 
   /** The conditional take inside `trx`; undefined when the pool is used up (the caller answers 402 outside the transaction). */
-  async function takeLive(shop: Shop, plan: Plan, p: string, trx: Db): Promise<Reservation | undefined> {
+  async function takeLive(shop: Shop, plan: Plan, p: string, trx: Db, carry: number): Promise<Reservation | undefined> {
     const now = clock.now().toISOString();
-    const take = () => quotaRepo.takeLive(trx, shop.id, p, hardLimitOf(plan), now);
+    const take = () => quotaRepo.takeLive(trx, shop.id, p, hardLimitOf(plan) - carry, now);
     recent.wrote(shop.id);
     let used = await take();
     if (used === undefined) {
@@ -89,7 +100,7 @@ export function createQuotaService(deps: {
       await quotaRepo.ensureRow(trx, shop.id, p, now);
       used = await take();
     }
-    return used === undefined ? undefined : { shopId: shop.id, period: p, pool: 'live', used };
+    return used === undefined ? undefined : { shopId: shop.id, period: p, pool: 'live', used: used + carry };
   }
 
   async function testOver(shopId: string, p: string) {
@@ -115,7 +126,8 @@ export function createQuotaService(deps: {
     period,
     async snapshot(shop: Shop, plan: Plan): Promise<QuotaSnapshot> {
       const p = period();
-      return shape(plan, await usedIn(shop.id, p.periodMonth), p, trialEnded(shop, plan));
+      const used = (await usedIn(shop.id, p.periodMonth)) + (await trialCarry(shop, plan, p.periodMonth));
+      return shape(plan, used, p, trialEnded(shop, plan));
     },
     /**
      * `snapshot` from this node's copy of the counter when it is less than `recentMs` old (recent-usage.ts):
@@ -129,7 +141,7 @@ export function createQuotaService(deps: {
         used = await usedIn(shop.id, p.periodMonth);
         recent.keep(shop.id, p.periodMonth, used, loadedAt);
       }
-      return shape(plan, used, p, trialEnded(shop, plan));
+      return shape(plan, used + (await trialCarry(shop, plan, p.periodMonth)), p, trialEnded(shop, plan));
     },
     async testSnapshot(shopId: string): Promise<TestQuotaSnapshot> {
       const used = await testCounter.get(shopId, period().periodMonth);
@@ -179,9 +191,10 @@ export function createQuotaService(deps: {
         if (out) return out;
         throw await testOver(shop.id, p);
       }
+      const carry = await trialCarry(shop, plan, p);
       if (trialEnded(shop, plan)) {
         throw new AppError('QUOTA_EXCEEDED', 402, 'The 7-day trial has ended; choose a paid plan to keep checking slips', {
-          quota: quotaBody(shape(plan, await usedIn(shop.id, p), undefined, true)),
+          quota: quotaBody(shape(plan, (await usedIn(shop.id, p)) + carry, undefined, true)),
           reason: 'TRIAL_ENDED' satisfies QuotaReason,
         });
       }
@@ -190,18 +203,34 @@ export function createQuotaService(deps: {
         .transaction()
         .execute(async (trx) => {
           await first?.(trx, { pool: 'live', period: p });
-          const r = await takeLive(shop, plan, p, trx);
+          const r = await takeLive(shop, plan, p, trx, carry);
           if (!r) throw new Refused();
           if (!(await mark(trx, r))) throw lost();
           return r;
         })
         .catch(refusedIsNull);
       if (res) return res;
+      const quota = quotaBody(shape(plan, (await usedIn(shop.id, p)) + carry));
+      if (plan.code === TRIAL_PLAN) {
+        // Not "next month": the trial's pool does not start again; a paid plan is the way on.
+        throw new AppError(
+          'QUOTA_EXCEEDED',
+          402,
+          `The trial's ${plan.monthlyLimit} slips are used up; choose a paid plan to keep checking slips`,
+          {
+            quota,
+            reason: 'TRIAL_QUOTA' satisfies QuotaReason,
+          },
+        );
+      }
       throw new AppError(
         'QUOTA_EXCEEDED',
         402,
         'Monthly slip quota is used up; it resets at the start of next month or with a larger plan',
-        { quota: quotaBody(shape(plan, await usedIn(shop.id, p))), reason: 'MONTHLY_QUOTA' satisfies QuotaReason },
+        {
+          quota,
+          reason: 'MONTHLY_QUOTA' satisfies QuotaReason,
+        },
       );
     },
     releaseIn,

@@ -4,7 +4,7 @@ import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
-import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
+import { TRIAL_PLAN, trialMsOf, type PlanService } from '../plans/plan-service.js';
 import { createShopRepo, ERASED_NAME, lockShopRow } from './shop-repo.js';
 
 import { mergeSettings, type ShopSettingsPatch } from './shop-settings.js';
@@ -112,7 +112,7 @@ export function createShopService(deps: { db: Db; clock: Clock; audit: AuditServ
         state,
         plan_code: plan.code,
         chosen_plan_code: input.chosenPlanCode ?? null,
-        trial_ends_at: isTrial ? new Date(now.getTime() + (plan.trialDays || 7) * 86_400_000).toISOString() : null,
+        trial_ends_at: isTrial ? new Date(now.getTime() + trialMsOf(plan)).toISOString() : null,
         language: input.language ?? 'th',
         settings: '{}',
         created_at: now.toISOString(),

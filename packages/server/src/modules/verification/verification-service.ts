@@ -9,7 +9,7 @@ import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import { OWNER_ALERT_JOB } from '../mail/mail-owner-alerts.js';
 import type { Checker, CheckerResult } from '../checker/checker-port.js';
 import type { PayeeService } from '../payees/payee-service.js';
-import type { Plan, PlanService } from '../plans/plan-service.js';
+import { TRIAL_PLAN, type Plan, type PlanService } from '../plans/plan-service.js';
 import type { QuotaService, Reservation } from '../quota/quota-service.js';
 import type { FirstSuccess, SuccessHolder, TransactionService } from '../transactions/transaction-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
@@ -402,13 +402,14 @@ export function createVerificationService(deps: VerificationDeps) {
   /**
    * Owner alerts when the pool crosses 80 % and 100 %. Units are taken one at a time by a conditional
    * update, so exactly one charged check lands on each threshold; the channels also send once per period.
+   * `trial`: the pool is the trial's (its slips, not this month's), which the alert's words say.
    */
-  async function quotaAlert(shopId: string, q: { used: number; limit: number }) {
+  async function quotaAlert(shopId: string, q: { used: number; limit: number }, trial: boolean) {
     const type = q.used === q.limit ? 'QUOTA_100' : q.used === Math.ceil(q.limit * 0.8) ? 'QUOTA_80' : null;
     if (!type || q.limit <= 0) return;
     await enqueueOutbox(
       db,
-      { kind: OWNER_ALERT_JOB, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit } } },
+      { kind: OWNER_ALERT_JOB, shopId, payload: { type, shopId, detail: { used: q.used, limit: q.limit, ...(trial && { trial }) } } },
       clock.now(),
     );
   }
@@ -785,7 +786,8 @@ export function createVerificationService(deps: VerificationDeps) {
         void deps.bus.publish({ shopId: shop.id, type: 'transaction.created', data: record }).catch((e) => deps.onError?.(e, 'bus'));
         // A charge that became a DUPLICATE at persist (unique key) is still charged: usedAfter stands.
         const after = await quotaAfter(shop, plan, environment, { usedAfter: saved.charged ? usedAfter : undefined });
-        if (saved.charged && environment === 'live') await quotaAlert(shop.id, after.quota).catch((e) => deps.onError?.(e, 'quota alert'));
+        if (saved.charged && environment === 'live')
+          await quotaAlert(shop.id, after.quota, plan.code === TRIAL_PLAN).catch((e) => deps.onError?.(e, 'quota alert'));
         return { record, ...after, isNew: true };
       } catch (err) {
         // Nothing was recorded: the claim and the unit it holds go back together. If this fails too,

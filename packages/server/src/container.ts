@@ -321,6 +321,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     reusedTransfer: verification.reusedTransfer,
     decode,
     roleOf: (userId) => accounts.roleOf(userId),
+    log: logger,
   });
   const webhookModule = createWebhookModule({ db, clock, audit, plans, shops, transactions, masterSecrets: sealingSecrets, config });
   closers.push(() => webhookModule.close());

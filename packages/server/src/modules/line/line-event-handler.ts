@@ -414,15 +414,31 @@ export function createLineEventHandler(deps: LineEventHandlerDeps) {
   }
 
   return {
-    /** `signal`: the outbox job's lease (aborted when it ran out and the job may be taken back). */
-    async handle(payload: LineEventJobPayload, signal?: AbortSignal): Promise<void> {
+    /**
+     * `shopId`: the shop that held the channel when LINE delivered the event (the job's shop, written
+     * by the event log from the channel row at that moment). `signal`: the outbox job's lease (aborted
+     * when it ran out and the job may be taken back).
+     */
+    async handle(payload: LineEventJobPayload, job: { shopId: string | null; signal?: AbortSignal }): Promise<void> {
       // Jobs stored before ingest sanitised events (or written by hand) get the same checks here.
       const event = sanitizeLineEvent(payload?.event);
       if (!event || typeof payload.lineChannelId !== 'string') return;
-      if (signal) leaseLost.set(event, signal);
+      if (job.signal) leaseLost.set(event, job.signal);
       if (event.mode === 'standby') return; // another module owns the chat
       const creds = await deps.channels.credentials(payload.lineChannelId);
-      if (!creds) return; // unlinked since: drop quietly
+      // A shop that unlinks an official account keeps its row, and another shop linking the same
+      // account takes that row over (same id, its shop id): the channel id alone would run an event
+      // still queued for the first shop as the new shop's (its quota charged, its record, its bot
+      // answering the first shop's customer). The event is the shop's it was delivered for, or nobody's.
+      if (!creds || !job.shopId || creds.row.shop_id !== job.shopId) {
+        deps.log?.warn(
+          { lineChannelId: payload.lineChannelId, shopId: job.shopId, webhookEventId: event.webhookEventId, eventType: event.type },
+          creds
+            ? 'LINE event dropped: its official account is linked to another shop now'
+            : 'LINE event dropped: its official account was unlinked',
+        );
+        return;
+      }
       const shop = await shops.get(creds.row.shop_id).catch(() => null);
       if (!shop) return;
       const lang: Lang = shop.language === 'en' ? 'en' : 'th';

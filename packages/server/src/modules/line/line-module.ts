@@ -122,7 +122,7 @@ export function createLineModule(deps: LineModuleDeps) {
    * (see composeHandlers below).
    */
   const outboxHandlers = {
-    [LINE_EVENT_JOB]: async (job, ctx) => events.handle(job.payload, ctx.signal),
+    [LINE_EVENT_JOB]: async (job, ctx) => events.handle(job.payload, { shopId: job.shopId, signal: ctx.signal }),
     [OWNER_ALERT_JOB]: async (job) => {
       await ownerAlerts.handle(job.payload);
     },

@@ -1,15 +1,17 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeLineLinksOfShop } from '../../src/modules/line/line-repo.js';
 import { DB_KINDS, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { startSandbox } from '../helpers/sandbox.js';
-import { imageMessage } from './fake-line-platform.js';
+import { imageMessage, lineEvent, textMessage } from './fake-line-platform.js';
 import { chatHelpers, startLineKit, type LineKit } from './line-test-kit.js';
 
 // A LINE official account unlinked by one shop and linked by another (the same channel id and
 // secret) is the same `line_channels` row. Events LINE delivered while the first shop held it, whose
 // jobs are still waiting, belong to that shop: never checked, charged, recorded or answered as the
-// new shop's.
+// new shop's; and nothing the first shop left behind on the channel (group links and their settings,
+// this month's push count) carries over to the new one.
 
 /** A logger whose lines the test reads (what an operator would see). */
 function capturedLogger() {
@@ -28,7 +30,7 @@ for (const kind of DB_KINDS) {
     let k: LineKit;
     let bank: Awaited<ReturnType<typeof startSandbox>>;
     const log = capturedLogger();
-    const { ev, user, upload } = chatHelpers(() => k, `relink-${kind}`, 'UcustomerOfA');
+    const { ev, user, grp, upload } = chatHelpers(() => k, `relink-${kind}`, 'UcustomerOfA');
     const sentTo = (e: { replyToken?: string }, chat: string) => [
       ...k.fake.replies.filter((r) => r.body.replyToken === e.replyToken),
       ...k.fake.pushes.filter((p) => p.body.to === chat),
@@ -114,6 +116,44 @@ for (const kind of DB_KINDS) {
       expect(await quotaUsed(a.auth)).toBe(1);
       expect((await records(a.auth)).map((x) => x.transRef)).toEqual([t.transRef]);
       expect(sentTo(e, 'UcustomerOfA2')).toHaveLength(1);
+    });
+
+    it("another shop's link starts clean: none of A's group links, group settings or push count", async () => {
+      const a = await k.linkedShop();
+      const g1 = `Cgrp-relink-1-${kind}`;
+      const g2 = `Cgrp-relink-2-${kind}`;
+      for (const g of [g1, g2]) {
+        const c = await k.h.c.line.linkCodes.create(a.shop.id, 'test');
+        await a.post(ev('message', grp(g, 'UstaffOfA'), textMessage(c.code)));
+      }
+      const aGroups = (await k.h.c.line.channels.list(a.shop.id)).groups;
+      expect(aGroups.map((g) => g.groupId).sort()).toEqual([g1, g2]);
+      const aG1 = aGroups.find((g) => g.groupId === g1)!;
+      await k.h.c.line.groups.setSilent(a.shop.id, aG1.id, false, 'test');
+      // An event older than the reply token's life is answered by push: A's push count this month.
+      await a.post(lineEvent('join', { type: 'group', groupId: 'Cgrp-relink-push' }, {}, k.clock.now().getTime() - 120_000));
+      expect((await k.h.c.line.channels.pushUsage(a.shop.id, [a.view.id]))[0].pushes).toBe(1);
+
+      await k.h.c.line.channels.unlink(a.shop.id, a.view.id, 'test');
+      const b = await seedShop(k.h);
+      const bView = await linkAgain(b.shop.id, a);
+      expect((await k.h.c.line.channels.pushUsage(b.shop.id, [bView.id]))[0].pushes).toBe(0);
+      expect((await k.h.c.line.channels.list(b.shop.id)).groups).toEqual([]);
+
+      // B links one of A's old groups: a group of B's, with the default setting, not A's row and choice.
+      k.clock.advance(60_000);
+      const c = await k.h.c.line.linkCodes.create(b.shop.id, 'test');
+      const linkMsg = ev('message', grp(g1, 'UstaffOfB'), textMessage(c.code));
+      const r = await k.fake.deliver(`${k.base}${bView.webhookPath}`, a.fc.secret, { destination: a.fc.botUserId, events: [linkMsg] });
+      expect(r.status).toBe(200);
+      await k.drain();
+      const [bG1] = (await k.h.c.line.channels.list(b.shop.id)).groups;
+      expect(bG1).toMatchObject({ groupId: g1, silentNonSlip: true, linkedBy: 'UstaffOfB', createdAt: k.clock.now().toISOString() });
+      expect(bG1.id).not.toBe(aG1.id);
+
+      // Erasing B removes B's LINE links; no row A left on the channel holds that up.
+      await k.h.c.db.transaction().execute((trx) => purgeLineLinksOfShop(trx, b.shop.id));
+      expect(await k.h.c.db.selectFrom('line_channels').select('id').where('shop_id', '=', b.shop.id).execute()).toEqual([]);
     });
   });
 }

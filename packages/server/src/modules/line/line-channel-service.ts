@@ -41,7 +41,7 @@ export interface LinePushUsage {
 export function createLineChannelService(deps: {
   db: Db;
   repo: LineRepo;
-  delivery: Pick<LineDeliveryRepo, 'period' | 'pushUsage' | 'monthlyLimitAt'>;
+  delivery: Pick<LineDeliveryRepo, 'period' | 'pushUsage' | 'monthlyLimitAt' | 'forgetPushUsage'>;
   clock: Clock;
   audit: AuditService;
   plans: PlanService;
@@ -124,6 +124,10 @@ export function createLineChannelService(deps: {
         throw new AppError('LINE_CHANNEL_IN_USE', 409, 'This LINE channel is linked to another shop');
       }
       const isUpdate = !!existing && existing.status === 'active';
+      // Another shop takes over the row an earlier holder unlinked (LINE's channel id is unique): the
+      // same id, so whatever hangs off the id must start clean for it (events queued for the earlier
+      // holder are kept from it by the event handler, which checks the job's shop).
+      const handover = !!existing && !isUpdate && existing.shop_id !== shopId;
       if (!isUpdate) await assertRoomForChannel(shopId, plan.messagingAccounts);
       const id = existing?.id ?? newId('lch');
       const ts = now();
@@ -147,6 +151,10 @@ export function createLineChannelService(deps: {
         }
         if (existing) await repo.channels.update(row, trx);
         else await repo.channels.insert(row, trx);
+        if (handover) {
+          await repo.channels.deleteLinksOfOtherShops(id, shopId, trx);
+          await deps.delivery.forgetPushUsage(id, trx);
+        }
         await audit.record(
           {
             shopId,

@@ -101,6 +101,10 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
         )
         .execute();
     },
+    /** The channel's push counts, every month: its earlier holder's pushes are not the new shop's. */
+    async forgetPushUsage(lineChannelId: string, trx: Db): Promise<void> {
+      await trx.deleteFrom('line_push_usage').where('line_channel_id', '=', lineChannelId).execute();
+    },
     async pushUsage(lineChannelIds: string[]): Promise<Map<string, number>> {
       if (!lineChannelIds.length) return new Map();
       const rows = await db

@@ -51,6 +51,16 @@ export function createLineRepo(db: Db) {
     async markUnlinked(lineChannelId: string, ts: string, trx: Db): Promise<void> {
       await trx.updateTable('line_channels').set({ status: 'unlinked', updated_at: ts }).where('id', '=', lineChannelId).execute();
     },
+    /**
+     * The group and owner links other shops made through this channel row (unlinked with it, kept as
+     * their history): gone when another shop takes the row over, so none of them is reused for the new
+     * shop (a group's row and silence setting) or keeps the new shop's erasure from deleting the row.
+     */
+    async deleteLinksOfOtherShops(lineChannelId: string, shopId: string, trx: Db): Promise<void> {
+      for (const table of ['line_owners', 'line_groups'] as const) {
+        await trx.deleteFrom(table).where('line_channel_id', '=', lineChannelId).where('shop_id', '<>', shopId).execute();
+      }
+    },
     /** The bot's user id learnt from a webhook's `destination`; never overwrites a known one. */
     async setBotUserIdIfUnknown(lineChannelId: string, botUserId: string): Promise<void> {
       await db

@@ -141,7 +141,9 @@ export function createQuotaService(deps: {
         used = await usedIn(shop.id, p.periodMonth);
         recent.keep(shop.id, p.periodMonth, used, loadedAt);
       }
-      return shape(plan, used + (await trialCarry(shop, plan, p.periodMonth)), p, trialEnded(shop, plan));
+      // The replay path: no extra await for the plans that carry nothing (every plan with API keys).
+      if (plan.code === TRIAL_PLAN) used += await trialCarry(shop, plan, p.periodMonth);
+      return shape(plan, used, p, trialEnded(shop, plan));
     },
     async testSnapshot(shopId: string): Promise<TestQuotaSnapshot> {
       const used = await testCounter.get(shopId, period().periodMonth);

@@ -62,6 +62,11 @@ export const ERROR_CODES = Object.freeze({
   UNAUTHORIZED: http(401, 'หมดเวลาการเข้าสู่ระบบ กรุณาเข้าสู่ระบบอีกครั้ง', 'Your session has ended. Please sign in again.'),
   INVALID_CREDENTIALS: http(401, 'อีเมลหรือรหัสผ่านไม่ถูกต้อง', 'Wrong e-mail or password'),
   REFRESH_INVALID: http(401, 'หมดเวลาการเข้าสู่ระบบ กรุณาเข้าสู่ระบบอีกครั้ง', 'Your session has ended. Please sign in again.'),
+  MEMBER_REMOVED: http(
+    401,
+    'เจ้าของร้านได้ยกเลิกสิทธิ์เข้าใช้ร้านนี้ของคุณแล้ว หากต้องการใช้ต่อ กรุณาติดต่อเจ้าของร้าน',
+    "The shop's owner removed your access to this shop. Ask the owner if you still need it.",
+  ),
   REFRESH_REUSED: http(
     401,
     'เพื่อความปลอดภัย ระบบได้ออกจากระบบของเซสชันนี้แล้ว กรุณาเข้าสู่ระบบใหม่และตรวจหน้าความปลอดภัย',

@@ -247,6 +247,9 @@ for (const kind of DB_KINDS) {
         headers: { origin: ORIGIN, cookie: `slipcheck_refresh=${s.refresh}` },
       });
       expect(refresh.statusCode).toBe(401);
+      // Said apart from an ordinary end of session, so the sign-in page can tell them to ask the owner.
+      expect(refresh.json()).toMatchObject({ success: false, code: 'MEMBER_REMOVED' });
+      expect(String(refresh.headers['set-cookie'])).toContain('Max-Age=0');
       const login = await h.app.inject({
         method: 'POST',
         url: '/api/dashboard/auth/login',
@@ -263,6 +266,24 @@ for (const kind of DB_KINDS) {
       // The same address may be invited again.
       expect((await invite(o, s.email)).statusCode).toBe(201);
       expect(await auditActions(o.shopId)).toContain('team.remove');
+    });
+
+    it('a staff session ended any other way (signed out) answers REFRESH_INVALID, not MEMBER_REMOVED', async () => {
+      const o = await ownerOn('STARTER');
+      const s = await joinStaff(o);
+      const out = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/logout',
+        headers: { origin: ORIGIN, cookie: `slipcheck_refresh=${s.refresh}` },
+      });
+      expect(out.statusCode).toBe(200);
+      const refresh = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/refresh',
+        headers: { origin: ORIGIN, cookie: `slipcheck_refresh=${s.refresh}` },
+      });
+      expect(refresh.statusCode).toBe(401);
+      expect(refresh.json().code).toBe('REFRESH_INVALID');
     });
 
     it("a removed staff member's open live stream gets no result after the removal: it ends at the next event, not the next heartbeat", async () => {

@@ -11,6 +11,8 @@ export const REFRESH_TTL_MS = 7 * 86_400_000;
 /** Two tabs refreshing with one cookie, or a reload mid-refresh, is normal: inside this window a just-rotated token gets a successor of its own; after it, its use is theft. */
 export const REUSE_GRACE_MS = 10_000;
 export const REFRESH_COOKIE = 'slipcheck_refresh';
+/** The revoke reason of the sessions of a person the owner removed from the shop (team.removeMember). */
+export const MEMBER_REMOVED_REASON = 'team_remove';
 
 export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 export const deviceFingerprint = (userAgent: string | null, ip: string | null) => sha256(`${userAgent ?? ''}|${ip ?? ''}`);
@@ -119,7 +121,7 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
       return { session: view(row), refreshToken };
     },
 
-    /** Rotates a refresh token. Throws REFRESH_INVALID or REFRESH_REUSED (family revoked). */
+    /** Rotates a refresh token. Throws REFRESH_INVALID, MEMBER_REMOVED (the person left the shop) or REFRESH_REUSED (family revoked). */
     async rotate(
       presented: string,
       client: ClientInfo,
@@ -132,6 +134,10 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
         const tok = await repo.refreshTokenByHash(sha256(presented), trx);
         if (!tok) return { kind: 'invalid' as const };
         const ses = await repo.sessionById(tok.session_id, trx);
+        // Removed from the shop by its owner (team.removeMember ends every session with this reason): said
+        // apart from an ordinary end, so the sign-in page can tell them to ask the owner rather than
+        // leaving them to sign in again and fail. Only the holder of this session's token learns it.
+        if (ses?.revoked_at && ses.revoke_reason === MEMBER_REMOVED_REASON) return { kind: 'removed' as const };
         if (!ses || ses.revoked_at || ses.expires_at <= nowIso) return { kind: 'invalid' as const };
         // A token rotated moments ago is presented again when the answer that carried its successor never
         // reached the browser (a reload or a closed tab mid-refresh) or by a second tab: inside the grace
@@ -162,6 +168,8 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
         return { kind: 'ok' as const, refreshToken, row: { ...ses, last_used_at: nowIso, expires_at: expires, ip: client.ip ?? ses.ip } };
       });
       if (out.kind === 'invalid') throw invalid();
+      if (out.kind === 'removed')
+        throw new AppError('MEMBER_REMOVED', 401, "The shop's owner removed your access to this shop; ask the owner to invite you again");
       if (out.kind === 'reused')
         throw new AppError('REFRESH_REUSED', 401, 'This sign-in link was used twice, so the session was ended for safety; sign in again');
       return {

@@ -9,7 +9,7 @@ import { mailTemplates } from '../mail/mail-templates.js';
 import type { PlanService } from '../plans/plan-service.js';
 import { lockShopRow, type ShopService } from '../shops/shop-service.js';
 import { normaliseEmail, validatePassword, type PasswordHasher } from '../accounts/password-hasher.js';
-import { sha256, type ClientInfo, type SessionService, type SessionView } from '../accounts/session-service.js';
+import { MEMBER_REMOVED_REASON, sha256, type ClientInfo, type SessionService, type SessionView } from '../accounts/session-service.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { createTeamRepo } from './team-repo.js';
 
@@ -179,7 +179,7 @@ export function createTeamService(deps: {
       const nowIso = clock.now().toISOString();
       await db.transaction().execute(async (trx) => {
         await accounts.removeMember(row.id, nowIso, trx);
-        await sessions.revokeAll(row.id, { actor: actorOf(actorId), shopId, ip, reason: 'team_remove' }, trx);
+        await sessions.revokeAll(row.id, { actor: actorOf(actorId), shopId, ip, reason: MEMBER_REMOVED_REASON }, trx);
         await deps.onMemberRemoved?.(shopId, row.id, actorOf(actorId), trx);
         await audit.record(
           { shopId, actor: actorOf(actorId), action: 'team.remove', target: row.id, ip, detail: { email: row.email } },

@@ -12,9 +12,19 @@ let refreshing: Promise<boolean> | null = null;
 let refreshTrouble: unknown = null;
 export const lastRefreshTrouble = () => refreshTrouble;
 const listeners = new Set<(signedIn: boolean) => void>();
+/**
+ * Why the service last refused the session, for the sign-in page to say (until the next sign-in):
+ * `MEMBER_REMOVED` (the owner removed this person from the shop: signing in again cannot work),
+ * `REFRESH_REUSED`, or `REFRESH_INVALID` when this page had been signed in (an ordinary end). A first
+ * visit without a session is not "ended", so it leaves nothing.
+ */
+export type SignOutReason = 'MEMBER_REMOVED' | 'REFRESH_REUSED' | 'REFRESH_INVALID';
+let signOutReason: SignOutReason | null = null;
+export const lastSignOutReason = () => signOutReason;
 
 export function setAccessToken(token: string | null) {
   const changed = !!token !== !!accessToken;
+  if (token) signOutReason = null;
   accessToken = token;
   if (changed) listeners.forEach((l) => l(!!token));
 }
@@ -57,6 +67,9 @@ async function refreshOnce(): Promise<boolean> {
     }
     // Only the service's own refusal (401: missing, expired, revoked or reused; 403: origin) ends the session.
     if (res.status === 401 || res.status === 403) {
+      const code = ((await res.json().catch(() => null)) as { code?: unknown } | null)?.code;
+      if (code === 'MEMBER_REMOVED' || code === 'REFRESH_REUSED') signOutReason = code;
+      else if (accessToken !== null) signOutReason = 'REFRESH_INVALID';
       setAccessToken(null);
       return false;
     }

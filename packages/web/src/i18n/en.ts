@@ -47,6 +47,9 @@ export const en: Record<MessageKey, string> = {
   'auth.noAccount': 'No account yet? Sign up',
   'auth.haveAccount': 'Already have an account? Sign in',
   'auth.backToLogin': 'Back to sign in',
+  'auth.removedTitle': 'Your access to this shop was removed',
+  'auth.removedBody':
+    "The shop's owner removed you from the team, so signing in again will not work. Ask the owner to invite you again if you still need it.",
 
   'signup.title': 'Sign up for slipcheck',
   'signup.trialTitle': 'Start with a free 7-day trial',

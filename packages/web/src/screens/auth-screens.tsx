@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { LineLoginButton } from '../components/line-login';
 import { useAuth } from '../api/auth';
-import { api, pickToken, setAccessToken } from '../api/client';
+import { api, lastSignOutReason, pickToken, setAccessToken } from '../api/client';
 import { ROUTES } from '../api/routes';
 import type { PlanCard } from '../api/types';
 import { Alert, Card, ErrorText, Field, Loading } from '../components/ui';
@@ -51,6 +51,8 @@ export function LoginScreen() {
       return null;
     }
   });
+  // Sent here because the service refused the session: say why (removed from the shop: ask the owner).
+  const [signedOut] = useState(lastSignOutReason);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { busy, error, onSubmit } = useAsyncAction();
@@ -78,6 +80,13 @@ export function LoginScreen() {
         <Alert kind="ok" title={t('erase.doneTitle')}>
           {t('erase.doneBody', { time: formatDateTime(erasedUntil, lang) })}
         </Alert>
+      )}
+      {signedOut === 'MEMBER_REMOVED' ? (
+        <Alert kind="warn" title={t('auth.removedTitle')}>
+          {t('auth.removedBody')}
+        </Alert>
+      ) : (
+        signedOut && <Alert kind="info" title={t(`error.${signedOut}`)} />
       )}
       <p className="muted">{t('auth.tagline')}</p>
       <form onSubmit={submit} noValidate={false}>

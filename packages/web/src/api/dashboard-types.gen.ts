@@ -2251,10 +2251,18 @@ export type paths = {
                                 }[];
                                 payeeCount: number;
                                 plan: {
+                                    /** @description checks continue past the limit and the free buffer, charged per check */
+                                    allowOverage: boolean;
                                     apiAccess: boolean;
                                     code: string;
+                                    /** @description checks past the limit that are never charged */
+                                    freeBuffer: number;
+                                    /** @description where checks stop in a period (limit + free buffer, and overage up to its cap) */
+                                    hardLimit: number;
                                     monthlyLimit: number;
                                     name: string;
+                                    /** @description the charge per check past the free buffer (integer satang) */
+                                    overagePriceSatang: number;
                                     priceThb: number;
                                     /** @description the trial's length (the overview says the trial allowance is for these days) */
                                     trialDays: number;

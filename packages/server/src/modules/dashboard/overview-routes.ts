@@ -10,7 +10,7 @@ import { VerifyRecordSchema } from '../transactions/transaction-schemas.js';
 import { DailySchema, DashboardTransactionSchema, QuotaSnapshotSchema, TestQuotaSchema } from './dashboard-schemas.js';
 import type { OverviewService } from './overview-service.js';
 import type { ShopService } from '../shops/shop-service.js';
-import type { PlanService } from '../plans/plan-service.js';
+import { hardLimitOf, type PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { PayeeService } from '../payees/payee-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
@@ -64,6 +64,10 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
                 apiAccess: Type.Boolean(),
                 webhooks: Type.Boolean(),
                 priceThb: Type.Number(),
+                allowOverage: Type.Boolean({ description: 'checks continue past the limit and the free buffer, charged per check' }),
+                freeBuffer: Type.Integer({ description: 'checks past the limit that are never charged' }),
+                overagePriceSatang: Type.Integer({ description: 'the charge per check past the free buffer (integer satang)' }),
+                hardLimit: Type.Integer({ description: 'where checks stop in a period (limit + free buffer, and overage up to its cap)' }),
               }),
               trialDaysLeft: Nullable(Type.Integer()),
               quota: QuotaSnapshotSchema,
@@ -99,6 +103,10 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
             apiAccess: plan.apiAccess,
             webhooks: plan.webhooks,
             priceThb: plan.priceThb,
+            allowOverage: plan.allowOverage,
+            freeBuffer: plan.freeBuffer,
+            overagePriceSatang: plan.overagePriceSatang,
+            hardLimit: hardLimitOf(plan),
           },
           trialDaysLeft: overview.trialDaysLeft(shop.trialEndsAt, shop.state),
           quota: quotaNow,

@@ -7,7 +7,9 @@ import { DailyChart, Gauge } from '../components/chart';
 import { TxList } from '../components/tx-list';
 import { Alert, Card, Empty, ErrorText, Loading, PageHeader } from '../components/ui';
 import { useI18n, type MessageKey } from '../i18n/i18n';
-import { formatDateTime, formatMoney } from '../lib/format';
+import { formatDateTime, formatMoney, formatNumber } from '../lib/format';
+import { formatBaht } from '../lib/money';
+import { quotaNext } from '../lib/quota-next';
 import { Link, useRouter } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { TotalsCard } from '../components/reports';
@@ -82,6 +84,7 @@ export function OverviewScreen() {
               d.quota.daysUntilReset !== undefined && <> · {t('overview.resetIn', { n: d.quota.daysUntilReset })}</>
             )}
           </p>
+          <QuotaNextNote overview={d} onTrial={onTrial} />
         </Card>
         <Card title={t('overview.quick')}>
           <ul className="quick">
@@ -147,5 +150,39 @@ function TrialBanner({ daysLeft, limit, chosen }: { daysLeft: number | null; lim
           : t('overview.trialBannerNextNoPlan')}
       </p>
     </section>
+  );
+}
+
+/**
+ * What happens next when the shop is near or past its limit: checks go on (free buffer, then charged
+ * per slip, up to the hard block) or stop. One short title and one sentence, for a phone at a glance.
+ */
+function QuotaNextNote({ overview: d, onTrial }: { overview: Overview; onTrial: boolean }) {
+  const { t, lang } = useI18n();
+  const next = quotaNext({
+    used: d.quota.used,
+    limit: d.quota.limit,
+    freeBuffer: d.plan.freeBuffer,
+    hardLimit: d.plan.hardLimit,
+    allowOverage: d.plan.allowOverage,
+    overage: d.quota.overage,
+    overagePriceSatang: d.plan.overagePriceSatang,
+    trial: onTrial,
+  });
+  if (!next) return null;
+  const v = next.vars;
+  const vars = {
+    limit: formatNumber(v.limit, lang),
+    buffer: formatNumber(v.buffer, lang),
+    hard: formatNumber(v.hard, lang),
+    n: formatNumber(v.n, lang),
+    price: formatBaht(v.priceSatang),
+    amount: formatBaht(v.amountSatang),
+    days: d.quota.daysUntilReset,
+  };
+  return (
+    <p className={`quota-next small${next.stage === 'near' ? '' : ' warn-text'}`} data-stage={next.stage}>
+      <strong>{t(next.title)}</strong> {t(next.body, vars)}
+    </p>
   );
 }

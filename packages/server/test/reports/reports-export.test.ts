@@ -99,6 +99,14 @@ function suite(kind: DbKind) {
     await th.xlsx.load((await get('/api/dashboard/transactions/export?format=xlsx')).rawPayload as unknown as ArrayBuffer);
     expect(th.worksheets[0].getRow(1).getCell(4).value).toBe('จำนวนเงิน (บาท)');
     expect(th.worksheets[0].getRow(2).getCell(9).value).toBe('นางสาว มานี มีนา');
+    // The Thai file's two time columns are date cells too (sortable and filterable in Excel and
+    // LibreOffice), Bangkok wall time with a readable format; never ISO text.
+    for (const key of ['createdAt', 'transDate'] as const) {
+      const cell = th.worksheets[0].getRow(2).getCell(EXPORT_COLUMNS.findIndex((c) => c.key === key) + 1);
+      expect(cell.type, key).toBe(ExcelJS.ValueType.Date);
+      expect((cell.value as Date).toISOString(), key).toBe('2026-11-11T00:01:00.000Z');
+      expect(cell.numFmt, key).toBe('yyyy-mm-dd hh:mm:ss');
+    }
   });
 
   it('exports are audit events; personal fields follow the anonymisation rule', async () => {

@@ -4,6 +4,7 @@ import { DB_KINDS, type DbKind, pgMissing, seedShop, skipNote } from '../helpers
 import { createDashHarness, signup, type Owner } from '../dashboard/dash-helpers.js';
 import type { Harness } from '../helpers/harness.js';
 import { formatSatang, periodRanges } from '../../src/modules/reports/reports-time.js';
+import { summaryText } from '../../src/modules/reports/reports-summary.js';
 import { bkk, insertTx } from './reports-helpers.js';
 
 for (const kind of DB_KINDS) describe.skipIf(pgMissing(kind))(`report totals (${kind})${skipNote(kind)}`, () => suite(kind));
@@ -229,6 +230,31 @@ function suite(kind: DbKind) {
     // Counted at 10:00 of that day: the summary says so (checks after it are in no summary, only the list).
     expect(f.asOf).toBe('10:00');
     expect((await h.c.reports.summary.facts(await h.c.shops.get(o.shopId), '2026-11-10')).asOf).toBeNull();
+  });
+
+  it("a trial's daily summary says what is left of the trial's slips, not 'this month', across a month", async () => {
+    // The trial's 50 slips count over its 7 days (TRIAL_QUOTA). Signed up on 28 November, the trial runs
+    // into December: the summary of 1 December said "checks left this month", as if a fresh 50 had begun.
+    clock.set(bkk('2026-11-28T12:00:00'));
+    const o = await signup(h);
+    await h.c.quota.adjust(o.shopId, { used: 45 }, 'test');
+    clock.set(bkk('2026-12-01T21:00:00'));
+    await insertTx(h, o.shopId, [{ createdAt: bkk('2026-12-01T09:00:00'), amountSatang: 8_20 }]);
+    const shop = await h.c.shops.get(o.shopId);
+    const f = await h.c.reports.summary.facts(shop, '2026-12-01');
+    expect(f).toMatchObject({ quotaLeft: 5, quotaTrial: true });
+    const th = summaryText(f, 'th').text;
+    const en = summaryText(f, 'en').text;
+    expect(th).toContain('สิทธิ์ตรวจสลิปของช่วงทดลองใช้คงเหลือ 5 จาก 50 ครั้ง');
+    expect(en).toContain("Trial checks left: 5 of the trial's 50");
+    expect(th).not.toContain('เดือนนี้');
+    expect(en).not.toContain('this month');
+    // A paid plan keeps its monthly words.
+    await h.c.shops.setPlan(o.shopId, 'STARTER', 'test');
+    const paid = await h.c.reports.summary.facts(await h.c.shops.get(o.shopId), '2026-12-01');
+    expect(paid.quotaTrial).toBe(false);
+    expect(summaryText(paid, 'th').text).toMatch(/โควตาคงเหลือเดือนนี้ \d+ ครั้ง/);
+    expect(summaryText(paid, 'en').text).toMatch(/Checks left this month: \d+/);
   });
 
   it('sums 10,000 random amounts exactly (integer satang end to end)', async () => {

@@ -6,7 +6,7 @@ import type { OutboxHandler } from '../../outbox/outbox-types.js';
 import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { LineOwnerAlerts } from '../line/line-owner-alerts.js';
 import type { MailService } from '../mail/mail-service.js';
-import type { PlanService } from '../plans/plan-service.js';
+import { TRIAL_PLAN, type PlanService } from '../plans/plan-service.js';
 import type { QuotaService } from '../quota/quota-service.js';
 import type { Shop, ShopService } from '../shops/shop-service.js';
 import { settingsOf, type ShopSettings } from '../shops/shop-settings.js';
@@ -67,6 +67,13 @@ export interface DailySummaryFacts {
   elsewhere: number;
   stoppedSatang: number;
   quotaLeft: number;
+  /**
+   * The shop is on its trial: what is left is of the trial's slips (its plan's limit over its days,
+   * docs/architecture.md "Quota charging rule"), which no new month renews, so the message says so
+   * instead of "this month". `quotaLimit` is that pool.
+   */
+  quotaTrial?: boolean;
+  quotaLimit?: number;
   link: string;
 }
 
@@ -102,7 +109,7 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
         `${w.verified}: ${formatSatang(f.verifiedSatang)} THB from ${f.verifiedCount} slips`,
         `${w.needsLook}: ${f.under} ${w.under.toLowerCase()}, ${f.over} ${w.over.toLowerCase()}, ${f.stale} ${w.stale.toLowerCase()}, ${f.edited} ${w.edited.toLowerCase()}`,
         `${w.stopped}: ${f.duplicates} ${w.duplicate.toLowerCase()}, ${f.forged} ${w.forged.toLowerCase()}, ${f.elsewhere} ${w.receiverMismatch.toLowerCase()} (${formatSatang(f.stoppedSatang)} THB)`,
-        `Checks left this month: ${f.quotaLeft}`,
+        f.quotaTrial ? `Trial checks left: ${f.quotaLeft} of the trial's ${f.quotaLimit}` : `Checks left this month: ${f.quotaLeft}`,
         `See the day: ${f.link}`,
       ].join('\n'),
     };
@@ -118,7 +125,7 @@ export function summaryText(f: DailySummaryFacts, lang: 'th' | 'en'): { subject:
       `${w.verified} ${formatSatang(f.verifiedSatang)} บาท จาก ${f.verifiedCount} สลิป`,
       `${w.needsLook}: ${w.under} ${f.under} ${w.over} ${f.over} ${w.stale} ${f.stale} ${w.edited} ${f.edited}`,
       `${w.stopped}: ${w.duplicate} ${f.duplicates} ${w.forged} ${f.forged} ${w.receiverMismatch} ${f.elsewhere} (รวม ${formatSatang(f.stoppedSatang)} บาท)`,
-      `โควตาคงเหลือเดือนนี้ ${f.quotaLeft} ครั้ง`,
+      f.quotaTrial ? `สิทธิ์ตรวจสลิปของช่วงทดลองใช้คงเหลือ ${f.quotaLeft} จาก ${f.quotaLimit} ครั้ง` : `โควตาคงเหลือเดือนนี้ ${f.quotaLeft} ครั้ง`,
       `ดูรายการของวันนี้: ${f.link}`,
     ].join('\n'),
   };
@@ -204,6 +211,8 @@ export function createDailySummary(deps: Deps) {
       elsewhere: st.receiverMismatch.count,
       stoppedSatang: st.duplicate.amountSatang + st.forged.amountSatang + st.receiverMismatch.amountSatang,
       quotaLeft: q.remaining,
+      quotaTrial: plan.code === TRIAL_PLAN,
+      quotaLimit: q.limit,
       // Bangkok days: the transactions screen opens with its date filters set to this day.
       link: `${deps.dashboardUrl}/transactions?from=${day}&to=${day}`,
     };

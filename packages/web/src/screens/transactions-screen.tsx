@@ -57,6 +57,10 @@ export function TransactionsScreen() {
   const [cursor, setCursor] = useState<string | null>(null);
   const [fresh, setFresh] = useState<Set<string>>(new Set());
   const [announce, setAnnounce] = useState('');
+  // Every live result (and every resync after a reconnect) asks the money card again. The card is today,
+  // this week and this month whatever the list's filters: keyed on the list's length, it stood still
+  // while the list was filtered to another day (the daily summary's link) or to one status.
+  const [moneyKey, setMoneyKey] = useState(0);
   // "Load more": a next page that cannot be fetched is said beside the button (it stopped spinning and
   // nothing more, so the list looked complete); the same button tries again.
   const more = useAsyncAction();
@@ -118,6 +122,7 @@ export function TransactionsScreen() {
   }
   const live = useLiveResults(
     (r) => {
+      setMoneyKey((k) => k + 1);
       if (r.transRef && itemsRef.current.some((x) => x.transRef === r.transRef && x.environment === r.environment))
         void refreshTransfer(r.transRef).catch(() => undefined);
       if (!matches(r, filtersRef.current)) return;
@@ -126,7 +131,10 @@ export function TransactionsScreen() {
       setAnnounce(t('tx.liveNew', { status: t(`status.${r.status}` as MessageKey) }));
     },
     true,
-    () => void refreshTop().catch(() => undefined),
+    () => {
+      setMoneyKey((k) => k + 1);
+      void refreshTop().catch(() => undefined);
+    },
   );
   function loadMore() {
     if (!cursor) return;
@@ -160,7 +168,7 @@ export function TransactionsScreen() {
   const phone = useMediaQuery(PHONE_LAYOUT);
   const totals = (
     <div className="tx-totals">
-      <TotalsCard reloadKey={items.length} />
+      <TotalsCard reloadKey={moneyKey} />
     </div>
   );
   return (

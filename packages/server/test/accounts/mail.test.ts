@@ -14,28 +14,29 @@ for (const kind of DB_KINDS) {
     });
     afterAll(async () => h.close());
 
+    /** Enqueues one owner.alert for the shop and runs it as the worker would, twice (a retry sends nothing more). */
+    const seen = new Set<string>();
+    const runAlert = async (shopId: string, payload: Omit<OwnerAlertJob, 'shopId'>) => {
+      await h.c.db
+        .transaction()
+        .execute((trx) => enqueueOutbox(trx, { kind: OWNER_ALERT_JOB, shopId, payload: { shopId, ...payload } }, h.c.clock.now()));
+      const jobs = await h.c.db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('kind', '=', OWNER_ALERT_JOB)
+        .where('shop_id', '=', shopId)
+        .execute();
+      const job = jobs.find((j) => !seen.has(j.id))!;
+      seen.add(job.id);
+      const handler = h.c.outboxHandlers[OWNER_ALERT_JOB]!;
+      const row = { id: job.id, kind: job.kind, shopId: job.shop_id, payload: JSON.parse(job.payload), attempts: 1 };
+      await handler(row as never, { now: () => h.c.clock.now() } as never);
+      await handler(row as never, { now: () => h.c.clock.now() } as never);
+    };
+
     it('owner.alert e-mails the owner once per job, Thai first, and honours the preferences', async () => {
       const o = await signup(h, { shopName: 'ร้านแจ้งเตือน' });
-      const seen = new Set<string>();
-      const run = async (payload: Omit<OwnerAlertJob, 'shopId'>) => {
-        await h.c.db
-          .transaction()
-          .execute((trx) =>
-            enqueueOutbox(trx, { kind: OWNER_ALERT_JOB, shopId: o.shopId, payload: { shopId: o.shopId, ...payload } }, h.c.clock.now()),
-          );
-        const jobs = await h.c.db
-          .selectFrom('outbox')
-          .selectAll()
-          .where('kind', '=', OWNER_ALERT_JOB)
-          .where('shop_id', '=', o.shopId)
-          .execute();
-        const job = jobs.find((j) => !seen.has(j.id))!;
-        seen.add(job.id);
-        const handler = h.c.outboxHandlers[OWNER_ALERT_JOB]!;
-        const row = { id: job.id, kind: job.kind, shopId: job.shop_id, payload: JSON.parse(job.payload), attempts: 1 };
-        await handler(row as never, { now: () => h.c.clock.now() } as never);
-        await handler(row as never, { now: () => h.c.clock.now() } as never); // a retry sends nothing more
-      };
+      const run = (payload: Omit<OwnerAlertJob, 'shopId'>) => runAlert(o.shopId, payload);
       const alerts = async () => (await h.c.mail.list({ to: o.email })).filter((m) => m.template.startsWith('owner_alert'));
       await run({ type: 'STALE_SLIP', transactionId: 'txn_x' });
       const first = await alerts();
@@ -54,25 +55,7 @@ for (const kind of DB_KINDS) {
     it("a trial's quota alerts speak of the trial's slips, not of this month or the next", async () => {
       const o = await signup(h, { shopName: 'ร้านทดลอง' });
       const mails = async () => (await h.c.mail.list({ to: o.email })).filter((m) => m.template === 'owner_alert_quota_100');
-      await h.c.db.transaction().execute((trx) =>
-        enqueueOutbox(
-          trx,
-          {
-            kind: OWNER_ALERT_JOB,
-            shopId: o.shopId,
-            payload: { shopId: o.shopId, type: 'QUOTA_100', detail: { used: 50, limit: 50, trial: true } },
-          },
-          h.c.clock.now(),
-        ),
-      );
-      const job = await h.c.db
-        .selectFrom('outbox')
-        .selectAll()
-        .where('kind', '=', OWNER_ALERT_JOB)
-        .where('shop_id', '=', o.shopId)
-        .executeTakeFirstOrThrow();
-      const row = { id: job.id, kind: job.kind, shopId: job.shop_id, payload: JSON.parse(job.payload), attempts: 1 };
-      await h.c.outboxHandlers[OWNER_ALERT_JOB]!(row as never, { now: () => h.c.clock.now() } as never);
+      await runAlert(o.shopId, { type: 'QUOTA_100', detail: { used: 50, limit: 50, trial: true } });
       const [mail] = await mails();
       expect(mail.text).toContain("The trial's slip checks are used up");
       expect(mail.text).toContain('ช่วงทดลองใช้');

@@ -32,17 +32,30 @@ async function limit(deps: ApiAuthDeps, reply: FastifyReply, key: string, max: n
   }
 }
 
+/** The key of `Authorization: Bearer <key>`, or undefined when the header is missing or has another form. */
+function bearerKey(req: FastifyRequest): string | undefined {
+  const header = req.headers.authorization;
+  return (typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null)?.[1];
+}
+
+/** The hooks apiAuth made, so the 405 of a path can tell whether that path's routes take an API key. */
+const apiAuthHooks = new WeakSet<object>();
+
+/** True when a route's onRequest hooks (one or a list) include an apiAuth hook. */
+export function takesApiKey(onRequest: unknown): boolean {
+  return [onRequest].flat().some((h) => typeof h === 'function' && apiAuthHooks.has(h));
+}
+
 /**
  * Authentication, rate limits, plan gate and scopes for the public API, in that order, before the body
  * is read (a wrong key costs no upload). A wrong key
  * learns nothing else (every unknown, malformed or revoked key gets the same 401).
  */
 export function apiAuth(deps: ApiAuthDeps, scopes: Scope[], opts: { verify?: boolean } = {}): onRequestAsyncHookHandler {
-  return async function (req: FastifyRequest, reply: FastifyReply) {
-    const header = req.headers.authorization;
-    const m = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!m) throw unauthorized();
-    const auth = await deps.apiKeys.authenticate(m[1]);
+  const hook = async function (req: FastifyRequest, reply: FastifyReply) {
+    const key = bearerKey(req);
+    if (!key) throw unauthorized();
+    const auth = await deps.apiKeys.authenticate(key);
     if (!auth) throw unauthorized();
     req.apiAuth = auth;
     await limit(deps, reply, `key:${auth.key.id}`, deps.perKeyPerMinute);
@@ -52,6 +65,29 @@ export function apiAuth(deps: ApiAuthDeps, scopes: Scope[], opts: { verify?: boo
     const missing = scopes.filter((s) => !auth.key.scopes.includes(s));
     if (missing.length) throw new AppError('MISSING_SCOPE', 403, `API key missing scope(s): ${missing.join(', ')}`);
     if (opts.verify) await limit(deps, reply, `verify:${auth.shop.id}`, deps.verifyPerMinute);
+  };
+  apiAuthHooks.add(hook);
+  return hook;
+}
+
+/**
+ * For a 405 on a path whose routes take an API key: a valid key names its shop, so the answer carries
+ * that shop's quota headers like every other authenticated answer (the spec: every response carries
+ * them). Only the key is read: the 405 itself does not depend on the key, so nothing here refuses (no
+ * 401, 403 or 429; a 405 is not counted against the key's rate limit, as no endpoint was called), and
+ * a missing, unknown or revoked key, or a key that cannot be read now (database down), leaves the
+ * answer without quota headers, like a 401.
+ */
+export function identifyApiKey(deps: Pick<ApiAuthDeps, 'apiKeys'>): (req: FastifyRequest) => Promise<void> {
+  return async (req) => {
+    const key = bearerKey(req);
+    if (!key) return;
+    try {
+      const auth = await deps.apiKeys.authenticate(key);
+      if (auth) req.apiAuth = auth;
+    } catch (err) {
+      req.log.warn({ err }, 'API key of a 405 not read; answered without quota headers');
+    }
   };
 }
 

@@ -12,7 +12,7 @@ import { verificationRoutes } from '../modules/verification/verification-routes.
 import { lineWebhookRoutes } from '../modules/line/line-webhook-routes.js';
 import { dashboardRoutes } from './dashboard-routes.js';
 import { publicUrlOf } from '../modules/accounts/accounts-module.js';
-import { quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
+import { identifyApiKey, quotaHeadersHook, type ApiAuthDeps } from './api-auth.js';
 import { ErrorEnvelope, QuotaWallErrorSchema } from './common-schemas.js';
 import { clientErrorHandler, errorBody, registerEnvelope } from './envelope.js';
 import { inputGuard } from './input-guard.js';
@@ -113,7 +113,7 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
 
   app.addSchema(ErrorEnvelope);
   app.addSchema(QuotaWallErrorSchema);
-  registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now() });
+  registerEnvelope(app, { timeZone: c.config.TIME_ZONE, now: () => c.clock.now(), identifyKey: identifyApiKey({ apiKeys: c.apiKeys }) });
   // Callback hooks where nothing is awaited: an async hook costs every request a promise and a turn
   // of the microtask queue (issue 24: a replay's time on the main thread).
   app.addHook('onRequest', (req, reply, done) => {

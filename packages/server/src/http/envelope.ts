@@ -7,6 +7,7 @@ import type { ErrorCode } from '../lib/error-codes.js';
 import { isDatabaseUnavailable } from '../db/db.js';
 import { isoWithOffset } from '../lib/period.js';
 import { patternWords } from './common-schemas.js';
+import { takesApiKey } from './api-auth.js';
 
 // Lives in lib/period.ts beside the readable form messages use; exported here for the routes that import it.
 export { isoWithOffset };
@@ -122,7 +123,15 @@ function unknownFieldMessage(where: string, at: string, schema: unknown): string
 }
 
 /** Maps every failure to the spec's envelope; a 5xx never shows an internal message. */
-export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string; now: () => Date }) {
+export function registerEnvelope(
+  app: FastifyInstance,
+  opts: {
+    timeZone: string;
+    now: () => Date;
+    /** Sets req.apiAuth when the request names a valid API key (api-auth.ts identifyApiKey): a 405's quota headers. */
+    identifyKey?: (req: FastifyRequest) => Promise<void>;
+  },
+) {
   const send = (
     req: FastifyRequest,
     reply: FastifyReply,
@@ -222,16 +231,21 @@ export function registerEnvelope(app: FastifyInstance, opts: { timeZone: string;
   });
 
   // Known paths answer 405 with Allow for a method they do not serve; Fastify alone would say 404.
-  const routes: Array<{ re: RegExp; method: string }> = [];
+  const routes: Array<{ re: RegExp; method: string; keyed: boolean }> = [];
   app.addHook('onRoute', (r) => {
     if (r.url.includes('*')) return;
     const re = new RegExp(`^${r.url.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
-    for (const m of [r.method].flat()) if (m !== 'HEAD') routes.push({ re, method: m });
+    const keyed = takesApiKey(r.onRequest);
+    for (const m of [r.method].flat()) if (m !== 'HEAD') routes.push({ re, method: m, keyed });
   });
-  app.setNotFoundHandler((req, reply) => {
+  app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split('?')[0];
-    const allow = [...new Set(routes.filter((r) => r.re.test(path)).map((r) => r.method))];
+    const matched = routes.filter((r) => r.re.test(path));
+    const allow = [...new Set(matched.map((r) => r.method))];
     if (allow.length && !allow.includes(req.method)) {
+      // On an API path a valid key gets its quota headers (onSend adds them once req.apiAuth is set);
+      // the body and Allow are the same whoever asks.
+      if (opts.identifyKey && matched.some((r) => r.keyed)) await opts.identifyKey(req);
       reply.header('Allow', allow.join(', '));
       return send(req, reply, 405, `Method ${req.method} is not allowed on ${path}; use ${allow.join(' or ')}`, 'METHOD_NOT_ALLOWED');
     }

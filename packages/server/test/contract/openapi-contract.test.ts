@@ -135,6 +135,7 @@ describe('OpenAPI contract: real answers of every public route', () => {
       c.check('GET', p, await call(base, 'GET', p, { key: verifyOnly }));
       const wrongMethod = await call(base, 'DELETE', p, { key });
       expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.get('x-service-quota-limit'), `DELETE ${p} with a key`).not.toBeNull();
       c.check('GET', p, wrongMethod);
     }
     const bad = await call(base, 'GET', '/api/v1/transactions?limit=0', { key });

@@ -123,6 +123,44 @@ for (const kind of DB_KINDS) {
       expect(tx.statusCode).toBe(405);
     });
 
+    it('a wrong method with a valid key carries the quota headers; without one, or with a bad one, it carries none', async () => {
+      const s = await seedShop(h);
+      await h.c.quota.adjust(s.shop.id, { used: 7 }, 'test');
+      const quota = await h.app.inject({ url: '/api/v1/quota', headers: s.auth });
+      const headersOf = (r: { headers: Record<string, unknown> }) =>
+        Object.fromEntries(['limit', 'used', 'remaining', 'reset-days'].map((n) => [n, r.headers[`x-service-quota-${n}`]]));
+      expect(headersOf(quota)).toEqual({ limit: '500', used: '7', remaining: '493', 'reset-days': expect.stringMatching(/^\d+$/) });
+      for (const [method, url, allow] of [
+        ['DELETE', '/api/v1/verify', 'POST'],
+        ['PUT', '/api/v1/quota', 'GET'],
+        ['POST', '/api/v1/me', 'GET'],
+        ['PATCH', '/api/v1/transactions', 'GET'],
+        ['DELETE', '/api/v1/transactions/txn_123', 'GET'],
+      ] as const) {
+        const keyed = await h.app.inject({ method, url, headers: s.auth });
+        expect(keyed.statusCode, `${method} ${url}`).toBe(405);
+        expect(keyed.headers.allow).toBe(allow);
+        expect(keyed.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', path: url });
+        expect(headersOf(keyed), `${method} ${url}`).toEqual(headersOf(quota));
+        // The same body whoever asks: the key changes the headers only.
+        const bare = await h.app.inject({ method, url });
+        const bad = await h.app.inject({ method, url, headers: { authorization: `Bearer sk_live_${'A'.repeat(32)}` } });
+        for (const r of [bare, bad]) {
+          expect(r.statusCode).toBe(405);
+          expect(r.headers.allow).toBe(allow);
+          expect(strip(r.json())).toEqual(strip(keyed.json()));
+          expect(r.headers['x-service-quota-limit']).toBeUndefined();
+          expect(r.headers['x-request-id']).toBe(r.json().requestId);
+        }
+      }
+      // A path served without a key (the OpenAPI document) shows no quota, whoever asks.
+      const doc = await h.app.inject({ method: 'POST', url: '/api/v1/openapi.json', headers: s.auth });
+      expect(doc.statusCode).toBe(405);
+      expect(doc.headers['x-service-quota-limit']).toBeUndefined();
+      // A 405 is not a request the key's rate limit counts (the quota read above was one of the 5).
+      for (let i = 0; i < 4; i++) expect((await h.app.inject({ url: '/api/v1/quota', headers: s.auth })).statusCode).toBe(200);
+    });
+
     it('health answers at /health* and /v1/health* without auth', async () => {
       for (const p of ['/health', '/health/liveness', '/health/uptime', '/v1/health', '/v1/health/liveness', '/v1/health/uptime']) {
         const r = await h.app.inject({ url: p });

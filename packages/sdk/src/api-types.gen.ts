@@ -312,6 +312,7 @@ export type components = {
              *     | WEBHOOK_ENDPOINT_DISABLED | 409 | This endpoint is disabled. Enable it first, then redeliver. | ปลายทางนี้ปิดใช้งานอยู่ เปิดใช้งานก่อนแล้วค่อยส่งซ้ำ |
              *     | WEBHOOK_ENDPOINT_LIMIT | 409 | You have the maximum number of webhook endpoints. Remove one you no longer use first. | เพิ่มปลายทางเว็บฮุกครบจำนวนสูงสุดแล้ว ลบปลายทางที่ไม่ใช้ก่อน |
              *     | PAYLOAD_TOO_LARGE | 413 | The picture is too large. Use a screenshot or a smaller picture. | รูปใหญ่เกินไป ลองใช้ภาพหน้าจอหรือรูปที่เล็กลง |
+             *     | URI_TOO_LONG | 414 | The URL is too long. Shorten it and try again. | ที่อยู่ (URL) ยาวเกินไป กรุณาย่อให้สั้นลงแล้วลองใหม่ |
              *     | UNSUPPORTED_MEDIA_TYPE | 415 | This file type is not supported | ไม่รองรับไฟล์ประเภทนี้ |
              *     | NO_PAYEE_CONFIGURED | 422 | Your shop has no payee account, so the slip was rejected. Add an account and try again. | ร้านยังไม่มีบัญชีรับเงิน สลิปจึงถูกปฏิเสธ เพิ่มบัญชีก่อนแล้วลองใหม่ |
              *     | RATE_LIMITED | 429 | Too many requests. Please wait a moment and try again. | ส่งคำขอถี่เกินไป กรุณารอสักครู่แล้วลองใหม่ |
@@ -323,7 +324,7 @@ export type components = {
              *     | DECODER_UNAVAILABLE | 503 | The slip reader is not available; retry in a moment | ระบบอ่านสลิปไม่พร้อม กรุณาลองใหม่ |
              * @enum {unknown}
              */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "MEMBER_REMOVED" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "PAYEE_EXISTS" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "MEMBER_REMOVED" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "PAYEE_EXISTS" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
             /** @description HTTP status name, e.g. Forbidden */
             error: string;
             message: string;
@@ -486,6 +487,7 @@ export type components = {
              *     | WEBHOOK_ENDPOINT_DISABLED | 409 | This endpoint is disabled. Enable it first, then redeliver. | ปลายทางนี้ปิดใช้งานอยู่ เปิดใช้งานก่อนแล้วค่อยส่งซ้ำ |
              *     | WEBHOOK_ENDPOINT_LIMIT | 409 | You have the maximum number of webhook endpoints. Remove one you no longer use first. | เพิ่มปลายทางเว็บฮุกครบจำนวนสูงสุดแล้ว ลบปลายทางที่ไม่ใช้ก่อน |
              *     | PAYLOAD_TOO_LARGE | 413 | The picture is too large. Use a screenshot or a smaller picture. | รูปใหญ่เกินไป ลองใช้ภาพหน้าจอหรือรูปที่เล็กลง |
+             *     | URI_TOO_LONG | 414 | The URL is too long. Shorten it and try again. | ที่อยู่ (URL) ยาวเกินไป กรุณาย่อให้สั้นลงแล้วลองใหม่ |
              *     | UNSUPPORTED_MEDIA_TYPE | 415 | This file type is not supported | ไม่รองรับไฟล์ประเภทนี้ |
              *     | NO_PAYEE_CONFIGURED | 422 | Your shop has no payee account, so the slip was rejected. Add an account and try again. | ร้านยังไม่มีบัญชีรับเงิน สลิปจึงถูกปฏิเสธ เพิ่มบัญชีก่อนแล้วลองใหม่ |
              *     | RATE_LIMITED | 429 | Too many requests. Please wait a moment and try again. | ส่งคำขอถี่เกินไป กรุณารอสักครู่แล้วลองใหม่ |
@@ -497,7 +499,7 @@ export type components = {
              *     | DECODER_UNAVAILABLE | 503 | The slip reader is not available; retry in a moment | ระบบอ่านสลิปไม่พร้อม กรุณาลองใหม่ |
              * @enum {unknown}
              */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "MEMBER_REMOVED" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "PAYEE_EXISTS" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "INVALID_IMAGE" | "INVALID_CURSOR" | "INVALID_RANGE" | "INVALID_DESCRIPTION" | "INVALID_OVERLAP" | "INVALID_STATUS" | "INVALID_WEBHOOK_EVENTS" | "INVALID_WEBHOOK_URL" | "INVITE_INVALID" | "LINK_CODE_INVALID" | "RESET_TOKEN_INVALID" | "UNKNOWN_PLAN" | "WEAK_PASSWORD" | "WRONG_PASSWORD" | "DEMO_DISABLED" | "SANDBOX_UNREACHABLE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "REFRESH_INVALID" | "MEMBER_REMOVED" | "REFRESH_REUSED" | "LINE_TOKEN_INVALID" | "QUOTA_EXCEEDED" | "TEST_QUOTA_EXCEEDED" | "ACCOUNT_DISABLED" | "MISSING_SCOPE" | "ORIGIN_REJECTED" | "OWNER_ONLY" | "OWNER_NOT_REMOVABLE" | "PLAN_API_ACCESS_REQUIRED" | "PLAN_LIMIT_SEATS" | "PLAN_LIMIT_MESSAGING_ACCOUNTS" | "SHOP_SUSPENDED" | "LINE_NOT_LINKED" | "NOT_FOUND" | "LINE_LOGIN_DISABLED" | "METHOD_NOT_ALLOWED" | "REQUEST_TIMEOUT" | "EMAIL_TAKEN" | "KEY_REVOKED" | "PAYEE_EXISTS" | "DELIVERY_IN_PROGRESS" | "LINE_CHANNEL_IN_USE" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_ENDPOINT_LIMIT" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "NO_PAYEE_CONFIGURED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "LINE_UNAVAILABLE" | "DECODER_BUSY" | "DECODER_CLOSED" | "DECODER_UNAVAILABLE";
             /** @description HTTP status name, e.g. Forbidden */
             error: string;
             /** @description only when the picture re-uses a transfer this shop credited; nothing was charged or recorded */
@@ -761,6 +763,16 @@ export type components = {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The URL is too long (URI_TOO_LONG): the request line and headers may take at most 16384 bytes together; the connection then closes */
+        PlainUriTooLong: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description Rate limited (RATE_LIMITED); wait Retry-After seconds */
         RateLimited: {
             headers: {
@@ -859,6 +871,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -894,6 +907,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -946,6 +960,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -984,6 +999,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
         };
@@ -1053,6 +1069,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["PlainUriTooLong"];
             422: components["responses"]["NoPayeeConfigured"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["Unavailable"];
@@ -1078,6 +1095,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["PlainMethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -1111,6 +1129,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["PlainMethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             503: components["responses"]["PlainUnavailable"];
         };
     };
@@ -1134,6 +1153,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["PlainMethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             503: components["responses"]["PlainUnavailable"];
         };
     };
@@ -1157,6 +1177,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["PlainMethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             /** @description Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds */
             503: {
                 headers: {
@@ -1190,6 +1211,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["PlainMethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             503: components["responses"]["PlainUnavailable"];
         };
     };
@@ -1213,6 +1235,7 @@ export interface operations {
                 };
             };
             405: components["responses"]["PlainMethodNotAllowed"];
+            414: components["responses"]["PlainUriTooLong"];
             503: components["responses"]["PlainUnavailable"];
         };
     };

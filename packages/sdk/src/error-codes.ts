@@ -130,8 +130,9 @@ export const ERROR_CODES = Object.freeze({
     'เพิ่มปลายทางเว็บฮุกครบจำนวนสูงสุดแล้ว ลบปลายทางที่ไม่ใช้ก่อน',
     'You have the maximum number of webhook endpoints. Remove one you no longer use first.',
   ),
-  // 413, 415, 422, 429
+  // 413, 414, 415, 422, 429
   PAYLOAD_TOO_LARGE: http(413, 'รูปใหญ่เกินไป ลองใช้ภาพหน้าจอหรือรูปที่เล็กลง', 'The picture is too large. Use a screenshot or a smaller picture.'),
+  URI_TOO_LONG: http(414, 'ที่อยู่ (URL) ยาวเกินไป กรุณาย่อให้สั้นลงแล้วลองใหม่', 'The URL is too long. Shorten it and try again.'),
   UNSUPPORTED_MEDIA_TYPE: http(415, 'ไม่รองรับไฟล์ประเภทนี้', 'This file type is not supported'),
   NO_PAYEE_CONFIGURED: http(
     422,

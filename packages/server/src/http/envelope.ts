@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
@@ -69,8 +69,28 @@ function requestPath(err: Error & { rawPacket?: Buffer }): string | undefined {
 }
 
 /**
+ * Whether a head Node refused as too large (HPE_HEADER_OVERFLOW) overflowed in its request line, the
+ * URL: Node counts the request line against the header limit and says only "Header overflow". Read
+ * from the bytes Node was parsing when it stopped (the socket's last chunk, up to the error): with no
+ * line end among them since this request began, the parser was still in the request line. A chunk
+ * that holds the request's start tells for sure. A later chunk of a head that came in pieces (a long
+ * URL over a slow link) no longer shows the start: there, bytes that can all be URL bytes (printable
+ * ASCII, no space) are taken for the URL, and anything else (a space, a line end) for a header. The one
+ * head called wrongly is a single header value over the limit, without spaces, arriving in pieces.
+ */
+function requestLineOverflowed(err: Error & { rawPacket?: Buffer; bytesParsed?: number }): boolean {
+  const raw = err.rawPacket;
+  if (!raw?.length) return false;
+  const parsed = raw.subarray(0, typeof err.bytesParsed === 'number' ? err.bytesParsed : raw.length).toString('latin1');
+  // A keep-alive connection may have the end of the previous request in the same chunk.
+  const end = parsed.lastIndexOf('\r\n\r\n');
+  const head = end < 0 ? parsed : parsed.slice(end + 4);
+  return /^(?:[A-Z]+ )?[\x21-\x7e]+$/.test(head);
+}
+
+/**
  * Errors Node reports before a request reaches Fastify (headers or body not received within
- * HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS, oversized headers, bad HTTP): answered in the
+ * HTTP_HEADERS_TIMEOUT_MS / HTTP_REQUEST_TIMEOUT_MS, a URL or headers over Node's limit, bad HTTP): answered in the
  * spec's envelope while the connection can still carry an answer, then the connection is closed.
  */
 export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) {
@@ -80,7 +100,17 @@ export function clientErrorHandler(opts: { timeZone: string; now: () => Date }) 
       err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'REQUEST_TIMEOUT', 'The request was not received in time']
         : err.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'BAD_REQUEST', 'Request headers are too large']
+          ? requestLineOverflowed(err)
+            ? [
+                414,
+                'URI_TOO_LONG',
+                `The URL is too long: the request line and headers may take at most ${maxHeaderSize} bytes together; shorten the URL (query values) and send again`,
+              ]
+            : [
+                431,
+                'BAD_REQUEST',
+                `Request headers are too large: the request line and headers may take at most ${maxHeaderSize} bytes together`,
+              ]
           : // Raw Thai text in a query (curl sends it as typed) never reaches a route: say what to change.
             err.code === 'HPE_INVALID_URL'
             ? [

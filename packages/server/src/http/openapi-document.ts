@@ -1,9 +1,10 @@
 /**
  * What the route schemas cannot say, added to the generated OpenAPI document (@fastify/swagger's
  * transformObject, so /api/v1/openapi.json and the docs page show the same): the raw image body of
- * POST /verify, the headers every answer carries, the refusals any route can give (405, 503), the
+ * POST /verify, the headers every answer carries, the refusals any route can give (405, 414, 503), the
  * outgoing webhooks and `security: []` on health. The contract test checks real answers against it.
  */
+import { maxHeaderSize } from 'node:http';
 import { WEBHOOK_EVENT_KINDS } from '../modules/webhooks/webhook-events.js';
 import { STATUSES, SOURCES } from '../modules/transactions/transaction-record.js';
 
@@ -42,6 +43,7 @@ const STANDARD_DESCRIPTIONS: Record<string, string> = {
   404: "Unknown id (another shop's id answers the same)",
   405: 'This path does not serve that method (METHOD_NOT_ALLOWED); Allow lists the ones it does',
   413: 'The image is larger than MAX_IMAGE_BYTES (PAYLOAD_TOO_LARGE)',
+  414: `The URL is too long (URI_TOO_LONG): the request line and headers may take at most ${maxHeaderSize} bytes together; the connection then closes`,
   422: 'The shop has no payee account (NO_PAYEE_CONFIGURED)',
   429: 'Rate limited (RATE_LIMITED); wait Retry-After seconds',
   503: 'Temporarily unavailable (database or checker down, draining); retry after Retry-After seconds',
@@ -172,6 +174,7 @@ const RESPONSE_NAMES: Record<string, string> = {
   404: 'NotFound',
   405: 'MethodNotAllowed',
   413: 'PayloadTooLarge',
+  414: 'UriTooLong',
   422: 'NoPayeeConfigured',
   429: 'RateLimited',
   503: 'Unavailable',
@@ -225,12 +228,14 @@ export function enrichOpenApi(doc: Json): Json {
       if (!op || typeof op !== 'object' || !op.responses) continue;
       if (!api) op.security = []; // health: no key
       op.responses['405'] ??= errorResponse(STANDARD_DESCRIPTIONS[405]!);
+      op.responses['414'] ??= errorResponse(STANDARD_DESCRIPTIONS[414]!);
       op.responses['503'] ??= errorResponse(STANDARD_DESCRIPTIONS[503]!);
       for (const [status, res] of Object.entries<Json>(op.responses)) {
         if (res.$ref) continue;
         if (!res.description || res.description === 'Default Response')
           res.description = STANDARD_DESCRIPTIONS[status] ?? res.description ?? 'Answer';
-        res.headers = { ...commonHeaders(api), ...(res.headers ?? {}) };
+        // A 414 is answered before any route reads the key (Node refuses the request line): no quota headers.
+        res.headers = { ...commonHeaders(api && status !== '414'), ...(res.headers ?? {}) };
         if (status === '429' || status === '503') res.headers['Retry-After'] = ref('Retry-After');
         if (status === '405') res.headers.Allow = ref('Allow');
       }

@@ -141,6 +141,11 @@ describe('OpenAPI contract: real answers of every public route', () => {
     const bad = await call(base, 'GET', '/api/v1/transactions?limit=0', { key });
     expect(bad.status).toBe(400);
     c.check('GET', '/api/v1/transactions', bad);
+    // Refused by Node's parser before any route: documented on every route, without quota headers.
+    const tooLong = await call(base, 'GET', `/api/v1/transactions?clientRef=${'A'.repeat(20_000)}`, { key });
+    expect(tooLong.status).toBe(414);
+    expect(tooLong.headers.get('x-service-quota-limit')).toBeNull();
+    c.check('GET', '/api/v1/transactions', tooLong);
     const missing = await call(base, 'GET', '/api/v1/transactions/txn_nope', { key });
     expect(missing.status).toBe(404);
     c.check('GET', '/api/v1/transactions/{id}', missing);

@@ -970,6 +970,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the record id (data.id of verify, transactionId of a webhook) */
                 id: string;
             };
             cookie?: never;

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import { AppError } from '../errors.js';
@@ -80,9 +81,11 @@ export async function buildApp(container: Container, opts: BuildAppOptions = {})
     // The closing server's 503 comes from the hook below, after the body is read (see there).
     return503OnClosing: false,
     // The router's own refusal of a long path segment (414 past 100 characters) bypasses the error
-    // handler: no envelope, no request id, the path echoed back. Long ids reach the route's schema
-    // instead (ids are at most 64 characters) and get the spec's 400 VALIDATION_ERROR.
-    routerOptions: { maxParamLength: 8192 },
+    // handler: no envelope, no request id, the path echoed back. Bounded by Node's own limit on the
+    // request head instead (a longer URL is refused before routing, 414 URI_TOO_LONG), so every id
+    // reaches its route: an over-long record id is a 404 like any unknown one, others a 400 from the
+    // route's schema.
+    routerOptions: { maxParamLength: maxHeaderSize },
     // The router's own refusals (a path segment whose percent-escapes do not decode: /transactions/%FF)
     // bypass the error handler: a bare {"code":"FST_ERR_BAD_URL"} without the envelope's success, path,
     // requestId and timestamp. Answered in the envelope like every other 4xx.

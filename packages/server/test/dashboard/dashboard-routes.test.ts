@@ -149,6 +149,12 @@ for (const kind of DB_KINDS) {
       expect(foreign.statusCode).toBe(404);
       expect(foreign.json().message).toBe(missing.json().message);
       expect(foreign.json().code).toBe(missing.json().code);
+      // An id no record can have (over 64 characters) is missing like any other: the same 404.
+      for (const long of ['x'.repeat(65), 'a'.repeat(12_000)]) {
+        const r = await get(b, `/api/dashboard/transactions/${long}`);
+        expect(r.statusCode, `${long.length} characters`).toBe(404);
+        expect(r.json()).toMatchObject({ code: missing.json().code, message: missing.json().message });
+      }
       expect((await get(a, '/api/dashboard/transactions?limit=0')).json().code).toBe('VALIDATION_ERROR');
     });
 

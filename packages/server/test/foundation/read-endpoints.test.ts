@@ -274,5 +274,24 @@ for (const kind of DB_KINDS) {
       expect(strip(other.json())).toEqual(strip(missing.json()));
       expect(other.json().message).toBe(missing.json().message);
     });
+
+    it('GET /transactions/:id answers an id no record can have (over 64 characters, any length the URL takes) with the same 404', async () => {
+      const missing = await h.app.inject({ url: `/api/v1/transactions/txn_doesnotexist`, headers: a.auth });
+      expect(missing.statusCode).toBe(404);
+      const strip = (x: Record<string, unknown>) => ({ ...x, path: '', requestId: '', timestamp: '' });
+      // 65 characters, an own id with one more, a huge one (past the router's old 8192 bound), Thai text.
+      for (const id of ['x'.repeat(65), `${ids[0]}${'0'.repeat(65 - ids[0].length)}`, 'a'.repeat(12_000), 'ก'.repeat(100)]) {
+        const r = await h.app.inject({ url: `/api/v1/transactions/${encodeURIComponent(id)}`, headers: a.auth });
+        expect(r.statusCode, `${id.length} characters`).toBe(404);
+        expect(strip(r.json())).toEqual(strip(missing.json()));
+        expect(r.headers['x-service-quota-limit']).toBe('500');
+      }
+      // Still a key first: without one it is the 401, whatever the id.
+      expect((await h.app.inject({ url: `/api/v1/transactions/${'x'.repeat(65)}` })).statusCode).toBe(401);
+      // A control character is refused as anywhere else in a request (400), never a 500.
+      const nul = await h.app.inject({ url: `/api/v1/transactions/${'x'.repeat(70)}%00`, headers: a.auth });
+      expect(nul.statusCode).toBe(400);
+      expect(nul.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    });
   });
 }

@@ -42,7 +42,8 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ auth: ApiAuthDeps; t
         operationId: 'getTransaction',
         summary: 'One verification result (404 for unknown ids and for other shops alike)',
         security: bearerSecurity,
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        // Any length: an id no record can have is a 404 like any unknown id (transactions.get), not a 400.
+        params: Type.Object({ id: Type.String({ description: 'the record id (data.id of verify, transactionId of a webhook)' }) }),
         querystring: NoQuery,
         response: { 200: success(TransactionRecordSchema), ...errorResponses(...API_ERRORS, 404) },
       },

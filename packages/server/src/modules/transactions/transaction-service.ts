@@ -31,6 +31,12 @@ interface Cursor {
 }
 
 /** Opaque to clients; it is the (createdAt, id) of the last item, so pages never skip or repeat rows. */
+/**
+ * The longest id a record can have (ids are `txn_` and 20 characters, lib/ids.ts; 64 leaves room).
+ * A longer one is unknown like any other id: 404, not 400, so an id's shape reveals nothing either.
+ */
+export const MAX_RECORD_ID_LENGTH = 64;
+
 const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
 function decodeCursor(raw: string): Cursor {
   try {
@@ -125,6 +131,8 @@ export function createTransactionService(deps: { db: Db; timeZone: string }) {
      * `cached` marks a replay (the verify pipeline answering an earlier record again).
      */
     async get(shopId: string, id: string, opts: { cached?: boolean } = {}): Promise<TransactionRecord> {
+      // An id no record can have is a missing record, answered without a read (the routes take any length).
+      if (id.length > MAX_RECORD_ID_LENGTH) throw notFound('Transaction');
       const row = await repo.byId(shopId, id);
       if (!row) throw notFound('Transaction');
       return recordFromRow(row, opts.cached);

@@ -68,7 +68,28 @@ export const JPEG_LIMITS = {
 
 export type GateFormat = 'png' | 'jpeg';
 export type GateResult =
-  { ok: true; format: GateFormat; width: number; height: number } | { ok: false; format: GateFormat | 'other'; message: string };
+  | {
+      ok: true;
+      format: GateFormat;
+      width: number;
+      height: number;
+      /**
+       * A sequential JPEG whose data runs to the end of the file without its end-of-image marker (FFD9),
+       * which chat apps and cut downloads leave off: decode `withEndOfImage(bytes)` and refuse it
+       * as truncated if the decoder finds its pixels incomplete (slip-qr-decoder.ts).
+       */
+      eoiMissing?: true;
+    }
+  | { ok: false; format: GateFormat | 'other'; message: string };
+
+/**
+ * The bytes of a JPEG the gate found without its end marker (`eoiMissing`), with the marker: FFD9
+ * appended, or D9 when only that byte was cut. A copy; the caller's bytes are left as they are.
+ */
+export function withEndOfImage(bytes: Uint8Array): Buffer {
+  const end = bytes[bytes.length - 1] === 0xff ? [0xd9] : [0xff, 0xd9];
+  return Buffer.concat([bytes, Buffer.from(end)]);
+}
 
 class Refusal extends Error {}
 function refuse(message: string): never {
@@ -246,9 +267,13 @@ function walkPng(b: Buffer): { width: number; height: number } {
   }
 }
 
-function walkJpeg(b: Buffer): { width: number; height: number } {
+function walkJpeg(b: Buffer): { width: number; height: number; eoiMissing?: true } {
   let pos = 2;
   let size: { width: number; height: number } | null = null;
+  let progressive = false;
+  /** Component ids of the frame, and those the scans so far carried. */
+  let frameComponents: number[] = [];
+  const scanned = new Set<number>();
   let app = 0;
   let exif = 0;
   let comments = 0;
@@ -293,6 +318,8 @@ function walkJpeg(b: Buffer): { width: number; height: number } {
         if (precision !== 8) refuse('image uses a JPEG precision no phone writes');
         if (![1, 3, 4].includes(components) || data.length !== 6 + 3 * components) refuse('image is damaged (bad JPEG frame header)');
         size = checkSize(data.readUInt16BE(3), data.readUInt16BE(1));
+        progressive = marker === 0xc2;
+        frameComponents = Array.from({ length: components }, (_, i) => data[6 + 3 * i]!);
         if (marker === 0xc2 && jpegSamples(data, size) > JPEG_LIMITS.progressiveSamples)
           refuse(`progressive image of ${size.width}x${size.height} pixels carries more samples than a slip needs`);
         continue;
@@ -308,7 +335,19 @@ function walkJpeg(b: Buffer): { width: number; height: number } {
       case 0xda: {
         if (!size) refuse('image is damaged (scan before frame header)');
         if (++scans > JPEG_LIMITS.scans) refuse('image has too many progressive scans');
-        pos = skipEntropyData(b, pos);
+        for (let i = 0; i < (data[0] ?? 0) && 1 + 2 * i < data.length; i++) scanned.add(data[1 + 2 * i]!);
+        const end = skipEntropyData(b, pos);
+        if (end === null) {
+          // The data runs to the end of the file: only the end marker may be missing (chat apps and cut
+          // downloads drop it; libjpeg reads such a file whole). Taken only when the scans so far carry
+          // every component of a sequential frame (else whole components would be missing); whether
+          // this scan's own data is complete only decoding tells, so the decoder refuses the file as
+          // truncated when it is not. A progressive frame stays refused: a file cut between two of its
+          // scans decodes without complaint, at a lower quality, and nothing here tells how many scans it had.
+          if (!progressive && frameComponents.every((c) => scanned.has(c))) return { ...size, eoiMissing: true };
+          refuse('image is truncated (no end of image)');
+        }
+        pos = end;
         continue;
       }
       default:
@@ -337,12 +376,15 @@ function jpegSamples(frame: Buffer, size: { width: number; height: number }): nu
   return samples;
 }
 
-/** Position of the marker that ends a scan's entropy-coded data (stuffed 0xFF00 and RSTn are data). */
-function skipEntropyData(b: Buffer, from: number): number {
+/**
+ * Position of the marker that ends a scan's entropy-coded data (stuffed 0xFF00 and RSTn are data), or
+ * null when the data runs to the end of the file (a last lone 0xFF is the cut marker's first byte).
+ */
+function skipEntropyData(b: Buffer, from: number): number | null {
   let i = from;
   for (;;) {
     const ff = b.indexOf(0xff, i);
-    if (ff < 0 || ff + 1 >= b.length) refuse('image is truncated (no end of image)');
+    if (ff < 0 || ff + 1 >= b.length) return null;
     const next = b[ff + 1]!;
     if (next === 0x00 || (next >= 0xd0 && next <= 0xd7)) {
       i = ff + 2;

@@ -1,5 +1,5 @@
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { MAX_SLIP_ASPECT, MAX_SLIP_PIXELS, screenImage } from './image-gate.js';
+import { MAX_SLIP_ASPECT, MAX_SLIP_PIXELS, screenImage, withEndOfImage } from './image-gate.js';
 import { processCpuMs, startRunClock } from './run-clock.js';
 import { parseSlipPayload, type SlipPayloadOk } from './slip-qr-parser.js';
 import { scanLuma, type LumaImage, type ScanHit, type ScanOptions } from './slip-qr-zxing.js';
@@ -426,11 +426,30 @@ export interface DecodeOptions {
   /** Run the byte-level gate (image-gate.ts) first; default true. The pool already ran it, so its decoders skip it. */
   screen?: boolean;
   /**
+   * The image is a JPEG the gate found without its end marker, given here with the marker added
+   * (withEndOfImage): it is read only when its pixel data is complete. Set by the gate when `screen`
+   * runs it; the pool sets it for the images it gated.
+   */
+  endAdded?: boolean;
+  /**
    * Profiling (benchmark): called with the process CPU ms of each stage: 'open' (gate and header),
    * 'luma' (decoding the file into a one-channel rendition: decode, resize, channel), and each pass'
    * name for its own work (scans and the pass' own transforms).
    */
   onStage?: (stage: string, cpuMs: number) => void;
+}
+
+/** True when libvips reads the whole JPEG without a warning (a warning is an error at failOn 'warning'). */
+async function completeJpeg(buf: Buffer, width: number): Promise<boolean> {
+  try {
+    await sharp(buf, { failOn: 'warning', limitInputPixels: MAX_INPUT_PIXELS, sequentialRead: true })
+      .resize({ width: Math.max(1, Math.ceil(width / 2)) })
+      .raw()
+      .toBuffer();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -442,11 +461,14 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   const onStage = opts.onStage;
   let mark = onStage ? processCpuMs() : 0;
   const budgetMs = opts.budgetMs ?? DEFAULT_DECODE_BUDGET_MS;
-  const buf = Buffer.isBuffer(image) ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+  let buf = Buffer.isBuffer(image) ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+  let endAdded = opts.endAdded ?? false;
   if (opts.screen ?? true) {
     const gate = screenImage(buf);
     if (!gate.ok) return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: gate.message };
+    if (gate.eoiMissing) [buf, endAdded] = [withEndOfImage(buf), true];
   }
+
   let meta: Metadata;
   try {
     meta = await sharp(buf, { limitInputPixels: MAX_INPUT_PIXELS }).metadata();
@@ -455,6 +477,13 @@ export async function decodeSlipImage(image: Buffer | Uint8Array, opts: DecodeOp
   }
   const { width, height } = meta;
   if (!width || !height) return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image has no size' };
+  // A JPEG that came without its end marker: complete when libjpeg meets no other problem reading it
+  // with the marker added (data cut short hits the marker mid-scan: "premature end of data segment").
+  // The passes below read with failOn 'none' and would fill the missing part grey; this is the one
+  // strict read, at half size (shrink-on-load still decodes every coefficient; at 1/8 libjpeg reads
+  // only the DC ones and did not notice 1000 missing bytes).
+  if (endAdded && !(await completeJpeg(buf, width)))
+    return { ok: false, errorCode: 'UNREADABLE_IMAGE', message: 'image is truncated (no end of image)' };
   if (width * height > MAX_SLIP_PIXELS) {
     return {
       ok: false,

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AppError } from '../../errors.js';
 import { metrics } from '../../lib/metrics.js';
 import { usableCores } from '../../lib/usable-cores.js';
-import { screenImage } from './image-gate.js';
+import { screenImage, withEndOfImage } from './image-gate.js';
 import { childCpuMs } from './run-clock.js';
 import type { PrintedRead } from './slip-qr-amount.js';
 import { DEFAULT_DECODE_BUDGET_MS, type DecodeResult } from './slip-qr-decoder.js';
@@ -134,6 +134,8 @@ interface Job {
   printed?: (p: PrintedRead | null) => void;
   /** The decode was answered; the job still runs while the amount is read. */
   decoded?: boolean;
+  /** `image` is a JPEG the gate found without its end marker, with it added (the decoder checks it is complete). */
+  endAdded?: boolean;
 }
 
 interface Slot {
@@ -457,7 +459,12 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
   function send(slot: Slot): void {
     const job = slot.job!;
     // The job keeps its image until it ends: a decoder that dies while starting hands it back.
-    const msg: WorkerRequest = { id: job.id, image: job.image, read: job.printed !== undefined };
+    const msg: WorkerRequest = {
+      id: job.id,
+      image: job.image,
+      read: job.printed !== undefined,
+      ...(job.endAdded ? { endAdded: true } : {}),
+    };
     slot.child.send(msg, (err) => {
       // The decoder went away before the image reached it: 'exit' answers the job.
       if (err) slot.child.kill('SIGKILL');
@@ -491,6 +498,7 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
     if (closed) return Promise.reject(closedError());
     if (broken) return Promise.reject(unavailableError());
     if (!Buffer.isBuffer(image)) return Promise.reject(new TypeError('image must be a Buffer'));
+    let endAdded = false;
     if (screen) {
       // Refused from its bytes in milliseconds, without a decoder or a place in the queue.
       const gate = screenImage(image);
@@ -498,6 +506,8 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
         metrics.imageGateRefusals.inc({ format: gate.format });
         return Promise.resolve(unreadable(gate.message));
       }
+      // A copy with the end marker added: the caller's bytes (hashed, kept for a retry) stay as sent.
+      if (gate.eoiMissing) [image, endAdded] = [withEndOfImage(image), true];
     }
     const key = callOptions.key ?? '';
     const free = runningOf(key) < maxRunningPerKey ? slots.find((s) => !s.job && !s.exited) : undefined;
@@ -512,7 +522,8 @@ export function createSlipDecoderPool(options: SlipDecoderPoolOptions = {}): Sli
       const job: Job = {
         id: nextId++,
         key,
-        image: ownBytes(image, callOptions.copy ?? false, callOptions.keep ?? false),
+        image: endAdded ? ownBytes(image, false, false) : ownBytes(image, callOptions.copy ?? false, callOptions.keep ?? false),
+        ...(endAdded ? { endAdded } : {}),
         resolve,
         reject,
         printed,

@@ -11,6 +11,8 @@ export interface WorkerRequest {
   image: Uint8Array;
   /** Also read the printed amount once the slip QR decoded (never on an image the decoder refused). */
   read?: boolean;
+  /** A JPEG the gate found without its end marker, sent with it added (DecodeOptions.endAdded). */
+  endAdded?: boolean;
 }
 
 export type WorkerResponse = (
@@ -58,7 +60,7 @@ if (process.send && process.env.SLIPCHECK_DECODER_CHILD === '1') {
     const image = Buffer.from(msg.image.buffer, msg.image.byteOffset, msg.image.byteLength);
     const ran = startRunClock();
     // The pool ran the byte-level gate on the main thread before queueing this image.
-    decodeSlipImage(image, { screen: false }).then(
+    decodeSlipImage(image, { screen: false, endAdded: msg.endAdded }).then(
       async (result) => {
         // The decode answers at once, so the service can ask the checker while the amount is read.
         send({ id: msg.id, result });

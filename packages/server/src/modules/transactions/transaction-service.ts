@@ -30,13 +30,13 @@ interface Cursor {
   i: string;
 }
 
-/** Opaque to clients; it is the (createdAt, id) of the last item, so pages never skip or repeat rows. */
 /**
  * The longest id a record can have (ids are `txn_` and 20 characters, lib/ids.ts; 64 leaves room).
  * A longer one is unknown like any other id: 404, not 400, so an id's shape reveals nothing either.
  */
-export const MAX_RECORD_ID_LENGTH = 64;
+const MAX_RECORD_ID_LENGTH = 64;
 
+/** Opaque to clients; it is the (createdAt, id) of the last item, so pages never skip or repeat rows. */
 const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
 function decodeCursor(raw: string): Cursor {
   try {

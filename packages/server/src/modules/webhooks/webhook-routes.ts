@@ -289,7 +289,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps>
         tags,
         summary: 'Send a finished delivery once more',
         params: DeliveryParams,
-        response: { 200: success(Type.Object({ delivery: DeliverySchema })), ...errorResponses(404, 409, ...E) },
+        response: { 200: success(Type.Object({ delivery: DeliverySchema })), ...errorResponses(403, 404, 409, ...E) },
       },
     },
     async (req) => {

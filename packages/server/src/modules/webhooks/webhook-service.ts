@@ -328,10 +328,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return { ...deliveryView(found), payload: JSON.parse(found.payload) as unknown, attempts: attempts.map(attemptView) };
     },
 
-    /** One manual attempt of a finished delivery (delivered, failed or cancelled), same event id and body; no automatic retries after it. */
+    /**
+     * One manual attempt of a finished delivery (delivered, failed or cancelled), same event id and body; no
+     * automatic retries after it. A send like the test event: it needs a plan with webhooks (a shop moved to the
+     * trial could still send its old events again by hand while it could neither test nor enable an endpoint).
+     */
     async redeliver(shopId: string, deliveryId: string, actor = 'system'): Promise<WebhookDeliveryView> {
       const now = clock.now();
       const previous = await deliveryOf(shopId, deliveryId);
+      await requireWebhookPlan(shopId);
       if (previous.status === 'pending' || previous.status === 'retrying')
         throw new AppError('DELIVERY_IN_PROGRESS', 409, 'This delivery is still scheduled; wait for it to finish');
       const endpoint = await row(shopId, previous.endpoint_id);

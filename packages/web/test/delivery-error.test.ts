@@ -36,6 +36,9 @@ const RECORDED: Array<[string, string, Record<string, number>?]> = [
   ['aborted: worker stopped', 'webhooks.err.interrupted'],
   ['worker stopped before the answer was recorded; round sent again', 'webhooks.err.interrupted'],
   ['delivery could not be attempted: handler crashed', 'webhooks.err.notAttempted'],
+  // Cancelled by the owner's own change (webhook-delivery.ts cancels the round), not a receiver's failure.
+  ['endpoint disabled', 'webhooks.err.cancelledDisabled'],
+  ['endpoint deleted', 'webhooks.err.cancelledDeleted'],
   ['something nobody has seen', 'webhooks.err.unknown'],
 ];
 

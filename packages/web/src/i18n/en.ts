@@ -544,6 +544,8 @@ export const en: Record<MessageKey, string> = {
   'line.noOwners': 'No alert recipients yet',
   'nav.line': 'LINE',
   'webhooks.secretHint': 'Secret',
+  'webhooks.previousSecretUntil':
+    'The previous secret also signs deliveries until {time}: switch your system to the new secret before then',
   'webhooks.gone': 'The endpoint answered 410 Gone, so it was disabled automatically',
   'auth.tagline': 'Check bank-transfer slips against real bank data before you confirm an order.',
   'audit.auth.password_change_failed': 'Failed password change',
@@ -649,6 +651,9 @@ export const en: Record<MessageKey, string> = {
   'webhooks.err.interrupted': 'Sending was interrupted because the service restarted; it is sent again',
   'webhooks.err.notAttempted': 'The service could not send this delivery; please contact support',
   'webhooks.err.unknown': 'Not delivered; see the technical detail below',
+  'webhooks.err.cancelledDisabled':
+    'Not sent: the endpoint was turned off while this event waited for its next attempt. Enable the endpoint, then redeliver it if your system still needs it',
+  'webhooks.err.cancelledDeleted': 'Not sent: the endpoint was removed while this event waited for its next attempt',
   'webhooks.localHint':
     'Development machine: local targets (localhost, 127.0.0.1, 10.x, 192.168.x) are refused by default. Set {setting} and restart the service to test with a local receiver.',
   'keys.createDisabled': 'Create key works once a plan with API access is paid',

@@ -27,6 +27,9 @@ export function explainDeliveryError(raw: string | null | undefined): DeliveryEr
   // Our own side: the worker stopped mid-round, or the job could not run. Either is sent again or is ours to fix.
   if (/^aborted: worker stopped|^worker stopped before the answer/.test(text)) return { key: 'webhooks.err.interrupted' };
   if (/^delivery could not be attempted/.test(text)) return { key: 'webhooks.err.notAttempted' };
+  // Not a failure of the receiver: the owner turned the endpoint off (or removed it) while the delivery waited.
+  if (text === 'endpoint disabled') return { key: 'webhooks.err.cancelledDisabled' };
+  if (text === 'endpoint deleted') return { key: 'webhooks.err.cancelledDeleted' };
 
   // Read from the text, not the delivery's lastStatusCode: the two may come from different attempts.
   const http = /^HTTP (\d{3})\b/.exec(text);

@@ -167,7 +167,13 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
     <Button
       variant="secondary"
       busy={busy === what}
-      onClick={() => void act(what, async () => onSecret((await api<{ secret: string }>(route, { method: 'POST' })).secret))}
+      onClick={() =>
+        void act(what, async () => {
+          onSecret((await api<{ secret: string }>(route, { method: 'POST' })).secret);
+          // A rotation starts the overlap the card shows (previousSecretExpiresAt): read the endpoint again.
+          if (what === 'rotate') await onChanged();
+        })
+      }
     >
       {label}
     </Button>
@@ -186,6 +192,12 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
       {ep.secretHint && (
         <p className="small muted">
           {t('webhooks.secretHint')}: <span className="mono">{ep.secretHint}</span>
+        </p>
+      )}
+      {ep.previousSecretExpiresAt && (
+        // Receivers roll to the new secret during this overlap; without it the owner could not know the old one still works.
+        <p className="small" data-testid="previous-secret">
+          {t('webhooks.previousSecretUntil', { time: formatDateTime(ep.previousSecretExpiresAt, lang) })}
         </p>
       )}
       {ep.disabledReason === 'GONE' && <Alert kind="warn" title={t('webhooks.gone')} />}
@@ -254,18 +266,21 @@ function EndpointCard({ ep, onChanged, onSecret }: { ep: WebhookEndpoint; onChan
                 </span>
               )}
               {d.lastError && <DeliveryError raw={d.lastError} />}
-              <Button
-                variant="ghost"
-                busy={busy === d.id}
-                onClick={() =>
-                  void act(d.id, async () => {
-                    await api(ROUTES.redeliver(ep.id, d.id), { method: 'POST' });
-                    await deliveries.reload();
-                  })
-                }
-              >
-                {t('webhooks.redeliver')}
-              </Button>
+              {/* A scheduled delivery cannot be sent by hand (409 DELIVERY_IN_PROGRESS): only finished ones offer it. */}
+              {d.status !== 'pending' && d.status !== 'retrying' && (
+                <Button
+                  variant="ghost"
+                  busy={busy === d.id}
+                  onClick={() =>
+                    void act(d.id, async () => {
+                      await api(ROUTES.redeliver(ep.id, d.id), { method: 'POST' });
+                      await deliveries.reload();
+                    })
+                  }
+                >
+                  {t('webhooks.redeliver')}
+                </Button>
+              )}
             </li>
           ))}
         </ul>

@@ -49,7 +49,8 @@ import { purgeSessionsOfShop } from './modules/accounts/accounts-repo.js';
 import { purgeInvitesOfShop } from './modules/team/team-repo.js';
 import { purgeUsersOfShop } from './modules/accounts/accounts-repo.js';
 import { purgeMailOfShop } from './modules/mail/mail-repo.js';
-import { purgeLineNoticesOfShop } from './modules/line/line-delivery-repo.js';
+import { purgeLineDeliveryOfShop } from './modules/line/line-delivery-repo.js';
+import { purgeLineLoginsOfShop } from './modules/line-login/line-login-repo.js';
 import { purgeLineLinksOfShop } from './modules/line/line-repo.js';
 import { purgeClaimsOfShop } from './modules/verification/image-claims.js';
 import { purgePayeeRefusalsOfShop } from './modules/verification/payee-refusals.js';
@@ -58,7 +59,7 @@ import { purgeTransactionsOfShop } from './modules/transactions/transaction-repo
 import { purgeApiKeysOfShop } from './modules/api-keys/api-key-repo.js';
 import { purgePayeesOfShop } from './modules/payees/payee-repo.js';
 import { purgeQuotaOfShop } from './modules/quota/quota-repo.js';
-import { purgeExportTicketsOfShop } from './modules/reports/reports-repo.js';
+import { purgeReportsOfShop } from './modules/reports/reports-repo.js';
 
 export interface ContainerOverrides {
   clock?: Clock;
@@ -384,9 +385,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       purgeWebhooksOfShop,
       purgeSessionsOfShop,
       purgeInvitesOfShop,
+      purgeLineLoginsOfShop,
       purgeUsersOfShop,
       purgeMailOfShop,
-      purgeLineNoticesOfShop,
+      purgeLineDeliveryOfShop,
       purgeLineLinksOfShop,
       purgeClaimsOfShop,
       purgePayeeRefusalsOfShop,
@@ -395,7 +397,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       purgeApiKeysOfShop,
       purgePayeesOfShop,
       purgeQuotaOfShop,
-      purgeExportTicketsOfShop,
+      purgeReportsOfShop,
     ],
     clock,
     audit,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { sql } from 'kysely';
 import { PrivacyExportSchema } from '../../src/modules/privacy/privacy-schemas.js';
 import { DB_KINDS, type Harness, pgMissing, skipNote } from '../helpers/harness.js';
 import { createDashHarness, seedTx, signup } from './dash-helpers.js';
@@ -148,6 +149,107 @@ for (const kind of DB_KINDS) {
       expect(rows).toHaveLength(2);
       for (const r of rows) expect(r.email).toBe(`erased+${r.id}@invalid`);
       expect((await signup(h, { email: staffEmail })).shopId).not.toBe(o.shopId);
+    });
+
+    it('24 h after the erasure no row of the shop is left in any table but its audit trail and the tombstone', async () => {
+      const o = await signup(h);
+      await h.c.shops.setPlan(o.shopId, 'STARTER', 'test');
+      const add = (path: string, payload: object) => h.app.inject({ method: 'POST', url: path, headers: o.auth, payload });
+      expect((await add('/api/dashboard/payees', { bankCode: '004', accountNumber: '1234566609', holder: 'ร้าน' })).statusCode).toBe(201);
+      await seedTx(h, o.shopId, new Date('2026-11-09T03:00:00.000Z'), 'SUCCESS');
+      const at = '2026-11-10T03:00:00.000Z';
+      const channelId = `lch_erase_${o.shopId}`;
+      const lineUser = `U${'e'.repeat(32)}`;
+      // Rows the dashboard cannot create without LINE: what the LINE, LINE Login and reports modules keep.
+      await h.c.db
+        .insertInto('line_channels')
+        .values({
+          id: channelId,
+          shop_id: o.shopId,
+          channel_id: `ch-${o.shopId}`,
+          webhook_key: `wk-${o.shopId}`,
+          secret_sealed: 'sealed',
+          token_sealed: 'sealed',
+          bot_user_id: null,
+          bot_name: 'bot',
+          status: 'active',
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      await h.c.db
+        .insertInto('line_events')
+        .values({ webhook_event_id: `ev-${o.shopId}`, line_channel_id: channelId, received_at: at })
+        .execute();
+      await h.c.db
+        .insertInto('line_push_usage')
+        .values({ line_channel_id: channelId, period: '2026-11', pushes: 3, updated_at: at })
+        .execute();
+      await h.c.db
+        .insertInto('line_logins')
+        .values({ user_id: o.userId, shop_id: o.shopId, line_user_id: lineUser, linked_at: at })
+        .execute();
+      await h.c.db
+        .insertInto('line_login_codes')
+        .values({ code_hash: `code-${o.shopId}`, user_id: o.userId, shop_id: o.shopId, created_at: at, expires_at: at, used_at: null })
+        .execute();
+      await h.c.db
+        .insertInto('daily_summaries')
+        .values({
+          shop_id: o.shopId,
+          day: '2026-11-09',
+          status: 'sent',
+          job_id: null,
+          sent_line: 0,
+          sent_email: 1,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+
+      // Every table with a shop_id column, found in the live schema: a table added later is checked too.
+      const shopTables = (await h.c.db.introspection.getTables())
+        .filter((t) => t.columns.some((c) => c.name === 'shop_id'))
+        .map((t) => t.name);
+      expect(shopTables).toEqual(expect.arrayContaining(['line_logins', 'daily_summaries', 'transactions', 'audit_log']));
+      const rowsOfShop = async () => {
+        const counts: Record<string, number> = {};
+        for (const table of shopTables) {
+          const r = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)} where shop_id = ${o.shopId}`.execute(
+            h.c.db,
+          );
+          if (Number(r.rows[0]!.n) > 0) counts[table] = Number(r.rows[0]!.n);
+        }
+        const byChannel = async (table: 'line_events' | 'line_push_usage') =>
+          (await h.c.db.selectFrom(table).select('line_channel_id').where('line_channel_id', '=', channelId).execute()).length;
+        for (const table of ['line_events', 'line_push_usage'] as const) if (await byChannel(table)) counts[table] = await byChannel(table);
+        return counts;
+      };
+      const before = await rowsOfShop();
+      for (const table of [
+        'users',
+        'transactions',
+        'payee_accounts',
+        'line_events',
+        'line_push_usage',
+        'line_logins',
+        'line_login_codes',
+        'daily_summaries',
+      ])
+        expect(before[table], table).toBeGreaterThan(0);
+
+      const ok = await add('/api/dashboard/privacy/erase', { password: o.password, confirm: 'DELETE' });
+      expect(ok.statusCode).toBe(200);
+      await h.c.db
+        .updateTable('shops')
+        .set({ deleted_at: new Date(Date.parse(at) - 25 * 3_600_000).toISOString() })
+        .where('id', '=', o.shopId)
+        .execute();
+      expect(await h.c.housekeeping.purgeErased()).toBeGreaterThanOrEqual(1);
+      // Kept on purpose (privacy README): the audit trail until its 90 days, and the anonymous shop row it points at.
+      const { audit_log: auditRows, ...left } = await rowsOfShop();
+      expect(left).toEqual({});
+      expect(auditRows).toBeGreaterThan(0);
     });
   });
 }

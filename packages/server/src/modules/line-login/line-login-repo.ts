@@ -1,4 +1,5 @@
 import type { Db } from '../../db/db.js';
+import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 import type { LineLoginCodesTable, LineLoginsTable } from './line-login-tables.js';
 
 /**
@@ -65,3 +66,9 @@ export function createLineLoginRepo(db: Db) {
   };
 }
 export type LineLoginRepo = ReturnType<typeof createLineLoginRepo>;
+
+/**
+ * Purge of an erased shop (housekeeping, composed in container.ts): its people's LINE links (LINE user
+ * ids) and link codes. `line_id_tokens` holds only token hashes tied to no shop; they go when they expire.
+ */
+export const purgeLineLoginsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['line_login_codes', 'line_logins']);

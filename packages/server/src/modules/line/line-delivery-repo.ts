@@ -154,5 +154,14 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
 }
 export type LineDeliveryRepo = ReturnType<typeof createLineDeliveryRepo>;
 
-/** Purge of an erased shop (housekeeping, composed in container.ts): this module's rows of the shop. */
-export const purgeLineNoticesOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['line_notices']);
+/**
+ * Purge of an erased shop (housekeeping, composed in container.ts): this module's delivery rows of the
+ * shop. `line_events` and `line_push_usage` have no shop_id: they hang off the shop's channels, so they
+ * go by the channel ids while the channel rows still exist (runs before purgeLineLinksOfShop).
+ */
+export const purgeLineDeliveryOfShop: ShopPurge = async (trx, shopId) => {
+  const channelsOfShop = trx.selectFrom('line_channels').select('id').where('shop_id', '=', shopId);
+  await trx.deleteFrom('line_events').where('line_channel_id', 'in', channelsOfShop).execute();
+  await trx.deleteFrom('line_push_usage').where('line_channel_id', 'in', channelsOfShop).execute();
+  await deleteShopRows(trx, shopId, ['line_notices']);
+};

@@ -69,5 +69,6 @@ export function createReportsRepo(db: Db) {
     },
   };
 }
-export const purgeExportTicketsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['export_tickets']);
+/** Purge of an erased shop (housekeeping, composed in container.ts): the shop's summary marks and export tickets. */
+export const purgeReportsOfShop: ShopPurge = (trx, shopId) => deleteShopRows(trx, shopId, ['daily_summaries', 'export_tickets']);
 export type ReportsRepo = ReturnType<typeof createReportsRepo>;

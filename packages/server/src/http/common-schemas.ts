@@ -139,5 +139,13 @@ export function satangOf(name: string, text: string | undefined, opts: { positiv
  */
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
-/** The `:id` of a dashboard route (ids are at most 64 characters). */
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+/**
+ * A record id in a dashboard path, of any length. Ids the service makes are short (lib/ids.ts), so a
+ * longer one names no record: it reaches the owning module like any unknown id and gets that module's
+ * 404, the same body as another shop's id, never a 400 that tells the shapes apart. The bound is Node's
+ * head limit (414 past it, app.ts `maxParamLength`); control characters are a 400 (http/input-guard.ts).
+ */
+export const RecordId = Type.String({ minLength: 1 });
+
+/** The `:id` of a dashboard route: a `RecordId`. */
+export const IdParams = Type.Object({ id: RecordId });

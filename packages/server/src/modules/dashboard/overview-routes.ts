@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../errors.js';
-import { errorResponses, MoneyString, Nullable, quotaWallResponse, satangOf, success } from '../../http/common-schemas.js';
+import { errorResponses, IdParams, MoneyString, Nullable, quotaWallResponse, satangOf, success } from '../../http/common-schemas.js';
 import { isoWithOffset } from '../../http/envelope.js';
 import { ShopViewSchema, shopView } from '../accounts/account-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
@@ -148,7 +148,7 @@ export const overviewRoutes: FastifyPluginAsyncTypebox<OverviewRouteDeps> = asyn
         tags,
         summary: 'One result (404 for unknown ids and other shops alike)',
         // Any length, like the public route: an id no record can have is a 404 (transactions.get), not a 400.
-        params: Type.Object({ id: Type.String({ minLength: 1 }) }),
+        params: IdParams,
         response: { 200: success(DashboardTransactionSchema), ...errorResponses(404, ...E) },
       },
     },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errorResponses, Nullable, success } from '../../http/common-schemas.js';
+import { errorResponses, IdParams, Nullable, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
@@ -9,7 +9,6 @@ import type { LineModule } from './line-module.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
-const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 const ChannelSchema = Type.Object({
   id: Type.String(),

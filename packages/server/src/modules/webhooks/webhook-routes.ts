@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError, notFound } from '../../errors.js';
-import { errorResponses, IdParams, Nullable, success } from '../../http/common-schemas.js';
+import { errorResponses, IdParams, Nullable, RecordId, success } from '../../http/common-schemas.js';
 import { requireSession, type DashboardAuthDeps } from '../accounts/session-auth.js';
 import { requireOwner } from '../team/owner-guard.js';
 import { WEBHOOK_EVENT_KINDS } from './webhook-events.js';
@@ -12,10 +12,7 @@ const tags = ['dashboard'];
 const E = [401, 429];
 
 const EventKind = Type.Union(WEBHOOK_EVENT_KINDS.map((k) => Type.Literal(k)));
-const DeliveryParams = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64 }),
-  deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
-});
+const DeliveryParams = Type.Object({ id: RecordId, deliveryId: RecordId });
 
 export interface WebhookRouteDeps {
   auth: DashboardAuthDeps;
@@ -274,7 +271,7 @@ export const webhookDashboardRoutes: FastifyPluginAsyncTypebox<WebhookRouteDeps>
       schema: {
         tags,
         summary: 'One delivery with its attempts and body',
-        params: Type.Object({ deliveryId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        params: Type.Object({ deliveryId: RecordId }),
         response: { 200: success(DeliveryDetailSchema), ...errorResponses(404, ...E) },
       },
     },

@@ -17,6 +17,7 @@ import * as m0020 from './migrations/0020-one-success-per-transfer.js';
 import * as m0021 from './migrations/0021-payee-refusals.js';
 import * as m0022 from './migrations/0022-export-tickets.js';
 import * as m0023 from './migrations/0023-line-group-joined.js';
+import * as m0024 from './migrations/0024-mail-created-index.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -40,6 +41,7 @@ const migrations: Record<string, Migration> = {
   '0021-payee-refusals': m0021,
   '0022-export-tickets': m0022,
   '0023-line-group-joined': m0023,
+  '0024-mail-created-index': m0024,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

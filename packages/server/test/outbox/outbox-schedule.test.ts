@@ -24,6 +24,7 @@ const TASKS = [
   'line.prune-events',
   'secrets.reencrypt',
   'outbox.prune-done',
+  'mail.prune',
   'reports.summary-due',
   'verification.payee-refusal-alerts',
 ].sort();

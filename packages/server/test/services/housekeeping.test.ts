@@ -5,6 +5,15 @@ import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedSho
 import { outboxAlerts, seedTx } from '../helpers/records.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
+const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOString();
+
+/**
+ * The container's hourly scheduled tasks, as the outbox runs them once per hour across all nodes
+ * (container.ts, outbox-schedule.ts). `renew` counts the lease renewals a task asks for.
+ */
+async function runHourlyTasks(h: ServiceHarness, renew: () => Promise<void> = async () => undefined) {
+  for (const t of h.c.scheduler.tasks) if (t.everyMs >= 3_600_000) await t.run(renew);
+}
 
 /** A live SUCCESS with personal fields, checked at `createdAt`. */
 const addTx = (h: ServiceHarness, shopId: string, createdAt: string) =>
@@ -107,6 +116,47 @@ for (const kind of DB_KINDS) {
       const r = await h.c.housekeeping.runAll();
       expect(r.auditPruned).toBeGreaterThanOrEqual(1);
       expect((await h.c.audit.list(s.shop.id)).map((a) => a.action)).not.toContain('old.thing');
+    });
+
+    it('prunes sent e-mails (addresses, bodies with reset links) older than 30 days in the hourly tasks, in batches', async () => {
+      const to = `retention-${kind}@example.com`;
+      const content = { subject: 'รีเซ็ตรหัสผ่าน / Reset', template: 'password_reset', text: 'https://x/reset?token=secret' };
+      clock.set(daysAgo(31));
+      const old = await h.c.mail.send(to, content);
+      clock.set(daysAgo(29));
+      const recent = await h.c.mail.send(to, content);
+      clock.set(NOW);
+      const fresh = await h.c.mail.send(to, content);
+      // A backlog (a first run after the upgrade): more old rows than one delete takes.
+      const backlog = Array.from({ length: 1_200 }, (_, i) => ({
+        id: newId('mail'),
+        to_addr: `old-${i}@example.com`,
+        subject: 's',
+        template: 't',
+        body_text: 'b',
+        transport: 'sink',
+        status: 'stored',
+        error: null,
+        shop_id: null,
+        created_at: daysAgo(40),
+      }));
+      for (let i = 0; i < backlog.length; i += 200)
+        await h.c.db
+          .insertInto('mail_messages')
+          .values(backlog.slice(i, i + 200))
+          .execute();
+
+      let renewals = 0;
+      await runHourlyTasks(h, async () => {
+        renewals++;
+      });
+      const ids = (await h.c.db.selectFrom('mail_messages').select('id').where('to_addr', '=', to).execute()).map((r) => r.id).sort();
+      expect(ids).toEqual([recent, fresh].sort());
+      expect(ids).not.toContain(old);
+      const left = await h.c.db.selectFrom('mail_messages').select('id').where('created_at', '<', daysAgo(30)).execute();
+      expect(left).toHaveLength(0);
+      // Bounded batches: the prune renewed its lease between them, never one delete of the whole backlog.
+      expect(renewals).toBeGreaterThanOrEqual(2);
     });
   });
 }

@@ -17,6 +17,16 @@ export function createMailRepo(db: Db) {
     async setOutcome(id: string, outcome: { status: 'sent' } | { status: 'failed'; error: string }): Promise<void> {
       await db.updateTable('mail_messages').set(outcome).where('id', '=', id).execute();
     },
+    /** Deletes at most `limit` messages created before `cutoff` (the oldest first); returns how many. */
+    async deleteBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('mail_messages')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('mail_messages').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
     async list(opts: { to?: string; limit: number }): Promise<MailMessagesTable[]> {
       let q = db.selectFrom('mail_messages').selectAll();
       if (opts.to) q = q.where('to_addr', '=', opts.to);

@@ -5,6 +5,15 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import type { MailContent } from './mail-templates.js';
 import { createMailRepo } from './mail-repo.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
+
+/**
+ * Days a sent message stays in `mail_messages` (its address and subject; in the development sink its
+ * body too, reset links included). Long enough to answer "did the reset mail go out?" or read a sink
+ * link; the hourly `mail.prune` task deletes older rows. A job retried by hand after this long may
+ * send its e-mail again (the dedupe row is gone); the outbox parks failed jobs for as long.
+ */
+export const MAIL_RETENTION_DAYS = 30;
 
 export interface SentMail {
   id: string;
@@ -99,6 +108,11 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
         error: r.error,
         createdAt: r.created_at,
       }));
+    },
+    /** Retention: messages older than MAIL_RETENTION_DAYS go, in bounded batches (`renew` between them). */
+    async prune(renew?: () => Promise<void>): Promise<number> {
+      const cutoff = new Date(clock.now().getTime() - MAIL_RETENTION_DAYS * 86_400_000).toISOString();
+      return deleteInBatches((limit) => repo.deleteBefore(cutoff, limit), renew);
     },
     async close() {
       await Promise.allSettled([...pending]);

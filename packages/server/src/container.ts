@@ -423,6 +423,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       { name: 'secrets.reencrypt', everyMs: hour, run: () => reencryptSecrets() },
       { name: 'outbox.prune-done', everyMs: hour, run: () => worker.pruneDone() },
       { name: 'mail.prune', everyMs: hour, run: (renew) => mail.prune(renew) },
+      { name: 'outbox.prune-failed', everyMs: hour, run: (renew) => worker.pruneFailed(renew) },
       // Each shop picks its summary minute; the summary itself is once per shop and day (daily_summaries).
       { name: 'reports.summary-due', everyMs: Math.min(60_000, hour), run: () => reports.summary.scheduleDue() },
       // Slips refused for want of a payee account: the owner is told once a day, a minute after the first.

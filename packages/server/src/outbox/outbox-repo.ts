@@ -204,7 +204,27 @@ export const outboxClaims = {
       .where('status', '=', 'pending')
       .execute();
   },
-  /** Done rows last updated before `cutoff` (failed rows stay for the operator). */
+  /**
+   * Up to `limit` parked (failed) rows parked before `cutoff` (`updated_at`: a parked row is written no
+   * more), the oldest first; returns how many went. Their payloads hold personal data (LINE user ids and
+   * text, reset addresses and IPs).
+   */
+  async pruneFailed(db: Db, cutoff: string, limit: number): Promise<number> {
+    const r = await db
+      .deleteFrom('outbox')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('outbox')
+          .select('id')
+          .where('status', '=', 'failed')
+          .where('updated_at', '<', cutoff)
+          .orderBy('updated_at')
+          .limit(limit),
+      )
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+  /** Done rows last updated before `cutoff` (failed rows: `pruneFailed`, after a longer retention). */
   async pruneDone(db: Db, cutoff: string): Promise<number> {
     const r = await db.deleteFrom('outbox').where('status', '=', 'done').where('updated_at', '<', cutoff).executeTakeFirst();
     return Number(r.numDeletedRows);

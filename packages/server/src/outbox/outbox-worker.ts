@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Db, DbCapabilities } from '../db/db.js';
+import { deleteInBatches } from '../db/batched-delete.js';
 import type { Clock } from '../lib/clock.js';
 import { insertOutboxJob, outboxClaims, outboxSignal } from './outbox-repo.js';
 import { INVALID_PAYLOAD, isDeclaredOutboxKind, payloadProblem } from './outbox-registry.js';
@@ -61,6 +62,12 @@ export interface OutboxWorkerOptions {
   /** Done rows are deleted after this by `pruneDone` (a scheduled task; failed rows are kept for the operator). */
   doneRetentionMs?: number;
   /**
+   * Parked (failed) rows are deleted this long after they were parked by `pruneFailed` (a scheduled
+   * task): long enough for the operator to see them (`slipcheck outbox failed`, the
+   * `slipcheck_outbox_parked` gauge) and act, not forever (their payloads hold personal data).
+   */
+  failedRetentionMs?: number;
+  /**
    * Periodic work of this node, run by every started worker: the scheduler's clock tick
    * (outbox-schedule.ts), sweeps that must not wait for any other node. Work that must run once
    * across all nodes is a scheduled task, not an entry here.
@@ -79,8 +86,13 @@ export interface OutboxWorker {
   /** Look for due rows now. */
   wake(): void;
   pruneDone(): Promise<number>;
+  /** Deletes parked jobs older than `failedRetentionMs`, in bounded batches (`renew` between them). */
+  pruneFailed(renew?: () => Promise<void>): Promise<number>;
   readonly stats: { claimed: number; done: number; retried: number; failed: number };
 }
+
+/** Days a parked (failed) job is kept after it was parked, for the operator (`failedRetentionMs`). */
+export const FAILED_RETENTION_DAYS = 30;
 
 const FOLLOW_UP_MS = [10, 40, 150, 400];
 /**
@@ -104,6 +116,7 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
   const maxAttempts = opts.maxAttempts ?? 10;
   const retryDelayMs = opts.retryDelayMs ?? defaultRetryDelay;
   const doneRetentionMs = opts.doneRetentionMs ?? 7 * 86_400_000;
+  const failedRetentionMs = opts.failedRetentionMs ?? FAILED_RETENTION_DAYS * 86_400_000;
   const onError = opts.onError ?? (() => undefined);
   const stats = { claimed: 0, done: 0, retried: 0, failed: 0 };
 
@@ -431,6 +444,10 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
     async pruneDone() {
       const cutoff = new Date(clock.now().getTime() - doneRetentionMs).toISOString();
       return outboxClaims.pruneDone(db, cutoff);
+    },
+    async pruneFailed(renew) {
+      const cutoff = new Date(clock.now().getTime() - failedRetentionMs).toISOString();
+      return deleteInBatches((limit) => outboxClaims.pruneFailed(db, cutoff, limit), renew);
     },
   };
   return worker;

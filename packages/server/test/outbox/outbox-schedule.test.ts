@@ -25,6 +25,7 @@ const TASKS = [
   'secrets.reencrypt',
   'outbox.prune-done',
   'mail.prune',
+  'outbox.prune-failed',
   'reports.summary-due',
   'verification.payee-refusal-alerts',
 ].sort();

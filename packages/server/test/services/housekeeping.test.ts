@@ -3,6 +3,8 @@ import { fixedClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { outboxAlerts, seedTx } from '../helpers/records.js';
+import { listParked } from '../../src/outbox/outbox-repo.js';
+import type { OutboxTable } from '../../src/db/db-schema.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
 const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOString();
@@ -14,6 +16,23 @@ const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOS
 async function runHourlyTasks(h: ServiceHarness, renew: () => Promise<void> = async () => undefined) {
   for (const t of h.c.scheduler.tasks) if (t.everyMs >= 3_600_000) await t.run(renew);
 }
+
+/** An outbox row as the worker leaves it: parked (`failed`), retrying (`pending`) or `done` at `at`. */
+const outboxRow = (kind: string, status: string, at: string, payload: object): OutboxTable => ({
+  id: newId('job'),
+  kind,
+  shop_id: null,
+  payload: JSON.stringify(payload),
+  status,
+  attempts: 10,
+  run_at: at,
+  locked_by: null,
+  locked_until: null,
+  last_error: status === 'done' ? null : 'boom',
+  created_at: at,
+  updated_at: at,
+  dedupe_key: null,
+});
 
 /** A live SUCCESS with personal fields, checked at `createdAt`. */
 const addTx = (h: ServiceHarness, shopId: string, createdAt: string) =>
@@ -157,6 +176,50 @@ for (const kind of DB_KINDS) {
       expect(left).toHaveLength(0);
       // Bounded batches: the prune renewed its lease between them, never one delete of the whole backlog.
       expect(renewals).toBeGreaterThanOrEqual(2);
+    });
+
+    it('prunes parked (failed) outbox jobs 30 days after they were parked; pending and recently parked ones stay', async () => {
+      const lineEvent = { channelId: 'c', event: { type: 'message', source: { userId: 'U123' }, message: { text: 'ชื่อ สมชาย' } } };
+      const reset = { email: `reset-${kind}@example.com`, ip: '203.0.113.9' };
+      const oldLine = outboxRow('line.event', 'failed', daysAgo(31), lineEvent);
+      const oldReset = outboxRow('accounts.password_reset', 'failed', daysAgo(45), reset);
+      const recent = outboxRow('line.event', 'failed', daysAgo(29), lineEvent);
+      // Still retrying (created long ago, last tried now): never pruned, whatever its age.
+      const retrying = { ...outboxRow('line.event', 'pending', daysAgo(40), lineEvent), run_at: daysAgo(-1) };
+      // Created 40 days ago but parked yesterday: the operator has had one day, not 40.
+      const lateParked = { ...outboxRow('line.event', 'failed', daysAgo(1), lineEvent), created_at: daysAgo(40) };
+      await h.c.db.insertInto('outbox').values([oldLine, oldReset, recent, retrying, lateParked]).execute();
+      // A backlog parked long ago (the first run after the upgrade): more than one delete takes.
+      const backlog = Array.from({ length: 700 }, () => outboxRow('line.event', 'failed', daysAgo(90), lineEvent));
+      for (let i = 0; i < backlog.length; i += 100)
+        await h.c.db
+          .insertInto('outbox')
+          .values(backlog.slice(i, i + 100))
+          .execute();
+
+      await runHourlyTasks(h);
+      const left = (
+        await h.c.db
+          .selectFrom('outbox')
+          .select('id')
+          .where('id', 'in', [oldLine.id, oldReset.id, recent.id, retrying.id, lateParked.id])
+          .execute()
+      )
+        .map((r) => r.id)
+        .sort();
+      expect(left).toEqual([recent.id, retrying.id, lateParked.id].sort());
+      const oldParked = await h.c.db
+        .selectFrom('outbox')
+        .select('id')
+        .where('status', '=', 'failed')
+        .where('updated_at', '<', daysAgo(30))
+        .execute();
+      expect(oldParked).toHaveLength(0);
+      // What the operator still sees with `slipcheck outbox failed`.
+      const parked = (await listParked(h.c.db, { limit: 500 })).map((p) => p.id);
+      expect(parked).toEqual(expect.arrayContaining([recent.id, lateParked.id]));
+      expect(parked).not.toContain(oldLine.id);
+      expect(parked).not.toContain(oldReset.id);
     });
   });
 }

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
-import { createHarness, type DbKind, type Harness } from './harness.js';
+import { afterAll, beforeAll } from 'vitest';
+import { createHarness, seedShop, type DbKind, type Harness } from './harness.js';
 import { startSandbox } from './sandbox.js';
 
 /** Limits high enough that a test's own burst never meets them (tests of the limits set their own). */
@@ -25,6 +26,45 @@ export async function createBankHarness(kind: DbKind, env: Record<string, string
       await h.close();
       await bank.close();
     },
+  };
+}
+
+/**
+ * For a describe block: one shop with a live key against the sandbox bank (no rate limits), set up
+ * before its tests and closed after them. `verify` posts raw bytes to /api/v1/verify; `used` is the
+ * shop's live units this period. `h`, `bank` and `s` are read once the block's setup has run.
+ */
+export function shopVerifyKit(kind: DbKind) {
+  let h: Harness;
+  let bank: Awaited<ReturnType<typeof startSandbox>>;
+  let s: Awaited<ReturnType<typeof seedShop>>;
+  beforeAll(async () => {
+    ({ h, bank } = await createBankHarness(kind, NO_RATE_LIMITS));
+    s = await seedShop(h);
+  });
+  afterAll(async () => {
+    await h.close();
+    await bank.close();
+  });
+  return {
+    get h() {
+      return h;
+    },
+    get bank() {
+      return bank;
+    },
+    get s() {
+      return s;
+    },
+    verify: (payload: Buffer, query = '') =>
+      h.app.inject({
+        method: 'POST',
+        url: `/api/v1/verify${query}`,
+        headers: { ...s.auth, 'content-type': 'application/octet-stream' },
+        payload,
+      }),
+    used: async () =>
+      (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used ?? 0,
   };
 }
 

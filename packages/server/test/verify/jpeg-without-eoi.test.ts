@@ -1,39 +1,20 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { screenImage } from '../../src/modules/slip-qr/image-gate.js';
 import { decodeSlipImage } from '../../src/modules/slip-qr/slip-qr-decoder.js';
-import { DB_KINDS, type Harness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
-import type { startSandbox } from '../helpers/sandbox.js';
-import { createBankHarness, NO_RATE_LIMITS } from '../helpers/bank-harness.js';
+import { DB_KINDS, pgMissing, skipNote } from '../helpers/harness.js';
+import { shopVerifyKit } from '../helpers/bank-harness.js';
 
 // A JPEG whose only missing part is its end-of-image marker (FFD9): chat apps and cut downloads make
 // them, and libjpeg reads every pixel of one. It is checked like any slip; a JPEG missing more than
 // that (part of its picture) keeps the clear refusal, uncharged.
 for (const kind of DB_KINDS) {
   describe.skipIf(pgMissing(kind))(`a slip JPEG without its end marker [${kind}]${skipNote(kind)}`, () => {
-    let h: Harness;
-    let bank: Awaited<ReturnType<typeof startSandbox>>;
-    let s: Awaited<ReturnType<typeof seedShop>>;
-    beforeAll(async () => {
-      ({ h, bank } = await createBankHarness(kind, NO_RATE_LIMITS));
-      s = await seedShop(h);
-    });
-    afterAll(async () => {
-      await h.close();
-      await bank.close();
-    });
-    const verify = (payload: Buffer, query = '') =>
-      h.app.inject({
-        method: 'POST',
-        url: `/api/v1/verify${query}`,
-        headers: { ...s.auth, 'content-type': 'application/octet-stream' },
-        payload,
-      });
-    const used = async () =>
-      (await h.c.db.selectFrom('quota_usage').select('used').where('shop_id', '=', s.shop.id).executeTakeFirst())?.used ?? 0;
+    const k = shopVerifyKit(kind);
+    const { verify, used } = k;
     const slipJpeg = async (variant: string, amount: number) => {
-      const t = await bank.register({ amount });
-      const jpg = await bank.slip(t.transRef, variant, 'jpg');
+      const t = await k.bank.register({ amount });
+      const jpg = await k.bank.slip(t.transRef, variant, 'jpg');
       expect(jpg.subarray(-2).toString('hex')).toBe('ffd9'); // the generator writes a whole file
       return { transRef: t.transRef, jpg };
     };
@@ -55,11 +36,11 @@ for (const kind of DB_KINDS) {
     it('a JPEG missing more than its end marker keeps the refusal: INVALID UNREADABLE_IMAGE, nothing charged', async () => {
       for (const cut of [20, 100, 5000]) {
         const { jpg } = await slipJpeg('screenphoto', 50 + cut);
-        const [u0, c0] = [await used(), bank.stats().checkerCalls];
+        const [u0, c0] = [await used(), k.bank.stats().checkerCalls];
         const r = await verify(jpg.subarray(0, jpg.length - cut));
         expect(r.statusCode, `cut ${cut}`).toBe(200);
         expect(r.json().data, `cut ${cut}`).toMatchObject({ status: 'INVALID', errorCode: 'UNREADABLE_IMAGE' });
-        expect([await used(), bank.stats().checkerCalls], `cut ${cut}`).toEqual([u0, c0]);
+        expect([await used(), k.bank.stats().checkerCalls], `cut ${cut}`).toEqual([u0, c0]);
       }
     });
   });

@@ -421,7 +421,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       { name: 'webhooks.prune-deliveries', everyMs: hour, run: () => webhookModule.service.prune() },
       { name: 'line.prune-events', everyMs: hour, run: () => line.eventLog.prune() },
       { name: 'secrets.reencrypt', everyMs: hour, run: () => reencryptSecrets() },
-      { name: 'outbox.prune-done', everyMs: hour, run: () => worker.pruneDone() },
+      { name: 'outbox.prune-done', everyMs: hour, run: (renew) => worker.pruneDone(renew) },
       { name: 'mail.prune', everyMs: hour, run: (renew) => mail.prune(renew) },
       { name: 'outbox.prune-failed', everyMs: hour, run: (renew) => worker.pruneFailed(renew) },
       // Each shop picks its summary minute; the summary itself is once per shop and day (daily_summaries).

@@ -224,9 +224,24 @@ export const outboxClaims = {
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   },
-  /** Done rows last updated before `cutoff` (failed rows: `pruneFailed`, after a longer retention). */
-  async pruneDone(db: Db, cutoff: string): Promise<number> {
-    const r = await db.deleteFrom('outbox').where('status', '=', 'done').where('updated_at', '<', cutoff).executeTakeFirst();
+  /**
+   * Up to `limit` done rows last updated before `cutoff`, the oldest first (failed rows: `pruneFailed`,
+   * after a longer retention); returns how many went. A busy week is tens of thousands of rows: one
+   * unbounded delete held the SQLite writer (and a PostgreSQL transaction) for all of them.
+   */
+  async pruneDone(db: Db, cutoff: string, limit: number): Promise<number> {
+    const r = await db
+      .deleteFrom('outbox')
+      .where('id', 'in', (eb) =>
+        eb
+          .selectFrom('outbox')
+          .select('id')
+          .where('status', '=', 'done')
+          .where('updated_at', '<', cutoff)
+          .orderBy('updated_at')
+          .limit(limit),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   },
 };

@@ -85,7 +85,8 @@ export interface OutboxWorker {
   runOnce(): Promise<number>;
   /** Look for due rows now. */
   wake(): void;
-  pruneDone(): Promise<number>;
+  /** Deletes done jobs older than `doneRetentionMs`, in bounded batches (`renew` between them). */
+  pruneDone(renew?: () => Promise<void>): Promise<number>;
   /** Deletes parked jobs older than `failedRetentionMs`, in bounded batches (`renew` between them). */
   pruneFailed(renew?: () => Promise<void>): Promise<number>;
   readonly stats: { claimed: number; done: number; retried: number; failed: number };
@@ -441,9 +442,9 @@ export function createOutboxWorker(opts: OutboxWorkerOptions): OutboxWorker {
       await Promise.all(jobs.map((j) => launch(j)));
       return jobs.length;
     },
-    async pruneDone() {
+    async pruneDone(renew) {
       const cutoff = new Date(clock.now().getTime() - doneRetentionMs).toISOString();
-      return outboxClaims.pruneDone(db, cutoff);
+      return deleteInBatches((limit) => outboxClaims.pruneDone(db, cutoff, limit), renew);
     },
     async pruneFailed(renew) {
       const cutoff = new Date(clock.now().getTime() - failedRetentionMs).toISOString();

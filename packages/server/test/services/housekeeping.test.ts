@@ -5,6 +5,7 @@ import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedSho
 import { outboxAlerts, seedTx } from '../helpers/records.js';
 import { listParked } from '../../src/outbox/outbox-repo.js';
 import type { OutboxTable } from '../../src/db/db-schema.js';
+import { PRUNE_BATCH } from '../../src/db/batched-delete.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
 const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOString();
@@ -220,6 +221,45 @@ for (const kind of DB_KINDS) {
       expect(parked).toEqual(expect.arrayContaining([recent.id, lateParked.id]));
       expect(parked).not.toContain(oldLine.id);
       expect(parked).not.toContain(oldReset.id);
+    });
+
+    it('prunes done outbox jobs older than 7 days in bounded batches, renewing the lease between them', async () => {
+      const donePayload = { deliveryId: 'whd_x' };
+      const oldDone = outboxRow('webhook.deliver', 'done', daysAgo(8), donePayload);
+      const recentDone = outboxRow('webhook.deliver', 'done', daysAgo(6), donePayload);
+      // Pending and parked rows are never this task's, whatever their age.
+      const oldPending = { ...outboxRow('webhook.deliver', 'pending', daysAgo(20), donePayload), run_at: daysAgo(-1) };
+      const oldFailed = outboxRow('webhook.deliver', 'failed', daysAgo(20), donePayload);
+      await h.c.db.insertInto('outbox').values([oldDone, recentDone, oldPending, oldFailed]).execute();
+      // A backlog (a busy week, or the first run after an outage): more done rows than one delete takes.
+      const backlog = Array.from({ length: 2 * PRUNE_BATCH + 200 }, () => outboxRow('webhook.deliver', 'done', daysAgo(10), donePayload));
+      for (let i = 0; i < backlog.length; i += 100)
+        await h.c.db
+          .insertInto('outbox')
+          .values(backlog.slice(i, i + 100))
+          .execute();
+      const oldDoneLeft = async () =>
+        (await h.c.db.selectFrom('outbox').select('id').where('status', '=', 'done').where('updated_at', '<', daysAgo(7)).execute()).length;
+      const before = await oldDoneLeft();
+      expect(before).toBeGreaterThan(2 * PRUNE_BATCH);
+
+      // What is left at each lease renewal: renewed before every batch, and no batch larger than PRUNE_BATCH.
+      const leftAtRenewal: number[] = [];
+      const task = h.c.scheduler.tasks.find((t) => t.name === 'outbox.prune-done')!;
+      const pruned = await task.run(async () => {
+        leftAtRenewal.push(await oldDoneLeft());
+      });
+      expect(pruned).toBe(before);
+      expect(await oldDoneLeft()).toBe(0);
+      expect(leftAtRenewal.length).toBe(Math.floor(before / PRUNE_BATCH) + 1);
+      expect(leftAtRenewal[0]).toBe(before);
+      for (let i = 1; i < leftAtRenewal.length; i++) expect(leftAtRenewal[i]).toBe(Math.max(0, before - i * PRUNE_BATCH));
+      const kept = (
+        await h.c.db.selectFrom('outbox').select('id').where('id', 'in', [oldDone.id, recentDone.id, oldPending.id, oldFailed.id]).execute()
+      )
+        .map((r) => r.id)
+        .sort();
+      expect(kept).toEqual([recentDone.id, oldPending.id, oldFailed.id].sort());
     });
   });
 }

@@ -406,6 +406,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     accounts,
     sessions,
     transactions,
+    webhooks: webhookModule.service,
     defaultRetentionMonths: config.PDPA_RETENTION_MONTHS,
   });
   // Scheduled tasks: one run per slot across all worker nodes (outbox/outbox-schedule.ts). The names

@@ -6,6 +6,7 @@ import { outboxAlerts, seedTx } from '../helpers/records.js';
 import { listParked } from '../../src/outbox/outbox-repo.js';
 import type { OutboxTable } from '../../src/db/db-schema.js';
 import { PRUNE_BATCH } from '../../src/db/batched-delete.js';
+import { newDeliveryRow } from '../../src/modules/webhooks/webhook-repo.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
 const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOString();
@@ -260,6 +261,130 @@ for (const kind of DB_KINDS) {
         .map((r) => r.id)
         .sort();
       expect(kept).toEqual([recentDone.id, oldPending.id, oldFailed.id].sort());
+    });
+  });
+}
+
+// Webhook payloads are copies of the result (sender, receiver, clientRef): they must not outlive the
+// shop's PDPA auto-delete because the operator keeps deliveries longer (WEBHOOK_RETENTION_DAYS, up to 3650).
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`housekeeping: webhook deliveries follow the PDPA auto-delete [${kind}]${skipNote(kind)}`, () => {
+    let h: ServiceHarness;
+    const clock = fixedClock(NOW);
+    beforeAll(async () => {
+      h = await createServiceHarness(kind, { WEBHOOK_RETENTION_DAYS: '3650' }, { clock });
+    });
+    afterAll(async () => h.close());
+
+    /** A finished (or `status`) delivery of a slip.verified naming the sender, made at `at`, with one attempt. */
+    async function addDelivery(shopId: string, endpointId: string, at: string, status = 'delivered') {
+      const row = newDeliveryRow({
+        id: newId('whd'),
+        shop_id: shopId,
+        endpoint_id: endpointId,
+        event_id: `evt_${newId('e')}`,
+        event_kind: 'slip.verified',
+        transaction_id: newId('txn'),
+        payload: JSON.stringify({
+          event: 'slip.verified',
+          data: { sender: 'นาย สมชาย ใจดี', receiver: 'บจก. ร้านกาแฟ', clientRef: 'order-9' },
+        }),
+        isTest: false,
+        nextAttemptAt: null,
+        at,
+      });
+      await h.c.db
+        .insertInto('webhook_deliveries')
+        .values({ ...row, status, attempts: 1 })
+        .execute();
+      await h.c.db
+        .insertInto('webhook_attempts')
+        .values({
+          id: newId('wha'),
+          delivery_id: row.id,
+          shop_id: shopId,
+          endpoint_id: endpointId,
+          event_id: row.event_id,
+          round: 0,
+          manual: 0,
+          status: status === 'delivered' ? 'delivered' : 'failed',
+          response_code: 200,
+          duration_ms: 5,
+          error: null,
+          next_attempt_at: null,
+          worker_id: null,
+          started_at: at,
+          finished_at: at,
+        })
+        .execute();
+      return row.id;
+    }
+    const endpointOf = async (shopId: string) =>
+      (await h.c.webhooks.addEndpoint(shopId, { url: 'https://127.0.0.1/hook' }, 'test')).endpoint.id;
+    const deliveriesLeft = async (shopId: string) =>
+      (await h.c.db.selectFrom('webhook_deliveries').select('id').where('shop_id', '=', shopId).execute()).map((r) => r.id).sort();
+    const attemptsLeft = async (shopId: string) =>
+      (await h.c.db.selectFrom('webhook_attempts').select('delivery_id').where('shop_id', '=', shopId).execute()).map((r) => r.delivery_id);
+
+    it('deletes deliveries (payload and attempts) older than the cutoff of a shop with auto-delete, by the hourly anonymisation', async () => {
+      const on = await seedShop(h);
+      const off = await seedShop(h);
+      await h.c.shops.update(on.shop.id, { settings: { privacy: { autoDelete: true, retentionMonths: 12 } } }, 'test');
+      const onEndpoint = await endpointOf(on.shop.id);
+      const offEndpoint = await endpointOf(off.shop.id);
+      const ancientTx = await addTx(h, on.shop.id, '2025-10-01T00:00:00.000Z');
+      await addDelivery(on.shop.id, onEndpoint, '2025-10-01T00:00:05.000Z');
+      await addDelivery(on.shop.id, onEndpoint, '2025-09-01T00:00:00.000Z', 'failed');
+      // Just inside the retention: kept, like its result.
+      const fresh = await addDelivery(on.shop.id, onEndpoint, '2025-11-21T07:00:00.000Z');
+      // Still being sent (a manual redelivery of an old event): left to finish, deleted by a later run.
+      const sending = await addDelivery(on.shop.id, onEndpoint, '2025-08-01T00:00:00.000Z', 'retrying');
+      // A backlog of a year and more of deliveries (first run after turning auto-delete on): several batches.
+      for (let i = 0; i < PRUNE_BATCH + 50; i++) await addDelivery(on.shop.id, onEndpoint, '2025-06-01T00:00:00.000Z');
+      // The shop without auto-delete keeps its deliveries for WEBHOOK_RETENTION_DAYS.
+      const kept = await addDelivery(off.shop.id, offEndpoint, '2025-01-01T00:00:00.000Z');
+
+      await runHourlyTasks(h);
+
+      expect(await deliveriesLeft(on.shop.id)).toEqual([fresh, sending].sort());
+      expect((await attemptsLeft(on.shop.id)).sort()).toEqual([fresh, sending].sort());
+      expect(await deliveriesLeft(off.shop.id)).toEqual([kept]);
+      expect(await attemptsLeft(off.shop.id)).toEqual([kept]);
+      // The same run anonymised the result those deliveries carried.
+      const tx = await h.c.db
+        .selectFrom('transactions')
+        .select(['sender_name', 'anonymized_at'])
+        .where('id', '=', ancientTx)
+        .executeTakeFirstOrThrow();
+      expect(tx).toMatchObject({ sender_name: null });
+      expect(tx.anonymized_at).toBeTruthy();
+
+      // Once it has finished, the old delivery in flight goes at the next run.
+      await h.c.db.updateTable('webhook_deliveries').set({ status: 'delivered' }).where('id', '=', sending).execute();
+      await runHourlyTasks(h);
+      expect(await deliveriesLeft(on.shop.id)).toEqual([fresh]);
+      expect(await attemptsLeft(on.shop.id)).toEqual([fresh]);
+    });
+
+    it('follows the shop retention (months) and the service default, as the results do', async () => {
+      const shortShop = await seedShop(h);
+      const defaultShop = await seedShop(h);
+      await h.c.shops.update(shortShop.shop.id, { settings: { privacy: { autoDelete: true, retentionMonths: 1 } } }, 'test');
+      await h.c.shops.update(defaultShop.shop.id, { settings: { privacy: { autoDelete: true } } }, 'test');
+      const shortEndpoint = await endpointOf(shortShop.shop.id);
+      const defaultEndpoint = await endpointOf(defaultShop.shop.id);
+      await addDelivery(shortShop.shop.id, shortEndpoint, '2026-09-15T00:00:00.000Z');
+      const twoWeeks = await addDelivery(shortShop.shop.id, shortEndpoint, '2026-11-07T00:00:00.000Z');
+      const defaultMonths = h.config.PDPA_RETENTION_MONTHS;
+      const cutoff = new Date(NOW);
+      cutoff.setUTCMonth(cutoff.getUTCMonth() - defaultMonths);
+      await addDelivery(defaultShop.shop.id, defaultEndpoint, new Date(cutoff.getTime() - 86_400_000).toISOString());
+      const insideDefault = await addDelivery(defaultShop.shop.id, defaultEndpoint, new Date(cutoff.getTime() + 86_400_000).toISOString());
+
+      await h.c.housekeeping.anonymizeExpired();
+
+      expect(await deliveriesLeft(shortShop.shop.id)).toEqual([twoWeeks]);
+      expect(await deliveriesLeft(defaultShop.shop.id)).toEqual([insideDefault]);
     });
   });
 }

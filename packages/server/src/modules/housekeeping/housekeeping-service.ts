@@ -11,6 +11,7 @@ import { settingsOf } from '../shops/shop-settings.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { SessionService } from '../accounts/session-service.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
+import type { WebhookService } from '../webhooks/webhook-service.js';
 
 export const ERASE_GRACE_MS = 24 * 3_600_000;
 export const TRIAL_ALERT_BEFORE_MS = 24 * 3_600_000;
@@ -49,6 +50,7 @@ export function createHousekeeping(deps: {
   accounts: Pick<AccountService, 'deleteResetsOfShop'>;
   sessions: Pick<SessionService, 'deleteTokensOfShop'>;
   transactions: Pick<TransactionService, 'anonymizeOlderThan'>;
+  webhooks: Pick<WebhookService, 'deleteDeliveriesBefore'>;
   defaultRetentionMonths: number;
 }) {
   const { db, clock, shops } = deps;
@@ -71,7 +73,11 @@ export function createHousekeeping(deps: {
     return erased.length;
   }
 
-  /** PDPA retention: shops that turned on auto-delete get personal fields of old results blanked. */
+  /**
+   * PDPA retention: shops that turned on auto-delete get personal fields of old results blanked, and the
+   * webhook deliveries made before the same cutoff deleted (their payloads are copies of those fields).
+   * Answers the number of results anonymised.
+   */
   async function anonymizeExpired(renew: () => Promise<void> = noRenew): Promise<number> {
     let total = 0;
     for (const shop of await shops.listLive()) {
@@ -79,6 +85,7 @@ export function createHousekeeping(deps: {
       const cutoff = anonymizeCutoff(shop.settings, now(), deps.defaultRetentionMonths);
       if (!cutoff) continue;
       total += await deps.transactions.anonymizeOlderThan(shop.id, cutoff.toISOString(), now().toISOString());
+      await deps.webhooks.deleteDeliveriesBefore(shop.id, cutoff.toISOString(), renew);
     }
     return total;
   }

@@ -136,6 +136,41 @@ export function createWebhookRepo(db: Db) {
       await insertAttemptQuery(trx, row);
     },
 
+    /**
+     * PDPA auto-delete: up to `limit` finished deliveries of the shop created before `cutoff`, then their
+     * attempts; returns how many deliveries went. The status is checked by the delete itself, so a
+     * delivery reopened by a manual redelivery meanwhile stays (with its attempts) until it finishes.
+     */
+    async deleteFinishedOfShopBefore(shopId: string, cutoff: string, limit: number): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        const gone = await trx
+          .deleteFrom('webhook_deliveries')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('shop_id', '=', shopId)
+              .where('created_at', '<', cutoff)
+              .where('status', 'not in', ['pending', 'retrying'])
+              .orderBy('created_at')
+              .limit(limit),
+          )
+          .where('status', 'not in', ['pending', 'retrying'])
+          .returning('id')
+          .execute();
+        if (gone.length)
+          await trx
+            .deleteFrom('webhook_attempts')
+            .where(
+              'delivery_id',
+              'in',
+              gone.map((r) => r.id),
+            )
+            .execute();
+        return gone.length;
+      });
+    },
+
     /** Retention: finished deliveries created before `cutoff` go, with their attempts. */
     async prune(cutoff: string): Promise<number> {
       const old = db

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type dns from 'node:dns';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/db.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -384,6 +385,16 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       // A disabled endpoint may still be tested: that is how an owner checks a fix before enabling it.
       await delivery.runAttempt({ delivery: testDelivery, endpoint, round: 0, manual: false, workerId: null });
       return this.getDelivery(shopId, testDelivery.id);
+    },
+
+    /**
+     * PDPA auto-delete of the shop (housekeeping, by its `anonymizeCutoff`): a delivery's payload is a copy
+     * of the result as it was sent (sender, receiver, clientRef), so finished deliveries created before
+     * the cutoff go with their attempts when the result is anonymised, whatever WEBHOOK_RETENTION_DAYS
+     * says. In bounded batches, `renew` between them; one still being sent goes at a run after it ends.
+     */
+    async deleteDeliveriesBefore(shopId: string, cutoff: string, renew?: () => Promise<void>): Promise<number> {
+      return deleteInBatches((limit) => repo.deleteFinishedOfShopBefore(shopId, cutoff, limit), renew);
     },
 
     /** Retention: finished deliveries older than WEBHOOK_RETENTION_DAYS go, with their attempts. */

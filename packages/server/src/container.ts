@@ -339,6 +339,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     transactions,
     audit,
     mail,
+    line,
+    lineLogin,
+    team,
     onMailError: (err) => logger.warn({ code: (err as { code?: string }).code }, 'erasure confirmation mail failed'),
   });
   // The outbox registry: modules add their handlers here before the worker starts (main.ts / `slipcheck worker`).

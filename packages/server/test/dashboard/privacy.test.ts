@@ -80,6 +80,185 @@ for (const kind of DB_KINDS) {
       expect(fieldsOutside(PrivacyExportSchema, { ...produced, shop: { ...produced.shop, extra: 1 } })).toEqual(['data.shop.extra']);
     });
 
+    /**
+     * A shop with one staff member, one pending invite, a linked LINE official account (group, owner
+     * alert recipient), a LINE sign-in link for each person, a result with a customer's name and
+     * e-mails of every kind: what the two exports are checked against.
+     */
+    async function shopWithPeople() {
+      const o = await signup(h);
+      await h.c.shops.setPlan(o.shopId, 'GROWTH', 'test');
+      const tag = o.shopId.slice(-8);
+      const staffEmail = `staff-${tag}@example.com`;
+      const pendingEmail = `pending-${tag}@example.com`;
+      const invite = (email: string) =>
+        h.app.inject({ method: 'POST', url: '/api/dashboard/team/invites', headers: o.auth, payload: { email } });
+      expect((await invite(staffEmail)).statusCode).toBe(201);
+      const [inviteMail] = await h.c.mail.list({ to: staffEmail, limit: 1 });
+      const inviteToken = /accept-invite\?token=(inv_[A-Za-z0-9_-]+)/.exec(inviteMail?.text ?? '')![1]!;
+      const accepted = await h.app.inject({
+        method: 'POST',
+        url: '/api/dashboard/auth/accept-invite',
+        remoteAddress: '10.8.2.1',
+        payload: { token: inviteToken, password: 'staff password 1' },
+      });
+      expect(accepted.statusCode).toBe(201);
+      const staff = { id: accepted.json().data.user.id as string, auth: { authorization: `Bearer ${accepted.json().data.accessToken}` } };
+      expect((await invite(pendingEmail)).statusCode).toBe(201);
+      const [pendingMail] = await h.c.mail.list({ to: pendingEmail, limit: 1 });
+      const pendingToken = /accept-invite\?token=(inv_[A-Za-z0-9_-]+)/.exec(pendingMail?.text ?? '')![1]!;
+
+      const at = new Date().toISOString();
+      const channelRow = `lch_x_${tag}`;
+      const ownerLine = `U${'a'.repeat(24)}${tag}`;
+      const staffLine = `U${'b'.repeat(24)}${tag}`;
+      const alertLine = `U${'c'.repeat(24)}${tag}`;
+      const groupId = `C${'d'.repeat(24)}${tag}`;
+      await h.c.db
+        .insertInto('line_channels')
+        .values({
+          id: channelRow,
+          shop_id: o.shopId,
+          channel_id: `200${tag}`,
+          webhook_key: `whkey-${tag}-secretpath`,
+          secret_sealed: 'sealed-channel-secret',
+          token_sealed: 'sealed-channel-token',
+          bot_user_id: `Ubot${tag}`,
+          bot_name: 'ร้านทดสอบ bot',
+          status: 'active',
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      await h.c.db
+        .insertInto('line_groups')
+        .values({
+          id: `lgr_${tag}`,
+          shop_id: o.shopId,
+          line_channel_id: channelRow,
+          group_id: groupId,
+          linked_by: null,
+          silent_non_slip: 0,
+          status: 'active',
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      await h.c.db
+        .insertInto('line_owners')
+        .values({ id: `low_${tag}`, shop_id: o.shopId, line_channel_id: channelRow, line_user_id: alertLine, created_at: at })
+        .execute();
+      await h.c.db
+        .insertInto('line_logins')
+        .values([
+          { user_id: o.userId, shop_id: o.shopId, line_user_id: ownerLine, linked_at: at },
+          { user_id: staff.id, shop_id: o.shopId, line_user_id: staffLine, linked_at: at },
+        ])
+        .execute();
+      await seedTx(h, o.shopId, new Date('2026-11-09T03:00:00.000Z'), 'SUCCESS', { sender_name: `นาย ลูกค้า ${tag}` });
+      // A reset mail to each person (no shop: the request names only an address), its link live.
+      const reset = (to: string, token: string) =>
+        h.c.mail.send(to, {
+          template: 'password_reset',
+          subject: 'ตั้งรหัสผ่านใหม่ / Reset your password',
+          text: `https://x/reset?token=${token}`,
+        });
+      await reset(o.email, `rst_owner_${tag}`);
+      await reset(staffEmail, `rst_staff_${tag}`);
+      // A mail to the owner's address from before the account existed (another holder of the address).
+      await h.c.db
+        .insertInto('mail_messages')
+        .values({
+          id: `mail_before_${tag}`,
+          to_addr: o.email,
+          subject: 'earlier holder',
+          template: 'password_reset',
+          body_text: null,
+          transport: 'sink',
+          status: 'stored',
+          error: null,
+          shop_id: null,
+          created_at: '2020-01-01T00:00:00.000Z',
+        })
+        .execute();
+      return { o, staff, staffEmail, pendingEmail, inviteToken, pendingToken, ownerLine, staffLine, alertLine, groupId, channelRow, tag };
+    }
+
+    it("the owner's export adds their LINE sign-in, the shop's LINE links, pending invites and the e-mails, without secrets or live links", async () => {
+      const s = await shopWithPeople();
+      const r = await h.app.inject({ url: '/api/dashboard/privacy/export', headers: s.o.auth });
+      expect(r.statusCode).toBe(200);
+      const d = r.json().data;
+      expect(d.scope).toBe('shop');
+      expect(d.lineLogin).toMatchObject({ lineUserId: s.ownerLine });
+      expect(d.line.channels).toEqual([expect.objectContaining({ id: s.channelRow, channelId: `200${s.tag}`, botName: 'ร้านทดสอบ bot' })]);
+      expect(d.line.groups).toEqual([expect.objectContaining({ lineChannelId: s.channelRow, groupId: s.groupId })]);
+      expect(d.line.owners).toEqual([expect.objectContaining({ lineChannelId: s.channelRow, lineUserId: s.alertLine })]);
+      expect(d.invites.map((i: { email: string }) => i.email)).toEqual([s.pendingEmail]);
+      const mails = d.mails as Array<{ to: string; template: string; subject: string; status: string; createdAt: string }>;
+      // Their own mail (sign-up, reset) and the invitations they sent; not the staff member's own mail.
+      expect(mails.filter((m) => m.to === s.o.email).map((m) => m.template)).toEqual(expect.arrayContaining(['password_reset']));
+      expect(
+        mails
+          .filter((m) => m.template === 'team_invite')
+          .map((m) => m.to)
+          .sort(),
+      ).toEqual([s.pendingEmail, s.staffEmail].sort());
+      expect(mails.every((m) => m.to === s.o.email || m.template === 'team_invite')).toBe(true);
+      expect(mails.map((m) => m.subject)).not.toContain('earlier holder');
+      for (const m of mails) expect(Object.keys(m).sort()).toEqual(['createdAt', 'status', 'subject', 'template', 'to']);
+      // Never: channel secret or token, the webhook path, live invite or reset links, the staff member's LINE id.
+      for (const secret of [
+        'sealed-channel-secret',
+        'sealed-channel-token',
+        `whkey-${s.tag}`,
+        s.inviteToken,
+        s.pendingToken,
+        `rst_owner_${s.tag}`,
+        `rst_staff_${s.tag}`,
+        s.staffLine,
+      ])
+        expect(r.body, secret).not.toContain(secret);
+      expect([...Value.Errors(PrivacyExportSchema, d)]).toEqual([]);
+      expect(fieldsOutside(PrivacyExportSchema, await h.c.privacy.exportShop(s.o.shopId, s.o.userId, null))).toEqual([]);
+    });
+
+    it('a staff member exports their own data only: account, sessions, LINE sign-in, their own actions and mail', async () => {
+      const s = await shopWithPeople();
+      const r = await h.app.inject({ url: '/api/dashboard/privacy/export', headers: s.staff.auth });
+      expect(r.statusCode).toBe(200);
+      const d = r.json().data;
+      expect(d.scope).toBe('person');
+      expect(d.user).toMatchObject({ id: s.staff.id, email: s.staffEmail, role: 'staff' });
+      expect(d.lineLogin).toMatchObject({ lineUserId: s.staffLine });
+      expect(d.sessions.length).toBeGreaterThan(0);
+      expect(d.auditLog.length).toBeGreaterThan(0);
+      expect(d.auditLog.every((e: { actor: string }) => e.actor === `user:${s.staff.id}`)).toBe(true);
+      const mails = d.mails as Array<{ to: string; template: string }>;
+      expect(mails.map((m) => m.template)).toEqual(expect.arrayContaining(['team_invite', 'password_reset']));
+      expect(mails.every((m) => m.to === s.staffEmail)).toBe(true);
+      // Nothing of the shop beyond the person: no results, accounts, keys, endpoints, LINE setup or invites.
+      for (const field of ['shop', 'payeeAccounts', 'apiKeys', 'webhookEndpoints', 'transactions', 'line', 'invites'])
+        expect(d, field).not.toHaveProperty(field);
+      // Nor other people's data: the owner, the customer, the invited address, other LINE users; nor live links.
+      // (Their own team.accept entry names who invited them by internal id: how their account came to be.)
+      for (const other of [
+        s.o.email,
+        s.ownerLine,
+        s.alertLine,
+        s.groupId,
+        `นาย ลูกค้า ${s.tag}`,
+        s.pendingEmail,
+        s.inviteToken,
+        `rst_staff_${s.tag}`,
+      ])
+        expect(r.body, other).not.toContain(other);
+      expect([...Value.Errors(PrivacyExportSchema, d)]).toEqual([]);
+      expect(fieldsOutside(PrivacyExportSchema, await h.c.privacy.exportShop(s.o.shopId, s.staff.id, null))).toEqual([]);
+      // The export is audited as the staff member's own action.
+      expect((await h.c.audit.list(s.o.shopId)).some((e) => e.action === 'privacy.export' && e.actor === `user:${s.staff.id}`)).toBe(true);
+    });
+
     it('erase needs the password and DELETE; then the owner is signed out everywhere and the e-mail is free', async () => {
       const o = await signup(h);
       const wrong = await h.app.inject({

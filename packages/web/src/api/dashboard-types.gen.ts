@@ -2775,7 +2775,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Download the shop's data as JSON (no secrets) */
+        /** Download your data as JSON (no secrets): the shop's for the owner, a staff member's own */
         get: {
             parameters: {
                 query?: never;
@@ -2793,7 +2793,8 @@ export type paths = {
                     content: {
                         "application/json": {
                             data: {
-                                apiKeys: {
+                                /** @description owner's export only: the keys, never a key or its hash */
+                                apiKeys?: {
                                     createdAt: string;
                                     environment: "live" | "test";
                                     id: string;
@@ -2803,7 +2804,7 @@ export type paths = {
                                     revokedAt: string | null;
                                     scopes: string[];
                                 }[];
-                                /** @description newest first */
+                                /** @description newest first: the shop's log for the owner, the person's own actions for a staff member */
                                 auditLog: {
                                     action: string;
                                     actor: string;
@@ -2816,8 +2817,58 @@ export type paths = {
                                     target: string | null;
                                 }[];
                                 exportedAt: string;
-                                /** @description account numbers as their last 4 digits only */
-                                payeeAccounts: {
+                                /** @description owner's export only: pending team invitations */
+                                invites?: {
+                                    createdAt: string;
+                                    email: string;
+                                    expiresAt: string;
+                                    id: string;
+                                }[];
+                                /** @description owner's export only: the shop's LINE official-account links */
+                                line?: {
+                                    /** @description linked official accounts; never the channel secret or token */
+                                    channels: {
+                                        botName: string | null;
+                                        botUserId: string | null;
+                                        channelId: string;
+                                        createdAt: string;
+                                        id: string;
+                                        status: string;
+                                    }[];
+                                    /** @description linked LINE groups (LINE group ids; the service stores no group names) */
+                                    groups: {
+                                        createdAt: string;
+                                        groupId: string;
+                                        id: string;
+                                        lineChannelId: string;
+                                        linkedBy: string | null;
+                                        silentNonSlip: boolean;
+                                        status: string;
+                                    }[];
+                                    /** @description LINE users who receive the owner's alerts */
+                                    owners: {
+                                        createdAt: string;
+                                        id: string;
+                                        lineChannelId: string;
+                                        lineUserId: string;
+                                    }[];
+                                };
+                                /** @description the signed-in person's LINE sign-in link; null when none */
+                                lineLogin: {
+                                    lineUserId: string;
+                                    linkedAt: string;
+                                } | null;
+                                /** @description oldest first: e-mails to the person's address (the shop's, and those without a shop since the account was made); the owner's also lists the shop's invitations */
+                                mails: {
+                                    createdAt: string;
+                                    /** @description stored (development sink), sending, sent or failed */
+                                    status: string;
+                                    subject: string;
+                                    template: string;
+                                    to: string;
+                                }[];
+                                /** @description owner's export only: account numbers as their last 4 digits only */
+                                payeeAccounts?: {
                                     accountLast4: string;
                                     bankCode: string;
                                     createdAt: string;
@@ -2828,7 +2879,9 @@ export type paths = {
                                     proxyType: string | null;
                                     status: string;
                                 }[];
-                                /** @description the signed-in owner's sessions */
+                                /** @description shop: the owner's export of the shop; person: a staff member's own data */
+                                scope: "shop" | "person";
+                                /** @description the signed-in person's sessions */
                                 sessions: {
                                     createdAt: string;
                                     expiresAt: string;
@@ -2839,7 +2892,7 @@ export type paths = {
                                     lastUsedAt: string;
                                     userAgent: string | null;
                                 }[];
-                                shop: {
+                                shop?: {
                                     chosenPlanCode: string | null;
                                     createdAt: string;
                                     id: string;
@@ -2853,8 +2906,8 @@ export type paths = {
                                     state: "trial" | "active" | "past_due" | "suspended";
                                     trialEndsAt: string | null;
                                 };
-                                /** @description every result of the shop, oldest first */
-                                transactions: components["schemas"]["TransactionRecord"][];
+                                /** @description owner's export only: every result of the shop, oldest first */
+                                transactions?: components["schemas"]["TransactionRecord"][];
                                 user: {
                                     createdAt: string;
                                     email: string;
@@ -2863,7 +2916,8 @@ export type paths = {
                                     role: "owner" | "staff";
                                     shopId: string;
                                 };
-                                webhookEndpoints: {
+                                /** @description owner's export only: never a signing secret */
+                                webhookEndpoints?: {
                                     createdAt: string;
                                     description: string | null;
                                     disabledReason: string | null;

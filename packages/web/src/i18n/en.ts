@@ -442,6 +442,8 @@ export const en: Record<MessageKey, string> = {
   'settings.autoDeleteHint': 'Names and account numbers in results older than {months} months are removed; amounts and statuses stay.',
   'settings.retentionMonths': 'Keep data for (months)',
   'settings.exportBody': 'Download all of your shop’s data as a JSON file (without secrets).',
+  'settings.exportBodyStaff':
+    'Download the data the shop keeps about you (your account, sign-ins, LINE link, actions and e-mails) as a JSON file (without secrets).',
   'settings.export': 'Download my data',
 
   'security.title': 'Security',

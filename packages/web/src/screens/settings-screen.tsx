@@ -137,7 +137,7 @@ export function SettingsScreen() {
         </Card>
       )}
       <PasswordCard />
-      {isOwner && <ExportCard />}
+      <ExportCard isOwner={isOwner} />
       {isOwner && me && <EraseCard email={me.user.email} />}
     </>
   );
@@ -170,7 +170,8 @@ function PasswordCard() {
   );
 }
 
-function ExportCard() {
+/** Owner: the shop's data; staff: their own (GET /privacy/export answers each with their own scope). */
+function ExportCard({ isOwner }: { isOwner: boolean }) {
   const { t } = useI18n();
   const { busy, error, run } = useAsyncAction();
   const download = () =>
@@ -185,7 +186,7 @@ function ExportCard() {
     });
   return (
     <Card title={t('settings.privacy')}>
-      <p>{t('settings.exportBody')}</p>
+      <p>{t(isOwner ? 'settings.exportBody' : 'settings.exportBodyStaff')}</p>
       <ErrorText error={error} />
       <Button variant="secondary" busy={busy} onClick={() => void download()}>
         {t('settings.export')}

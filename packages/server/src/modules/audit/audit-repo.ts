@@ -18,6 +18,17 @@ export function createAuditRepo(db: Db) {
         .limit(limit)
         .execute();
     },
+    async listByActor(shopId: string, actor: string, limit: number): Promise<AuditLogTable[]> {
+      return db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('shop_id', '=', shopId)
+        .where('actor', '=', actor)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+    },
     async deleteOlderThan(cutoff: string): Promise<number> {
       const r = await db.deleteFrom('audit_log').where('created_at', '<', cutoff).executeTakeFirst();
       return Number(r.numDeletedRows);

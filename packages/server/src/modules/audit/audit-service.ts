@@ -2,6 +2,7 @@ import type { Db } from '../../db/db.js';
 import { newId } from '../../lib/ids.js';
 import { createAuditRepo } from './audit-repo.js';
 import type { Clock } from '../../lib/clock.js';
+import type { AuditLogTable } from '../../db/db-schema.js';
 
 export interface AuditEntry {
   shopId?: string | null;
@@ -18,6 +19,16 @@ export const AUDIT_RETENTION_DAYS = 90;
  * Append-only security log. The service has no update or delete path for entries other than the
  * retention prune, and details must never hold secrets (callers pass ids and prefixes only).
  */
+const entryView = (r: AuditLogTable) => ({
+  id: r.id,
+  actor: r.actor,
+  action: r.action,
+  target: r.target,
+  detail: JSON.parse(r.detail),
+  ip: r.ip,
+  createdAt: r.created_at,
+});
+
 export function createAuditService(deps: { db: Db; clock: Clock }) {
   const { clock } = deps;
   const repo = createAuditRepo(deps.db);
@@ -38,16 +49,11 @@ export function createAuditService(deps: { db: Db; clock: Clock }) {
       );
     },
     async list(shopId: string, limit = 100) {
-      const rows = await repo.listByShop(shopId, limit);
-      return rows.map((r) => ({
-        id: r.id,
-        actor: r.actor,
-        action: r.action,
-        target: r.target,
-        detail: JSON.parse(r.detail),
-        ip: r.ip,
-        createdAt: r.created_at,
-      }));
+      return (await repo.listByShop(shopId, limit)).map(entryView);
+    },
+    /** The entries of one actor (`user:<id>`): a staff member's own actions, for their data export. */
+    async listByActor(shopId: string, actor: string, limit = 100) {
+      return (await repo.listByActor(shopId, actor, limit)).map(entryView);
     },
     async prune(): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - AUDIT_RETENTION_DAYS * 86_400_000).toISOString();

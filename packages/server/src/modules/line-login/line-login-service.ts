@@ -74,6 +74,12 @@ export function createLineLoginService(deps: {
   }
 
   return {
+    /** The person's own link, for their data export: the LINE user id and when it was linked, or null. */
+    async linkOf(userId: string): Promise<{ lineUserId: string; linkedAt: string } | null> {
+      const row = await repo.linkOf(userId);
+      return row ? { lineUserId: row.line_user_id, linkedAt: row.linked_at } : null;
+    },
+
     async status(userId: string) {
       const row = await repo.linkOf(userId);
       return { linked: !!row, linkedAt: row?.linked_at ?? null };

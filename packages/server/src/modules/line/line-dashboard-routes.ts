@@ -6,31 +6,11 @@ import type { PlanService } from '../plans/plan-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import { requireOwner } from '../team/owner-guard.js';
 import type { LineModule } from './line-module.js';
+import { ChannelSchema, GroupSchema, OwnerSchema } from './line-schemas.js';
 
 const tags = ['dashboard'];
 const E = [401, 429];
 
-const ChannelSchema = Type.Object({
-  id: Type.String(),
-  shopId: Type.String(),
-  channelId: Type.String(),
-  botName: Nullable(Type.String()),
-  botUserId: Nullable(Type.String()),
-  webhookPath: Type.String(),
-  webhookUrl: Type.String({ description: 'paste into the LINE Developers console (Messaging API > Webhook URL)' }),
-  status: Type.String(),
-  createdAt: Type.String(),
-});
-const GroupSchema = Type.Object({
-  id: Type.String(),
-  lineChannelId: Type.String(),
-  groupId: Type.String(),
-  linkedBy: Nullable(Type.String()),
-  silentNonSlip: Type.Boolean(),
-  status: Type.String(),
-  createdAt: Type.String(),
-});
-const OwnerSchema = Type.Object({ id: Type.String(), lineChannelId: Type.String(), lineUserId: Type.String(), createdAt: Type.String() });
 const LinePage = Type.Object({
   channels: Type.Array(ChannelSchema),
   groups: Type.Array(GroupSchema),

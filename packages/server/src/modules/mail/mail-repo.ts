@@ -27,6 +27,26 @@ export function createMailRepo(db: Db) {
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
+    /**
+     * For a person's data export: messages to `address` of the shop (any time) or without a shop sent
+     * since `since` (the account's creation: an earlier holder of the address is another person), plus,
+     * with `invitesOfShop`, the shop's invitations to any address. Oldest first; never the body.
+     */
+    async forExport(f: { shopId: string; address: string; since: string; invitesOfShop: boolean }) {
+      return db
+        .selectFrom('mail_messages')
+        .select(['to_addr', 'subject', 'template', 'status', 'created_at'])
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('to_addr', '=', f.address), eb('shop_id', '=', f.shopId)]),
+            eb.and([eb('to_addr', '=', f.address), eb('shop_id', 'is', null), eb('created_at', '>=', f.since)]),
+            ...(f.invitesOfShop ? [eb.and([eb('shop_id', '=', f.shopId), eb('template', '=', 'team_invite')])] : []),
+          ]),
+        )
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+    },
     async list(opts: { to?: string; limit: number }): Promise<MailMessagesTable[]> {
       let q = db.selectFrom('mail_messages').selectAll();
       if (opts.to) q = q.where('to_addr', '=', opts.to);

@@ -27,6 +27,16 @@ export interface SentMail {
   createdAt: string;
 }
 
+/** A message as a data export lists it (no body, no id, no transport detail). */
+export interface ExportedMail {
+  to: string;
+  subject: string;
+  template: string;
+  /** stored (development sink), sending, sent or failed */
+  status: string;
+  createdAt: string;
+}
+
 /** Header values are one line: a CR/LF (e.g. from a shop name) must never start a new header. */
 export const headerSafe = (s: string) => s.replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
 /** Exactly one mailbox: no address-list separators, brackets, quotes, spaces or control characters. */
@@ -94,6 +104,15 @@ export function createMailService(deps: { db: Db; clock: Clock; smtpUrl?: string
         void p.finally(() => pending.delete(p));
       }
       return id;
+    },
+    /**
+     * The messages a person's data export lists (`mail-repo.ts` `forExport` says which): recipient,
+     * subject, template, outcome and time. Never the body: in the development sink it holds live reset
+     * and invitation links, which a downloaded file must not carry.
+     */
+    async listForExport(f: { shopId: string; address: string; since: string; invitesOfShop: boolean }): Promise<ExportedMail[]> {
+      const rows = await repo.forExport({ ...f, address: f.address.toLowerCase() });
+      return rows.map((r) => ({ to: r.to_addr, subject: r.subject, template: r.template, status: r.status, createdAt: r.created_at }));
     },
     async list(opts: { to?: string; limit?: number } = {}): Promise<SentMail[]> {
       const rows = await repo.list({ to: opts.to?.toLowerCase(), limit: opts.limit ?? 50 });

@@ -17,23 +17,25 @@ export interface PrivacyRouteDeps {
 
 /** Personal-data rights: export and erasure (privacy-service.ts says what each holds and does). */
 export const privacyRoutes: FastifyPluginAsyncTypebox<PrivacyRouteDeps> = async (app, { auth, privacy, passwordChecksPerMinute }) => {
-  // Export and erase are the owner's (PDPA data controller for the shop).
+  // Erasure is the owner's (PDPA data controller for the shop). Export is everyone's right of access:
+  // the owner gets the shop's data, a staff member their own (privacy-service.ts, exportShop).
   const session = [requireSession(auth), requireOwner(auth)];
 
   app.get(
     '/api/dashboard/privacy/export',
     {
-      onRequest: session,
+      onRequest: requireSession(auth),
       schema: {
         tags,
-        summary: "Download the shop's data as JSON (no secrets)",
+        summary: "Download your data as JSON (no secrets): the shop's for the owner, a staff member's own",
         response: { 200: success(PrivacyExportSchema), ...errorResponses(401, 429) },
       },
     },
     async (req, reply) => {
       const { shopId, userId } = req.dashboard!;
       const data = await privacy.exportShop(shopId, userId, req.ip);
-      reply.header('Content-Disposition', `attachment; filename="slipcheck-export-${shopId}.json"`);
+      const file = data.scope === 'shop' ? shopId : userId;
+      reply.header('Content-Disposition', `attachment; filename="slipcheck-export-${file}.json"`);
       return { success: true as const, data };
     },
   );

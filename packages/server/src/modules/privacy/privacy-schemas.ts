@@ -5,6 +5,7 @@ import { ApiKeySchema } from '../api-keys/api-key-schemas.js';
 import { AuditEntrySchema } from '../audit/audit-schemas.js';
 import { PayeeSchema } from '../payees/payee-schemas.js';
 import { EndpointSchema } from '../webhooks/webhook-schemas.js';
+import { ChannelSchema, GroupSchema, OwnerSchema } from '../line/line-schemas.js';
 
 /**
  * What the personal-data export holds, field by field. The response serializer keeps only the fields
@@ -38,15 +39,62 @@ export const ExportWebhookEndpointSchema = Type.Omit(EndpointSchema, ['secretHin
 /** The owner's sessions; `current` is a property of a request, not of the data. */
 export const ExportSessionSchema = Type.Omit(SessionSchema, ['current']);
 
+/** The person's own LINE account linked to their dashboard user (sign-in with LINE). */
+export const ExportLineLoginSchema = Type.Object({ lineUserId: Type.String(), linkedAt: Type.String() });
+
+/** The shop's LINE official account as the LINE page shows it, without the webhook path (a routing key, not data). */
+export const ExportLineChannelSchema = Type.Omit(ChannelSchema, ['webhookPath', 'webhookUrl', 'shopId']);
+
+export const ExportLineSchema = Type.Object({
+  channels: Type.Array(ExportLineChannelSchema, { description: 'linked official accounts; never the channel secret or token' }),
+  groups: Type.Array(GroupSchema, { description: 'linked LINE groups (LINE group ids; the service stores no group names)' }),
+  owners: Type.Array(OwnerSchema, { description: "LINE users who receive the owner's alerts" }),
+});
+
+/** A pending invitation (the address the owner invited); the token is never stored in the clear. */
+export const ExportInviteSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  createdAt: Type.String(),
+  expiresAt: Type.String(),
+});
+
+/** An e-mail the service sent: who, what, when and how it went; never the body (reset and invitation links). */
+export const ExportMailSchema = Type.Object({
+  to: Type.String(),
+  subject: Type.String(),
+  template: Type.String(),
+  status: Type.String({ description: 'stored (development sink), sending, sent or failed' }),
+  createdAt: Type.String(),
+});
+
+const ownerOnly = (description: string) => ({ description: `owner's export only: ${description}` });
+
+/**
+ * Two scopes. The owner (the shop's data controller) gets the shop's data (`scope: "shop"`); a staff
+ * member gets their own personal data only (`scope: "person"`): the fields marked owner-only are absent.
+ */
 export const PrivacyExportSchema = Type.Object({
   exportedAt: Type.String(),
-  shop: ExportShopSchema,
+  scope: Type.Union([Type.Literal('shop'), Type.Literal('person')], {
+    description: "shop: the owner's export of the shop; person: a staff member's own data",
+  }),
+  shop: Type.Optional(ExportShopSchema),
   user: ExportUserSchema,
-  payeeAccounts: Type.Array(PayeeSchema, { description: 'account numbers as their last 4 digits only' }),
-  apiKeys: Type.Array(ExportApiKeySchema),
-  webhookEndpoints: Type.Array(ExportWebhookEndpointSchema),
-  sessions: Type.Array(ExportSessionSchema, { description: "the signed-in owner's sessions" }),
-  transactions: Type.Array(TransactionRecordSchema, { description: 'every result of the shop, oldest first' }),
-  auditLog: Type.Array(AuditEntrySchema, { description: 'newest first' }),
+  lineLogin: Type.Union([ExportLineLoginSchema, Type.Null()], { description: "the signed-in person's LINE sign-in link; null when none" }),
+  payeeAccounts: Type.Optional(Type.Array(PayeeSchema, ownerOnly('account numbers as their last 4 digits only'))),
+  apiKeys: Type.Optional(Type.Array(ExportApiKeySchema, ownerOnly('the keys, never a key or its hash'))),
+  webhookEndpoints: Type.Optional(Type.Array(ExportWebhookEndpointSchema, ownerOnly('never a signing secret'))),
+  line: Type.Optional(Type.Object(ExportLineSchema.properties, ownerOnly("the shop's LINE official-account links"))),
+  invites: Type.Optional(Type.Array(ExportInviteSchema, ownerOnly('pending team invitations'))),
+  sessions: Type.Array(ExportSessionSchema, { description: "the signed-in person's sessions" }),
+  transactions: Type.Optional(Type.Array(TransactionRecordSchema, ownerOnly('every result of the shop, oldest first'))),
+  auditLog: Type.Array(AuditEntrySchema, {
+    description: "newest first: the shop's log for the owner, the person's own actions for a staff member",
+  }),
+  mails: Type.Array(ExportMailSchema, {
+    description:
+      "oldest first: e-mails to the person's address (the shop's, and those without a shop since the account was made); the owner's also lists the shop's invitations",
+  }),
 });
 export type PrivacyExport = Static<typeof PrivacyExportSchema>;

@@ -13,6 +13,9 @@ import type { ShopService } from '../shops/shop-service.js';
 import type { TransactionRecord } from '../transactions/transaction-record.js';
 import type { TransactionService } from '../transactions/transaction-service.js';
 import type { WebhookService } from '../webhooks/webhook-service.js';
+import type { LineModule } from '../line/line-module.js';
+import type { LineLoginService } from '../line-login/line-login-service.js';
+import type { TeamService } from '../team/team-service.js';
 import type { PrivacyExport } from './privacy-schemas.js';
 
 export interface PrivacyServiceDeps {
@@ -27,8 +30,11 @@ export interface PrivacyServiceDeps {
   apiKeys: Pick<ApiKeyService, 'list' | 'revokeAllOfShop'>;
   webhooks: Pick<WebhookService, 'list'>;
   transactions: Pick<TransactionService, 'iterate'>;
-  audit: Pick<AuditService, 'list' | 'record'>;
-  mail: Pick<MailService, 'send'>;
+  audit: Pick<AuditService, 'list' | 'listByActor' | 'record'>;
+  mail: Pick<MailService, 'send' | 'listForExport'>;
+  line: { channels: Pick<LineModule['channels'], 'list'> };
+  lineLogin: Pick<LineLoginService, 'linkOf'>;
+  team: Pick<TeamService, 'list'>;
   /** A failed confirmation mail is logged, never thrown: the erasure is already committed. */
   onMailError?: (err: unknown) => void;
 }
@@ -40,7 +46,7 @@ export interface PrivacyServiceDeps {
  * 24 hours by the housekeeping purge. Each module's data is read and written through that module.
  */
 export function createPrivacyService(deps: PrivacyServiceDeps) {
-  const { db, clock, shops, accounts, sessions, payees, apiKeys, webhooks, transactions, audit, mail } = deps;
+  const { db, clock, shops, accounts, sessions, payees, apiKeys, webhooks, transactions, audit, mail, line, lineLogin, team } = deps;
 
   async function allTransactions(shopId: string): Promise<TransactionRecord[]> {
     const newestFirst: TransactionRecord[] = [];
@@ -49,27 +55,55 @@ export function createPrivacyService(deps: PrivacyServiceDeps) {
   }
 
   return {
+    /**
+     * The signed-in person's export. The owner (the shop's data controller under the PDPA) gets the
+     * shop's data: `scope: "shop"`. A staff member gets their own personal data only, `scope: "person"`:
+     * their account, sessions, LINE sign-in link, their own audit entries and the mail sent to them;
+     * not the shop's results (its customers' data), accounts, keys, LINE setup or anyone else's data,
+     * even what the screens show them for their work. privacy/README.md has the table.
+     */
     async exportShop(shopId: string, userId: string, ip: string | null): Promise<PrivacyExport> {
-      const [shop, user, payeeAccounts, keys, ownSessions, auditLog, records, endpoints] = await Promise.all([
+      const user = await accounts.getUser(userId);
+      const actor = `user:${userId}`;
+      const owner = user.role === 'owner';
+      const [ownSessions, lineLink, mails] = await Promise.all([
+        sessions.list(userId),
+        lineLogin.linkOf(userId),
+        mail.listForExport({ shopId, address: user.email, since: user.createdAt, invitesOfShop: owner }),
+      ]);
+      const person = { user, lineLogin: lineLink, sessions: ownSessions, mails };
+      if (!owner) {
+        const ownActions = await audit.listByActor(shopId, actor, 100_000);
+        await audit.record({ shopId, actor, action: 'privacy.export', target: userId, ip });
+        return { exportedAt: clock.now().toISOString(), scope: 'person', ...person, auditLog: ownActions };
+      }
+      const [shop, payeeAccounts, keys, auditLog, records, endpoints, linePage, teamView] = await Promise.all([
         shops.get(shopId),
-        accounts.getUser(userId),
         payees.list(shopId),
         apiKeys.list(shopId),
-        sessions.list(userId),
         audit.list(shopId, 100_000),
         allTransactions(shopId),
         webhooks.list(shopId),
+        line.channels.list(shopId),
+        team.list(shopId),
       ]);
-      await audit.record({ shopId, actor: `user:${userId}`, action: 'privacy.export', target: shopId, ip });
+      await audit.record({ shopId, actor, action: 'privacy.export', target: shopId, ip });
       return {
         exportedAt: clock.now().toISOString(),
+        scope: 'shop',
         shop,
-        user,
+        ...person,
         payeeAccounts,
         apiKeys: keys,
         // secretHint is a fragment of the signing secret: not part of the owner's data.
         webhookEndpoints: endpoints.map(({ secretHint: _hint, ...endpoint }) => endpoint),
-        sessions: ownSessions,
+        // The webhook path is a routing key of the service, not the shop's data; secrets never leave the line module.
+        line: {
+          channels: linePage.channels.map(({ webhookPath: _path, webhookUrl: _url, shopId: _shop, ...channel }) => channel),
+          groups: linePage.groups,
+          owners: linePage.owners,
+        },
+        invites: teamView.invites.map(({ id, email, createdAt, expiresAt }) => ({ id, email, createdAt, expiresAt })),
         transactions: records,
         auditLog,
       };

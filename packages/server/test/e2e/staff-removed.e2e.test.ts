@@ -5,6 +5,7 @@
  * could not tell why. The sign-in page now says their access to the shop was removed and to ask the
  * owner, in the page's language, and an ordinary end of session says only that it ended.
  */
+import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
@@ -127,6 +128,24 @@ describe.skipIf(!HAS_CHROMIUM)('a staff member removed while signed in (Chromium
       await page.context().close();
     });
   }
+
+  it("en at 390 px: a staff member's settings offer the data the shop keeps about them, and the file holds only that", async () => {
+    const s = await staff('en');
+    const page = await signedIn(s.email, 390);
+    await go(page, '/settings');
+    await page.getByText(en['settings.exportBodyStaff']).waitFor();
+    expect(await page.getByText(en['settings.exportBody'], { exact: true }).count()).toBe(0);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: en['settings.export'] }).click(),
+    ]);
+    const file = JSON.parse(fs.readFileSync((await download.path())!, 'utf8')) as Record<string, unknown> & { user: { email: string } };
+    expect(file).toMatchObject({ scope: 'person', user: { email: s.email } });
+    // Not the shop's data (its customers' results, accounts, keys): that is the owner's export.
+    for (const shopData of ['transactions', 'payeeAccounts', 'apiKeys', 'shop']) expect(file).not.toHaveProperty(shopData);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await page.context().close();
+  });
 
   it('an ordinary end of session (signed out everywhere) says the session ended, not that access was removed', async () => {
     const s = await staff('th');

@@ -16,7 +16,7 @@ import { SavedFormActions } from '../lib/saved-form-actions';
 export function SettingsScreen() {
   const { t } = useI18n();
   const { me, reload: reloadMe } = useAuth();
-  // Staff read the shop settings; changing them, and the data export, are the owner's.
+  // Staff read the shop settings; changing them and erasing the shop are the owner's. Each exports their own data.
   const isOwner = me?.user.role !== 'staff';
   const {
     loaded: s,

@@ -22,7 +22,7 @@ import { createQuotaService } from './modules/quota/quota-service.js';
 import { createDbTestUsageCounter } from './modules/quota/test-usage-counter.js';
 import { createShopService } from './modules/shops/shop-service.js';
 import { createTransactionService } from './modules/transactions/transaction-service.js';
-import { createCheckerFromConfig } from './modules/checker/checker-factory.js';
+import { checkerUrlsWithSandboxDefault, createCheckerFromConfig } from './modules/checker/checker-factory.js';
 import { createCheckerIncidents, type OperatorNotice } from './modules/checker/checker-accounts.js';
 import { mailTemplates } from './modules/mail/mail-templates.js';
 import type { Checker } from './modules/checker/checker-port.js';
@@ -186,7 +186,10 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     : createCheckerFromConfig({
         incidents: checkerIncidents,
         checker: config.CHECKER,
-        checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? defaultSandbox : ''),
+        checkerUrl: checkerUrlsWithSandboxDefault(
+          { checker: config.CHECKER, checkerUrl: config.CHECKER_URL, checkerKey: config.CHECKER_KEY },
+          defaultSandbox,
+        ),
         checkerKey: config.CHECKER_KEY,
         timeoutMs: config.CHECKER_TIMEOUT_MS,
         deadlineMs: config.CHECKER_DEADLINE_MS,

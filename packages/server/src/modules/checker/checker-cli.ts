@@ -4,7 +4,7 @@
 // Operator-only output: it names the upstreams (the operator runs those accounts).
 import { ConfigError, loadConfig, productionWarnings } from '../../config.js';
 import type { CliCommand } from '../../cli/cli-command.js';
-import { createCheckerFromConfig } from './checker-factory.js';
+import { checkerUrlsWithSandboxDefault, createCheckerFromConfig } from './checker-factory.js';
 
 export const CHECKER_USAGE = `  checker check                              (each checker provider: reachable, credentials accepted, quota left, overage; verifies no slip)`;
 
@@ -28,7 +28,10 @@ export const checkerCommands: Record<string, CliCommand> = {
     const sandbox = `http://127.0.0.1:${config.SANDBOX_PORT}`;
     const checker = createCheckerFromConfig({
       checker: config.CHECKER,
-      checkerUrl: config.CHECKER_URL || (config.CHECKER === 'sandbox' ? sandbox : ''),
+      checkerUrl: checkerUrlsWithSandboxDefault(
+        { checker: config.CHECKER, checkerUrl: config.CHECKER_URL, checkerKey: config.CHECKER_KEY },
+        sandbox,
+      ),
       checkerKey: config.CHECKER_KEY,
       timeoutMs: config.CHECKER_TIMEOUT_MS,
       deadlineMs: config.CHECKER_DEADLINE_MS,

@@ -102,10 +102,24 @@ function memberProblems(m: Member, i: number): string[] {
   return [...out, ...checkerAdapter(m.id).problems(m, where, u)];
 }
 
+/**
+ * The URL of each CHECKER entry, a `sandbox` entry left without one getting `sandboxUrl` (the
+ * development sandbox bank; production refuses such an entry at load, config.ts). Entry by entry and
+ * read as CHECKER is everywhere (any case and spacing): the callers tested `CHECKER === 'sandbox'`, so
+ * `CHECKER=Sandbox` or a failover list with a sandbox entry passed the configuration check and then
+ * stopped the service (and `checker check`) with a stack trace, "CHECKER_URL ... (sandbox): required".
+ */
+export function checkerUrlsWithSandboxDefault(
+  cfg: Pick<CheckerConfig, 'checker' | 'checkerUrl' | 'checkerKey'>,
+  sandboxUrl: string,
+): string[] {
+  return members(cfg).map((m) => (m.id === 'sandbox' && !m.url ? sandboxUrl : m.url));
+}
+
 export function createCheckerFromConfig(cfg: CheckerConfig): ConfiguredChecker {
   const list = members(cfg);
   const problems = list.flatMap((m, i) => memberProblems(m, i));
-  // the sandbox needs its URL here (config.ts fills the default before calling)
+  // the sandbox needs its URL here (callers fill the default: checkerUrlsWithSandboxDefault)
   list.forEach((m, i) => {
     if (m.id === 'sandbox' && !m.url) problems.push(`CHECKER_URL for CHECKER entry ${i + 1} (sandbox): required`);
   });

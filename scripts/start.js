@@ -3,11 +3,12 @@
 // service, then the service on SQLite in ./data. Production starts neither sandbox.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { startPlan } from './start-plan.js';
 
 // SLIPCHECK_EXIT_WITH_PARENT: the service stops when this script is gone (the sandboxes always do),
 // so a killed `npm start` never leaves a process holding its port.
 const env = { ...process.env, SLIPCHECK_EXIT_WITH_PARENT: '1' };
-const production = env.NODE_ENV === 'production';
+const plan = startPlan(env);
 const children = [];
 
 if (fs.existsSync('packages/web/index.html') && !fs.existsSync('packages/web/dist/index.html')) {
@@ -15,11 +16,10 @@ if (fs.existsSync('packages/web/index.html') && !fs.existsSync('packages/web/dis
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-const checker = env.CHECKER ?? 'sandbox';
-if (!production && checker.split(',').includes('sandbox') && env.SANDBOX_AUTOSTART !== 'false') {
+if (plan.sandboxBank) {
   children.push(spawn(process.execPath, ['--import', 'tsx', 'packages/sandbox-bank/src/main.ts'], { stdio: 'inherit', env }));
 }
-if (!production && env.SANDBOX_LINE_AUTOSTART !== 'false') {
+if (plan.sandboxLine) {
   children.push(spawn(process.execPath, ['--import', 'tsx', 'packages/sandbox-line/src/main.ts'], { stdio: 'inherit', env }));
 }
 const server = spawn(process.execPath, ['--import', 'tsx', 'packages/server/src/main.ts'], { stdio: 'inherit', env });

@@ -27,7 +27,7 @@ const USAGE = `slipcheck: operator CLI (JSON on stdout, errors on stderr). Reads
   plan list
   payee add --shop ID --bank 004 --account 1234567890 --holder NAME [--kind BANK|PROMPTPAY] [--proxy-type PHONE|NATID|EWALLET] [--primary]
   payee list --shop ID
-  key create --shop ID --env live|test [--scopes verify,read] [--name N]
+  key create --shop ID --env live|test [--scopes verify,read] [--name N]   (scopes default to verify alone)
   key revoke --key-id ID | key rotate --key-id ID | key list --shop ID
   quota show --shop ID
   quota adjust --shop ID [--used N] [--test-used N]

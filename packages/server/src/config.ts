@@ -91,20 +91,20 @@ const spec = {
   SLIP_EDIT_MODE: {
     parse: oneOf('off', 'alert', 'reject'),
     def: 'reject',
-    doc: 'edited-slip detection: the printed amount read from the picture against the bank amount',
+    doc: "edited slips (the printed amount read from the picture differs from the bank's): `reject` = FRAUD `EDITED_SLIP`, `alert` = SUCCESS with `edited: true` and an owner alert, `off` = the picture is not read",
   },
   SLIP_STALE_MAX_AGE_HOURS: { parse: int(1, 24 * 365), def: '24', doc: 'slips older than this are stale' },
   CHECKER: {
     parse: str,
     def: 'sandbox',
-    doc: `checker adapter, or a comma list tried in order (failover): ${CHECKER_IDS.join(', ')} (see the checker section); another name stops the start, and so does leaving it unset in production`,
+    doc: `checker adapter, or a comma list tried in order (failover): ${CHECKER_IDS.join(', ')} (see [Checker providers](#checker-providers)); another name stops the start, and so does leaving it unset in production (exit 78)`,
   },
   CHECKER_URL: {
     parse: str,
     def: '',
     doc: `checker URL(s), comma list matching CHECKER: ${Object.values(CHECKER_ADAPTERS)
       .map((a) => a.urlDoc)
-      .join(', ')}`,
+      .join(', ')}; checked at start`,
   },
   CHECKER_KEY: { parse: str, def: '', doc: 'checker credential(s), comma list matching CHECKER' },
   CHECKER_TIMEOUT_MS: { parse: int(100, 120_000), def: '10000', doc: 'timeout of one checker attempt' },
@@ -138,7 +138,7 @@ const spec = {
   SANDBOX_LINE_AUTOSTART: {
     parse: bool,
     def: 'true',
-    doc: 'development: start the sandbox LINE platform with `npm start`; LINE settings left unset then point at it (never in production or tests)',
+    doc: 'development: start the sandbox LINE platform with `npm start`; when no LINE setting (`LINE_API_BASE_URL`, `LINE_DATA_API_BASE_URL`, `LINE_LOGIN_AUTHORIZE_URL`, `LINE_LOGIN_CHANNEL_ID`, `LINE_LOGIN_CHANNEL_SECRET`, `LIFF_ID`, `LIFF_MOCK`) is given, they point at it and its login channel (never in production or tests)',
   },
 
   DECODE_THREADS: {
@@ -170,7 +170,7 @@ const spec = {
   WEBHOOK_RETRY_SCHEDULE: {
     parse: intList,
     def: '300,1500,7500,37500,187500',
-    doc: 'seconds before each webhook retry, stretched 0-20 % by jitter (5 retries over at least 48 h; production refuses fewer or shorter)',
+    doc: 'seconds before each webhook retry, stretched 0-20 % by jitter (5 retries over at least 48 h; production refuses fewer retries or a shorter total)',
   },
   WEBHOOK_TIMEOUT_MS: { parse: int(100, 60_000), def: '10000', doc: 'webhook delivery timeout' },
   WEBHOOK_ALLOW_PRIVATE: { parse: bool, def: 'false', doc: 'development only: allow http and private/loopback webhook targets' },
@@ -234,16 +234,16 @@ const spec = {
   LINE_LOGIN_CHANNEL_ID: {
     parse: str,
     def: '',
-    doc: 'LINE Login channel id (sign-in with LINE for the mini-app and the dashboard); empty = off',
+    doc: 'LINE Login channel id: sign-in with LINE for the mini-app and the dashboard; empty = off',
   },
-  LINE_LOGIN_CHANNEL_SECRET: { parse: str, def: '', doc: 'LINE Login channel secret (the dashboard\'s "Log in with LINE" web flow)' },
+  LINE_LOGIN_CHANNEL_SECRET: { parse: str, def: '', doc: 'LINE Login channel secret (the dashboard\'s "Log in with LINE" code exchange)' },
   LIFF_ID: { parse: str, def: '', doc: 'LIFF app id of the mini-app (LINE Developers console, LIFF tab of the LINE Login channel)' },
   LINE_LOGIN_AUTHORIZE_URL: {
     parse: url('http:', 'https:'),
     def: 'https://access.line.me/oauth2/v2.1/authorize',
     doc: 'LINE Login authorization page (in development and tests, the sandbox LINE platform)',
   },
-  LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on @line/liff-mock instead of the LINE app' },
+  LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on `@line/liff-mock` instead of the LINE app (refused in production)' },
   METRICS_PORT: {
     parse: (s: string) => String(int(0, 65535)(s)),
     def: '',
@@ -258,7 +258,7 @@ const spec = {
   HEAP_GROWING_PERCENT: {
     parse: int(0, 400),
     def: '100',
-    doc: "how far the JavaScript heap may grow past what survived the last full garbage collection before the next one, in percent; 0 = V8's own choice, which on a busy 2-core node ran a full collection every ~30 verifies (docs/benchmarks.md)",
+    doc: "how far the JavaScript heap may grow past what survived the last full garbage collection before the next one, in percent; 0 = V8's own choice, which on a busy 2-core node ran a full collection every ~30 verifies and cost a third of the service's CPU ([docs/benchmarks.md](docs/benchmarks.md))",
   },
   SHUTDOWN_GRACE_MS: {
     parse: int(0, 120_000),
@@ -300,6 +300,15 @@ const spec = {
 type Spec = typeof spec;
 export type Config = { -readonly [K in keyof Spec]: ReturnType<Spec[K]['parse']> } & { databaseKind: 'sqlite' | 'postgres' };
 export const CONFIG_DOC = spec;
+
+/** The README's configuration table (scripts/update-readme-config.sh writes it there; a test holds them equal). */
+export function configTableMarkdown(): string {
+  const rows = Object.entries(CONFIG_DOC).map(([name, item]) => {
+    const def = item.def === '' ? '(empty)' : `\`${item.def}\``;
+    return `| \`${name}\` | ${def} | ${item.doc} |`;
+  });
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n') + '\n';
+}
 
 /** A configuration the process refuses. Its message quotes what the operator wrote, so secrets in URLs are masked here, once for every caller. */
 export class ConfigError extends Error {

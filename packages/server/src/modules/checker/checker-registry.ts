@@ -33,7 +33,7 @@ export const CHECKER_ADAPTERS = {
     create: (m, fetch, id) => createSandboxChecker({ url: m.url, key: m.key || undefined, fetch, id }),
   },
   easyslip: {
-    urlDoc: `easyslip = base without a version (default ${EASYSLIP_DEFAULT_URL})`,
+    urlDoc: `easyslip = base without a version (default \`${EASYSLIP_DEFAULT_URL}\`)`,
     problems(m, where, u) {
       const out: string[] = [];
       if (!m.key) out.push(`CHECKER_KEY for ${where}: required (the API key from the provider's developer portal)`);
@@ -49,7 +49,7 @@ export const CHECKER_ADAPTERS = {
     create: (m, fetch, id) => createEasySlipChecker({ url: m.url || undefined, key: m.key, fetch, id }),
   },
   slipok: {
-    urlDoc: 'slipok = https://api.slipok.com/api/line/apikey/<BRANCH_ID>',
+    urlDoc: 'slipok = `https://api.slipok.com/api/line/apikey/<BRANCH_ID>`',
     problems(m, where, u) {
       const out: string[] = [];
       if (!m.key) out.push(`CHECKER_KEY for ${where}: required (the API key of the branch)`);

@@ -243,7 +243,11 @@ const spec = {
     def: 'https://access.line.me/oauth2/v2.1/authorize',
     doc: 'LINE Login authorization page (in development and tests, the sandbox LINE platform)',
   },
-  LIFF_MOCK: { parse: bool, def: 'false', doc: 'development and tests only: the mini-app runs on `@line/liff-mock` instead of the LINE app (refused in production)' },
+  LIFF_MOCK: {
+    parse: bool,
+    def: 'false',
+    doc: 'development and tests only: the mini-app runs on `@line/liff-mock` instead of the LINE app (refused in production)',
+  },
   METRICS_PORT: {
     parse: (s: string) => String(int(0, 65535)(s)),
     def: '',

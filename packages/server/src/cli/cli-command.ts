@@ -22,4 +22,10 @@ export interface ModuleCommand<D> {
   /** True for a service process (the worker) that, like `npm start`, may make the SQLite database it does not find. */
   createsDatabase?: boolean;
   run: (deps: D, argv: string[], out: Out) => Promise<unknown>;
+  /**
+   * The exit code of a run that returned (its result is printed first); 0 when absent. For a command whose
+   * answer can be "done, and it did not work" (`webhook test` whose receiver refused the event), so a
+   * script reading `$?` does not take it for success.
+   */
+  exitCode?: (argv: string[], result: unknown) => number;
 }

@@ -18,7 +18,7 @@ export async function withContainer(
   usage: string,
   fn: (c: Container) => Promise<unknown>,
   print = true,
-  opts: { createsDatabase?: boolean } = {},
+  opts: { createsDatabase?: boolean; exitCode?: (result: unknown) => number } = {},
 ): Promise<number> {
   let c: Container | undefined;
   try {
@@ -33,7 +33,7 @@ export async function withContainer(
     c = await createContainer(config);
     const result = await fn(c);
     if (print) out.stdout(JSON.stringify(result, null, 2));
-    return 0;
+    return opts.exitCode?.(result) ?? 0;
   } catch (e) {
     if (e instanceof UsageError) {
       out.stderr(`Usage error: ${e.message}\n\n${usage}`);
@@ -67,6 +67,7 @@ export function bindCommand<D>(command: ModuleCommand<D>, pick: (c: Container) =
     }
     return withContainer(env, out, command.usage, (c) => command.run(pick(c), argv, out), command.print ?? true, {
       createsDatabase: command.createsDatabase,
+      exitCode: command.exitCode && ((result) => command.exitCode!(argv, result)),
     });
   };
 }

@@ -107,6 +107,38 @@ describe('slipcheck webhook CLI', () => {
     expect((await cli(['webhook', 'reveal-secret', ...endpoint])).code).toBe(1);
   });
 
+  it('webhook test exits 1 when the receiver answered 500 or could not be reached, 0 when it accepted (204), JSON printed either way', async () => {
+    const { shop } = await seedShop(h);
+    const answering = async (status: number) => {
+      const r = await startReceiver((_req, _n, res) => {
+        res.writeHead(status).end();
+      });
+      const add = await cli(['webhook', 'add', '--shop', shop.id, '--url', r.url(`/s${status}`)]);
+      return { r, endpoint: ['--shop', shop.id, '--endpoint', add.json.id] };
+    };
+    const failing = await answering(500);
+    const accepting = await answering(204);
+    try {
+      const bad = await cli(['webhook', 'test', ...failing.endpoint]);
+      expect(bad.code).toBe(1);
+      expect(bad.json).toMatchObject({ status: 'failed', test: true, attempts: [{ attempt: 1, status: 'failed', responseCode: 500 }] });
+      expect(failing.r.received).toHaveLength(1);
+
+      const good = await cli(['webhook', 'test', ...accepting.endpoint]);
+      expect(good.code).toBe(0);
+      expect(good.json).toMatchObject({ status: 'delivered', attempts: [{ status: 'delivered', responseCode: 204 }] });
+
+      // Nothing listening any more: the connection is refused.
+      await failing.r.close();
+      const unreachable = await cli(['webhook', 'test', ...failing.endpoint]);
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.json).toMatchObject({ status: 'failed', attempts: [{ status: 'failed', responseCode: null }] });
+    } finally {
+      await failing.r.close().catch(() => {});
+      await accepting.r.close();
+    }
+  });
+
   it('refuses trial shops and, without the development flag, http and private targets', async () => {
     const trial = await seedShop(h, { plan: 'TRIAL' });
     const t = await cli(['webhook', 'add', '--shop', trial.shop.id, '--url', rx.url('/t')]);

@@ -13,7 +13,8 @@ export const WEBHOOK_USAGE = `  webhook add --shop ID --url URL [--events slip.v
   webhook list --shop ID
   webhook update --shop ID --endpoint ID [--url URL] [--events ...] [--description D]
   webhook disable|enable|delete --shop ID --endpoint ID
-  webhook test --shop ID --endpoint ID
+  webhook test --shop ID --endpoint ID       (a sample slip.verified sent now; waits for its one attempt, at most WEBHOOK_TIMEOUT_MS:
+                                             exit 0 when the receiver answered 2xx, 1 when it answered otherwise or was not reached)
   webhook deliveries --shop ID [--endpoint ID] [--status failed] [--limit N] [--cursor C]
   webhook delivery --shop ID --delivery ID      (one delivery with every attempt)
   webhook redeliver --shop ID --delivery ID
@@ -130,4 +131,8 @@ export const webhookCommand: ModuleCommand<WebhookCliDeps> = {
   usage: `Usage:\n${WEBHOOK_USAGE}`,
   precheck: ([name]) => (name && Object.hasOwn(sub, name) ? undefined : `Usage:\n${WEBHOOK_USAGE}`),
   run: (deps, [name, ...rest]) => sub[name!]!(deps.webhooks, rest, deps),
+  // `webhook test` is the one whose answer can be "sent, and refused": its delivery is `failed` when the
+  // receiver answered anything but 2xx, timed out or could not be reached. Exit 1 then, as `checker check`
+  // does for a provider that is not healthy, so `$?` never reads "the endpoint works" when it does not.
+  exitCode: ([name], result) => (name === 'test' && (result as { status?: string } | null)?.status !== 'delivered' ? 1 : 0),
 };

@@ -154,3 +154,46 @@ describe('scripts/start.js itself killed outright', () => {
     leftovers = [];
   }, 150_000);
 });
+
+/**
+ * `npm run sandbox` was npm -> sh -> npm (`npm start -w packages/sandbox-bank`) -> sh -> tsx -> node. A
+ * SIGTERM to the top npm stopped at the first sh; the inner npm, its sh, tsx and the bank lived on, and the
+ * bank's own parent watch saw tsx, still there: the port stayed taken. Now both scripts `exec node`, so the
+ * bank is npm's own child: npm passes a SIGTERM on, and a SIGKILLed npm changes the bank's parent. Run by
+ * real npm, as an operator does.
+ */
+describe.each([
+  ['npm run sandbox', 'SIGTERM', ['run', 'sandbox']],
+  ['npm start -w packages/sandbox-bank', 'SIGTERM', ['start', '-w', 'packages/sandbox-bank']],
+  ['npm run sandbox', 'SIGKILL', ['run', 'sandbox']],
+] as const)('%s killed with %s', (_label, signal, npmArgs) => {
+  it('leaves no process behind and frees the sandbox port within seconds', async () => {
+    const port = await freePort();
+    const npm = spawn('npm', [...npmArgs], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        SANDBOX_PORT: String(port),
+        SANDBOX_HOST: '127.0.0.1',
+        DATA_DIR: path.join(dir, `sandbox-${port}`),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    started.push(npm);
+    let output = '';
+    npm.stdout!.on('data', (d) => (output += d));
+    npm.stderr!.on('data', (d) => (output += d));
+    await until(() => portOpen(port), 60_000, 'the sandbox bank to listen').catch((e) => {
+      throw new Error(`${(e as Error).message}\n${output}`);
+    });
+    const nodes = descendants(npm.pid!);
+    leftovers.push(...nodes);
+
+    npm.kill(signal);
+    await until(async () => !(await portOpen(port)), 5_000, `port ${port} to be freed`).catch((e) => {
+      throw new Error(`${(e as Error).message}\nstill alive: ${nodes.filter(alive).join(',')}\n${output}`);
+    });
+    await until(() => nodes.every((p) => !alive(p)), 10_000, `processes ${nodes.join(',')} to exit`);
+  }, 90_000);
+});

@@ -5,6 +5,7 @@
 // stale dist/ never shadows the code being edited.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -34,8 +35,10 @@ if (useDist && !process.execArgv.includes(CONDITION)) {
   setInterval(() => {
     if (process.ppid !== parent) child.kill('SIGTERM');
   }, 500).unref();
+  // A child ended by a signal exits as a shell reports it, 128 + the signal's number (SIGINT 130,
+  // SIGKILL 137, SIGTERM 143): a SIGKILLed worker (OOM killer, kill -9) must not read as a SIGTERM.
   child.on('exit', (code, signal) => {
-    process.exitCode = code ?? (signal ? 128 + 15 : 1);
+    process.exitCode = code ?? (signal ? 128 + os.constants.signals[signal] : 1);
   });
 } else {
   let runCli;

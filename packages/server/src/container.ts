@@ -426,7 +426,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     tasks: [
       ...housekeeping.tasks(hour),
       { name: 'webhooks.prune-deliveries', everyMs: hour, run: () => webhookModule.service.prune() },
-      { name: 'line.prune-events', everyMs: hour, run: () => line.eventLog.prune() },
+      { name: 'line.prune-events', everyMs: hour, run: (renew) => line.eventLog.prune(renew) },
       { name: 'secrets.reencrypt', everyMs: hour, run: () => reencryptSecrets() },
       { name: 'outbox.prune-done', everyMs: hour, run: (renew) => worker.pruneDone(renew) },
       { name: 'mail.prune', everyMs: hour, run: (renew) => mail.prune(renew) },

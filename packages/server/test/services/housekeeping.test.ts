@@ -19,6 +19,32 @@ async function runHourlyTasks(h: ServiceHarness, renew: () => Promise<void> = as
   for (const t of h.c.scheduler.tasks) if (t.everyMs >= 3_600_000) await t.run(renew);
 }
 
+/**
+ * Runs the scheduled task `name` as the outbox would, recording at each lease renewal how many of the
+ * rows it must delete are left (`left`): renewed before every batch, no batch larger than PRUNE_BATCH.
+ */
+async function runCounting(h: ServiceHarness, name: string, left: () => Promise<number>) {
+  const leftAtRenewal: number[] = [];
+  const task = h.c.scheduler.tasks.find((t) => t.name === name)!;
+  await task.run(async () => {
+    leftAtRenewal.push(await left());
+  });
+  return leftAtRenewal;
+}
+
+/** A backlog of `n` rows made by `row(i)`, inserted 100 at a time (SQLite's bound-variable limit). */
+async function insertMany<T>(n: number, row: (i: number) => T, insert: (rows: T[]) => Promise<unknown>) {
+  const rows = Array.from({ length: n }, (_, i) => row(i));
+  for (let i = 0; i < rows.length; i += 100) await insert(rows.slice(i, i + 100));
+}
+
+/** What a batched prune of a backlog of `before` rows leaves at its renewals: one batch less each time. */
+function expectBatched(leftAtRenewal: number[], before: number) {
+  expect(before).toBeGreaterThan(PRUNE_BATCH);
+  expect(leftAtRenewal.length).toBe(Math.floor(before / PRUNE_BATCH) + 1);
+  leftAtRenewal.forEach((left, i) => expect(left).toBe(Math.max(0, before - i * PRUNE_BATCH)));
+}
+
 /** An outbox row as the worker leaves it: parked (`failed`), retrying (`pending`) or `done` at `at`. */
 const outboxRow = (kind: string, status: string, at: string, payload: object): OutboxTable => ({
   id: newId('job'),
@@ -137,6 +163,107 @@ for (const kind of DB_KINDS) {
       const r = await h.c.housekeeping.runAll();
       expect(r.auditPruned).toBeGreaterThanOrEqual(1);
       expect((await h.c.audit.list(s.shop.id)).map((a) => a.action)).not.toContain('old.thing');
+    });
+
+    it('prunes audit entries older than 90 days in bounded batches, renewing the lease between them', async () => {
+      const s = await seedShop(h);
+      const entry = (action: string, at: string) => ({
+        id: newId('aud'),
+        shop_id: s.shop.id,
+        actor: 'x',
+        action,
+        target: null,
+        detail: '{}',
+        ip: null,
+        created_at: at,
+      });
+      const justOld = entry('batch.just-old', daysAgo(91));
+      const kept = entry('batch.kept', daysAgo(89));
+      await h.c.db.insertInto('audit_log').values([justOld, kept]).execute();
+      await insertMany(
+        PRUNE_BATCH + 150,
+        () => entry('batch.backlog', daysAgo(200)),
+        (rows) => h.c.db.insertInto('audit_log').values(rows).execute(),
+      );
+      const oldLeft = async () =>
+        (await h.c.db.selectFrom('audit_log').select('id').where('created_at', '<', daysAgo(90)).execute()).length;
+      const before = await oldLeft();
+
+      expectBatched(await runCounting(h, 'audit.prune', oldLeft), before);
+      expect(await oldLeft()).toBe(0);
+      const left = (await h.c.db.selectFrom('audit_log').select('id').where('id', 'in', [justOld.id, kept.id]).execute()).map((r) => r.id);
+      expect(left).toEqual([kept.id]);
+    });
+
+    it('prunes same-image claims past IMAGE_CACHE_HOURS in bounded batches; claims in flight and recent ones stay', async () => {
+      const s = await seedShop(h);
+      const windowMs = h.config.IMAGE_CACHE_HOURS * 3_600_000;
+      const at = (msAgo: number) => new Date(Date.parse(NOW) - msAgo).toISOString();
+      const claim = (hash: string, claimedAt: string, transactionId: string | null) => ({
+        shop_id: s.shop.id,
+        scope: 'live',
+        image_hash: hash,
+        transaction_id: transactionId,
+        claimed_at: claimedAt,
+        owner: transactionId ? null : 'tok',
+        lease_until: transactionId ? null : at(-60_000),
+        reserved_pool: null,
+        reserved_period: null,
+      });
+      const old = claim(`old-${kind}`, at(windowMs + 60_000), newId('txn'));
+      const recent = claim(`recent-${kind}`, at(windowMs - 60_000), newId('txn'));
+      // The first check of this image is still running (no transaction yet): never this task's.
+      const inFlight = claim(`flight-${kind}`, at(windowMs + 60_000), null);
+      await h.c.db.insertInto('image_claims').values([old, recent, inFlight]).execute();
+      await insertMany(
+        PRUNE_BATCH + 150,
+        (i) => claim(`backlog-${kind}-${i}`, at(2 * windowMs), newId('txn')),
+        (rows) => h.c.db.insertInto('image_claims').values(rows).execute(),
+      );
+      const cutoff = at(windowMs);
+      const oldLeft = async () =>
+        (
+          await h.c.db
+            .selectFrom('image_claims')
+            .select('image_hash')
+            .where('claimed_at', '<', cutoff)
+            .where('transaction_id', 'is not', null)
+            .execute()
+        ).length;
+      const before = await oldLeft();
+
+      expectBatched(await runCounting(h, 'image-claims.prune', oldLeft), before);
+      expect(await oldLeft()).toBe(0);
+      const hashes = (await h.c.db.selectFrom('image_claims').select('image_hash').where('shop_id', '=', s.shop.id).execute())
+        .map((r) => r.image_hash)
+        .sort();
+      expect(hashes).toEqual([recent.image_hash, inFlight.image_hash].sort());
+    });
+
+    it('prunes LINE webhook event ids older than 7 days in bounded batches, renewing the lease between them', async () => {
+      const event = (id: string, at: string) => ({ webhook_event_id: id, line_channel_id: `ch-${kind}`, received_at: at });
+      const old = event(newId('lev'), daysAgo(8));
+      const recent = event(newId('lev'), daysAgo(6));
+      await h.c.db.insertInto('line_events').values([old, recent]).execute();
+      await insertMany(
+        PRUNE_BATCH + 150,
+        () => event(newId('lev'), daysAgo(30)),
+        (rows) => h.c.db.insertInto('line_events').values(rows).execute(),
+      );
+      const oldLeft = async () =>
+        (await h.c.db.selectFrom('line_events').select('webhook_event_id').where('received_at', '<', daysAgo(7)).execute()).length;
+      const before = await oldLeft();
+
+      expectBatched(await runCounting(h, 'line.prune-events', oldLeft), before);
+      expect(await oldLeft()).toBe(0);
+      const ids = (
+        await h.c.db
+          .selectFrom('line_events')
+          .select('webhook_event_id')
+          .where('webhook_event_id', 'in', [old.webhook_event_id, recent.webhook_event_id])
+          .execute()
+      ).map((r) => r.webhook_event_id);
+      expect(ids).toEqual([recent.webhook_event_id]);
     });
 
     it('prunes sent e-mails (addresses, bodies with reset links) older than 30 days in the hourly tasks, in batches', async () => {

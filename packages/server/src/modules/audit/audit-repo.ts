@@ -29,8 +29,14 @@ export function createAuditRepo(db: Db) {
         .limit(limit)
         .execute();
     },
-    async deleteOlderThan(cutoff: string): Promise<number> {
-      const r = await db.deleteFrom('audit_log').where('created_at', '<', cutoff).executeTakeFirst();
+    /** Deletes at most `limit` entries created before `cutoff` (the oldest first); returns how many. */
+    async deleteOlderThan(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('audit_log')
+        .where('id', 'in', (eb) =>
+          eb.selectFrom('audit_log').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit),
+        )
+        .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
   };

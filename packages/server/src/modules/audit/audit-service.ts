@@ -1,5 +1,6 @@
 import type { Db } from '../../db/db.js';
 import { newId } from '../../lib/ids.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import { createAuditRepo } from './audit-repo.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditLogTable } from '../../db/db-schema.js';
@@ -55,9 +56,10 @@ export function createAuditService(deps: { db: Db; clock: Clock }) {
     async listByActor(shopId: string, actor: string, limit = 100) {
       return (await repo.listByActor(shopId, actor, limit)).map(entryView);
     },
-    async prune(): Promise<number> {
+    /** Retention: entries older than AUDIT_RETENTION_DAYS go, in bounded batches (`renew` between them). */
+    async prune(renew?: () => Promise<void>): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - AUDIT_RETENTION_DAYS * 86_400_000).toISOString();
-      return repo.deleteOlderThan(cutoff);
+      return deleteInBatches((limit) => repo.deleteOlderThan(cutoff, limit), renew);
     },
   };
 }

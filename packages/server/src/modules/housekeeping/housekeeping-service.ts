@@ -121,8 +121,8 @@ export function createHousekeeping(deps: {
     /** Its steps as scheduled tasks, one run per slot each across all nodes. The names are slot keys: never rename one. */
     tasks(everyMs: number): ScheduledTask[] {
       return [
-        { name: 'audit.prune', everyMs, run: () => deps.audit.prune() },
-        { name: 'image-claims.prune', everyMs, run: () => deps.claims.prune() },
+        { name: 'audit.prune', everyMs, run: (renew) => deps.audit.prune(renew) },
+        { name: 'image-claims.prune', everyMs, run: (renew) => deps.claims.prune(renew) },
         { name: 'shops.purge-erased', everyMs, run: (renew) => purgeErased(renew) },
         { name: 'results.anonymize', everyMs, run: (renew) => anonymizeExpired(renew) },
         { name: 'shops.trial-alerts', everyMs, run: () => trialEndingAlerts() },

@@ -63,8 +63,14 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0) === 1;
     },
-    async deleteEventsBefore(cutoff: string): Promise<number> {
-      const r = await db.deleteFrom('line_events').where('received_at', '<', cutoff).executeTakeFirst();
+    /** Deletes at most `limit` event ids received before `cutoff` (the oldest first); returns how many. */
+    async deleteEventsBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('line_events')
+        .where('webhook_event_id', 'in', (eb) =>
+          eb.selectFrom('line_events').select('webhook_event_id').where('received_at', '<', cutoff).orderBy('received_at').limit(limit),
+        )
+        .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
     async outcome(webhookEventId: string): Promise<EventOutcome> {

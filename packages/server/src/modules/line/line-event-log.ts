@@ -1,12 +1,15 @@
 import { Type, type Static } from 'typebox';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import { defineOutboxJob } from '../../outbox/outbox-registry.js';
 import type { LineDeliveryRepo } from './line-delivery-repo.js';
 import { sanitizeLineEvent, type LineEvent } from './line-event-types.js';
 
 export const LINE_EVENT_JOB = 'line.event';
+/** How long a webhook event id is kept for dedupe (LINE redelivers within a much shorter window). */
+export const LINE_EVENT_RETENTION_DAYS = 7;
 export interface LineEventJobPayload {
   lineChannelId: string;
   event: LineEvent;
@@ -79,9 +82,10 @@ export function createLineEventLog(deps: { db: Db; clock: Clock; delivery: Pick<
       return fresh;
     },
 
-    /** Dedupe rows older than LINE's redelivery window are useless; keep a week. */
-    async prune(olderThanDays = 7): Promise<number> {
-      return delivery.deleteEventsBefore(new Date(clock.now().getTime() - olderThanDays * 86_400_000).toISOString());
+    /** Dedupe rows older than LINE's redelivery window are useless; keep a week. In bounded batches (`renew` between them). */
+    async prune(renew?: () => Promise<void>, olderThanDays = LINE_EVENT_RETENTION_DAYS): Promise<number> {
+      const cutoff = new Date(clock.now().getTime() - olderThanDays * 86_400_000).toISOString();
+      return deleteInBatches((limit) => delivery.deleteEventsBefore(cutoff, limit), renew);
     },
   };
 }

@@ -3,6 +3,7 @@ import type { WhereInterface } from 'kysely';
 import type { Database } from '../../db/db-schema.js';
 import { preparedQuery, preparedRowQuery, type Db } from '../../db/db.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { ImageClaimsTable } from '../../db/db-schema.js';
 
 /**
@@ -226,9 +227,33 @@ export function createImageClaims(deps: {
         .execute();
       return rows.map((r) => ({ shopId: r.shop_id, scope: r.scope, hash: r.image_hash, token: r.owner! }));
     },
-    async prune() {
+    /**
+     * Retention: settled claims (with their transaction) older than the same-image window go, in bounded
+     * batches (`renew` between them); a claim still in flight is the orphan sweep's. Returns how many.
+     */
+    async prune(renew?: () => Promise<void>): Promise<number> {
       const cutoff = new Date(now().getTime() - deps.windowMs).toISOString();
-      await db.deleteFrom('image_claims').where('claimed_at', '<', cutoff).where('transaction_id', 'is not', null).execute();
+      return deleteInBatches(async (limit) => {
+        // The primary key has three columns: the batch is picked by the rows' own key, one statement.
+        const r = await db
+          .deleteFrom('image_claims')
+          .where((eb) =>
+            eb(
+              eb.refTuple('shop_id', 'scope', 'image_hash'),
+              'in',
+              eb
+                .selectFrom('image_claims')
+                .select(['shop_id', 'scope', 'image_hash'])
+                .where('claimed_at', '<', cutoff)
+                .where('transaction_id', 'is not', null)
+                .orderBy('claimed_at')
+                .limit(limit)
+                .$asTuple('shop_id', 'scope', 'image_hash'),
+            ),
+          )
+          .executeTakeFirst();
+        return Number(r.numDeletedRows);
+      }, renew);
     },
   };
 }

@@ -425,7 +425,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     log: logger,
     tasks: [
       ...housekeeping.tasks(hour),
-      { name: 'webhooks.prune-deliveries', everyMs: hour, run: () => webhookModule.service.prune() },
+      { name: 'webhooks.prune-deliveries', everyMs: hour, run: (renew) => webhookModule.service.prune(renew) },
       { name: 'line.prune-events', everyMs: hour, run: (renew) => line.eventLog.prune(renew) },
       { name: 'secrets.reencrypt', everyMs: hour, run: () => reencryptSecrets() },
       { name: 'outbox.prune-done', everyMs: hour, run: (renew) => worker.pruneDone(renew) },

@@ -45,6 +45,45 @@ function expectBatched(leftAtRenewal: number[], before: number) {
   leftAtRenewal.forEach((left, i) => expect(left).toBe(Math.max(0, before - i * PRUNE_BATCH)));
 }
 
+/** A delivery of a slip.verified naming the sender, made at `at` (`status`), and its one attempt. */
+function deliveryRows(shopId: string, endpointId: string, at: string, status = 'delivered') {
+  const row = newDeliveryRow({
+    id: newId('whd'),
+    shop_id: shopId,
+    endpoint_id: endpointId,
+    event_id: `evt_${newId('e')}`,
+    event_kind: 'slip.verified',
+    transaction_id: newId('txn'),
+    payload: JSON.stringify({
+      event: 'slip.verified',
+      data: { sender: 'นาย สมชาย ใจดี', receiver: 'บจก. ร้านกาแฟ', clientRef: 'order-9' },
+    }),
+    isTest: false,
+    nextAttemptAt: null,
+    at,
+  });
+  return { delivery: { ...row, status, attempts: 1 }, attempt: attemptRow(row.id, shopId, endpointId, row.event_id, at, status) };
+}
+
+/** An attempt row as the sender leaves it, started and finished at `at`. */
+const attemptRow = (deliveryId: string, shopId: string, endpointId: string, eventId: string, at: string, status = 'delivered') => ({
+  id: newId('wha'),
+  delivery_id: deliveryId,
+  shop_id: shopId,
+  endpoint_id: endpointId,
+  event_id: eventId,
+  round: 0,
+  manual: 0,
+  status: status === 'delivered' ? 'delivered' : 'failed',
+  response_code: 200,
+  duration_ms: 5,
+  error: null,
+  next_attempt_at: null,
+  worker_id: null,
+  started_at: at,
+  finished_at: at,
+});
+
 /** An outbox row as the worker leaves it: parked (`failed`), retrying (`pending`) or `done` at `at`. */
 const outboxRow = (kind: string, status: string, at: string, payload: object): OutboxTable => ({
   id: newId('job'),
@@ -392,6 +431,83 @@ for (const kind of DB_KINDS) {
   });
 }
 
+// WEBHOOK_RETENTION_DAYS (30 by default) for every shop: finished deliveries and their attempts, in
+// bounded batches; attempts left without a delivery (the endpoint deleted while a send was in flight) too.
+for (const kind of DB_KINDS) {
+  describe.skipIf(pgMissing(kind))(`housekeeping: webhook delivery retention [${kind}]${skipNote(kind)}`, () => {
+    let h: ServiceHarness;
+    const clock = fixedClock(NOW);
+    beforeAll(async () => {
+      h = await createServiceHarness(kind, { WEBHOOK_RETENTION_DAYS: '30' }, { clock });
+    });
+    afterAll(async () => h.close());
+
+    it('prunes finished deliveries and their attempts after WEBHOOK_RETENTION_DAYS in bounded batches, and orphaned attempts', async () => {
+      const s = await seedShop(h);
+      const endpoint = (await h.c.webhooks.addEndpoint(s.shop.id, { url: 'https://127.0.0.1/hook' }, 'test')).endpoint.id;
+      const add = async (at: string, status = 'delivered') => {
+        const { delivery, attempt } = deliveryRows(s.shop.id, endpoint, at, status);
+        await h.c.db.insertInto('webhook_deliveries').values(delivery).execute();
+        await h.c.db.insertInto('webhook_attempts').values(attempt).execute();
+        return delivery.id;
+      };
+      const old = await add(daysAgo(31), 'failed');
+      const recent = await add(daysAgo(29));
+      // Still being sent (a manual redelivery of an old event): left to finish, pruned by a later run.
+      const sending = await add(daysAgo(40), 'retrying');
+      const backlog = Array.from({ length: PRUNE_BATCH + 150 }, () => deliveryRows(s.shop.id, endpoint, daysAgo(60)));
+      for (let i = 0; i < backlog.length; i += 50) {
+        const part = backlog.slice(i, i + 50);
+        await h.c.db
+          .insertInto('webhook_deliveries')
+          .values(part.map((r) => r.delivery))
+          .execute();
+        await h.c.db
+          .insertInto('webhook_attempts')
+          .values(part.map((r) => r.attempt))
+          .execute();
+      }
+
+      // An endpoint deleted while a send was in flight: the send records its attempt after the delete
+      // took the delivery, so the attempt row has no delivery (and no endpoint) left.
+      const doomed = (await h.c.webhooks.addEndpoint(s.shop.id, { url: 'https://127.0.0.1/other' }, 'test')).endpoint.id;
+      const inFlight = deliveryRows(s.shop.id, doomed, daysAgo(35));
+      await h.c.db.insertInto('webhook_deliveries').values(inFlight.delivery).execute();
+      await h.c.webhooks.delete(s.shop.id, doomed, 'test');
+      await h.c.db.insertInto('webhook_attempts').values(inFlight.attempt).execute();
+      // The same lately: an orphan goes after the retention period, as its delivery would have.
+      const lateFlight = deliveryRows(s.shop.id, doomed, daysAgo(1));
+      await h.c.db.insertInto('webhook_attempts').values(lateFlight.attempt).execute();
+
+      const oldLeft = async () =>
+        (
+          await h.c.db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('created_at', '<', daysAgo(30))
+            .where('status', 'not in', ['pending', 'retrying'])
+            .execute()
+        ).length;
+      const before = await oldLeft();
+      expect(before).toBeGreaterThan(PRUNE_BATCH);
+      const leftAtRenewal = await runCounting(h, 'webhooks.prune-deliveries', oldLeft);
+
+      expect(await oldLeft()).toBe(0);
+      const deliveries = (await h.c.db.selectFrom('webhook_deliveries').select('id').where('shop_id', '=', s.shop.id).execute())
+        .map((r) => r.id)
+        .sort();
+      expect(deliveries).toEqual([recent, sending].sort());
+      expect(deliveries).not.toContain(old);
+      const attempts = (await h.c.db.selectFrom('webhook_attempts').select('delivery_id').where('shop_id', '=', s.shop.id).execute())
+        .map((r) => r.delivery_id)
+        .sort();
+      expect(attempts).toEqual([recent, sending, lateFlight.delivery.id].sort());
+      // Renewed before every batch, and no batch larger than PRUNE_BATCH.
+      expect(leftAtRenewal.slice(0, 3)).toEqual([before, before - PRUNE_BATCH, 0]);
+    });
+  });
+}
+
 // Webhook payloads are copies of the result (sender, receiver, clientRef): they must not outlive the
 // shop's PDPA auto-delete because the operator keeps deliveries longer (WEBHOOK_RETENTION_DAYS, up to 3650).
 for (const kind of DB_KINDS) {
@@ -405,46 +521,10 @@ for (const kind of DB_KINDS) {
 
     /** A finished (or `status`) delivery of a slip.verified naming the sender, made at `at`, with one attempt. */
     async function addDelivery(shopId: string, endpointId: string, at: string, status = 'delivered') {
-      const row = newDeliveryRow({
-        id: newId('whd'),
-        shop_id: shopId,
-        endpoint_id: endpointId,
-        event_id: `evt_${newId('e')}`,
-        event_kind: 'slip.verified',
-        transaction_id: newId('txn'),
-        payload: JSON.stringify({
-          event: 'slip.verified',
-          data: { sender: 'นาย สมชาย ใจดี', receiver: 'บจก. ร้านกาแฟ', clientRef: 'order-9' },
-        }),
-        isTest: false,
-        nextAttemptAt: null,
-        at,
-      });
-      await h.c.db
-        .insertInto('webhook_deliveries')
-        .values({ ...row, status, attempts: 1 })
-        .execute();
-      await h.c.db
-        .insertInto('webhook_attempts')
-        .values({
-          id: newId('wha'),
-          delivery_id: row.id,
-          shop_id: shopId,
-          endpoint_id: endpointId,
-          event_id: row.event_id,
-          round: 0,
-          manual: 0,
-          status: status === 'delivered' ? 'delivered' : 'failed',
-          response_code: 200,
-          duration_ms: 5,
-          error: null,
-          next_attempt_at: null,
-          worker_id: null,
-          started_at: at,
-          finished_at: at,
-        })
-        .execute();
-      return row.id;
+      const { delivery, attempt } = deliveryRows(shopId, endpointId, at, status);
+      await h.c.db.insertInto('webhook_deliveries').values(delivery).execute();
+      await h.c.db.insertInto('webhook_attempts').values(attempt).execute();
+      return delivery.id;
     }
     const endpointOf = async (shopId: string) =>
       (await h.c.webhooks.addEndpoint(shopId, { url: 'https://127.0.0.1/hook' }, 'test')).endpoint.id;

@@ -171,18 +171,61 @@ export function createWebhookRepo(db: Db) {
       });
     },
 
-    /** Retention: finished deliveries created before `cutoff` go, with their attempts. */
-    async prune(cutoff: string): Promise<number> {
-      const old = db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('created_at', '<', cutoff)
-        .where('status', 'not in', ['pending', 'retrying']);
-      await db.deleteFrom('webhook_attempts').where('delivery_id', 'in', old).execute();
+    /**
+     * Retention: up to `limit` finished deliveries (of any shop) created before `cutoff`, the oldest first,
+     * then their attempts; returns how many deliveries went. As `deleteFinishedOfShopBefore`, the delete
+     * checks the status itself, so one reopened by a manual redelivery meanwhile stays until it finishes.
+     */
+    async deleteFinishedBefore(cutoff: string, limit: number): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        const gone = await trx
+          .deleteFrom('webhook_deliveries')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('webhook_deliveries')
+              .select('id')
+              .where('created_at', '<', cutoff)
+              .where('status', 'not in', ['pending', 'retrying'])
+              .orderBy('created_at')
+              .limit(limit),
+          )
+          .where('status', 'not in', ['pending', 'retrying'])
+          .returning('id')
+          .execute();
+        if (gone.length)
+          await trx
+            .deleteFrom('webhook_attempts')
+            .where(
+              'delivery_id',
+              'in',
+              gone.map((r) => r.id),
+            )
+            .execute();
+        return gone.length;
+      });
+    },
+
+    /**
+     * Up to `limit` attempts started before `cutoff` whose delivery is gone, the oldest first; returns how
+     * many. A send in flight when its endpoint was deleted records its attempt after the delete took the
+     * delivery: nothing else would ever remove that row. Bounded by `started_at` (an index), so a run
+     * reads only the attempts older than the retention (after the delivery prune: those of deliveries
+     * still being sent, and the orphans), never the whole table.
+     */
+    async deleteOrphanAttemptsBefore(cutoff: string, limit: number): Promise<number> {
       const r = await db
-        .deleteFrom('webhook_deliveries')
-        .where('created_at', '<', cutoff)
-        .where('status', 'not in', ['pending', 'retrying'])
+        .deleteFrom('webhook_attempts')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('webhook_attempts as a')
+            .select('a.id')
+            .where('a.started_at', '<', cutoff)
+            .where(({ not, exists, selectFrom }) =>
+              not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.id', '=', 'a.delivery_id'))),
+            )
+            .orderBy('a.started_at')
+            .limit(limit),
+        )
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },

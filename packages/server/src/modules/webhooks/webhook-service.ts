@@ -397,10 +397,15 @@ export function createWebhookService(deps: WebhookServiceDeps) {
       return deleteInBatches((limit) => repo.deleteFinishedOfShopBefore(shopId, cutoff, limit), renew);
     },
 
-    /** Retention: finished deliveries older than WEBHOOK_RETENTION_DAYS go, with their attempts. */
-    async prune(): Promise<number> {
+    /**
+     * Retention: finished deliveries older than WEBHOOK_RETENTION_DAYS go with their attempts, then the
+     * attempts of the same age left without a delivery (an endpoint deleted while a send was in flight),
+     * in bounded batches with `renew` between them. Answers the deliveries and orphaned attempts deleted.
+     */
+    async prune(renew?: () => Promise<void>): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - deps.retentionDays * 86_400_000).toISOString();
-      return repo.prune(cutoff);
+      const deliveries = await deleteInBatches((limit) => repo.deleteFinishedBefore(cutoff, limit), renew);
+      return deliveries + (await deleteInBatches((limit) => repo.deleteOrphanAttemptsBefore(cutoff, limit), renew));
     },
   };
 }

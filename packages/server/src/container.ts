@@ -431,6 +431,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       { name: 'outbox.prune-done', everyMs: hour, run: (renew) => worker.pruneDone(renew) },
       { name: 'mail.prune', everyMs: hour, run: (renew) => mail.prune(renew) },
       { name: 'outbox.prune-failed', everyMs: hour, run: (renew) => worker.pruneFailed(renew) },
+      // Expired credentials: each module deletes its own (sessions and refresh tokens, reset links, LINE codes).
+      { name: 'sessions.prune', everyMs: hour, run: (renew) => sessions.prune(renew) },
+      { name: 'accounts.prune-resets', everyMs: hour, run: (renew) => accounts.pruneResets(renew) },
+      { name: 'line.prune-link-codes', everyMs: hour, run: (renew) => line.linkCodes.prune(renew) },
+      { name: 'line-login.prune', everyMs: hour, run: (renew) => lineLogin.prune(renew) },
       // Each shop picks its summary minute; the summary itself is once per shop and day (daily_summaries).
       { name: 'reports.summary-due', everyMs: Math.min(60_000, hour), run: () => reports.summary.scheduleDue() },
       // Slips refused for want of a payee account: the owner is told once a day, a minute after the first.

@@ -20,6 +20,7 @@ import * as m0023 from './migrations/0023-line-group-joined.js';
 import * as m0024 from './migrations/0024-mail-created-index.js';
 import * as m0025 from './migrations/0025-retention-indexes.js';
 import * as m0026 from './migrations/0026-webhook-attempts-started-index.js';
+import * as m0027 from './migrations/0027-credential-retention-indexes.js';
 
 /**
  * The one migration set for both stores, listed statically (no directory scanning, so it works
@@ -46,6 +47,7 @@ const migrations: Record<string, Migration> = {
   '0024-mail-created-index': m0024,
   '0025-retention-indexes': m0025,
   '0026-webhook-attempts-started-index': m0026,
+  '0027-credential-retention-indexes': m0027,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -26,6 +26,10 @@ const TASKS = [
   'outbox.prune-done',
   'mail.prune',
   'outbox.prune-failed',
+  'sessions.prune',
+  'accounts.prune-resets',
+  'line.prune-link-codes',
+  'line-login.prune',
   'reports.summary-due',
   'verification.payee-refusal-alerts',
 ].sort();

@@ -14,8 +14,15 @@ import { sha256, type ClientInfo, type SessionService, type SessionView } from '
 import { createAccountsRepo } from './accounts-repo.js';
 import { enqueueOutbox } from '../../outbox/outbox-repo.js';
 import { PASSWORD_RESET_JOB } from './password-reset-job.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 
 export const RESET_TTL_MIN = 60;
+/**
+ * Reset links (used or not) are deleted this long after they expired (`accounts.prune-resets`, hourly):
+ * past its expiry a link opens nothing, and a day still lets support see why a link someone reports
+ * failed (expired, or already used). The request itself is in the audit log (`auth.password_reset_request`).
+ */
+export const RESET_RETENTION_DAYS = 1;
 
 export interface User {
   id: string;
@@ -72,6 +79,12 @@ export function createAccountService(deps: AccountDeps) {
 
   return {
     getUser,
+
+    /** Retention (`accounts.prune-resets`, hourly): reset links expired more than RESET_RETENTION_DAYS ago, in bounded batches. */
+    async pruneResets(renew?: () => Promise<void>, olderThanDays = RESET_RETENTION_DAYS): Promise<number> {
+      const cutoff = new Date(clock.now().getTime() - olderThanDays * 86_400_000).toISOString();
+      return deleteInBatches((limit) => repo.deleteResetsExpiredBefore(cutoff, limit), renew);
+    },
 
     /** The shop starts on TRIAL whatever card was chosen; the card is remembered as chosenPlanCode. */
     async signup(

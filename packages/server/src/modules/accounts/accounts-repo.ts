@@ -132,6 +132,16 @@ export function createAccountsRepo(db: Db) {
     async voidResetsOfUser(userId: string, at: string, trx: Db = db): Promise<void> {
       await trx.updateTable('password_resets').set({ used_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
     },
+    /** Retention: reset links (used or not) that expired before `cutoff`, at most `limit`, oldest first. */
+    async deleteResetsExpiredBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('password_resets')
+        .where('token_hash', 'in', (eb) =>
+          eb.selectFrom('password_resets').select('token_hash').where('expires_at', '<', cutoff).orderBy('expires_at').limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
     /** The purge of an erased shop: its people's reset links go before the user rows. */
     async deleteResetsOfShop(shopId: string, trx: Db = db): Promise<void> {
       await trx
@@ -263,6 +273,53 @@ export function createAccountsRepo(db: Db) {
         .selectAll('user_sessions')
         .where('refresh_tokens.token_hash', '=', tokenHash)
         .executeTakeFirst();
+    },
+    /**
+     * Retention: refresh tokens that expired before `cutoff` (those of ended sessions, and the rotated
+     * ones a long-lived session leaves behind), at most `limit`, oldest first.
+     */
+    async deleteTokensExpiredBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('refresh_tokens')
+        .where('token_hash', 'in', (eb) =>
+          eb.selectFrom('refresh_tokens').select('token_hash').where('expires_at', '<', cutoff).orderBy('expires_at').limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+    /** Retention: the refresh tokens (still unexpired) of sessions revoked before `cutoff`, at most `limit`. */
+    async deleteTokensOfSessionsRevokedBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('refresh_tokens')
+        .where('token_hash', 'in', (eb) =>
+          eb
+            .selectFrom('refresh_tokens')
+            .select('token_hash')
+            .where('session_id', 'in', eb.selectFrom('user_sessions').select('id').where('revoked_at', '<', cutoff))
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+    /**
+     * Retention: sessions that ended (expired or were revoked) before `cutoff` and have no refresh token
+     * left (those go first, above), at most `limit`.
+     */
+    async deleteSessionsEndedBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('user_sessions')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('user_sessions as s')
+            .select('s.id')
+            .where((w) => w.or([w('s.expires_at', '<', cutoff), w('s.revoked_at', '<', cutoff)]))
+            .where(({ not, exists, selectFrom }) =>
+              not(exists(selectFrom('refresh_tokens as t').select('t.token_hash').whereRef('t.session_id', '=', 's.id'))),
+            )
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
     /** The purge of an erased shop: its refresh tokens go before the session rows. */
     async deleteTokensOfShop(shopId: string, trx: Db = db): Promise<void> {

@@ -3,11 +3,21 @@ import type { Db } from '../../db/db.js';
 import type { UserSessionsTable } from '../../db/db-schema.js';
 import { AppError, notFound } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import { newId } from '../../lib/ids.js';
 import type { AuditService } from '../audit/audit-service.js';
 import { createAccountsRepo } from './accounts-repo.js';
 
 export const REFRESH_TTL_MS = 7 * 86_400_000;
+/**
+ * Ended sessions (expired or revoked) and their refresh tokens are deleted this long after they ended
+ * (`sessions.prune`, hourly): they hold the person's IP, browser and LINE user id. Long enough to look
+ * into a theft report or a `session.refresh_reuse` with the session rows at hand; the sign-ins themselves
+ * stay in the audit log for its 90 days (`auth.login` with the IP). A device unseen for longer than the
+ * session's last week plus this counts as new again (sign-in notice), and the team page's "last sign-in"
+ * of someone away that long is empty. See modules/privacy/README.md.
+ */
+export const SESSION_RETENTION_DAYS = 30;
 /** Two tabs refreshing with one cookie, or a reload mid-refresh, is normal: inside this window a just-rotated token gets a successor of its own; after it, its use is theft. */
 export const REUSE_GRACE_MS = 10_000;
 export const REFRESH_COOKIE = 'slipcheck_refresh';
@@ -78,6 +88,17 @@ export function createSessionService(deps: { db: Db; clock: Clock; audit: AuditS
     /** Last sign-in per person of the shop = newest session start (login, sign-up or accepted invite). */
     async lastStartsOfShop(shopId: string): Promise<Map<string, string | null>> {
       return repo.lastStartsOfShop(shopId);
+    },
+    /**
+     * Retention (`sessions.prune`, hourly): sessions that ended more than SESSION_RETENTION_DAYS ago go
+     * with their refresh tokens, and so do the expired (rotated) tokens of live sessions, tokens first.
+     * In bounded batches, `renew` (the lease) between them. Returns the rows deleted.
+     */
+    async prune(renew?: () => Promise<void>, olderThanDays = SESSION_RETENTION_DAYS): Promise<number> {
+      const cutoff = new Date(clock.now().getTime() - olderThanDays * 86_400_000).toISOString();
+      let n = await deleteInBatches((limit) => repo.deleteTokensExpiredBefore(cutoff, limit), renew);
+      n += await deleteInBatches((limit) => repo.deleteTokensOfSessionsRevokedBefore(cutoff, limit), renew);
+      return n + (await deleteInBatches((limit) => repo.deleteSessionsEndedBefore(cutoff, limit), renew));
     },
     /** The purge of an erased shop: its refresh tokens go before the session rows (housekeeping deletes those). */
     async deleteTokensOfShop(shopId: string, trx: Db = db): Promise<void> {

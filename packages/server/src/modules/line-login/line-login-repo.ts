@@ -19,15 +19,37 @@ export function createLineLoginRepo(db: Db) {
     async tokenSeen(tokenHash: string, trx: Db = db): Promise<boolean> {
       return !!(await trx.selectFrom('line_id_tokens').select('token_hash').where('token_hash', '=', tokenHash).executeTakeFirst());
     },
-    /** Conditional: of two sign-ins with one token, exactly one gets true. Expired entries go first. */
-    async spendToken(tokenHash: string, expiresAt: string, nowIso: string, trx: Db): Promise<boolean> {
-      await trx.deleteFrom('line_id_tokens').where('expires_at', '<=', nowIso).execute();
+    /**
+     * Conditional: of two sign-ins with one token, exactly one gets true. Expired entries are deleted by
+     * the hourly prune (`deleteTokensExpiredBy`), not here: a sign-in does one insert, however many expired.
+     */
+    async spendToken(tokenHash: string, expiresAt: string, trx: Db): Promise<boolean> {
       const r = await trx
         .insertInto('line_id_tokens')
         .values({ token_hash: tokenHash, expires_at: expiresAt })
         .onConflict((oc) => oc.column('token_hash').doNothing())
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0n) === 1;
+    },
+    /** Retention: spent ID tokens and nonces expired by `nowIso` (no longer accepted anyway), at most `limit`. */
+    async deleteTokensExpiredBy(nowIso: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('line_id_tokens')
+        .where('token_hash', 'in', (eb) =>
+          eb.selectFrom('line_id_tokens').select('token_hash').where('expires_at', '<=', nowIso).orderBy('expires_at').limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+    /** Retention: login link codes (used or not) that expired before `cutoff`, at most `limit`. */
+    async deleteCodesExpiredBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('line_login_codes')
+        .where('code_hash', 'in', (eb) =>
+          eb.selectFrom('line_login_codes').select('code_hash').where('expires_at', '<', cutoff).orderBy('expires_at').limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
     /** A person's new link replaces their old one and any other person's link of this LINE user in the shop. */
     async replaceLink(row: LineLoginsTable, trx: Db): Promise<void> {

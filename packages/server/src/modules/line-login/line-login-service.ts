@@ -10,8 +10,15 @@ import type { MailService } from '../mail/mail-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { LineIdentity } from './line-login-client.js';
 import { createLineLoginRepo } from './line-login-repo.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 
 const LINK_CODE_TTL_MS = 10 * 60_000;
+/**
+ * Link codes are deleted this long after they expired (`line-login.prune`, hourly): past its expiry a
+ * code links nothing; a day still tells "used" from "unknown" to someone retyping an old one. Spent ID
+ * tokens and nonces (hashes) go as soon as they expire: an expired token is refused before it is looked up.
+ */
+export const LOGIN_CODE_RETENTION_DAYS = 1;
 // No 0/O, 1/I/L: the code is read off a screen and typed on a phone.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 const hashCode = (code: string) =>
@@ -74,6 +81,16 @@ export function createLineLoginService(deps: {
   }
 
   return {
+    /**
+     * Retention (`line-login.prune`, hourly): spent ID tokens and nonces once expired, link codes
+     * LOGIN_CODE_RETENTION_DAYS after they expired; in bounded batches, `renew` between them.
+     */
+    async prune(renew?: () => Promise<void>, olderThanDays = LOGIN_CODE_RETENTION_DAYS): Promise<number> {
+      const now = clock.now();
+      const cutoff = new Date(now.getTime() - olderThanDays * 86_400_000).toISOString();
+      const tokens = await deleteInBatches((limit) => repo.deleteTokensExpiredBy(now.toISOString(), limit), renew);
+      return tokens + (await deleteInBatches((limit) => repo.deleteCodesExpiredBefore(cutoff, limit), renew));
+    },
     /** The person's own link, for their data export: the LINE user id and when it was linked, or null. */
     async linkOf(userId: string): Promise<{ lineUserId: string; linkedAt: string } | null> {
       const row = await repo.linkOf(userId);
@@ -148,7 +165,7 @@ export function createLineLoginService(deps: {
     /** A mini-app sign-in nonce is good for one attempt: false when it was already presented. */
     async spendNonce(nonce: string, expiresAt: Date): Promise<boolean> {
       const hash = createHash('sha256').update(`nonce:${nonce}`).digest('hex');
-      return db.transaction().execute((trx) => repo.spendToken(hash, expiresAt.toISOString(), clock.now().toISOString(), trx));
+      return db.transaction().execute((trx) => repo.spendToken(hash, expiresAt.toISOString(), trx));
     },
 
     /**
@@ -196,7 +213,7 @@ export function createLineLoginService(deps: {
       // (A session's person and LINE user never change, so what was compared above is what rotates.)
       const rotated = await sessions.rotate(refreshToken, client);
       // A token LIFF renewed meanwhile is spent by the resume: no ID token opens a session after it was shown.
-      await db.transaction().execute((trx) => repo.spendToken(identity.tokenHash, identity.expiresAt.toISOString(), nowIso, trx));
+      await db.transaction().execute((trx) => repo.spendToken(identity.tokenHash, identity.expiresAt.toISOString(), trx));
       return { membership, memberships: all, session: rotated.session, refreshToken: rotated.refreshToken };
     },
 
@@ -211,8 +228,7 @@ export function createLineLoginService(deps: {
       const newDevice = await sessions.isNewDevice(chosen.userId, client);
       // One ID token, one session: the token is spent in the transaction that opens the session.
       const started = await db.transaction().execute(async (trx) => {
-        const now = clock.now().toISOString();
-        if (!(await repo.spendToken(identity.tokenHash, identity.expiresAt.toISOString(), now, trx))) throw tokenSpent();
+        if (!(await repo.spendToken(identity.tokenHash, identity.expiresAt.toISOString(), trx))) throw tokenSpent();
         return sessions.start({ id: chosen.userId, shopId: chosen.shopId }, client, trx, kind, identity.lineUserId);
       });
       await audit.record({

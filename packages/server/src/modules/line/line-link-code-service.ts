@@ -1,6 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
+import { deleteInBatches } from '../../db/batched-delete.js';
 import type { AuditService } from '../audit/audit-service.js';
 import type { ShopService } from '../shops/shop-service.js';
 import type { LineGroupService, RedeemResult } from './line-group-service.js';
@@ -28,6 +29,14 @@ const hashCode = (code: string) =>
  * One-time link codes (stored as SHA-256 only): typed in a group a code links the group, typed in a
  * 1:1 chat it links that LINE user as an owner recipient.
  */
+/**
+ * Link codes are deleted this long after they expired (`line.prune-link-codes`, hourly): past its expiry a
+ * code links nothing, and a day still tells "used" from "unknown" to someone retyping an old code. The
+ * creation and the link are in the audit log. A code that linked an owner recipient stays while that
+ * recipient is linked (see `linkCodes.deleteExpiredBefore`).
+ */
+export const LINK_CODE_RETENTION_DAYS = 1;
+
 export function createLineLinkCodeService(deps: {
   repo: LineRepo;
   clock: Clock;
@@ -43,6 +52,12 @@ export function createLineLinkCodeService(deps: {
   const { repo, clock, audit, shops } = deps;
 
   return {
+    /** Retention (`line.prune-link-codes`, hourly): codes expired more than LINK_CODE_RETENTION_DAYS ago, in bounded batches. */
+    async prune(renew?: () => Promise<void>, olderThanDays = LINK_CODE_RETENTION_DAYS): Promise<number> {
+      const cutoff = new Date(clock.now().getTime() - olderThanDays * 86_400_000).toISOString();
+      return deleteInBatches((limit) => repo.linkCodes.deleteExpiredBefore(cutoff, limit), renew);
+    },
+
     /** A one-time code the owner types into a group (links the group) or a 1:1 chat (links their LINE user). */
     async create(shopId: string, actor: string): Promise<{ code: string; expiresAt: string }> {
       await shops.get(shopId);

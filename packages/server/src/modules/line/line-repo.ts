@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import type { LineChannelsTable, LineGroupsTable, LineLinkCodesTable, LineOwnersTable } from './line-tables.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
@@ -173,6 +174,40 @@ export function createLineRepo(db: Db) {
     },
     byHash(codeHash: string): Promise<LineLinkCodesTable | undefined> {
       return db.selectFrom('line_link_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+    },
+    /**
+     * Retention: codes that expired before `cutoff`, at most `limit`. A code used to link an owner
+     * recipient (`used_for` 'owner:<LINE user>') stays while that recipient is linked in the shop:
+     * removing the code's maker from the team unlinks the recipients they linked (owners.linkedWithCodesOf).
+     */
+    async deleteExpiredBefore(cutoff: string, limit: number): Promise<number> {
+      const r = await db
+        .deleteFrom('line_link_codes')
+        .where('code_hash', 'in', (eb) =>
+          eb
+            .selectFrom('line_link_codes as c')
+            .select('c.code_hash')
+            .where('c.expires_at', '<', cutoff)
+            .where((w) =>
+              w.or([
+                w('c.used_for', 'is', null),
+                w('c.used_for', 'not like', 'owner:%'),
+                w.not(
+                  w.exists(
+                    w
+                      .selectFrom('line_owners as o')
+                      .select('o.id')
+                      .whereRef('o.shop_id', '=', 'c.shop_id')
+                      .where(sql<boolean>`'owner:' || o.line_user_id = c.used_for`),
+                  ),
+                ),
+              ]),
+            )
+            .orderBy('c.expires_at')
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
     },
     /** Conditional: of two redemptions at once exactly one gets true. */
     async consume(codeHash: string, ts: string, usedFor: string, trx: Db): Promise<boolean> {

@@ -69,14 +69,19 @@ for (const kind of DB_KINDS) {
       return { shopId: s.shop.id, userId: id };
     }
 
-    const session = (u: { shopId: string; userId: string }, expiresAt: string, revokedAt: string | null = null) => ({
+    const session = (
+      u: { shopId: string; userId: string },
+      expiresAt: string,
+      revokedAt: string | null = null,
+      createdAt = daysAgo(400),
+    ) => ({
       id: newId('ses'),
       user_id: u.userId,
       shop_id: u.shopId,
       user_agent: 'Mozilla/5.0',
       ip: '203.0.113.9',
       fingerprint: 'f',
-      created_at: daysAgo(400),
+      created_at: createdAt,
       last_used_at: expiresAt,
       expires_at: expiresAt,
       revoked_at: revokedAt,
@@ -98,7 +103,7 @@ for (const kind of DB_KINDS) {
       const revokedLong = session(u, daysAgo(25), daysAgo(31)); // revoked 31 days ago, its expiry only 25 days back
       const expiredRecent = session(u, daysAgo(29));
       const revokedRecent = session(u, daysAgo(-5), daysAgo(2));
-      const live = session(u, daysAgo(-6));
+      const live = session(u, daysAgo(-6), null, daysAgo(1));
       const all = [expiredLong, revokedLong, expiredRecent, revokedRecent, live];
       await h.c.db.insertInto('user_sessions').values(all).execute();
       const tokens = [
@@ -123,6 +128,18 @@ for (const kind of DB_KINDS) {
       expect(tokLeft).toEqual([tokens[2]!.token_hash, tokens[3]!.token_hash, tokens[5]!.token_hash].sort());
     });
 
+    it("keeps each person's latest session however old, so the team page still says when they last signed in", async () => {
+      const away = await seedUser(); // signed in twice, the last time 100 days ago
+      const older = session(away, daysAgo(150), null, daysAgo(157));
+      const latest = session(away, daysAgo(93), null, daysAgo(100));
+      await h.c.db.insertInto('user_sessions').values([older, latest]).execute();
+      await runHourlyTasks(h);
+      const left = await h.c.db.selectFrom('user_sessions').select('id').where('user_id', '=', away.userId).execute();
+      expect(left.map((r) => r.id)).toEqual([latest.id]);
+      const last = await h.c.sessions.lastStartsOfShop(away.shopId);
+      expect(last.get(away.userId)).toBe(daysAgo(100));
+    });
+
     it('deletes a backlog of ended sessions and tokens in bounded batches, renewing the lease between them', async () => {
       const u = await seedUser();
       const sessions = Array.from({ length: PRUNE_BATCH + 120 }, () => session(u, daysAgo(60)));
@@ -136,7 +153,7 @@ for (const kind of DB_KINDS) {
         (i) => token(sessions[i]!.id, daysAgo(60)),
         (rows) => h.c.db.insertInto('refresh_tokens').values(rows).execute(),
       );
-      const live = session(u, daysAgo(-6));
+      const live = session(u, daysAgo(-6), null, daysAgo(1));
       await h.c.db.insertInto('user_sessions').values(live).execute();
       const ended = async () =>
         (

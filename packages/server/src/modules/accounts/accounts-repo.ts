@@ -303,7 +303,9 @@ export function createAccountsRepo(db: Db) {
     },
     /**
      * Retention: sessions that ended (expired or were revoked) before `cutoff` and have no refresh token
-     * left (those go first, above), at most `limit`.
+     * left (those go first, above), at most `limit`. A person's latest session stays however old: its
+     * start is their "last sign-in" on the team page (lastStartsOfShop), which an owner reads to find
+     * staff who stopped using the dashboard; it goes with the person (removal, erasure).
      */
     async deleteSessionsEndedBefore(cutoff: string, limit: number): Promise<number> {
       const r = await db
@@ -315,6 +317,14 @@ export function createAccountsRepo(db: Db) {
             .where((w) => w.or([w('s.expires_at', '<', cutoff), w('s.revoked_at', '<', cutoff)]))
             .where(({ not, exists, selectFrom }) =>
               not(exists(selectFrom('refresh_tokens as t').select('t.token_hash').whereRef('t.session_id', '=', 's.id'))),
+            )
+            .where(({ exists, selectFrom }) =>
+              exists(
+                selectFrom('user_sessions as n')
+                  .select('n.id')
+                  .whereRef('n.user_id', '=', 's.user_id')
+                  .whereRef('n.created_at', '>', 's.created_at'),
+              ),
             )
             .limit(limit),
         )

@@ -14,8 +14,8 @@ export const REFRESH_TTL_MS = 7 * 86_400_000;
  * (`sessions.prune`, hourly): they hold the person's IP, browser and LINE user id. Long enough to look
  * into a theft report or a `session.refresh_reuse` with the session rows at hand; the sign-ins themselves
  * stay in the audit log for its 90 days (`auth.login` with the IP). A device unseen for longer than the
- * session's last week plus this counts as new again (sign-in notice), and the team page's "last sign-in"
- * of someone away that long is empty. See modules/privacy/README.md.
+ * session's last week plus this counts as new again (sign-in notice). Each person's latest session is
+ * kept however old (the team page's "last sign-in"). See modules/privacy/README.md.
  */
 export const SESSION_RETENTION_DAYS = 30;
 /** Two tabs refreshing with one cookie, or a reload mid-refresh, is normal: inside this window a just-rotated token gets a successor of its own; after it, its use is theft. */

@@ -137,58 +137,24 @@ export function createWebhookRepo(db: Db) {
     },
 
     /**
-     * PDPA auto-delete: up to `limit` finished deliveries of the shop created before `cutoff`, then their
-     * attempts; returns how many deliveries went. The status is checked by the delete itself, so a
-     * delivery reopened by a manual redelivery meanwhile stays (with its attempts) until it finishes.
+     * Up to `limit` finished deliveries created before `cutoff`, the oldest first, then their attempts;
+     * returns how many deliveries went. `shopId`: only that shop's (PDPA auto-delete); without it, every
+     * shop's (the retention prune). The status is checked by the delete itself, so a delivery reopened
+     * by a manual redelivery meanwhile stays (with its attempts) until it finishes.
      */
-    async deleteFinishedOfShopBefore(shopId: string, cutoff: string, limit: number): Promise<number> {
+    async deleteFinishedBefore(cutoff: string, limit: number, shopId?: string): Promise<number> {
       return db.transaction().execute(async (trx) => {
         const gone = await trx
           .deleteFrom('webhook_deliveries')
-          .where('id', 'in', (eb) =>
-            eb
-              .selectFrom('webhook_deliveries')
-              .select('id')
-              .where('shop_id', '=', shopId)
-              .where('created_at', '<', cutoff)
-              .where('status', 'not in', ['pending', 'retrying'])
-              .orderBy('created_at')
-              .limit(limit),
-          )
-          .where('status', 'not in', ['pending', 'retrying'])
-          .returning('id')
-          .execute();
-        if (gone.length)
-          await trx
-            .deleteFrom('webhook_attempts')
-            .where(
-              'delivery_id',
-              'in',
-              gone.map((r) => r.id),
-            )
-            .execute();
-        return gone.length;
-      });
-    },
-
-    /**
-     * Retention: up to `limit` finished deliveries (of any shop) created before `cutoff`, the oldest first,
-     * then their attempts; returns how many deliveries went. As `deleteFinishedOfShopBefore`, the delete
-     * checks the status itself, so one reopened by a manual redelivery meanwhile stays until it finishes.
-     */
-    async deleteFinishedBefore(cutoff: string, limit: number): Promise<number> {
-      return db.transaction().execute(async (trx) => {
-        const gone = await trx
-          .deleteFrom('webhook_deliveries')
-          .where('id', 'in', (eb) =>
-            eb
+          .where('id', 'in', (eb) => {
+            let q = eb
               .selectFrom('webhook_deliveries')
               .select('id')
               .where('created_at', '<', cutoff)
-              .where('status', 'not in', ['pending', 'retrying'])
-              .orderBy('created_at')
-              .limit(limit),
-          )
+              .where('status', 'not in', ['pending', 'retrying']);
+            if (shopId !== undefined) q = q.where('shop_id', '=', shopId);
+            return q.orderBy('created_at').limit(limit);
+          })
           .where('status', 'not in', ['pending', 'retrying'])
           .returning('id')
           .execute();

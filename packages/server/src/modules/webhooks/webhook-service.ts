@@ -394,7 +394,7 @@ export function createWebhookService(deps: WebhookServiceDeps) {
      * says. In bounded batches, `renew` between them; one still being sent goes at a run after it ends.
      */
     async deleteDeliveriesBefore(shopId: string, cutoff: string, renew?: () => Promise<void>): Promise<number> {
-      return deleteInBatches((limit) => repo.deleteFinishedOfShopBefore(shopId, cutoff, limit), renew);
+      return deleteInBatches((limit) => repo.deleteFinishedBefore(cutoff, limit, shopId), renew);
     },
 
     /**

@@ -3,39 +3,10 @@ import { fixedClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { createServiceHarness, DB_KINDS, type ServiceHarness, pgMissing, seedShop, skipNote } from '../helpers/harness.js';
 import { PRUNE_BATCH } from '../../src/db/batched-delete.js';
+import { expectBatched, insertMany, runCounting, runHourlyTasks } from '../helpers/retention.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
 const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOString();
-
-/** The container's hourly scheduled tasks, as the outbox runs them once per hour across all nodes. */
-async function runHourlyTasks(h: ServiceHarness) {
-  for (const t of h.c.scheduler.tasks) if (t.everyMs >= 3_600_000) await t.run(async () => undefined);
-}
-
-/** Runs the scheduled task `name`, recording at each lease renewal how many rows it must delete are left. */
-async function runCounting(h: ServiceHarness, name: string, left: () => Promise<number>) {
-  const leftAtRenewal: number[] = [];
-  const task = h.c.scheduler.tasks.find((t) => t.name === name);
-  expect(task, `scheduled task ${name}`).toBeDefined();
-  await task!.run(async () => {
-    leftAtRenewal.push(await left());
-  });
-  return leftAtRenewal;
-}
-
-async function insertMany<T>(n: number, row: (i: number) => T, insert: (rows: T[]) => Promise<unknown>) {
-  const rows = Array.from({ length: n }, (_, i) => row(i));
-  for (let i = 0; i < rows.length; i += 100) await insert(rows.slice(i, i + 100));
-}
-
-/** The renewals of a batched prune of `before` rows: one batch less each time (a task may renew more after). */
-function expectBatched(leftAtRenewal: number[], before: number) {
-  expect(before).toBeGreaterThan(PRUNE_BATCH);
-  const batches = Math.floor(before / PRUNE_BATCH) + 1;
-  expect(leftAtRenewal.length).toBeGreaterThanOrEqual(batches);
-  leftAtRenewal.slice(0, batches).forEach((left, i) => expect(left).toBe(Math.max(0, before - i * PRUNE_BATCH)));
-  leftAtRenewal.slice(batches).forEach((left) => expect(left).toBe(0));
-}
 
 // Expired credentials (sessions and refresh tokens, password-reset links, LINE link and login codes,
 // spent LINE ID tokens) were only deleted with an erased shop: the hourly retention deletes them.
@@ -196,7 +167,7 @@ for (const kind of DB_KINDS) {
       const oldLeft = async () =>
         (await h.c.db.selectFrom('password_resets').select('token_hash').where('expires_at', '<', daysAgo(1)).execute()).length;
       const before = await oldLeft();
-      expectBatched(await runCounting(h, 'accounts.prune-resets', oldLeft), before);
+      expectBatched(await runCounting(h, 'accounts.prune-resets', oldLeft), before, { more: true });
       const left = (await h.c.db.selectFrom('password_resets').select('token_hash').where('user_id', '=', u.userId).execute()).map(
         (r) => r.token_hash,
       );
@@ -258,7 +229,7 @@ for (const kind of DB_KINDS) {
             .execute()
         ).length;
       const before = await oldLeft();
-      expectBatched(await runCounting(h, 'line.prune-link-codes', oldLeft), before);
+      expectBatched(await runCounting(h, 'line.prune-link-codes', oldLeft), before, { more: true });
       const left = (await h.c.db.selectFrom('line_link_codes').select('code_hash').where('shop_id', '=', u.shopId).execute()).map(
         (r) => r.code_hash,
       );

@@ -6,44 +6,11 @@ import { outboxAlerts, seedTx } from '../helpers/records.js';
 import { listParked } from '../../src/outbox/outbox-repo.js';
 import type { OutboxTable } from '../../src/db/db-schema.js';
 import { PRUNE_BATCH } from '../../src/db/batched-delete.js';
+import { expectBatched, insertMany, runCounting, runHourlyTasks } from '../helpers/retention.js';
 import { newDeliveryRow } from '../../src/modules/webhooks/webhook-repo.js';
 
 const NOW = '2026-11-21T06:00:00.000Z';
 const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOString();
-
-/**
- * The container's hourly scheduled tasks, as the outbox runs them once per hour across all nodes
- * (container.ts, outbox-schedule.ts). `renew` counts the lease renewals a task asks for.
- */
-async function runHourlyTasks(h: ServiceHarness, renew: () => Promise<void> = async () => undefined) {
-  for (const t of h.c.scheduler.tasks) if (t.everyMs >= 3_600_000) await t.run(renew);
-}
-
-/**
- * Runs the scheduled task `name` as the outbox would, recording at each lease renewal how many of the
- * rows it must delete are left (`left`): renewed before every batch, no batch larger than PRUNE_BATCH.
- */
-async function runCounting(h: ServiceHarness, name: string, left: () => Promise<number>) {
-  const leftAtRenewal: number[] = [];
-  const task = h.c.scheduler.tasks.find((t) => t.name === name)!;
-  await task.run(async () => {
-    leftAtRenewal.push(await left());
-  });
-  return leftAtRenewal;
-}
-
-/** A backlog of `n` rows made by `row(i)`, inserted 100 at a time (SQLite's bound-variable limit). */
-async function insertMany<T>(n: number, row: (i: number) => T, insert: (rows: T[]) => Promise<unknown>) {
-  const rows = Array.from({ length: n }, (_, i) => row(i));
-  for (let i = 0; i < rows.length; i += 100) await insert(rows.slice(i, i + 100));
-}
-
-/** What a batched prune of a backlog of `before` rows leaves at its renewals: one batch less each time. */
-function expectBatched(leftAtRenewal: number[], before: number) {
-  expect(before).toBeGreaterThan(PRUNE_BATCH);
-  expect(leftAtRenewal.length).toBe(Math.floor(before / PRUNE_BATCH) + 1);
-  leftAtRenewal.forEach((left, i) => expect(left).toBe(Math.max(0, before - i * PRUNE_BATCH)));
-}
 
 /** A delivery of a slip.verified naming the sender, made at `at` (`status`), and its one attempt. */
 function deliveryRows(shopId: string, endpointId: string, at: string, status = 'delivered') {

@@ -45,6 +45,17 @@ export const alive = (pid: number) => {
   }
 };
 
+/** Whether something accepts connections on a loopback port. */
+export const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const sock = net.connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+
 export async function freePort(): Promise<number> {
   const s = net.createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));

@@ -1,10 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alive, freePort } from '../faults/fault-kit.js';
+import { alive, freePort, portOpen } from '../faults/fault-kit.js';
 
 /**
  * `npx slipcheck worker` is npx -> sh -> node and `npm start` is npm -> sh -> scripts/start.js ->
@@ -32,16 +31,6 @@ function kill(pid: number, sig: NodeJS.Signals) {
     // already gone
   }
 }
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-  });
 
 /** Every process below `pid` (children, grandchildren...), from ps. */
 function descendants(pid: number): number[] {

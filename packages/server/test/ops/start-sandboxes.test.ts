@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../faults/fault-kit.js';
+import { freePort, portOpen } from '../faults/fault-kit.js';
 
 /**
  * `npm start` (scripts/start.js) decides which sandboxes to run beside the service from the same
@@ -21,16 +20,6 @@ afterAll(() => {
   for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-const portOpen = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-  });
 
 async function until(what: () => Promise<boolean>, ms: number, label: string) {
   const end = Date.now() + ms;

@@ -1,3 +1,6 @@
+import { sql } from 'kysely';
+import type { Db } from './db.js';
+
 /** Rows one retention delete removes at most: a backlog never becomes one long transaction. */
 export const PRUNE_BATCH = 500;
 
@@ -20,4 +23,25 @@ export async function deleteInBatches(
     if (n < limit) return total;
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/**
+ * One batch of a retention prune: at most `limit` rows of `table` whose `column` is before `cutoff`
+ * (at or before it with `inclusive`), the oldest first, picked by their one-column key; returns how
+ * many went. For `deleteInBatches`. Each module calls it for its own tables, as `deleteShopRows`.
+ */
+export async function deleteOldest(
+  db: Db,
+  t: { table: string; key: string; column: string },
+  cutoff: string,
+  limit: number,
+  opts: { inclusive?: boolean } = {},
+): Promise<number> {
+  const [table, key, column] = [sql.table(t.table), sql.ref(t.key), sql.ref(t.column)];
+  const before = opts.inclusive ? sql`<=` : sql`<`;
+  const r =
+    await sql`delete from ${table} where ${key} in (select ${key} from ${table} where ${column} ${before} ${cutoff} order by ${column} limit ${limit})`.execute(
+      db,
+    );
+  return Number(r.numAffectedRows ?? 0);
 }

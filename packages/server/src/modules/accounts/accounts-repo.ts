@@ -1,3 +1,4 @@
+import { deleteOldest } from '../../db/batched-delete.js';
 import { sql } from 'kysely';
 import type { Db } from '../../db/db.js';
 import type { PasswordResetsTable, RefreshTokensTable, UserSessionsTable, UsersTable } from '../../db/db-schema.js';
@@ -134,13 +135,7 @@ export function createAccountsRepo(db: Db) {
     },
     /** Retention: reset links (used or not) that expired before `cutoff`, at most `limit`, oldest first. */
     async deleteResetsExpiredBefore(cutoff: string, limit: number): Promise<number> {
-      const r = await db
-        .deleteFrom('password_resets')
-        .where('token_hash', 'in', (eb) =>
-          eb.selectFrom('password_resets').select('token_hash').where('expires_at', '<', cutoff).orderBy('expires_at').limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return deleteOldest(db, { table: 'password_resets', key: 'token_hash', column: 'expires_at' }, cutoff, limit);
     },
     /** The purge of an erased shop: its people's reset links go before the user rows. */
     async deleteResetsOfShop(shopId: string, trx: Db = db): Promise<void> {
@@ -279,13 +274,7 @@ export function createAccountsRepo(db: Db) {
      * ones a long-lived session leaves behind), at most `limit`, oldest first.
      */
     async deleteTokensExpiredBefore(cutoff: string, limit: number): Promise<number> {
-      const r = await db
-        .deleteFrom('refresh_tokens')
-        .where('token_hash', 'in', (eb) =>
-          eb.selectFrom('refresh_tokens').select('token_hash').where('expires_at', '<', cutoff).orderBy('expires_at').limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return deleteOldest(db, { table: 'refresh_tokens', key: 'token_hash', column: 'expires_at' }, cutoff, limit);
     },
     /** Retention: the refresh tokens (still unexpired) of sessions revoked before `cutoff`, at most `limit`. */
     async deleteTokensOfSessionsRevokedBefore(cutoff: string, limit: number): Promise<number> {

@@ -1,3 +1,4 @@
+import { deleteOldest } from '../../db/batched-delete.js';
 import type { Db } from '../../db/db.js';
 import type { AuditLogTable } from '../../db/db-schema.js';
 
@@ -31,13 +32,7 @@ export function createAuditRepo(db: Db) {
     },
     /** Deletes at most `limit` entries created before `cutoff` (the oldest first); returns how many. */
     async deleteOlderThan(cutoff: string, limit: number): Promise<number> {
-      const r = await db
-        .deleteFrom('audit_log')
-        .where('id', 'in', (eb) =>
-          eb.selectFrom('audit_log').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return deleteOldest(db, { table: 'audit_log', key: 'id', column: 'created_at' }, cutoff, limit);
     },
   };
 }

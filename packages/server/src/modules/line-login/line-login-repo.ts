@@ -1,3 +1,4 @@
+import { deleteOldest } from '../../db/batched-delete.js';
 import type { Db } from '../../db/db.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
 import type { LineLoginCodesTable, LineLoginsTable } from './line-login-tables.js';
@@ -33,23 +34,11 @@ export function createLineLoginRepo(db: Db) {
     },
     /** Retention: spent ID tokens and nonces expired by `nowIso` (no longer accepted anyway), at most `limit`. */
     async deleteTokensExpiredBy(nowIso: string, limit: number): Promise<number> {
-      const r = await db
-        .deleteFrom('line_id_tokens')
-        .where('token_hash', 'in', (eb) =>
-          eb.selectFrom('line_id_tokens').select('token_hash').where('expires_at', '<=', nowIso).orderBy('expires_at').limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return deleteOldest(db, { table: 'line_id_tokens', key: 'token_hash', column: 'expires_at' }, nowIso, limit, { inclusive: true });
     },
     /** Retention: login link codes (used or not) that expired before `cutoff`, at most `limit`. */
     async deleteCodesExpiredBefore(cutoff: string, limit: number): Promise<number> {
-      const r = await db
-        .deleteFrom('line_login_codes')
-        .where('code_hash', 'in', (eb) =>
-          eb.selectFrom('line_login_codes').select('code_hash').where('expires_at', '<', cutoff).orderBy('expires_at').limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return deleteOldest(db, { table: 'line_login_codes', key: 'code_hash', column: 'expires_at' }, cutoff, limit);
     },
     /** A person's new link replaces their old one and any other person's link of this LINE user in the shop. */
     async replaceLink(row: LineLoginsTable, trx: Db): Promise<void> {

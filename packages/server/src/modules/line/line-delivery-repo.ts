@@ -1,3 +1,4 @@
+import { deleteOldest } from '../../db/batched-delete.js';
 import type { Db } from '../../db/db.js';
 import type { Clock } from '../../lib/clock.js';
 import { periodOf } from '../../lib/period.js';
@@ -65,13 +66,7 @@ export function createLineDeliveryRepo(deps: { db: Db; clock: Clock; timeZone: s
     },
     /** Deletes at most `limit` event ids received before `cutoff` (the oldest first); returns how many. */
     async deleteEventsBefore(cutoff: string, limit: number): Promise<number> {
-      const r = await db
-        .deleteFrom('line_events')
-        .where('webhook_event_id', 'in', (eb) =>
-          eb.selectFrom('line_events').select('webhook_event_id').where('received_at', '<', cutoff).orderBy('received_at').limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return deleteOldest(db, { table: 'line_events', key: 'webhook_event_id', column: 'received_at' }, cutoff, limit);
     },
     async outcome(webhookEventId: string): Promise<EventOutcome> {
       const r = await db

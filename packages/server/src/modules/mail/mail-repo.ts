@@ -1,3 +1,4 @@
+import { deleteOldest } from '../../db/batched-delete.js';
 import type { Db } from '../../db/db.js';
 import type { MailMessagesTable } from '../../db/db-schema.js';
 import { deleteShopRows, type ShopPurge } from '../../db/shop-rows.js';
@@ -19,13 +20,7 @@ export function createMailRepo(db: Db) {
     },
     /** Deletes at most `limit` messages created before `cutoff` (the oldest first); returns how many. */
     async deleteBefore(cutoff: string, limit: number): Promise<number> {
-      const r = await db
-        .deleteFrom('mail_messages')
-        .where('id', 'in', (eb) =>
-          eb.selectFrom('mail_messages').select('id').where('created_at', '<', cutoff).orderBy('created_at').limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(r.numDeletedRows);
+      return deleteOldest(db, { table: 'mail_messages', key: 'id', column: 'created_at' }, cutoff, limit);
     },
     /**
      * For a person's data export: messages to `address` of the shop (any time) or without a shop sent
